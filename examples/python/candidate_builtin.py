@@ -1,0 +1,5 @@
+from itertools import accumulate
+
+
+def running_max(values):
+    return list(accumulate(values, max))

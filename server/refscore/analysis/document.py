@@ -1,0 +1,109 @@
+"""Analysed documents: the only place that tokenises and parses. Results are cached by content.
+
+Two layers, cached separately so an edit re-does only what it must:
+
+* ``TokenAnalysis``: whitespace tokens with offsets and their n-gram counts (n-gram matches);
+* ``StructureAnalysis``: the tree-sitter parse, the subtree inventory (syntax match) and the
+  data-flow graph (dataflow match), in ``compat`` mode (over comment-stripped text, the
+  ``codebleu`` package's way) or ``native`` mode (over the original text, comments skipped).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Callable, Literal, Sequence
+
+from .. import languages
+from .text import TextToken, whitespace_tokens
+from .trees import Subtree, compat_subtree_keys, native_subtrees
+
+Mode = Literal["compat", "native"]
+MAX_NGRAM = 4
+
+
+def ngram_counts(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
+    """Counts of the n-grams of a token sequence."""
+    if len(tokens) < n:
+        return Counter()
+    return Counter(zip(*(tokens[i:] for i in range(n))))
+
+
+@dataclass(frozen=True)
+class TokenAnalysis:
+    """Whitespace tokens of a text and their 1- to 4-gram counts."""
+
+    tokens: tuple[TextToken, ...]
+    words: tuple[str, ...]
+    counts: tuple[Counter[tuple[str, ...]], ...]
+
+    @property
+    def length(self) -> int:
+        return len(self.words)
+
+
+def _token_analysis(words: Sequence[str], tokens: tuple[TextToken, ...] = ()) -> TokenAnalysis:
+    words = tuple(words)
+    return TokenAnalysis(tokens, words, tuple(ngram_counts(words, n) for n in range(1, MAX_NGRAM + 1)))
+
+
+@lru_cache(maxsize=1024)
+def analyse_tokens(text: str) -> TokenAnalysis:
+    """Token analysis with the default whitespace tokenizer (cached by content)."""
+    tokens = tuple(whitespace_tokens(text))
+    return _token_analysis([t.text for t in tokens], tokens)
+
+
+def analyse_tokens_with(text: str, tokenizer: Callable[[str], Sequence[str]] | None) -> TokenAnalysis:
+    """Token analysis with a caller's tokenizer (not cached; offsets unknown)."""
+    if tokenizer is None:
+        return analyse_tokens(text)
+    return _token_analysis(list(tokenizer(text)))
+
+
+@dataclass(frozen=True)
+class StructureAnalysis:
+    """Parse-derived facts about one text: subtrees and data flow."""
+
+    language: str
+    mode: Mode
+    text: str
+    subtree_keys: Counter[str]
+    subtrees: tuple[Subtree, ...] = ()
+    dataflow: tuple = ()
+    normalized_dataflow: tuple = ()
+    has_syntax_errors: bool = False
+    dataflow_error: str | None = field(default=None, compare=False)
+
+
+@lru_cache(maxsize=1024)
+def analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysis:
+    """Parse ``text`` and build its subtree inventory and data-flow graph (cached by content)."""
+    from ..dataflow import extract_dataflow, normalize_dataflow
+
+    spec = languages.get(language)
+    tree = spec.parse(text.encode("utf-8"))
+    root = tree.root_node
+    if mode == "compat":
+        keys = Counter(compat_subtree_keys(root))
+        subtrees: tuple[Subtree, ...] = ()
+    else:
+        subtrees = tuple(native_subtrees(root, spec.comment_node_types, spec.name))
+        keys = Counter(s.key for s in subtrees)
+    error: str | None = None
+    try:
+        flow = tuple(extract_dataflow(root, text, spec.name, mode=mode))
+    except RecursionError:
+        flow, error = (), "too deeply nested for data-flow analysis"
+    return StructureAnalysis(
+        language=spec.name,
+        mode=mode,
+        text=text,
+        subtree_keys=keys,
+        subtrees=subtrees,
+        dataflow=flow,
+        normalized_dataflow=tuple(normalize_dataflow(flow)),
+        has_syntax_errors=root.has_error,
+        dataflow_error=error,
+    )

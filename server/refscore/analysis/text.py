@@ -1,0 +1,89 @@
+"""Text helpers shared by every analysis: decoding input bytes, whitespace tokens with offsets."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+
+_NON_SPACE = re.compile(r"\S+")
+
+#: Inputs larger than this are refused with a clear message instead of being analysed.
+MAX_INPUT_BYTES = 20 * 1024 * 1024
+
+
+class InputError(ValueError):
+    """Input that cannot be scored (binary, not UTF-8, too large); the message says why."""
+
+
+@dataclass(frozen=True)
+class TextToken:
+    """A whitespace-delimited token and its code-point offsets in the text."""
+
+    text: str
+    start: int
+    end: int
+
+
+def whitespace_tokens(text: str) -> list[TextToken]:
+    """Split like ``str.split()`` and keep each token's offsets."""
+    return [TextToken(m.group(0), m.start(), m.end()) for m in _NON_SPACE.finditer(text)]
+
+
+def decode_source(data: bytes, *, name: str = "input") -> str:
+    """Decode bytes as UTF-8 (BOM allowed); refuse binary data and other encodings with a clear error."""
+    if len(data) > MAX_INPUT_BYTES:
+        raise InputError(f"{name}: {len(data)} bytes is over the {MAX_INPUT_BYTES // (1024 * 1024)} MiB limit")
+    if b"\x00" in data[:8192]:
+        raise InputError(f"{name}: looks binary (contains NUL bytes); RefScore scores source text")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(f"{name}: not valid UTF-8 (byte {error.start}: {data[error.start:error.start + 1]!r})") from None
+    return text
+
+
+def line_starts(text: str) -> list[int]:
+    """Code-point offset of the start of each line."""
+    starts = [0]
+    starts.extend(m.end() for m in re.finditer(r"\n", text))
+    return starts
+
+
+class OffsetMap:
+    """Converts tree-sitter byte offsets and (row, byte column) points to code-point offsets."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._ascii = text.isascii()
+        self._line_starts = line_starts(text)
+        self._byte_starts: list[int] | None = None
+
+    def _bytes_per_line(self) -> list[int]:
+        if self._byte_starts is None:
+            starts, total = [], 0
+            lines = self._text.split("\n")
+            for line in lines:
+                starts.append(total)
+                total += len(line.encode("utf-8")) + 1
+            self._byte_starts = starts
+        return self._byte_starts
+
+    def from_point(self, row: int, byte_column: int) -> int:
+        """Code-point offset of a tree-sitter point."""
+        row = min(row, len(self._line_starts) - 1)
+        start = self._line_starts[row]
+        if self._ascii:
+            return start + byte_column
+        end = self._line_starts[row + 1] - 1 if row + 1 < len(self._line_starts) else len(self._text)
+        prefix = self._text[start:end].encode("utf-8")[:byte_column]
+        return start + len(prefix.decode("utf-8", errors="ignore"))
+
+    def from_byte(self, offset: int) -> int:
+        """Code-point offset of a byte offset."""
+        if self._ascii:
+            return offset
+        starts = self._bytes_per_line()
+        row = max(0, bisect_right(starts, offset) - 1)
+        return self.from_point(row, offset - starts[row])
+

@@ -1,0 +1,71 @@
+"""The ``refscore`` command line: argument parsing and dispatch only.
+
+Each subcommand lives in ``refscore.commands.<name>`` and exposes ``register(subparsers)``, which
+adds its parser and sets ``handler`` to a function taking the parsed arguments and returning an
+exit code. Exit codes are documented in README.md (0 ok, 1 threshold not met, 2 usage, 3 input,
+4 unknown language, 5 internal error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from . import __version__
+from .errors import EXIT_INTERNAL, EXIT_USAGE, RefScoreError
+
+SUBCOMMANDS = ("score", "grade", "serve", "daemon", "eval")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="refscore",
+        description="Score code against a reference solution: CodeBLEU and CodeBERTScore.",
+    )
+    parser.add_argument("--version", action="version", version=f"refscore {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMANDS:
+        try:
+            module = importlib.import_module(f"{__package__}.commands.{name}")
+        except ModuleNotFoundError as error:
+            if error.name and error.name.endswith(f"commands.{name}"):
+                continue  # not built yet
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(args.handler(args) or 0)
+    except RefScoreError as error:
+        print(f"refscore: {error}", file=sys.stderr)
+        return error.exit_code
+    except KeyboardInterrupt:
+        print("refscore: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as error:  # noqa: BLE001 - one clear line, never a traceback
+        print(f"refscore: internal error: {type(error).__name__}: {error} "
+              "(please report it; set REFSCORE_DEBUG=1 for details)", file=sys.stderr)
+        if _debug():
+            raise
+        return EXIT_INTERNAL
+
+
+def _debug() -> bool:
+    import os
+
+    return os.environ.get("REFSCORE_DEBUG") == "1"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Subcommands of the ``refscore`` CLI, one module each."""

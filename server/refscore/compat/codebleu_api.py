@@ -1,0 +1,32 @@
+"""Drop-in replacement for ``codebleu.calc_codebleu`` (codebleu 0.7.0): same arguments, keys, numbers."""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Optional, Tuple, Union
+
+from ..languages import CODEBLEU_PACKAGE_LANGUAGES
+from ..scoring.codebleu import corpus_codebleu_compat
+
+AVAILABLE_LANGS = list(CODEBLEU_PACKAGE_LANGUAGES)
+
+
+def calc_codebleu(
+    references: Union[List[str], List[List[str]]],
+    predictions: List[str],
+    lang: str,
+    weights: Tuple[float, float, float, float] = (0.25, 0.25, 0.25, 0.25),
+    tokenizer: Optional[Callable] = None,
+) -> Dict[str, float]:
+    """Corpus CodeBLEU with the package's final-score rule, in a deterministic dataflow order.
+
+    Returns the keys ``codebleu``, ``ngram_match_score``, ``weighted_ngram_match_score``,
+    ``syntax_match_score`` and ``dataflow_match_score``.
+    """
+    if len(references) != len(predictions):
+        raise ValueError("Number of references and predictions should be the same")
+    if lang not in AVAILABLE_LANGS:
+        raise ValueError(f"Language {lang} is not supported (yet). Available languages: {AVAILABLE_LANGS}")
+    if len(weights) != 4:
+        raise ValueError("weights should be a tuple of 4 floats (alpha, beta, gamma, theta)")
+    nested = [list(ref) if isinstance(ref, (list, tuple)) else [ref] for ref in references]
+    return corpus_codebleu_compat(nested, predictions, lang, weights, tokenizer).as_package_dict()

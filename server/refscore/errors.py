@@ -1,0 +1,28 @@
+"""Errors a user can act on, each with its documented exit code."""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_BELOW_THRESHOLD = 1
+EXIT_USAGE = 2
+EXIT_INPUT = 3
+EXIT_LANGUAGE = 4
+EXIT_INTERNAL = 5
+
+
+class RefScoreError(Exception):
+    """An error with a one-line message for the user and an exit code."""
+
+    exit_code = EXIT_INTERNAL
+
+
+class InputFileError(RefScoreError):
+    """A file that cannot be scored: missing, unreadable, binary, not UTF-8, too large."""
+
+    exit_code = EXIT_INPUT
+
+
+class LanguageError(RefScoreError):
+    """The language is unknown or cannot be told from the file name."""
+
+    exit_code = EXIT_LANGUAGE

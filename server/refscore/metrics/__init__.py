@@ -1,0 +1,1 @@
+"""Metrics: pure functions over analysed documents (no I/O, no parsing)."""

@@ -1,0 +1,119 @@
+"""N-gram match: corpus BLEU-4 as ``codebleu`` 0.7.0 computes it.
+
+Clipped n-gram precision against the best reference counts, brevity penalty against the closest
+reference length (ties go to the shorter), NLTK's smoothing method 1 (0.1 added to empty orders).
+Every score is built from additive sufficient statistics, so corpus scores are sums of pair stats.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+from ..analysis.document import TokenAnalysis
+
+SMOOTHING_EPSILON = 0.1
+DEFAULT_NGRAM_WEIGHTS = (0.25, 0.25, 0.25, 0.25)
+
+
+@dataclass(frozen=True)
+class NgramStats:
+    """Additive statistics of an n-gram match (numerators/denominators per order, lengths)."""
+
+    numerators: tuple[float, ...]
+    denominators: tuple[float, ...]
+    hyp_length: int
+    ref_length: int
+
+    def __add__(self, other: "NgramStats") -> "NgramStats":
+        return NgramStats(
+            tuple(a + b for a, b in zip(self.numerators, other.numerators)),
+            tuple(a + b for a, b in zip(self.denominators, other.denominators)),
+            self.hyp_length + other.hyp_length,
+            self.ref_length + other.ref_length,
+        )
+
+    @classmethod
+    def zero(cls, orders: int = 4) -> "NgramStats":
+        return cls((0,) * orders, (0,) * orders, 0, 0)
+
+
+def closest_length(reference_lengths: Sequence[int], hyp_length: int) -> int:
+    """The reference length closest to the hypothesis length (the shorter one on ties)."""
+    return min(reference_lengths, key=lambda length: (abs(length - hyp_length), length))
+
+
+def brevity_penalty(ref_length: int, hyp_length: int) -> float:
+    """BLEU's brevity penalty."""
+    if hyp_length > ref_length:
+        return 1.0
+    if hyp_length == 0:
+        return 0.0
+    return math.exp(1 - ref_length / hyp_length)
+
+
+def bleu_stats(references: Sequence[TokenAnalysis], candidate: TokenAnalysis, orders: int = 4) -> NgramStats:
+    """Clipped precision statistics of one candidate against its references."""
+    numerators, denominators = [], []
+    for n in range(orders):
+        cand_counts = candidate.counts[n]
+        best: dict[tuple[str, ...], int] = {}
+        for reference in references:
+            ref_counts = reference.counts[n]
+            for gram in cand_counts:
+                seen = ref_counts.get(gram, 0)
+                if seen > best.get(gram, 0):
+                    best[gram] = seen
+        numerators.append(sum(min(count, best.get(gram, 0)) for gram, count in cand_counts.items()))
+        denominators.append(max(1, sum(cand_counts.values())))
+    return NgramStats(
+        tuple(numerators), tuple(denominators), candidate.length,
+        closest_length([r.length for r in references], candidate.length))
+
+
+def score_from_stats(stats: NgramStats, weights: Sequence[float] = DEFAULT_NGRAM_WEIGHTS) -> float:
+    """Combine statistics into a BLEU-style score (geometric mean of smoothed precisions x BP)."""
+    if stats.numerators[0] == 0:
+        return 0.0
+    penalty = brevity_penalty(stats.ref_length, stats.hyp_length)
+    logs = []
+    for weight, numerator, denominator in zip(weights, stats.numerators, stats.denominators):
+        if numerator == 0:
+            numerator += SMOOTHING_EPSILON
+        logs.append(weight * math.log(numerator / denominator))
+    return penalty * math.exp(math.fsum(logs))
+
+
+@dataclass(frozen=True)
+class MissingRun:
+    """Consecutive reference tokens the candidate does not supply (code-point span in the reference)."""
+
+    tokens: int
+    start: int
+    end: int
+
+
+def missing_runs(reference: TokenAnalysis, candidate: TokenAnalysis, limit: int = 100) -> list[MissingRun]:
+    """Runs of reference tokens beyond what the candidate has (unigram clipping), in reading order."""
+    budget = dict(candidate.counts[0])
+    runs: list[MissingRun] = []
+    run_start = run_end = -1
+    count = 0
+    for token in reference.tokens:
+        gram = (token.text,)
+        if budget.get(gram, 0) > 0:
+            budget[gram] -= 1
+            if count:
+                runs.append(MissingRun(count, run_start, run_end))
+                count = 0
+                if len(runs) >= limit:
+                    return runs
+            continue
+        if not count:
+            run_start = token.start
+        run_end = token.end
+        count += 1
+    if count:
+        runs.append(MissingRun(count, run_start, run_end))
+    return runs[:limit]

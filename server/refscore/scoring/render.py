@@ -1,0 +1,43 @@
+"""Plain-text rendering of a ScoreReport for terminals."""
+
+from __future__ import annotations
+
+from .report import ScoreReport
+
+_LABELS = {
+    "ngram_match": "n-gram match (BLEU)",
+    "weighted_ngram_match": "weighted n-gram match",
+    "syntax_match": "syntax match (AST)",
+    "dataflow_match": "dataflow match",
+}
+
+
+def _value(score: float | None) -> str:
+    return "   n/a" if score is None else f"{score:6.3f}"
+
+
+def render_table(candidate: str, reference: str, report: ScoreReport, explain: bool = False) -> str:
+    """A readable table of every score in the report."""
+    lines = [f"{candidate}  vs  {reference}  [{report.language}]"]
+    result = report.codebleu
+    if result is not None:
+        lines.append(f"  CodeBLEU                  {_value(result.score)}")
+        for component in result.components:
+            detail = f"{component.matched:g}/{component.total:g}" if component.total else "no reference data"
+            lines.append(f"    {_LABELS[component.name]:<24}{_value(component.score)}   "
+                         f"weight {component.weight:.2f}   {detail}")
+    bert = report.codebertscore
+    if bert is not None:
+        lines.append("  CodeBERTScore             "
+                     f"P {bert.precision:.3f}  R {bert.recall:.3f}  F1 {bert.f1:.3f}  F3 {bert.f3:.3f}")
+        lines.append(f"    model {getattr(bert, 'model', '?')}  layer {getattr(bert, 'layer', '?')}  "
+                     f"device {getattr(bert, 'device', '?')}")
+    if result is not None:
+        lines.append(f"  signature: {result.signature}")
+        if explain and result.explanations:
+            lines.append("  missing from the candidate (first 15):")
+            for item in result.explanations[:15]:
+                lines.append(f"    [{item.component}] {item.text}")
+    for error in report.errors:
+        lines.append(f"  note: {error}")
+    return "\n".join(lines)

@@ -1,0 +1,128 @@
+"""End-to-end tests of `refscore score` as a real subprocess: output shapes and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLES = REPO / "examples"
+PACKAGE_KEYS = {"codebleu", "ngram_match_score", "weighted_ngram_match_score", "syntax_match_score",
+                "dataflow_match_score"}
+
+
+def refscore(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    return subprocess.run([sys.executable, "-m", "refscore", *args], capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+def assert_clean_failure(result: subprocess.CompletedProcess[str], code: int, needle: str) -> None:
+    assert result.returncode == code, result.stderr
+    assert "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert needle in lines[0]
+
+
+def test_version_and_help() -> None:
+    assert refscore("--version").stdout.startswith("refscore ")
+    help_text = refscore("--help").stdout
+    assert "score" in help_text
+
+
+def test_table_lists_every_component() -> None:
+    result = refscore("score", str(EXAMPLES / "python/reference.py"), str(EXAMPLES / "python/candidate_close.py"))
+    assert result.returncode == 0, result.stderr
+    for label in ("CodeBLEU", "n-gram match", "weighted n-gram", "syntax match", "dataflow match", "signature"):
+        assert label in result.stdout
+
+
+def test_json_has_language_and_package_keys() -> None:
+    result = refscore("score", str(EXAMPLES / "java/Reference.java"), str(EXAMPLES / "java/CandidateLoop.java"), "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["language"] == "java"
+    assert set(data["codebleu"]) == PACKAGE_KEYS
+    assert all(0.0 <= v <= 1.0 for v in data["codebleu"].values())
+
+
+def test_identical_files_score_one(tmp_path: Path) -> None:
+    result = refscore("score", str(EXAMPLES / "python/reference.py"), str(EXAMPLES / "python/reference.py"), "--json")
+    data = json.loads(result.stdout)
+    assert data["codebleu"]["codebleu"] == pytest.approx(1.0)
+
+
+def test_lang_flag_overrides_extension(tmp_path: Path) -> None:
+    ref = tmp_path / "ref.txt"
+    cand = tmp_path / "cand.txt"
+    ref.write_text("x = 1\nprint(x)\n")
+    cand.write_text("y = 1\nprint(y)\n")
+    result = refscore("score", str(ref), str(cand), "--lang", "python", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["language"] == "python"
+
+
+def test_empty_files_get_a_defined_score(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.py"
+    empty.write_text("")
+    result = refscore("score", str(EXAMPLES / "python/reference.py"), str(empty), "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["codebleu"]["codebleu"] == pytest.approx(0.0)
+    both = refscore("score", str(empty), str(empty), "--json")
+    assert both.returncode == 0, both.stderr
+    assert 0.0 <= json.loads(both.stdout)["codebleu"]["codebleu"] <= 1.0
+
+
+def test_syntax_errors_still_score(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text("def f(:\n  return ((( ]]] \n  'unterminated\n" * 20)
+    result = refscore("score", str(EXAMPLES / "python/reference.py"), str(broken), "--json")
+    assert result.returncode == 0, result.stderr
+    assert 0.0 <= json.loads(result.stdout)["codebleu"]["codebleu"] <= 1.0
+
+
+def test_binary_file_is_refused(tmp_path: Path) -> None:
+    binary = tmp_path / "blob.py"
+    binary.write_bytes(bytes(range(256)) * 4)
+    assert_clean_failure(refscore("score", str(EXAMPLES / "python/reference.py"), str(binary)), 3, "binary")
+
+
+def test_non_utf8_is_refused(tmp_path: Path) -> None:
+    latin = tmp_path / "latin.py"
+    latin.write_bytes("name = 'caf\xe9'\n".encode("latin-1"))
+    assert_clean_failure(refscore("score", str(EXAMPLES / "python/reference.py"), str(latin)), 3, "UTF-8")
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    assert_clean_failure(refscore("score", str(EXAMPLES / "python/reference.py"), str(tmp_path / "nope.py")), 3,
+                         "no such file")
+
+
+def test_unknown_extension(tmp_path: Path) -> None:
+    odd = tmp_path / "thing.xyz"
+    odd.write_text("hello")
+    ref = tmp_path / "ref.abc"
+    ref.write_text("hello")
+    assert_clean_failure(refscore("score", str(ref), str(odd)), 4, "--lang")
+
+
+def test_unknown_lang_flag() -> None:
+    result = refscore("score", str(EXAMPLES / "python/reference.py"), str(EXAMPLES / "python/reference.py"),
+                      "--lang", "cobol")
+    assert_clean_failure(result, 4, "unknown language")
+
+
+def test_five_megabyte_file_scores(tmp_path: Path) -> None:
+    big = tmp_path / "big.py"
+    block = (EXAMPLES / "python/candidate_close.py").read_text()
+    big.write_text((block + "\n") * (5 * 1024 * 1024 // len(block) + 1))
+    assert big.stat().st_size >= 5 * 1024 * 1024
+    result = refscore("score", str(EXAMPLES / "python/reference.py"), str(big), "--json", timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert 0.0 <= json.loads(result.stdout)["codebleu"]["codebleu"] <= 1.0
