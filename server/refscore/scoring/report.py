@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any
 
-from ..metrics.codebleu import DEFAULT_WEIGHTS, CodeBleuResult
+from ..metrics.codebleu import DEFAULT_WEIGHTS, CodeBleuResult, ComponentScore, Explanation
 
 ALL_METRICS = ("codebleu", "codebertscore")
 
@@ -51,3 +51,44 @@ class ScoreReport:
         if self.errors:
             out["errors"] = list(self.errors)
         return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ScoreReport":
+        """Rebuild a report from ``to_dict(explain=True)`` output (e.g. received from the daemon)."""
+        report = cls(language=data["language"], errors=list(data.get("errors", [])))
+        details = data.get("codebleu_details")
+        if details is not None:
+            report.codebleu = CodeBleuResult(
+                score=data["codebleu"]["codebleu"],
+                components=tuple(ComponentScore(**c) for c in details["components"]),
+                rule=details["rule"],
+                language=data["language"],
+                signature=details["signature"],
+                explanations=tuple(Explanation(**e) for e in details.get("explanations", [])),
+            )
+        bert = data.get("codebertscore")
+        if bert is not None:
+            report.codebertscore = _bert_from_dict(bert)
+        return report
+
+
+def request_to_dict(request: ScoreRequest) -> dict[str, Any]:
+    """JSON-ready form of a request."""
+    return asdict(request)
+
+
+def request_from_dict(data: dict[str, Any]) -> ScoreRequest:
+    """Rebuild a request from ``request_to_dict`` output."""
+    return ScoreRequest(
+        candidate=data["candidate"], references=tuple(data["references"]), language=data["language"],
+        context=data.get("context"), metrics=tuple(data.get("metrics", ALL_METRICS)),
+        weights=tuple(data.get("weights", DEFAULT_WEIGHTS)), explain=bool(data.get("explain", True)))
+
+
+def _bert_from_dict(data: dict[str, Any]) -> Any:
+    try:
+        from ..metrics.codebertscore import BertScoreResult
+    except ImportError:
+        return data
+    from_dict = getattr(BertScoreResult, "from_dict", None)
+    return from_dict(data) if from_dict else data
