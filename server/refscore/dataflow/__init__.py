@@ -1,0 +1,157 @@
+"""CodeBLEU's data-flow graph, our own implementation.
+
+``extract_dataflow(root, text, language)`` gives the package's ``get_data_flow`` edges (compat
+mode: same edges, same order, same quirks, as the ``codebleu`` 0.7.0 package patched for
+deterministic order) or our native analysis (``mode="native"``: comments ignored, a working Rust
+extractor, TypeScript/TSX). One generic walker (`_walker`) runs per-language rule tables
+(``rules_*`` modules); `_tree` reads the tree-sitter tree once and numbers the tokens.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Iterator, Sequence
+
+from .. import languages
+from ._tree import build
+from ._walker import Edge, Rules, Walker
+from .rules_go import GO
+from .rules_java import CSHARP, JAVA
+from .rules_js import JAVASCRIPT, TYPESCRIPT
+from .rules_php import PHP
+from .rules_python import PYTHON
+from .rules_ruby import RUBY
+from .rules_rust import RUST_COMPAT, RUST_NATIVE
+
+__all__ = ["FlowEdge", "extract_dataflow", "normalize_dataflow", "MODES", "MAX_DEPTH"]
+
+MODES = ("compat", "native")
+
+#: Trees deeper than this give no dataflow (the package fails on them with a RecursionError).
+MAX_DEPTH = 1000
+
+_COMPAT_RULES: dict[str, Rules] = {
+    "python": PYTHON, "java": JAVA, "javascript": JAVASCRIPT, "c_sharp": CSHARP, "c": CSHARP,
+    "cpp": CSHARP, "go": GO, "ruby": RUBY, "php": PHP, "rust": RUST_COMPAT,
+    # not in the package: the JavaScript rules on the TypeScript grammars
+    "typescript": TYPESCRIPT, "tsx": TYPESCRIPT,
+}
+_NATIVE_RULES: dict[str, Rules] = {**_COMPAT_RULES, "rust": RUST_NATIVE}
+
+
+@dataclass(frozen=True)
+class FlowEdge:
+    """One data-flow edge: ``name`` at token ``token`` comesFrom/computedFrom its parents."""
+
+    name: str
+    token: int
+    relation: str
+    parent_names: tuple[str, ...]
+    parent_tokens: tuple[int, ...]
+    start: tuple[int, int]
+    end: tuple[int, int]
+
+
+def extract_dataflow(root: Any, text: str, language: str, *, mode: str = "compat") -> list[FlowEdge]:
+    """The data-flow edges of ``text`` (``root`` is the tree of ``text.encode("utf8")``).
+
+    Raises ValueError for an unknown language or mode. An input the package fails on (or one
+    nested deeper than MAX_DEPTH) gives ``[]``.
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown dataflow mode {mode!r}; known: {', '.join(MODES)}")
+    spec = languages.get(language)
+    rules = (_NATIVE_RULES if mode == "native" else _COMPAT_RULES).get(spec.name)
+    if rules is None:
+        raise ValueError(f"no dataflow rules for language {spec.name!r}")
+    drop = frozenset(spec.comment_node_types) if mode == "native" else frozenset()
+    try:
+        top, tokens, depth, count = build(root, text, drop)
+    except Exception:  # the package's outer try: e.g. a token row past the text
+        return []
+    if depth > MAX_DEPTH:
+        return []
+    walker = Walker(rules, tokens, max_steps=64 * count + 100_000)
+    try:
+        with _recursion_room(4 * depth + 200):
+            walker.walk(top, {})
+    except Exception:  # the package's inner try: any failure gives no dataflow
+        return []
+    return _assemble(walker.out, tokens.spans)
+
+
+def _assemble(edges: list[Edge], spans: list[tuple[Any, Any]]) -> list[FlowEdge]:
+    """Sort by token, keep tokens that take part in a flow, merge the edges of one token."""
+    edges.sort(key=lambda e: e[1])
+    keep: set[int] = set()
+    for e in edges:
+        if e[4]:
+            keep.add(e[1])
+            keep.update(e[4])
+    merged: dict[int, Edge] = {}
+    for e in edges:
+        tok = e[1]
+        if tok not in keep:
+            continue
+        prev = merged.get(tok)
+        if prev is None:
+            merged[tok] = e
+        else:
+            merged[tok] = (e[0], tok, e[2], tuple(dict.fromkeys(prev[3] + e[3])),
+                           tuple(dict.fromkeys(prev[4] + e[4])))
+    result = []
+    for name, tok, rel, pnames, ptoks in merged.values():
+        start, end = spans[tok]
+        result.append(FlowEdge(name, tok, rel, pnames, ptoks, (start[0], start[1]), (end[0], end[1])))
+    return result
+
+
+def normalize_dataflow(edges: Sequence[FlowEdge]) -> list[tuple[str, str, tuple[str, ...]]]:
+    """Rename variables to var_0, var_1, ... in order of first mention (parents before the name)."""
+    names: dict[str, str] = {}
+    out = []
+    for e in edges:
+        for p in e.parent_names:
+            if p not in names:
+                names[p] = f"var_{len(names)}"
+        if e.name not in names:
+            names[e.name] = f"var_{len(names)}"
+        out.append((names[e.name], e.relation, tuple(names[p] for p in e.parent_names)))
+    return out
+
+
+_LIMIT_LOCK = threading.Lock()
+_limit_users = 0
+_saved_limit = 0
+
+
+@contextmanager
+def _recursion_room(frames: int) -> Iterator[None]:
+    """Make room for ``frames`` more Python frames for the walk, then restore the limit."""
+    global _limit_users, _saved_limit
+    here = _stack_depth()
+    with _LIMIT_LOCK:
+        if _limit_users == 0:
+            _saved_limit = sys.getrecursionlimit()
+        _limit_users += 1
+        if sys.getrecursionlimit() < here + frames:
+            sys.setrecursionlimit(here + frames)
+    try:
+        yield
+    finally:
+        with _LIMIT_LOCK:
+            _limit_users -= 1
+            if _limit_users == 0:
+                sys.setrecursionlimit(_saved_limit)
+
+
+def _stack_depth() -> int:
+    frame = sys._getframe()
+    depth = 0
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back
+    return depth

@@ -1,0 +1,329 @@
+"""The generic, table-driven dataflow walker and the rule kinds the language tables are made of.
+
+A walk threads a *state* (variable text -> sorted tuple of the token numbers of its reaching
+definitions) through the tree and appends edges ``(name, token, relation, parent_names,
+parent_tokens)`` to one list, in the order the package generates them. The package sorts by token
+at every node; all its sorts are stable and by the same key, so one stable sort at the end gives
+the same order.
+
+Loops: the package walks a loop's parts twice, the second time from the state the first pass left,
+then merges the edges of both passes per (name, token, relation). A walk is a pure function of
+(node, state), so each loop's result is memoised per (node, input state). Reaching-definition
+states settle after one pass of a loop body (a second pass adds the body's own definitions, a
+third adds nothing new), so a loop nested k deep sees a handful of distinct input states, not
+2**k: the work stays linear in practice. A step budget still bounds pathological inputs (they
+give no dataflow, like an input the package fails on).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field as dc_field
+from typing import Callable, Mapping, Optional
+
+from ._tree import KEYWORD, UNINDEXED, VARIABLE, Abort, DNode, TokenTable, children, field, variables
+
+State = dict[str, tuple[int, ...]]
+Edge = tuple[str, int, str, tuple[str, ...], tuple[int, ...]]
+Handler = Callable[["Walker", DNode, State], State]
+Getter = Callable[["Walker", DNode], Optional[DNode]]
+PassFn = Callable[["Walker", DNode, State, int], State]
+
+COMES = "comesFrom"
+COMPUTED = "computedFrom"
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One language's dataflow rules: node type -> handler, and types walked first."""
+
+    handlers: Mapping[str, Handler]
+    do_first: frozenset[str] = dc_field(default_factory=frozenset)
+
+
+def table(*groups: Mapping[str, Handler]) -> dict[str, Handler]:
+    """Merge handler groups; an earlier group wins a type (the package's test order)."""
+    merged: dict[str, Handler] = {}
+    for group in reversed(groups):
+        merged.update(group)
+    return merged
+
+
+class Walker:
+    """One extraction: the edge list, the loop memo and the step budget."""
+
+    __slots__ = ("handlers", "first", "tokens", "out", "memo", "steps", "max_steps")
+
+    def __init__(self, rules: Rules, tokens: TokenTable, max_steps: int) -> None:
+        self.handlers = rules.handlers
+        self.first = rules.do_first
+        self.tokens = tokens
+        self.out: list[Edge] = []
+        self.memo: dict[tuple[int, frozenset], tuple[list[Edge], State]] = {}
+        self.steps = 0
+        self.max_steps = max_steps
+
+    def walk(self, n: Optional[DNode], st: State) -> State:
+        """Walk one node; the state passed in is owned (and may be changed) by the callee."""
+        if n is None:
+            raise Abort("walk of a missing node")
+        tok = n.tok
+        if tok:
+            if tok == VARIABLE:
+                code = n.code
+                parents = st.get(code)
+                if parents is not None:
+                    self.out.append((code, n.idx, COMES, (code,), parents))
+                else:
+                    if n.ident:
+                        st[code] = (n.idx,)
+                    self.out.append((code, n.idx, COMES, (), ()))
+            elif tok == UNINDEXED:
+                raise Abort("token inside a string token")
+            return st
+        handler = self.handlers.get(n.type)
+        if handler is not None:
+            return handler(self, n, st)
+        self.steps += 1
+        kids = n.kids
+        first = self.first
+        walk = self.walk
+        if first:
+            for kid in kids:
+                if kid.type in first:
+                    st = walk(kid, st)
+            for kid in kids:
+                if kid.type not in first:
+                    st = walk(kid, st)
+        else:
+            for kid in kids:
+                st = walk(kid, st)
+        return st
+
+    def kids(self, n: Optional[DNode]) -> list[DNode]:
+        """Children of a node (read on demand for string tokens)."""
+        if n is None:
+            raise Abort("children of a missing node")
+        return children(n, self.tokens)
+
+    def field(self, n: Optional[DNode], name: str) -> Optional[DNode]:
+        """A named field of a node, or None."""
+        return field(n, name, self.tokens)
+
+
+# ----------------------------------------------------------------------------- getters
+
+def by_field(name: str) -> Getter:
+    """Getter: the node's field ``name``."""
+    return lambda w, n: w.field(n, name)
+
+
+def by_position(pos: int, *, min_kids: int = 0, exact_kids: int = 0) -> Getter:
+    """Getter: child ``pos`` (None unless the child count is >= min_kids / == exact_kids)."""
+    def get(w: Walker, n: DNode) -> Optional[DNode]:
+        kids = w.kids(n)
+        if exact_kids and len(kids) != exact_kids:
+            return None
+        if min_kids and len(kids) < min_kids:
+            return None
+        return kids[pos]
+    return get
+
+
+# ----------------------------------------------------------------------------- statement kinds
+
+def define(name_of: Getter, value_of: Optional[Getter]) -> Handler:
+    """Declaration: each name token comesFrom each value token (or from nothing)."""
+    def handle(w: Walker, n: DNode, st: State) -> State:
+        name = name_of(w, n)
+        value = value_of(w, n) if value_of is not None else None
+        out = w.out
+        if value is None:
+            for idx, code in variables(name):
+                out.append((code, idx, COMES, (), ()))
+                st[code] = (idx,)
+            return st
+        names = variables(name)
+        values = variables(value)
+        st = w.walk(value, st)
+        for idx1, code1 in names:
+            for idx2, code2 in values:
+                out.append((code1, idx1, COMES, (code2,), (idx2,)))
+            st[code1] = (idx1,)
+        return st
+    return handle
+
+
+def assign_each(w: Walker, left: Optional[DNode], right: Optional[DNode], st: State) -> State:
+    """Walk ``right``; each left token is computedFrom each right token, one edge per pair."""
+    st = w.walk(right, st)
+    names = variables(left)
+    values = variables(right)
+    out = w.out
+    for idx1, code1 in names:
+        for idx2, code2 in values:
+            out.append((code1, idx1, COMPUTED, (code2,), (idx2,)))
+        st[code1] = (idx1,)
+    return st
+
+
+def assign(left_of: Getter, right_of: Getter) -> Handler:
+    """Assignment in the Java style (one edge per left/right token pair)."""
+    return lambda w, n, st: assign_each(w, left_of(w, n), right_of(w, n), st)
+
+
+def assign_lists(w: Walker, lefts: list[Optional[DNode]], rights: list[Optional[DNode]],
+                 st: State) -> State:
+    """Assignment in the Python style: walk all rights, then pair lefts with rights; each left
+    token is computedFrom all tokens of its right side, in one edge."""
+    for right in rights:
+        st = w.walk(right, st)
+    out = w.out
+    for left, right in zip(lefts, rights):
+        values = variables(right)
+        names = tuple(code for _, code in values)
+        idxs = tuple(idx for idx, _ in values)
+        for idx1, code1 in variables(left):
+            out.append((code1, idx1, COMPUTED, names, idxs))
+            st[code1] = (idx1,)
+    return st
+
+
+def split_sides(w: Walker, left: Optional[DNode], right: Optional[DNode]
+                ) -> tuple[list[Optional[DNode]], list[Optional[DNode]]]:
+    """Pair up ``a, b = x, y``: comma-less children when the counts agree, else the wholes."""
+    lefts: list[Optional[DNode]] = [k for k in w.kids(left) if k.type != ","]
+    rights: list[Optional[DNode]] = [k for k in w.kids(right) if k.type != ","]
+    if len(rights) != len(lefts):
+        lefts, rights = [left], [right]
+    if not lefts:
+        lefts = [left]
+    if not rights:
+        rights = [right]
+    return lefts, rights
+
+
+def increment(w: Walker, n: DNode, st: State) -> State:
+    """``i++``: each token computedFrom each token of the expression."""
+    toks = variables(n)
+    out = w.out
+    for idx1, code1 in toks:
+        for idx2, code2 in toks:
+            out.append((code1, idx1, COMPUTED, (code2,), (idx2,)))
+        st[code1] = (idx1,)
+    return st
+
+
+def union_states(states: list[State]) -> State:
+    """Join of branch states: per variable, the sorted union of definitions."""
+    merged: dict[str, set[int]] = {}
+    for s in states:
+        for key, val in s.items():
+            got = merged.get(key)
+            if got is None:
+                merged[key] = set(val)
+            else:
+                got.update(val)
+    return {key: tuple(sorted(val)) for key, val in merged.items()}
+
+
+def branch(branch_types: frozenset[str], *, flag_style: bool, always_input: bool) -> Handler:
+    """if/else: plain children run in sequence, branch children start from the input state.
+
+    flag_style: after the first branch child, every later child is a branch too.
+    The input state joins the result when there is no ``else`` (or always, where always_input).
+    """
+    def handle(w: Walker, n: DNode, st: State) -> State:
+        base = st
+        current = dict(base)
+        outs: list[State] = []
+        tag = "else" in n.type
+        flag = False
+        for kid in w.kids(n):
+            kt = kid.type
+            if "else" in kt:
+                tag = True
+            if kt not in branch_types and not flag:
+                current = w.walk(kid, current)
+            else:
+                if flag_style:
+                    flag = True
+                outs.append(w.walk(kid, dict(base)))
+        outs.append(current)
+        if always_input or not tag:
+            outs.append(base)
+        return union_states(outs)
+    return handle
+
+
+# ----------------------------------------------------------------------------- loops
+
+def merge_loop_edges(edges: list[Edge]) -> list[Edge]:
+    """The package's loop merge: one edge per (name, token, relation), first occurrence first;
+    repeated ones get de-duplicated parent names and sorted parent tokens."""
+    groups: dict[tuple[str, int, str], list] = {}
+    for e in edges:
+        key = (e[0], e[1], e[2])
+        g = groups.get(key)
+        if g is None:
+            groups[key] = [e[3], e[4]]
+        else:
+            g[0] = tuple(dict.fromkeys(g[0] + e[3]))
+            g[1] = tuple(sorted(set(g[1] + e[4])))
+    return [(k[0], k[1], k[2], g[0], g[1]) for k, g in groups.items()]
+
+
+def loop(pass_fn: PassFn) -> Handler:
+    """A loop: two passes of ``pass_fn``, edges merged, memoised per (node, input state)."""
+    def handle(w: Walker, n: DNode, st: State) -> State:
+        key = (id(n), frozenset(st.items()))
+        hit = w.memo.get(key)
+        out = w.out
+        if hit is not None:
+            out.extend(hit[0])
+            return dict(hit[1])
+        w.steps += 1
+        if w.steps > w.max_steps:
+            raise Abort("step budget exceeded")
+        start = len(out)
+        st = pass_fn(w, n, st, 0)
+        st = pass_fn(w, n, st, 1)
+        merged = merge_loop_edges(out[start:])
+        del out[start:]
+        out.extend(merged)
+        w.memo[key] = (merged, dict(st))
+        return st
+    return handle
+
+
+def all_children(w: Walker, n: DNode, st: State, _pass: int) -> State:
+    """Loop pass: every child in order (while loops)."""
+    for kid in w.kids(n):
+        st = w.walk(kid, st)
+    return st
+
+
+def after_marker(marker: str) -> PassFn:
+    """Loop pass: all children, then (second pass) the children after the first ``marker``."""
+    def run(w: Walker, n: DNode, st: State, pass_no: int) -> State:
+        kids = w.kids(n)
+        if pass_no == 0:
+            for kid in kids:
+                st = w.walk(kid, st)
+            return st
+        seen = False
+        for kid in kids:
+            if seen:
+                st = w.walk(kid, st)
+            elif kid.type == marker:
+                seen = True
+        return st
+    return run
+
+
+def each_loop(name_of: Getter, value_of: Getter, body_of: Getter) -> PassFn:
+    """Loop pass of a for-each: walk the iterable, assign the loop variable, walk the body."""
+    def run(w: Walker, n: DNode, st: State, _pass: int) -> State:
+        value = value_of(w, n)
+        st = assign_each(w, name_of(w, n), value, st)
+        return w.walk(body_of(w, n), st)
+    return run
