@@ -12,6 +12,9 @@ from __future__ import annotations
 import io
 import re
 import tokenize
+from functools import lru_cache
+
+from .python_strip import strip_python_fast
 
 _C_STYLE = re.compile(r"""//.*?$|/\*.*?\*/|'(?:\\.|[^\\'])*'|"(?:\\.|[^\\"])*\"""", re.DOTALL | re.MULTILINE)
 
@@ -52,6 +55,7 @@ def _strip_python(source: str) -> str:
     return _drop_blank_lines("".join(pieces))
 
 
+@lru_cache(maxsize=2048)
 def strip_compat(source: str, language: str) -> str:
     """Remove comments (and Python docstrings) exactly as ``codebleu`` 0.7.0 does.
 
@@ -59,7 +63,8 @@ def strip_compat(source: str, language: str) -> str:
     """
     try:
         if language == "python":
-            return _strip_python(source)
+            fast = strip_python_fast(source)
+            return fast if fast is not None else _strip_python(source)
         if language == "ruby":
             return source
         return _strip_c_style(source)

@@ -1,0 +1,81 @@
+"""Comment/docstring removal equals the codebleu package's, on real data and on odd layouts."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from refscore.analysis.comments import strip_compat
+from refscore.analysis.python_strip import strip_python_fast
+from tests.support import codebleu_oracle as oracle
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "humaneval" / "python.jsonl.gz"
+
+ODD_PYTHON = [
+    'def f():\n    """doc"""\n    return 1\n',
+    'def f():\n\n    """doc after blank"""\n    return 1\n',
+    'def f():\n    # comment first\n    """doc"""\n    return 1\n',
+    'def f():\n    x = 1\n    "kept? no: follows NEWLINE"\n    return x\n',
+    'def f():\n    x = 1\n\n    "kept: follows NL"\n    return x\n',
+    'def f():\n    x = 1\n    # c\n    "kept: follows NL"\n',
+    'def f():\n    if x:\n        y = 1\n    "kept: follows DEDENT"\n',
+    'x = (\n"col 0 in brackets is dropped"\n)\n',
+    'x = (\n    "inside brackets kept"\n)\n',
+    'def f():\n    "abc".join(x)\n    return f"{x!r} {\'y\'}" "z"\n',
+    'def f():\n    return 1\n  # odd comment\n',
+    'if not value:\n        return\n\n    value = float(value)\n    return int(value + 0.5)',
+    'x = 1\n    """indented after the first line"""\n    return x',
+    "def f():\n\treturn 1  # tab indented\n",
+    "def f():\r\n    return 1  # crlf\r\n",
+    "x = 1 + \\\n    2  # continuation\n",
+    'def f():\n    s = """unterminated\n',
+    "def f(:\n    return ((\n",
+    'def g():\n    """Ünïcödé doc ☺"""\n    return "ü"  # ☺\n',
+    'class A:\n    """doc"""\n    def m(self):\n        """m doc"""\n        pass\n    """after dedent"""\n',
+    "",
+    "# only a comment\n",
+]
+
+
+def package_strip(source: str) -> str:
+    oracle.load()
+    from codebleu_ordered.parser import remove_comments_and_docstrings
+
+    try:
+        return remove_comments_and_docstrings(source, "python")
+    except Exception:  # the package's callers keep the text when it raises
+        return source
+
+
+@pytest.mark.parametrize("source", ODD_PYTHON)
+def test_odd_python_layouts(source: str) -> None:
+    assert strip_compat(source, "python") == package_strip(source)
+    fast = strip_python_fast(source)
+    assert fast is None or fast == package_strip(source)
+
+
+def test_humaneval_texts_match_and_mostly_take_the_fast_path() -> None:
+    if not DATA.exists():
+        pytest.skip(f"evaluation data not found at {DATA}")
+    with gzip.open(DATA, "rt", encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle][::7]
+    texts = list(dict.fromkeys(t for r in rows for t in (r["hyp"].strip(), r["ref"].strip())))
+    fast = 0
+    for text in texts:
+        quick = strip_python_fast(text)
+        if quick is not None:
+            fast += 1
+            assert quick == package_strip(text), text
+    assert fast >= 0.9 * len(texts)
+
+
+@pytest.mark.parametrize("lang", ["java", "c", "cpp", "javascript", "go", "php", "c_sharp", "rust", "ruby"])
+def test_c_style_and_ruby(lang: str) -> None:
+    oracle.load()
+    from codebleu_ordered.parser import remove_comments_and_docstrings
+
+    source = 'int a = 1; // c\n/* block\n comment */ char *s = "// not a comment";\n\n  x = \'/*\';\n# hash\n'
+    assert strip_compat(source, lang) == remove_comments_and_docstrings(source, lang)
