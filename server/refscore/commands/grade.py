@@ -1,0 +1,235 @@
+"""``refscore grade``: score a class of submissions or a file of completions, write reports."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..errors import EXIT_BELOW_THRESHOLD, EXIT_OK, EXIT_USAGE, InputFileError, RefScoreError
+from ..grade.cache import ReportCache
+from ..grade.discover import expand, items_for, load_problem
+from ..grade.items import ItemSet, unique_ids
+from ..grade.mapping import load_jsonl, load_mapping
+from ..grade.progress import Progress
+from ..grade.rows import LABELS, SCORE_COLUMNS, rows_for, summary, threshold_failures
+from ..grade.runner import GradeSettings, run_grading
+from ..metrics.codebleu import DEFAULT_WEIGHTS
+from ..scoring.report import ALL_METRICS
+
+EXIT_INTERRUPTED = 130
+
+
+class UsageError(RefScoreError):
+    """A command line that cannot work (exit 2)."""
+
+    exit_code = EXIT_USAGE
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "grade", help="score many submissions and write CSV/JSON/HTML reports",
+        description="Score submissions (files, folders, globs), a TOML/CSV mapping of problems, or a "
+                    "JSONL file of candidate/reference pairs, and write CSV, JSON and HTML reports.")
+    p.add_argument("submissions", nargs="*", metavar="SUBMISSION", help="files, folders or globs to grade")
+    src = p.add_argument_group("inputs")
+    src.add_argument("-r", "--reference", action="append", default=[], metavar="REF",
+                     help="reference solution (repeat for several acceptable references)")
+    src.add_argument("--mapping", action="append", default=[], metavar="FILE",
+                     help="TOML or CSV file listing problems, references, context and submissions")
+    src.add_argument("--jsonl", action="append", default=[], metavar="FILE",
+                     help='JSONL (or .jsonl.gz): {"id","candidate","reference","context","language"} per line')
+    src.add_argument("--lang", help="language (default: from the reference's extension)")
+    src.add_argument("--context", help="task description given to CodeBERTScore as context")
+    src.add_argument("--context-file", metavar="FILE", help="read the task description from FILE")
+    src.add_argument("--pattern", metavar="GLOB", help="file-name filter inside folders, e.g. '*.py'")
+    src.add_argument("--per-folder", action="store_true",
+                     help="each sub-folder of a SUBMISSION folder is one submission (files matching --pattern)")
+    sc = p.add_argument_group("scoring")
+    sc.add_argument("--metrics", default=",".join(ALL_METRICS),
+                    help=f"comma-separated, from {','.join(ALL_METRICS)} (default: both)")
+    sc.add_argument("--weights", default=",".join(str(w) for w in DEFAULT_WEIGHTS),
+                    help="CodeBLEU weights: n-gram,weighted,syntax,dataflow (default 0.25 each)")
+    sc.add_argument("--batch-size", type=int, default=32, help="requests per Scorer call (default 32)")
+    sc.add_argument("--model", help="CodeBERTScore model (in-process scorer only)")
+    sc.add_argument("--layer", type=int, help="CodeBERTScore layer (in-process scorer only)")
+    sc.add_argument("--device", help="cpu, cuda, mps (in-process scorer only)")
+    sc.add_argument("--daemon", action=argparse.BooleanOptionalAction, default=False,
+                    help="score through the shared background daemon (default: in this process)")
+    out = p.add_argument_group("outputs")
+    out.add_argument("-o", "--out-dir", metavar="DIR", help="write grade.csv, grade.json and grade.html here")
+    out.add_argument("--csv", metavar="FILE", help="write the CSV report")
+    out.add_argument("--json", metavar="FILE", help="write the JSON report")
+    out.add_argument("--html", metavar="FILE", help="write the HTML report")
+    out.add_argument("--title", default="RefScore grade report", help="HTML report title")
+    out.add_argument("--cache", metavar="FILE",
+                     help="resume cache (default: <report name>.cache.jsonl next to the first report)")
+    out.add_argument("--no-cache", action="store_true", help="score everything again, remember nothing")
+    out.add_argument("--fail-under", type=float, metavar="X",
+                     help="exit 1 if any submission scores below X (or could not be scored)")
+    out.add_argument("--fail-metric", default=None, choices=SCORE_COLUMNS,
+                     help="metric for --fail-under (default: codebleu, else codebertscore_f1)")
+    out.add_argument("--progress", choices=("auto", "bar", "lines", "none"), default="auto",
+                     help="progress on stderr: bar on a terminal, lines otherwise (default auto)")
+    out.add_argument("-q", "--quiet", action="store_true", help="no progress, only the summary")
+    p.set_defaults(handler=run)
+
+
+def _metrics(text: str) -> tuple[str, ...]:
+    metrics = tuple(dict.fromkeys(m.strip() for m in text.split(",") if m.strip()))
+    unknown = [m for m in metrics if m not in ALL_METRICS]
+    if unknown or not metrics:
+        raise UsageError(f"unknown metric {unknown[0]!r}; choose from {', '.join(ALL_METRICS)}" if unknown
+                         else "--metrics names no metric")
+    return metrics
+
+
+def _weights(text: str) -> tuple[float, float, float, float]:
+    try:
+        values = tuple(float(v) for v in text.split(","))
+    except ValueError:
+        raise UsageError(f"--weights {text!r}: expected four numbers like 0.25,0.25,0.25,0.25") from None
+    if len(values) != 4 or any(v < 0 for v in values) or not sum(values):
+        raise UsageError(f"--weights {text!r}: expected four non-negative numbers, not all 0")
+    return values  # type: ignore[return-value]
+
+
+def collect(args: argparse.Namespace) -> ItemSet:
+    """Every input named on the command line, as items (ids made unique)."""
+    items = ItemSet()
+    if args.submissions:
+        if not args.reference:
+            raise UsageError("grading files needs --reference REF (or use --mapping / --jsonl)")
+        context = args.context
+        if args.context_file:
+            from ..scoring.inputs import read_source
+
+            context = read_source(args.context_file)
+        problem = load_problem(args.reference, args.lang, context, strict=True)
+        subs = expand(args.submissions, args.pattern, args.per_folder, exclude=args.reference)
+        items.extend(items_for(problem, subs, args.pattern))
+    elif args.reference:
+        raise UsageError("--reference given but no SUBMISSION to grade")
+    for path in args.mapping:
+        items.extend(load_mapping(path, args.lang))
+    for path in args.jsonl:
+        items.extend(load_jsonl(path, args.lang))
+    if not (args.submissions or args.mapping or args.jsonl):
+        raise UsageError("nothing to grade: give SUBMISSION files with --reference, --mapping or --jsonl")
+    if not items.items:
+        raise InputFileError("no submissions found in the inputs given")
+    unique_ids(items.items)
+    return items
+
+
+def _outputs(args: argparse.Namespace) -> dict[str, Path]:
+    paths: dict[str, Path] = {}
+    if args.out_dir:
+        base = Path(args.out_dir)
+        paths = {kind: base / f"grade.{kind}" for kind in ("csv", "json", "html")}
+    for kind in ("csv", "json", "html"):
+        if getattr(args, kind):
+            paths[kind] = Path(getattr(args, kind))
+    return paths
+
+
+def _cache_path(args: argparse.Namespace, outputs: dict[str, Path]) -> Path | None:
+    if args.no_cache:
+        return None
+    if args.cache:
+        return Path(args.cache)
+    if outputs:
+        first = next(iter(outputs.values()))
+        return first.with_name(f"{first.stem}.cache.jsonl")
+    return None
+
+
+def _scorer(args: argparse.Namespace) -> tuple[Any, str]:
+    if args.daemon:
+        try:
+            from ..service import get_scorer
+        except ImportError:
+            print("refscore: the scoring daemon is not available here; scoring in this process", file=sys.stderr)
+        else:
+            return get_scorer(autostart=True), "model=default"
+    from ..scoring.scorer import LocalScorer
+
+    return LocalScorer(args.model, args.layer, args.device), f"model={args.model or 'default'}|layer={args.layer}"
+
+
+def run(args: argparse.Namespace) -> int:
+    metrics, weights = _metrics(args.metrics), _weights(args.weights)
+    if args.batch_size < 1:
+        raise UsageError("--batch-size must be at least 1")
+    outputs = _outputs(args)
+    items = collect(args)
+    for note in items.notes:
+        print(f"refscore: note: {note}", file=sys.stderr)
+    scorer, tag = _scorer(args)
+    settings = GradeSettings(metrics, weights, args.batch_size, tag)
+    cache = ReportCache(_cache_path(args, outputs))
+    mode = "none" if args.quiet else args.progress
+    progress = Progress(len(items.items), tty=None if mode == "auto" else mode == "bar", enabled=mode != "none")
+    graded = run_grading(items.items, scorer, settings, cache, progress)
+    rows = rows_for(graded.results)
+    info = {"refscore_version": __version__, "metrics": list(metrics), "weights": list(weights),
+            "scorer": tag, "interrupted": graded.interrupted, "scored_now": graded.scored,
+            "from_cache": graded.from_cache, "elapsed_s": round(graded.elapsed_s, 3),
+            "scorer_s": round(graded.scorer_s, 3)}
+    _write(outputs, graded.results, rows, info, args.title)
+    _print_summary(rows, outputs, graded, cache)
+    if graded.interrupted:
+        print(f"refscore: interrupted: {graded.scored + graded.from_cache} of {len(rows)} scored; "
+              "rerun the same command to finish" + (f" (cache: {cache.path})" if cache.path else ""),
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return _threshold(args, rows)
+
+
+def _write(outputs: dict[str, Path], results: list, rows: list, info: dict, title: str) -> None:
+    from ..grade import writers
+
+    if "csv" in outputs:
+        writers.write_csv(outputs["csv"], rows)
+    if "json" in outputs:
+        writers.write_json(outputs["json"], rows, info)
+    if "html" in outputs:
+        from ..grade.html_report import build_html
+
+        writers.atomic_write(outputs["html"], build_html(results, rows, info, title))
+
+
+def _print_summary(rows: list, outputs: dict[str, Path], graded: Any, cache: ReportCache) -> None:
+    if not outputs:
+        for row in rows:
+            scores = "  ".join(f"{LABELS[c]} {row[c]:.3f}" for c in ("codebleu", "codebertscore_f1")
+                               if isinstance(row.get(c), float))
+            notes = "; ".join(row["errors"])
+            print(f"{row['id']}  {scores}" + (f"  [{notes}]" if notes else ""))
+    stats = summary(rows)
+    means = ", ".join(f"{LABELS[c]} mean {m['mean']:.3f}" for c, m in stats["metrics"].items()
+                      if c in ("codebleu", "codebertscore_f1"))
+    print(f"graded {stats['submissions']} submission(s): {stats['with_errors']} with errors"
+          + (f"; {means}" if means else "") + f"; {graded.from_cache} from cache")
+    for kind, path in outputs.items():
+        print(f"wrote {path}")
+
+
+def _threshold(args: argparse.Namespace, rows: list) -> int:
+    if args.fail_under is None:
+        return EXIT_OK
+    metric = args.fail_metric or ("codebleu" if "codebleu" in _metrics(args.metrics) else "codebertscore_f1")
+    failures = threshold_failures(rows, metric, args.fail_under)
+    if not failures:
+        print(f"all submissions reach {LABELS[metric]} {args.fail_under:g}")
+        return EXIT_OK
+    print(f"{len(failures)} submission(s) below {LABELS[metric]} {args.fail_under:g}:", file=sys.stderr)
+    for row in failures[:20]:
+        value = row.get(metric)
+        shown = f"{value:.3f}" if isinstance(value, float) else "not scored"
+        print(f"  {row['id']}: {shown}", file=sys.stderr)
+    if len(failures) > 20:
+        print(f"  ... and {len(failures) - 20} more", file=sys.stderr)
+    return EXIT_BELOW_THRESHOLD

@@ -1,0 +1,131 @@
+"""Code panes for the HTML report: tokens coloured by how well they match, missing parts marked.
+
+With CodeBERTScore token alignments, each candidate token is coloured by its best similarity to
+the reference, and each reference token by its best similarity to the candidate (low = the
+candidate lacks it). CodeBLEU explanations (what the reference has that the candidate lacks) are
+outlined in the reference; without CodeBERTScore they also shade it, darker where several
+components agree something is missing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+from typing import Any, Iterable, Sequence
+
+from .rows import bert_value
+
+#: Longest text shown in a pane (characters); longer code is cut with a note.
+MAX_PANE_CHARS = 60_000
+
+
+@dataclass(frozen=True)
+class Heat:
+    """A span to colour: ``value`` 0 (bad, red) .. 1 (good, green)."""
+
+    start: int
+    end: int
+    value: float
+    title: str
+
+
+@dataclass(frozen=True)
+class Missing:
+    """A span of the reference that the candidate lacks."""
+
+    start: int
+    end: int
+    label: str
+
+
+def heat_color(value: float) -> str:
+    """Red (0) through yellow to green (1), light enough to read code on."""
+    value = min(1.0, max(0.0, value))
+    return f"hsl({int(120 * value)},75%,{84 - 6 * (1 - value):.0f}%)"
+
+
+def scale(similarity: float, low: float) -> float:
+    """Map a raw cosine in [low, 1] to [0, 1]."""
+    return 0.0 if similarity <= low else min(1.0, (similarity - low) / max(1e-9, 1.0 - low))
+
+
+def token_heat(tokens: Iterable[Any], low: float, text: str) -> list[Heat]:
+    """Heat spans from CodeBERTScore token alignments (typed or dict form)."""
+    out = []
+    for token in tokens or ():
+        start, end = bert_value(token, "start"), bert_value(token, "end")
+        sim = bert_value(token, "similarity")
+        if start is None or end is None or sim is None or not 0 <= start < end <= len(text):
+            continue
+        match = bert_value(token, "match_text")
+        title = f"similarity {float(sim):.3f}" + (f", best match {match!r}" if match else "")
+        out.append(Heat(int(start), int(end), scale(float(sim), low), title))
+    return out
+
+
+def missing_heat(missing: Sequence[Missing], length: int) -> list[Heat]:
+    """Heat spans from missing-part coverage: the more explanations cover a char, the redder."""
+    if not missing:
+        return []
+    depth = [0] * (length + 1)
+    for m in missing:
+        depth[max(0, m.start)] += 1
+        depth[min(length, m.end)] -= 1
+    out, run_start, level, current = [], 0, 0, 0
+    for i in range(length + 1):
+        current = current + depth[i] if i < length else 0
+        new_level = min(3, current)
+        if new_level != level:
+            if level:
+                out.append(Heat(run_start, i, 0.55 - 0.18 * level, f"missing in {level}+ component(s)"))
+            run_start, level = i, new_level
+    return out
+
+
+def render_pane(text: str, heat: Sequence[Heat] = (), missing: Sequence[Missing] = ()) -> str:
+    """``<pre>`` with escaped code: heat spans get a background, missing spans an outline."""
+    note = ""
+    if len(text) > MAX_PANE_CHARS:
+        note = f'<div class="note">showing the first {MAX_PANE_CHARS} of {len(text)} characters</div>'
+        text = text[:MAX_PANE_CHARS]
+    n = len(text)
+    cuts = {0, n}
+    for span in (*heat, *missing):
+        cuts.update((min(n, max(0, span.start)), min(n, max(0, span.end))))
+    points = sorted(cuts)
+    heat_sorted = sorted(heat, key=lambda h: h.start)
+    starts: dict[int, list[Missing]] = {}
+    for m in missing:
+        starts.setdefault(max(0, m.start), []).append(m)
+    active: list[Missing] = []
+    h_index = 0
+    html = []
+    for a, b in zip(points, points[1:]):
+        active = [m for m in active if m.end > a] + starts.get(a, [])
+        while h_index < len(heat_sorted) and heat_sorted[h_index].end <= a:
+            h_index += 1
+        piece = escape(text[a:b])
+        cover = heat_sorted[h_index] if h_index < len(heat_sorted) and heat_sorted[h_index].start <= a else None
+        attrs, titles = [], []
+        if cover is not None:
+            attrs.append(f'style="background:{heat_color(cover.value)}"')
+            titles.append(cover.title)
+        if active:
+            attrs.append('class="miss"')
+            titles.append("missing from the candidate: " + ", ".join(sorted({m.label for m in active})))
+        if attrs:
+            html.append(f'<span {" ".join(attrs)} title="{escape("; ".join(titles))}">{piece}</span>')
+        else:
+            html.append(piece)
+    return f'{note}<pre class="code">{"".join(html)}</pre>'
+
+
+def explanation_spans(explanations: Iterable[Any], reference_index: int, text: str) -> list[Missing]:
+    """CodeBLEU explanations that point into reference ``reference_index``."""
+    out = []
+    for e in explanations or ():
+        if getattr(e, "reference_index", None) != reference_index:
+            continue
+        if 0 <= e.start < e.end <= len(text):
+            out.append(Missing(e.start, e.end, e.component.replace("_match", "")))
+    return out

@@ -1,0 +1,49 @@
+"""Inline SVG histograms (no scripts, no external references)."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Sequence
+
+WIDTH, HEIGHT, PAD_LEFT, PAD_BOTTOM, PAD_TOP = 250, 130, 16, 22, 30
+
+
+def bin_counts(values: Sequence[float], bins: int = 10, low: float = 0.0, high: float = 1.0) -> list[int]:
+    """Counts per equal-width bin over [low, high]; values outside are clamped into the end bins."""
+    counts = [0] * bins
+    span = (high - low) or 1.0
+    for value in values:
+        index = int((value - low) / span * bins)
+        counts[min(bins - 1, max(0, index))] += 1
+    return counts
+
+
+def histogram_svg(title: str, values: Sequence[float], bins: int = 10) -> str:
+    """An SVG bar chart of ``values`` in [0, 1] with a title, the count on each bar and the mean."""
+    counts = bin_counts(values, bins)
+    top = max(counts) if counts and max(counts) else 1
+    plot_w, plot_h = WIDTH - PAD_LEFT - 6, HEIGHT - PAD_BOTTOM - PAD_TOP
+    bar_w = plot_w / bins
+    parts = [f'<svg class="hist" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
+             f'role="img" aria-label="{escape(title)} histogram">']
+    mean = sum(values) / len(values) if values else None
+    heading = f"{title} (n={len(values)}" + (f", mean {mean:.3f})" if mean is not None else ")")
+    parts.append(f'<text x="{PAD_LEFT}" y="14" class="ht">{escape(heading)}</text>')
+    base = PAD_TOP + plot_h
+    for i, count in enumerate(counts):
+        h = plot_h * count / top
+        x = PAD_LEFT + i * bar_w
+        hue = int(120 * (i + 0.5) / bins)
+        parts.append(f'<rect x="{x + 1:.1f}" y="{base - h:.1f}" width="{bar_w - 2:.1f}" height="{h:.1f}" '
+                     f'fill="hsl({hue},60%,55%)"><title>{i / bins:.1f}-{(i + 1) / bins:.1f}: {count}</title></rect>')
+        if count:
+            parts.append(f'<text x="{x + bar_w / 2:.1f}" y="{base - h - 2:.1f}" class="hc">{count}</text>')
+    parts.append(f'<line x1="{PAD_LEFT}" y1="{base}" x2="{PAD_LEFT + plot_w}" y2="{base}" class="ax"/>')
+    for tick in (0.0, 0.5, 1.0):
+        x = PAD_LEFT + plot_w * tick
+        parts.append(f'<text x="{x:.1f}" y="{base + 14}" class="hx">{tick:g}</text>')
+    if mean is not None:
+        x = PAD_LEFT + plot_w * min(1.0, max(0.0, mean))
+        parts.append(f'<line x1="{x:.1f}" y1="{PAD_TOP}" x2="{x:.1f}" y2="{base}" class="mean"/>')
+    parts.append("</svg>")
+    return "".join(parts)

@@ -1,0 +1,180 @@
+"""The self-contained HTML report: summary, histograms, a sortable table, and per submission its
+heat-mapped code beside the reference. Inline CSS and JS only; no external URL of any kind."""
+
+from __future__ import annotations
+
+import math
+from html import escape
+from typing import Any, Sequence
+
+from .heatmap import explanation_spans, heat_color, missing_heat, render_pane, token_heat
+from .histogram import histogram_svg
+from .rows import LABELS, bert_value, present_score_columns, summary
+from .runner import GradeResult
+
+CSS = """
+body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
+header{background:#1f2a44;color:#fff;padding:14px 22px}header h1{margin:0;font-size:20px}
+header p{margin:4px 0 0;color:#c9d2e6;font-size:13px}main{padding:14px 22px}
+.hists{display:flex;flex-wrap:wrap;gap:10px;margin:8px 0 16px}
+.hist{background:#fff;border:1px solid #dde1e8;border-radius:6px}
+.ht{font-size:11px;font-weight:600;fill:#1d2330}.hc,.hx{font-size:9px;fill:#555;text-anchor:middle}
+.ax{stroke:#999}.mean{stroke:#1f2a44;stroke-dasharray:3 2}
+table{border-collapse:collapse;background:#fff;width:100%;font-size:13px}
+th,td{border-bottom:1px solid #e3e6ec;padding:4px 8px;text-align:left;white-space:nowrap}
+th{background:#eef1f6;cursor:pointer;position:sticky;top:0;user-select:none}
+th.sorted-asc::after{content:" \\25B2"}th.sorted-desc::after{content:" \\25BC"}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+td.err{color:#a12a2a;white-space:normal;max-width:420px}tr.bad td:first-child{border-left:3px solid #c0392b}
+details{background:#fff;border:1px solid #dde1e8;border-radius:6px;margin:10px 0;padding:6px 12px}
+summary{cursor:pointer;font-weight:600}.panes{display:grid;grid-template-columns:1fr 1fr;gap:10px}
+.pane h4{margin:6px 0 4px;font-size:12px;color:#555}
+pre.code{font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;background:#fbfbfc;border:1px solid #e3e6ec;
+padding:8px;overflow:auto;max-height:480px;margin:0;white-space:pre}
+.miss{box-shadow:inset 0 -2px #c0392b}
+.legend{font-size:12px;color:#555;margin:6px 0}.legend span{padding:0 6px;border-radius:3px}
+.note{font-size:12px;color:#8a5a00}.msgs{color:#a12a2a;margin:4px 0}.warn{color:#8a5a00}
+"""
+
+JS = """
+document.querySelectorAll('table.sortable th').forEach(function(th, col){
+  th.addEventListener('click', function(){
+    var table = th.closest('table'), body = table.tBodies[0];
+    var asc = !th.classList.contains('sorted-asc');
+    table.querySelectorAll('th').forEach(function(h){h.classList.remove('sorted-asc','sorted-desc');});
+    th.classList.add(asc ? 'sorted-asc' : 'sorted-desc');
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function(a, b){
+      var x = a.cells[col].getAttribute('data-v'), y = b.cells[col].getAttribute('data-v');
+      var nx = parseFloat(x), ny = parseFloat(y);
+      var c = (!isNaN(nx) && !isNaN(ny)) ? nx - ny : (isNaN(nx) - isNaN(ny)) || x.localeCompare(y);
+      return asc ? c : -c;
+    });
+    rows.forEach(function(r){ body.appendChild(r); });
+  });
+});
+function openTarget(){ var d = document.getElementById(location.hash.slice(1)); if (d && d.tagName === 'DETAILS') d.open = true; }
+window.addEventListener('hashchange', openTarget); openTarget();
+"""
+
+
+def _num(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _similarity_floor(results: Sequence[GradeResult]) -> float:
+    """Lowest token similarity in the whole report (the red end of the scale), at most 0.9."""
+    sims = []
+    for result in results:
+        bert = result.report.codebertscore if result.report else None
+        for key in ("candidate_tokens", "reference_tokens"):
+            for token in bert_value(bert, key, None) or ():
+                value = bert_value(token, "similarity")
+                if _num(value):
+                    sims.append(float(value))
+    return max(0.0, min(0.9, min(sims))) if sims else 0.5
+
+
+def build_html(results: Sequence[GradeResult], rows: Sequence[dict[str, Any]], settings: dict[str, Any],
+               title: str = "RefScore grade report") -> str:
+    """The whole report as one HTML string."""
+    columns = present_score_columns(rows)
+    stats = summary(rows)
+    low = _similarity_floor(results)
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           '<meta name="viewport" content="width=device-width, initial-scale=1">',
+           f"<title>{escape(title)}</title><style>{CSS}</style></head><body>",
+           f"<header><h1>{escape(title)}</h1><p>{stats['submissions']} submissions, "
+           f"{stats['with_errors']} with errors &middot; metrics: {escape(', '.join(settings.get('metrics', [])))}"
+           f" &middot; refscore {escape(str(settings.get('refscore_version', '')))}</p></header><main>"]
+    out.append('<section class="hists">')
+    for column in columns:
+        values = [float(r[column]) for r in rows if _num(r.get(column))]
+        out.append(histogram_svg(LABELS.get(column, column), values))
+    out.append("</section>")
+    out.append(_table(rows, columns))
+    out.append(_legend(low, any(r.get("codebertscore_f1") is not None for r in rows)))
+    for index, (result, row) in enumerate(zip(results, rows)):
+        out.append(_detail(index, result, row, columns, low))
+    out.append(f"</main><script>{JS}</script></body></html>")
+    return "\n".join(out)
+
+
+def _table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
+    head = ["Submission", "Problem", "Language", *(LABELS.get(c, c) for c in columns), "Notes"]
+    out = ['<table class="sortable" id="results"><thead><tr>']
+    out.extend(f"<th>{escape(h)}</th>" for h in head)
+    out.append("</tr></thead><tbody>")
+    for index, row in enumerate(rows):
+        bad = ' class="bad"' if row["errors"] else ""
+        out.append(f'<tr{bad} data-id="{escape(str(row["id"]))}">')
+        out.append(f'<td data-v="{escape(str(row["id"]))}"><a href="#s{index}">{escape(str(row["id"]))}</a></td>')
+        for key in ("problem", "language"):
+            text = escape(str(row.get(key) or ""))
+            out.append(f'<td data-v="{text}">{text}</td>')
+        for column in columns:
+            value = row.get(column)
+            if _num(value):
+                out.append(f'<td class="num" data-v="{value:.6f}" style="background:{heat_color(value)}">'
+                           f"{value:.3f}</td>")
+            else:
+                out.append('<td class="num" data-v="">&ndash;</td>')
+        notes = "; ".join([*row["errors"], *row["warnings"]])
+        out.append(f'<td class="err" data-v="{escape(notes)}">{escape(notes)}</td></tr>')
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def _legend(low: float, with_bert: bool) -> str:
+    missing = ('<span class="miss">red underline</span> = in the reference but missing from the candidate '
+               "(CodeBLEU explanations)")
+    if not with_bert:
+        shades = "".join(f'<span style="background:{heat_color(0.55 - 0.18 * k)}">{k}{"+" if k == 3 else ""}</span>'
+                         for k in (1, 2, 3))
+        return (f'<p class="legend">{missing}; the reference is shaded by how many CodeBLEU components miss '
+                f"each part {shades}. Token colours need CodeBERTScore (--metrics codebertscore).</p>")
+    swatches = "".join(f'<span style="background:{heat_color(v)}">{low + v * (1 - low):.2f}</span>'
+                       for v in (0.0, 0.25, 0.5, 0.75, 1.0))
+    return ('<p class="legend">Token colours: CodeBERTScore similarity of each token to its best match on '
+            f"the other side, red (poor) to green {swatches}; in the reference, red = the candidate lacks it; "
+            f"{missing}.</p>")
+
+
+def _detail(index: int, result: GradeResult, row: dict[str, Any], columns: Sequence[str], low: float) -> str:
+    item, report = result.item, result.report
+    scores = " &middot; ".join(f"{escape(LABELS.get(c, c))} {row[c]:.3f}" for c in columns if _num(row.get(c)))
+    opened = " open" if index == 0 else ""
+    out = [f'<details id="s{index}"{opened}><summary>{escape(item.id)}'
+           f'{" &mdash; " + scores if scores else ""}</summary>']
+    for message in row["errors"]:
+        out.append(f'<div class="msgs">{escape(message)}</div>')
+    for message in row["warnings"]:
+        out.append(f'<div class="warn">{escape(message)}</div>')
+    if item.context:
+        out.append(f'<div class="legend">Task: {escape(item.context[:400])}</div>')
+    if item.candidate is not None and item.references:
+        out.append(_panes(result, low))
+    out.append("</details>")
+    return "".join(out)
+
+
+def _panes(result: GradeResult, low: float) -> str:
+    item, report = result.item, result.report
+    candidate = item.candidate or ""
+    bert = report.codebertscore if report else None
+    explanations = report.codebleu.explanations if report and report.codebleu else ()
+    bert_ref = int(bert_value(bert, "reference_index", 0) or 0)
+    cand_heat = token_heat(bert_value(bert, "candidate_tokens", ()), low, candidate)
+    how = "coloured by CodeBERTScore token similarity" if cand_heat else "no token colours without CodeBERTScore"
+    out = ['<div class="panes"><div class="pane">',
+           f"<h4>Submission ({escape(how)})</h4>", render_pane(candidate, cand_heat), "</div><div>"]
+    for ref_index, reference in enumerate(item.references):
+        missing = explanation_spans(explanations, ref_index, reference)
+        heat = token_heat(bert_value(bert, "reference_tokens", ()), low, reference) if ref_index == bert_ref else []
+        if not heat:
+            heat = missing_heat(missing, len(reference))
+        name = item.reference_names[ref_index] if ref_index < len(item.reference_names) else f"reference {ref_index + 1}"
+        out.append(f'<div class="pane"><h4>{escape(name)} ({len(missing)} missing part(s) marked)</h4>'
+                   f"{render_pane(reference, heat, missing)}</div>")
+    out.append("</div></div>")
+    return "".join(out)

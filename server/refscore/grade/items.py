@@ -1,0 +1,70 @@
+"""What the grader scores: one ``GradeItem`` per submission, already read from disk.
+
+An item carries its texts (never a path to read later) so that scoring, caching and reporting
+work the same for files, mapping files and JSONL. An item that could not be read keeps its
+``error`` and is reported, never scored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Sequence
+
+
+@dataclass
+class GradeItem:
+    """One submission: its id, the candidate text, the references, language and context."""
+
+    id: str
+    candidate: str | None
+    references: tuple[str, ...]
+    language: str | None
+    context: str | None = None
+    problem: str | None = None
+    source: str | None = None  # where the candidate came from (path or "file.jsonl:line")
+    reference_names: tuple[str, ...] = ()
+    error: str | None = None
+
+    @property
+    def scorable(self) -> bool:
+        """True when the item has everything needed to be scored."""
+        return self.error is None and self.candidate is not None and bool(self.references) \
+            and self.language is not None
+
+    def cache_key(self, settings: str) -> str:
+        """Content hash of everything that decides the score, plus the run's settings."""
+        payload = json.dumps([self.candidate, list(self.references), self.language, self.context or None,
+                              settings], ensure_ascii=False)
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class ItemSet:
+    """The items of a run, in order, with notes about inputs that yielded nothing."""
+
+    items: list[GradeItem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def extend(self, other: "ItemSet") -> None:
+        """Append another set's items and notes."""
+        self.items.extend(other.items)
+        self.notes.extend(other.notes)
+
+
+def unique_ids(items: Sequence[GradeItem]) -> None:
+    """Make ids unique in place by suffixing repeats with ``#2``, ``#3``..."""
+    seen: dict[str, int] = {}
+    taken = {item.id for item in items}
+    for item in items:
+        count = seen.get(item.id, 0) + 1
+        seen[item.id] = count
+        if count > 1:
+            candidate = f"{item.id}#{count}"
+            while candidate in taken:
+                count += 1
+                candidate = f"{item.id}#{count}"
+            seen[item.id] = count
+            taken.add(candidate)
+            item.id = candidate

@@ -1,0 +1,189 @@
+"""Many problems at once: a TOML or CSV mapping file, or JSONL of ready-made pairs.
+
+TOML (paths relative to the mapping file)::
+
+    [[problem]]
+    name = "sum"                      # optional, default: the reference's file name
+    reference = "refs/sum.py"         # or a list of acceptable references
+    context = "Return the sum."       # optional task description (or context_file = "...")
+    language = "python"               # optional, default: the reference's extension
+    submissions = ["class/*/sum.py"]  # files, folders, globs
+    pattern = "*.py"                  # optional file-name filter for folders
+    per_folder = false                # true: one submission per sub-folder
+
+CSV: one problem per row with the same column names; list cells (``reference``,
+``submissions``) separate entries with ``;``.
+
+JSONL: one ``{"id", "candidate", "reference", "context", "language"}`` object per line
+(``reference`` may be a list; ``.gz`` files are read too). A bad line becomes an item with an
+error; it never stops the run.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from .. import languages
+from ..analysis.text import MAX_INPUT_BYTES
+from ..errors import InputFileError
+from .discover import expand, items_for, load_problem
+from .items import GradeItem, ItemSet
+
+TRUE_WORDS = frozenset({"1", "true", "yes", "y", "on"})
+
+
+def load_mapping(path: str | Path, default_language: str | None = None) -> ItemSet:
+    """Items for every problem of a TOML or CSV mapping file."""
+    path = Path(path)
+    problems = _toml_problems(path) if path.suffix.lower() == ".toml" else _csv_problems(path)
+    base = path.parent
+    result = ItemSet()
+    if not problems:
+        raise InputFileError(f"{path}: no problems found (expected [[problem]] tables or CSV rows)")
+    for index, entry in enumerate(problems, 1):
+        result.extend(_problem_items(entry, base, index, default_language, path))
+    return result
+
+
+def _toml_problems(path: Path) -> list[dict[str, Any]]:
+    try:
+        data = tomllib.loads(_read_text(path))
+    except tomllib.TOMLDecodeError as error:
+        raise InputFileError(f"{path}: not valid TOML ({error})") from None
+    problems = data.get("problem", data.get("problems", []))
+    if not isinstance(problems, list) or not all(isinstance(p, dict) for p in problems):
+        raise InputFileError(f"{path}: expected [[problem]] tables")
+    return problems
+
+
+def _csv_problems(path: Path) -> list[dict[str, Any]]:
+    try:
+        rows = list(csv.DictReader(io.StringIO(_read_text(path))))
+    except csv.Error as error:
+        raise InputFileError(f"{path}: not valid CSV ({error})") from None
+    out = []
+    for row in rows:
+        entry: dict[str, Any] = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()}
+        for key in ("reference", "submissions"):
+            entry[key] = [part.strip() for part in entry.get(key, "").split(";") if part.strip()]
+        entry["per_folder"] = entry.get("per_folder", "").lower() in TRUE_WORDS
+        out.append({k: v for k, v in entry.items() if v not in ("", None)})
+    return out
+
+
+def _read_text(path: Path) -> str:
+    from ..scoring.inputs import read_source
+
+    return read_source(path)
+
+
+def _as_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+
+
+def _problem_items(entry: dict[str, Any], base: Path, index: int, default_language: str | None,
+                   mapping: Path) -> ItemSet:
+    references = [base / r for r in _as_list(entry.get("reference", entry.get("references")))]
+    name = str(entry.get("name") or (references[0].stem if references else f"problem {index}"))
+    context = entry.get("context")
+    context_file = entry.get("context_file")
+    context_error = None
+    if context_file:
+        try:
+            context = _read_text(base / str(context_file))
+        except InputFileError as error:
+            context_error = str(error)
+    problem = load_problem(references, entry.get("language") or default_language,
+                           str(context) if context else None, name, strict=False)
+    if context_error and not problem.error:
+        problem.error = context_error
+    if not references:
+        problem.error = f"{mapping}: problem {name!r} has no reference"
+    pattern = entry.get("pattern")
+    subs = expand([base / s for s in _as_list(entry.get("submissions"))], pattern,
+                  bool(entry.get("per_folder", False)), exclude=references)
+    subs = [(os.path.relpath(sub_id, base) if files is not None else sub_id, files) for sub_id, files in subs]
+    result = items_for(problem, subs, pattern, id_prefix=f"{name}/")
+    if not subs:
+        result.notes.append(f"problem {name!r}: no submissions listed")
+    return result
+
+
+# -- JSONL ----------------------------------------------------------------------------------------
+
+
+def load_jsonl(path: str | Path, default_language: str | None = None) -> ItemSet:
+    """Items from a JSONL file (optionally gzipped): one candidate/reference pair per line."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+        if path.suffix == ".gz":
+            raw = gzip.decompress(raw)
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no such file") from None
+    except (OSError, EOFError) as error:
+        raise InputFileError(f"{path}: cannot read ({error})") from None
+    result = ItemSet()
+    for number, line in enumerate(raw.splitlines(), 1):
+        if line.strip():
+            result.items.append(_jsonl_item(line, f"{path.name}:{number}", default_language))
+    return result
+
+
+def _jsonl_item(line: bytes, where: str, default_language: str | None) -> GradeItem:
+    item = GradeItem(id=where, candidate=None, references=(), language=None, source=where)
+    if len(line) > MAX_INPUT_BYTES:
+        item.error = f"{where}: line is over the {MAX_INPUT_BYTES // (1024 * 1024)} MiB limit"
+        return item
+    try:
+        data = json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        item.error = f"{where}: not UTF-8"
+        return item
+    except json.JSONDecodeError as error:
+        item.error = f"{where}: not valid JSON ({error.msg})"
+        return item
+    if not isinstance(data, dict):
+        item.error = f"{where}: expected a JSON object"
+        return item
+    if data.get("id") not in (None, ""):
+        item.id = str(data["id"])
+    item.problem = str(data["problem"]) if data.get("problem") not in (None, "") else None
+    item.error = _fill(item, data, where, default_language)
+    return item
+
+
+def _fill(item: GradeItem, data: dict[str, Any], where: str, default_language: str | None) -> str | None:
+    candidate = data.get("candidate")
+    refs = data.get("reference", data.get("references"))
+    refs = [refs] if isinstance(refs, str) else refs
+    context = data.get("context")
+    if not isinstance(candidate, str):
+        return f"{where}: 'candidate' must be a string"
+    if not isinstance(refs, list) or not refs or not all(isinstance(r, str) for r in refs):
+        return f"{where}: 'reference' must be a string or a list of strings"
+    if context is not None and not isinstance(context, str):
+        return f"{where}: 'context' must be a string"
+    item.candidate, item.references, item.context = candidate, tuple(refs), context or None
+    item.reference_names = tuple(f"reference {i + 1}" for i in range(len(refs)))
+    name = data.get("language") or default_language
+    if not name:
+        return f"{where}: no 'language' (add it to the line or pass --lang)"
+    try:
+        item.language = languages.get(str(name)).name
+    except languages.UnknownLanguageError as error:
+        return f"{where}: {error}"
+    if "\x00" in candidate:
+        return f"{where}: candidate looks binary (contains NUL characters)"
+    if not candidate.strip():
+        return f"{where}: empty submission (nothing to score)"
+    return None

@@ -1,0 +1,83 @@
+"""One flat row per submission (the CSV and JSON columns), read from ScoreReports only."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from ..metrics.codebleu import COMPONENTS
+from .runner import GradeResult
+
+BERT_FIELDS = ("precision", "recall", "f1", "f3")
+#: Numeric columns, in report order; each gets a histogram in the HTML report.
+SCORE_COLUMNS = ("codebleu", *COMPONENTS, *(f"codebertscore_{f}" for f in BERT_FIELDS))
+COLUMNS = ("id", "problem", "language", "source", *SCORE_COLUMNS, "codebertscore_model",
+           "codebertscore_layer", "codebleu_signature", "codebertscore_signature", "cached",
+           "warnings", "errors")
+LABELS = {
+    "codebleu": "CodeBLEU", "ngram_match": "n-gram", "weighted_ngram_match": "weighted n-gram",
+    "syntax_match": "syntax", "dataflow_match": "dataflow", "codebertscore_precision": "BERT P",
+    "codebertscore_recall": "BERT R", "codebertscore_f1": "BERT F1", "codebertscore_f3": "BERT F3",
+}
+
+
+def bert_value(bert: Any, name: str, default: Any = None) -> Any:
+    """A field of a CodeBERTScore result, whether it is the typed result or its dict form."""
+    if bert is None:
+        return default
+    if isinstance(bert, dict):
+        return bert.get(name, default)
+    return getattr(bert, name, default)
+
+
+def result_row(result: GradeResult) -> dict[str, Any]:
+    """The row for one result; scores are None where not computed."""
+    item, report = result.item, result.report
+    row: dict[str, Any] = {key: None for key in COLUMNS}
+    row.update(id=item.id, problem=item.problem, language=item.language, source=item.source,
+               cached=result.cached, warnings=list(result.warnings), errors=result.errors)
+    if report is not None and report.codebleu is not None:
+        row["codebleu"] = report.codebleu.score
+        row["codebleu_signature"] = report.codebleu.signature
+        for component in report.codebleu.components:
+            row[component.name] = component.score
+    bert = report.codebertscore if report is not None else None
+    if bert is not None:
+        for name in BERT_FIELDS:
+            value = bert_value(bert, name)
+            row[f"codebertscore_{name}"] = float(value) if value is not None else None
+        row["codebertscore_model"] = bert_value(bert, "model")
+        row["codebertscore_layer"] = bert_value(bert, "layer")
+        row["codebertscore_signature"] = bert_value(bert, "signature")
+    return row
+
+
+def rows_for(results: Sequence[GradeResult]) -> list[dict[str, Any]]:
+    """Rows for every result, in order."""
+    return [result_row(r) for r in results]
+
+
+def present_score_columns(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Score columns that have at least one value (others are left out of the HTML)."""
+    return [c for c in SCORE_COLUMNS if any(_finite(r.get(c)) for r in rows)]
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Counts and per-metric mean/min/max over the rows that have the metric."""
+    out: dict[str, Any] = {"submissions": len(rows),
+                           "with_errors": sum(1 for r in rows if r["errors"]),
+                           "metrics": {}}
+    for column in present_score_columns(rows):
+        values = [r[column] for r in rows if _finite(r.get(column))]
+        out["metrics"][column] = {"n": len(values), "mean": sum(values) / len(values),
+                                  "min": min(values), "max": max(values)}
+    return out
+
+
+def threshold_failures(rows: Sequence[dict[str, Any]], column: str, threshold: float) -> list[dict[str, Any]]:
+    """Rows below ``threshold`` on ``column``; a row without that score fails too."""
+    return [r for r in rows if not _finite(r.get(column)) or r[column] < threshold]

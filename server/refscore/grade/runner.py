@@ -1,0 +1,135 @@
+"""The grading loop: cache look-ups, batched scoring through a ``Scorer``, progress, Ctrl-C.
+
+The grader never computes a metric: it builds ``ScoreRequest`` objects and asks the Scorer (the
+same pipeline the CLI and the editor use), then keeps the reports.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from .. import __version__
+from ..metrics.codebleu import DEFAULT_WEIGHTS
+from ..scoring.report import ALL_METRICS, ScoreReport, ScoreRequest
+from ..scoring.scorer import Scorer
+from .cache import ReportCache
+from .checks import syntax_warning
+from .items import GradeItem
+from .progress import Progress
+
+INTERRUPTED = "not scored: the run was interrupted (rerun to finish; scored items are cached)"
+
+
+@dataclass(frozen=True)
+class GradeSettings:
+    """Everything besides the texts that decides a score (part of the cache key)."""
+
+    metrics: tuple[str, ...] = ALL_METRICS
+    weights: tuple[float, float, float, float] = DEFAULT_WEIGHTS
+    batch_size: int = 32
+    scorer_tag: str = "local"  # model / layer / scorer identity
+
+    def cache_tag(self) -> str:
+        """A stable string of the settings that change scores (not the batch size)."""
+        return json.dumps({"v": __version__, "metrics": list(self.metrics), "weights": list(self.weights),
+                           "scorer": self.scorer_tag}, sort_keys=True)
+
+
+@dataclass
+class GradeResult:
+    """One item and what became of it."""
+
+    item: GradeItem
+    report: ScoreReport | None = None
+    cached: bool = False
+    warnings: list[str] = field(default_factory=list)
+    status_note: str | None = None  # e.g. interrupted before scoring
+
+    @property
+    def errors(self) -> list[str]:
+        """Every error: reading the input, scoring it, or not getting to it."""
+        out = [self.item.error] if self.item.error else []
+        if self.report is not None:
+            out.extend(self.report.errors)
+        if self.status_note:
+            out.append(self.status_note)
+        return out
+
+
+@dataclass
+class GradeRun:
+    """The results of a run, in input order, and how it went."""
+
+    results: list[GradeResult]
+    interrupted: bool = False
+    elapsed_s: float = 0.0
+    scorer_s: float = 0.0  # wall time inside Scorer.score_many
+    scored: int = 0
+    from_cache: int = 0
+
+
+def run_grading(items: Sequence[GradeItem], scorer: Scorer, settings: GradeSettings,
+                cache: ReportCache | None = None, progress: Progress | None = None) -> GradeRun:
+    """Score every scorable item not already in ``cache``; Ctrl-C stops after writing what was
+    scored (the rest are marked as not scored)."""
+    start = time.perf_counter()
+    cache = cache or ReportCache(None)
+    progress = progress or Progress(len(items), enabled=False)
+    tag = settings.cache_tag()
+    results = [GradeResult(item) for item in items]
+    pending: list[tuple[GradeResult, str]] = []
+    cached = skipped = 0
+    for result in results:
+        if not result.item.scorable:
+            skipped += 1
+            continue
+        key = result.item.cache_key(tag)
+        report = cache.get(key)
+        if report is None:
+            pending.append((result, key))
+        else:
+            result.report, result.cached = report, True
+            cached += 1
+    progress.update(cached=cached, skipped=skipped)
+    run = GradeRun(results, from_cache=cached)
+    size = max(1, settings.batch_size)
+    try:
+        for offset in range(0, len(pending), size):
+            batch = pending[offset:offset + size]
+            requests = [_request(r.item, settings) for r, _ in batch]
+            t0 = time.perf_counter()
+            reports = scorer.score_many(requests)
+            run.scorer_s += time.perf_counter() - t0
+            fresh = []
+            for (result, key), report in zip(batch, reports):
+                result.report = report
+                if not report.errors:
+                    fresh.append((key, report))
+            cache.put_many(fresh)
+            run.scored += len(batch)
+            progress.update(scored=len(batch))
+    except KeyboardInterrupt:
+        run.interrupted = True
+        for result, _ in pending:
+            if result.report is None:
+                result.status_note = INTERRUPTED
+    finally:
+        cache.close()
+        progress.close()
+    for result in results:
+        if result.report is not None and result.item.candidate is not None and result.item.language:
+            warning = syntax_warning(result.item.candidate, result.item.language)
+            if warning:
+                result.warnings.append(warning)
+    run.elapsed_s = time.perf_counter() - start
+    return run
+
+
+def _request(item: GradeItem, settings: GradeSettings) -> ScoreRequest:
+    assert item.candidate is not None and item.language is not None
+    return ScoreRequest(candidate=item.candidate, references=item.references, language=item.language,
+                        context=item.context, metrics=settings.metrics, weights=settings.weights,
+                        explain=True)
