@@ -1,0 +1,151 @@
+"""Drop-in replacement for ``code_bert_score.score`` (code-bert-score 0.4.1).
+
+Same arguments, same ``(P, R, F1, F3)`` float32 tensors, same numbers (within 1e-5 on CPU), but:
+
+* models load from local files only (a folder, or a Hugging Face id already in the local cache);
+  an explicit ``model_type`` that is not local raises ``ModelNotAvailableError``; with only
+  ``lang`` given and the paper model not cached, the embedded all-MiniLM-L6-v2 (layer 6) is used
+  and a warning says so;
+* ``sources`` (the natural-language context) works with every fast tokenizer (WordPiece too) and
+  may be combined with several references per candidate;
+* the loaded model and the embeddings are kept between calls (same model, layer, device).
+
+Kept from the package: IDF over the given references, per-component maximum over several
+references, baseline rescaling (a missing baseline file means baseline 0.5 for every
+component), NaN where the package gives NaN (a zero IDF weight sum), 0 for empty texts.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Any, Mapping, Sequence, Union
+
+from ..embed import torch_module
+from ..embed.encoder import encoder_for
+from ..embed.registry import ModelSpec, known_layer, local_model_path, paper_model, resolve_model
+from ..metrics.codebertscore import IdfTable, best_over_references, load_baseline, model_input, rescale
+from ..metrics.codebertscore_scorer import idf_from_references, match_pair, prepare_texts, unweighted_ids
+
+__all__ = ["score"]
+
+#: code-bert-score's layer for a model it does not know.
+PACKAGE_DEFAULT_LAYER = 10
+
+
+def _spec(lang: str | None, model_type: str | None, num_layers: int | None) -> ModelSpec:
+    if model_type is not None:
+        model_type = str(model_type)
+        layer = num_layers if num_layers is not None else (known_layer(model_type) or PACKAGE_DEFAULT_LAYER)
+        return resolve_model(model=model_type, layer=layer)
+    paper_id, paper_layer = paper_model(lang)
+    path = local_model_path(paper_id)
+    if path is not None:
+        return ModelSpec(paper_id, path, num_layers if num_layers is not None else paper_layer)
+    warnings.warn(f"{paper_id} is not in the local Hugging Face cache; using the embedded "
+                  "all-MiniLM-L6-v2 instead", stacklevel=3)
+    return resolve_model(layer=num_layers, prefer_paper=False)
+
+
+def _baseline(path: str | None, layer: int) -> tuple[float, ...]:
+    """The package ships no baseline files: without a readable file every baseline is 0.5."""
+    if path is None or not os.path.isfile(path):
+        return (0.5, 0.5, 0.5, 0.5)
+    return load_baseline(path, layer)
+
+
+def _package_window_plans(encoder: Any, cands: Sequence[str], groups: Sequence[Sequence[str]],
+                          contexts: Sequence[str | None], with_sources: bool,
+                          batch_size: int) -> dict[str, int]:
+    """Window-plan lengths that reproduce code-bert-score's long-input handling: it plans the
+    windows of every text in a padded embedding batch on the batch's longest text, so a text
+    longer than 3/4 of the window gets different vectors when a batch-mate exceeds the window.
+    Batches: references then candidates in order with ``sources``; otherwise the distinct texts
+    sorted by word count (longest first). Empty when no text can exceed the window."""
+    refs = [model_input(r, ctx).text for group, ctx in zip(groups, contexts) for r in group]
+    hyps = [model_input(c, ctx).text for c, group, ctx in zip(cands, groups, contexts) for _ in group]
+    every = refs + hyps
+    if not every or max(len(t.encode("utf-8", "surrogatepass")) for t in every) + 2 <= encoder.window:
+        return {}
+    if with_sources:
+        order = every
+    else:
+        order = sorted(dict.fromkeys(every), key=lambda t: len(t.split(" ")), reverse=True)
+    distinct = list(dict.fromkeys(order))
+    lengths = {enc.text: len(enc.ids) for enc in encoder.tokenize(distinct)}
+    plans: dict[str, int] = {}
+    size = max(1, batch_size)
+    for start in range(0, len(order), size):
+        chunk = order[start:start + size]
+        longest = max(lengths[t] for t in chunk)
+        for t in chunk:
+            plans[t] = longest
+    return plans
+
+
+def _padding_floors(flat: Sequence[tuple[Any, Any]], batch_size: int) -> list[tuple[bool, bool]]:
+    """Where the package's padded batches (``batch_size`` pairs in order) make a padding
+    similarity of 0 take part in the maximum: (precision side, recall side) per pair."""
+    out: list[tuple[bool, bool]] = []
+    size = max(1, batch_size)
+    for start in range(0, len(flat), size):
+        chunk = flat[start:start + size]
+        longest_c = max(len(c.rows) for c, _ in chunk)
+        longest_r = max(len(r.rows) for _, r in chunk)
+        out.extend((len(r.rows) < longest_r, len(c.rows) < longest_c) for c, r in chunk)
+    return out
+
+
+def score(cands: Sequence[str], refs: Sequence[Union[str, Sequence[str]]], lang: str | None = None,
+          model_type: str | None = None, num_layers: int | None = None,
+          idf: Union[bool, Mapping[int, float]] = False, sources: Sequence[str] | None = None,
+          batch_size: int = 64, device: str | None = None, rescale_with_baseline: bool = False,
+          baseline_path: str | None = None, **_ignored: Any) -> tuple[Any, Any, Any, Any]:
+    """CodeBERTScore of each candidate against its reference(s): ``(P, R, F1, F3)`` tensors.
+
+    ``refs`` holds one string per candidate or one list of strings per candidate (the best value
+    of each component is kept). ``idf`` is False, True (IDF from the references) or a
+    ``{token_id: weight}`` dict. ``sources`` holds one context per candidate. Extra keyword
+    arguments of the package (``verbose``, ``nthreads``, ...) are accepted and ignored.
+    """
+    torch = torch_module()
+    if len(cands) != len(refs):
+        raise ValueError("Different number of candidates and references")
+    if lang is None and model_type is None:
+        raise ValueError("Either lang or model_type should be specified")
+    if rescale_with_baseline and lang is None:
+        raise ValueError("Need to specify Language when rescaling with baseline")
+    if sources is not None and len(sources) != len(cands):
+        raise ValueError("Different number of candidates and sources")
+    groups = [[r] if isinstance(r, str) else list(r) for r in refs]
+    spec = _spec(lang, model_type, num_layers)
+    encoder = encoder_for(spec, device=device, half=False)
+
+    contexts = list(sources) if sources is not None else [None] * len(cands)
+    items: list[tuple[str, str | None]] = []
+    for cand, group, ctx in zip(cands, groups, contexts):
+        items.append((cand, ctx))
+        items.extend((r, ctx) for r in group)
+    plans = _package_window_plans(encoder, cands, groups, contexts, sources is not None, batch_size)
+    prepared = prepare_texts(encoder, items, batch_size, plans)
+
+    table: IdfTable | None = None
+    if isinstance(idf, Mapping):
+        table = IdfTable.from_mapping(idf)
+    elif idf:
+        table = idf_from_references(encoder, [r for group in groups for r in group])
+    zero_ids = unweighted_ids(encoder)
+
+    flat = [(prepared[(cand, ctx or None)], prepared[(r, ctx or None)])
+            for cand, group, ctx in zip(cands, groups, contexts) for r in group]
+    floors = _padding_floors(flat, batch_size)
+    scores = [match_pair(c, r, table, zero_ids, fl).scores for (c, r), fl in zip(flat, floors)]
+    rows, at = [], 0
+    for group in groups:
+        rows.append(best_over_references(scores[at:at + len(group)]))
+        at += len(group)
+    if rescale_with_baseline:
+        base = _baseline(baseline_path, encoder.layer)
+        rows = [rescale(r, base) for r in rows]
+    out = torch.tensor(rows, dtype=torch.float32).reshape(len(rows), 4)
+    return out[:, 0], out[:, 1], out[:, 2], out[:, 3]

@@ -1,0 +1,230 @@
+"""A loaded encoder: tokenize with character offsets, embed in length-sorted batches.
+
+* Loads tokenizer and model from a local folder only (``local_files_only=True``); never the hub.
+* Keeps the model cut after the chosen hidden layer (the layers above it are dropped, as
+  code-bert-score does), in eval mode, under ``torch.inference_mode``.
+* Inputs longer than the model limit are split into overlapping windows (see ``windows``);
+  windows of all texts are batched together, sorted by length to keep padding small.
+* Identical texts are encoded once per call; results are kept in an LRU ``EmbeddingCache``.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from .cache import EmbeddingCache, text_key
+from .device import select_device, select_dtype
+from .registry import ModelSpec, resolve_model
+from .windows import Window, plan_windows
+
+if TYPE_CHECKING:  # pragma: no cover
+    import torch
+
+_HUGE = 1_000_000
+
+
+@dataclass
+class Encoded:
+    """One text as the model saw it: ids, token strings, offsets into ``text``, embeddings."""
+
+    text: str
+    ids: list[int]
+    tokens: list[str]
+    offsets: list[tuple[int, int]]
+    special: list[bool]
+    embeddings: "torch.Tensor | None" = None  # (len(ids), hidden) float32 on CPU
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+def _cut_layers(model: Any, layer: int) -> None:
+    """Keep only the first ``layer`` transformer blocks so the output is hidden layer ``layer``."""
+    import torch
+
+    for owner_name, list_name in (("encoder", "layer"), ("transformer", "layer"), ("encoder", "layers")):
+        owner = getattr(model, owner_name, None)
+        blocks = getattr(owner, list_name, None) if owner is not None else None
+        if isinstance(blocks, torch.nn.ModuleList):
+            if not 0 <= layer <= len(blocks):
+                raise ValueError(f"layer {layer} is outside 0..{len(blocks)} for this model")
+            setattr(owner, list_name, torch.nn.ModuleList(list(blocks)[:layer]))
+            if hasattr(model, "pooler"):
+                model.pooler = None
+            return
+    raise ValueError(f"unsupported encoder architecture: {type(model).__name__}")
+
+
+class Encoder:
+    """A tokenizer + model pair held in memory, producing token embeddings of one hidden layer."""
+
+    def __init__(self, spec: ModelSpec, *, device: str | None = None, half: bool | None = None,
+                 batch_size: int = 64, overlap: float = 0.5,
+                 cache: EmbeddingCache | None = None) -> None:
+        import torch
+        from transformers import AutoConfig, AutoModel, AutoTokenizer
+        from transformers.utils import logging as hf_logging
+
+        self.spec = spec
+        self.device = select_device(device)
+        self.dtype = select_dtype(self.device, half)
+        self.batch_size = max(1, int(batch_size))
+        self.overlap = overlap
+        self.cache = cache if cache is not None else EmbeddingCache()
+        self._lock = threading.Lock()
+
+        verbosity = hf_logging.get_verbosity()
+        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()
+        try:
+            config = AutoConfig.from_pretrained(spec.path, local_files_only=True)
+            self.tokenizer = AutoTokenizer.from_pretrained(spec.path, local_files_only=True)
+            model = AutoModel.from_pretrained(spec.path, local_files_only=True)
+        finally:
+            hf_logging.set_verbosity(verbosity)
+        if not getattr(self.tokenizer, "is_fast", True):
+            raise ValueError(f"{spec.model_id}: a fast (tokenizers-backed) tokenizer is required")
+        total = int(getattr(config, "num_hidden_layers", 0) or 0)
+        self.layer = spec.layer if spec.layer >= 0 else total
+        _cut_layers(model, self.layer)
+        model.eval()
+        model.to(device=self.device, dtype=getattr(torch, self.dtype))
+        self.model = model
+        self.model_id = spec.model_id
+        self.hidden_size = int(getattr(config, "hidden_size", 0) or 0)
+        self.window = self._window_limit(config)
+        self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        self.key = (spec.path, self.layer, self.dtype, self.device.split(":")[0], self.window, overlap)
+
+    def _window_limit(self, config: Any) -> int:
+        """Tokens per model call: the tokenizer's limit, else the position table (minus RoBERTa's
+        padding offset)."""
+        limit = int(getattr(self.tokenizer, "model_max_length", _HUGE) or _HUGE)
+        positions = int(getattr(config, "max_position_embeddings", 0) or 0)
+        if positions:
+            if getattr(config, "model_type", "") in ("roberta", "xlm-roberta", "camembert", "longformer"):
+                positions -= (getattr(config, "pad_token_id", 1) or 1) + 1
+            if limit >= _HUGE:
+                limit = positions
+        return max(2, min(limit, _HUGE))
+
+    # -- tokenization ---------------------------------------------------------------------------
+
+    def tokenize(self, texts: Sequence[str]) -> list[Encoded]:
+        """Tokenize ``texts`` with special tokens, never truncating; offsets index each text."""
+        if not texts:
+            return []
+        batch = self.tokenizer(list(texts), add_special_tokens=True, truncation=False,
+                               return_offsets_mapping=True, return_special_tokens_mask=True,
+                               return_attention_mask=False, return_token_type_ids=False,
+                               verbose=False)
+        out = []
+        for i, text in enumerate(texts):
+            ids = list(batch["input_ids"][i])
+            out.append(Encoded(
+                text=text,
+                ids=ids,
+                tokens=self.tokenizer.convert_ids_to_tokens(ids),
+                offsets=[(int(a), int(b)) for a, b in batch["offset_mapping"][i]],
+                special=[bool(s) for s in batch["special_tokens_mask"][i]],
+            ))
+        return out
+
+    # -- embedding ------------------------------------------------------------------------------
+
+    def embed(self, texts: Sequence[str], batch_size: int | None = None,
+              plan_lengths: Mapping[str, int] | None = None) -> list[Encoded]:
+        """Tokenize and embed ``texts`` (cached, deduplicated); one ``Encoded`` per input text.
+
+        ``plan_lengths`` (drop-in parity only) plans a text's windows as if it were that many
+        tokens long, as code-bert-score does for every text of a padded batch.
+        """
+        plans = {t: self._plan(t, plan_lengths) for t in dict.fromkeys(texts)}
+        unique: dict[str, Encoded | None] = {
+            t: self.cache.get((self.key, text_key(t), plan)) for t, plan in plans.items()}
+        missing = [t for t, enc in unique.items() if enc is None]
+        if missing:
+            fresh = self.tokenize(missing)
+            self._forward(fresh, batch_size or self.batch_size, [plans[t] for t in missing])
+            for enc in fresh:
+                unique[enc.text] = enc
+                assert enc.embeddings is not None
+                size = enc.embeddings.numel() * 4 + 16 * len(enc.ids) + 2 * len(enc.text)
+                self.cache.put((self.key, text_key(enc.text), plans[enc.text]), enc, size)
+        return [unique[t] for t in texts]  # type: ignore[misc]
+
+    def _plan(self, text: str, plan_lengths: Mapping[str, int] | None) -> int | None:
+        if not plan_lengths:
+            return None
+        plan = plan_lengths.get(text)
+        return plan if plan is not None and plan > self.window else None
+
+    def _windows(self, length: int, plan: int | None) -> list[Window]:
+        if plan is None or plan <= length:
+            return plan_windows(length, self.window, self.overlap)
+        out = []
+        for w in plan_windows(plan, self.window, self.overlap):
+            if w.keep_start < length:
+                out.append(Window(w.start, min(w.end, length), w.keep_start, min(w.keep_end, length)))
+        return out
+
+    def _forward(self, docs: list[Encoded], batch_size: int,
+                 plans: Sequence[int | None] | None = None) -> None:
+        """Fill ``doc.embeddings`` for every doc: windows of all docs, batched by length."""
+        import torch
+
+        rows: list[tuple[int, Window]] = []
+        for d, doc in enumerate(docs):
+            plan = plans[d] if plans is not None else None
+            rows.extend((d, w) for w in self._windows(len(doc.ids), plan))
+        rows.sort(key=lambda r: r[1].end - r[1].start, reverse=True)
+        outputs = [torch.empty(len(doc.ids), self.hidden_size, dtype=torch.float32) for doc in docs]
+        with self._lock, torch.inference_mode():
+            for b in range(0, len(rows), batch_size):
+                chunk = rows[b:b + batch_size]
+                width = chunk[0][1].end - chunk[0][1].start
+                ids = torch.full((len(chunk), width), self.pad_id, dtype=torch.long)
+                mask = torch.zeros((len(chunk), width), dtype=torch.long)
+                for r, (d, w) in enumerate(chunk):
+                    n = w.end - w.start
+                    ids[r, :n] = torch.tensor(docs[d].ids[w.start:w.end], dtype=torch.long)
+                    mask[r, :n] = 1
+                hidden = self.model(input_ids=ids.to(self.device),
+                                    attention_mask=mask.to(self.device))[0]
+                hidden = hidden.float().cpu()
+                for r, (d, w) in enumerate(chunk):
+                    lo, hi = w.keep_start - w.start, w.keep_end - w.start
+                    outputs[d][w.keep_start:w.keep_end] = hidden[r, lo:hi]
+        for doc, emb in zip(docs, outputs):
+            doc.embeddings = emb
+
+    def describe(self) -> dict[str, Any]:
+        """Model id, layer, device and precision, for reports."""
+        return {"model": self.model_id, "layer": self.layer, "device": self.device,
+                "dtype": self.dtype, "window": self.window}
+
+
+_LOADED: dict[tuple[Any, ...], Encoder] = {}
+_LOADED_LOCK = threading.Lock()
+
+
+def load_encoder(model: str | None = None, layer: int | None = None, *,
+                 language: str | None = None, device: str | None = None,
+                 half: bool | None = None, prefer_paper: bool = True) -> Encoder:
+    """A loaded encoder (kept per process): see ``registry.resolve_model`` for the choice."""
+    spec = resolve_model(language, model, layer, prefer_paper=prefer_paper)
+    return encoder_for(spec, device=device, half=half)
+
+
+def encoder_for(spec: ModelSpec, *, device: str | None = None, half: bool | None = None) -> Encoder:
+    """The process-wide encoder for a resolved ``spec`` on ``device`` (loaded on first use)."""
+    dev = select_device(device)
+    key = (spec.path, spec.layer, dev, select_dtype(dev, half))
+    with _LOADED_LOCK:
+        enc = _LOADED.get(key)
+        if enc is None:
+            enc = Encoder(spec, device=dev, half=half)
+            _LOADED[key] = enc
+        return enc

@@ -1,0 +1,340 @@
+"""CodeBERTScore scoring with a loaded encoder: typed results, token alignments, batching.
+
+Typical use::
+
+    from refscore.metrics.codebertscore_scorer import get_default_scorer, ScorePair
+    scorer = get_default_scorer("python")             # paper model if cached, else MiniLM L6
+    res = scorer.score("def f(a): return a+1", ["def f(x): return x + 1"], context="add one")
+    res.f1, res.signature, res.candidate_tokens[0].match_text
+
+Empty input: a candidate or reference with no scorable token (empty, whitespace-only or
+punctuation-only) scores 0.0 on P, R, F1 and F3 (before rescaling); no exception. Any other
+undefined value (a zero IDF weight sum) is reported as 0.0 too.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
+
+from .codebertscore import (
+    IdfTable,
+    ModelInput,
+    PairMatch,
+    best_over_references,
+    greedy_match,
+    load_baseline,
+    matching_rows,
+    model_input,
+    normalize_rows,
+    rescale,
+    token_weights,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    import torch
+
+    from ..embed.encoder import Encoded, Encoder
+
+SIGNATURE_PREFIX = "cbs"
+
+
+# -- prepared texts (shared with refscore.compat.bertscore_api) -----------------------------------
+
+
+@dataclass
+class PreparedText:
+    """One text (with its optional context) embedded and reduced to its matching rows."""
+
+    original: str
+    source: ModelInput
+    encoded: "Encoded"
+    rows: list[int]  # indices into encoded tokens that take part in matching
+    emb: "torch.Tensor"  # (len(rows), d), unit rows
+    empty: bool  # no row besides special tokens
+
+    def row_ids(self) -> list[int]:
+        """Token ids of the matching rows."""
+        return [self.encoded.ids[i] for i in self.rows]
+
+    def row_span(self, k: int) -> tuple[int, int] | None:
+        """Span of matching row ``k`` in the original text (None for special tokens)."""
+        i = self.rows[k]
+        if self.encoded.special[i]:
+            return None
+        return self.source.to_original(*self.encoded.offsets[i])
+
+    def is_special(self, k: int) -> bool:
+        """Whether matching row ``k`` is a special token (CLS, SEP, ...)."""
+        return self.encoded.special[self.rows[k]]
+
+
+def prepare_texts(encoder: "Encoder", items: Sequence[tuple[str, str | None]],
+                  batch_size: int | None = None,
+                  plan_lengths: Mapping[str, int] | None = None,
+                  ) -> dict[tuple[str, str | None], PreparedText]:
+    """Embed each distinct (text, context) once and select its matching rows.
+
+    ``plan_lengths`` maps model texts to window-plan lengths (drop-in parity only).
+    """
+    unique = list(dict.fromkeys((t, c or None) for t, c in items))
+    sources = [model_input(t, c) for t, c in unique]
+    encoded = encoder.embed([s.text for s in sources], batch_size=batch_size,
+                            plan_lengths=plan_lengths)
+    out: dict[tuple[str, str | None], PreparedText] = {}
+    for (text, ctx), src, enc in zip(unique, sources, encoded):
+        rows = matching_rows(enc.tokens, enc.offsets, enc.special, src.code_start)
+        assert enc.embeddings is not None
+        emb = normalize_rows(enc.embeddings[rows])
+        empty = all(enc.special[i] for i in rows)
+        out[(text, ctx)] = PreparedText(text, src, enc, rows, emb, empty)
+    return out
+
+
+def unweighted_ids(encoder: "Encoder") -> set[int]:
+    """Ids that weigh 0 without IDF: the tokenizer's CLS and SEP (BOS/EOS for RoBERTa)."""
+    tok = encoder.tokenizer
+    return {i for i in (tok.cls_token_id, tok.sep_token_id) if i is not None}
+
+
+def idf_from_references(encoder: "Encoder", references: Sequence[str]) -> IdfTable:
+    """IDF over the references (stripped, without context, with special tokens), as the package
+    computes it; each reference string counts as one document, repeats included."""
+    stripped = [r.strip() for r in references]
+    distinct = list(dict.fromkeys(stripped))
+    ids = {enc.text: enc.ids for enc in encoder.tokenize(distinct)}
+    return IdfTable.from_documents(ids[r] for r in stripped)
+
+
+def match_pair(cand: PreparedText, ref: PreparedText, idf: IdfTable | None,
+               zero_ids: set[int], floor: tuple[bool, bool] = (False, False)) -> PairMatch:
+    """Greedy matching of one prepared candidate against one prepared reference."""
+    cw = cand.emb.new_tensor(token_weights(cand.row_ids(), idf, zero_ids))
+    rw = ref.emb.new_tensor(token_weights(ref.row_ids(), idf, zero_ids))
+    return greedy_match(cand.emb, cw, cand.empty, ref.emb, rw, ref.empty, floor)
+
+
+# -- results --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TokenAlignment:
+    """One scored token of one side and its best match on the other side.
+
+    ``start``/``end`` (and ``match_start``/``match_end``) are Python string indices (code points)
+    into the ORIGINAL texts; ``match_*`` is None when the best match is a special token (CLS/SEP).
+    ``similarity`` is the raw cosine (never rescaled); for candidate tokens it is the precision
+    contribution, for reference tokens the recall contribution (low = missing in the candidate).
+    """
+
+    text: str
+    start: int
+    end: int
+    similarity: float
+    weight: float
+    match_text: str | None
+    match_start: int | None
+    match_end: int | None
+
+
+@dataclass(frozen=True)
+class BertScoreResult:
+    """CodeBERTScore of one candidate against its references."""
+
+    precision: float
+    recall: float
+    f1: float
+    f3: float
+    model: str
+    layer: int
+    device: str
+    idf: bool
+    rescaled: bool
+    context: bool
+    signature: str
+    candidate_tokens: list[TokenAlignment] = field(default_factory=list)
+    reference_tokens: list[TokenAlignment] = field(default_factory=list)
+    reference_index: int = 0  # which reference the alignments are for (best F1)
+    per_reference: list[tuple[float, float, float, float]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON summary (scores, model, layer, device, signature)."""
+        return {"precision": self.precision, "recall": self.recall, "f1": self.f1, "f3": self.f3,
+                "model": self.model, "layer": self.layer, "device": self.device,
+                "signature": self.signature}
+
+
+def _alignments(side: PreparedText, other: PreparedText, best: "torch.Tensor",
+                arg: "torch.Tensor", weights: list[float]) -> list[TokenAlignment]:
+    out = []
+    best_l, arg_l = best.tolist(), arg.tolist()
+    for k in range(len(side.rows)):
+        span = side.row_span(k)
+        if span is None:
+            continue
+        j = arg_l[k]
+        mspan = other.row_span(j)
+        if mspan is None:
+            mtext = other.encoded.tokens[other.rows[j]]
+            ms, me = None, None
+        else:
+            ms, me = mspan
+            mtext = other.original[ms:me]
+        out.append(TokenAlignment(side.original[span[0]:span[1]], span[0], span[1],
+                                  float(best_l[k]), float(weights[k]), mtext, ms, me))
+    return out
+
+
+def _clean(values: Sequence[float]) -> tuple[float, ...]:
+    return tuple(0.0 if math.isnan(v) else float(v) for v in values)
+
+
+# -- the scorer -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScorePair:
+    """A candidate, its references (one string or several), optional language and context."""
+
+    candidate: str
+    references: Union[str, Sequence[str]]
+    language: str | None = None
+    context: str | None = None
+
+
+PairLike = Union[ScorePair, tuple]
+IdfSetting = Union[None, str, Path, IdfTable, Mapping[int, float]]
+
+
+class BertScorer:
+    """Holds a loaded encoder and scores (candidate, references, language, context) pairs.
+
+    ``idf``: None (no IDF), ``"references"`` (IDF from the references of each ``score_batch``
+    call, like code-bert-score), an ``IdfTable``, a ``{token_id: weight}`` mapping, or a path to
+    an IDF JSON file (``IdfTable.load``). ``baseline``: None, a (P, R, F1, F3) tuple, or a
+    code-bert-score baseline CSV (the row of this scorer's layer is used).
+    """
+
+    def __init__(self, encoder: "Encoder | None" = None, *, model: str | None = None,
+                 layer: int | None = None, language: str | None = None,
+                 device: str | None = None, half: bool | None = None, idf: IdfSetting = None,
+                 baseline: Union[None, str, Path, Sequence[float]] = None,
+                 batch_size: int = 64) -> None:
+        if encoder is None:
+            from ..embed.encoder import load_encoder
+
+            encoder = load_encoder(model, layer, language=language, device=device, half=half)
+        self.encoder = encoder
+        self.batch_size = batch_size
+        self._zero_ids = unweighted_ids(encoder)
+        self._idf_mode = idf
+        self.idf_table: IdfTable | None = None
+        if isinstance(idf, IdfTable):
+            self.idf_table = idf
+        elif isinstance(idf, Mapping):
+            self.idf_table = IdfTable.from_mapping(idf)
+        elif isinstance(idf, (str, Path)) and str(idf) != "references":
+            self.idf_table = IdfTable.load(idf)
+        self.baseline: tuple[float, ...] | None = None
+        if isinstance(baseline, (str, Path)):
+            self.baseline = load_baseline(baseline, encoder.layer)
+        elif baseline is not None:
+            self.baseline = tuple(float(b) for b in baseline)
+
+    @property
+    def uses_idf(self) -> bool:
+        """Whether IDF weighting is on."""
+        return self._idf_mode is not None
+
+    def signature(self, context: bool) -> str:
+        """sacrebleu-style signature of the settings that produced a score."""
+        from .. import __version__
+
+        yn = {True: "yes", False: "no"}
+        return (f"{SIGNATURE_PREFIX}|model:{self.encoder.model_id}|layer:{self.encoder.layer}"
+                f"|idf:{yn[self.uses_idf]}|rescale:{yn[self.baseline is not None]}"
+                f"|ctx:{yn[context]}|v:{__version__}")
+
+    def score(self, candidate: str, references: Union[str, Sequence[str]],
+              context: str | None = None, language: str | None = None) -> BertScoreResult:
+        """Score one candidate against one or more references."""
+        return self.score_batch([ScorePair(candidate, references, language, context)])[0]
+
+    def score_batch(self, pairs: Sequence[PairLike]) -> list[BertScoreResult]:
+        """Score many pairs; shared texts (a reference used by many candidates) embed once."""
+        items = [p if isinstance(p, ScorePair) else ScorePair(*p) for p in pairs]
+        refs_of = [[r] if isinstance(r, str) else list(r) for r in (p.references for p in items)]
+        texts: list[tuple[str, str | None]] = []
+        for p, refs in zip(items, refs_of):
+            texts.append((_as_text(p.candidate), p.context))
+            texts.extend((_as_text(r), p.context) for r in refs)
+        prepared = prepare_texts(self.encoder, texts, self.batch_size)
+        idf = self.idf_table
+        if self._idf_mode is not None and idf is None:
+            idf = idf_from_references(self.encoder, [_as_text(r) for refs in refs_of for r in refs])
+        return [self._result(p, refs, prepared, idf) for p, refs in zip(items, refs_of)]
+
+    def _result(self, pair: ScorePair, refs: list[str],
+                prepared: Mapping[tuple[str, str | None], PreparedText],
+                idf: IdfTable | None) -> BertScoreResult:
+        ctx = pair.context or None
+        cand = prepared[(_as_text(pair.candidate), ctx)]
+        matches, per_ref = [], []
+        for r in refs:
+            ref = prepared[(_as_text(r), ctx)]
+            m = match_pair(cand, ref, idf, self._zero_ids)
+            if cand.empty or ref.empty:
+                m.f1 = m.f3 = 0.0
+            matches.append((ref, m))
+            per_ref.append(_clean(m.scores))
+        scores = best_over_references(per_ref) if per_ref else (0.0, 0.0, 0.0, 0.0)
+        if self.baseline is not None:
+            scores = rescale(scores, self.baseline)
+        cand_tokens: list[TokenAlignment] = []
+        ref_tokens: list[TokenAlignment] = []
+        best_index = 0
+        if matches:
+            best_index = max(range(len(matches)), key=lambda i: (per_ref[i][2], -i))
+            ref, m = matches[best_index]
+            cw = token_weights(cand.row_ids(), idf, self._zero_ids)
+            rw = token_weights(ref.row_ids(), idf, self._zero_ids)
+            cand_tokens = _alignments(cand, ref, m.cand_best, m.cand_arg, cw)
+            ref_tokens = _alignments(ref, cand, m.ref_best, m.ref_arg, rw)
+        has_ctx = bool((pair.context or "").strip())
+        p, r, f1, f3 = _clean(scores)
+        return BertScoreResult(
+            p, r, f1, f3, self.encoder.model_id, self.encoder.layer, self.encoder.device,
+            self.uses_idf, self.baseline is not None, has_ctx, self.signature(has_ctx),
+            cand_tokens, ref_tokens, best_index, per_ref)
+
+
+def _as_text(value: Any) -> str:
+    """Text for scoring: bytes are decoded as UTF-8 with replacement, None is empty."""
+    if value is None:
+        return ""
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", errors="replace")
+    return str(value)
+
+
+_DEFAULT: dict[tuple[str, str | None], BertScorer] = {}
+_DEFAULT_LOCK = threading.Lock()
+
+
+def get_default_scorer(language: str | None = None, device: str | None = None) -> BertScorer:
+    """The per-language paper model when it is in the local HF cache, else the embedded
+    all-MiniLM-L6-v2 at layer 6 (its last); one scorer per (language, device) per process."""
+    from ..embed.encoder import encoder_for
+    from ..embed.registry import resolve_model
+
+    spec = resolve_model(language)
+    key = (spec.path, device)
+    with _DEFAULT_LOCK:
+        scorer = _DEFAULT.get(key)
+        if scorer is None:
+            scorer = BertScorer(encoder_for(spec, device=device))
+            _DEFAULT[key] = scorer
+        return scorer
