@@ -1,0 +1,34 @@
+"""``refscore serve``: the language server on stdin/stdout (live scores in any LSP client)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "serve", help="run the language server (LSP over stdio)",
+        description="Run the RefScore language server over stdin/stdout. See docs/editor.md.")
+    parser.add_argument("--stdio", action="store_true", help="accepted for clients that pass it (stdio is the default)")
+    parser.add_argument("--no-daemon", action="store_true",
+                        help="never start or use the scoring daemon (CodeBLEU only)")
+    parser.add_argument("--log-file", help="write the server's log here (default: stderr, warnings only)")
+    parser.add_argument("--verbose", action="store_true", help="log debug messages")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the editor never waits on the network
+    level = logging.DEBUG if args.verbose else logging.WARNING
+    if args.log_file:
+        logging.basicConfig(filename=args.log_file, level=level, format="%(asctime)s %(name)s %(message)s")
+    else:
+        logging.basicConfig(stream=sys.stderr, level=level, format="refscore serve: %(name)s: %(message)s")
+    from ..lsp.server import build_server
+
+    server = build_server(allow_daemon=not args.no_daemon)
+    server.start_io()
+    return 0

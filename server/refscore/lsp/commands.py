@@ -1,0 +1,110 @@
+"""Commands and custom requests.
+
+* ``refscore.setReference`` ``[uri, path | [paths] | null]``: choose the document's reference(s)
+  for this session (relative paths from the document's folder); null goes back to discovery.
+  Returns ``{"references": [uri, ...]}``.
+* ``refscore.missingFromReference`` ``[uri]``: what the reference has that the candidate lacks,
+  ``[{kind, text, uri, range, similarity?}]``.
+* request ``refscore/scoreText`` ``{uri, text}``: scores ``text`` against the document's reference
+  (its best-matching region) without touching the document; returns
+  ``{codebleu, codebertscore, region: {uri, range, function}, errors}`` or ``{error}``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.uris import from_fs_path, to_fs_path
+
+from ..scoring.report import ScoreRequest
+from .missing import missing_items
+from .pairing import best_region
+from .render import bert_data, codebleu_data
+from .scorers import ScorerUnavailable
+from .server import RefScoreServer
+
+SET_REFERENCE = "refscore.setReference"
+MISSING = "refscore.missingFromReference"
+SCORE_TEXT = "refscore/scoreText"
+MAX_SCORE_TEXT_CHARS = 200_000
+
+
+def _field(params: Any, name: str) -> Any:
+    if isinstance(params, dict):
+        return params.get(name)
+    return getattr(params, name, None)
+
+
+async def _score_text(ls: RefScoreServer, uri: str, text: str) -> dict[str, Any]:
+    result = ls.loop.results.get(uri)
+    if result is None:
+        return {"error": "no reference is known for this document (is it open and does it have one?)"}
+    if result.problem is not None or result.spec is None:
+        return {"error": result.problem or "this document cannot be scored"}
+    if len(text) > MAX_SCORE_TEXT_CHARS:
+        return {"error": f"text is {len(text)} characters; the limit is {MAX_SCORE_TEXT_CHARS}"}
+    settings, spec, loop = ls.settings, result.spec, asyncio.get_running_loop()
+    found = await loop.run_in_executor(ls.loop.cpu, best_region, text, result.reference_texts, spec,
+                                       ls.scorers.codebleu_many, settings.codebleu_weights)
+    if found is None:
+        return {"error": "the reference is empty"}
+    region, report = found
+    ref_text = result.reference_texts[region.reference_index]
+    rng = result.reference_positions(region.reference_index).range(region.start, region.end)
+    out: dict[str, Any] = {
+        "codebleu": codebleu_data(report.codebleu) if report.codebleu is not None else None,
+        "codebertscore": None, "errors": list(report.errors),
+        "region": {"uri": result.reference_uris[region.reference_index], "function": region.name,
+                   "range": {"start": {"line": rng.start.line, "character": rng.start.character},
+                             "end": {"line": rng.end.line, "character": rng.end.character}}}}
+    if settings.codebertscore_on:
+        request = ScoreRequest(text, (ref_text[region.start:region.end],), spec.name,
+                               result.choice.context or settings.context, ("codebertscore",))
+        try:
+            reports = await loop.run_in_executor(ls.loop.daemon, ls.scorers.codebertscore, [request])
+            bert = reports[0].codebertscore
+            out["codebertscore"] = bert_data(bert) if bert is not None and hasattr(bert, "f3") else None
+            out["errors"] += reports[0].errors
+        except ScorerUnavailable as error:
+            out["errors"].append(str(error))
+    return out
+
+
+def register(server: RefScoreServer) -> None:
+    @server.command(SET_REFERENCE)
+    def set_reference(ls: RefScoreServer, *args: Any) -> dict[str, Any]:
+        if not args or not isinstance(args[0], str):
+            raise ValueError(f"{SET_REFERENCE} takes [documentUri, path | [paths] | null]")
+        uri, target = args[0], (args[1] if len(args) > 1 else None)
+        if target is None or target == [] or target == "":
+            ls.explicit_references.pop(uri, None)
+        else:
+            names = [target] if isinstance(target, str) else [str(t) for t in target]
+            base = Path(to_fs_path(uri) or ".").parent
+            paths = []
+            for name in names:
+                path = Path(to_fs_path(name) if name.startswith("file:") else name).expanduser()
+                paths.append((path if path.is_absolute() else base / path).resolve())
+            ls.explicit_references[uri] = tuple(paths)
+        if uri in ls.workspace.text_documents:
+            ls.loop.schedule(uri, immediate=True)
+        return {"references": [from_fs_path(str(p)) for p in ls.explicit_references.get(uri, ())]}
+
+    @server.command(MISSING)
+    def missing(ls: RefScoreServer, *args: Any) -> list[dict[str, Any]]:
+        if not args or not isinstance(args[0], str):
+            raise ValueError(f"{MISSING} takes [documentUri]")
+        result = ls.loop.results.get(args[0])
+        if result is None or result.problem is not None:
+            return []
+        return missing_items(result, ls.settings.weak_threshold)
+
+    @server.feature(SCORE_TEXT)
+    async def score_text(ls: RefScoreServer, params: Any) -> dict[str, Any]:
+        uri, text = _field(params, "uri"), _field(params, "text")
+        if not isinstance(uri, str) or not isinstance(text, str):
+            return {"error": "refscore/scoreText takes {uri: string, text: string}"}
+        return await _score_text(ls, uri, text)

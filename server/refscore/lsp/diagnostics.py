@@ -1,0 +1,111 @@
+"""A Result as diagnostics: the summary on the first line, weakly aligned tokens, an inserted block.
+
+Every diagnostic has severity Information (Warning for a reference that cannot be read), source
+``refscore`` and one of the stable codes below; ``data`` carries the numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types
+
+from .render import bert_data, bert_line, codebleu_data, codebleu_line, has_tokens, num
+from .results import Result
+
+SOURCE = "refscore"
+SUMMARY = "refscore.summary"
+WEAK_TOKEN = "refscore.weak-token"
+INSERTED_BLOCK = "refscore.inserted-block"
+PROBLEM = "refscore.problem"
+
+
+def summary_range(result: Result) -> types.Range:
+    """The first non-blank line (the summary's home)."""
+    positions = result.positions
+    for line in range(min(positions.line_count, 50)):
+        if positions.line_text(line).strip():
+            return positions.line_range(line)
+    return positions.line_range(0)
+
+
+def summary_message(result: Result) -> str:
+    report = result.report
+    parts: list[str] = []
+    if report is not None and report.codebleu is not None:
+        parts.append(codebleu_line(report.codebleu))
+    bert = result.bert
+    if bert is not None and hasattr(bert, "f3"):
+        parts.append(bert_line(bert))
+    elif result.bert_state == "pending":
+        parts.append("CodeBERTScore pending")
+    elif result.bert_state == "unavailable":
+        parts.append("CodeBERTScore unavailable")
+    if report is not None:
+        parts.extend(report.errors[:2])
+    refs = ", ".join(u.rsplit("/", 1)[-1] for u in result.reference_uris)
+    return f"RefScore vs {refs} ({result.choice.source}): " + "; ".join(parts or ["no metric enabled"])
+
+
+def _summary(result: Result) -> types.Diagnostic:
+    report = result.report
+    data: dict[str, Any] = {"version": result.version, "references": list(result.reference_uris),
+                            "referenceSource": result.choice.source, "codebertscoreState": result.bert_state}
+    if report is not None and report.codebleu is not None:
+        data["codebleu"] = codebleu_data(report.codebleu)
+    if result.bert is not None and hasattr(result.bert, "f3"):
+        data["codebertscore"] = bert_data(result.bert)
+    return types.Diagnostic(range=summary_range(result), message=summary_message(result),
+                            severity=types.DiagnosticSeverity.Information, source=SOURCE, code=SUMMARY, data=data)
+
+
+def weak_tokens(result: Result, threshold: float, limit: int) -> list[Any]:
+    """The candidate tokens aligned below ``threshold``, weakest first, at most ``limit``."""
+    bert = result.bert
+    if not has_tokens(bert) or limit <= 0:
+        return []
+    weak = [t for t in bert.candidate_tokens if t.similarity < threshold and result.text[t.start:t.end].strip()]
+    weak.sort(key=lambda t: (t.similarity, t.start))
+    return sorted(weak[:limit], key=lambda t: t.start)
+
+
+def _weak(result: Result, token: Any) -> types.Diagnostic:
+    data: dict[str, Any] = {"similarity": token.similarity}
+    match = ""
+    if token.match_start is not None and result.reference_uris:
+        index = getattr(result.bert, "reference_index", 0)
+        ref_range = result.reference_positions(index).range(token.match_start, token.match_end)
+        data["match"] = {"text": token.match_text, "uri": result.reference_uris[index],
+                         "range": {"start": {"line": ref_range.start.line, "character": ref_range.start.character},
+                                   "end": {"line": ref_range.end.line, "character": ref_range.end.character}}}
+        match = f", closest reference token {token.match_text!r} (line {ref_range.start.line + 1})"
+    return types.Diagnostic(range=result.positions.range(token.start, token.end),
+                            message=f"weakly aligned with the reference: similarity {num(token.similarity)}{match}",
+                            severity=types.DiagnosticSeverity.Information, source=SOURCE, code=WEAK_TOKEN, data=data)
+
+
+def _inserted(result: Result) -> types.Diagnostic:
+    insertion = result.insertion
+    assert insertion is not None
+    region = insertion.region
+    where = f"reference function {region.name}" if region.name else "the whole reference"
+    f3 = f"F3 {num(insertion.f3)}, " if insertion.f3 is not None else ""
+    ref_range = result.reference_positions(region.reference_index).range(region.start, region.end)
+    return types.Diagnostic(
+        range=result.positions.range(insertion.start, insertion.end),
+        message=f"inserted block: {f3}CodeBLEU {num(insertion.codebleu)} (vs {where})",
+        severity=types.DiagnosticSeverity.Information, source=SOURCE, code=INSERTED_BLOCK,
+        data={"codebleu": insertion.codebleu, "f3": insertion.f3, "reference": result.reference_uris[region.reference_index],
+              "referenceLine": ref_range.start.line})
+
+
+def build(result: Result, settings: Any) -> list[types.Diagnostic]:
+    """All diagnostics of one scored document."""
+    if result.problem is not None:
+        return [types.Diagnostic(range=result.positions.line_range(0), message=result.problem,
+                                 severity=types.DiagnosticSeverity.Warning, source=SOURCE, code=PROBLEM)]
+    out = [_summary(result)]
+    out.extend(_weak(result, t) for t in weak_tokens(result, settings.weak_threshold, settings.weak_max_count))
+    if result.insertion is not None:
+        out.append(_inserted(result))
+    return out

@@ -1,0 +1,83 @@
+"""Top-level functions and methods of a text (for per-function code lenses), with code-point spans.
+
+Reads the language registry's parser; functions are found outside other functions, inside
+classes, impls, namespaces and modules, so nested helpers belong to their enclosing function.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..analysis.text import OffsetMap
+from ..languages import LanguageSpec
+
+FUNCTION_TYPES = frozenset({
+    "function_definition", "function_declaration", "method_declaration", "method_definition",
+    "constructor_declaration", "function_item", "method", "singleton_method",
+    "generator_function_declaration", "local_function_statement",
+})
+FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
+CLASS_TYPES = frozenset({
+    "class_definition", "class_declaration", "class_specifier", "struct_specifier", "class", "module",
+    "impl_item", "trait_item", "interface_declaration", "struct_declaration", "record_declaration",
+    "enum_declaration", "trait_declaration",
+})
+MAX_DEPTH = 8
+MAX_FUNCTIONS = 500
+
+
+@dataclass(frozen=True)
+class Function:
+    """One function or method: name (``Class.method`` inside a class), code-point span, first line."""
+
+    name: str
+    start: int
+    end: int
+    line: int
+
+    @property
+    def short_name(self) -> str:
+        return self.name.rsplit(".", 1)[-1]
+
+
+def _name(node, source: bytes) -> str | None:
+    named = node.child_by_field_name("name")
+    if named is not None:
+        return source[named.start_byte:named.end_byte].decode("utf-8", "replace")
+    declarator = node.child_by_field_name("declarator")
+    for _ in range(8):  # C/C++: int *f(int) -> function_declarator -> identifier
+        if declarator is None:
+            return None
+        if declarator.type in ("identifier", "field_identifier", "qualified_identifier", "destructor_name",
+                               "operator_name"):
+            return source[declarator.start_byte:declarator.end_byte].decode("utf-8", "replace")
+        declarator = declarator.child_by_field_name("declarator")
+    return None
+
+
+def top_level_functions(text: str, spec: LanguageSpec) -> list[Function]:
+    """Functions and methods not nested in another function, in document order."""
+    source = text.encode("utf-8")
+    root = spec.parse(source).root_node
+    offsets = OffsetMap(text)
+    found: list[Function] = []
+    stack = [(root, 0, "")]
+    while stack and len(found) < MAX_FUNCTIONS:
+        node, depth, owner = stack.pop()
+        kind = node.type
+        value = node.child_by_field_name("value") if kind == "variable_declarator" else None
+        if kind in FUNCTION_TYPES or (value is not None and value.type in FUNCTION_VALUES):
+            name = _name(node, source) or f"<anonymous@{node.start_point[0] + 1}>"
+            span_node = node.parent if node.parent is not None and node.parent.type == "decorated_definition" else node
+            found.append(Function(f"{owner}{name}", offsets.from_byte(span_node.start_byte),
+                                  offsets.from_byte(span_node.end_byte), span_node.start_point[0]))
+            continue
+        if depth >= MAX_DEPTH:
+            continue
+        if kind in CLASS_TYPES:
+            class_name = _name(node, source)
+            owner = f"{owner}{class_name}." if class_name else owner
+        for child in reversed(node.named_children):
+            stack.append((child, depth + 1, owner))
+    found.sort(key=lambda f: f.start)
+    return found

@@ -1,0 +1,107 @@
+"""Hovers from the last result (never waiting for scoring): on the summary line the scores, their
+components and what the reference has that the candidate lacks; on any token its similarity, the
+reference token it matched (with a link to that reference line) and the component breakdown."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from .diagnostics import summary_range
+from .missing import link, missing_items
+from .render import bert_line, codebleu_line, has_tokens, num
+from .results import Result
+
+if TYPE_CHECKING:
+    from .server import RefScoreServer
+
+MAX_MISSING_LINES = 8
+
+
+def _breakdown(result: Result) -> list[str]:
+    lines = []
+    report = result.report
+    if report is not None and report.codebleu is not None:
+        lines.append(codebleu_line(report.codebleu))
+    if result.bert is not None and hasattr(result.bert, "f3"):
+        lines.append(bert_line(result.bert))
+    elif result.bert_state in ("pending", "unavailable"):
+        lines.append(f"CodeBERTScore {result.bert_state}" + (f": {result.bert_note}" if result.bert_note else ""))
+    return lines
+
+
+def summary_hover(result: Result, threshold: float) -> str:
+    lines = ["**RefScore** vs " + ", ".join(link(u, 0, u.rsplit("/", 1)[-1]) for u in result.reference_uris)
+             + f" ({result.choice.source})", ""]
+    lines += [f"- {line}" for line in _breakdown(result)]
+    items = missing_items(result, threshold)
+    if items:
+        lines += ["", "**Missing from the candidate** (in the reference):"]
+        for item in items[:MAX_MISSING_LINES]:
+            label = item["text"] if len(item["text"]) <= 60 else item["text"][:59] + "…"
+            lines.append(f"- {item['kind']}: {link(item['uri'], item['range']['start']['line'], label)}")
+        if len(items) > MAX_MISSING_LINES:
+            lines.append(f"- … {len(items) - MAX_MISSING_LINES} more (command `refscore.missingFromReference`)")
+    return "\n".join(lines)
+
+
+def token_hover(result: Result, offset: int) -> tuple[str, types.Range] | None:
+    bert = result.bert
+    if has_tokens(bert):
+        token = next((t for t in bert.candidate_tokens if t.start <= offset < t.end), None)
+        if token is None:
+            return None
+        lines = [f"**{token.text}**: similarity {num(token.similarity)}"]
+        if token.match_start is not None:
+            index = getattr(bert, "reference_index", 0)
+            line = result.reference_positions(index).position(token.match_start).line
+            lines.append(f"matched reference token {link(result.reference_uris[index], line, token.match_text or '')}"
+                         f" (line {line + 1})")
+        lines += ["", *(f"- {b}" for b in _breakdown(result))]
+        return "\n".join(lines), result.positions.range(token.start, token.end)
+    word = _word_at(result.text, offset)
+    if word is None:
+        return None
+    start, end = word
+    text = result.text[start:end]
+    lines = [f"**{text}**"]
+    for index, ref in enumerate(result.reference_texts):
+        at = ref.find(text)
+        if at >= 0:
+            line = result.reference_positions(index).position(at).line
+            lines.append(f"also in the reference: {link(result.reference_uris[index], line, text)} (line {line + 1})")
+            break
+    else:
+        lines.append("not in the reference")
+    lines += ["", *(f"- {b}" for b in _breakdown(result))]
+    return "\n".join(lines), result.positions.range(start, end)
+
+
+def _word_at(text: str, offset: int) -> tuple[int, int] | None:
+    if not 0 <= offset < len(text) or text[offset].isspace():
+        return None
+    start, end = offset, offset + 1
+    while start > 0 and not text[start - 1].isspace() and offset - start < 200:
+        start -= 1
+    while end < len(text) and not text[end].isspace() and end - offset < 200:
+        end += 1
+    return start, end
+
+
+def register(server: "RefScoreServer") -> None:
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: "RefScoreServer", params: types.HoverParams) -> Any:
+        result = ls.loop.results.get(params.text_document.uri)
+        if result is None or result.problem is not None or result.report is None:
+            return None
+        summary = summary_range(result)
+        if params.position.line == summary.start.line:
+            return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
+                                                            value=summary_hover(result, ls.settings.weak_threshold)),
+                               range=summary)
+        found = token_hover(result, result.positions.offset(params.position))
+        if found is None:
+            return None
+        value, rng = found
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value), range=rng)

@@ -1,0 +1,43 @@
+"""Code lenses: the scores of each top-level function or method against its reference function
+(same name, else the best-aligned one). Clicking one lists what the reference lacks."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from .render import num
+
+if TYPE_CHECKING:
+    from .server import RefScoreServer
+
+MISSING_COMMAND = "refscore.missingFromReference"
+
+
+def lens_title(pair: Any) -> str:
+    if pair.region is None:
+        return "RefScore: no matching reference function"
+    how = "same name" if pair.matched_by == "name" else "best aligned"
+    f3 = f" · F3 {num(pair.f3)}" if pair.f3 is not None else ""
+    return f"RefScore: CodeBLEU {num(pair.codebleu)}{f3} vs {pair.region.name} ({how})"
+
+
+def register(server: "RefScoreServer") -> None:
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+    def code_lens(ls: "RefScoreServer", params: types.CodeLensParams) -> list[types.CodeLens]:
+        result = ls.loop.results.get(params.text_document.uri)
+        if result is None or result.problem is not None:
+            return []
+        lenses = []
+        for pair in result.functions:
+            rng = result.positions.range(pair.function.start, pair.function.start)
+            data: dict[str, Any] = {"function": pair.function.name, "codebleu": pair.codebleu, "f3": pair.f3,
+                                    "f1": pair.f1, "matchedBy": pair.matched_by}
+            if pair.region is not None:
+                ref_line = result.reference_positions(pair.region.reference_index).position(pair.region.start).line
+                data.update(reference=result.reference_uris[pair.region.reference_index],
+                            referenceFunction=pair.region.name, referenceLine=ref_line)
+            lenses.append(types.CodeLens(range=rng, data=data, command=types.Command(
+                title=lens_title(pair), command=MISSING_COMMAND, arguments=[result.uri])))
+        return lenses

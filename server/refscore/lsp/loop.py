@@ -1,0 +1,190 @@
+"""The live scoring loop: debounced, one task per document, superseded versions cancelled,
+stale results dropped. CodeBLEU is published as soon as it is ready; CodeBERTScore is added when
+the daemon answers. Blocking work runs in this module's own thread pools, so the server keeps
+reading messages and answering hovers from the last result meanwhile."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pygls.uris import to_fs_path
+
+from ..scoring.report import ScoreReport, ScoreRequest
+from . import snapshot
+from .pairing import best_region, pair_functions
+from .results import Insertion, Result
+from .scorers import ScorerUnavailable
+
+if TYPE_CHECKING:
+    from .server import RefScoreServer
+
+log = logging.getLogger(__name__)
+
+
+class ScoringLoop:
+    """Schedules and runs scoring for open documents."""
+
+    def __init__(self, server: "RefScoreServer") -> None:
+        self.server = server
+        self.tasks: dict[str, asyncio.Task[None]] = {}
+        self.results: dict[str, Result] = {}
+        self.insertions: dict[str, tuple[int, int, int]] = {}  # uri -> (version, start, end)
+        self.cpu = ThreadPoolExecutor(max_workers=2, thread_name_prefix="refscore-cpu")
+        self.daemon = ThreadPoolExecutor(max_workers=1, thread_name_prefix="refscore-daemon")
+        self.reader = snapshot.ReferenceReader()
+
+    def schedule(self, uri: str, immediate: bool = False) -> None:
+        """(Re)start the document's scoring task; a running one for an older version is cancelled."""
+        old = self.tasks.get(uri)
+        if old is not None and not old.done():
+            old.cancel()
+        self.tasks[uri] = asyncio.get_running_loop().create_task(self._run(uri, immediate))
+
+    def forget(self, uri: str) -> None:
+        """The document was closed: stop its work and drop its result."""
+        task = self.tasks.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        self.results.pop(uri, None)
+        self.insertions.pop(uri, None)
+
+    def dependents(self, path: str) -> list[str]:
+        """Open candidates whose references include ``path``."""
+        return [uri for uri, result in self.results.items()
+                if any(str(p) == path for p in result.choice.paths)]
+
+    def shutdown(self) -> None:
+        for task in self.tasks.values():
+            task.cancel()
+        self.cpu.shutdown(wait=False, cancel_futures=True)
+        self.daemon.shutdown(wait=False, cancel_futures=True)
+
+    def _current(self, uri: str) -> Any:
+        return self.server.workspace.text_documents.get(uri)
+
+    def _stale(self, uri: str, version: int) -> bool:
+        document = self._current(uri)
+        return document is None or document.version != version
+
+    async def _run(self, uri: str, immediate: bool) -> None:
+        try:
+            settings = self.server.settings
+            if not immediate:
+                await asyncio.sleep(settings.debounce_ms / 1000)
+            document = self._current(uri)
+            if document is None:
+                return
+            version, text = document.version, document.source
+            loop = asyncio.get_running_loop()
+            open_texts = {u: d.source for u, d in self.server.workspace.text_documents.items()}
+            prepared = await loop.run_in_executor(
+                self.cpu, snapshot.prepare, uri, text, document.language_id, settings,
+                self.server.explicit_references.get(uri), self.server.folders(), open_texts, self.reader)
+            if self._stale(uri, version):
+                return
+            if prepared is None:  # no reference: no diagnostics, no noise
+                self.results.pop(uri, None)
+                self.server.publish(uri, version, None)
+                return
+            result = Result(uri, version, text, prepared.spec, prepared.choice, prepared.texts,
+                            prepared.uris, problem=prepared.problem, codec=self.server.workspace.position_codec)
+            insertion = self.insertions.pop(uri, None)
+            if result.problem is None:
+                await loop.run_in_executor(self.cpu, self._codebleu_phase, result, settings,
+                                           insertion if insertion and insertion[0] == version else None)
+            if self._stale(uri, version):
+                return
+            wants_bert = settings.codebertscore_on and result.problem is None and result.report is not None
+            result.bert_state = "pending" if wants_bert else "off"
+            self._store(result)
+            if wants_bert:
+                await self._bert_phase(result, settings)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # noqa: BLE001 - one message, never a dead loop
+            log.exception("scoring %s failed", uri)
+            self.server.notice(f"RefScore could not score {Path(to_fs_path(uri) or uri).name}: "
+                               f"{type(error).__name__}: {error}")
+
+    def _store(self, result: Result) -> None:
+        self.results[result.uri] = result
+        self.server.publish(result.uri, result.version, result)
+
+    def _codebleu_phase(self, result: Result, settings: Any,
+                        insertion: tuple[int, int, int] | None) -> None:
+        """CodeBLEU of the whole document, of each function, of a large insertion (in the CPU pool)."""
+        scorers = self.server.scorers
+        spec = result.spec
+        assert spec is not None
+        request = ScoreRequest(candidate=result.text, references=result.reference_texts, language=spec.name,
+                               context=result.choice.context or settings.context, metrics=("codebleu",),
+                               weights=settings.codebleu_weights, explain=True)
+        if not settings.codebleu_on:
+            result.report = ScoreReport(language=spec.name)
+            return
+        try:
+            result.report = scorers.codebleu(request)
+        except ScorerUnavailable as error:
+            result.problem = str(error)
+            return
+        try:
+            result.functions = pair_functions(result.text, result.reference_texts, spec, scorers.codebleu_many,
+                                              settings.codebleu_weights)
+        except Exception:  # noqa: BLE001 - lenses are optional; the summary still shows
+            log.exception("function pairing failed")
+        if insertion is not None:
+            _, start, end = insertion
+            found = best_region(result.text[start:end], result.reference_texts, spec, scorers.codebleu_many,
+                                settings.codebleu_weights)
+            if found is not None:
+                region, report = found
+                result.insertion = Insertion(start, end, region,
+                                             report.codebleu.score if report.codebleu is not None else None)
+
+    async def _bert_phase(self, result: Result, settings: Any) -> None:
+        """Ask the daemon for CodeBERTScore of the document, its functions and insertion; merge."""
+        scorers = self.server.scorers
+        spec = result.spec
+        assert spec is not None and result.report is not None
+        context = result.choice.context or settings.context
+        requests = [ScoreRequest(result.text, result.reference_texts, spec.name, context, ("codebertscore",),
+                                 settings.codebleu_weights, True)]
+        pieces = [(p, result.text[p.function.start:p.function.end],
+                   result.reference_texts[p.region.reference_index][p.region.start:p.region.end])
+                  for p in result.functions if p.region is not None]
+        requests += [ScoreRequest(c, (r,), spec.name, context, ("codebertscore",)) for _, c, r in pieces]
+        if result.insertion is not None:
+            region = result.insertion.region
+            requests.append(ScoreRequest(result.text[result.insertion.start:result.insertion.end],
+                                         (result.reference_texts[region.reference_index][region.start:region.end],),
+                                         spec.name, context, ("codebertscore",)))
+        progress = None if scorers.model_ready else await self.server.begin_progress(
+            "RefScore", "loading the CodeBERTScore model")
+        try:
+            reports = await asyncio.get_running_loop().run_in_executor(self.daemon, scorers.codebertscore, requests)
+        except ScorerUnavailable as error:
+            self.server.notice(str(error))
+            if not self._stale(result.uri, result.version):
+                self._store(replace(result, bert_state="unavailable", bert_note=str(error)))
+            return
+        finally:
+            if progress is not None:
+                self.server.end_progress(progress)
+        if self._stale(result.uri, result.version):
+            return
+        merged = replace(result, bert_state="done")
+        merged.report = replace(result.report, codebertscore=reports[0].codebertscore,
+                                errors=list(result.report.errors) + list(reports[0].errors))
+        for (pair, _, _), report in zip(pieces, reports[1:]):
+            bert = report.codebertscore
+            if bert is not None and hasattr(bert, "f3"):
+                pair.f3, pair.f1 = bert.f3, bert.f1
+        if merged.insertion is not None:
+            bert = reports[-1].codebertscore
+            merged.insertion.f3 = getattr(bert, "f3", None)
+        self._store(merged)

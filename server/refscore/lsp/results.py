@@ -1,0 +1,58 @@
+"""What the server knows about one document after scoring it (what every feature renders)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from ..languages import LanguageSpec
+from ..scoring.report import ScoreReport
+from .pairing import FunctionPair, Region
+from .positions import Positions
+from .references import ReferenceChoice
+
+
+@dataclass
+class Insertion:
+    """A large single insertion scored on its own against its best reference region."""
+
+    start: int
+    end: int
+    region: Region
+    codebleu: float | None
+    f3: float | None = None
+
+
+@dataclass
+class Result:
+    """The last scores of one document version; ``problem`` replaces them when it could not be scored."""
+
+    uri: str
+    version: int
+    text: str
+    spec: LanguageSpec | None
+    choice: ReferenceChoice
+    reference_texts: tuple[str, ...] = ()
+    reference_uris: tuple[str, ...] = ()
+    report: ScoreReport | None = None
+    functions: list[FunctionPair] = field(default_factory=list)
+    insertion: Insertion | None = None
+    bert_state: str = "off"  # off, pending, done, unavailable
+    bert_note: str | None = None
+    problem: str | None = None
+    codec: Any = None  # the session's pygls PositionCodec
+
+    @cached_property
+    def positions(self) -> Positions:
+        return Positions(self.text, self.codec)
+
+    def reference_positions(self, index: int) -> Positions:
+        cache = self.__dict__.setdefault("_ref_positions", {})
+        if index not in cache:
+            cache[index] = Positions(self.reference_texts[index], self.codec)
+        return cache[index]
+
+    @property
+    def bert(self):  # noqa: ANN201 - BertScoreResult when the daemon answered
+        return self.report.codebertscore if self.report is not None else None

@@ -1,0 +1,112 @@
+"""The pygls server object: shared state, publishing, messages; features register themselves."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from .. import __version__
+from . import diagnostics
+from .loop import ScoringLoop
+from .results import Result
+from .scorers import Scorers
+from .settings import Settings
+
+log = logging.getLogger(__name__)
+
+TOKEN_SCORES = "refscore/tokenScores"
+
+
+class RefScoreServer(LanguageServer):
+    """Holds the settings, the scorers, the loop and what the client opted into."""
+
+    def __init__(self, allow_daemon: bool = True) -> None:
+        super().__init__("refscore", __version__)
+        self.settings = Settings()
+        self.scorers = Scorers(allow_daemon=allow_daemon)
+        self.loop = ScoringLoop(self)
+        self.explicit_references: dict[str, tuple[Path, ...]] = {}
+        self.token_scores = False  # initializationOptions.tokenScores
+        self._notices: set[str] = set()
+
+    # -- client capabilities -------------------------------------------------------------------
+
+    def _supports(self, *path: str) -> bool:
+        value: Any = self.client_capabilities
+        for name in path:
+            value = getattr(value, name, None)
+            if value is None:
+                return False
+        return bool(value)
+
+    def folders(self) -> list[Path]:
+        """Workspace folders as paths (the root when the client sent no folders)."""
+        out: list[Path] = []
+        try:
+            workspace = self.workspace
+        except Exception:  # noqa: BLE001 - before initialize
+            return out
+        for folder in workspace.folders.values():
+            path = to_fs_path(folder.uri)
+            if path:
+                out.append(Path(path).resolve())
+        if not out and workspace.root_path:
+            out.append(Path(workspace.root_path).resolve())
+        return out
+
+    # -- output --------------------------------------------------------------------------------
+
+    def notice(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
+        """Show ``message`` once per session (and log it every time)."""
+        log.warning(message)
+        self.window_log_message(types.LogMessageParams(type=kind, message=message))
+        if message not in self._notices:
+            self._notices.add(message)
+            self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+
+    def publish(self, uri: str, version: int, result: Result | None) -> None:
+        """Send the document's diagnostics (and token scores, lens and hint refreshes)."""
+        found = diagnostics.build(result, self.settings) if result is not None else []
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=found))
+        if result is not None and self.token_scores:
+            from .tokens import token_scores
+
+            payload = token_scores(result)
+            if payload is not None:
+                self.protocol.notify(TOKEN_SCORES, payload)
+        if self._supports("workspace", "code_lens", "refresh_support"):
+            self.workspace_code_lens_refresh(None)
+        if self.settings.inlay_hints and self._supports("workspace", "inlay_hint", "refresh_support"):
+            self.workspace_inlay_hint_refresh(None)
+
+    async def begin_progress(self, title: str, message: str) -> str | None:
+        """Start a work-done progress when the client supports it; returns its token."""
+        if not self._supports("window", "work_done_progress"):
+            return None
+        token = f"refscore-{uuid.uuid4().hex[:8]}"
+        try:
+            await self.work_done_progress.create_async(token)
+        except Exception:  # noqa: BLE001 - progress is decoration
+            return None
+        self.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, message=message))
+        return token
+
+    def end_progress(self, token: str) -> None:
+        self.work_done_progress.end(token, types.WorkDoneProgressEnd(message="ready"))
+
+
+def build_server(allow_daemon: bool = True) -> RefScoreServer:
+    """A server with every feature registered."""
+    from . import commands, hover, lenses, sync, tokens
+
+    server = RefScoreServer(allow_daemon=allow_daemon)
+    for feature in (sync, hover, lenses, tokens, commands):
+        feature.register(server)
+    return server

@@ -1,0 +1,127 @@
+"""The ``refscore`` configuration section, mirrored on the server (names match the VS Code extension).
+
+Read through ``workspace/configuration`` (section ``refscore``) when the client supports it, else
+from ``initializationOptions.settings``; re-read on ``workspace/didChangeConfiguration``. Unknown
+or ill-typed values fall back to the default, with one log line saying which.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Mapping
+
+log = logging.getLogger(__name__)
+
+METRICS = ("codebleu", "codebertscore")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every server setting with its default."""
+
+    metrics: tuple[str, ...] = METRICS
+    codebleu_weights: tuple[float, float, float, float] = (0.25, 0.25, 0.25, 0.25)
+    weak_threshold: float = 0.55  # CodeBERTScore similarity below which a token is "weak"
+    weak_max_count: int = 8  # at most this many weak-token diagnostics per document
+    model: str | None = None
+    layer: int | None = None
+    device: str | None = None
+    debounce_ms: int = 150
+    references: Mapping[str, Any] = field(default_factory=dict)  # glob -> path or [paths]
+    inlay_hints: bool = False
+    insertion_min_chars: int = 80  # a single insertion this long is scored on its own
+    context: str | None = None  # natural-language context for CodeBERTScore (pragma wins)
+
+    @property
+    def codebleu_on(self) -> bool:
+        return "codebleu" in self.metrics
+
+    @property
+    def codebertscore_on(self) -> bool:
+        return "codebertscore" in self.metrics
+
+
+#: (path in the JSON section, dataclass field, converter)
+_KEYS: tuple[tuple[str, str], ...] = (
+    ("metrics", "metrics"),
+    ("codebleu.weights", "codebleu_weights"),
+    ("weakTokens.threshold", "weak_threshold"),
+    ("weakTokens.maxCount", "weak_max_count"),
+    ("model", "model"),
+    ("layer", "layer"),
+    ("device", "device"),
+    ("debounceMs", "debounce_ms"),
+    ("references", "references"),
+    ("inlayHints.enabled", "inlay_hints"),
+    ("insertion.minChars", "insertion_min_chars"),
+    ("context", "context"),
+)
+
+
+def _lookup(section: Mapping[str, Any], dotted: str) -> Any:
+    """``a.b`` from a nested object, or from a flat key ``"a.b"`` (both shapes occur in clients)."""
+    if dotted in section:
+        return section[dotted]
+    value: Any = section
+    for part in dotted.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
+def _convert(name: str, value: Any, default: Any) -> Any:
+    if name == "metrics":
+        items = [value] if isinstance(value, str) else list(value)
+        chosen = tuple(m for m in METRICS if m in {str(v).lower() for v in items})
+        if len(chosen) != len(items):
+            raise ValueError(f"metrics must be a subset of {list(METRICS)}")
+        return chosen
+    if name == "codebleu_weights":
+        weights = tuple(float(w) for w in value)
+        if len(weights) != 4 or any(w < 0 for w in weights) or sum(weights) <= 0:
+            raise ValueError("codebleu.weights needs four non-negative numbers")
+        return weights
+    if name == "weak_threshold":
+        number = float(value)
+        if not -1.0 <= number <= 1.0:
+            raise ValueError("weakTokens.threshold is a similarity between -1 and 1")
+        return number
+    if name in ("weak_max_count", "debounce_ms", "insertion_min_chars"):
+        number = int(value)
+        if number < 0 or isinstance(value, bool):
+            raise ValueError(f"{name} must be a non-negative integer")
+        return min(number, 10_000)
+    if name == "layer":
+        return int(value)
+    if name in ("model", "device", "context"):
+        return str(value) or None
+    if name == "references":
+        if not isinstance(value, Mapping):
+            raise ValueError("references maps candidate globs to reference paths")
+        return dict(value)
+    if name == "inlay_hints":
+        if not isinstance(value, bool):
+            raise ValueError("inlayHints.enabled is true or false")
+        return value
+    return type(default)(value) if default is not None else value
+
+
+def parse_settings(section: Any, base: Settings | None = None) -> tuple[Settings, list[str]]:
+    """Settings from a ``refscore`` section; returns the settings and one message per rejected value."""
+    base = base or Settings()
+    if not isinstance(section, Mapping):
+        return base, [] if section is None else ["refscore settings must be an object; using defaults"]
+    defaults = {f.name: getattr(Settings(), f.name) for f in fields(Settings)}
+    changes: dict[str, Any] = {}
+    problems: list[str] = []
+    for dotted, name in _KEYS:
+        value = _lookup(section, dotted)
+        if value is None:
+            continue
+        try:
+            changes[name] = _convert(name, value, defaults[name])
+        except (TypeError, ValueError) as error:
+            problems.append(f"refscore.{dotted}: {error}; using {defaults[name]!r}")
+    return replace(base, **changes), problems

@@ -1,0 +1,105 @@
+"""Everything a document needs before scoring: its language, its references and their texts.
+
+A reference open in the editor is read from the editor (its unsaved text counts); otherwise from
+disk, cached by (mtime, size) so a file changed on disk is read again.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from pygls.uris import from_fs_path, to_fs_path
+
+from .. import languages
+from ..errors import InputFileError
+from ..scoring.inputs import read_source
+from .references import ReferenceChoice, find_references
+
+#: Documents longer than this (code points) are not scored live; one message says so.
+MAX_LIVE_CHARS = 1_000_000
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A candidate ready to score, or the one problem that stops it (``problem``)."""
+
+    spec: languages.LanguageSpec | None
+    choice: ReferenceChoice
+    texts: tuple[str, ...] = ()
+    uris: tuple[str, ...] = ()
+    problem: str | None = None
+
+
+class ReferenceReader:
+    """Reads reference files, re-reading only when their mtime or size changed."""
+
+    def __init__(self) -> None:
+        self._cache: dict[Path, tuple[tuple[int, int], str]] = {}
+        self._lock = threading.Lock()
+
+    def read(self, path: Path) -> str:
+        try:
+            stat = path.stat()
+            key = (stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            key = (-1, -1)
+        with self._lock:
+            cached = self._cache.get(path)
+            if cached is not None and cached[0] == key:
+                return cached[1]
+        text = read_source(path)
+        with self._lock:
+            self._cache[path] = (key, text)
+        return text
+
+
+def language_of(language_id: str, path: Path | None) -> languages.LanguageSpec | None:
+    """The registry's language for an LSP languageId, else for the file's extension; None when unknown."""
+    spec = languages.for_lsp_id(language_id or "")
+    if spec is None and path is not None:
+        try:
+            spec = languages.for_path(path)
+        except languages.UnknownLanguageError:
+            spec = None
+    return spec
+
+
+def folder_of(path: Path, folders: Sequence[Path]) -> Path | None:
+    """The innermost workspace folder holding ``path``."""
+    holding = [f for f in folders if path == f or f in path.parents]
+    return max(holding, key=lambda f: len(f.parts)) if holding else None
+
+
+def prepare(uri: str, text: str, language_id: str, settings: Any, explicit: Sequence[Path] | None,
+            folders: Sequence[Path], open_texts: Mapping[str, str], reader: ReferenceReader) -> Prepared | None:
+    """Find and read the references of one document; None when it has no reference."""
+    fs_path = to_fs_path(uri)
+    path = Path(fs_path) if fs_path and uri.startswith("file:") else None
+    spec = language_of(language_id, path)
+    candidate = path or Path(uri.rsplit("/", 1)[-1] or "untitled")
+    folder = folder_of(candidate, folders) if path else None
+    choice = find_references(candidate, text, spec, folder, settings.references if path else {}, explicit)
+    if choice is None:
+        return None
+    choice = ReferenceChoice(tuple(p.resolve() for p in choice.paths), choice.source, choice.context)
+    if spec is None:
+        known = ", ".join(languages.names())
+        return Prepared(None, choice, problem=f"RefScore: language {language_id!r} is not supported "
+                                               f"(supported: {known})")
+    if len(text) > MAX_LIVE_CHARS:
+        return Prepared(spec, choice, problem=f"RefScore: {len(text)} characters is too large to score live "
+                                              f"(limit {MAX_LIVE_CHARS}); use `refscore score`")
+    texts, uris = [], []
+    for ref in choice.paths:
+        if path is not None and ref == path.resolve():
+            return Prepared(spec, choice, problem=f"RefScore: {ref.name} is its own reference")
+        ref_uri = from_fs_path(str(ref)) or str(ref)
+        try:
+            texts.append(open_texts[ref_uri] if ref_uri in open_texts else reader.read(ref))
+        except InputFileError as error:
+            return Prepared(spec, choice, problem=f"RefScore: reference ({choice.source}) {error}")
+        uris.append(ref_uri)
+    return Prepared(spec, choice, tuple(texts), tuple(uris))

@@ -1,0 +1,140 @@
+"""Document lifecycle and configuration: what triggers scoring.
+
+* open/change/save of a document schedules it (debounced); a change of a document that is some
+  open candidate's reference reschedules those candidates too;
+* ``workspace/didChangeWatchedFiles`` (registered dynamically when the client allows) rescores
+  every open document, so references changed on disk, created or deleted are noticed;
+* a single change event inserting at least ``insertion.minChars`` non-blank characters is marked
+  as a large insertion (scored on its own);
+* settings come from ``workspace/configuration`` (section ``refscore``), else from
+  ``initializationOptions.settings``, and are re-read on ``workspace/didChangeConfiguration``.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from .settings import parse_settings
+
+if TYPE_CHECKING:
+    from .server import RefScoreServer
+
+log = logging.getLogger(__name__)
+
+
+def _path_of(uri: str) -> str | None:
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    return str(Path(path).resolve()) if path else None
+
+
+def _rescore_dependents(server: "RefScoreServer", uri: str) -> None:
+    path = _path_of(uri)
+    if path is None:
+        return
+    for dependent in server.loop.dependents(path):
+        if dependent != uri:
+            server.loop.schedule(dependent)
+
+
+def _note_insertion(server: "RefScoreServer", params: types.DidChangeTextDocumentParams) -> None:
+    changes = params.content_changes
+    if len(changes) != 1 or not isinstance(changes[0], types.TextDocumentContentChangePartial):
+        return
+    change = changes[0]
+    if len("".join(change.text.split())) < max(server.settings.insertion_min_chars, 1):
+        return
+    document = server.workspace.text_documents.get(params.text_document.uri)
+    if document is None:
+        return
+    from .positions import Positions
+
+    start = Positions(document.source, server.workspace.position_codec).offset(change.range.start)
+    server.loop.insertions[document.uri] = (document.version, start, start + len(change.text))
+
+
+async def refresh_settings(server: "RefScoreServer") -> None:
+    """Pull the ``refscore`` section from the client and rescore everything with it."""
+    if not server._supports("workspace", "configuration"):
+        return
+    try:
+        items = await server.workspace_configuration_async(
+            types.ConfigurationParams(items=[types.ConfigurationItem(section="refscore")]))
+    except Exception as error:  # noqa: BLE001 - keep the settings we have
+        log.warning("workspace/configuration failed: %s", error)
+        return
+    apply_settings(server, items[0] if items else None)
+
+
+def apply_settings(server: "RefScoreServer", section: Any) -> None:
+    settings, problems = parse_settings(section)
+    for problem in problems:
+        server.notice(problem)
+    server.settings = settings
+    for uri in list(server.workspace.text_documents):
+        server.loop.schedule(uri, immediate=True)
+
+
+def register(server: "RefScoreServer") -> None:
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: "RefScoreServer", params: types.InitializeParams) -> None:
+        options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
+        ls.token_scores = bool(options.get("tokenScores"))
+        if isinstance(options.get("settings"), dict):
+            settings, problems = parse_settings(options["settings"])
+            ls.settings = settings
+            for problem in problems:
+                log.warning(problem)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: "RefScoreServer", params: types.InitializedParams) -> None:
+        if ls._supports("workspace", "did_change_watched_files", "dynamic_registration"):
+            try:
+                await ls.client_register_capability_async(types.RegistrationParams(registrations=[
+                    types.Registration(id="refscore-watch", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                                       register_options={"watchers": [{"globPattern": "**/*"}]})]))
+            except Exception as error:  # noqa: BLE001
+                log.warning("could not register a file watcher: %s", error)
+        await refresh_settings(ls)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(ls: "RefScoreServer", params: types.DidChangeConfigurationParams) -> None:
+        if ls._supports("workspace", "configuration"):
+            await refresh_settings(ls)
+        elif isinstance(params.settings, dict):
+            apply_settings(ls, params.settings.get("refscore", params.settings))
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: "RefScoreServer", params: types.DidOpenTextDocumentParams) -> None:
+        ls.loop.schedule(params.text_document.uri, immediate=True)
+        _rescore_dependents(ls, params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: "RefScoreServer", params: types.DidChangeTextDocumentParams) -> None:
+        _note_insertion(ls, params)
+        ls.loop.schedule(params.text_document.uri)
+        _rescore_dependents(ls, params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: "RefScoreServer", params: types.DidSaveTextDocumentParams) -> None:
+        _rescore_dependents(ls, params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: "RefScoreServer", params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        ls.loop.forget(uri)
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        _rescore_dependents(ls, uri)  # the reference's text now comes from disk again
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched_files(ls: "RefScoreServer", params: types.DidChangeWatchedFilesParams) -> None:
+        for uri in list(ls.workspace.text_documents):
+            ls.loop.schedule(uri)
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: "RefScoreServer", params: Any) -> None:
+        ls.loop.shutdown()

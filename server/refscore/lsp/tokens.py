@@ -1,0 +1,56 @@
+"""Per-token similarities for clients: the ``refscore/tokenScores`` notification (opt-in with
+``initializationOptions.tokenScores``) ``{uri, version, tokens: [{range, similarity}]}``, and
+optional inlay hints with each line's mean similarity (setting ``inlayHints.enabled``)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from .render import has_tokens
+from .results import Result
+
+if TYPE_CHECKING:
+    from .server import RefScoreServer
+
+
+def _range_dict(rng: types.Range) -> dict[str, Any]:
+    return {"start": {"line": rng.start.line, "character": rng.start.character},
+            "end": {"line": rng.end.line, "character": rng.end.character}}
+
+
+def token_scores(result: Result) -> dict[str, Any] | None:
+    """The notification's payload; None until CodeBERTScore token alignments exist."""
+    if result.problem is not None or not has_tokens(result.bert):
+        return None
+    tokens = [{"range": _range_dict(result.positions.range(t.start, t.end)), "similarity": round(t.similarity, 4)}
+              for t in result.bert.candidate_tokens]
+    return {"uri": result.uri, "version": result.version, "tokens": tokens}
+
+
+def line_similarities(result: Result) -> dict[int, float]:
+    """Mean token similarity per line (0-based)."""
+    if not has_tokens(result.bert):
+        return {}
+    sums: dict[int, list[float]] = defaultdict(list)
+    for token in result.bert.candidate_tokens:
+        sums[result.positions.position(token.start).line].append(token.similarity)
+    return {line: sum(values) / len(values) for line, values in sums.items()}
+
+
+def register(server: "RefScoreServer") -> None:
+    @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
+    def inlay_hints(ls: "RefScoreServer", params: types.InlayHintParams) -> list[types.InlayHint]:
+        result = ls.loop.results.get(params.text_document.uri)
+        if not ls.settings.inlay_hints or result is None:
+            return []
+        hints = []
+        for line, value in sorted(line_similarities(result).items()):
+            if not params.range.start.line <= line <= params.range.end.line:
+                continue
+            end = result.positions.line_range(line).end
+            hints.append(types.InlayHint(position=end, label=f" sim {value:.2f}", padding_left=True,
+                                         kind=types.InlayHintKind.Parameter))
+        return hints

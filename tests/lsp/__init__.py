@@ -1,0 +1,1 @@
+"""Helpers, workspaces and Neovim scripts for the language-server tests."""

@@ -1,0 +1,156 @@
+"""Start the real ``refscore serve`` process and drive it with pytest-lsp's LanguageClient."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+from pytest_lsp import LanguageClient, client_capabilities, make_test_lsp_client
+
+REPO = Path(__file__).resolve().parents[2]
+WAIT = 30.0  # seconds any single expectation may take on a slow 2-core machine
+
+
+def server_command(daemon: bool = False) -> list[str]:
+    cmd = [sys.executable, "-m", "refscore", "serve"]
+    return cmd if daemon else [*cmd, "--no-daemon"]
+
+
+def server_env() -> dict[str, str]:
+    path = os.pathsep.join(p for p in (str(REPO / "server"), os.environ.get("PYTHONPATH", "")) if p)
+    return {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": path}
+
+
+def uri(path: Path) -> str:
+    return from_fs_path(str(path.resolve()))
+
+
+class Session:
+    """A started client with helpers to open, edit and wait."""
+
+    def __init__(self, client: LanguageClient) -> None:
+        self.client = client
+        self.versions: dict[str, int] = {}
+        self.token_scores: list[dict[str, Any]] = []
+        self.lens_refreshes = 0
+
+    def open(self, path: Path, text: str | None = None, language_id: str = "python") -> str:
+        doc = uri(path)
+        self.versions[doc] = 1
+        self.client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
+            uri=doc, language_id=language_id, version=1,
+            text=path.read_text(encoding="utf-8") if text is None else text)))
+        return doc
+
+    def replace_all(self, doc: str, text: str) -> int:
+        """Replace the whole document (one full-text change); returns the new version."""
+        self.versions[doc] += 1
+        self.client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=doc, version=self.versions[doc]),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+        return self.versions[doc]
+
+    def insert(self, doc: str, line: int, character: int, text: str) -> int:
+        """Insert ``text`` at a position (one incremental change); returns the new version."""
+        self.versions[doc] += 1
+        at = types.Position(line=line, character=character)
+        self.client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=doc, version=self.versions[doc]),
+            content_changes=[types.TextDocumentContentChangePartial(range=types.Range(at, at), text=text)]))
+        return self.versions[doc]
+
+    def diagnostics(self, doc: str) -> list[types.Diagnostic]:
+        return list(self.client.diagnostics.get(doc, []))
+
+    def summary(self, doc: str) -> types.Diagnostic | None:
+        return next((d for d in self.diagnostics(doc) if d.code == "refscore.summary"), None)
+
+    async def wait_for(self, predicate: Callable[[], Any], timeout: float = WAIT, what: str = "") -> Any:
+        """Poll ``predicate`` until it returns something truthy."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            value = predicate()
+            if value:
+                return value
+            if asyncio.get_running_loop().time() > deadline:
+                raise AssertionError(f"timed out waiting for {what or predicate}")
+            await asyncio.sleep(0.02)
+
+    async def wait_summary(self, doc: str, version: int | None = None, contains: str = "") -> types.Diagnostic:
+        """Wait for the summary diagnostic (of ``version`` when given) whose message has ``contains``."""
+        def ready() -> types.Diagnostic | None:
+            found = self.summary(doc)
+            if found is None or contains not in found.message:
+                return None
+            if version is not None and found.data.get("version") != version:
+                return None
+            return found
+        return await self.wait_for(ready, what=f"summary of {doc} v{version} containing {contains!r}")
+
+    async def command(self, name: str, *args: Any) -> Any:
+        return await asyncio.wait_for(self.client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=name, arguments=list(args))), WAIT)
+
+    async def hover(self, doc: str, line: int, character: int) -> types.Hover | None:
+        return await asyncio.wait_for(self.client.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=doc),
+            position=types.Position(line=line, character=character))), WAIT)
+
+    async def lenses(self, doc: str) -> list[types.CodeLens]:
+        return list(await asyncio.wait_for(self.client.text_document_code_lens_async(types.CodeLensParams(
+            text_document=types.TextDocumentIdentifier(uri=doc))), WAIT) or [])
+
+
+@asynccontextmanager
+async def session(root: Path, settings: dict[str, Any] | None = None,
+                  init_options: dict[str, Any] | None = None, daemon: bool = False,
+                  capabilities: str = "visual-studio-code") -> AsyncIterator[Session]:
+    """A running server for the workspace ``root``, initialised, shut down afterwards."""
+    client = make_test_lsp_client()
+    helper = Session(client)
+
+    @client.feature("refscore/tokenScores")
+    def _token_scores(params: Any) -> None:
+        helper.token_scores.append(params if isinstance(params, dict) else _plain(params))
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def _register(params: Any) -> None:
+        return None
+
+    @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def _lens_refresh(params: Any) -> None:
+        helper.lens_refreshes += 1
+
+    @client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
+    def _hint_refresh(params: Any) -> None:
+        return None
+
+    client.set_configuration({"metrics": ["codebleu"], **(settings or {})}, section="refscore")
+    await client.start_io(*server_command(daemon), env=server_env())
+    try:
+        await asyncio.wait_for(client.initialize_session(types.InitializeParams(
+            capabilities=client_capabilities(capabilities),
+            root_uri=uri(root),
+            workspace_folders=[types.WorkspaceFolder(uri=uri(root), name=root.name)],
+            initialization_options=init_options)), WAIT)
+        yield helper
+        await asyncio.wait_for(client.shutdown_session(), WAIT)
+    finally:
+        await client.stop()
+
+
+def _plain(value: Any) -> Any:
+    """pygls hands unknown notifications over as namespace objects; turn them back into dicts."""
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if hasattr(value, "__dict__"):
+        return {k: _plain(v) for k, v in vars(value).items()}
+    return value

@@ -1,0 +1,155 @@
+"""End to end (real server, pytest-lsp client): how a candidate's reference is found, and that
+reference edits (in the editor or on disk) rescore the open candidates."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+
+from tests.lsp import samples
+from tests.lsp.harness import session, uri
+
+pytestmark = pytest.mark.asyncio
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+async def test_pragma_names_the_reference_and_context(tmp_path: Path) -> None:
+    write(tmp_path / "answers" / "key.py", samples.REFERENCE)
+    cand = write(tmp_path / "work" / "mine.py",
+                 "# refscore: reference=../answers/key.py\n# refscore: context=FizzBuzz and a sum\n" + samples.CANDIDATE)
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        summary = await s.wait_summary(doc)
+        assert summary.data["referenceSource"] == "pragma"
+        assert summary.data["references"] == [uri(tmp_path / "answers" / "key.py")]
+        assert summary.severity == types.DiagnosticSeverity.Information and summary.source == "refscore"
+        assert summary.range.start.line == 0
+        assert 0 < summary.data["codebleu"]["score"] < 1
+        assert set(summary.data["codebleu"]["components"]) == {
+            "ngram_match", "weighted_ngram_match", "syntax_match", "dataflow_match"}
+
+
+async def test_pragma_outside_a_comment_is_ignored(tmp_path: Path) -> None:
+    write(tmp_path / "key.py", samples.REFERENCE)
+    cand = write(tmp_path / "mine.py", 'x = "refscore: reference=key.py"\n' + samples.CANDIDATE)
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        other = s.open(write(tmp_path / "b.py", "# refscore: reference=key.py\nprint(1)\n"))
+        await s.wait_summary(other)  # the server is live; the first file still has nothing
+        assert s.diagnostics(doc) == []
+
+
+async def test_settings_glob_with_stem_and_several_references(tmp_path: Path) -> None:
+    write(tmp_path / "solutions_a" / "task1.py", samples.REFERENCE)
+    write(tmp_path / "solutions_b" / "task1_alt.py", samples.CANDIDATE)
+    cand = write(tmp_path / "students" / "ann" / "task1.py", samples.CANDIDATE)
+    mapping = {"students/**/*.py": ["solutions_a/${stem}.py", "${workspaceFolder}/solutions_b/${stem}_alt.py"]}
+    async with session(tmp_path, settings={"references": mapping}) as s:
+        doc = s.open(cand)
+        summary = await s.wait_summary(doc)
+        assert summary.data["referenceSource"] == "settings"
+        assert summary.data["references"] == [uri(tmp_path / "solutions_a" / "task1.py"),
+                                              uri(tmp_path / "solutions_b" / "task1_alt.py")]
+        # identical to the second reference: a perfect n-gram match
+        assert summary.data["codebleu"]["components"]["ngram_match"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("layout", ["beside", "reference", "solutions"])
+async def test_conventions(tmp_path: Path, layout: str) -> None:
+    target = {"beside": tmp_path / "lab" / "sum.ref.py", "reference": tmp_path / "reference" / "lab" / "sum.py",
+              "solutions": tmp_path / "solutions" / "lab" / "sum.py"}[layout]
+    write(target, samples.REFERENCE)
+    cand = write(tmp_path / "lab" / "sum.py", samples.CANDIDATE)
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        summary = await s.wait_summary(doc)
+        assert summary.data["referenceSource"] == "convention"
+        assert summary.data["references"] == [uri(target)]
+        ref_doc = s.open(target)  # a reference is not scored against itself
+        await s.wait_summary(doc)
+        await asyncio.sleep(0.5)
+        assert s.diagnostics(ref_doc) == []
+
+
+async def test_no_reference_no_noise(tmp_path: Path) -> None:
+    cand = write(tmp_path / "alone.py", samples.CANDIDATE)
+    write(tmp_path / "other.ref.py", samples.REFERENCE)
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        witness = s.open(write(tmp_path / "other.py", samples.CANDIDATE))
+        await s.wait_summary(witness)
+        await asyncio.sleep(0.3)
+        assert s.diagnostics(doc) == []
+        assert await s.hover(doc, 0, 4) is None
+        assert await s.lenses(doc) == []
+        assert not [m for m in s.client.messages if "alone" in m.message]
+
+
+async def test_set_reference_command_wins_and_clears(tmp_path: Path) -> None:
+    write(tmp_path / "task.ref.py", samples.UNRELATED)
+    chosen = write(tmp_path / "keys" / "chosen.py", samples.REFERENCE)
+    cand = write(tmp_path / "task.py", samples.CANDIDATE)
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        first = await s.wait_summary(doc)
+        assert first.data["referenceSource"] == "convention"
+        answer = await s.command("refscore.setReference", doc, "keys/chosen.py")
+        assert list(getattr(answer, "references", None) or answer["references"]) == [uri(chosen)]
+        chosen_summary = await s.wait_for(
+            lambda: (d := s.summary(doc)) and d.data["referenceSource"] == "command" and d, what="command source")
+        assert chosen_summary.data["references"] == [uri(chosen)]
+        assert chosen_summary.data["codebleu"]["score"] > first.data["codebleu"]["score"]
+        await s.command("refscore.setReference", doc, None)
+        await s.wait_for(lambda: (d := s.summary(doc)) and d.data["referenceSource"] == "convention", what="cleared")
+
+
+async def test_reference_edited_in_the_editor_rescores_the_candidate(tmp_path: Path) -> None:
+    ref = write(tmp_path / "task.ref.py", samples.REFERENCE)
+    cand = write(tmp_path / "task.py", samples.CANDIDATE)
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        before = await s.wait_summary(doc)
+        ref_doc = s.open(ref)
+        s.replace_all(ref_doc, samples.CANDIDATE)  # unsaved: the editor's text counts
+        after = await s.wait_for(
+            lambda: (d := s.summary(doc)) and d.data["codebleu"]["score"] > 0.99 and d, what="rescored candidate")
+        assert after.data["codebleu"]["score"] > before.data["codebleu"]["score"]
+        assert after.data["version"] == 1  # the candidate itself did not change
+
+
+async def test_reference_changed_on_disk_rescores(tmp_path: Path) -> None:
+    ref = write(tmp_path / "task.ref.py", samples.REFERENCE)
+    cand = write(tmp_path / "task.py", samples.CANDIDATE)
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        before = await s.wait_summary(doc)
+        ref.write_text(samples.CANDIDATE, encoding="utf-8")
+        s.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+            types.FileEvent(uri=uri(ref), type=types.FileChangeType.Changed)]))
+        after = await s.wait_for(
+            lambda: (d := s.summary(doc)) and d.data["codebleu"]["score"] > 0.99 and d, what="rescored from disk")
+        assert after.data["codebleu"]["score"] > before.data["codebleu"]["score"]
+
+
+async def test_unreadable_or_unsupported(tmp_path: Path) -> None:
+    (tmp_path / "bin.ref.py").write_bytes(b"\x00\x01binary\x00")
+    cand = write(tmp_path / "bin.py", samples.CANDIDATE)
+    write(tmp_path / "notes.ref.txt", "hello")
+    notes = write(tmp_path / "notes.txt", "hello there")
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        problem = await s.wait_for(lambda: s.diagnostics(doc), what="problem diagnostic")
+        assert len(problem) == 1 and problem[0].code == "refscore.problem"
+        assert "binary" in problem[0].message
+        notes_doc = s.open(notes, language_id="plaintext")
+        unsupported = await s.wait_for(lambda: s.diagnostics(notes_doc), what="unsupported language")
+        assert len(unsupported) == 1 and "not supported" in unsupported[0].message
+        assert "python" in unsupported[0].message
