@@ -15,7 +15,7 @@ from ..grade.items import ItemSet, unique_ids
 from ..grade.mapping import load_jsonl, load_mapping
 from ..grade.progress import Progress
 from ..grade.rows import LABELS, SCORE_COLUMNS, rows_for, summary, threshold_failures
-from ..grade.runner import GradeSettings, run_grading
+from ..grade.runner import GradeSettings, run_grading, scorer_tag
 from ..metrics.codebleu import DEFAULT_WEIGHTS
 from ..scoring.report import ALL_METRICS
 
@@ -153,10 +153,10 @@ def _scorer(args: argparse.Namespace) -> tuple[Any, str]:
         except ImportError:
             print("refscore: the scoring daemon is not available here; scoring in this process", file=sys.stderr)
         else:
-            return get_scorer(autostart=True), "model=default"
+            return get_scorer(autostart=True), scorer_tag()
     from ..scoring.scorer import LocalScorer
 
-    return LocalScorer(args.model, args.layer, args.device), f"model={args.model or 'default'}|layer={args.layer}"
+    return LocalScorer(args.model, args.layer, args.device), scorer_tag(args.model, args.layer)
 
 
 def run(args: argparse.Namespace) -> int:

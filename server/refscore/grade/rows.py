@@ -37,19 +37,27 @@ def result_row(result: GradeResult) -> dict[str, Any]:
     row.update(id=item.id, problem=item.problem, language=item.language, source=item.source,
                cached=result.cached, warnings=list(result.warnings), errors=result.errors)
     if report is not None and report.codebleu is not None:
-        row["codebleu"] = report.codebleu.score
+        row["codebleu"] = _number(report.codebleu.score)
         row["codebleu_signature"] = report.codebleu.signature
         for component in report.codebleu.components:
-            row[component.name] = component.score
+            row[component.name] = _number(component.score)
     bert = report.codebertscore if report is not None else None
     if bert is not None:
         for name in BERT_FIELDS:
-            value = bert_value(bert, name)
-            row[f"codebertscore_{name}"] = float(value) if value is not None else None
+            row[f"codebertscore_{name}"] = _number(bert_value(bert, name))
         row["codebertscore_model"] = bert_value(bert, "model")
         row["codebertscore_layer"] = bert_value(bert, "layer")
         row["codebertscore_signature"] = bert_value(bert, "signature")
     return row
+
+
+def _number(value: Any) -> float | None:
+    """A finite float, or None (NaN and missing values are not scores)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
 
 
 def rows_for(results: Sequence[GradeResult]) -> list[dict[str, Any]]:

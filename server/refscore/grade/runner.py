@@ -30,12 +30,17 @@ class GradeSettings:
     metrics: tuple[str, ...] = ALL_METRICS
     weights: tuple[float, float, float, float] = DEFAULT_WEIGHTS
     batch_size: int = 32
-    scorer_tag: str = "local"  # model / layer / scorer identity
+    scorer_tag: str = "model=default|layer=default"  # see ``scorer_tag``
 
     def cache_tag(self) -> str:
         """A stable string of the settings that change scores (not the batch size)."""
         return json.dumps({"v": __version__, "metrics": list(self.metrics), "weights": list(self.weights),
                            "scorer": self.scorer_tag}, sort_keys=True)
+
+
+def scorer_tag(model: str | None = None, layer: int | None = None) -> str:
+    """The model part of the cache key (the daemon and the in-process default agree)."""
+    return f"model={model or 'default'}|layer={'default' if layer is None else layer}"
 
 
 @dataclass
@@ -76,8 +81,8 @@ def run_grading(items: Sequence[GradeItem], scorer: Scorer, settings: GradeSetti
     """Score every scorable item not already in ``cache``; Ctrl-C stops after writing what was
     scored (the rest are marked as not scored)."""
     start = time.perf_counter()
-    cache = cache or ReportCache(None)
-    progress = progress or Progress(len(items), enabled=False)
+    cache = cache if cache is not None else ReportCache(None)
+    progress = progress if progress is not None else Progress(len(items), enabled=False)
     tag = settings.cache_tag()
     results = [GradeResult(item) for item in items]
     pending: list[tuple[GradeResult, str]] = []
