@@ -16,9 +16,10 @@ PACKAGE_KEYS = {"codebleu", "ngram_match_score", "weighted_ngram_match_score", "
                 "dataflow_match_score"}
 
 
-def refscore(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def refscore(*args: str, timeout: float = 120, metrics: str = "codebleu") -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    return subprocess.run([sys.executable, "-m", "refscore", *args], capture_output=True, text=True,
+    extra = ["--metrics", metrics] if args and args[0] == "score" and metrics else []
+    return subprocess.run([sys.executable, "-m", "refscore", *args, *extra], capture_output=True, text=True,
                           timeout=timeout, env=env)
 
 
@@ -126,3 +127,23 @@ def test_five_megabyte_file_scores(tmp_path: Path) -> None:
     result = refscore("score", str(EXAMPLES / "python/reference.py"), str(big), "--json", timeout=300)
     assert result.returncode == 0, result.stderr
     assert 0.0 <= json.loads(result.stdout)["codebleu"]["codebleu"] <= 1.0
+
+
+def test_both_metrics_by_default_with_model_named() -> None:
+    result = refscore("score", str(EXAMPLES / "python/reference.py"), str(EXAMPLES / "python/candidate_close.py"),
+                      "--json", metrics="", timeout=300)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    bert = data["codebertscore"]
+    assert {"precision", "recall", "f1", "f3", "model", "layer", "device", "signature"} <= set(bert)
+    assert 0.0 < bert["f3"] <= 1.0
+    assert "MiniLM" in bert["model"] or "codebert" in bert["model"]
+
+
+def test_scoring_does_not_execute_the_code(tmp_path: Path) -> None:
+    marker = tmp_path / "executed"
+    payload = tmp_path / "payload.py"
+    payload.write_text(f"open({str(marker)!r}, 'w').write('x')\nimport os\nos.system('touch {marker}')\n")
+    result = refscore("score", str(payload), str(payload), "--json")
+    assert result.returncode == 0, result.stderr
+    assert not marker.exists()

@@ -22,8 +22,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--also-reference", action="append", default=[], metavar="FILE",
                         help="another acceptable reference (repeatable)")
     parser.add_argument("--context", help="task description, used as CodeBERTScore context")
-    parser.add_argument("--metrics", default="codebleu",
-                        help=f"comma-separated metrics from {','.join(ALL_METRICS)} (default: codebleu)")
+    parser.add_argument("--metrics", default=",".join(ALL_METRICS),
+                        help=f"comma-separated metrics from {','.join(ALL_METRICS)} (default: all; "
+                             "CodeBERTScore loads a transformer, a few seconds on a CPU)")
     parser.add_argument("--json", action="store_true", help="print JSON (one object per candidate, one per line)")
     parser.add_argument("--explain", action="store_true", help="list what the reference has that the candidate lacks")
     parser.set_defaults(handler=run)

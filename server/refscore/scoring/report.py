@@ -46,8 +46,10 @@ class ScoreReport:
                 out["codebleu_details"]["explanations"] = [asdict(e) for e in self.codebleu.explanations]
         if self.codebertscore is not None:
             bert = self.codebertscore
-            out["codebertscore"] = bert.to_dict() if hasattr(bert, "to_dict") else (
-                asdict(bert) if is_dataclass(bert) else bert)
+            if not is_dataclass(bert):
+                out["codebertscore"] = dict(bert)
+            else:
+                out["codebertscore"] = asdict(bert) if explain else bert.as_dict()
         if self.errors:
             out["errors"] = list(self.errors)
         return out
@@ -86,9 +88,15 @@ def request_from_dict(data: dict[str, Any]) -> ScoreRequest:
 
 
 def _bert_from_dict(data: dict[str, Any]) -> Any:
+    """Rebuild a BertScoreResult from its full (``explain=True``) form; summaries stay dicts."""
     try:
-        from ..metrics.codebertscore import BertScoreResult
+        from ..metrics.codebertscore_scorer import BertScoreResult, TokenAlignment
     except ImportError:
         return data
-    from_dict = getattr(BertScoreResult, "from_dict", None)
-    return from_dict(data) if from_dict else data
+    if "candidate_tokens" not in data:
+        return data
+    fields = dict(data)
+    fields["candidate_tokens"] = [TokenAlignment(**t) for t in data["candidate_tokens"]]
+    fields["reference_tokens"] = [TokenAlignment(**t) for t in data["reference_tokens"]]
+    fields["per_reference"] = [tuple(row) for row in data.get("per_reference", [])]
+    return BertScoreResult(**fields)
