@@ -32,7 +32,8 @@ class Abort(Exception):
 class DNode:
     """One node: type, children, token facts; the tree-sitter node is kept for field lookups."""
 
-    __slots__ = ("type", "kids", "tok", "idx", "code", "ident", "ts", "span", "fields", "vars")
+    __slots__ = ("type", "kids", "tok", "idx", "code", "ident", "ts", "span", "fields", "vars",
+                 "names")
 
     def __init__(self, type_: str, ts: Any) -> None:
         self.type = type_
@@ -45,6 +46,7 @@ class DNode:
         self.span: Any = None
         self.fields: Optional[dict[str, Optional[DNode]]] = None
         self.vars: Optional[tuple[tuple[int, str], ...]] = None
+        self.names: Optional[tuple[str, ...]] = None
 
 
 class TokenTable:
@@ -197,3 +199,16 @@ def variables(dn: Optional[DNode]) -> tuple[tuple[int, str], ...]:
     result = tuple(out)
     dn.vars = result
     return result
+
+
+def mentioned(dn: DNode) -> tuple[str, ...]:
+    """The distinct texts of the variable tokens under dn (all a walk of dn can read or write)."""
+    seen: dict[str, None] = {}
+    stack = [dn]
+    while stack:
+        n = stack.pop()
+        if n.tok == VARIABLE:
+            seen[n.code] = None
+        elif n.kids:
+            stack.extend(n.kids)
+    return tuple(seen)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field as dc_field
 from typing import Callable, Mapping, Optional
 
-from ._tree import KEYWORD, UNINDEXED, VARIABLE, Abort, DNode, TokenTable, children, field, variables
+from ._tree import UNINDEXED, VARIABLE, Abort, DNode, TokenTable, children, field, mentioned, variables
 
 State = dict[str, tuple[int, ...]]
 Edge = tuple[str, int, str, tuple[str, ...], tuple[int, ...]]
@@ -51,14 +51,15 @@ def table(*groups: Mapping[str, Handler]) -> dict[str, Handler]:
 class Walker:
     """One extraction: the edge list, the loop memo and the step budget."""
 
-    __slots__ = ("handlers", "first", "tokens", "out", "memo", "steps", "max_steps")
+    __slots__ = ("handlers", "first", "tokens", "out", "memo", "canon", "steps", "max_steps")
 
     def __init__(self, rules: Rules, tokens: TokenTable, max_steps: int) -> None:
         self.handlers = rules.handlers
         self.first = rules.do_first
         self.tokens = tokens
         self.out: list[Edge] = []
-        self.memo: dict[tuple[int, frozenset], tuple[list[Edge], State]] = {}
+        self.memo: dict[tuple[int, tuple], tuple[list[Edge], tuple]] = {}
+        self.canon: dict[tuple, Edge] = {}
         self.steps = 0
         self.max_steps = max_steps
 
@@ -257,40 +258,75 @@ def branch(branch_types: frozenset[str], *, flag_style: bool, always_input: bool
 
 # ----------------------------------------------------------------------------- loops
 
-def merge_loop_edges(edges: list[Edge]) -> list[Edge]:
+def merge_loop_edges(edges: list[Edge], canon: dict) -> list[Edge]:
     """The package's loop merge: one edge per (name, token, relation), first occurrence first;
-    repeated ones get de-duplicated parent names and sorted parent tokens."""
-    groups: dict[tuple[str, int, str], list] = {}
+    repeated ones get de-duplicated parent names and sorted parent tokens (merging pairwise, as
+    the package does, equals merging all occurrences at once). ``canon`` caches merged forms."""
+    groups: dict[tuple[str, int, str], object] = {}
+    get = groups.get
+    merged_any = False
     for e in edges:
-        key = (e[0], e[1], e[2])
-        g = groups.get(key)
+        key = e[:3]
+        g = get(key)
         if g is None:
-            groups[key] = [e[3], e[4]]
+            groups[key] = e
+        elif g.__class__ is tuple:
+            groups[key] = [g, e]
+            merged_any = True
         else:
-            g[0] = tuple(dict.fromkeys(g[0] + e[3]))
-            g[1] = tuple(sorted(set(g[1] + e[4])))
-    return [(k[0], k[1], k[2], g[0], g[1]) for k, g in groups.items()]
+            g.append(e)
+    if not merged_any:
+        return list(groups.values())
+    result: list[Edge] = []
+    append = result.append
+    for g in groups.values():
+        if g.__class__ is tuple:
+            append(g)
+            continue
+        sig = tuple(g)
+        done = canon.get(sig)
+        if done is None:
+            first = g[0]
+            names: tuple[str, ...] = ()
+            idxs: tuple[int, ...] = ()
+            for e in g:
+                names += e[3]
+                idxs += e[4]
+            done = canon[sig] = (first[0], first[1], first[2], tuple(dict.fromkeys(names)),
+                                 tuple(sorted(set(idxs))))
+        append(done)
+    return result
 
 
 def loop(pass_fn: PassFn) -> Handler:
-    """A loop: two passes of ``pass_fn``, edges merged, memoised per (node, input state)."""
+    """A loop: two passes of ``pass_fn``, edges merged, memoised per (node, input state).
+
+    Only the variables named under the loop can be read or written by its walk (the others pass
+    through every rule unchanged), so the memo key and the memoised output state are restricted
+    to them.
+    """
     def handle(w: Walker, n: DNode, st: State) -> State:
-        key = (id(n), frozenset(st.items()))
+        names = n.names
+        if names is None:
+            names = n.names = mentioned(n)
+        key = (id(n), tuple([st.get(v) for v in names]))
         hit = w.memo.get(key)
         out = w.out
         if hit is not None:
             out.extend(hit[0])
-            return dict(hit[1])
+            for v, val in hit[1]:
+                st[v] = val
+            return st
         w.steps += 1
         if w.steps > w.max_steps:
             raise Abort("step budget exceeded")
         start = len(out)
         st = pass_fn(w, n, st, 0)
         st = pass_fn(w, n, st, 1)
-        merged = merge_loop_edges(out[start:])
+        merged = merge_loop_edges(out[start:], w.canon)
         del out[start:]
         out.extend(merged)
-        w.memo[key] = (merged, dict(st))
+        w.memo[key] = (merged, tuple([(v, st[v]) for v in names if v in st]))
         return st
     return handle
 
