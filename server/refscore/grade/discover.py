@@ -119,8 +119,9 @@ def _real(path: str | Path) -> str:
 
 
 def items_for(problem: Problem, submissions: Sequence[tuple[str, list[Path] | None]],
-              pattern: str | None = None, id_prefix: str = "") -> ItemSet:
-    """Read each submission and check it against the problem's language."""
+              pattern: str | None = None, id_prefix: str = "", base: Path | None = None) -> ItemSet:
+    """Read each submission and check it against the problem's language; messages name files
+    relative to ``base`` when given."""
     result = ItemSet()
     for sub_id, files in submissions:
         item = GradeItem(id=id_prefix + sub_id, candidate=None, references=problem.references,
@@ -134,6 +135,9 @@ def items_for(problem: Problem, submissions: Sequence[tuple[str, list[Path] | No
             item.error = f"{sub_id}: no file matching {pattern!r}" if pattern else f"{sub_id}: empty folder"
         else:
             _read_into(item, files, problem)
+            if item.error and base is not None:
+                for path in files:
+                    item.error = item.error.replace(str(path), os.path.relpath(path, base))
         result.items.append(item)
     return result
 

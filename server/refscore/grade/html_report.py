@@ -25,7 +25,8 @@ th,td{border-bottom:1px solid #e3e6ec;padding:4px 8px;text-align:left;white-spac
 th{background:#eef1f6;cursor:pointer;position:sticky;top:0;user-select:none}
 th.sorted-asc::after{content:" \\25B2"}th.sorted-desc::after{content:" \\25BC"}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
-td.err{color:#a12a2a;white-space:normal;max-width:420px}tr.bad td:first-child{border-left:3px solid #c0392b}
+td.err{color:#a12a2a;white-space:normal;min-width:240px;max-width:380px;font-size:12px}
+.tablewrap{overflow-x:auto;max-width:100%}tr.bad td:first-child{border-left:3px solid #c0392b}
 details{background:#fff;border:1px solid #dde1e8;border-radius:6px;margin:10px 0;padding:6px 12px}
 summary{cursor:pointer;font-weight:600}.panes{display:grid;grid-template-columns:1fr 1fr;gap:10px}
 .pane h4{margin:6px 0 4px;font-size:12px;color:#555}
@@ -55,6 +56,7 @@ document.querySelectorAll('table.sortable th').forEach(function(th, col){
 });
 function openTarget(){ var d = document.getElementById(location.hash.slice(1)); if (d && d.tagName === 'DETAILS') d.open = true; }
 window.addEventListener('hashchange', openTarget); openTarget();
+document.body.setAttribute('data-ready', '1');
 """
 
 
@@ -94,15 +96,16 @@ def build_html(results: Sequence[GradeResult], rows: Sequence[dict[str, Any]], s
     out.append("</section>")
     out.append(_table(rows, columns))
     out.append(_legend(low, any(r.get("codebertscore_f1") is not None for r in rows)))
+    first = next((i for i, r in enumerate(results) if r.report is not None), 0)
     for index, (result, row) in enumerate(zip(results, rows)):
-        out.append(_detail(index, result, row, columns, low))
+        out.append(_detail(index, result, row, columns, low, index == first))
     out.append(f"</main><script>{JS}</script></body></html>")
     return "\n".join(out)
 
 
 def _table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
     head = ["Submission", "Problem", "Language", *(LABELS.get(c, c) for c in columns), "Notes"]
-    out = ['<table class="sortable" id="results"><thead><tr>']
+    out = ['<div class="tablewrap"><table class="sortable" id="results"><thead><tr>']
     out.extend(f"<th>{escape(h)}</th>" for h in head)
     out.append("</tr></thead><tbody>")
     for index, row in enumerate(rows):
@@ -121,7 +124,7 @@ def _table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
                 out.append('<td class="num" data-v="">&ndash;</td>')
         notes = "; ".join([*row["errors"], *row["warnings"]])
         out.append(f'<td class="err" data-v="{escape(notes)}">{escape(notes)}</td></tr>')
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 
@@ -140,11 +143,11 @@ def _legend(low: float, with_bert: bool) -> str:
             f"{missing}.</p>")
 
 
-def _detail(index: int, result: GradeResult, row: dict[str, Any], columns: Sequence[str], low: float) -> str:
+def _detail(index: int, result: GradeResult, row: dict[str, Any], columns: Sequence[str], low: float,
+            opened: bool) -> str:
     item, report = result.item, result.report
     scores = " &middot; ".join(f"{escape(LABELS.get(c, c))} {row[c]:.3f}" for c in columns if _num(row.get(c)))
-    opened = " open" if index == 0 else ""
-    out = [f'<details id="s{index}"{opened}><summary>{escape(item.id)}'
+    out = [f'<details id="s{index}"{" open" if opened else ""}><summary>{escape(item.id)}'
            f'{" &mdash; " + scores if scores else ""}</summary>']
     for message in row["errors"]:
         out.append(f'<div class="msgs">{escape(message)}</div>')

@@ -112,7 +112,7 @@ def _problem_items(entry: dict[str, Any], base: Path, index: int, default_langua
     subs = expand([base / s for s in _as_list(entry.get("submissions"))], pattern,
                   bool(entry.get("per_folder", False)), exclude=references)
     subs = [(os.path.relpath(sub_id, base) if files is not None else sub_id, files) for sub_id, files in subs]
-    result = items_for(problem, subs, pattern, id_prefix=f"{name}/")
+    result = items_for(problem, subs, pattern, id_prefix=f"{name}/", base=base)
     if not subs:
         result.notes.append(f"problem {name!r}: no submissions listed")
     return result

@@ -1,0 +1,115 @@
+"""Unit tests of the grader's parts: ids, progress text, cache file, rows, heat map, histogram."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from refscore.grade.cache import ReportCache
+from refscore.grade.heatmap import Heat, Missing, missing_heat, render_pane, token_heat
+from refscore.grade.histogram import bin_counts, histogram_svg
+from refscore.grade.items import GradeItem, unique_ids
+from refscore.grade.progress import Progress, format_duration
+from refscore.grade.rows import result_row, summary, threshold_failures
+from refscore.grade.runner import GradeResult
+from refscore.scoring.report import ScoreReport
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def _item(id_: str, text: str = "x = 1\n") -> GradeItem:
+    return GradeItem(id_, text, ("x = 2\n",), "python")
+
+
+def test_unique_ids_suffix_repeats_without_clashing():
+    items = [_item("a"), _item("a"), _item("a#2"), _item("a")]
+    unique_ids(items)
+    ids = [i.id for i in items]
+    assert len(set(ids)) == 4 and ids[0] == "a" and ids[2] == "a#2"
+
+
+def test_cache_key_depends_on_content_and_settings():
+    a, b = _item("a"), _item("b")
+    assert a.cache_key("s") == b.cache_key("s")  # the id is not content
+    assert a.cache_key("s") != a.cache_key("t")
+    b.context = "task"
+    assert a.cache_key("s") != b.cache_key("s")
+
+
+def test_progress_lines_and_bar():
+    now = [0.0]
+    out = io.StringIO()
+    progress = Progress(10, stream=out, tty=False, clock=lambda: now[0])
+    progress.update(cached=2)
+    now[0] = 4.0
+    progress.update(scored=4)
+    text = out.getvalue().splitlines()
+    assert text[0].startswith("grade: 2/10 (20%)") and "ETA ?" in text[0] and "2 from cache" in text[0]
+    assert text[1].startswith("grade: 6/10 (60%) 1.0 items/s ETA 4s")
+    bar = io.StringIO()
+    progress = Progress(4, stream=bar, tty=True, clock=lambda: now[0])
+    progress.update(scored=2)
+    progress.close()
+    assert bar.getvalue().startswith("\r[" + "#" * 14 + "." * 14 + "] 2/4") and bar.getvalue().endswith("\n")
+    assert format_duration(3725) == "1h02m" and format_duration(65) == "1m05s"
+
+
+def test_cache_survives_a_torn_last_line(tmp_path):
+    path = tmp_path / "c.jsonl"
+    cache = ReportCache(path)
+    cache.put_many([("k1", ScoreReport("python"))])
+    cache.close()
+    with open(path, "a") as fh:
+        fh.write('{"key": "k2", "report": {"langu')
+    again = ReportCache(path)
+    assert "k1" in again and "k2" not in again and again.skipped_lines == 1
+    again.put_many([("k3", ScoreReport("java"))])
+    again.close()
+    third = ReportCache(path)
+    assert third.get("k3").language == "java" and len(third) == 2
+
+
+def test_rows_read_codebertscore_in_typed_or_dict_form():
+    bert = {"precision": 0.8, "recall": 0.6, "f1": 0.6857, "f3": 0.6154, "model": "m", "layer": 6,
+            "signature": "cbs|model:m", "candidate_tokens": []}
+    result = GradeResult(_item("a"), ScoreReport("python", codebertscore=bert))
+    row = result_row(result)
+    assert row["codebertscore_f1"] == 0.6857 and row["codebertscore_model"] == "m"
+    assert row["codebleu"] is None and row["errors"] == []
+    nan = GradeResult(_item("b"), ScoreReport("python", codebertscore={**bert, "f1": float("nan")}))
+    assert result_row(nan)["codebertscore_f1"] is None
+    rows = [row, result_row(nan)]
+    assert summary(rows)["metrics"]["codebertscore_f1"]["n"] == 1
+    assert [r["id"] for r in threshold_failures(rows, "codebertscore_f1", 0.5)] == ["b"]
+
+
+def test_render_pane_escapes_code_and_marks_missing_parts():
+    text = "if a < b:\n    return '<b>'\n"
+    html = render_pane(text, [Heat(0, 2, 0.0, "similarity 0.1")], [Missing(10, 16, "ngram")])
+    assert "<b>" not in html.replace("<b>'", "") and "&lt;b&gt;" in html
+    assert 'title="similarity 0.1"' in html and "hsl(0," in html
+    assert 'class="miss"' in html and "missing from the candidate: ngram" in html
+    # every character of the code is still there, in order
+    import re
+    from html import unescape
+    assert unescape(re.sub(r"<[^>]+>", "", html)) == text
+
+
+def test_token_heat_and_missing_heat_scales():
+    tokens = [{"start": 0, "end": 3, "similarity": 1.0, "match_text": "def"},
+              {"start": 4, "end": 5, "similarity": 0.5}, {"start": 50, "end": 60, "similarity": 0.9}]
+    heat = token_heat(tokens, 0.5, "def f(): pass")
+    assert [(h.start, h.value) for h in heat] == [(0, 1.0), (4, 0.0)]  # out-of-range span dropped
+    spans = missing_heat([Missing(0, 4, "a"), Missing(2, 6, "b")], 8)
+    assert [(h.start, h.end) for h in spans] == [(0, 2), (2, 4), (4, 6)]
+    assert spans[1].value < spans[0].value  # two components agree: redder
+
+
+def test_histogram_bins_and_svg():
+    assert bin_counts([0.0, 0.05, 0.5, 1.0, 1.2, -1]) == [3, 0, 0, 0, 0, 1, 0, 0, 0, 2]
+    svg = histogram_svg("CodeBLEU <x>", [0.1, 0.2, 0.95])
+    assert svg.startswith("<svg") and "CodeBLEU &lt;x&gt; (n=3, mean 0.417)" in svg
+    assert svg.count("<rect") == 10 and "http" not in svg
+    assert "(n=0)" in histogram_svg("empty", [])
