@@ -9,6 +9,7 @@ extractor, TypeScript/TSX). One generic walker (`_walker`) runs per-language rul
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 from contextlib import contextmanager
@@ -68,19 +69,32 @@ def extract_dataflow(root: Any, text: str, language: str, *, mode: str = "compat
     if rules is None:
         raise ValueError(f"no dataflow rules for language {spec.name!r}")
     drop = frozenset(spec.comment_node_types) if mode == "native" else frozenset()
+    with _gc_paused():
+        try:
+            top, tokens, depth, count = build(root, text, drop)
+        except Exception:  # the package's outer try: e.g. a token row past the text
+            return []
+        if depth > MAX_DEPTH:
+            return []
+        walker = Walker(rules, tokens, max_steps=64 * count + 100_000)
+        try:
+            with _recursion_room(4 * depth + 200):
+                walker.walk(top, {})
+        except Exception:  # the package's inner try: any failure gives no dataflow
+            return []
+        return _assemble(walker.out, tokens.spans)
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The walk allocates many small, acyclic objects: cyclic GC passes only cost time here."""
+    was_enabled = gc.isenabled()
+    gc.disable()
     try:
-        top, tokens, depth, count = build(root, text, drop)
-    except Exception:  # the package's outer try: e.g. a token row past the text
-        return []
-    if depth > MAX_DEPTH:
-        return []
-    walker = Walker(rules, tokens, max_steps=64 * count + 100_000)
-    try:
-        with _recursion_room(4 * depth + 200):
-            walker.walk(top, {})
-    except Exception:  # the package's inner try: any failure gives no dataflow
-        return []
-    return _assemble(walker.out, tokens.spans)
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _assemble(edges: list[Edge], spans: list[tuple[Any, Any]]) -> list[FlowEdge]:
