@@ -192,9 +192,23 @@ def _java_nest(depth: int, rng: random.Random) -> str:
 @pytest.mark.parametrize("lang,make", [("python", _python_nest), ("java", _java_nest)])
 def test_nested_loop_parity(lang: str, make) -> None:
     rng = random.Random(7)
-    for depth in (2, 3, 4):
-        for _ in range(8):
+    for depth in (2, 2, 3, 3, 4, 4, 4, 6):
+        for _ in range(4):
             assert_same(make(depth, rng), lang)
+
+
+@pytest.mark.parametrize("lang", ["python", "java"])
+def test_ten_nested_loops_parity(lang: str) -> None:
+    """2**10 passes in the package, a handful of memoised ones here: same edges."""
+    if lang == "python":
+        code = "def f(n):\n    s = 0\n" + "".join(
+            "    " * (k + 1) + f"for i{k} in range(n):\n" + "    " * (k + 2) + f"s = s + i{k}\n"
+            for k in range(10)) + "    return s\n"
+    else:
+        code = ("class A { int f(int n) { int s = 0;\n" + "".join(
+            f"for (int i{k} = 0; i{k} < n; i{k}++) {{ s = s + i{k};\n" for k in range(10))
+            + "}" * 10 + " return s; } }\n")
+    assert_same(code, lang)
 
 
 @pytest.mark.parametrize("lang,code", [
