@@ -69,7 +69,7 @@ class StructureAnalysis:
     language: str
     mode: Mode
     text: str
-    subtree_keys: Counter[str]
+    subtree_keys: Counter
     subtrees: tuple[Subtree, ...] = ()
     dataflow: tuple = ()
     normalized_dataflow: tuple = ()

@@ -18,14 +18,12 @@ import tree_sitter
 
 @dataclass(frozen=True)
 class Subtree:
-    """One subtree of a document: its key and where it lies (byte offsets, (row, byte col) points)."""
+    """One subtree of a document: its shape key, type and byte span."""
 
-    key: str
+    key: int | str
     type: str
     start_byte: int
     end_byte: int
-    start_point: tuple[int, int]
-    end_point: tuple[int, int]
 
 
 def compat_subtree_keys(root: tree_sitter.Node) -> list[str]:
@@ -40,51 +38,49 @@ def compat_subtree_keys(root: tree_sitter.Node) -> list[str]:
 
 
 def _is_docstring(node: tree_sitter.Node) -> bool:
-    """A Python expression statement holding only a string, first in its module or block."""
+    """A Python expression statement holding only a string (called on the first statement of a body)."""
     if node.type != "expression_statement" or node.named_child_count != 1:
         return False
-    if node.named_children[0].type not in ("string", "concatenated_string"):
-        return False
-    parent = node.parent
-    if parent is None or parent.type not in ("module", "block"):
-        return False
-    first = next((c for c in parent.named_children if c.type != "comment"), None)
-    return first is not None and first.id == node.id
+    return node.named_children[0].type in ("string", "concatenated_string")
+
+
+_BODIES = frozenset({"module", "block"})
 
 
 def native_subtrees(root: tree_sitter.Node, comment_types: frozenset[str], language: str) -> list[Subtree]:
-    """Subtrees keyed by shape, comments and docstrings left out, in document order."""
+    """Subtrees keyed by shape (type, field names, named children), comments and docstrings left out.
+
+    One cursor walk; each key hashes a flat tuple of the children's keys, so the cost is linear.
+    """
     skip_docstrings = language == "python"
-    digests: dict[int, bytes] = {}
     found: list[Subtree] = []
-    # Iterative post-order: (node, children_done)
-    stack: list[tuple[tree_sitter.Node, bool]] = [(root, False)]
-    order: list[tuple[tree_sitter.Node, bytes]] = []
-    while stack:
-        node, done = stack.pop()
-        if not done:
-            stack.append((node, True))
-            for child in reversed(node.children):
-                if child.type in comment_types or (skip_docstrings and _is_docstring(child)):
-                    continue
-                if child.is_named or child.child_count:
-                    stack.append((child, False))
-            continue
-        hasher = hashlib.blake2b(node.type.encode(), digest_size=12)
-        if node.is_missing:
-            hasher.update(b"!missing")
-        for index, child in enumerate(node.children):
-            digest = digests.pop(child.id, None)
-            if digest is None:
+    cursor = root.walk()
+    # frame: [type, child entries, start_byte, end_byte, field, first statement seen]
+    frames: list[list] = [[root.type, [], root.start_byte, root.end_byte, None, False]]
+    if not cursor.goto_first_child():
+        return [Subtree(hash((root.type, ())), root.type, root.start_byte, root.end_byte)]
+    while True:
+        node = cursor.node
+        kind = node.type
+        field = cursor.field_name
+        parent = frames[-1]
+        named = node.is_named
+        skip = kind in comment_types or not (named or node.child_count)
+        if not skip and skip_docstrings and named and parent[0] in _BODIES and not parent[5]:
+            parent[5] = True
+            skip = _is_docstring(node)
+        if not skip:
+            if node.child_count and cursor.goto_first_child():
+                frames.append([kind, [], node.start_byte, node.end_byte, field, False])
                 continue
-            field = node.field_name_for_child(index) or ""
-            hasher.update(b"(" + field.encode() + b":" + digest + b")")
-        digest = hasher.digest()
-        digests[node.id] = digest
-        if node.child_count or node is root:
-            order.append((node, digest))
-    for node, digest in order:
-        found.append(Subtree(digest.hex(), node.type, node.start_byte, node.end_byte,
-                             tuple(node.start_point), tuple(node.end_point)))
-    found.sort(key=lambda s: (s.start_byte, -s.end_byte))
-    return found
+            if named:
+                parent[1].append((field, hash((kind, ()))))
+        while not cursor.goto_next_sibling():
+            cursor.goto_parent()
+            kind, entries, start, end, field, _ = frames.pop()
+            key = hash((kind, tuple(entries)))
+            found.append(Subtree(key, kind, start, end))
+            if not frames:
+                found.sort(key=lambda s: (s.start_byte, -s.end_byte))
+                return found
+            frames[-1][1].append((field, key))

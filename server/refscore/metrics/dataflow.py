@@ -23,11 +23,17 @@ class DataflowMatch:
     unmatched: tuple[FlowEdge, ...]
 
 
-def match_dataflow(reference: Sequence[FlowEdge], candidate: Sequence[FlowEdge]) -> DataflowMatch:
-    """Match the normalised reference edges against the normalised candidate edges."""
-    ref_norm = normalize_dataflow(reference)
+def match_dataflow(reference: Sequence[FlowEdge], candidate: Sequence[FlowEdge],
+                   reference_normalized: Sequence[tuple] | None = None,
+                   candidate_normalized: Sequence[tuple] | None = None) -> DataflowMatch:
+    """Match the normalised reference edges against the normalised candidate edges.
+
+    Callers that keep the normalised forms (analyses do) pass them to skip recomputing them.
+    """
+    ref_norm = normalize_dataflow(reference) if reference_normalized is None else reference_normalized
+    cand_norm = normalize_dataflow(candidate) if candidate_normalized is None else candidate_normalized
     remaining: dict[tuple, int] = {}
-    for item in normalize_dataflow(candidate):
+    for item in cand_norm:
         remaining[item] = remaining.get(item, 0) + 1
     matched = 0
     unmatched = []

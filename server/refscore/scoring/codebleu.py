@@ -13,7 +13,7 @@ from ..analysis.comments import strip_compat, strip_compat_times
 from ..analysis.document import StructureAnalysis, TokenAnalysis, analyse_structure, analyse_tokens, analyse_tokens_with
 from ..analysis.text import OffsetMap
 from ..metrics.codebleu import DEFAULT_WEIGHTS, CodeBleuResult, Explanation, PairStats, combine
-from ..metrics.dataflow import match_dataflow
+from ..metrics.dataflow import DataflowMatch, match_dataflow
 from ..metrics.ngram import bleu_stats, missing_runs
 from ..metrics.syntax import match_syntax, unmatched_subtrees
 from ..metrics.weighted_ngram import weighted_stats
@@ -22,20 +22,26 @@ Tokenizer = Callable[[str], Sequence[str]]
 
 
 def _pair_stats(ref_tokens: Sequence[TokenAnalysis], cand_tokens: TokenAnalysis,
-                structures: Sequence[tuple[StructureAnalysis, StructureAnalysis]], keywords: frozenset[str]) -> PairStats:
+                structures: Sequence[tuple[StructureAnalysis, StructureAnalysis]],
+                keywords: frozenset[str]) -> tuple[PairStats, list[DataflowMatch]]:
+    """Statistics of one candidate against its references, and the per-reference dataflow matches."""
     syntax_matched = syntax_total = flow_matched = flow_total = 0
+    flows = []
     for ref_structure, cand_structure in structures:
         syntax = match_syntax(ref_structure.subtree_keys, cand_structure.subtree_keys)
         syntax_matched += syntax.matched
         syntax_total += syntax.total
-        flow = match_dataflow(ref_structure.dataflow, cand_structure.dataflow)
+        flow = match_dataflow(ref_structure.dataflow, cand_structure.dataflow,
+                              ref_structure.normalized_dataflow, cand_structure.normalized_dataflow)
+        flows.append(flow)
         flow_matched += flow.matched
         flow_total += flow.total
-    return PairStats(
+    stats = PairStats(
         bleu_stats(ref_tokens, cand_tokens),
         weighted_stats(ref_tokens, cand_tokens, keywords),
         syntax_matched, syntax_total, flow_matched, flow_total,
     )
+    return stats, flows
 
 
 def corpus_codebleu_compat(references: Sequence[Sequence[str]], predictions: Sequence[str], language: str,
@@ -53,7 +59,7 @@ def corpus_codebleu_compat(references: Sequence[Sequence[str]], predictions: Seq
              analyse_structure(strip_compat_times(prediction, spec.name, index + 1), spec.name, "compat"))
             for index, ref in enumerate(refs)
         ]
-        stats = _pair_stats(ref_tokens, cand_tokens, structures, spec.keywords)
+        stats, _ = _pair_stats(ref_tokens, cand_tokens, structures, spec.keywords)
         total = stats if total is None else total + stats
     if total is None:
         raise ValueError("no predictions to score")
@@ -70,23 +76,24 @@ def score_codebleu(references: Sequence[str], candidate: str, language: str,
     cand_tokens = analyse_tokens(candidate)
     cand_structure = analyse_structure(candidate, spec.name, "native")
     ref_structures = [analyse_structure(r, spec.name, "native") for r in references]
-    stats = _pair_stats(ref_tokens, cand_tokens, [(r, cand_structure) for r in ref_structures], spec.keywords)
-    explanations = _explain(references, ref_tokens, cand_tokens, ref_structures, cand_structure) if explain else ()
+    stats, flows = _pair_stats(ref_tokens, cand_tokens, [(r, cand_structure) for r in ref_structures], spec.keywords)
+    explanations = _explain(references, ref_tokens, cand_tokens, ref_structures, cand_structure, flows) if explain else ()
     return combine(stats, weights, "native", spec.name, "ws", _grammar(spec), explanations)
 
 
 def _explain(references: Sequence[str], ref_tokens: Sequence[TokenAnalysis], cand_tokens: TokenAnalysis,
-             ref_structures: Sequence[StructureAnalysis], cand_structure: StructureAnalysis) -> list[Explanation]:
+             ref_structures: Sequence[StructureAnalysis], cand_structure: StructureAnalysis,
+             flows: Sequence[DataflowMatch]) -> list[Explanation]:
     """What each reference has that the candidate lacks: n-grams, subtrees, dataflow edges."""
     found: list[Explanation] = []
-    for index, (text, tokens, structure) in enumerate(zip(references, ref_tokens, ref_structures)):
+    for index, (text, tokens, structure, flow) in enumerate(zip(references, ref_tokens, ref_structures, flows)):
         for run in missing_runs(tokens, cand_tokens):
             found.append(Explanation("ngram_match", _shorten(text[run.start:run.end]), index, run.start, run.end))
         offsets = OffsetMap(text)
         for subtree in unmatched_subtrees(structure.subtrees, cand_structure.subtree_keys):
             start, end = offsets.from_byte(subtree.start_byte), offsets.from_byte(subtree.end_byte)
             found.append(Explanation("syntax_match", f"{subtree.type}: {_shorten(text[start:end])}", index, start, end))
-        for edge in match_dataflow(structure.dataflow, cand_structure.dataflow).unmatched:
+        for edge in flow.unmatched:
             start, end = offsets.from_point(*edge.start), offsets.from_point(*edge.end)
             parents = ", ".join(edge.parent_names) or "(definition)"
             found.append(Explanation("dataflow_match", f"{edge.name} {edge.relation} {parents}", index, start, end))
