@@ -17,7 +17,7 @@ from typing import Callable, Literal, Sequence
 
 from .. import languages
 from .text import TextToken, whitespace_tokens
-from .trees import Subtree, compat_subtree_keys, native_subtrees
+from .trees import Subtree, sexp_keys, compat_subtree_keys, native_subtrees
 
 Mode = Literal["compat", "native"]
 MAX_NGRAM = 4
@@ -86,7 +86,7 @@ def analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysis
     tree = spec.parse(text.encode("utf-8"))
     root = tree.root_node
     if mode == "compat":
-        keys = Counter(compat_subtree_keys(root))
+        keys = Counter(compat_subtree_keys(root))  # shape hashes, or S-expressions if the tree has errors
         subtrees: tuple[Subtree, ...] = ()
     else:
         subtrees = tuple(native_subtrees(root, spec.comment_node_types, spec.name))
@@ -107,3 +107,23 @@ def analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysis
         has_syntax_errors=root.has_error,
         dataflow_error=error,
     )
+
+
+@lru_cache(maxsize=256)
+def sexp_subtree_keys(text: str, language: str) -> Counter:
+    """S-expression keys of a compat text, for comparing with a tree whose keys had to be S-expressions."""
+    return Counter(sexp_keys(languages.get(language).parse(text.encode("utf-8")).root_node))
+
+
+def comparable_keys(reference: StructureAnalysis, candidate: StructureAnalysis) -> tuple[Counter, Counter]:
+    """Subtree keys of both sides in the same keying (hashes mix with S-expressions only in compat)."""
+    ref_keys, cand_keys = reference.subtree_keys, candidate.subtree_keys
+    if reference.mode == "compat" and ref_keys and cand_keys:
+        ref_str = isinstance(next(iter(ref_keys)), str)
+        cand_str = isinstance(next(iter(cand_keys)), str)
+        if ref_str != cand_str:
+            if not ref_str:
+                ref_keys = sexp_subtree_keys(reference.text, reference.language)
+            else:
+                cand_keys = sexp_subtree_keys(candidate.text, candidate.language)
+    return ref_keys, cand_keys

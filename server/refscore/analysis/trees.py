@@ -26,8 +26,48 @@ class Subtree:
     end_byte: int
 
 
-def compat_subtree_keys(root: tree_sitter.Node) -> list[str]:
-    """S-expressions of the root and of every node with children (the package's inventory)."""
+def compat_subtree_keys(root: tree_sitter.Node) -> list[int] | list[str]:
+    """Keys of the root and of every node with children (the package's inventory).
+
+    Two keys are equal exactly when the nodes' S-expressions are: for an error-free tree a flat
+    hash of (type, named children with field names) in one cursor walk; otherwise ``str(node)``.
+    """
+    if not root.has_error:
+        keys = _shape_keys(root)
+        if keys is not None:
+            return keys
+    return sexp_keys(root)
+
+
+def _shape_keys(root: tree_sitter.Node) -> list[int] | None:
+    """S-expression-equivalent keys in linear time; None if an anonymous node has children."""
+    keys: list[int] = []
+    cursor = root.walk()
+    frames: list[tuple[str, list, str | None]] = [(root.type, [], None)]
+    if not cursor.goto_first_child():
+        return [hash((root.type, ()))]
+    while True:
+        node = cursor.node
+        if node.child_count:
+            if not node.is_named:
+                return None
+            frames.append((node.type, [], cursor.field_name))
+            cursor.goto_first_child()
+            continue
+        if node.is_named:
+            frames[-1][1].append((cursor.field_name, hash((node.type, ()))))
+        while not cursor.goto_next_sibling():
+            cursor.goto_parent()
+            kind, entries, field = frames.pop()
+            key = hash((kind, tuple(entries)))
+            keys.append(key)
+            if not frames:
+                return keys
+            frames[-1][1].append((field, key))
+
+
+def sexp_keys(root: tree_sitter.Node) -> list[str]:
+    """S-expressions of the root and of every node with children (the package's own keys)."""
     keys: list[str] = []
     stack = [root]
     while stack:

@@ -10,7 +10,8 @@ from typing import Callable, Sequence
 
 from .. import languages
 from ..analysis.comments import strip_compat, strip_compat_times
-from ..analysis.document import StructureAnalysis, TokenAnalysis, analyse_structure, analyse_tokens, analyse_tokens_with
+from ..analysis.document import (StructureAnalysis, TokenAnalysis, analyse_structure, analyse_tokens,
+                                 analyse_tokens_with, comparable_keys)
 from ..analysis.text import OffsetMap
 from ..metrics.codebleu import DEFAULT_WEIGHTS, CodeBleuResult, Explanation, PairStats, combine
 from ..metrics.dataflow import DataflowMatch, match_dataflow
@@ -28,7 +29,7 @@ def _pair_stats(ref_tokens: Sequence[TokenAnalysis], cand_tokens: TokenAnalysis,
     syntax_matched = syntax_total = flow_matched = flow_total = 0
     flows = []
     for ref_structure, cand_structure in structures:
-        syntax = match_syntax(ref_structure.subtree_keys, cand_structure.subtree_keys)
+        syntax = match_syntax(*comparable_keys(ref_structure, cand_structure))
         syntax_matched += syntax.matched
         syntax_total += syntax.total
         flow = match_dataflow(ref_structure.dataflow, cand_structure.dataflow,
