@@ -276,3 +276,19 @@ def test_csv_mapping_matches_toml_mapping(tmp_path):
     from_csv = [(i.id, i.error is None, i.language) for i in load_mapping(mapping).items]
     from_toml = [(i.id, i.error is None, i.language) for i in load_mapping(gen.mapping).items]
     assert from_csv == from_toml
+
+
+def test_daemon_flag_goes_through_get_scorer_and_falls_back(tmp_path, monkeypatch):
+    """--daemon asks refscore.service for the Scorer; with the daemon disabled it falls back to
+    the in-process scorer and the numbers are the same."""
+    service = pytest.importorskip("refscore.service")
+    monkeypatch.setenv(getattr(service, "NO_DAEMON_ENV", "REFSCORE_NO_DAEMON"), "1")
+    gen = make_class(tmp_path / "class")
+    files = [str(gen.root / "python" / f) for f in ("s01_loop.py", "s05_index.py")]
+    ref = str(gen.root / "refs" / "running_max.py")
+    common = ["--metrics", "codebleu", "--no-cache", "-q"]
+    assert main(["grade", "-r", ref, *files, *common, "--daemon", "--json", str(tmp_path / "d.json")]) == 0
+    assert main(["grade", "-r", ref, *files, *common, "--json", str(tmp_path / "l.json")]) == 0
+    via_daemon = [s["codebleu"] for s in json.loads((tmp_path / "d.json").read_text())["submissions"]]
+    local = [s["codebleu"] for s in json.loads((tmp_path / "l.json").read_text())["submissions"]]
+    assert via_daemon == local and all(v is not None for v in local)

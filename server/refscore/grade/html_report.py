@@ -20,12 +20,12 @@ header p{margin:4px 0 0;color:#c9d2e6;font-size:13px}main{padding:14px 22px}
 .hist{background:#fff;border:1px solid #dde1e8;border-radius:6px}
 .ht{font-size:11px;font-weight:600;fill:#1d2330}.hc,.hx{font-size:9px;fill:#555;text-anchor:middle}
 .ax{stroke:#999}.mean{stroke:#1f2a44;stroke-dasharray:3 2}
-table{border-collapse:collapse;background:#fff;width:100%;font-size:13px}
-th,td{border-bottom:1px solid #e3e6ec;padding:4px 8px;text-align:left;white-space:nowrap}
+table{border-collapse:collapse;background:#fff;width:100%;font-size:12.5px}
+th,td{border-bottom:1px solid #e3e6ec;padding:3px 6px;text-align:left;white-space:nowrap}
 th{background:#eef1f6;cursor:pointer;position:sticky;top:0;user-select:none}
 th.sorted-asc::after{content:" \\25B2"}th.sorted-desc::after{content:" \\25BC"}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
-td.err{color:#a12a2a;white-space:normal;min-width:240px;max-width:380px;font-size:12px}
+td.err{color:#a12a2a;white-space:normal;min-width:200px;font-size:12px}
 .tablewrap{overflow-x:auto;max-width:100%}tr.bad td:first-child{border-left:3px solid #c0392b}
 details{background:#fff;border:1px solid #dde1e8;border-radius:6px;margin:10px 0;padding:6px 12px}
 summary{cursor:pointer;font-weight:600}.panes{display:grid;grid-template-columns:1fr 1fr;gap:10px}

@@ -15,7 +15,7 @@ COLUMNS = ("id", "problem", "language", "source", *SCORE_COLUMNS, "codebertscore
            "codebertscore_layer", "codebleu_signature", "codebertscore_signature", "cached",
            "warnings", "errors")
 LABELS = {
-    "codebleu": "CodeBLEU", "ngram_match": "n-gram", "weighted_ngram_match": "weighted n-gram",
+    "codebleu": "CodeBLEU", "ngram_match": "n-gram", "weighted_ngram_match": "weighted",
     "syntax_match": "syntax", "dataflow_match": "dataflow", "codebertscore_precision": "BERT P",
     "codebertscore_recall": "BERT R", "codebertscore_f1": "BERT F1", "codebertscore_f3": "BERT F3",
 }
