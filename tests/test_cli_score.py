@@ -147,3 +147,15 @@ def test_scoring_does_not_execute_the_code(tmp_path: Path) -> None:
     result = refscore("score", str(payload), str(payload), "--json")
     assert result.returncode == 0, result.stderr
     assert not marker.exists()
+
+
+def test_deep_nesting_gets_a_defined_score(tmp_path: Path) -> None:
+    deep_expression = tmp_path / "deep.py"
+    deep_expression.write_text("x = " + "(" * 3000 + "1" + ")" * 3000 + "\n")
+    lines = ["def f(n):"] + ["    " * (i + 1) + f"if n > {i}:" for i in range(300)] + ["    " * 301 + "return n"]
+    deep_blocks = tmp_path / "blocks.py"
+    deep_blocks.write_text("\n".join(lines) + "\n")
+    for path in (deep_expression, deep_blocks):
+        result = refscore("score", str(path), str(path), "--json")
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["codebleu"]["syntax_match_score"] == pytest.approx(1.0)
