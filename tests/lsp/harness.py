@@ -39,6 +39,7 @@ class Session:
         self.versions: dict[str, int] = {}
         self.token_scores: list[dict[str, Any]] = []
         self.lens_refreshes = 0
+        self.published: list[tuple[str, int | None, list[types.Diagnostic]]] = []
 
     def open(self, path: Path, text: str | None = None, language_id: str = "python") -> str:
         doc = uri(path)
@@ -119,6 +120,7 @@ async def session(root: Path, settings: dict[str, Any] | None = None,
     def _token_scores(params: Any) -> None:
         helper.token_scores.append(params if isinstance(params, dict) else _plain(params))
 
+    client.diagnostics = _Recorder(helper.published)
     @client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def _register(params: Any) -> None:
         return None
@@ -140,9 +142,39 @@ async def session(root: Path, settings: dict[str, Any] | None = None,
             workspace_folders=[types.WorkspaceFolder(uri=uri(root), name=root.name)],
             initialization_options=init_options)), WAIT)
         yield helper
-        await asyncio.wait_for(client.shutdown_session(), WAIT)
     finally:
-        await client.stop()
+        await _close(client)
+
+
+async def _close(client: LanguageClient) -> None:
+    """Shut the server down politely, else terminate it; never leave a process behind."""
+    try:
+        await asyncio.wait_for(client.shutdown_session(), 10)
+    except Exception:  # noqa: BLE001 - a failed test may have left it in any state
+        pass
+    process = getattr(client, "_server", None)
+    if process is not None and process.returncode is None:
+        process.terminate()
+        try:
+            await asyncio.wait_for(process.wait(), 5)
+        except asyncio.TimeoutError:
+            process.kill()
+            await process.wait()
+    await asyncio.wait_for(client.stop(), 10)
+
+
+class _Recorder(dict):
+    """pytest-lsp keeps only the latest diagnostics per document; this also keeps their history
+    (its publishDiagnostics handler stores into ``client.diagnostics``)."""
+
+    def __init__(self, history: list[tuple[str, int | None, list[types.Diagnostic]]]) -> None:
+        super().__init__()
+        self.history = history
+
+    def __setitem__(self, key: str, value: list[types.Diagnostic]) -> None:
+        version = next((d.data.get("version") for d in value if isinstance(d.data, dict)), None)
+        self.history.append((key, version, list(value)))
+        super().__setitem__(key, value)
 
 
 def _plain(value: Any) -> Any:

@@ -103,7 +103,8 @@ def build(result: Result, settings: Any) -> list[types.Diagnostic]:
     """All diagnostics of one scored document."""
     if result.problem is not None:
         return [types.Diagnostic(range=result.positions.line_range(0), message=result.problem,
-                                 severity=types.DiagnosticSeverity.Warning, source=SOURCE, code=PROBLEM)]
+                                 severity=types.DiagnosticSeverity.Warning, source=SOURCE, code=PROBLEM,
+                                 data={"version": result.version})]
     out = [_summary(result)]
     out.extend(_weak(result, t) for t in weak_tokens(result, settings.weak_threshold, settings.weak_max_count))
     if result.insertion is not None:
