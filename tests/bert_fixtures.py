@@ -132,9 +132,15 @@ def tiny_roberta(folder: str | Path, *, hidden: int = 64, layers: int = 2, heads
     return str(folder)
 
 
-def humaneval_pairs(n: int, language: str = "python", per_task: int | None = None) -> list[dict]:
+def humaneval_pairs(n: int, language: str = "python", per_task: int | None = None,
+                    shortest_of: int | None = None) -> list[dict]:
     """First ``n`` records (hyp, ref, nl, task_id) of a HumanEval file; ``per_task`` caps the
-    completions taken per task. Empty when the data is not on this machine."""
+    completions taken per task; ``shortest_of`` reads that many records and keeps the ``n`` with
+    the shortest hyp + ref (file order kept). Empty when the data is not on this machine."""
+    if shortest_of is not None:
+        pool = humaneval_pairs(shortest_of, language, per_task)
+        keep = sorted(range(len(pool)), key=lambda i: len(pool[i]["hyp"]) + len(pool[i]["ref"]))[:n]
+        return [pool[i] for i in sorted(keep)]
     path = HUMANEVAL_DIR / f"{language}.jsonl.gz"
     if not path.is_file():
         return []

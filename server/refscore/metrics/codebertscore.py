@@ -25,6 +25,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 import string
 from collections import Counter
 from dataclasses import dataclass, field
@@ -65,8 +66,17 @@ class ModelInput:
         return start + delta, end + delta
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def model_input(code: str, context: str | None = None) -> ModelInput:
-    """Strip the code and prepend ``context`` as code-bert-score does (``ctx + ' \\n' + code``)."""
+    """Strip the code and prepend ``context`` as code-bert-score does (``ctx + ' \\n' + code``).
+
+    Lone surrogates (undecodable bytes read with ``surrogateescape``) become U+FFFD, one code
+    point for one, so offsets still index the original text.
+    """
+    code = _LONE_SURROGATE.sub("\ufffd", code)
+    context = _LONE_SURROGATE.sub("\ufffd", context) if context else context
     stripped = code.strip()
     shift = len(code) - len(code.lstrip()) if stripped else 0
     ctx = (context or "").strip()

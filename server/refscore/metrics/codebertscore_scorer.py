@@ -40,6 +40,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..embed.encoder import Encoded, Encoder
 
 SIGNATURE_PREFIX = "cbs"
+#: Default largest text (characters) a scorer accepts; beyond it ``InputTooLargeError``.
+DEFAULT_MAX_CHARS = 200_000
+
+
+class InputTooLargeError(ValueError):
+    """A text is longer than the scorer's ``max_chars`` (long texts are never truncated)."""
 
 
 # -- prepared texts (shared with refscore.compat.bertscore_api) -----------------------------------
@@ -222,13 +228,14 @@ class BertScorer:
                  layer: int | None = None, language: str | None = None,
                  device: str | None = None, half: bool | None = None, idf: IdfSetting = None,
                  baseline: Union[None, str, Path, Sequence[float]] = None,
-                 batch_size: int = 64) -> None:
+                 batch_size: int = 64, max_chars: int = DEFAULT_MAX_CHARS) -> None:
         if encoder is None:
             from ..embed.encoder import load_encoder
 
             encoder = load_encoder(model, layer, language=language, device=device, half=half)
         self.encoder = encoder
         self.batch_size = batch_size
+        self.max_chars = max_chars
         self._zero_ids = unweighted_ids(encoder)
         self._idf_mode = idf
         self.idf_table: IdfTable | None = None
@@ -264,13 +271,21 @@ class BertScorer:
         return self.score_batch([ScorePair(candidate, references, language, context)])[0]
 
     def score_batch(self, pairs: Sequence[PairLike]) -> list[BertScoreResult]:
-        """Score many pairs; shared texts (a reference used by many candidates) embed once."""
+        """Score many pairs; shared texts (a reference used by many candidates) embed once.
+
+        Raises InputTooLargeError for a text over ``max_chars``."""
         items = [p if isinstance(p, ScorePair) else ScorePair(*p) for p in pairs]
         refs_of = [[r] if isinstance(r, str) else list(r) for r in (p.references for p in items)]
         texts: list[tuple[str, str | None]] = []
         for p, refs in zip(items, refs_of):
             texts.append((_as_text(p.candidate), p.context))
             texts.extend((_as_text(r), p.context) for r in refs)
+        for text, ctx in texts:
+            size = len(text) + len(ctx or "")
+            if size > self.max_chars:
+                raise InputTooLargeError(
+                    f"text of {size} characters is over the CodeBERTScore limit of "
+                    f"{self.max_chars} characters (raise max_chars to score it; it is never truncated)")
         prepared = prepare_texts(self.encoder, texts, self.batch_size)
         idf = self.idf_table
         if self._idf_mode is not None and idf is None:

@@ -1,0 +1,131 @@
+"""The embed package: windows, cache, registry, device choice, offline loading, lazy imports."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import bert_fixtures as bf
+from refscore.embed.cache import EmbeddingCache
+from refscore.embed.device import select_device, select_dtype
+from refscore.embed.registry import (
+    EMBEDDED_MODEL_ID,
+    ModelNotAvailableError,
+    local_model_path,
+    paper_model,
+    resolve_model,
+)
+from refscore.embed.windows import plan_windows
+
+SERVER = str(Path(__file__).resolve().parents[1] / "server")
+
+
+def _run(code: str, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    env["PYTHONPATH"] = SERVER + os.pathsep + env.get("PYTHONPATH", "")
+    env.update(env_extra or {})
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("length", [1, 511, 512, 513, 700, 1000, 1500, 4097])
+def test_windows_cover_every_token_once(length):
+    wins = plan_windows(length, 512)
+    kept = [i for w in wins for i in range(w.keep_start, w.keep_end)]
+    assert kept == list(range(length))
+    assert all(w.end - w.start <= 512 and w.start <= w.keep_start <= w.keep_end <= w.end for w in wins)
+
+
+def test_windows_equal_package_plan():
+    pytest.importorskip("torch")
+    bf.load_oracle()
+    from code_bert_score import utils
+    for length in (10, 512, 513, 900, 1300, 2049):
+        theirs = utils.get_window_indices(length, 512, 0.5)
+        ours = [(w.start, w.end, w.keep_start - w.start, w.keep_end - w.start) for w in plan_windows(length, 512)]
+        assert ours == [tuple(t) for t in theirs]
+
+
+def test_cache_is_bounded_lru():
+    cache = EmbeddingCache(max_entries=2, max_bytes=100)
+    cache.put("a", 1, 10)
+    cache.put("b", 2, 10)
+    assert cache.get("a") == 1  # a is now most recent
+    cache.put("c", 3, 10)
+    assert cache.get("b") is None and cache.get("a") == 1 and cache.get("c") == 3
+    cache.put("d", 4, 95)  # over the byte bound: evicts until it fits
+    assert len(cache) == 1 and cache.nbytes == 95
+    cache.put("huge", 5, 1000)
+    assert cache.get("huge") is None
+
+
+def test_registry_is_local_only():
+    assert paper_model("python") == ("neulab/codebert-python", 11)
+    assert paper_model("java") == ("neulab/codebert-java", 7)
+    assert paper_model("js") == ("neulab/codebert-javascript", 10)
+    assert paper_model("rust") == ("microsoft/codebert-base-mlm", 10)
+    spec = resolve_model("python")
+    if local_model_path("neulab/codebert-python") is None:
+        assert (spec.model_id, spec.layer) == (EMBEDDED_MODEL_ID, 6)
+        assert Path(spec.path).is_dir()
+    with pytest.raises(ModelNotAvailableError, match="never downloads"):
+        resolve_model(model="no-such-org/no-such-model-xyz")
+    assert resolve_model(model=bf.minilm_path(), layer=3).layer == 3
+
+
+def test_device_and_precision(monkeypatch):
+    assert select_device("cpu") == "cpu"
+    monkeypatch.setenv("REFSCORE_DEVICE", "cpu")
+    assert select_device() == "cpu"
+    assert select_dtype("cpu", True) == "float32"
+    assert select_dtype("cuda", None) == "float16" and select_dtype("cuda:0", False) == "float32"
+
+
+def test_import_refscore_does_not_import_torch():
+    proc = _run("""
+        import sys, refscore, refscore.embed, refscore.metrics.codebertscore
+        import refscore.metrics.codebertscore_scorer, refscore.metrics.codebertscore_align
+        print("torch" in sys.modules, "transformers" in sys.modules)
+    """)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False", "False"]
+
+
+def test_no_network_when_hub_env_unset():
+    """HF_HUB_OFFLINE unset, an unreachable endpoint, and every socket connect recorded."""
+    pytest.importorskip("torch")
+    proc = _run("""
+        import socket
+        attempts = []
+        def refuse(self, address, *a, **k):
+            attempts.append(address)
+            raise OSError("network disabled in test")
+        socket.socket.connect = refuse
+        socket.socket.connect_ex = refuse
+        socket.create_connection = lambda address, *a, **k: refuse(None, address)
+        from refscore.metrics.codebertscore_scorer import get_default_scorer
+        res = get_default_scorer("python").score("return a + b", "return x + y", context="add")
+        print("ATTEMPTS", len(attempts), res.model, round(res.f1, 4))
+    """, {"HF_ENDPOINT": "http://10.255.255.1:9", "HF_HUB_ETAG_TIMEOUT": "1"})
+    assert proc.returncode == 0, proc.stderr
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("ATTEMPTS")][0]
+    assert line.split()[1] == "0", proc.stdout
+
+
+def test_encoder_reports_and_reuses_cache():
+    pytest.importorskip("torch")
+    from refscore.embed.encoder import load_encoder
+
+    enc = load_encoder(prefer_paper=False, device="cpu")
+    assert enc.describe()["model"] == EMBEDDED_MODEL_ID and enc.window == 512
+    enc.cache.clear()
+    first = enc.embed(["def f(): pass", "def f(): pass", "x"])
+    assert first[0] is first[1] and first[0].embeddings.shape == (len(first[0].ids), 384)
+    hits = enc.cache.hits
+    again = enc.embed(["x"])
+    assert enc.cache.hits == hits + 1 and again[0] is first[2]
