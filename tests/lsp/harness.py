@@ -22,9 +22,9 @@ def server_command(daemon: bool = False) -> list[str]:
     return cmd if daemon else [*cmd, "--no-daemon"]
 
 
-def server_env() -> dict[str, str]:
+def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     path = os.pathsep.join(p for p in (str(REPO / "server"), os.environ.get("PYTHONPATH", "")) if p)
-    return {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": path}
+    return {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": path, **(extra or {})}
 
 
 def uri(path: Path) -> str:
@@ -111,7 +111,8 @@ class Session:
 @asynccontextmanager
 async def session(root: Path, settings: dict[str, Any] | None = None,
                   init_options: dict[str, Any] | None = None, daemon: bool = False,
-                  capabilities: str = "visual-studio-code") -> AsyncIterator[Session]:
+                  capabilities: str = "visual-studio-code",
+                  env: dict[str, str] | None = None) -> AsyncIterator[Session]:
     """A running server for the workspace ``root``, initialised, shut down afterwards."""
     client = make_test_lsp_client()
     helper = Session(client)
@@ -134,7 +135,7 @@ async def session(root: Path, settings: dict[str, Any] | None = None,
         return None
 
     client.set_configuration({"metrics": ["codebleu"], **(settings or {})}, section="refscore")
-    await client.start_io(*server_command(daemon), env=server_env())
+    await client.start_io(*server_command(daemon), env=server_env(env))
     try:
         await asyncio.wait_for(client.initialize_session(types.InitializeParams(
             capabilities=client_capabilities(capabilities),
@@ -179,10 +180,10 @@ class _Recorder(dict):
 
 def _plain(value: Any) -> Any:
     """pygls hands unknown notifications over as namespace objects; turn them back into dicts."""
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
     if hasattr(value, "_asdict"):
         return {k: _plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
     if hasattr(value, "__dict__"):
         return {k: _plain(v) for k, v in vars(value).items()}
     return value

@@ -20,6 +20,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from ..scoring.report import ScoreRequest
+from .bertview import as_bert
 from .missing import missing_items
 from .pairing import best_region
 from .render import bert_data, codebleu_data
@@ -65,8 +66,8 @@ async def _score_text(ls: RefScoreServer, uri: str, text: str) -> dict[str, Any]
                                result.choice.context or settings.context, ("codebertscore",))
         try:
             reports = await loop.run_in_executor(ls.loop.daemon, ls.scorers.codebertscore, [request])
-            bert = reports[0].codebertscore
-            out["codebertscore"] = bert_data(bert) if bert is not None and hasattr(bert, "f3") else None
+            bert = as_bert(reports[0].codebertscore)
+            out["codebertscore"] = bert_data(bert) if bert is not None else None
             out["errors"] += reports[0].errors
         except ScorerUnavailable as error:
             out["errors"].append(str(error))

@@ -35,7 +35,7 @@ def summary_message(result: Result) -> str:
     if report is not None and report.codebleu is not None:
         parts.append(codebleu_line(report.codebleu))
     bert = result.bert
-    if bert is not None and hasattr(bert, "f3"):
+    if bert is not None:
         parts.append(bert_line(bert))
     elif result.bert_state == "pending":
         parts.append("CodeBERTScore pending")
@@ -53,7 +53,7 @@ def _summary(result: Result) -> types.Diagnostic:
                             "referenceSource": result.choice.source, "codebertscoreState": result.bert_state}
     if report is not None and report.codebleu is not None:
         data["codebleu"] = codebleu_data(report.codebleu)
-    if result.bert is not None and hasattr(result.bert, "f3"):
+    if result.bert is not None:
         data["codebertscore"] = bert_data(result.bert)
     return types.Diagnostic(range=summary_range(result), message=summary_message(result),
                             severity=types.DiagnosticSeverity.Information, source=SOURCE, code=SUMMARY, data=data)
@@ -72,13 +72,16 @@ def weak_tokens(result: Result, threshold: float, limit: int) -> list[Any]:
 def _weak(result: Result, token: Any) -> types.Diagnostic:
     data: dict[str, Any] = {"similarity": token.similarity}
     match = ""
-    if token.match_start is not None and result.reference_uris:
-        index = getattr(result.bert, "reference_index", 0)
+    if token.match_text is not None:
+        data["match"] = {"text": token.match_text}
+        match = f", closest reference token {token.match_text!r}"
+    if token.match_start is not None and token.match_end is not None and result.reference_uris:
+        index = result.bert.reference_index if result.bert is not None else 0
         ref_range = result.reference_positions(index).range(token.match_start, token.match_end)
-        data["match"] = {"text": token.match_text, "uri": result.reference_uris[index],
-                         "range": {"start": {"line": ref_range.start.line, "character": ref_range.start.character},
-                                   "end": {"line": ref_range.end.line, "character": ref_range.end.character}}}
-        match = f", closest reference token {token.match_text!r} (line {ref_range.start.line + 1})"
+        data["match"].update(uri=result.reference_uris[index], range={
+            "start": {"line": ref_range.start.line, "character": ref_range.start.character},
+            "end": {"line": ref_range.end.line, "character": ref_range.end.character}})
+        match += f" (line {ref_range.start.line + 1})"
     return types.Diagnostic(range=result.positions.range(token.start, token.end),
                             message=f"weakly aligned with the reference: similarity {num(token.similarity)}{match}",
                             severity=types.DiagnosticSeverity.Information, source=SOURCE, code=WEAK_TOKEN, data=data)

@@ -24,7 +24,7 @@ def _breakdown(result: Result) -> list[str]:
     report = result.report
     if report is not None and report.codebleu is not None:
         lines.append(codebleu_line(report.codebleu))
-    if result.bert is not None and hasattr(result.bert, "f3"):
+    if result.bert is not None:
         lines.append(bert_line(result.bert))
     elif result.bert_state in ("pending", "unavailable"):
         lines.append(f"CodeBERTScore {result.bert_state}" + (f": {result.bert_note}" if result.bert_note else ""))

@@ -16,6 +16,7 @@ from pygls.uris import to_fs_path
 
 from ..scoring.report import ScoreReport, ScoreRequest
 from . import snapshot
+from .bertview import as_bert
 from .pairing import best_region, pair_functions
 from .results import Insertion, Result
 from .scorers import ScorerUnavailable
@@ -181,10 +182,10 @@ class ScoringLoop:
         merged.report = replace(result.report, codebertscore=reports[0].codebertscore,
                                 errors=list(result.report.errors) + list(reports[0].errors))
         for (pair, _, _), report in zip(pieces, reports[1:]):
-            bert = report.codebertscore
-            if bert is not None and hasattr(bert, "f3"):
+            bert = as_bert(report.codebertscore)
+            if bert is not None:
                 pair.f3, pair.f1 = bert.f3, bert.f1
         if merged.insertion is not None:
-            bert = reports[-1].codebertscore
-            merged.insertion.f3 = getattr(bert, "f3", None)
+            bert = as_bert(reports[-1].codebertscore)
+            merged.insertion.f3 = bert.f3 if bert is not None else None
         self._store(merged)

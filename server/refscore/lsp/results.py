@@ -8,6 +8,7 @@ from typing import Any
 
 from ..languages import LanguageSpec
 from ..scoring.report import ScoreReport
+from .bertview import BertView, as_bert
 from .pairing import FunctionPair, Region
 from .positions import Positions
 from .references import ReferenceChoice
@@ -53,6 +54,9 @@ class Result:
             cache[index] = Positions(self.reference_texts[index], self.codec)
         return cache[index]
 
-    @property
-    def bert(self):  # noqa: ANN201 - BertScoreResult when the daemon answered
-        return self.report.codebertscore if self.report is not None else None
+    @cached_property
+    def bert(self) -> BertView | None:
+        """The CodeBERTScore result (whatever shape the scorer gave it), None until it exists."""
+        if self.report is None:
+            return None
+        return as_bert(self.report.codebertscore, len(self.text), tuple(len(t) for t in self.reference_texts))

@@ -71,7 +71,10 @@ class Scorers:
             self.bert_unavailable = f"CodeBERTScore is unavailable: the scoring daemon is not installed ({error})"
             return None
         try:
-            scorer = get_scorer(autostart=True)
+            try:
+                scorer = get_scorer(autostart=True, fallback=False)
+            except TypeError:  # an older get_scorer without ``fallback``
+                scorer = get_scorer(autostart=True)
         except Exception as error:  # noqa: BLE001
             self.bert_unavailable = f"CodeBERTScore is unavailable: the scoring daemon did not start ({error})"
             return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from pathlib import Path
@@ -92,7 +93,8 @@ class RefScoreServer(LanguageServer):
             return None
         token = f"refscore-{uuid.uuid4().hex[:8]}"
         try:
-            await self.work_done_progress.create_async(token)
+            # shielded: a superseded scoring task must not cancel the request's own future
+            await asyncio.shield(self.work_done_progress.create_async(token))
         except Exception:  # noqa: BLE001 - progress is decoration
             return None
         self.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, message=message))

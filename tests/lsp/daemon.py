@@ -1,0 +1,70 @@
+"""The real scoring daemon for the CodeBERTScore tests: isolated per test, always stopped."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import signal
+import time
+from pathlib import Path
+
+
+def bert_unavailable() -> str | None:
+    """Why the CodeBERTScore tests cannot run here (None when they can)."""
+    try:
+        service = importlib.import_module("refscore.service")
+        service.get_scorer  # noqa: B018
+        scorer = importlib.import_module("refscore.metrics.codebertscore_scorer")
+        scorer.BertScoreResult  # noqa: B018
+        registry = importlib.import_module("refscore.embed.registry")
+        registry.resolve_model("python")
+    except Exception as error:  # noqa: BLE001
+        return f"CodeBERTScore through the daemon is unavailable: {type(error).__name__}: {error}"
+    return None
+
+
+def daemon_env(tmp: Path) -> dict[str, str]:
+    """Environment giving the server's daemon its own runtime and log folders."""
+    (tmp / "run").mkdir(exist_ok=True)
+    (tmp / "log").mkdir(exist_ok=True)
+    return {"REFSCORE_RUNTIME_DIR": str(tmp / "run"), "REFSCORE_LOG_DIR": str(tmp / "log")}
+
+
+def daemon_pid(env: dict[str, str]) -> int | None:
+    """The pid of the daemon serving ``env``'s runtime folder (None when none runs)."""
+    from refscore.service import DaemonClient
+
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        with DaemonClient(autostart=False) as client:
+            return client.connect().get("pid")
+    except Exception:  # noqa: BLE001
+        return None
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def stop_daemon(env: dict[str, str]) -> None:
+    """Kill the daemon of ``env`` if one runs, and wait until it is gone."""
+    pid = daemon_pid(env)
+    if pid is None:
+        return
+    kill(pid)
+
+
+def kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        return
+    for _ in range(100):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
