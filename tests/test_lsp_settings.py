@@ -1,0 +1,83 @@
+"""End to end: the ``refscore`` settings section is pulled with workspace/configuration, mirrored
+on the server and re-read on didChangeConfiguration (no restart); bad values get one message and
+the default; CodeBERTScore without a daemon is announced once while CodeBLEU goes on."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+
+from refscore.scoring.codebleu import score_codebleu
+from tests.lsp import samples
+from tests.lsp.harness import session
+
+pytestmark = pytest.mark.asyncio
+
+
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "s.ref.py").write_text(samples.REFERENCE, encoding="utf-8")
+    cand = tmp_path / "s.py"
+    cand.write_text(samples.CANDIDATE, encoding="utf-8")
+    return cand
+
+
+async def test_weights_change_applies_without_restart(tmp_path: Path) -> None:
+    cand = workspace(tmp_path)
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        default = await s.wait_summary(doc)
+        assert default.data["codebleu"]["score"] == pytest.approx(
+            score_codebleu([samples.REFERENCE], samples.CANDIDATE, "python").score)
+        s.client.set_configuration({"metrics": ["codebleu"], "codebleu": {"weights": [0, 0, 1, 0]}},
+                                   section="refscore")
+        s.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+        changed = await s.wait_for(lambda: (d := s.summary(doc)) and "w:0,0,1,0" in d.data["codebleu"]["signature"]
+                                   and d, what="rescored with new weights")
+        assert changed.data["codebleu"]["score"] == pytest.approx(changed.data["codebleu"]["components"]["syntax_match"])
+        assert changed.data["codebleu"]["score"] != pytest.approx(default.data["codebleu"]["score"])
+
+
+async def test_bad_values_get_one_message_and_the_default(tmp_path: Path) -> None:
+    cand = workspace(tmp_path)
+    bad = {"codebleu": {"weights": [1, 2]}, "debounceMs": "soon", "weakTokens": {"threshold": 7}}
+    async with session(tmp_path, settings=bad) as s:
+        doc = s.open(cand)
+        summary = await s.wait_summary(doc)
+        assert "w:0.25,0.25,0.25,0.25" in summary.data["codebleu"]["signature"]
+        shown = " | ".join(m.message for m in s.client.messages)
+        for name in ("refscore.codebleu.weights", "refscore.debounceMs", "refscore.weakTokens.threshold"):
+            assert name in shown
+        assert len(s.client.messages) == 3
+
+
+async def test_codebertscore_without_daemon_is_announced_once(tmp_path: Path) -> None:
+    cand = workspace(tmp_path)
+    other = tmp_path / "s2.py"
+    other.write_text(samples.CANDIDATE + "\n# another\n", encoding="utf-8")
+    (tmp_path / "s2.ref.py").write_text(samples.REFERENCE, encoding="utf-8")
+    async with session(tmp_path, settings={"metrics": ["codebleu", "codebertscore"]}) as s:  # --no-daemon
+        doc = s.open(cand)
+        doc2 = s.open(other)
+        summary = await s.wait_summary(doc, contains="CodeBERTScore unavailable")
+        await s.wait_summary(doc2, contains="CodeBERTScore unavailable")
+        assert "CodeBLEU" in summary.message and summary.data["codebertscoreState"] == "unavailable"
+        await asyncio.sleep(0.2)
+        unavailable = [m for m in s.client.messages if "CodeBERTScore is" in m.message]
+        assert len(unavailable) == 1, s.client.messages
+        hover = await s.hover(doc, 0, 1)
+        assert hover is not None and "CodeBERTScore unavailable" in hover.contents.value
+
+
+async def test_metrics_off_and_inlay_hints_off_by_default(tmp_path: Path) -> None:
+    cand = workspace(tmp_path)
+    async with session(tmp_path, settings={"metrics": []}) as s:
+        doc = s.open(cand)
+        summary = await s.wait_summary(doc)
+        assert "no metric enabled" in summary.message and "codebleu" not in summary.data
+        hints = await asyncio.wait_for(s.client.text_document_inlay_hint_async(types.InlayHintParams(
+            text_document=types.TextDocumentIdentifier(uri=doc),
+            range=types.Range(types.Position(0, 0), types.Position(30, 0)))), 30)
+        assert not hints
