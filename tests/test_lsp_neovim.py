@@ -19,6 +19,7 @@ from tests.lsp.daemon import bert_unavailable, daemon_env, stop_daemon
 from tests.lsp.harness import server_command, server_env
 
 SCRIPT = Path(__file__).parent / "lsp" / "nvim_refscore.lua"
+DOC = Path(__file__).resolve().parents[1] / "docs" / "editor.md"  # its heat-map handler is loaded as written
 
 
 def find_nvim() -> tuple[str | None, str]:
@@ -53,7 +54,7 @@ def test_neovim_shows_summary_weak_tokens_and_hover(tmp_path: Path) -> None:
     home.mkdir()
     env = {**server_env(daemon), "REFSCORE_CMD": json.dumps(server_command(daemon=True)),
            "REFSCORE_ROOT": str(ws), "REFSCORE_FILE": str(cand), "REFSCORE_OUT": str(out),
-           "REFSCORE_WAIT_MS": "150000", "HOME": str(home), "XDG_STATE_HOME": str(home / "state"),
+           "REFSCORE_WAIT_MS": "150000", "REFSCORE_DOC": str(DOC), "HOME": str(home), "XDG_STATE_HOME": str(home / "state"),
            "XDG_DATA_HOME": str(home / "data"), "XDG_CONFIG_HOME": str(home / "config")}
     try:
         run = subprocess.run([NVIM, "--headless", "--clean", "-l", str(SCRIPT)], env=env, capture_output=True,
@@ -72,3 +73,4 @@ def test_neovim_shows_summary_weak_tokens_and_hover(tmp_path: Path) -> None:
     assert all(w["similarity"] < 0.9 for w in result["weak"])
     assert "similarity" in result["hover"] and "matched reference token" in result["hover"]
     assert result["token_payloads"] >= 1
+    assert result["heat_marks"] >= 1  # the documented heat-map handler coloured weak tokens

@@ -1,6 +1,8 @@
 -- Drives `refscore serve` from a real headless Neovim (>= 0.10): waits for the summary and the
 -- weak-token diagnostics, asks for a hover, collects `refscore/tokenScores`, writes JSON.
--- Environment: REFSCORE_CMD (JSON list), REFSCORE_ROOT, REFSCORE_FILE, REFSCORE_OUT, REFSCORE_WAIT_MS.
+-- The heat-map handler is the Lua block of docs/editor.md (REFSCORE_DOC), loaded as written there.
+-- Environment: REFSCORE_CMD (JSON list), REFSCORE_ROOT, REFSCORE_FILE, REFSCORE_OUT, REFSCORE_WAIT_MS,
+-- REFSCORE_DOC.
 local cmd = vim.json.decode(os.getenv("REFSCORE_CMD"))
 local root = os.getenv("REFSCORE_ROOT")
 local out_path = os.getenv("REFSCORE_OUT")
@@ -21,6 +23,10 @@ local ok, err = pcall(function()
   local buf = vim.api.nvim_get_current_buf()
   vim.bo[buf].filetype = "python"
   local token_payloads = 0
+  local doc = table.concat(vim.fn.readfile(os.getenv("REFSCORE_DOC")), "\n")
+  local block = doc:match("```lua\n(%-%- refscore heat map.-)```")
+  assert(block, "heat-map block not found in docs/editor.md")
+  local heat = assert(load(block, "refscore_heat"))()
   local client_id = vim.lsp.start({
     name = "refscore",
     cmd = cmd,
@@ -29,8 +35,9 @@ local ok, err = pcall(function()
                               weakTokens = { threshold = 0.9, maxCount = 3 } } },
     init_options = { tokenScores = true },
     handlers = {
-      ["refscore/tokenScores"] = function(_, params)
+      ["refscore/tokenScores"] = function(_, params, ctx)
         if params and params.tokens and #params.tokens > 0 then token_payloads = token_payloads + 1 end
+        heat(_, params, ctx)
       end,
     },
   }, { bufnr = buf })
@@ -70,7 +77,10 @@ local ok, err = pcall(function()
     end
     if response.err then table.insert(result.errors, vim.inspect(response.err)) end
   end
+  vim.wait(10000, function() return token_payloads > 0 end, 50)
   result.token_payloads = token_payloads
+  local ns = vim.api.nvim_get_namespaces()["refscore-heat"]
+  result.heat_marks = ns and #vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, {}) or 0
 end)
 if not ok then table.insert(result.errors, tostring(err)) end
 finish()

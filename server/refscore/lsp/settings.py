@@ -22,8 +22,8 @@ class Settings:
 
     metrics: tuple[str, ...] = METRICS
     codebleu_weights: tuple[float, float, float, float] = (0.25, 0.25, 0.25, 0.25)
-    weak_threshold: float = 0.55  # CodeBERTScore similarity below which a token is "weak"
-    weak_max_count: int = 8  # at most this many weak-token diagnostics per document
+    weak_threshold: float = 0.45  # CodeBERTScore similarity below which a token is "weak"
+    weak_max_count: int = 5  # at most this many weak-token diagnostics per document
     model: str | None = None
     layer: int | None = None
     device: str | None = None
