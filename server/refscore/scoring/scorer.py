@@ -29,13 +29,14 @@ class LocalScorer:
         return self.score_many([request])[0]
 
     def score_many(self, requests: Sequence[ScoreRequest]) -> list[ScoreReport]:
-        reports = [self._codebleu(request) for request in requests]
+        reports = [self.score_codebleu(request) for request in requests]
         wants_bert = [i for i, r in enumerate(requests) if "codebertscore" in r.metrics]
         if wants_bert:
-            self._codebertscore([requests[i] for i in wants_bert], [reports[i] for i in wants_bert])
+            self.add_codebertscore([requests[i] for i in wants_bert], [reports[i] for i in wants_bert])
         return reports
 
-    def _codebleu(self, request: ScoreRequest) -> ScoreReport:
+    def score_codebleu(self, request: ScoreRequest) -> ScoreReport:
+        """A report holding the CodeBLEU part of ``request`` (or the error that prevented it)."""
         report = ScoreReport(language=request.language)
         if "codebleu" in request.metrics:
             try:
@@ -46,7 +47,9 @@ class LocalScorer:
                 report.errors.append(f"codebleu: {type(error).__name__}: {error}")
         return report
 
-    def _codebertscore(self, requests: Sequence[ScoreRequest], reports: Sequence[ScoreReport]) -> None:
+    def add_codebertscore(self, requests: Sequence[ScoreRequest], reports: Sequence[ScoreReport]) -> None:
+        """Fill ``codebertscore`` of each report, all requests in one batched call (the daemon
+        batches across clients through this)."""
         try:
             from .bert import score_requests
         except ImportError as error:

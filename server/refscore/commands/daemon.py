@@ -1,0 +1,170 @@
+"""``refscore daemon start|stop|status|run``: the per-user scoring daemon."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+EXIT_NOT_RUNNING = 1
+
+
+def _add_settings(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--idle-timeout", type=float, metavar="SECONDS",
+                        help="exit after this long without requests (default 900, or $REFSCORE_DAEMON_IDLE; 0: never)")
+    parser.add_argument("--workers", type=int, metavar="N", help="CodeBLEU worker threads (default 2)")
+    parser.add_argument("--max-batch", type=int, metavar="N", help="most CodeBERTScore requests per model batch (default 64)")
+    parser.add_argument("--batch-wait", type=float, metavar="MS",
+                        help="how long the batcher waits for more requests before a batch (default 5 ms)")
+    parser.add_argument("--model", help="CodeBERTScore model (local folder or cached Hugging Face id)")
+    parser.add_argument("--layer", type=int, help="hidden layer of the model")
+    parser.add_argument("--device", help="cpu, cuda, cuda:1, ... (default: cuda when present, else cpu)")
+    parser.add_argument("--transport", choices=("auto", "unix", "tcp"),
+                        help="unix socket (default where available) or loopback TCP with a token")
+    parser.add_argument("--max-message-mb", type=float, metavar="MB",
+                        help="largest message a client may send (default 64)")
+    parser.add_argument("--advertise-version", help=argparse.SUPPRESS)  # tests: pose as another version
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "daemon", help="start, stop or inspect the background scoring daemon",
+        description="The scoring daemon holds the CodeBERTScore model for every client of this user "
+                    "(editors, `refscore score`, `refscore grade`). Clients start it on demand; it exits "
+                    "after an idle time.")
+    actions = parser.add_subparsers(dest="daemon_action", metavar="ACTION")
+    start = actions.add_parser("start", help="start the daemon in the background (if none runs)")
+    _add_settings(start)
+    start.add_argument("--no-preload", dest="preload", action="store_false",
+                       help="load the model at the first CodeBERTScore request instead of now")
+    start.set_defaults(handler=run_start)
+    stop = actions.add_parser("stop", help="stop the running daemon")
+    stop.set_defaults(handler=run_stop)
+    status = actions.add_parser("status", help="show pid, uptime, device, models, caches, queue and counters")
+    status.add_argument("--json", action="store_true", help="print the status as JSON")
+    status.set_defaults(handler=run_status)
+    foreground = actions.add_parser("run", help="run the daemon in the foreground (what `start` launches)")
+    _add_settings(foreground)
+    foreground.add_argument("--preload", action="store_true", help="load the default model at start")
+    foreground.set_defaults(handler=run_foreground)
+    parser.set_defaults(handler=lambda args: (parser.print_help(), 2)[1])
+
+
+def _settings_argv(args: argparse.Namespace) -> list[str]:
+    """The options of ``start`` to pass on to ``run``."""
+    argv: list[str] = []
+    for name in ("idle_timeout", "workers", "max_batch", "batch_wait", "model", "layer", "device", "transport",
+                 "max_message_mb", "advertise_version"):
+        value = getattr(args, name, None)
+        if value is not None:
+            argv += ["--" + name.replace("_", "-"), str(value)]
+    if getattr(args, "preload", False):
+        argv.append("--preload")
+    return argv
+
+
+def run_foreground(args: argparse.Namespace) -> int:
+    from ..service.daemon import DaemonConfig, run_daemon
+
+    overrides: dict[str, Any] = {
+        "idle_timeout": args.idle_timeout, "workers": args.workers, "max_batch": args.max_batch,
+        "batch_wait": None if args.batch_wait is None else args.batch_wait / 1000.0,
+        "model": args.model, "layer": args.layer, "device": args.device, "transport": args.transport,
+        "max_message_bytes": None if args.max_message_mb is None else int(args.max_message_mb * 1024 * 1024),
+        "preload": args.preload or None, "advertise_version": args.advertise_version,
+    }
+    return run_daemon(DaemonConfig.from_env(**overrides))
+
+
+def run_start(args: argparse.Namespace) -> int:
+    from ..service import DaemonClient
+
+    client = DaemonClient(autostart=True, daemon_args=_settings_argv(args))
+    info = client.connect()
+    verb = "started" if client.started_daemon else "already running"
+    print(f"refscore daemon {info.get('version')}: {verb} (pid {info.get('pid')}, {info.get('transport')})")
+    if not client.started_daemon and len(_settings_argv(args)) > int(args.preload):
+        print("note: the running daemon keeps its settings; `refscore daemon stop` first to change them")
+    client.close()
+    return 0
+
+
+def run_stop(args: argparse.Namespace) -> int:
+    from ..service import DaemonClient, DaemonUnavailable
+
+    client = DaemonClient(autostart=False)
+    try:
+        pid = client.shutdown(wait=True)
+    except DaemonUnavailable:
+        print("refscore daemon: not running")
+        return 0
+    print(f"refscore daemon: stopped (pid {pid})")
+    return 0
+
+
+def run_status(args: argparse.Namespace) -> int:
+    from ..service import DaemonClient, DaemonUnavailable
+
+    client = DaemonClient(autostart=False)
+    try:
+        status = client.status()
+    except DaemonUnavailable:
+        print(json.dumps({"running": False}) if args.json else "refscore daemon: not running")
+        return EXIT_NOT_RUNNING
+    finally:
+        client.close()
+    if args.json:
+        print(json.dumps({"running": True, **status}, indent=1))
+    else:
+        print(render_status(status))
+    return 0
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return (f"{hours}h {minutes}m {secs}s" if hours else f"{minutes}m {secs}s" if minutes else f"{secs}s")
+
+
+def _mb(nbytes: Any) -> str:
+    return f"{(nbytes or 0) / (1024 * 1024):.1f} MB"
+
+
+def render_status(s: dict[str, Any]) -> str:
+    """The human-readable status."""
+    idle = s.get("idle_timeout_s") or 0
+    models = s.get("models") or []
+    model_text = "; ".join(
+        f"{m.get('model')} layer {m.get('layer')} on {m.get('device')} ({m.get('dtype', '?')})" for m in models
+    ) or "none loaded"
+    caches = s.get("caches", {})
+    cache_parts = [f"{name.replace('_', ' ')} {c['entries']}/{c['max_entries']}" for name, c in caches.items()]
+    cache_parts += [f"embeddings of {m.get('model')} {m.get('embeddings_cached', 0)} ({_mb(m.get('embedding_cache_bytes'))})"
+                    for m in models if "embeddings_cached" in m]
+    req = s.get("requests", {})
+    queue = s.get("queue", {})
+    mean = s.get("mean_batch_size")
+    rows = [
+        ("pid", str(s.get("pid"))),
+        ("uptime", f"{_duration(s.get('uptime_s', 0))} (idle {_duration(s.get('idle_for_s', 0))}; "
+                   + (f"exits after {_duration(idle)} idle)" if idle else "no idle exit)")),
+        ("transport", f"{s.get('transport')} {s.get('address')}"),
+        ("device", str(s.get("device"))),
+        ("models", model_text),
+        ("caches", ", ".join(cache_parts) or "empty"),
+        ("queue", f"codebleu {queue.get('codebleu', 0)}, codebertscore {queue.get('codebertscore', 0)}, "
+                  f"in flight {queue.get('in_flight', 0)}"),
+        ("requests", f"{req.get('served', 0)} served, {req.get('cancelled', 0)} cancelled "
+                     f"({req.get('superseded', 0)} superseded), {req.get('failed', 0)} failed, "
+                     f"{req.get('received', 0)} received"),
+        ("batches", f"{s.get('batches', 0)}, mean batch size {mean if mean is not None else 'n/a'}"),
+        ("connections", str(s.get("connections"))),
+        ("log", str(s.get("log"))),
+    ]
+    for problem in s.get("model_errors") or []:
+        rows.append(("model error", problem))
+    lines = [f"refscore daemon {s.get('version')}: running"]
+    lines += [f"  {name:<13}{value}" for name, value in rows]
+    return "\n".join(lines)
+

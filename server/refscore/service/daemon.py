@@ -1,0 +1,460 @@
+"""The scoring daemon: one process per user that holds the model and serves every client.
+
+``run_daemon(config)`` is what ``refscore daemon run`` (and the background process that clients
+start) executes:
+
+1. take ``daemon.lock`` (without waiting); if another daemon holds it, exit with
+   ``EXIT_ALREADY_RUNNING`` -- this is what makes racing starts end with one daemon;
+2. remove a stale socket (the lock proves its daemon is dead), listen on the Unix socket (0600, in
+   the 0700 runtime directory) or, where Unix sockets are missing, on loopback TCP with a random
+   token written to the 0600 ``daemon.json``;
+3. serve JSON-RPC (see ``wire``) until ``shutdown``, SIGTERM/SIGINT, or ``idle_timeout`` seconds
+   without a request and with nothing in flight;
+4. remove the socket and ``daemon.json``, then release the lock by exiting.
+
+A client that sends garbage, an oversized message or invalid JSON gets an error and (for framing
+errors) its connection closed; nothing it sends can stop the daemon or reach other clients.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import logging.handlers
+import os
+import secrets
+import signal
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import __version__, languages
+from ..scoring.report import ALL_METRICS, request_from_dict
+from . import paths, wire
+from .engine import Cancelled, Engine, EngineConfig
+
+log = logging.getLogger("refscore.daemon")
+
+EXIT_ALREADY_RUNNING = wire.EXIT_ALREADY_RUNNING
+DEFAULT_IDLE_TIMEOUT = 15 * 60.0
+IDLE_ENV = "REFSCORE_DAEMON_IDLE"
+TRANSPORT_ENV = "REFSCORE_DAEMON_TRANSPORT"
+LOG_MAX_BYTES = 5 * 1024 * 1024
+LOG_BACKUPS = 3
+#: Methods that do not count as activity for the idle timer (a status poll keeps nothing alive).
+_PACKAGE = str(Path(__file__).resolve().parents[1])
+_PASSIVE = frozenset({"initialize", "status", "shutdown", "$/cancelRequest"})
+
+
+@dataclass
+class DaemonConfig:
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT
+    transport: str = "auto"  # auto | unix | tcp
+    max_message_bytes: int = wire.DEFAULT_MAX_MESSAGE_BYTES
+    engine: EngineConfig = field(default_factory=EngineConfig)
+    #: Testing only: the version this daemon claims in the handshake (to test replacement).
+    advertise_version: str | None = None
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> "DaemonConfig":
+        config = cls()
+        idle = os.environ.get(IDLE_ENV)
+        if idle:
+            config.idle_timeout = float(idle)
+        config.transport = os.environ.get(TRANSPORT_ENV, config.transport)
+        for name, value in overrides.items():
+            if value is None:
+                continue
+            if hasattr(config.engine, name):
+                setattr(config.engine, name, value)
+            else:
+                setattr(config, name, value)
+        return config
+
+
+class RpcError(Exception):
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class Connection:
+    _ids = 0
+
+    def __init__(self, writer: asyncio.StreamWriter, authorized: bool) -> None:
+        Connection._ids += 1
+        self.id = Connection._ids
+        self.writer = writer
+        self.authorized = authorized
+        self.jobs: dict[Any, Any] = {}
+        self.write_lock = asyncio.Lock()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if self.writer.is_closing():
+            return
+        async with self.write_lock:
+            try:
+                self.writer.write(wire.encode(message))
+                await self.writer.drain()
+            except (ConnectionError, RuntimeError):
+                pass  # the client went away; its loss, nobody else's
+
+
+class Daemon:
+    def __init__(self, config: DaemonConfig) -> None:
+        self.config = config
+        self.engine = Engine(config.engine)
+        self.version = config.advertise_version or __version__
+        self.started = time.time()
+        self.last_activity = time.monotonic()
+        self.connections: set[Connection] = set()
+        self.transport = "unix"
+        self.address = ""
+        self.token: str | None = None
+        self._stop: asyncio.Event | None = None
+        self._stopping = False
+        self._stop_reason = ""
+        self.failed = 0  # requests answered with an error (other than cancellation)
+        self._socket_inode: int | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # -- life cycle -----------------------------------------------------------------------------
+
+    async def serve(self) -> None:
+        self._stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            try:
+                loop.add_signal_handler(sig, self.request_stop, f"signal {sig.name}")
+            except (NotImplementedError, RuntimeError):  # pragma: no cover - Windows
+                pass
+        server = await self._listen()
+        paths.write_private_json(paths.runtime_dir() / paths.INFO_NAME, self._info())
+        log.info("refscore daemon %s (pid %d) listening on %s %s; idle timeout %.0f s", self.version,
+                 os.getpid(), self.transport, self.address, self.config.idle_timeout)
+        idle = asyncio.create_task(self._idle_watch())
+        try:
+            await self._stop.wait()
+        finally:
+            idle.cancel()
+            server.close()
+            self._remove_files()
+            goodbye = wire.notification("$/exit", {"reason": self._stop_reason})
+            await asyncio.gather(*(asyncio.wait_for(c.send(goodbye), 1.0) for c in list(self.connections)),
+                                 return_exceptions=True)
+            for conn in list(self.connections):
+                conn.writer.close()
+            self.engine.close()
+            for task in list(self._tasks):
+                task.cancel()
+
+    async def _listen(self) -> asyncio.AbstractServer:
+        use_unix = self.config.transport == "unix" or (
+            self.config.transport == "auto" and paths.unix_sockets_usable())
+        if use_unix:
+            path = paths.socket_path()
+            try:
+                path.unlink()  # stale: we hold the lock, so no live daemon owns it
+                log.info("removed a stale socket left by a daemon that died")
+            except FileNotFoundError:
+                pass
+            old_mask = os.umask(0o177)  # the socket is born 0600: no window where others can connect
+            try:
+                server = await asyncio.start_unix_server(self._handle, path=str(path), limit=wire.MAX_HEADER_BYTES)
+            finally:
+                os.umask(old_mask)
+            os.chmod(path, 0o600)
+            self._socket_inode = os.stat(path).st_ino
+            self.transport, self.address = "unix", str(path)
+        else:
+            self.token = secrets.token_urlsafe(32)
+            server = await asyncio.start_server(self._handle, host="127.0.0.1", port=0, limit=wire.MAX_HEADER_BYTES)
+            port = server.sockets[0].getsockname()[1]
+            self.transport, self.address = "tcp", f"127.0.0.1:{port}"
+        return server
+
+    def _info(self) -> dict[str, Any]:
+        info = {"pid": os.getpid(), "version": self.version, "protocol": wire.PROTOCOL_VERSION,
+                "transport": self.transport, "address": self.address, "package": _PACKAGE,
+                "started": self.started, "log": str(paths.log_dir() / paths.LOG_NAME)}
+        if self.token:
+            info["token"] = self.token
+        return info
+
+    def _remove_files(self) -> None:
+        if self.transport == "unix" and self._socket_inode is not None:
+            path = paths.socket_path()
+            try:
+                if os.stat(path).st_ino == self._socket_inode:
+                    path.unlink()
+            except OSError:
+                pass
+        info = paths.read_info()
+        if info and info.get("pid") == os.getpid():
+            try:
+                (paths.runtime_dir() / paths.INFO_NAME).unlink()
+            except OSError:
+                pass
+
+    def request_stop(self, reason: str = "") -> None:
+        if not self._stopping:
+            self._stopping = True
+            self._stop_reason = reason or "requested"
+            log.info("stopping (%s)", reason or "requested")
+            if self._stop is not None:
+                self._stop.set()
+
+    async def _idle_watch(self) -> None:
+        timeout = self.config.idle_timeout
+        if timeout <= 0:
+            return
+        while True:
+            await asyncio.sleep(min(1.0, max(0.05, timeout / 4)))
+            idle_for = time.monotonic() - self.last_activity
+            if idle_for >= timeout and self.engine.in_flight() == 0:
+                self.request_stop(f"idle for {idle_for:.0f} s")
+                return
+
+    # -- connections ----------------------------------------------------------------------------
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        conn = Connection(writer, authorized=self.transport == "unix")
+        self.connections.add(conn)
+        try:
+            await self._read_loop(conn, reader)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        except Exception:  # noqa: BLE001 - one bad connection never takes the daemon down
+            log.exception("connection %d failed", conn.id)
+        finally:
+            self.connections.discard(conn)
+            for job in list(conn.jobs.values()):
+                self.engine.cancel(job, "the client disconnected")
+            writer.close()
+
+    async def _read_loop(self, conn: Connection, reader: asyncio.StreamReader) -> None:
+        limit = self.config.max_message_bytes
+        while True:
+            try:
+                header = await reader.readuntil(b"\r\n\r\n")
+            except asyncio.IncompleteReadError as error:
+                if error.partial.strip():
+                    log.warning("connection %d: closed inside a header (%d stray bytes)", conn.id, len(error.partial))
+                return
+            except asyncio.LimitOverrunError:
+                await self._reject(conn, wire.PARSE_ERROR, "header too long or not Content-Length framed")
+                return
+            try:
+                length = wire.parse_header(header[:-4], limit)
+            except wire.MessageTooLarge as error:
+                await self._reject(conn, wire.MESSAGE_TOO_LARGE, str(error))
+                return
+            except wire.FramingError as error:
+                await self._reject(conn, wire.PARSE_ERROR, f"not JSON-RPC framing: {error}")
+                return
+            body = await reader.readexactly(length)
+            try:
+                message = json.loads(body.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError) as error:
+                await conn.send(wire.error(None, wire.PARSE_ERROR, f"invalid JSON: {error}"))
+                continue
+            await self._dispatch(conn, message)
+
+    async def _reject(self, conn: Connection, code: int, message: str) -> None:
+        log.warning("connection %d: %s; closing it", conn.id, message)
+        await conn.send(wire.error(None, code, message))
+
+    async def _dispatch(self, conn: Connection, message: Any) -> None:
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not isinstance(message.get("method"), str):
+            if isinstance(message, dict) and ("result" in message or "error" in message):
+                return  # a response: the daemon sends no requests, nothing to match
+            msg_id = message.get("id") if isinstance(message, dict) else None
+            await conn.send(wire.error(_valid_id(msg_id), wire.INVALID_REQUEST, "not a JSON-RPC 2.0 request"))
+            return
+        method = message["method"]
+        notify = "id" not in message
+        msg_id = message.get("id")
+        if not notify and _valid_id(msg_id) is None and msg_id is not None:
+            await conn.send(wire.error(None, wire.INVALID_REQUEST, "id must be a string or an integer"))
+            return
+        params = message.get("params", {})
+        if params is None:
+            params = {}
+        if method not in _PASSIVE:
+            self.last_activity = time.monotonic()
+        task = asyncio.create_task(self._call(conn, method, msg_id, notify, params))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _call(self, conn: Connection, method: str, msg_id: Any, notify: bool, params: Any) -> None:
+        try:
+            if not isinstance(params, dict):
+                raise RpcError(wire.INVALID_PARAMS, "params must be an object")
+            if not conn.authorized and method != "initialize":
+                raise RpcError(wire.UNAUTHORIZED, "send initialize with the token from daemon.json first")
+            handler = getattr(self, "rpc_" + method.replace("$/", "dollar_"), None)
+            if handler is None:
+                raise RpcError(wire.METHOD_NOT_FOUND, f"unknown method {method!r}")
+            value = await handler(conn, msg_id, params)
+            if not notify:
+                await conn.send(wire.result(msg_id, value))
+        except RpcError as error:
+            if error.code != wire.REQUEST_CANCELLED:
+                self.failed += 1
+            if not notify:
+                await conn.send(wire.error(msg_id, error.code, str(error)))
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # noqa: BLE001 - the caller gets the error, nobody else
+            log.exception("%s failed", method)
+            self.failed += 1
+            if not notify:
+                await conn.send(wire.error(msg_id, wire.INTERNAL_ERROR, f"{type(error).__name__}: {error}"))
+        finally:
+            if method not in _PASSIVE:
+                self.last_activity = time.monotonic()
+        if method == "shutdown":
+            self.request_stop("shutdown requested by a client")
+
+    # -- methods --------------------------------------------------------------------------------
+
+    async def rpc_initialize(self, conn: Connection, msg_id: Any, params: dict[str, Any]) -> dict[str, Any]:
+        if self.token is not None:
+            given = params.get("token")
+            if not isinstance(given, str) or not secrets.compare_digest(given, self.token):
+                raise RpcError(wire.UNAUTHORIZED, "wrong or missing token")
+            conn.authorized = True
+        return {"version": self.version, "protocol": wire.PROTOCOL_VERSION, "pid": os.getpid(),
+                "transport": self.transport, "package": _PACKAGE}
+
+    async def rpc_score(self, conn: Connection, msg_id: Any, params: dict[str, Any]) -> dict[str, Any]:
+        if self._stopping:
+            raise RpcError(wire.SHUTTING_DOWN, "the daemon is shutting down; retry with a fresh one")
+        request = parse_request(params.get("request"))
+        document = params.get("document")
+        client = params.get("client")
+        if document is not None and not isinstance(document, str):
+            raise RpcError(wire.INVALID_PARAMS, "document must be a string")
+        if client is not None and not isinstance(client, str):
+            raise RpcError(wire.INVALID_PARAMS, "client must be a string")
+        key = (client or f"connection-{conn.id}", document) if document is not None else None
+        job = self.engine.submit(request, key)
+        if msg_id is not None:
+            conn.jobs[msg_id] = job
+        try:
+            report = await asyncio.wrap_future(job.future)
+        except Cancelled as error:
+            raise RpcError(wire.REQUEST_CANCELLED, str(error)) from None
+        finally:
+            conn.jobs.pop(msg_id, None)
+        return report.to_dict(explain=True)
+
+    async def rpc_dollar_cancelRequest(self, conn: Connection, msg_id: Any, params: dict[str, Any]) -> None:  # noqa: N802
+        job = conn.jobs.get(params.get("id"))
+        if job is not None:
+            self.engine.cancel(job)
+
+    async def rpc_status(self, conn: Connection, msg_id: Any, params: dict[str, Any]) -> dict[str, Any]:
+        status = self.engine.status()
+        devices = sorted({m.get("device") for m in status["models"] if m.get("device")})
+        return {
+            "pid": os.getpid(),
+            "version": self.version,
+            "protocol": wire.PROTOCOL_VERSION,
+            "transport": self.transport,
+            "address": self.address,
+            "started": self.started,
+            "uptime_s": round(time.time() - self.started, 1),
+            "idle_timeout_s": self.config.idle_timeout,
+            "idle_for_s": round(time.monotonic() - self.last_activity, 1),
+            "device": ", ".join(devices) if devices else (self.config.engine.device or "auto (no model loaded yet)"),
+            "connections": len(self.connections),
+            "log": str(paths.log_dir() / paths.LOG_NAME),
+            **status,
+            "requests": {**status["requests"], "failed": self.failed},
+        }
+
+    async def rpc_shutdown(self, conn: Connection, msg_id: Any, params: dict[str, Any]) -> dict[str, Any]:
+        return {"pid": os.getpid()}
+
+
+def _valid_id(msg_id: Any) -> Any:
+    return msg_id if isinstance(msg_id, (str, int)) and not isinstance(msg_id, bool) else None
+
+
+def parse_request(data: Any):  # -> ScoreRequest
+    """A ScoreRequest from JSON, or RpcError(INVALID_PARAMS) saying what is wrong."""
+    if not isinstance(data, dict):
+        raise RpcError(wire.INVALID_PARAMS, "params.request must be an object")
+    candidate, references = data.get("candidate"), data.get("references")
+    if not isinstance(candidate, str):
+        raise RpcError(wire.INVALID_PARAMS, "request.candidate must be a string")
+    if not isinstance(references, list) or not references or not all(isinstance(r, str) for r in references):
+        raise RpcError(wire.INVALID_PARAMS, "request.references must be a non-empty list of strings")
+    language = data.get("language")
+    try:
+        language = languages.get(language).name if isinstance(language, str) else None
+    except languages.UnknownLanguageError as error:
+        raise RpcError(wire.INVALID_PARAMS, str(error)) from None
+    if language is None:
+        raise RpcError(wire.INVALID_PARAMS, "request.language must be a string")
+    metrics = data.get("metrics", list(ALL_METRICS))
+    if not isinstance(metrics, list) or not all(m in ALL_METRICS for m in metrics):
+        raise RpcError(wire.INVALID_PARAMS, f"request.metrics must be a list drawn from {list(ALL_METRICS)}")
+    context = data.get("context")
+    if context is not None and not isinstance(context, str):
+        raise RpcError(wire.INVALID_PARAMS, "request.context must be a string or null")
+    weights = data.get("weights")
+    if weights is not None and (not isinstance(weights, list) or len(weights) != 4
+                                or not all(isinstance(w, (int, float)) and not isinstance(w, bool) for w in weights)):
+        raise RpcError(wire.INVALID_PARAMS, "request.weights must be four numbers")
+    try:
+        return request_from_dict({**{k: v for k, v in data.items() if v is not None}, "language": language})
+    except (TypeError, ValueError, KeyError) as error:
+        raise RpcError(wire.INVALID_PARAMS, f"bad request: {error}") from None
+
+
+# -- process entry point -----------------------------------------------------------------------
+
+
+def setup_logging() -> Path:
+    """Log to the user log dir with rotation; level from $REFSCORE_LOG_LEVEL (default INFO)."""
+    directory = paths.log_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / paths.LOG_NAME
+    handler = logging.handlers.RotatingFileHandler(path, maxBytes=LOG_MAX_BYTES, backupCount=LOG_BACKUPS,
+                                                   encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(os.environ.get("REFSCORE_LOG_LEVEL", "INFO").upper())
+    return path
+
+
+def run_daemon(config: DaemonConfig) -> int:
+    """Run in this process until stopped. Returns the exit code."""
+    setup_logging()
+    try:
+        directory = paths.ensure_runtime_dir()
+    except OSError as error:
+        log.error("cannot use the runtime directory: %s", error)
+        print(f"refscore daemon: cannot use the runtime directory: {error}", file=sys.stderr)
+        return 3
+    lock = paths.FileLock(directory / paths.LOCK_NAME)
+    if not lock.acquire(0):
+        log.info("another daemon holds %s; exiting", lock.path)
+        return EXIT_ALREADY_RUNNING
+    try:
+        daemon = Daemon(config)
+        log.info("configuration: %s", json.dumps(asdict(config)))
+        asyncio.run(daemon.serve())
+        log.info("stopped after serving %d requests", daemon.engine.stats["served"])
+        return 0
+    except Exception:  # noqa: BLE001
+        log.exception("the daemon failed")
+        return 5
+    finally:
+        lock.release()

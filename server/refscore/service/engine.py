@@ -1,0 +1,383 @@
+"""The daemon's work: CodeBLEU in a CPU thread pool, CodeBERTScore coalesced into device batches.
+
+A ``Job`` is one score request. It has up to two stages that run at the same time:
+
+* the CodeBLEU stage, in a ``ThreadPoolExecutor`` (``workers`` threads);
+* the CodeBERTScore stage, queued for the one batcher thread, which takes everything queued from
+  every client (after waiting ``batch_wait`` seconds for stragglers) up to ``max_batch`` requests
+  and scores them in one call, so the model sees large batches even when each client sends one
+  request at a time.
+
+A job that is superseded (a newer job with the same key: client + document) or cancelled before a
+stage starts never runs that stage; its future fails with ``Cancelled`` at once.
+
+Model loading happens in the batcher thread, so requests that arrive while the model loads simply
+wait in the queue. A model that fails to load is remembered (per model and layer) and reported in
+each CodeBERTScore result with what to do, once per request, without retrying the load; CodeBLEU is
+unaffected.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import sys
+import threading
+import time
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Hashable
+
+from ..scoring.report import ScoreReport, ScoreRequest
+from ..scoring.scorer import LocalScorer
+
+log = logging.getLogger(__name__)
+
+
+class Cancelled(Exception):
+    """The job was superseded or cancelled before it could run."""
+
+
+@dataclass
+class EngineConfig:
+    workers: int = 2
+    max_batch: int = 64
+    batch_wait: float = 0.005
+    model: str | None = None
+    layer: int | None = None
+    device: str | None = None
+    preload: bool = False
+
+
+class Job:
+    """One score request moving through the stages."""
+
+    _ids = itertools.count(1)
+
+    def __init__(self, request: ScoreRequest, key: Hashable | None) -> None:
+        self.id = next(Job._ids)
+        self.request = request
+        self.key = key
+        self.future: Future[ScoreReport] = Future()
+        self.cancelled = False
+        self.started = False
+        self.codebleu: ScoreReport | None = None
+        self.bert: ScoreReport | None = None
+        self._pending = 0
+        self._lock = threading.Lock()
+
+    def begin_stage(self) -> bool:
+        """Mark a stage as starting; False if the job was cancelled (skip the stage)."""
+        with self._lock:
+            if self.cancelled:
+                return False
+            self.started = True
+            return True
+
+
+class Engine:
+    """Runs jobs; thread-safe; ``submit`` returns at once."""
+
+    def __init__(self, config: EngineConfig, scorer: LocalScorer | None = None) -> None:
+        self.config = config
+        self.scorer = scorer or LocalScorer(config.model, config.layer, config.device)
+        self.pool = ThreadPoolExecutor(max(1, config.workers), thread_name_prefix="refscore-codebleu")
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
+        self._bert_queue: deque[Job] = deque()
+        self._latest: dict[Hashable, Job] = {}
+        self._unfinished = 0
+        self._codebleu_waiting = 0
+        self._closing = False
+        self._model_errors: dict[Hashable, str] = {}
+        self._loaded: dict[Hashable, float] = {}
+        self.stats = {"received": 0, "served": 0, "cancelled": 0, "superseded": 0,
+                      "stages_skipped": 0, "batches": 0, "batched_requests": 0}
+        self._batcher = threading.Thread(target=self._batch_loop, name="refscore-batcher", daemon=True)
+        self._batcher.start()
+
+    # -- submitting and cancelling --------------------------------------------------------------
+
+    def submit(self, request: ScoreRequest, key: Hashable | None = None) -> Job:
+        """Queue ``request``; a pending job with the same ``key`` is superseded."""
+        job = Job(request, key)
+        wants_codebleu = "codebleu" in request.metrics
+        wants_bert = "codebertscore" in request.metrics
+        stages = job._pending = int(wants_codebleu) + int(wants_bert)
+        with self._lock:
+            self.stats["received"] += 1
+            self._unfinished += 1
+            if key is not None:
+                previous = self._latest.get(key)
+                self._latest[key] = job
+            else:
+                previous = None
+            if wants_bert:
+                self._bert_queue.append(job)
+                self._cond.notify()
+            if wants_codebleu:
+                self._codebleu_waiting += 1
+        if previous is not None:
+            self._cancel(previous, "superseded by a newer request for the same document", superseded=True)
+        if wants_codebleu:
+            self.pool.submit(self._run_codebleu, job)
+        if stages == 0:
+            self._finish(job)
+        return job
+
+    def cancel(self, job: Job, reason: str = "cancelled by the client") -> bool:
+        """Cancel ``job`` if it has not finished; stages not yet started never run."""
+        return self._cancel(job, reason)
+
+    def _cancel(self, job: Job, reason: str, superseded: bool = False) -> bool:
+        with job._lock:
+            if job.cancelled or job.future.done():
+                return False
+            job.cancelled = True
+            with self._lock:
+                self.stats["cancelled"] += 1
+                self.stats["superseded"] += int(superseded)
+            job.future.set_exception(Cancelled(reason))
+        return True
+
+    # -- stages ---------------------------------------------------------------------------------
+
+    def _run_codebleu(self, job: Job) -> None:
+        with self._lock:
+            self._codebleu_waiting -= 1
+        if not job.begin_stage():
+            self._stage_done(job, skipped=True)
+            return
+        try:
+            job.codebleu = self.scorer.score_codebleu(job.request)
+        except Exception as error:  # noqa: BLE001 - score_codebleu reports its own errors; belt and braces
+            log.exception("CodeBLEU stage failed")
+            job.codebleu = ScoreReport(job.request.language, errors=[f"codebleu: {type(error).__name__}: {error}"])
+        self._stage_done(job)
+
+    def _batch_loop(self) -> None:
+        if self.config.preload:
+            self._model_ready(None)
+        while True:
+            with self._lock:
+                while not self._bert_queue and not self._closing:
+                    self._cond.wait()
+                if self._closing:
+                    return
+                short = len(self._bert_queue) < self.config.max_batch
+            if short and self.config.batch_wait > 0:
+                time.sleep(self.config.batch_wait)  # let concurrent clients' requests join the batch
+            batch: list[Job] = []
+            with self._lock:
+                while self._bert_queue and len(batch) < self.config.max_batch:
+                    batch.append(self._bert_queue.popleft())
+            runnable = []
+            for job in batch:
+                if job.begin_stage():
+                    runnable.append(job)
+                else:
+                    self._stage_done(job, skipped=True)
+            if runnable:
+                self._run_bert(runnable)
+
+    def _run_bert(self, jobs: list[Job]) -> None:
+        ready: list[Job] = []
+        for job in jobs:
+            job.bert = ScoreReport(job.request.language)
+            problem = self._model_ready(job.request.language)
+            if problem:
+                job.bert.errors.append(f"codebertscore unavailable: {problem}")
+            else:
+                ready.append(job)
+        if ready:
+            try:
+                self.scorer.add_codebertscore([j.request for j in ready], [j.bert for j in ready])
+            except Exception:  # noqa: BLE001 - handled below like a batch that reported failures
+                log.exception("CodeBERTScore batch of %d failed", len(ready))
+            failed = [j for j in ready if j.bert.codebertscore is None]
+            if failed and len(ready) > 1:
+                # One bad request must not fail its batch-mates from other clients: score the
+                # failed ones alone, so each error lands on the request that caused it.
+                log.warning("%d of a CodeBERTScore batch of %d failed; scoring them one by one",
+                            len(failed), len(ready))
+                for job in failed:
+                    job.bert = ScoreReport(job.request.language)
+                    self._score_alone(job)
+            elif failed:
+                for job in failed:
+                    if not job.bert.errors:
+                        job.bert.errors.append("codebertscore: no result")
+            with self._lock:
+                self.stats["batches"] += 1
+                self.stats["batched_requests"] += len(ready)
+        for job in jobs:
+            self._stage_done(job)
+
+    def _score_alone(self, job: Job) -> None:
+        try:
+            self.scorer.add_codebertscore([job.request], [job.bert])
+        except Exception as error:  # noqa: BLE001
+            job.bert.errors.append(f"codebertscore: {type(error).__name__}: {error}")
+        if job.bert.codebertscore is None and not job.bert.errors:
+            job.bert.errors.append("codebertscore: no result")
+
+    def _stage_done(self, job: Job, skipped: bool = False) -> None:
+        if skipped:
+            with self._lock:
+                self.stats["stages_skipped"] += 1
+        with job._lock:
+            job._pending -= 1
+            last = job._pending == 0
+        if last:
+            self._finish(job)
+
+    def _finish(self, job: Job) -> None:
+        with self._lock:
+            self._unfinished -= 1
+            if job.key is not None and self._latest.get(job.key) is job:
+                del self._latest[job.key]
+        with job._lock:
+            if job.cancelled or job.future.done():
+                return
+            report = ScoreReport(job.request.language)
+            for part in (job.codebleu, job.bert):
+                if part is not None:
+                    report.codebleu = report.codebleu or part.codebleu
+                    report.codebertscore = report.codebertscore or part.codebertscore
+                    report.errors.extend(part.errors)
+            with self._lock:
+                self.stats["served"] += 1  # counted first: a client reading status after its answer sees it
+            job.future.set_result(report)
+
+    # -- the model ------------------------------------------------------------------------------
+
+    def _model_ready(self, language: str | None) -> str | None:
+        """Load the model ``language`` needs (once); None when ready, else what went wrong and
+        what to do. Runs in the batcher thread only."""
+        try:
+            from ..embed import ModelNotAvailableError, resolve_model
+        except ImportError as error:
+            return _bert_missing(error)
+        cfg = self.config
+        try:
+            spec = resolve_model(language, cfg.model, cfg.layer)
+        except ModelNotAvailableError as error:
+            return self._remember(("resolve", cfg.model), f"{error}. CodeBLEU still works.")
+        key = (spec.path, spec.layer)
+        if key in self._loaded:
+            return None
+        if key in self._model_errors:
+            return self._model_errors[key]
+        started = time.perf_counter()
+        try:
+            from ..embed import load_encoder
+
+            encoder = load_encoder(cfg.model, cfg.layer, language=language, device=cfg.device)
+        except ImportError as error:
+            return self._remember(key, _bert_missing(error))
+        except BaseException as error:  # noqa: BLE001 - OOM, corrupt files, bad config: all reported
+            if isinstance(error, (KeyboardInterrupt, SystemExit)):
+                raise
+            return self._remember(key, _load_failure(spec.model_id, spec.path, cfg.device, error))
+        elapsed = time.perf_counter() - started
+        self._loaded[key] = elapsed
+        described = getattr(encoder, "describe", lambda: {})()
+        log.info("loaded %s layer %s on %s in %.1f s", spec.model_id, described.get("layer", spec.layer),
+                 described.get("device", "?"), elapsed)
+        return None
+
+    def _remember(self, key: Hashable, message: str) -> str:
+        if key not in self._model_errors:
+            self._model_errors[key] = message
+            log.error("CodeBERTScore model problem (not retried until the daemon restarts): %s", message)
+        return self._model_errors[key]
+
+    # -- state ----------------------------------------------------------------------------------
+
+    def in_flight(self) -> int:
+        """Jobs received and not finished."""
+        with self._lock:
+            return self._unfinished
+
+    def status(self) -> dict[str, Any]:
+        """Counters, queue depths, models and caches (see ``refscore daemon status``)."""
+        with self._lock:
+            stats = dict(self.stats)
+            queue = {"codebleu": self._codebleu_waiting, "codebertscore": len(self._bert_queue),
+                     "in_flight": self._unfinished}
+        batches = stats.pop("batches")
+        batched = stats.pop("batched_requests")
+        return {
+            "requests": stats,
+            "queue": queue,
+            "batches": batches,
+            "mean_batch_size": round(batched / batches, 2) if batches else None,
+            "models": _loaded_models(),
+            "model_errors": sorted(set(self._model_errors.values())),
+            "caches": _cache_sizes(),
+            "workers": self.config.workers,
+            "max_batch": self.config.max_batch,
+        }
+
+    def close(self) -> None:
+        """Stop the batcher and the pool; unfinished jobs fail with Cancelled."""
+        with self._lock:
+            self._closing = True
+            pending = list(self._bert_queue)
+            self._bert_queue.clear()
+            self._cond.notify_all()
+        for job in pending:
+            self._cancel(job, "the daemon is shutting down")
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _bert_missing(error: BaseException) -> str:
+    return (f"CodeBERTScore needs torch and transformers ({error}); install them with "
+            "`pip install 'refscore[bert]'`, then run `refscore daemon stop`. CodeBLEU still works.")
+
+
+def _load_failure(model_id: str, path: str, device: str | None, error: BaseException) -> str:
+    text = f"{type(error).__name__}: {error}".strip()
+    if len(text) > 300:
+        text = text[:297] + "..."
+    restart = "then run `refscore daemon stop` (the next request starts a fresh daemon)"
+    if isinstance(error, MemoryError) or "out of memory" in str(error).lower():
+        what = (f"not enough memory to load {model_id} on {device or 'the default device'} ({text}); "
+                f"free memory, choose a smaller model or `--device cpu`, {restart}")
+    else:
+        what = (f"{model_id} at {path} could not be loaded ({text}); its files may be corrupt or "
+                f"incomplete: download it again or point `--model` at a good copy, {restart}")
+    return what + ". CodeBLEU still works."
+
+
+def _loaded_models() -> list[dict[str, Any]]:
+    """The encoders this process holds (without importing torch when none was loaded)."""
+    encoder_module = sys.modules.get("refscore.embed.encoder")
+    if encoder_module is None:
+        return []
+    loaded = getattr(encoder_module, "_LOADED", {})
+    out = []
+    for encoder in list(loaded.values()):
+        info = dict(encoder.describe()) if hasattr(encoder, "describe") else {"model": repr(encoder)}
+        cache = getattr(encoder, "cache", None)
+        if cache is not None:
+            info["embeddings_cached"] = len(cache)
+            info["embedding_cache_bytes"] = getattr(cache, "nbytes", None)
+            info["embedding_cache_hits"] = getattr(cache, "hits", None)
+            info["embedding_cache_misses"] = getattr(cache, "misses", None)
+        out.append(info)
+    return out
+
+
+def _cache_sizes() -> dict[str, Any]:
+    """Sizes of the content-keyed analysis caches (tokens; parse trees and data flow)."""
+    from ..analysis import document
+
+    out: dict[str, Any] = {}
+    for name, function in (("token_analyses", document.analyse_tokens),
+                           ("structure_analyses", document.analyse_structure)):
+        info = function.cache_info()
+        out[name] = {"entries": info.currsize, "max_entries": info.maxsize, "hits": info.hits,
+                     "misses": info.misses}
+    return out

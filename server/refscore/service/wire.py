@@ -1,0 +1,146 @@
+"""The daemon's wire format: JSON-RPC 2.0 messages in LSP's base-protocol framing.
+
+Each message is ``Content-Length: N\\r\\n\\r\\n`` followed by N bytes of UTF-8 JSON, the framing
+pygls and every LSP tool read, so a transcript can be replayed with LSP tooling. Limits keep a
+malformed client from costing the daemon memory: headers up to ``MAX_HEADER_BYTES``, bodies up to
+the daemon's ``max_message_bytes``.
+
+Methods (client to daemon):
+
+* ``initialize`` ``{"version", "protocol", "token"?}`` -> ``{"version", "protocol", "pid",
+  "transport", "package"}``; the version handshake (and, over TCP, the access token). A client
+  newer than the daemon replaces it (``shutdown``, then starts its own).
+* ``score`` ``{"request": ScoreRequest as a dict, "document"?: str, "client"?: str}`` -> a
+  ScoreReport dict. A newer ``score`` from the same client for the same ``document`` cancels an
+  older one that has not run yet (error ``REQUEST_CANCELLED``).
+* ``status`` -> counters (see ``refscore daemon status``); ``shutdown`` -> ``{"pid"}``, then the
+  daemon exits.
+* ``$/cancelRequest`` ``{"id"}`` (notification): cancel a request that has not run yet.
+
+Daemon to client: ``$/exit`` ``{"reason"}`` (notification) just before an orderly exit; requests
+still unanswered then may be resent to a fresh daemon.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, BinaryIO
+
+#: Bumped when a message's shape changes incompatibly.
+PROTOCOL_VERSION = 1
+MAX_HEADER_BYTES = 8 * 1024
+DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+#: LSP's code for a cancelled request; used for superseded and cancelled requests.
+REQUEST_CANCELLED = -32800
+UNAUTHORIZED = -32001
+MESSAGE_TOO_LARGE = -32002
+#: The daemon is exiting; the client may resend to a fresh daemon.
+SHUTTING_DOWN = -32003
+#: Exit status of a daemon that found another one already holding the lock (EX_TEMPFAIL).
+EXIT_ALREADY_RUNNING = 75
+
+
+class FramingError(ValueError):
+    """The byte stream is not ``Content-Length`` framed JSON-RPC; the connection must close."""
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One framed message."""
+    body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def parse_header(header: bytes, max_message_bytes: int) -> int:
+    """The body length announced by a header block (without its final blank line)."""
+    length: int | None = None
+    for line in header.split(b"\r\n"):
+        if not line:
+            continue
+        name, sep, value = line.partition(b":")
+        if not sep:
+            raise FramingError("malformed header line")
+        if name.strip().lower() == b"content-length":
+            try:
+                length = int(value.strip())
+            except ValueError:
+                raise FramingError("Content-Length is not a number") from None
+    if length is None or length < 0:
+        raise FramingError("missing Content-Length header")
+    if length > max_message_bytes:
+        raise MessageTooLarge(length, max_message_bytes)
+    return length
+
+
+class MessageTooLarge(FramingError):
+    def __init__(self, length: int, limit: int) -> None:
+        super().__init__(f"message of {length} bytes is over the {limit}-byte limit")
+        self.length, self.limit = length, limit
+
+
+def read_message(stream: BinaryIO, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> dict[str, Any] | None:
+    """Read one message from a blocking binary stream; None at a clean end of stream."""
+    header = b""
+    while not header.endswith(b"\r\n\r\n"):
+        line = stream.readline(MAX_HEADER_BYTES + 1)
+        if not line:
+            if header:
+                raise FramingError("connection closed inside a header")
+            return None
+        header += line
+        if len(header) > MAX_HEADER_BYTES:
+            raise FramingError("header too long")
+    length = parse_header(header[:-4], max_message_bytes)
+    body = stream.read(length)
+    if len(body) != length:
+        raise FramingError("connection closed inside a message")
+    message = json.loads(body.decode("utf-8"))
+    if not isinstance(message, dict):
+        raise FramingError("a message must be a JSON object")
+    return message
+
+
+def request(msg_id: int, method: str, params: Any = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id, "method": method}
+    if params is not None:
+        out["params"] = params
+    return out
+
+
+def notification(method: str, params: Any = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        out["params"] = params
+    return out
+
+
+def result(msg_id: Any, value: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": msg_id, "result": value}
+
+
+def error(msg_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    err: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        err["data"] = data
+    return {"jsonrpc": "2.0", "id": msg_id, "error": err}
+
+
+def version_tuple(version: str) -> tuple[int, ...]:
+    """``"1.2.3rc1"`` -> ``(1, 2, 3)``: the numeric release parts, for ordering versions."""
+    parts = []
+    for piece in version.split("."):
+        digits = ""
+        for ch in piece:
+            if not ch.isdigit():
+                break
+            digits += ch
+        if not digits:
+            break
+        parts.append(int(digits))
+    return tuple(parts)
+

@@ -1,0 +1,86 @@
+"""Helpers for tests that run real scoring daemons in private runtime directories."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def daemon_pids_in(run_dir: Path) -> list[int]:
+    """Pids of live ``refscore daemon run`` processes whose runtime directory is ``run_dir``."""
+    needle = f"REFSCORE_RUNTIME_DIR={run_dir}".encode()
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+            environ = (entry / "environ").read_bytes().split(b"\0")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z" and b"daemon" in cmdline and b"run" in cmdline and needle in environ:
+            pids.append(int(entry.name))
+    return sorted(pids)
+
+
+def stop_daemon_in(run_dir: Path, timeout: float = 10.0) -> None:
+    """Stop every daemon using ``run_dir`` (SIGTERM, then SIGKILL)."""
+    pids = daemon_pids_in(run_dir) if Path("/proc").is_dir() else []
+    try:
+        info = json.loads((run_dir / "daemon.json").read_text())
+        if isinstance(info.get("pid"), int) and info["pid"] not in pids:
+            pids.append(info["pid"])
+    except (OSError, ValueError):
+        pass
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and any(alive(p) for p in pids):
+        time.sleep(0.05)
+    for pid in pids:
+        if alive(pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def wait_until(predicate, timeout: float = 10.0, interval: float = 0.05) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return bool(predicate())
+
+
+def python(code: str, env: dict[str, str], timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` in a fresh interpreter with ``env``."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=timeout)
+
+
+def refscore(*args: str, env: dict[str, str], timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "refscore", *args], capture_output=True, text=True, env=env,
+                          timeout=timeout)
