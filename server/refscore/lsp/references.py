@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..languages import LanguageSpec
@@ -185,8 +185,3 @@ def _resolve(path: str, candidate: Path, folder: Path | None) -> Path:
     resolved = Path(path).expanduser()
     return resolved if resolved.is_absolute() else (candidate.parent / resolved)
 
-
-def matches_any(path: Path, patterns: Sequence[str]) -> bool:
-    """Whether ``path`` matches one of ``patterns`` (posix globs)."""
-    text = PurePosixPath(path.as_posix()).as_posix()
-    return any(glob_to_regex(p).match(text) for p in patterns)
