@@ -17,7 +17,8 @@ from typing import Callable, Literal, Sequence
 
 from .. import languages
 from .text import TextToken, whitespace_tokens
-from .trees import Subtree, sexp_keys, compat_subtree_keys, native_subtrees
+from .flat import flatten
+from .trees import Subtree, sexp_keys
 
 Mode = Literal["compat", "native"]
 MAX_NGRAM = 4
@@ -80,20 +81,22 @@ class StructureAnalysis:
 @lru_cache(maxsize=1024)
 def analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysis:
     """Parse ``text`` and build its subtree inventory and data-flow graph (cached by content)."""
-    from ..dataflow import extract_dataflow, normalize_dataflow
+    from ..dataflow import dropped_types, extract_dataflow_flat, normalize_dataflow
 
     spec = languages.get(language)
     tree = spec.parse(text.encode("utf-8"))
     root = tree.root_node
+    flat = flatten(root, spec.name, dropped_types(spec.name, mode), mode)
     if mode == "compat":
-        keys = Counter(compat_subtree_keys(root))  # shape hashes, or S-expressions if the tree has errors
+        # shape hashes, or S-expressions if the tree has errors (or an anonymous node has children)
+        keys = Counter(flat.compat_keys if flat.compat_keys is not None else sexp_keys(root))
         subtrees: tuple[Subtree, ...] = ()
     else:
-        subtrees = tuple(native_subtrees(root, spec.comment_node_types, spec.name))
+        subtrees = tuple(flat.subtrees or ())
         keys = Counter(s.key for s in subtrees)
     error: str | None = None
     try:
-        flow = tuple(extract_dataflow(root, text, spec.name, mode=mode))
+        flow = tuple(extract_dataflow_flat(flat, text, spec.name, mode=mode))
     except RecursionError:
         flow, error = (), "too deeply nested for data-flow analysis"
     return StructureAnalysis(

@@ -77,13 +77,14 @@ def sexp_keys(root: tree_sitter.Node) -> list[str]:
     return keys
 
 
-def _is_docstring(node: tree_sitter.Node) -> bool:
+def is_docstring(node: tree_sitter.Node) -> bool:
     """A Python expression statement holding only a string (called on the first statement of a body)."""
     if node.type != "expression_statement" or node.named_child_count != 1:
         return False
     return node.named_children[0].type in ("string", "concatenated_string")
 
 
+_is_docstring = is_docstring  # former name
 _BODIES = frozenset({"module", "block"})
 
 
@@ -108,7 +109,7 @@ def native_subtrees(root: tree_sitter.Node, comment_types: frozenset[str], langu
         skip = kind in comment_types or not (named or node.child_count)
         if not skip and skip_docstrings and named and parent[0] in _BODIES and not parent[5]:
             parent[5] = True
-            skip = _is_docstring(node)
+            skip = is_docstring(node)
         if not skip:
             if node.child_count and cursor.goto_first_child():
                 frames.append([kind, [], node.start_byte, node.end_byte, field, False])

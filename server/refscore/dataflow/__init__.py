@@ -4,7 +4,8 @@
 mode: same edges, same order, same quirks, as the ``codebleu`` 0.7.0 package patched for
 deterministic order) or our native analysis (``mode="native"``: comments ignored, a working Rust
 extractor, TypeScript/TSX). One generic walker (`_walker`) runs per-language rule tables
-(``rules_*`` modules); `_tree` reads the tree-sitter tree once and numbers the tokens.
+(``rules_*`` modules) over the flat tree ``refscore.analysis.flat`` reads in one pass; `_tree`
+numbers its tokens.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
 from .. import languages
+from ..analysis.flat import FlatTree, flatten
 from ._tree import build
 from ._walker import Edge, Rules, Walker
 from .rules_go import GO
@@ -27,7 +29,8 @@ from .rules_python import PYTHON
 from .rules_ruby import RUBY
 from .rules_rust import RUST_COMPAT, RUST_NATIVE
 
-__all__ = ["FlowEdge", "extract_dataflow", "normalize_dataflow", "MODES", "MAX_DEPTH"]
+__all__ = ["FlowEdge", "extract_dataflow", "extract_dataflow_flat", "dropped_types", "normalize_dataflow",
+           "MODES", "MAX_DEPTH"]
 
 MODES = ("compat", "native")
 
@@ -56,33 +59,49 @@ class FlowEdge:
     end: tuple[int, int]
 
 
+def dropped_types(language: str, mode: str) -> frozenset[str]:
+    """Node types the flat tree must leave out for a dataflow walk in ``mode`` (native: comments)."""
+    if mode not in MODES:
+        raise ValueError(f"unknown dataflow mode {mode!r}; known: {', '.join(MODES)}")
+    return frozenset(languages.get(language).comment_node_types) if mode == "native" else frozenset()
+
+
 def extract_dataflow(root: Any, text: str, language: str, *, mode: str = "compat") -> list[FlowEdge]:
     """The data-flow edges of ``text`` (``root`` is the tree of ``text.encode("utf8")``).
 
     Raises ValueError for an unknown language or mode. An input the package fails on (or one
     nested deeper than MAX_DEPTH) gives ``[]``.
     """
+    spec = languages.get(language)
+    flat = flatten(root, spec.name, dropped_types(spec.name, mode))
+    return extract_dataflow_flat(flat, text, spec.name, mode=mode)
+
+
+def extract_dataflow_flat(flat: FlatTree, text: str, language: str, *, mode: str = "compat") -> list[FlowEdge]:
+    """``extract_dataflow`` over a flat tree built with ``dropped_types(language, mode)`` left out."""
     if mode not in MODES:
         raise ValueError(f"unknown dataflow mode {mode!r}; known: {', '.join(MODES)}")
     spec = languages.get(language)
     rules = (_NATIVE_RULES if mode == "native" else _COMPAT_RULES).get(spec.name)
     if rules is None:
         raise ValueError(f"no dataflow rules for language {spec.name!r}")
-    drop = frozenset(spec.comment_node_types) if mode == "native" else frozenset()
+    if not flat.types:
+        return []
     with _gc_paused():
         try:
-            top, tokens, depth, count = build(root, text, drop)
+            tree = build(flat, text)
         except Exception:  # the package's outer try: e.g. a token row past the text
             return []
+        depth = flat.depth
         if depth > MAX_DEPTH:
             return []
-        walker = Walker(rules, tokens, max_steps=64 * count + 100_000)
+        walker = Walker(rules, tree, max_steps=64 * flat.count + 100_000)
         try:
             with _recursion_room(4 * depth + 200):
-                walker.walk(top, {})
+                walker.walk(0, {})
         except Exception:  # the package's inner try: any failure gives no dataflow
             return []
-        return _assemble(walker.out, tokens.spans)
+        return _assemble(walker.out, tree.spans)
 
 
 @contextmanager

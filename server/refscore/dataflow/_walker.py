@@ -20,13 +20,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field as dc_field
 from typing import Callable, Mapping, Optional
 
-from ._tree import UNINDEXED, VARIABLE, Abort, DNode, TokenTable, children, field, mentioned, variables
+from ._tree import UNINDEXED, VARIABLE, Abort, DataTree, mentioned, variables
 
 State = dict[str, tuple[int, ...]]
 Edge = tuple[str, int, str, tuple[str, ...], tuple[int, ...]]
-Handler = Callable[["Walker", DNode, State], State]
-Getter = Callable[["Walker", DNode], Optional[DNode]]
-PassFn = Callable[["Walker", DNode, State, int], State]
+Node = int
+Handler = Callable[["Walker", Node, State], State]
+Getter = Callable[["Walker", Node], Optional[Node]]
+PassFn = Callable[["Walker", Node, State, int], State]
 
 COMES = "comesFrom"
 COMPUTED = "computedFrom"
@@ -51,64 +52,107 @@ def table(*groups: Mapping[str, Handler]) -> dict[str, Handler]:
 class Walker:
     """One extraction: the edge list, the loop memo and the step budget."""
 
-    __slots__ = ("handlers", "first", "tokens", "out", "memo", "canon", "steps", "max_steps")
+    __slots__ = ("handlers", "first", "tree", "types", "info", "children", "out", "memo", "canon",
+                 "steps", "max_steps", "var_cache", "names")
 
-    def __init__(self, rules: Rules, tokens: TokenTable, max_steps: int) -> None:
+    def __init__(self, rules: Rules, tree: DataTree, max_steps: int) -> None:
         self.handlers = rules.handlers
         self.first = rules.do_first
-        self.tokens = tokens
+        self.tree = tree
+        self.types = tree.types
+        self.info = tree.info
+        self.children = tree.kids
         self.out: list[Edge] = []
         self.memo: dict[tuple[int, tuple], tuple[list[Edge], tuple]] = {}
         self.canon: dict[tuple, Edge] = {}
         self.steps = 0
         self.max_steps = max_steps
+        self.var_cache: dict[int, tuple[tuple[int, str], ...]] = {}
+        self.names: dict[int, tuple[str, ...]] = {}
 
-    def walk(self, n: Optional[DNode], st: State) -> State:
+    def walk(self, n: Optional[Node], st: State) -> State:
         """Walk one node; the state passed in is owned (and may be changed) by the callee."""
         if n is None:
             raise Abort("walk of a missing node")
-        tok = n.tok
-        if tok:
-            if tok == VARIABLE:
-                code = n.code
+        facts = self.info[n]
+        if facts is not None:
+            kind, idx, code, ident = facts
+            if kind == VARIABLE:
                 parents = st.get(code)
                 if parents is not None:
-                    self.out.append((code, n.idx, COMES, (code,), parents))
+                    self.out.append((code, idx, COMES, (code,), parents))
                 else:
-                    if n.ident:
-                        st[code] = (n.idx,)
-                    self.out.append((code, n.idx, COMES, (), ()))
-            elif tok == UNINDEXED:
+                    if ident:
+                        st[code] = (idx,)
+                    self.out.append((code, idx, COMES, (), ()))
+            elif kind == UNINDEXED:
                 raise Abort("token inside a string token")
             return st
-        handler = self.handlers.get(n.type)
+        types = self.types
+        handler = self.handlers.get(types[n])
         if handler is not None:
             return handler(self, n, st)
         self.steps += 1
-        kids = n.kids
+        kids = self.children[n]
         first = self.first
         walk = self.walk
         if first:
             for kid in kids:
-                if kid.type in first:
+                if types[kid] in first:
                     st = walk(kid, st)
-            for kid in kids:
-                if kid.type not in first:
-                    st = walk(kid, st)
-        else:
-            for kid in kids:
+        info = self.info
+        out = self.out
+        for kid in kids:  # as ``walk(kid, st)``, with tokens handled here
+            if first and types[kid] in first:
+                continue
+            facts = info[kid]
+            if facts is None:
                 st = walk(kid, st)
+                continue
+            kind, idx, code, ident = facts
+            if kind == VARIABLE:
+                parents = st.get(code)
+                if parents is not None:
+                    out.append((code, idx, COMES, (code,), parents))
+                else:
+                    if ident:
+                        st[code] = (idx,)
+                    out.append((code, idx, COMES, (), ()))
+            elif kind == UNINDEXED:
+                raise Abort("token inside a string token")
         return st
 
-    def kids(self, n: Optional[DNode]) -> list[DNode]:
-        """Children of a node (read on demand for string tokens)."""
+    def type(self, n: Node) -> str:
+        """The node's type."""
+        return self.types[n]
+
+    def kids(self, n: Optional[Node]) -> list[Node]:
+        """Children of a node (a string token's parts too)."""
         if n is None:
             raise Abort("children of a missing node")
-        return children(n, self.tokens)
+        return self.children[n]
 
-    def field(self, n: Optional[DNode], name: str) -> Optional[DNode]:
+    def field(self, n: Optional[Node], name: str) -> Optional[Node]:
         """A named field of a node, or None."""
-        return field(n, name, self.tokens)
+        if n is None:
+            raise Abort(f"field {name!r} of a missing node")
+        return self.tree.flat.field(n, name)
+
+    def variables(self, n: Optional[Node]) -> tuple[tuple[int, str], ...]:
+        """(number, text) of the variable tokens under n (cached per node)."""
+        if n is None:
+            raise Abort("variables of a missing node")
+        found = self.var_cache.get(n)
+        if found is None:
+            found = self.var_cache[n] = variables(self.tree, n)
+        return found
+
+    def mentioned(self, n: Node) -> tuple[str, ...]:
+        """The variable texts a walk of n can touch (cached per node)."""
+        found = self.names.get(n)
+        if found is None:
+            found = self.names[n] = mentioned(self.tree, n)
+        return found
 
 
 # ----------------------------------------------------------------------------- getters
@@ -120,7 +164,7 @@ def by_field(name: str) -> Getter:
 
 def by_position(pos: int, *, min_kids: int = 0, exact_kids: int = 0) -> Getter:
     """Getter: child ``pos`` (None unless the child count is >= min_kids / == exact_kids)."""
-    def get(w: Walker, n: DNode) -> Optional[DNode]:
+    def get(w: Walker, n: Node) -> Optional[Node]:
         kids = w.kids(n)
         if exact_kids and len(kids) != exact_kids:
             return None
@@ -134,17 +178,17 @@ def by_position(pos: int, *, min_kids: int = 0, exact_kids: int = 0) -> Getter:
 
 def define(name_of: Getter, value_of: Optional[Getter]) -> Handler:
     """Declaration: each name token comesFrom each value token (or from nothing)."""
-    def handle(w: Walker, n: DNode, st: State) -> State:
+    def handle(w: Walker, n: Node, st: State) -> State:
         name = name_of(w, n)
         value = value_of(w, n) if value_of is not None else None
         out = w.out
         if value is None:
-            for idx, code in variables(name):
+            for idx, code in w.variables(name):
                 out.append((code, idx, COMES, (), ()))
                 st[code] = (idx,)
             return st
-        names = variables(name)
-        values = variables(value)
+        names = w.variables(name)
+        values = w.variables(value)
         st = w.walk(value, st)
         for idx1, code1 in names:
             for idx2, code2 in values:
@@ -154,11 +198,11 @@ def define(name_of: Getter, value_of: Optional[Getter]) -> Handler:
     return handle
 
 
-def assign_each(w: Walker, left: Optional[DNode], right: Optional[DNode], st: State) -> State:
+def assign_each(w: Walker, left: Optional[Node], right: Optional[Node], st: State) -> State:
     """Walk ``right``; each left token is computedFrom each right token, one edge per pair."""
     st = w.walk(right, st)
-    names = variables(left)
-    values = variables(right)
+    names = w.variables(left)
+    values = w.variables(right)
     out = w.out
     for idx1, code1 in names:
         for idx2, code2 in values:
@@ -172,7 +216,7 @@ def assign(left_of: Getter, right_of: Getter) -> Handler:
     return lambda w, n, st: assign_each(w, left_of(w, n), right_of(w, n), st)
 
 
-def assign_lists(w: Walker, lefts: list[Optional[DNode]], rights: list[Optional[DNode]],
+def assign_lists(w: Walker, lefts: list[Optional[Node]], rights: list[Optional[Node]],
                  st: State) -> State:
     """Assignment in the Python style: walk all rights, then pair lefts with rights; each left
     token is computedFrom all tokens of its right side, in one edge."""
@@ -180,20 +224,20 @@ def assign_lists(w: Walker, lefts: list[Optional[DNode]], rights: list[Optional[
         st = w.walk(right, st)
     out = w.out
     for left, right in zip(lefts, rights):
-        values = variables(right)
+        values = w.variables(right)
         names = tuple(code for _, code in values)
         idxs = tuple(idx for idx, _ in values)
-        for idx1, code1 in variables(left):
+        for idx1, code1 in w.variables(left):
             out.append((code1, idx1, COMPUTED, names, idxs))
             st[code1] = (idx1,)
     return st
 
 
-def split_sides(w: Walker, left: Optional[DNode], right: Optional[DNode]
-                ) -> tuple[list[Optional[DNode]], list[Optional[DNode]]]:
+def split_sides(w: Walker, left: Optional[Node], right: Optional[Node]
+                ) -> tuple[list[Optional[Node]], list[Optional[Node]]]:
     """Pair up ``a, b = x, y``: comma-less children when the counts agree, else the wholes."""
-    lefts: list[Optional[DNode]] = [k for k in w.kids(left) if k.type != ","]
-    rights: list[Optional[DNode]] = [k for k in w.kids(right) if k.type != ","]
+    lefts: list[Optional[Node]] = [k for k in w.kids(left) if w.types[k] != ","]
+    rights: list[Optional[Node]] = [k for k in w.kids(right) if w.types[k] != ","]
     if len(rights) != len(lefts):
         lefts, rights = [left], [right]
     if not lefts:
@@ -203,9 +247,9 @@ def split_sides(w: Walker, left: Optional[DNode], right: Optional[DNode]
     return lefts, rights
 
 
-def increment(w: Walker, n: DNode, st: State) -> State:
+def increment(w: Walker, n: Node, st: State) -> State:
     """``i++``: each token computedFrom each token of the expression."""
-    toks = variables(n)
+    toks = w.variables(n)
     out = w.out
     for idx1, code1 in toks:
         for idx2, code2 in toks:
@@ -233,14 +277,14 @@ def branch(branch_types: frozenset[str], *, flag_style: bool, always_input: bool
     flag_style: after the first branch child, every later child is a branch too.
     The input state joins the result when there is no ``else`` (or always, where always_input).
     """
-    def handle(w: Walker, n: DNode, st: State) -> State:
+    def handle(w: Walker, n: Node, st: State) -> State:
         base = st
         current = dict(base)
         outs: list[State] = []
-        tag = "else" in n.type
+        tag = "else" in w.types[n]
         flag = False
         for kid in w.kids(n):
-            kt = kid.type
+            kt = w.types[kid]
             if "else" in kt:
                 tag = True
             if kt not in branch_types and not flag:
@@ -305,11 +349,9 @@ def loop(pass_fn: PassFn) -> Handler:
     through every rule unchanged), so the memo key and the memoised output state are restricted
     to them.
     """
-    def handle(w: Walker, n: DNode, st: State) -> State:
-        names = n.names
-        if names is None:
-            names = n.names = mentioned(n)
-        key = (id(n), tuple([st.get(v) for v in names]))
+    def handle(w: Walker, n: Node, st: State) -> State:
+        names = w.mentioned(n)
+        key = (n, tuple([st.get(v) for v in names]))
         hit = w.memo.get(key)
         out = w.out
         if hit is not None:
@@ -331,7 +373,7 @@ def loop(pass_fn: PassFn) -> Handler:
     return handle
 
 
-def all_children(w: Walker, n: DNode, st: State, _pass: int) -> State:
+def all_children(w: Walker, n: Node, st: State, _pass: int) -> State:
     """Loop pass: every child in order (while loops)."""
     for kid in w.kids(n):
         st = w.walk(kid, st)
@@ -340,7 +382,7 @@ def all_children(w: Walker, n: DNode, st: State, _pass: int) -> State:
 
 def after_marker(marker: str) -> PassFn:
     """Loop pass: all children, then (second pass) the children after the first ``marker``."""
-    def run(w: Walker, n: DNode, st: State, pass_no: int) -> State:
+    def run(w: Walker, n: Node, st: State, pass_no: int) -> State:
         kids = w.kids(n)
         if pass_no == 0:
             for kid in kids:
@@ -350,7 +392,7 @@ def after_marker(marker: str) -> PassFn:
         for kid in kids:
             if seen:
                 st = w.walk(kid, st)
-            elif kid.type == marker:
+            elif w.types[kid] == marker:
                 seen = True
         return st
     return run
@@ -358,7 +400,7 @@ def after_marker(marker: str) -> PassFn:
 
 def each_loop(name_of: Getter, value_of: Getter, body_of: Getter) -> PassFn:
     """Loop pass of a for-each: walk the iterable, assign the loop variable, walk the body."""
-    def run(w: Walker, n: DNode, st: State, _pass: int) -> State:
+    def run(w: Walker, n: Node, st: State, _pass: int) -> State:
         value = value_of(w, n)
         st = assign_each(w, name_of(w, n), value, st)
         return w.walk(body_of(w, n), st)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from ._walker import Rules, State, Walker, assign, branch, by_field, define, increment, loop, table
-from ._tree import DNode
+from ._walker import Node, Rules, State, Walker, assign, branch, by_field, define, increment, loop, table
 
 _IF = frozenset({"if_statement", "else"})
 
 
-def _for_pass(w: Walker, n: DNode, st: State, pass_no: int) -> State:
+def _for_pass(w: Walker, n: Node, st: State, pass_no: int) -> State:
     """First pass: every child; second: the clause's update, then the children after it."""
     kids = w.kids(n)
     if pass_no == 0:
@@ -19,7 +18,7 @@ def _for_pass(w: Walker, n: DNode, st: State, pass_no: int) -> State:
     for kid in kids:
         if seen:
             st = w.walk(kid, st)
-        elif kid.type == "for_clause":
+        elif w.types[kid] == "for_clause":
             update = w.field(kid, "update")
             if update is not None:
                 st = w.walk(update, st)

@@ -5,18 +5,18 @@ from __future__ import annotations
 from typing import Optional
 
 from ._walker import (
+    Node,
     Rules, Walker, after_marker, all_children, assign, branch, by_field, define, each_loop,
     increment, loop, table,
 )
-from ._tree import DNode
 
 _IF = frozenset({"if_statement", "else_clause"})
 
 
 def _foreach_var(pos: int):
     """Getter: the first (pos 0) or second (pos 1) ``variable_name`` child of a foreach."""
-    def get(w: Walker, n: DNode) -> Optional[DNode]:
-        found = [k for k in w.kids(n) if k.type == "variable_name"]
+    def get(w: Walker, n: Node) -> Optional[Node]:
+        found = [k for k in w.kids(n) if w.types[k] == "variable_name"]
         return found[pos] if len(found) > pos else None
     return get
 

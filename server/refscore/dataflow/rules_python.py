@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from ._walker import (
+    Node,
     Rules, State, Walker, all_children, assign_lists, branch, by_field, define, loop, split_sides,
     table,
 )
-from ._tree import DNode
 
 
-def _assignment(w: Walker, n: DNode, st: State) -> State:
+def _assignment(w: Walker, n: Node, st: State) -> State:
     """``a, b = x, y`` / ``a += x`` / the ``for x in y`` clause of a comprehension."""
-    if n.type == "for_in_clause":
+    if w.types[n] == "for_in_clause":
         return assign_lists(w, [w.field(n, "left")], [w.kids(n)[-1]], st)
     right = w.field(n, "right")
     if right is None:
@@ -20,12 +20,12 @@ def _assignment(w: Walker, n: DNode, st: State) -> State:
     return assign_lists(w, lefts, rights, st)
 
 
-def _for_pass(w: Walker, n: DNode, st: State, _pass: int) -> State:
+def _for_pass(w: Walker, n: Node, st: State, _pass: int) -> State:
     """One pass of ``for``: assign the target from the iterable, then the body if last is a block."""
     lefts, rights = split_sides(w, w.field(n, "left"), w.field(n, "right"))
     st = assign_lists(w, lefts, rights, st)
     last = w.kids(n)[-1]
-    if last.type == "block":
+    if w.types[last] == "block":
         st = w.walk(last, st)
     return st
 

@@ -3,24 +3,24 @@
 from __future__ import annotations
 
 from ._walker import (
+    Node,
     Rules, State, Walker, all_children, assign_lists, branch, by_field, define, loop, split_sides,
     table,
 )
-from ._tree import DNode
 
 _IF_TYPES = frozenset({"if", "elsif", "else", "unless", "when"})
 
 
-def _assignment(w: Walker, n: DNode, st: State) -> State:
+def _assignment(w: Walker, n: Node, st: State) -> State:
     """``a, b = x, y`` and ``a += x`` (the latter: first child from last child)."""
     lefts, rights = split_sides(w, w.field(n, "left"), w.field(n, "right"))
-    if n.type == "operator_assignment":
+    if w.types[n] == "operator_assignment":
         kids = w.kids(n)
         lefts, rights = [kids[0]], [kids[-1]]
     return assign_lists(w, lefts, rights, st)
 
 
-def _for_pass(w: Walker, n: DNode, st: State, _pass: int) -> State:
+def _for_pass(w: Walker, n: Node, st: State, _pass: int) -> State:
     """One pass of ``for x in y``: assign pattern from value, then the body."""
     st = assign_lists(w, [w.field(n, "pattern")], [w.field(n, "value")], st)
     return w.walk(w.field(n, "body"), st)

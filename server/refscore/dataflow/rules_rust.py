@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from ._walker import (
+    Node,
     COMES, Rules, State, Walker, after_marker, all_children, assign, branch, by_field, by_position,
     define, each_loop, loop, table, union_states,
 )
-from ._tree import DNode, variables
 
 _IF = frozenset({"if_expression", "if_let_expression", "match_expression", "else"})
 
@@ -24,11 +24,11 @@ RUST_COMPAT = Rules(handlers=table(
 ))
 
 
-def _walk_opt(w: Walker, n: DNode | None, st: State) -> State:
+def _walk_opt(w: Walker, n: Node | None, st: State) -> State:
     return st if n is None else w.walk(n, st)
 
 
-def _if_expression(w: Walker, n: DNode, st: State) -> State:
+def _if_expression(w: Walker, n: Node, st: State) -> State:
     """Condition first; then and else start from the state after it and join."""
     st = _walk_opt(w, w.field(n, "condition"), st)
     then = _walk_opt(w, w.field(n, "consequence"), dict(st))
@@ -37,32 +37,32 @@ def _if_expression(w: Walker, n: DNode, st: State) -> State:
     return union_states([then, other])
 
 
-def _match_expression(w: Walker, n: DNode, st: State) -> State:
+def _match_expression(w: Walker, n: Node, st: State) -> State:
     """The scrutinee first; each arm starts from the state after it; the arms join."""
     st = _walk_opt(w, w.field(n, "value"), st)
     body = w.field(n, "body")
-    arms = [k for k in w.kids(body) if k.type == "match_arm"] if body is not None else []
+    arms = [k for k in w.kids(body) if w.types[k] == "match_arm"] if body is not None else []
     if not arms:
         return st
     return union_states([w.walk(arm, dict(st)) for arm in arms])
 
 
-def _declare(w: Walker, target: DNode | None, st: State) -> State:
-    for idx, code in variables(target) if target is not None else ():
+def _declare(w: Walker, target: Node | None, st: State) -> State:
+    for idx, code in w.variables(target) if target is not None else ():
         w.out.append((code, idx, COMES, (), ()))
         st[code] = (idx,)
     return st
 
 
-def _parameter(w: Walker, n: DNode, st: State) -> State:
+def _parameter(w: Walker, n: Node, st: State) -> State:
     """A function parameter declares the names of its pattern."""
     return _declare(w, w.field(n, "pattern"), st)
 
 
-def _closure_parameters(w: Walker, n: DNode, st: State) -> State:
+def _closure_parameters(w: Walker, n: Node, st: State) -> State:
     """``|a, b: T|``: each parameter name is declared."""
     for kid in w.kids(n):
-        st = w.walk(kid, st) if kid.type == "parameter" else _declare(w, kid, st)
+        st = w.walk(kid, st) if w.types[kid] == "parameter" else _declare(w, kid, st)
     return st
 
 

@@ -1,0 +1,77 @@
+"""The flat tree (one cursor walk) gives the same subtree keys, subtrees and fields as tree-sitter."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from refscore import languages
+from refscore.analysis.flat import flatten
+from refscore.analysis.trees import _shape_keys, native_subtrees
+
+PARITY = Path(__file__).parent / "data" / "parity"
+
+
+def _documents() -> list[tuple[str, str]]:
+    found = []
+    for path in sorted(PARITY.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            found += [(path.stem, row["reference"]), (path.stem, row["candidate"])]
+    return found
+
+
+def _visible_nodes(root):
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(node.children))
+
+
+def test_keys_and_subtrees_match_the_tree_sitter_walks() -> None:
+    checked = 0
+    for lang, text in _documents():
+        spec = languages.get(lang)
+        root = spec.parse(text.encode()).root_node
+        compat = flatten(root, spec.name, frozenset(), "compat")
+        if root.has_error:
+            assert compat.compat_keys is None
+        else:
+            assert compat.compat_keys == _shape_keys(root)
+        native = flatten(root, spec.name, frozenset(spec.comment_node_types), "native")
+        assert native.subtrees == native_subtrees(root, spec.comment_node_types, spec.name)
+        checked += 1
+    assert checked > 100
+
+
+def test_preorder_numbering_types_and_fields() -> None:
+    for lang, text in _documents()[:60]:
+        spec = languages.get(lang)
+        root = spec.parse(text.encode()).root_node
+        flat = flatten(root, spec.name)
+        nodes = list(_visible_nodes(root))
+        assert flat.types == [n.type for n in nodes]
+        number = {n.id: i for i, n in enumerate(nodes)}
+        for i, node in enumerate(nodes):
+            assert flat.kids[i] == [number[c.id] for c in node.children] or (not node.children and not flat.kids[i])
+            for name in {flat.fields[k] for k in flat.kids[i]} - {None} | {"name", "body", "left"}:
+                found = node.child_by_field_name(name)
+                assert flat.field(i, name) == (None if found is None else number[found.id])
+
+
+def test_dropped_types_leave_out_whole_subtrees() -> None:
+    spec = languages.get("python")
+    root = spec.parse(b"x = 1  # note\n# alone\ny = x\n").root_node
+    flat = flatten(root, "python", frozenset({"comment"}))
+    assert "comment" not in flat.types
+    assert len(flat.tokens) == 6
+
+
+def test_a_single_leaf_root_has_one_key() -> None:
+    spec = languages.get("python")
+    root = spec.parse(b"").root_node
+    flat = flatten(root, "python", frozenset(), "compat")
+    assert flat.compat_keys == _shape_keys(root)
+    native = flatten(root, "python", frozenset({"comment"}), "native")
+    assert native.subtrees == native_subtrees(root, frozenset({"comment"}), "python")
