@@ -153,3 +153,19 @@ async def test_unreadable_or_unsupported(tmp_path: Path) -> None:
         unsupported = await s.wait_for(lambda: s.diagnostics(notes_doc), what="unsupported language")
         assert len(unsupported) == 1 and "not supported" in unsupported[0].message
         assert "python" in unsupported[0].message
+
+
+async def test_unsaved_buffer_uses_pragma_only(tmp_path: Path) -> None:
+    write(tmp_path / "key.py", samples.REFERENCE)
+    write(tmp_path / "Untitled-1.ref", samples.REFERENCE)  # conventions do not apply to unsaved buffers
+    async with session(tmp_path) as s:
+        plain = "untitled:Untitled-1"
+        with_pragma = "untitled:Untitled-2"
+        for doc, text in ((plain, samples.CANDIDATE), (with_pragma, "# refscore: reference=key.py\n" + samples.CANDIDATE)):
+            s.versions[doc] = 1
+            s.client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
+                uri=doc, language_id="python", version=1, text=text)))
+        summary = await s.wait_summary(with_pragma)
+        assert summary.data["references"] == [uri(tmp_path / "key.py")]
+        await asyncio.sleep(0.3)
+        assert s.diagnostics(plain) == []

@@ -47,6 +47,7 @@ async def test_bad_values_get_one_message_and_the_default(tmp_path: Path) -> Non
         doc = s.open(cand)
         summary = await s.wait_summary(doc)
         assert "w:0.25,0.25,0.25,0.25" in summary.data["codebleu"]["signature"]
+        await s.wait_for(lambda: len(s.client.messages) >= 3, what="three messages")
         shown = " | ".join(m.message for m in s.client.messages)
         for name in ("refscore.codebleu.weights", "refscore.debounceMs", "refscore.weakTokens.threshold"):
             assert name in shown

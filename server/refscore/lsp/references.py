@@ -161,14 +161,18 @@ def from_conventions(candidate: Path, folder: Path | None) -> tuple[Path, ...]:
 
 
 def find_references(candidate: Path, text: str, spec: LanguageSpec | None, folder: Path | None,
-                    mapping: Mapping[str, Any], explicit: Sequence[Path] | None = None) -> ReferenceChoice | None:
-    """The candidate's references, or None when it has none (then it gets no diagnostics)."""
+                    mapping: Mapping[str, Any], explicit: Sequence[Path] | None = None,
+                    on_disk: bool = True) -> ReferenceChoice | None:
+    """The candidate's references, or None when it has none (then it gets no diagnostics).
+    An unsaved (``untitled:``) document (``on_disk`` False) uses only the command and the pragma."""
     pragma = read_pragma(text, spec)
     if explicit:
         return ReferenceChoice(tuple(explicit), "command", pragma.context)
     if pragma.references:
         paths = tuple(_resolve(p, candidate, folder) for p in pragma.references)
         return ReferenceChoice(paths, "pragma", pragma.context)
+    if not on_disk:
+        return None
     found = from_settings(mapping, candidate, folder)
     if found:
         return ReferenceChoice(found, "settings", pragma.context)

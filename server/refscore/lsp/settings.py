@@ -89,12 +89,13 @@ def _convert(name: str, value: Any, default: Any) -> Any:
             raise ValueError("weakTokens.threshold is a similarity between -1 and 1")
         return number
     if name in ("weak_max_count", "debounce_ms", "insertion_min_chars"):
-        number = int(value)
-        if number < 0 or isinstance(value, bool):
-            raise ValueError(f"{name} must be a non-negative integer")
-        return min(number, 10_000)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise ValueError("must be a non-negative number")
+        return min(int(value), 10_000)
     if name == "layer":
-        return int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError("must be an integer")
+        return value
     if name in ("model", "device", "context"):
         return str(value) or None
     if name == "references":

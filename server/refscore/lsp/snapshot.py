@@ -79,9 +79,12 @@ def prepare(uri: str, text: str, language_id: str, settings: Any, explicit: Sequ
     fs_path = to_fs_path(uri)
     path = Path(fs_path) if fs_path and uri.startswith("file:") else None
     spec = language_of(language_id, path)
-    candidate = path or Path(uri.rsplit("/", 1)[-1] or "untitled")
-    folder = folder_of(candidate, folders) if path else None
-    choice = find_references(candidate, text, spec, folder, settings.references if path else {}, explicit)
+    if path is not None:
+        candidate, folder = path, folder_of(path, folders)
+    else:  # an unsaved buffer: relative pragma paths start at the first workspace folder
+        folder = folders[0] if folders else None
+        candidate = (folder or Path.home()) / (uri.rsplit("/", 1)[-1].split(":")[-1] or "untitled")
+    choice = find_references(candidate, text, spec, folder, settings.references, explicit, on_disk=path is not None)
     if choice is None:
         return None
     choice = ReferenceChoice(tuple(p.resolve() for p in choice.paths), choice.source, choice.context)
