@@ -10,10 +10,12 @@ Two layers, cached separately so an edit re-does only what it must:
 
 from __future__ import annotations
 
+import gc
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Callable, Literal, Sequence
+from functools import cached_property, lru_cache
+from typing import Callable, Iterator, Literal, Sequence
 
 from .. import languages
 from .text import TextToken, whitespace_tokens
@@ -25,35 +27,55 @@ MAX_NGRAM = 4
 
 
 def ngram_counts(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
-    """Counts of the n-grams of a token sequence."""
+    """Counts of the n-grams of a token sequence (as tuples)."""
     if len(tokens) < n:
         return Counter()
     return Counter(zip(*(tokens[i:] for i in range(n))))
 
 
+def _keyed_counts(words: Sequence[str], joined: bool) -> tuple[dict, ...]:
+    """1- to 4-gram counts as plain dicts, in first-occurrence order. A unigram is keyed by its
+    word; longer n-grams by their words joined with a space when the words have no whitespace
+    (``joined``), else by the tuple. Plain dicts of strings and ints are never GC-tracked."""
+    counts: list[dict] = [dict(Counter(words))]
+    if joined:
+        grams: Sequence[str] = words
+        for n in range(1, MAX_NGRAM):
+            grams = [a + " " + b for a, b in zip(grams, words[n:])]
+            counts.append(dict(Counter(grams)))
+    else:
+        counts.extend(dict(ngram_counts(words, n)) for n in range(2, MAX_NGRAM + 1))
+    return tuple(counts)
+
+
 @dataclass(frozen=True)
 class TokenAnalysis:
-    """Whitespace tokens of a text and their 1- to 4-gram counts."""
+    """Whitespace tokens of a text and their 1- to 4-gram counts (token offsets on demand)."""
 
-    tokens: tuple[TextToken, ...]
     words: tuple[str, ...]
-    counts: tuple[Counter[tuple[str, ...]], ...]
+    counts: tuple[dict, ...]  # per order: n-gram key (see ``_keyed_counts``) -> count
+    text: str | None = field(default=None, repr=False)
 
     @property
     def length(self) -> int:
         return len(self.words)
 
+    @cached_property
+    def tokens(self) -> tuple[TextToken, ...]:
+        """The tokens with their offsets (empty for a caller's tokenizer: offsets unknown)."""
+        return tuple(whitespace_tokens(self.text)) if self.text is not None else ()
 
-def _token_analysis(words: Sequence[str], tokens: tuple[TextToken, ...] = ()) -> TokenAnalysis:
-    words = tuple(words)
-    return TokenAnalysis(tokens, words, tuple(ngram_counts(words, n) for n in range(1, MAX_NGRAM + 1)))
+
+def _token_analysis(words: Sequence[str], text: str | None = None) -> TokenAnalysis:
+    words = list(words)
+    # whitespace tokens never contain a space; a caller's tokens might: those keep tuple keys
+    return TokenAnalysis(tuple(words), _keyed_counts(words, text is not None), text)
 
 
 @lru_cache(maxsize=1024)
 def analyse_tokens(text: str) -> TokenAnalysis:
     """Token analysis with the default whitespace tokenizer (cached by content)."""
-    tokens = tuple(whitespace_tokens(text))
-    return _token_analysis([t.text for t in tokens], tokens)
+    return _token_analysis(text.split(), text)
 
 
 def analyse_tokens_with(text: str, tokenizer: Callable[[str], Sequence[str]] | None) -> TokenAnalysis:
@@ -78,9 +100,36 @@ class StructureAnalysis:
     dataflow_error: str | None = field(default=None, compare=False)
 
 
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause cyclic GC (analyses allocate many small, acyclic objects; survivors are scanned once
+    the pause ends, instead of every 700 allocations). Nests; restores the previous state."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 @lru_cache(maxsize=1024)
 def analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysis:
-    """Parse ``text`` and build its subtree inventory and data-flow graph (cached by content)."""
+    """Parse ``text`` and build its subtree inventory and data-flow graph (cached by content).
+
+    Cyclic GC is paused meanwhile: the flat tree and the walk make many short-lived, acyclic
+    objects, and a collection would only scan them (it runs once the pause ends, over survivors).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _analyse_structure(text, language, mode)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysis:
     from ..dataflow import dropped_types, extract_dataflow_flat, normalize_dataflow
 
     spec = languages.get(language)

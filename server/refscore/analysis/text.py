@@ -16,7 +16,7 @@ class InputError(ValueError):
     """Input that cannot be scored (binary, not UTF-8, too large); the message says why."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TextToken:
     """A whitespace-delimited token and its code-point offsets in the text."""
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import tree_sitter
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Subtree:
     """One subtree of a document: its shape key, type and byte span."""
 

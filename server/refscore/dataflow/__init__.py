@@ -46,7 +46,7 @@ _COMPAT_RULES: dict[str, Rules] = {
 _NATIVE_RULES: dict[str, Rules] = {**_COMPAT_RULES, "rust": RUST_NATIVE}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FlowEdge:
     """One data-flow edge: ``name`` at token ``token`` comesFrom/computedFrom its parents."""
 

@@ -56,20 +56,30 @@ def brevity_penalty(ref_length: int, hyp_length: int) -> float:
 def bleu_stats(references: Sequence[TokenAnalysis], candidate: TokenAnalysis, orders: int = 4) -> NgramStats:
     """Clipped precision statistics of one candidate against its references."""
     numerators, denominators = [], []
+    length = candidate.length
     for n in range(orders):
         cand_counts = candidate.counts[n]
-        best: dict[tuple[str, ...], int] = {}
-        for reference in references:
-            ref_counts = reference.counts[n]
-            for gram in cand_counts:
-                seen = ref_counts.get(gram, 0)
-                if seen > best.get(gram, 0):
-                    best[gram] = seen
-        numerators.append(sum(min(count, best.get(gram, 0)) for gram, count in cand_counts.items()))
-        denominators.append(max(1, sum(cand_counts.values())))
+        if len(references) == 1:
+            best = references[0].counts[n]
+        else:
+            best = {}
+            for reference in references:
+                ref_counts = reference.counts[n]
+                for gram in cand_counts:
+                    seen = ref_counts.get(gram, 0)
+                    if seen > best.get(gram, 0):
+                        best[gram] = seen
+        get = best.get
+        matched = 0
+        for gram, count in cand_counts.items():
+            limit = get(gram)
+            if limit:
+                matched += count if count < limit else limit
+        numerators.append(matched)
+        denominators.append(max(1, length - n))  # the number of candidate n-grams
     return NgramStats(
-        tuple(numerators), tuple(denominators), candidate.length,
-        closest_length([r.length for r in references], candidate.length))
+        tuple(numerators), tuple(denominators), length,
+        closest_length([r.length for r in references], length))
 
 
 def score_from_stats(stats: NgramStats, weights: Sequence[float] = DEFAULT_NGRAM_WEIGHTS) -> float:
@@ -101,7 +111,7 @@ def missing_runs(reference: TokenAnalysis, candidate: TokenAnalysis, limit: int 
     run_start = run_end = -1
     count = 0
     for token in reference.tokens:
-        gram = (token.text,)
+        gram = token.text
         if budget.get(gram, 0) > 0:
             budget[gram] -= 1
             if count:

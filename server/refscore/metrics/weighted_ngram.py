@@ -26,19 +26,26 @@ def weighted_stats(references: Sequence[TokenAnalysis], candidate: TokenAnalysis
         cand_counts = candidate.counts[n]
         numerator: float = 0
         denominator: float = 0
+        get = cand_counts.get
         for reference in references:
             ref_counts = reference.counts[n]
-            if n == 0:
+            if n == 0:  # unigrams are keyed by the word itself
                 matched = total = 0.0
                 for gram, count in ref_counts.items():
-                    weight = KEYWORD_WEIGHT if gram[0] in keywords else OTHER_WEIGHT
-                    matched += min(count, cand_counts.get(gram, 0)) * weight
+                    weight = KEYWORD_WEIGHT if gram in keywords else OTHER_WEIGHT
+                    have = get(gram, 0)
+                    matched += (count if count < have else have) * weight
                     total += count * weight
                 numerator += matched
                 denominator += max(1, total)
             else:
-                numerator += sum(min(count, cand_counts.get(gram, 0)) for gram, count in ref_counts.items())
-                denominator += max(1, sum(ref_counts.values()))
+                found = 0
+                for gram, count in ref_counts.items():
+                    have = get(gram)
+                    if have:
+                        found += count if count < have else have
+                numerator += found
+                denominator += max(1, max(0, reference.length - n))  # the number of reference n-grams
         numerators.append(numerator)
         denominators.append(denominator)
     ref_length = closest_length([PACKAGE_REFERENCE_LENGTH] * len(references), candidate.length)

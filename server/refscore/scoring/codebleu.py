@@ -11,7 +11,7 @@ from typing import Callable, Sequence
 from .. import languages
 from ..analysis.comments import strip_compat, strip_compat_times
 from ..analysis.document import (StructureAnalysis, TokenAnalysis, analyse_structure, analyse_tokens,
-                                 analyse_tokens_with, comparable_keys)
+                                 analyse_tokens_with, comparable_keys, gc_paused)
 from ..analysis.text import OffsetMap
 from ..metrics.codebleu import DEFAULT_WEIGHTS, CodeBleuResult, Explanation, PairStats, combine
 from ..metrics.dataflow import DataflowMatch, match_dataflow
@@ -48,6 +48,12 @@ def _pair_stats(ref_tokens: Sequence[TokenAnalysis], cand_tokens: TokenAnalysis,
 def corpus_codebleu_compat(references: Sequence[Sequence[str]], predictions: Sequence[str], language: str,
                            weights: Sequence[float] = DEFAULT_WEIGHTS, tokenizer: Tokenizer | None = None) -> CodeBleuResult:
     """Corpus CodeBLEU exactly as ``codebleu`` 0.7.0 computes it (deterministic dataflow order)."""
+    with gc_paused():
+        return _corpus_codebleu_compat(references, predictions, language, weights, tokenizer)
+
+
+def _corpus_codebleu_compat(references: Sequence[Sequence[str]], predictions: Sequence[str], language: str,
+                            weights: Sequence[float], tokenizer: Tokenizer | None) -> CodeBleuResult:
     spec = languages.get(language)
     total: PairStats | None = None
     for refs, prediction in zip(references, predictions):
@@ -70,6 +76,12 @@ def corpus_codebleu_compat(references: Sequence[Sequence[str]], predictions: Seq
 def score_codebleu(references: Sequence[str], candidate: str, language: str,
                    weights: Sequence[float] = DEFAULT_WEIGHTS, explain: bool = True) -> CodeBleuResult:
     """Native CodeBLEU of one candidate against one or more references, with explanations."""
+    with gc_paused():
+        return _score_codebleu(references, candidate, language, weights, explain)
+
+
+def _score_codebleu(references: Sequence[str], candidate: str, language: str,
+                    weights: Sequence[float], explain: bool) -> CodeBleuResult:
     spec = languages.get(language)
     if not references:
         raise ValueError("at least one reference is needed")
