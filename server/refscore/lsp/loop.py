@@ -74,6 +74,7 @@ class ScoringLoop:
 
     async def _run(self, uri: str, immediate: bool) -> None:
         try:
+            await self.server.wait_for_settings()
             settings = self.server.settings
             if not immediate:
                 await asyncio.sleep(settings.debounce_ms / 1000)

@@ -34,6 +34,7 @@ class RefScoreServer(LanguageServer):
         self.loop = ScoringLoop(self)
         self.explicit_references: dict[str, tuple[Path, ...]] = {}
         self.token_scores = False  # initializationOptions.tokenScores
+        self.settings_ready: asyncio.Event | None = None  # set once the client's settings are read
         self._notices: set[str] = set()
 
     # -- client capabilities -------------------------------------------------------------------
@@ -86,6 +87,20 @@ class RefScoreServer(LanguageServer):
             self.workspace_code_lens_refresh(None)
         if self.settings.inlay_hints and self._supports("workspace", "inlay_hint", "refresh_support"):
             self.workspace_inlay_hint_refresh(None)
+
+    async def wait_for_settings(self, timeout: float = 5.0) -> None:
+        """Wait (boundedly) until the first ``workspace/configuration`` answer has been applied."""
+        if self.settings_ready is None:
+            self.settings_ready = asyncio.Event()
+        try:
+            await asyncio.wait_for(self.settings_ready.wait(), timeout)
+        except asyncio.TimeoutError:
+            self.settings_ready.set()  # a client that never answers gets the defaults
+
+    def mark_settings_ready(self) -> None:
+        if self.settings_ready is None:
+            self.settings_ready = asyncio.Event()
+        self.settings_ready.set()
 
     async def begin_progress(self, title: str, message: str) -> str | None:
         """Start a work-done progress when the client supports it; returns its token."""

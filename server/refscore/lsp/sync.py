@@ -99,7 +99,10 @@ def register(server: "RefScoreServer") -> None:
                                        register_options={"watchers": [{"globPattern": "**/*"}]})]))
             except Exception as error:  # noqa: BLE001
                 log.warning("could not register a file watcher: %s", error)
-        await refresh_settings(ls)
+        try:
+            await refresh_settings(ls)
+        finally:
+            ls.mark_settings_ready()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: "RefScoreServer", params: types.DidChangeConfigurationParams) -> None:
