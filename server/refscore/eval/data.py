@@ -1,0 +1,118 @@
+"""Evaluation data (../shared/data): HumanEval completions with test outcomes, CoNaLa grades.
+
+Every scored item is an ``Item``: a candidate, its references, an optional natural-language
+context, the human/oracle value to agree with, and the problem it belongs to (correlations and
+cross-validation group by problem, never by item).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+#: HumanEval languages as the data files name them.
+HUMANEVAL_LANGUAGES = ("python", "java", "js", "cpp")
+#: Systems graded in the CoNaLa study (the paper's five; ``snippet`` is the reference).
+CONALA_SYSTEMS = ("baseline", "tranx-annot", "best-tranx", "best-tranx-rerank", "codex")
+CONALA = "conala"
+DEFAULT_SEED = 8
+
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One candidate to score and the value a good metric should agree with."""
+
+    dataset: str  # "python", "java", "js", "cpp" (HumanEval) or "conala"
+    problem: int  # problem index (HumanEval ``sample_idx``, CoNaLa intent index)
+    candidate: str
+    references: tuple[str, ...]
+    context: str
+    target: float  # 1/0 passed (HumanEval) or mean human grade (CoNaLa)
+
+    @property
+    def language(self) -> str:
+        """Programming language of the code."""
+        return "python" if self.dataset == CONALA else self.dataset
+
+
+def default_data_dir() -> Path:
+    """``<repo>/../shared/data`` (the repository root is four levels above this file)."""
+    return Path(__file__).resolve().parents[3].parent / "shared" / "data"
+
+
+def paper_normalise(code: str) -> str:
+    """The paper's text normaliser: newlines to spaces, whitespace runs collapsed, ' to "."""
+    return _SPACES.sub(" ", code.replace("\n", " ")).replace("'", '"').strip()
+
+
+def load_humaneval(data_dir: Path, language: str) -> list[Item]:
+    """All completions of one HumanEval language file, in file order."""
+    if language not in HUMANEVAL_LANGUAGES:
+        raise ValueError(f"unknown HumanEval language {language!r} ({', '.join(HUMANEVAL_LANGUAGES)})")
+    path = Path(data_dir) / "humaneval" / f"{language}.jsonl.gz"
+    items = []
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            items.append(Item(language, int(row["sample_idx"]), row["hyp"], (row["ref"],),
+                              row.get("nl") or "", float(row["passed"])))
+    return items
+
+
+def load_conala(data_dir: Path) -> list[Item]:
+    """The five graded system outputs per intent; target = mean grade over graders."""
+    path = Path(data_dir) / "conala" / "conala-human-grades.json"
+    with open(path, encoding="utf-8") as handle:
+        rows = json.load(handle)
+    items = []
+    for index, row in enumerate(rows):
+        refs = row["snippet"]
+        refs = (refs,) if isinstance(refs, str) else tuple(refs)
+        for system in CONALA_SYSTEMS:
+            grades = row.get(f"grade-{system}") or {}
+            if system not in row or not grades:
+                continue
+            mean = sum(float(g) for g in grades.values()) / len(grades)
+            items.append(Item(CONALA, index, row[system] or "", refs, row.get("intent") or "", mean))
+    return items
+
+
+def problems_of(items: Iterable[Item]) -> list[int]:
+    """Distinct problem ids in first-seen order."""
+    return list(dict.fromkeys(item.problem for item in items))
+
+
+def sample_problems(items: Sequence[Item], count: int | None, seed: int = DEFAULT_SEED) -> list[Item]:
+    """Items of ``count`` whole problems drawn with ``seed`` (all items when count is None or
+    not smaller than the number of problems); the items keep their original order."""
+    problems = sorted(problems_of(items))
+    if count is None or count >= len(problems):
+        return list(items)
+    if count < 1:
+        raise ValueError("--sample must be at least 1")
+    chosen = set(random.Random(seed).sample(problems, count))
+    return [item for item in items if item.problem in chosen]
+
+
+def load(data_dir: Path, datasets: Sequence[str], sample: int | None, conala_sample: int | None,
+         seed: int = DEFAULT_SEED) -> dict[str, list[Item]]:
+    """The sampled items per dataset (HumanEval languages and/or ``conala``)."""
+    data_dir = Path(data_dir)
+    if not data_dir.is_dir():
+        raise FileNotFoundError(f"evaluation data folder not found: {data_dir}")
+    out: dict[str, list[Item]] = {}
+    for name in datasets:
+        if name == CONALA:
+            out[name] = sample_problems(load_conala(data_dir), conala_sample, seed)
+        else:
+            out[name] = sample_problems(load_humaneval(data_dir, name), sample, seed)
+    return out

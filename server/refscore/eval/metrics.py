@@ -1,0 +1,137 @@
+"""Metric runners: every metric's score for every item, through RefScore's own APIs.
+
+Metric names (columns of the score table):
+
+* ``bleu`` (CodeBLEU's n-gram component), ``weighted_ngram_match``, ``syntax_match``,
+  ``dataflow_match`` (the package's components, via ``refscore.compat.calc_codebleu``),
+  ``syntax_match_native``, ``dataflow_match_native`` (``score_codebleu``; NaN when the dataflow
+  does not apply, counted as 0 in the correlations, as the package's component does), ``codebleu_compat`` and
+  ``codebleu_native`` (the two final-score rules);
+* ``chrf`` (sacrebleu chrF, 0..1, on the paper-normalised text by default);
+* ``cbs_<p|r|f1|f3>_L<layer>`` and ``..._ctx`` (CodeBERTScore with the embedded MiniLM at that
+  layer, without / with the natural-language intent as context).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Callable, Iterable, Sequence
+
+from .data import Item, paper_normalise
+
+CODEBLEU_METRICS = ("bleu", "weighted_ngram_match", "syntax_match", "dataflow_match",
+                    "syntax_match_native", "dataflow_match_native", "codebleu_compat",
+                    "codebleu_native")
+BERT_PARTS = ("p", "r", "f1", "f3")
+_RESULT_FIELD = {"p": "precision", "r": "recall", "f1": "f1", "f3": "f3"}
+Scores = dict[str, list[float]]
+Progress = Callable[[str], None]
+
+
+def bert_name(part: str, layer: int, context: bool) -> str:
+    """Column name of one CodeBERTScore variant."""
+    return f"cbs_{part}_L{layer}" + ("_ctx" if context else "")
+
+
+def _package_language(language: str) -> str:
+    return "javascript" if language == "js" else language
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _maybe_normalise(texts: Sequence[str], normalise: bool) -> list[str]:
+    return [paper_normalise(t) for t in texts] if normalise else list(texts)
+
+
+def codebleu_scores(items: Sequence[Item], normalise: bool = False) -> tuple[Scores, int]:
+    """CodeBLEU components and both final-score rules; returns (scores, failures)."""
+    from ..compat import calc_codebleu
+    from ..scoring.codebleu import score_codebleu
+
+    out: Scores = {name: [] for name in CODEBLEU_METRICS}
+    failures = 0
+    for item in items:
+        refs = _maybe_normalise(item.references, normalise)
+        cand = paper_normalise(item.candidate) if normalise else item.candidate
+        try:
+            package = calc_codebleu([refs], [cand], _package_language(item.language))
+            native = score_codebleu(refs, cand, item.language, explain=False)
+        except Exception:  # noqa: BLE001 - one bad item must not end a long run; it is counted
+            failures += 1
+            for name in CODEBLEU_METRICS:
+                out[name].append(0.0)
+            continue
+        comp = {c.name: c.score for c in native.components}
+        out["bleu"].append(package["ngram_match_score"])
+        out["weighted_ngram_match"].append(package["weighted_ngram_match_score"])
+        out["syntax_match"].append(package["syntax_match_score"])
+        out["dataflow_match"].append(package["dataflow_match_score"])
+        out["syntax_match_native"].append(comp["syntax_match"] or 0.0)
+        flow = comp["dataflow_match"]
+        out["dataflow_match_native"].append(float("nan") if flow is None else flow)
+        out["codebleu_compat"].append(package["codebleu"])
+        out["codebleu_native"].append(native.score)
+    return out, failures
+
+
+def chrf_scores(items: Sequence[Item], normalise: bool = True) -> Scores:
+    """sentence chrF (sacrebleu defaults: char order 6, beta 2), scaled to 0..1."""
+    from sacrebleu.metrics import CHRF
+
+    chrf = CHRF()
+    values = []
+    for item in items:
+        refs = _maybe_normalise(item.references, normalise)
+        cand = paper_normalise(item.candidate) if normalise else item.candidate
+        values.append(chrf.sentence_score(cand, refs).score / 100.0)
+    return {"chrf": values}
+
+
+def _chunks(items: Sequence[Item], size: int) -> Iterable[list[int]]:
+    """Indices of whole problems, grouped until a chunk holds at least ``size`` items."""
+    chunk: list[int] = []
+    last = None
+    for index, item in enumerate(items):
+        if chunk and item.problem != last and len(chunk) >= size:
+            yield chunk
+            chunk = []
+        chunk.append(index)
+        last = item.problem
+    if chunk:
+        yield chunk
+
+
+def bert_scores(items: Sequence[Item], layers: Sequence[int], contexts: Sequence[bool],
+                normalise: bool = False, chunk: int = 256, progress: Progress | None = _stderr,
+                encoder: object | None = None) -> Scores:
+    """CodeBERTScore P/R/F1/F3 per layer and context setting, one forward pass for all layers."""
+    from ..metrics.codebertscore_scorer import BertScorer, ScorePair
+    from .layers import MultiLayerEncoder
+
+    multi = encoder if isinstance(encoder, MultiLayerEncoder) else MultiLayerEncoder(layers)
+    scorers = {layer: BertScorer(multi.view(layer)) for layer in layers}
+    out: Scores = {bert_name(p, l, c): [] for c in contexts for l in layers for p in BERT_PARTS}
+    order = sorted(range(len(items)), key=lambda i: items[i].problem)
+    ordered = [items[i] for i in order]
+    values: dict[str, dict[int, float]] = {name: {} for name in out}
+    start, done = time.monotonic(), 0
+    for block in _chunks(ordered, chunk):
+        for context in contexts:
+            pairs = [ScorePair(
+                paper_normalise(ordered[i].candidate) if normalise else ordered[i].candidate,
+                _maybe_normalise(ordered[i].references, normalise), ordered[i].language,
+                ordered[i].context if context else None) for i in block]
+            for layer, scorer in scorers.items():
+                for i, res in zip(block, scorer.score_batch(pairs)):
+                    for part in BERT_PARTS:
+                        values[bert_name(part, layer, context)][order[i]] = getattr(res, _RESULT_FIELD[part])
+        multi.clear()
+        done += len(block)
+        if progress:
+            progress(f"  cbs {done}/{len(items)} items ({time.monotonic() - start:.0f}s)")
+    for name in out:
+        out[name] = [values[name][i] for i in range(len(items))]
+    return out

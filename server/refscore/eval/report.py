@@ -1,0 +1,237 @@
+"""Markdown report (docs/correlation.md) from a ``runner.run`` result.
+
+Every number in the tables comes from the result dict; the paper's numbers (arXiv 2302.05527, as
+listed in ../shared/data/README.md) are printed beside ours for reference only.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+from .data import CONALA, HUMANEVAL_LANGUAGES
+
+#: Paper Kendall tau on HumanEval (their CodeBERT models for CodeBERTScore).
+PAPER_HUMANEVAL = {
+    "codebertscore": {"java": .553, "cpp": .327, "python": .422, "js": .319, "mean": .405},
+    "codebleu": {"java": .496, "cpp": .175, "python": .366, "js": .261},
+    "chrf": {"java": .532, "cpp": .319, "python": .394, "js": .302},
+    "bleu": {"mean": .308},
+}
+#: Paper CoNaLa (tau, Pearson, Spearman).
+PAPER_CONALA = {"codebertscore": (.517, .674, .662), "chrf": (.470, .635, .623),
+                "bleu": (.374, .604, .543), "codebleu": (.350, .539, .495)}
+
+LABELS = {
+    "bleu": "BLEU (CodeBLEU n-gram component)",
+    "weighted_ngram_match": "CodeBLEU weighted n-gram",
+    "syntax_match": "CodeBLEU syntax (package)",
+    "syntax_match_native": "CodeBLEU syntax (native)",
+    "dataflow_match": "CodeBLEU dataflow (package)",
+    "dataflow_match_native": "CodeBLEU dataflow (native, n/a = 0)",
+    "codebleu_compat": "CodeBLEU, package final-score rule",
+    "codebleu_native": "CodeBLEU, native final-score rule",
+    "chrf": "chrF (sacrebleu, normalised text)",
+}
+PAPER_KEY = {"bleu": "bleu", "codebleu_compat": "codebleu", "chrf": "chrf"}
+
+
+def _f(value: Any) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def _label(metric: str) -> str:
+    if metric in LABELS:
+        return LABELS[metric]
+    if metric.startswith("cbs_"):
+        bits = metric.split("_")
+        ctx = " + intent" if bits[-1] == "ctx" else ""
+        return f"CodeBERTScore {bits[1].upper()} MiniLM {bits[2]}{ctx}"
+    return metric
+
+
+def _paper_mean(values: dict[str, float]) -> float | None:
+    if "mean" in values:
+        return values["mean"]
+    if all(lang in values for lang in HUMANEVAL_LANGUAGES):
+        return sum(values[lang] for lang in HUMANEVAL_LANGUAGES) / len(HUMANEVAL_LANGUAGES)
+    return None
+
+
+def _paper_for(metric: str) -> dict[str, float]:
+    if metric.startswith("cbs_"):
+        return PAPER_HUMANEVAL["codebertscore"]
+    key = PAPER_KEY.get(metric)
+    return PAPER_HUMANEVAL.get(key, {}) if key else {}
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines.extend("| " + " | ".join(row) + " |" for row in rows)
+    return lines
+
+
+def headline_metrics(result: dict[str, Any]) -> list[str]:
+    """Metrics shown in the main tables: CodeBLEU family, chrF, CodeBERTScore F1/F3 at the
+    chosen layer (or the last layer when nothing was chosen), with and without the intent."""
+    settings = result["settings"]
+    any_table = next(iter(result["agreement"].values()), {})
+    names = [m for m in LABELS if m in any_table]
+    layer = chosen_layer(result) or max(settings["layers"])
+    for ctx in ("", "_ctx"):
+        for part in ("f1", "f3"):
+            name = f"cbs_{part}_L{layer}{ctx}"
+            if any(name in table for table in result["agreement"].values()):
+                names.append(name)
+    return names
+
+
+def chosen_layer(result: dict[str, Any]) -> int | None:
+    """Layer picked by most folds of the cross-validation (None without one)."""
+    folds = result.get("cross_validation", {}).get("folds")
+    if not folds:
+        return None
+    layers = [f["layer"] for f in folds]
+    return max(sorted(set(layers)), key=layers.count)
+
+
+def humaneval_section(result: dict[str, Any]) -> list[str]:
+    """Tau per language, mean, and the paper's values."""
+    langs = [l for l in HUMANEVAL_LANGUAGES if l in result["agreement"]]
+    if not langs:
+        return []
+    agree, means = result["agreement"], result["humaneval_mean"]
+    rows = []
+    for metric in headline_metrics(result):
+        if not all(metric in agree[l] for l in langs):
+            continue
+        paper = _paper_for(metric)
+        cells = [_label(metric)] + [_f(agree[l][metric]["tau"]) for l in langs]
+        cells.append(_f(means.get(metric, {}).get("tau")) if len(langs) == 4 else "–")
+        cells.append(" / ".join(_f(paper.get(l)) for l in langs) + f" ; {_f(_paper_mean(paper))}"
+                     if paper else "–")
+        rows.append(cells)
+    comb = result.get("cross_validation", {}).get("combined_held_out")
+    if comb:
+        taus = [comb[l]["tau"] for l in langs if l in comb]
+        rows.append(["**Combined RefScore (held-out folds)**"] + [_f(t) for t in taus]
+                    + [_f(sum(taus) / len(taus)) if len(taus) == 4 else "–", "–"])
+    out = ["## HumanEval: Kendall tau against functional correctness", ""]
+    out += _table(["metric"] + langs + ["mean", "paper (" + " / ".join(langs) + " ; mean)"], rows)
+    out += ["", "Pooled Spearman / Pearson over all completions of a language:", ""]
+    rows = []
+    for metric in headline_metrics(result):
+        if all(metric in agree[l] for l in langs):
+            rows.append([_label(metric)] + [f"{_f(agree[l][metric]['spearman'])} / "
+                                            f"{_f(agree[l][metric]['pearson'])}" for l in langs]
+                        + [f"{_f(means.get(metric, {}).get('spearman'))} / "
+                           f"{_f(means.get(metric, {}).get('pearson'))}"])
+    if comb:
+        rows.append(["**Combined RefScore (held-out folds)**"]
+                    + [f"{_f(comb[l]['spearman'])} / {_f(comb[l]['pearson'])}" for l in langs]
+                    + [f"{_f(_mean(comb[l]['spearman'] for l in langs))} / "
+                       f"{_f(_mean(comb[l]['pearson'] for l in langs))}"])
+    return out + _table(["metric"] + langs + ["mean"], rows) + [""]
+
+
+def _mean(values: Iterable[float | None]) -> float | None:
+    vals = list(values)
+    return None if not vals or any(v is None for v in vals) else sum(vals) / len(vals)  # type: ignore[arg-type]
+
+
+def conala_section(result: dict[str, Any]) -> list[str]:
+    """CoNaLa tau / Pearson / Spearman against the mean human grade."""
+    agree = result["agreement"].get(CONALA)
+    if not agree:
+        return []
+    rows = []
+    for metric in headline_metrics(result):
+        if metric not in agree:
+            continue
+        a = agree[metric]
+        key = "codebertscore" if metric.startswith("cbs_") else PAPER_KEY.get(metric)
+        paper = PAPER_CONALA.get(key or "")
+        rows.append([_label(metric), _f(a["tau"]), _f(a["pearson"]), _f(a["spearman"]),
+                     " / ".join(_f(v) for v in paper) if paper else "–"])
+    comb = result.get("cross_validation", {}).get("combined_held_out", {}).get(CONALA)
+    if comb:
+        rows.append(["**Combined RefScore (held-out folds)**", _f(comb["tau"]),
+                     _f(comb["pearson"]), _f(comb["spearman"]), "–"])
+    out = ["## CoNaLa: agreement with the mean human grade", ""]
+    return out + _table(["metric", "tau", "Pearson", "Spearman", "paper tau / P / S"], rows) + [""]
+
+
+def layer_section(result: dict[str, Any]) -> list[str]:
+    """CodeBERTScore by layer and variant: HumanEval mean tau and CoNaLa tau (whole sample)."""
+    settings = result["settings"]
+    means, conala = result["humaneval_mean"], result["agreement"].get(CONALA, {})
+    rows = []
+    for ctx in ("", "_ctx"):
+        for layer in settings["layers"]:
+            cells = [f"{layer}{' + intent' if ctx else ''}"]
+            found = False
+            for part in ("p", "r", "f1", "f3"):
+                name = f"cbs_{part}_L{layer}{ctx}"
+                he = means.get(name, {}).get("tau")
+                co = conala.get(name, {}).get("tau")
+                found = found or he is not None or co is not None
+                cells.append(f"{_f(he)} / {_f(co)}")
+            if found:
+                rows.append(cells)
+    if not rows:
+        return []
+    out = ["## CodeBERTScore (embedded MiniLM) by layer", "",
+           "HumanEval mean tau / CoNaLa tau on the whole sample (descriptive; the defaults are "
+           "chosen by cross-validation below, not from this table).", ""]
+    return out + _table(["layer", "P", "R", "F1", "F3"], rows) + [""]
+
+
+def cv_section(result: dict[str, Any]) -> list[str]:
+    """Per-fold choices and held-out agreement."""
+    cv = result.get("cross_validation")
+    if not cv:
+        return []
+    k = len(cv["folds"])
+    out = [f"## Defaults by cross-validation ({k} folds by problem)", "",
+           "In each fold the layer and F1/F3 are chosen by mean tau over the datasets on the "
+           "training problems only, and the combined score is fitted on those problems; the "
+           "held-out problems are scored with that fold's choice. Held-out numbers pool the "
+           "out-of-fold scores.", ""]
+    rows = [[str(f["fold"]), str(f["layer"]), f["part"].upper(), _f(f["train_mean_tau"]),
+             ", ".join(f"{n} {c:+.2f}" for n, c in f["coef"].items())] for f in cv["folds"]]
+    out += _table(["fold", "layer", "F", "train mean tau", "combined weights (standardised)"], rows)
+    out += [""]
+    rows = []
+    for name, key in (("CodeBERTScore, CV-chosen layer/F", "bert_held_out"),
+                      ("Combined RefScore", "combined_held_out")):
+        held = cv[key]
+        langs = [l for l in HUMANEVAL_LANGUAGES if l in held]
+        rows.append([name, _f(_mean(held[l]["tau"] for l in langs)),
+                     _f(_mean(held[l]["spearman"] for l in langs)),
+                     _f(held.get(CONALA, {}).get("tau")), _f(held.get(CONALA, {}).get("pearson")),
+                     _f(held.get(CONALA, {}).get("spearman"))])
+    out += _table(["held-out", "HumanEval mean tau", "HumanEval mean Spearman", "CoNaLa tau",
+                   "CoNaLa Pearson", "CoNaLa Spearman"], rows)
+    return out + [""]
+
+
+def render(result: dict[str, Any], command: str, extra: Sequence[str] = ()) -> str:
+    """The whole markdown document."""
+    s = result["settings"]
+    counts = ", ".join(f"{d} {c['problems']} problems / {c['items']} items"
+                       for d, c in result["counts"].items())
+    lines = ["# How well RefScore's scores agree with tests and with people", "",
+             "Generated by `refscore eval`; do not edit the tables by hand.", "",
+             "## Settings", "",
+             f"* Command: `{command}`",
+             f"* Runtime: {result['runtime_s']:.0f} s on this machine",
+             f"* Data: `{s['data_dir']}`; {counts}; sampling seed {s['seed']} (whole problems)",
+             f"* Normalisation (paper: newlines to spaces, spaces collapsed, ' to \"): {s['normalise']}",
+             f"* CodeBERTScore: embedded all-MiniLM-L6-v2, layers {s['layers']}, no IDF, no "
+             "rescaling, context = the task's natural-language intent where marked",
+             "* Kendall tau: the paper's protocol (pairs inside one problem whose outcomes "
+             "differ; metric differences under 0.001 are ties; counts pooled over problems); "
+             "Spearman and Pearson pooled over all items of a dataset", ""]
+    for section in (humaneval_section, conala_section, layer_section, cv_section):
+        lines += section(result)
+    lines += list(extra)
+    return "\n".join(lines).rstrip() + "\n"

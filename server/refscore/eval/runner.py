@@ -1,0 +1,156 @@
+"""The evaluation run: load and sample data, score every metric, measure agreement, cross-validate.
+
+The result is one JSON-able dict (``run``); ``report.render`` turns it into markdown.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from .correlation import agreement
+from .cv import Table, problem_folds
+from .data import CONALA, HUMANEVAL_LANGUAGES, Item, load
+from .metrics import BERT_PARTS, bert_name, bert_scores, chrf_scores, codebleu_scores
+
+METRIC_GROUPS = ("codebleu", "chrf", "cbs")
+
+
+@dataclass
+class EvalConfig:
+    """Everything that determines the numbers (written into the output)."""
+
+    data_dir: str
+    datasets: list[str] = field(default_factory=lambda: [*HUMANEVAL_LANGUAGES, CONALA])
+    sample: int | None = None
+    conala_sample: int | None = None
+    seed: int = 8
+    metrics: list[str] = field(default_factory=lambda: list(METRIC_GROUPS))
+    layers: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5, 6])
+    contexts: list[bool] = field(default_factory=lambda: [False, True])
+    bert_datasets: list[str] | None = None  # None = every dataset
+    normalise: str = "chrf"  # "chrf" (chrF only, as the paper), "all", "none"
+    folds: int = 5
+    threads: int | None = 1
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def score_items(items: Sequence[Item], config: EvalConfig, dataset: str,
+                encoder: Any = None) -> tuple[dict[str, list[float]], dict[str, Any]]:
+    """All requested metric columns for one dataset, and timing/failure notes."""
+    columns: dict[str, list[float]] = {}
+    notes: dict[str, Any] = {}
+    norm_all = config.normalise == "all"
+    if "codebleu" in config.metrics:
+        start = time.monotonic()
+        cb, failures = codebleu_scores(items, norm_all)
+        columns.update(cb)
+        notes["codebleu_s"] = time.monotonic() - start
+        notes["codebleu_failures"] = failures
+    if "chrf" in config.metrics:
+        start = time.monotonic()
+        columns.update(chrf_scores(items, config.normalise in ("chrf", "all")))
+        notes["chrf_s"] = time.monotonic() - start
+    wants_bert = config.bert_datasets is None or dataset in config.bert_datasets
+    if "cbs" in config.metrics and wants_bert:
+        start = time.monotonic()
+        columns.update(bert_scores(items, config.layers, config.contexts, norm_all,
+                                   encoder=encoder))
+        notes["cbs_s"] = time.monotonic() - start
+    return columns, notes
+
+
+def build_table(dataset: str, items: Sequence[Item], columns: dict[str, list[float]]) -> Table:
+    """Score table of one dataset (numpy arrays)."""
+    return Table(dataset, np.array([i.target for i in items], dtype=float),
+                 np.array([i.problem for i in items], dtype=int),
+                 {k: np.asarray(v, dtype=float) for k, v in columns.items()})
+
+
+def agreements(table: Table) -> dict[str, dict]:
+    """Agreement of every column (NaN counts 0: a component that does not apply)."""
+    return {name: agreement(table.target, np.nan_to_num(col), table.problem).as_dict()
+            for name, col in sorted(table.columns.items())}
+
+
+def humaneval_means(per_dataset: dict[str, dict[str, dict]]) -> dict[str, dict]:
+    """Mean tau / Spearman / Pearson over the HumanEval languages present for each metric."""
+    langs = [d for d in HUMANEVAL_LANGUAGES if d in per_dataset]
+    if not langs:
+        return {}
+    out = {}
+    for metric in per_dataset[langs[0]]:
+        rows = [per_dataset[d].get(metric) for d in langs]
+        if any(r is None for r in rows):
+            continue
+        out[metric] = {stat: (float(np.mean([r[stat] for r in rows]))
+                              if all(r[stat] is not None for r in rows) else None)
+                       for stat in ("tau", "spearman", "pearson")}
+        out[metric]["languages"] = len(langs)
+    return out
+
+
+def run(config: EvalConfig, save_combined: Path | None = None) -> dict[str, Any]:
+    """Score, correlate and cross-validate; returns the JSON-able result."""
+    start = time.monotonic()
+    if config.threads:
+        try:
+            import torch
+
+            torch.set_num_threads(config.threads)
+        except ImportError:  # pragma: no cover - only CodeBLEU/chrF then
+            pass
+    data = load(Path(config.data_dir), config.datasets, config.sample, config.conala_sample,
+                config.seed)
+    encoder = None
+    if "cbs" in config.metrics:
+        from .layers import MultiLayerEncoder
+
+        encoder = MultiLayerEncoder(config.layers)
+    tables: dict[str, Table] = {}
+    notes: dict[str, Any] = {}
+    for dataset, items in data.items():
+        _log(f"{dataset}: {len(items)} items, {len(set(i.problem for i in items))} problems")
+        columns, notes[dataset] = score_items(items, config, dataset, encoder)
+        tables[dataset] = build_table(dataset, items, columns)
+    per_dataset = {d: agreements(t) for d, t in tables.items()}
+    result: dict[str, Any] = {
+        "settings": asdict(config),
+        "counts": {d: {"items": int(len(t.target)), "problems": int(len(set(t.problem.tolist())))}
+                   for d, t in tables.items()},
+        "agreement": per_dataset,
+        "humaneval_mean": humaneval_means(per_dataset),
+        "timing": notes,
+    }
+    bert_tables = [t for t in tables.values()
+                   if bert_name("f3", config.layers[0], False) in t.columns]
+    if "cbs" in config.metrics and False in config.contexts and len(bert_tables) == len(tables) \
+            and {"codebleu", "chrf"} <= set(config.metrics):
+        from .fit import cross_validate, fit_final
+
+        folds = problem_folds([(t.dataset, int(p)) for t in bert_tables for p in t.problem],
+                              config.folds, config.seed)
+        _log(f"cross-validation: {config.folds} folds by problem")
+        result["cross_validation"] = cross_validate(bert_tables, folds, config.folds, config.layers)
+        if save_combined is not None:
+            model = fit_final(bert_tables, config.layers, asdict(config))
+            model["fitted"]["cross_validation"] = result["cross_validation"]["combined_held_out"]
+            save_combined.parent.mkdir(parents=True, exist_ok=True)
+            save_combined.write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
+            result["combined_saved"] = str(save_combined)
+    result["runtime_s"] = time.monotonic() - start
+    return result
+
+
+def parts() -> tuple[str, ...]:
+    """CodeBERTScore parts reported (P, R, F1, F3)."""
+    return BERT_PARTS
