@@ -20,6 +20,7 @@ from typing import Callable, Iterator, Literal, Sequence
 from .. import languages
 from .text import TextToken, whitespace_tokens
 from .flat import flatten
+from .python_strip import take_parsed
 from .trees import Subtree, sexp_keys
 
 Mode = Literal["compat", "native"]
@@ -133,7 +134,9 @@ def _analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysi
     from ..dataflow import dropped_types, extract_dataflow_flat, normalize_dataflow
 
     spec = languages.get(language)
-    tree = spec.parse(text.encode("utf-8"))
+    tree = take_parsed(text) if spec.name == "python" else None
+    if tree is None:
+        tree = spec.parse(text.encode("utf-8"))
     root = tree.root_node
     flat = flatten(root, spec.name, dropped_types(spec.name, mode), mode)
     if mode == "compat":

@@ -12,6 +12,7 @@ Anything else returns None and the caller takes the tokenize path, so results ne
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 
 import tree_sitter
@@ -22,6 +23,19 @@ _UNSAFE = ("\t", "\f", "\v", "\r", "\\\n", "\x00")
 _PATTERN = '(comment) @comment (string) @string ["(" "[" "{"] @open [")" "]" "}"] @close'
 
 CODE, CONTINUATION, BLANK = 0, 1, 2
+
+#: Per thread, the last (source, tree) parsed here: when stripping changes nothing, the analysis
+#: of the same text reuses the tree instead of parsing it again (see ``take_parsed``). Per thread
+#: because tree-sitter trees are not to be shared between threads.
+_last = threading.local()
+
+
+def take_parsed(source: str) -> tree_sitter.Tree | None:
+    """The Python tree of ``source`` if it was the last text this thread parsed here (else None)."""
+    last = getattr(_last, "parse", None)
+    if last is not None and last[0] == source:
+        return last[1]
+    return None
 
 
 @lru_cache(maxsize=1)
@@ -81,6 +95,7 @@ def strip_python_fast(source: str) -> str | None:
         return None
     data = source.encode("utf-8")
     tree = languages.get("python").parse(data)
+    _last.parse = (source, tree)
     if tree.root_node.has_error:
         return None
     captures = _cursor().captures(tree.root_node)
