@@ -19,7 +19,7 @@ from . import snapshot
 from .bertview import as_bert
 from .pairing import best_region, pair_functions
 from .results import Insertion, Result
-from .scorers import ScorerUnavailable
+from .scorers import ScorerUnavailable, Superseded
 
 if TYPE_CHECKING:
     from .server import RefScoreServer
@@ -168,7 +168,10 @@ class ScoringLoop:
         progress = None if scorers.model_ready else await self.server.begin_progress(
             "RefScore", "loading the CodeBERTScore model")
         try:
-            reports = await asyncio.get_running_loop().run_in_executor(self.daemon, scorers.codebertscore, requests)
+            reports = await asyncio.get_running_loop().run_in_executor(
+                self.daemon, scorers.codebertscore, requests, result.uri)
+        except Superseded:
+            return  # a newer version of this document is on its way
         except ScorerUnavailable as error:
             self.server.notice(str(error))
             if not self._stale(result.uri, result.version):

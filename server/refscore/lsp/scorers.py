@@ -19,9 +19,16 @@ from ..scoring.report import ScoreReport, ScoreRequest
 
 log = logging.getLogger(__name__)
 
+#: A daemon call that takes longer than this (a first model load included) is given up on.
+DAEMON_TIMEOUT_S = 180.0
+
 
 class ScorerUnavailable(RuntimeError):
     """The scorer for a metric cannot be used; the message says why (one line)."""
+
+
+class Superseded(RuntimeError):
+    """The daemon dropped a request because a newer one for the same document arrived."""
 
 
 class Scorers:
@@ -72,7 +79,7 @@ class Scorers:
             return None
         try:
             try:
-                scorer = get_scorer(autostart=True, fallback=False)
+                scorer = get_scorer(autostart=True, fallback=False, timeout=DAEMON_TIMEOUT_S)
             except TypeError:  # an older get_scorer without ``fallback``
                 scorer = get_scorer(autostart=True)
         except Exception as error:  # noqa: BLE001
@@ -93,12 +100,20 @@ class Scorers:
         """Several CodeBLEU-only requests, in this process."""
         return self._local_scorer().score_many([_only(r, "codebleu") for r in requests])
 
-    def codebertscore(self, requests: list[ScoreRequest]) -> list[ScoreReport]:
-        """CodeBERTScore only, through the daemon; raises ScorerUnavailable when it cannot."""
+    def codebertscore(self, requests: list[ScoreRequest], document: str | None = None) -> list[ScoreReport]:
+        """CodeBERTScore only, through the daemon; raises ScorerUnavailable when it cannot, and
+        Superseded when the daemon dropped the work for a newer request of the same ``document``."""
         scorer = self._remote_scorer()
+        requests = [_only(r, "codebertscore") for r in requests]
         try:
-            reports = scorer.score_many([_only(r, "codebertscore") for r in requests])
+            if document is not None and hasattr(scorer, "submit"):
+                futures = [scorer.submit(r, document=f"{document}#{k}") for k, r in enumerate(requests)]
+                reports = [f.result(timeout=DAEMON_TIMEOUT_S) for f in futures]
+            else:
+                reports = scorer.score_many(requests)
         except Exception as error:  # noqa: BLE001 - a dead daemon is reported, the editor goes on
+            if type(error).__name__ == "RequestCancelled":
+                raise Superseded(str(error)) from error
             with self._lock:
                 self._remote_tried = False  # try to reconnect (the daemon may autostart again) next time
                 self._remote = None
