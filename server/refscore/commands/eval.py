@@ -29,6 +29,21 @@ def _layers(value: str) -> list[int]:
     return sorted(set(out))
 
 
+def _command_line() -> str:
+    argv = sys.argv[1:]
+    if argv and argv[0] == "eval":
+        return "refscore eval " + " ".join(shlex.quote(a) for a in argv[1:])
+    return "refscore eval (called through the API)"
+
+
+def _scoring_command(scores: Path) -> str:
+    """The command that produced saved scores (stored beside them), else a note."""
+    cmd = scores.with_suffix(".cmd")
+    if cmd.is_file():
+        return cmd.read_text(encoding="utf-8").strip()
+    return f"refscore eval ... --save-scores {scores}"
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``eval`` parser."""
     p = subparsers.add_parser(
@@ -63,6 +78,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--report", type=Path, default=None, help="write the markdown report here")
     p.add_argument("--save-combined", type=Path, default=None,
                    help="fit the combined score on all sampled problems and save it (JSON)")
+    p.add_argument("--save-scores", type=Path, default=None,
+                   help="also save every item's scores (npz) for --from-scores")
+    p.add_argument("--from-scores", type=Path, default=None,
+                   help="redo the analysis from saved scores instead of scoring again "
+                        "(the settings come from the file; the runtime stays the scoring run's)")
     p.set_defaults(handler=handle)
 
 
@@ -71,7 +91,7 @@ def handle(args: argparse.Namespace) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from ..eval.data import default_data_dir
     from ..eval.report import render
-    from ..eval.runner import METRIC_GROUPS, EvalConfig, run
+    from ..eval.runner import METRIC_GROUPS, EvalConfig, analyse, load_scores, run
 
     bad = [d for d in args.languages if d not in _DATASETS]
     bad += [m for m in args.metrics if m not in METRIC_GROUPS]
@@ -89,9 +109,15 @@ def handle(args: argparse.Namespace) -> int:
     if not Path(config.data_dir).is_dir():
         print(f"refscore eval: data folder not found: {config.data_dir}", file=sys.stderr)
         return EXIT_INPUT
-    result = run(config, args.save_combined)
-    command = "refscore eval " + " ".join(shlex.quote(a) for a in sys.argv[2:]) \
-        if len(sys.argv) > 1 and sys.argv[1] == "eval" else "refscore eval (API call)"
+    if args.from_scores:
+        config, tables, notes, seconds = load_scores(args.from_scores)
+        result = analyse(config, tables, notes, seconds, args.save_combined)
+        command = _scoring_command(args.from_scores)
+    else:
+        result = run(config, args.save_combined, args.save_scores)
+        command = _command_line()
+        if args.save_scores:
+            args.save_scores.with_suffix(".cmd").write_text(command + "\n", encoding="utf-8")
     result["command"] = command
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -99,8 +99,8 @@ def humaneval_means(per_dataset: dict[str, dict[str, dict]]) -> dict[str, dict]:
     return out
 
 
-def run(config: EvalConfig, save_combined: Path | None = None) -> dict[str, Any]:
-    """Score, correlate and cross-validate; returns the JSON-able result."""
+def score_all(config: EvalConfig) -> tuple[dict[str, Table], dict[str, Any], float]:
+    """Load, sample and score: (tables, timing notes, seconds)."""
     start = time.monotonic()
     if config.threads:
         try:
@@ -122,6 +122,40 @@ def run(config: EvalConfig, save_combined: Path | None = None) -> dict[str, Any]
         _log(f"{dataset}: {len(items)} items, {len(set(i.problem for i in items))} problems")
         columns, notes[dataset] = score_items(items, config, dataset, encoder)
         tables[dataset] = build_table(dataset, items, columns)
+    return tables, notes, time.monotonic() - start
+
+
+def save_scores(path: Path, config: EvalConfig, tables: dict[str, Table], notes: dict[str, Any],
+                seconds: float) -> None:
+    """Per-item scores (npz) so that the analysis can be redone without rescoring."""
+    arrays: dict[str, np.ndarray] = {}
+    for name, table in tables.items():
+        arrays[f"{name}/target"] = table.target
+        arrays[f"{name}/problem"] = table.problem
+        for col, values in table.columns.items():
+            arrays[f"{name}/col/{col}"] = values
+    meta = {"settings": asdict(config), "timing": notes, "scoring_s": seconds,
+            "datasets": list(tables)}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, __meta__=np.array(json.dumps(meta)), **arrays)
+
+
+def load_scores(path: Path) -> tuple[EvalConfig, dict[str, Table], dict[str, Any], float]:
+    """The inverse of ``save_scores``."""
+    with np.load(path, allow_pickle=False) as npz:
+        meta = json.loads(str(npz["__meta__"]))
+        tables = {}
+        for name in meta["datasets"]:
+            prefix = f"{name}/col/"
+            cols = {k[len(prefix):]: npz[k] for k in npz.files if k.startswith(prefix)}
+            tables[name] = Table(name, npz[f"{name}/target"], npz[f"{name}/problem"], cols)
+    return EvalConfig(**meta["settings"]), tables, meta["timing"], float(meta["scoring_s"])
+
+
+def analyse(config: EvalConfig, tables: dict[str, Table], notes: dict[str, Any],
+            scoring_s: float, save_combined: Path | None = None) -> dict[str, Any]:
+    """Correlate and cross-validate scored tables; returns the JSON-able result."""
+    start = time.monotonic()
     per_dataset = {d: agreements(t) for d, t in tables.items()}
     result: dict[str, Any] = {
         "settings": asdict(config),
@@ -147,8 +181,18 @@ def run(config: EvalConfig, save_combined: Path | None = None) -> dict[str, Any]
             save_combined.parent.mkdir(parents=True, exist_ok=True)
             save_combined.write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
             result["combined_saved"] = str(save_combined)
-    result["runtime_s"] = time.monotonic() - start
+    result["scoring_s"] = scoring_s
+    result["runtime_s"] = scoring_s + time.monotonic() - start
     return result
+
+
+def run(config: EvalConfig, save_combined: Path | None = None,
+        scores_out: Path | None = None) -> dict[str, Any]:
+    """Score everything, optionally save the per-item scores, then analyse."""
+    tables, notes, seconds = score_all(config)
+    if scores_out is not None:
+        save_scores(scores_out, config, tables, notes, seconds)
+    return analyse(config, tables, notes, seconds, save_combined)
 
 
 def parts() -> tuple[str, ...]:
