@@ -1,0 +1,43 @@
+/** The language client: how `refscore serve` is started and what the client opts into. */
+
+import type * as vscode from "vscode";
+import { LanguageClient, type LanguageClientOptions, type ServerOptions } from "vscode-languageclient/node";
+import { LANGUAGES, MISSING, TOKEN_SCORES } from "./protocol";
+
+export interface ClientHooks {
+  /** After VS Code has the file's diagnostics. */
+  diagnostics(uri: vscode.Uri, diagnostics: readonly vscode.Diagnostic[]): void;
+  tokenScores(payload: unknown): void;
+  /** A code lens was clicked (the server's lens command); `result` is the server's answer. */
+  missingShown(args: unknown[], result: unknown): void;
+}
+
+export function createClient(python: string, extraArgs: readonly string[], output: vscode.LogOutputChannel, hooks: ClientHooks): LanguageClient {
+  const serverOptions: ServerOptions = {
+    command: python,
+    args: ["-m", "refscore", "serve", ...extraArgs],
+    options: { env: process.env },
+  };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: LANGUAGES.map((language) => ({ scheme: "file", language })),
+    outputChannel: output,
+    initializationOptions: { tokenScores: true },
+    synchronize: { configurationSection: "refscore" },
+    middleware: {
+      handleDiagnostics(uri, diagnostics, next) {
+        next(uri, diagnostics);
+        hooks.diagnostics(uri, diagnostics);
+      },
+      async executeCommand(command, args, next) {
+        const result = await next(command, args);
+        if (command === MISSING) {
+          hooks.missingShown(args, result);
+        }
+        return result;
+      },
+    },
+  };
+  const client = new LanguageClient("refscore", "RefScore", serverOptions, clientOptions);
+  client.onNotification(TOKEN_SCORES, (payload: unknown) => hooks.tokenScores(payload));
+  return client;
+}

@@ -1,0 +1,81 @@
+/** Entry point: wires the session, the heat map, the status item and the commands together. */
+
+import * as vscode from "vscode";
+import { fetchMissing, registerCommands, showMissingList } from "./commands";
+import type { DrawnHeat } from "./heatView";
+import { HeatView } from "./heatView";
+import { HeatStore } from "./heatStore";
+import { isMissingItem } from "./protocol";
+import { Session } from "./session";
+import { StatusView } from "./statusView";
+
+/** What `activate` returns: read-only views for tests and other extensions. */
+export interface RefScoreApi {
+  ready: Promise<void>;
+  isRunning(): boolean;
+  statusText(): string | undefined;
+  heatOn(uri: string): DrawnHeat | undefined;
+}
+
+export function activate(context: vscode.ExtensionContext): RefScoreApi {
+  const output = vscode.window.createOutputChannel("RefScore", { log: true });
+  const status = new StatusView();
+  const config = vscode.workspace.getConfiguration("refscore");
+  const heat = new HeatView(new HeatStore(), config.get<boolean>("heatMap.enabled", true), (line) => output.debug(line));
+  const session = new Session(output, {
+    diagnostics(uri, diagnostics) {
+      const state = status.update(uri, diagnostics);
+      if (state?.kind === "summary" && (state.bertState === "off" || state.bertState === "unavailable")) {
+        heat.drop(uri.toString());
+      } else if (state === undefined || state.kind === "problem") {
+        heat.drop(uri.toString());
+      }
+    },
+    tokenScores: (payload) => heat.receive(payload),
+    missingShown(args, result) {
+      const uri = typeof args[0] === "string" ? vscode.Uri.parse(args[0]) : vscode.window.activeTextEditor?.document.uri;
+      if (uri !== undefined) {
+        void showMissingList(Array.isArray(result) ? result.filter(isMissingItem) : [], uri);
+      }
+    },
+  });
+  const parts = { session, status, heat, output };
+  context.subscriptions.push(
+    output,
+    status,
+    heat,
+    session,
+    ...registerCommands(parts),
+    vscode.window.onDidChangeVisibleTextEditors(() => heat.redrawAll()),
+    vscode.window.onDidChangeActiveTextEditor(() => status.refresh()),
+    vscode.workspace.onDidChangeTextDocument((event) => {
+      if (event.document === vscode.window.activeTextEditor?.document) {
+        status.refresh();
+      }
+    }),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration("refscore.heatMap.enabled")) {
+        heat.setEnabled(vscode.workspace.getConfiguration("refscore").get<boolean>("heatMap.enabled", true));
+      } else if (event.affectsConfiguration("refscore.weakTokens.threshold")) {
+        heat.redrawAll();
+      }
+      if (event.affectsConfiguration("refscore.interpreter") || event.affectsConfiguration("refscore.server.args")) {
+        output.info("The interpreter or server arguments changed: restarting the server");
+        void session.restart();
+      }
+    }),
+  );
+  const ready = session.start();
+  return {
+    ready,
+    isRunning: () => session.running,
+    statusText: () => status.text,
+    heatOn: (uri) => heat.drawnOn(uri),
+  };
+}
+
+export function deactivate(): Promise<void> | undefined {
+  return undefined;
+}
+
+export { fetchMissing };

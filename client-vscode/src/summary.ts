@@ -1,0 +1,179 @@
+/** The file's scores as the server publishes them (the summary diagnostic's `data`), and their text forms. */
+
+import { isRecord, PROBLEM_CODE, SUMMARY_CODE } from "./protocol";
+
+export interface CodeBleuData {
+  score: number | null;
+  components: Record<string, number | null>;
+}
+
+export interface BertData {
+  precision: number | null;
+  recall: number | null;
+  f1: number | null;
+  f3: number | null;
+  model?: string;
+  layer?: number;
+}
+
+/** `off`, `pending`, `done` or `unavailable` (kept as a string: the server may add states). */
+export type BertState = string;
+
+export interface Summary {
+  kind: "summary";
+  version: number | undefined;
+  references: string[];
+  referenceSource: string | undefined;
+  bertState: BertState | undefined;
+  codebleu: CodeBleuData | undefined;
+  codebertscore: BertData | undefined;
+  message: string;
+}
+
+export interface Problem {
+  kind: "problem";
+  version: number | undefined;
+  message: string;
+}
+
+export type FileState = Summary | Problem;
+
+/** The fields of a diagnostic this module reads (vscode.Diagnostic plus the client's `data`). */
+export interface DiagnosticLike {
+  code?: unknown;
+  message: string;
+  data?: unknown;
+}
+
+export const COMPONENT_LABELS: Record<string, string> = {
+  ngram_match: "n-gram",
+  weighted_ngram_match: "weighted n-gram",
+  syntax_match: "syntax",
+  dataflow_match: "dataflow",
+  codebertscore_recall: "weakly matched (CodeBERTScore recall)",
+};
+
+function codeOf(diagnostic: DiagnosticLike): string | undefined {
+  const code = diagnostic.code;
+  if (typeof code === "string") {
+    return code;
+  }
+  if (isRecord(code) && typeof code.value === "string") {
+    return code.value;
+  }
+  return undefined;
+}
+
+function num(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+function parseCodeBleu(value: unknown): CodeBleuData | undefined {
+  if (!isRecord(value)) {
+    return undefined;
+  }
+  const components: Record<string, number | null> = {};
+  if (isRecord(value.components)) {
+    for (const [name, score] of Object.entries(value.components)) {
+      components[name] = num(score);
+    }
+  }
+  return { score: num(value.score), components };
+}
+
+function parseBert(value: unknown): BertData | undefined {
+  if (!isRecord(value)) {
+    return undefined;
+  }
+  return {
+    precision: num(value.precision),
+    recall: num(value.recall),
+    f1: num(value.f1),
+    f3: num(value.f3),
+    model: typeof value.model === "string" ? value.model : undefined,
+    layer: typeof value.layer === "number" ? value.layer : undefined,
+  };
+}
+
+/** The file's state from its RefScore diagnostics; undefined when there is none (no reference). */
+export function fileState(diagnostics: readonly DiagnosticLike[]): FileState | undefined {
+  for (const diagnostic of diagnostics) {
+    const code = codeOf(diagnostic);
+    const data = isRecord(diagnostic.data) ? diagnostic.data : {};
+    const version = typeof data.version === "number" ? data.version : undefined;
+    if (code === PROBLEM_CODE) {
+      return { kind: "problem", version, message: diagnostic.message };
+    }
+    if (code === SUMMARY_CODE) {
+      return {
+        kind: "summary",
+        version,
+        references: Array.isArray(data.references) ? data.references.filter((r) => typeof r === "string") : [],
+        referenceSource: typeof data.referenceSource === "string" ? data.referenceSource : undefined,
+        bertState: typeof data.codebertscoreState === "string" ? data.codebertscoreState : undefined,
+        codebleu: parseCodeBleu(data.codebleu),
+        codebertscore: parseBert(data.codebertscore),
+        message: diagnostic.message,
+      };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether the server is still working on the document: its text is newer than the scores, or
+ * CodeBERTScore is pending (being computed, or the model is loading).
+ */
+export function isBusy(state: FileState | undefined, documentVersion: number | undefined): boolean {
+  if (state === undefined) {
+    return false;
+  }
+  if (state.version !== undefined && documentVersion !== undefined && state.version < documentVersion) {
+    return true;
+  }
+  return state.kind === "summary" && state.bertState === "pending";
+}
+
+export function fmt(value: number | null | undefined): string {
+  return typeof value === "number" ? value.toFixed(2) : "n/a";
+}
+
+/** `CodeBLEU 0.64 · F3 0.81` (`F3 …` while pending), for the status bar. */
+export function statusText(state: FileState, busy: boolean): string {
+  const icon = busy ? "$(sync~spin)" : state.kind === "problem" ? "$(warning)" : "$(beaker)";
+  if (state.kind === "problem") {
+    return `${icon} RefScore`;
+  }
+  const parts: string[] = [];
+  if (state.codebleu !== undefined) {
+    parts.push(`CodeBLEU ${fmt(state.codebleu.score)}`);
+  }
+  if (state.codebertscore !== undefined) {
+    parts.push(`F3 ${fmt(state.codebertscore.f3)}`);
+  } else if (state.bertState === "pending") {
+    parts.push("F3 …");
+  }
+  return `${icon} ${parts.length > 0 ? parts.join(" · ") : "RefScore"}`;
+}
+
+/** The last path segment of a URI, decoded. */
+export function baseName(uri: string): string {
+  const tail = uri.replace(/[?#].*$/, "").split("/").pop() ?? uri;
+  try {
+    return decodeURIComponent(tail);
+  } catch {
+    return tail;
+  }
+}
+
+/** Hover text of the status item. */
+export function statusTooltip(state: FileState, busy: boolean): string {
+  const lines = [state.message];
+  if (busy) {
+    lines.push(state.kind === "summary" && state.bertState === "pending" ? "CodeBERTScore is being computed…" : "Scoring…");
+  }
+  if (state.kind === "summary") {
+    lines.push("Click for all components and what the reference has that this file lacks.");
+  }
+  return lines.join("\n\n");
+}

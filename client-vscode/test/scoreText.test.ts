@@ -1,0 +1,24 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { describeScoreText } from "../src/scoreText";
+
+test("a scored selection names the reference region it was compared with", () => {
+  const view = describeScoreText({
+    codebleu: { score: 0.712, signature: "s", components: {} },
+    codebertscore: { precision: 0.9, recall: 0.8, f1: 0.85, f3: 0.81 },
+    region: { uri: "file:///w/fizz.ref.py", function: "fizzbuzz", range: { start: { line: 2, character: 0 }, end: { line: 9, character: 0 } } },
+    errors: [],
+  });
+  assert.equal(view.failed, false);
+  assert.equal(view.message, "Selection: CodeBLEU 0.71 · F3 0.81 · F1 0.85 vs function fizzbuzz (fizz.ref.py:3)");
+  assert.deepEqual(view.region, { uri: "file:///w/fizz.ref.py", line: 2, character: 0 });
+});
+
+test("errors from the server are shown, and an {error} answer fails", () => {
+  const partial = describeScoreText({ codebleu: { score: 0.5 }, codebertscore: null, region: null, errors: ["CodeBERTScore is unavailable: no daemon"] });
+  assert.equal(partial.message, "Selection: CodeBLEU 0.50 (CodeBERTScore is unavailable: no daemon)");
+  const failed = describeScoreText({ error: "no reference is known for this document" });
+  assert.equal(failed.failed, true);
+  assert.equal(failed.message, "RefScore: no reference is known for this document");
+  assert.equal(describeScoreText(null).failed, true);
+});

@@ -1,0 +1,69 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { fileState, isBusy, statusText, baseName } from "../src/summary";
+
+const summaryDiagnostic = (data: Record<string, unknown>) => ({
+  code: "refscore.summary",
+  message: "RefScore vs fizz.ref.py (convention): CodeBLEU 0.64 (...)",
+  data,
+});
+
+const done = {
+  version: 4,
+  references: ["file:///w/fizz.ref.py"],
+  referenceSource: "convention",
+  codebertscoreState: "done",
+  codebleu: { score: 0.6412, signature: "s", components: { ngram_match: 0.48, weighted_ngram_match: 0.49, syntax_match: 0.66, dataflow_match: null } },
+  codebertscore: { precision: 0.83, recall: 0.81, f1: 0.82, f3: 0.8123, model: "all-MiniLM-L6-v2", layer: 6, signature: "t" },
+};
+
+test("the summary diagnostic's data becomes the file's state", () => {
+  const weak = { code: "refscore.weak-token", message: "weak", data: { similarity: 0.2 } };
+  const state = fileState([weak, summaryDiagnostic(done)]);
+  assert.ok(state && state.kind === "summary");
+  assert.equal(state.version, 4);
+  assert.equal(state.codebleu?.score, 0.6412);
+  assert.equal(state.codebleu?.components.dataflow_match, null);
+  assert.equal(state.codebertscore?.f3, 0.8123);
+  assert.equal(state.codebertscore?.model, "all-MiniLM-L6-v2");
+  assert.deepEqual(state.references, ["file:///w/fizz.ref.py"]);
+});
+
+test("a code given as {value} (how VS Code may hand it over) is read too", () => {
+  const state = fileState([{ ...summaryDiagnostic(done), code: { value: "refscore.summary", target: "x" } }]);
+  assert.equal(state?.kind, "summary");
+});
+
+test("no RefScore diagnostics: no state; a problem diagnostic: a problem", () => {
+  assert.equal(fileState([]), undefined);
+  assert.equal(fileState([{ code: "E501", message: "line too long" }]), undefined);
+  const problem = fileState([{ code: "refscore.problem", message: "reference fizz.ref.py is missing", data: { version: 2 } }]);
+  assert.deepEqual(problem, { kind: "problem", version: 2, message: "reference fizz.ref.py is missing" });
+});
+
+test("busy while the text is newer than the scores or CodeBERTScore is pending", () => {
+  const state = fileState([summaryDiagnostic(done)]);
+  assert.equal(isBusy(state, 4), false);
+  assert.equal(isBusy(state, 5), true);
+  const pending = fileState([summaryDiagnostic({ ...done, codebertscoreState: "pending", codebertscore: undefined })]);
+  assert.equal(isBusy(pending, 4), true);
+  assert.equal(isBusy(undefined, 9), false);
+});
+
+test("status text shows CodeBLEU and F3, with a spinner when busy", () => {
+  const state = fileState([summaryDiagnostic(done)]);
+  assert.ok(state);
+  assert.equal(statusText(state, false), "$(beaker) CodeBLEU 0.64 · F3 0.81");
+  assert.equal(statusText(state, true), "$(sync~spin) CodeBLEU 0.64 · F3 0.81");
+  const pending = fileState([summaryDiagnostic({ ...done, codebertscoreState: "pending", codebertscore: undefined })]);
+  assert.ok(pending);
+  assert.equal(statusText(pending, true), "$(sync~spin) CodeBLEU 0.64 · F3 …");
+  const off = fileState([summaryDiagnostic({ ...done, codebertscoreState: "off", codebertscore: undefined })]);
+  assert.ok(off);
+  assert.equal(statusText(off, false), "$(beaker) CodeBLEU 0.64");
+});
+
+test("base names are decoded", () => {
+  assert.equal(baseName("file:///w/my%20ref.py"), "my ref.py");
+  assert.equal(baseName("file:///w/ref.py#L3"), "ref.py");
+});
