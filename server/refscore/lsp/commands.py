@@ -16,7 +16,6 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from ..scoring.report import ScoreRequest
