@@ -10,14 +10,13 @@ Two layers, cached separately so an edit re-does only what it must:
 
 from __future__ import annotations
 
-import gc
 from collections import Counter
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import Callable, Iterator, Literal, Sequence
+from typing import Callable, Literal, Sequence
 
 from .. import languages
+from .gc_pause import gc_paused
 from .text import TextToken, whitespace_tokens
 from .flat import flatten
 from .python_strip import take_parsed
@@ -101,19 +100,6 @@ class StructureAnalysis:
     dataflow_error: str | None = field(default=None, compare=False)
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause cyclic GC (analyses allocate many small, acyclic objects; survivors are scanned once
-    the pause ends, instead of every 700 allocations). Nests; restores the previous state."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 @lru_cache(maxsize=1024)
 def analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysis:
     """Parse ``text`` and build its subtree inventory and data-flow graph (cached by content).
@@ -121,13 +107,8 @@ def analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysis
     Cyclic GC is paused meanwhile: the flat tree and the walk make many short-lived, acyclic
     objects, and a collection would only scan them (it runs once the pause ends, over survivors).
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         return _analyse_structure(text, language, mode)
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysis:

@@ -10,7 +10,6 @@ A subtree is the root or any node that has children. Two keyings:
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
 import tree_sitter

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
 from .. import languages
+from ..analysis.gc_pause import gc_paused
 from ..analysis.flat import FlatTree, flatten
 from ._tree import build
 from ._walker import Edge, Rules, Walker
@@ -87,7 +88,7 @@ def extract_dataflow_flat(flat: FlatTree, text: str, language: str, *, mode: str
         raise ValueError(f"no dataflow rules for language {spec.name!r}")
     if not flat.types:
         return []
-    with _gc_paused():
+    with gc_paused():
         try:
             tree = build(flat, text)
         except Exception:  # the package's outer try: e.g. a token row past the text
@@ -102,18 +103,6 @@ def extract_dataflow_flat(flat: FlatTree, text: str, language: str, *, mode: str
         except Exception:  # the package's inner try: any failure gives no dataflow
             return []
         return _assemble(walker.out, tree.spans)
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """The walk allocates many small, acyclic objects: cyclic GC passes only cost time here."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _assemble(edges: list[Edge], spans: list[tuple[Any, Any]]) -> list[FlowEdge]:

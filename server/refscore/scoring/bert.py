@@ -11,7 +11,7 @@ log = logging.getLogger(__name__)
 
 
 def _scorer_for(language: str, model: str | None, layer: int | None, device: str | None):
-    from ..metrics.codebertscore_scorer import BertScorer, get_default_scorer
+    from ..metrics.codebertscore_scorer import get_default_scorer
 
     if model is None and layer is None:
         return get_default_scorer(language, device=device)
