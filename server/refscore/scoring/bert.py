@@ -38,7 +38,8 @@ def score_requests(requests: Sequence[ScoreRequest], reports: Sequence[ScoreRepo
     groups: dict[int, tuple[object, list[int]]] = {}
     for index, request in enumerate(requests):
         try:
-            scorer = _scorer_for(request.language, model, layer, device)
+            scorer = _scorer_for(request.language, request.model or model,
+                                 request.layer if request.layer is not None else layer, device)
         except Exception as error:  # noqa: BLE001 - a model that cannot load is reported, CodeBLEU goes on
             reports[index].errors.append(f"codebertscore unavailable: {error}")
             continue

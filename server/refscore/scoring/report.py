@@ -21,6 +21,8 @@ class ScoreRequest:
     metrics: tuple[str, ...] = ALL_METRICS
     weights: tuple[float, float, float, float] = DEFAULT_WEIGHTS
     explain: bool = True
+    model: str | None = None  # CodeBERTScore encoder (HF id or local path); None: per-language default
+    layer: int | None = None  # hidden layer; None: the model's default
 
 
 @dataclass
@@ -84,7 +86,8 @@ def request_from_dict(data: dict[str, Any]) -> ScoreRequest:
     return ScoreRequest(
         candidate=data["candidate"], references=tuple(data["references"]), language=data["language"],
         context=data.get("context"), metrics=tuple(data.get("metrics", ALL_METRICS)),
-        weights=tuple(data.get("weights", DEFAULT_WEIGHTS)), explain=bool(data.get("explain", True)))
+        weights=tuple(data.get("weights", DEFAULT_WEIGHTS)), explain=bool(data.get("explain", True)),
+        model=data.get("model"), layer=data.get("layer"))
 
 
 def _bert_from_dict(data: dict[str, Any]) -> Any:
