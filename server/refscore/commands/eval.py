@@ -74,6 +74,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
     p.add_argument("--threads", type=int, default=1,
                    help="torch CPU threads (default 1: faster on a busy machine; 0 = torch default)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="worker processes; datasets are scored in parallel (default 1)")
     p.add_argument("--out", type=Path, default=None, help="write the JSON result here")
     p.add_argument("--report", type=Path, default=None, help="write the markdown report here")
     p.add_argument("--save-combined", type=Path, default=None,
@@ -105,7 +107,8 @@ def handle(args: argparse.Namespace) -> int:
         sample=args.sample, conala_sample=args.conala_sample, seed=args.seed,
         metrics=list(args.metrics), layers=list(args.layers),
         contexts=[c == "nl" for c in args.contexts], bert_datasets=args.cbs_languages,
-        normalise=args.normalise, folds=args.folds, threads=args.threads or None)
+        normalise=args.normalise, folds=args.folds, threads=args.threads or None,
+        jobs=max(1, args.jobs))
     if not Path(config.data_dir).is_dir():
         print(f"refscore eval: data folder not found: {config.data_dir}", file=sys.stderr)
         return EXIT_INPUT

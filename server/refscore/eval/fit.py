@@ -1,9 +1,17 @@
 """Fitting the combined score and the CodeBERTScore defaults, cross-validated by problem.
 
-Per fold (training problems only): pick the CodeBERTScore layer and F variant by mean tau, then
-fit a weighted logistic regression (L2, standardised inputs) of the outcome on the component
-values; the held-out problems are scored with that fold's model. Targets: HumanEval passed
-(0/1) and CoNaLa mean grade / 4 (a soft label); each dataset gets the same total weight.
+Per outer fold (training problems only): pick the CodeBERTScore layer and F variant by mean tau;
+pick the fitting method by an inner cross-validation on the training problems (criterion: mean
+of tau and pooled Spearman over the datasets); fit; score the held-out problems. Methods:
+
+* ``pointwise``: weighted L2 logistic regression of the outcome on all standardised inputs;
+* ``pairwise``: the ranking weights come from a logistic regression on within-problem pairs
+  (difference of inputs -> which one is better: what Kendall tau rewards), then a pointwise
+  logistic regression on that ranking score plus ``ref_len`` calibrates it across problems
+  (what pooled Spearman and a single pass mark need). The result is still one linear model.
+
+Targets: HumanEval passed (0/1) and CoNaLa mean grade / 4 (a soft label); each dataset gets the
+same total weight.
 """
 
 from __future__ import annotations
@@ -14,7 +22,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .combined import combined_score
-from .cv import ProblemKey, Table, held_out_agreement, mean_tau, split
+from .cv import ProblemKey, Table, held_out_agreement, mean_tau, problem_folds, split
 from .data import CONALA
 
 #: Component name -> score-table column (``{layer}`` filled in with the chosen layer).
@@ -22,8 +30,13 @@ FEATURE_COLUMNS = {
     "cbs_p": "cbs_p_L{layer}", "cbs_r": "cbs_r_L{layer}", "cbs_f3": "cbs_f3_L{layer}",
     "chrf": "chrf", "ngram_match": "bleu", "weighted_ngram_match": "weighted_ngram_match",
     "syntax_match": "syntax_match_native", "dataflow_match": "dataflow_match_native",
+    "len_ratio": "len_ratio", "ref_len": "ref_len",
 }
 DEFAULT_FEATURES = tuple(FEATURE_COLUMNS)
+#: Inputs that describe the problem rather than the candidate (constant within a problem).
+CALIBRATION_FEATURES = ("ref_len",)
+METHODS = ("pointwise", "pairwise")
+INNER_FOLDS = 4
 L2 = 1.0
 COMBINED_VERSION = 1
 
@@ -67,19 +80,90 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float = L2,
     return float(beta[0]), beta[1:]
 
 
-def fit_model(tables: Sequence[Table], features: Sequence[str], layer: int, part: str,
-              l2: float = L2) -> dict:
-    """Fit the combination on ``tables``; the result is what ``combined.json`` stores."""
-    x, y, w = design(tables, features, layer)
+def _standardise(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     mean = np.nanmean(x, axis=0)
     x = np.where(np.isnan(x), mean, x)
     scale = x.std(axis=0)
     scale[scale == 0] = 1.0
-    intercept, coef = fit_logistic((x - mean) / scale, y, w, l2)
+    return (x - mean) / scale, mean, scale
+
+
+def _pairs(tables: Sequence[Table], z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Within-problem differences of standardised rows ``z`` (rows in ``design`` order) for pairs
+    whose targets differ, both orientations; label 1 when the first is better."""
+    diffs, labels, weights = [], [], []
+    offset = 0
+    for table in tables:
+        n = len(table.target)
+        if not n:
+            continue
+        rows, target = z[offset:offset + n], table.target
+        offset += n
+        table_diffs = []
+        for problem in np.unique(table.problem):
+            idx = np.flatnonzero(table.problem == problem)
+            i, j = np.triu_indices(len(idx), k=1)
+            keep = np.abs(target[idx][i] - target[idx][j]) >= 1e-3
+            i, j = idx[i[keep]], idx[j[keep]]
+            sign = np.sign(target[i] - target[j])[:, None]
+            table_diffs.append((rows[i] - rows[j]) * sign)
+        if not table_diffs:
+            continue
+        d = np.vstack(table_diffs)
+        if not len(d):
+            continue
+        diffs += [d, -d]
+        labels += [np.ones(len(d)), np.zeros(len(d))]
+        weights.append(np.full(2 * len(d), 1.0 / (2 * len(d))))
+    if not diffs:
+        raise ValueError("no pair with different outcomes to fit on")
+    return np.vstack(diffs), np.concatenate(labels), np.concatenate(weights)
+
+
+def fit_model(tables: Sequence[Table], features: Sequence[str], layer: int, part: str,
+              method: str = "pointwise", l2: float = L2) -> dict:
+    """Fit the combination on ``tables``; the result is what ``combined.json`` stores."""
+    x, y, w = design(tables, features, layer)
+    z, mean, scale = _standardise(x)
+    if method == "pointwise":
+        intercept, coef = fit_logistic(z, y, w, l2)
+    elif method == "pairwise":
+        rank = [k for k, f in enumerate(features) if f not in CALIBRATION_FEATURES]
+        calib = [k for k, f in enumerate(features) if f in CALIBRATION_FEATURES]
+        d, labels, pw = _pairs(tables, z[:, rank])
+        _, direction = fit_logistic(d, labels, pw, l2)
+        ranking = z[:, rank] @ direction
+        intercept, outer = fit_logistic(np.column_stack([ranking, z[:, calib]]), y, w, l2)
+        coef = np.zeros(len(features))
+        coef[rank] = outer[0] * direction
+        coef[calib] = outer[1:]
+    else:
+        raise ValueError(f"unknown fitting method {method!r}")
     return {"features": list(features), "mean": mean.tolist(), "scale": scale.tolist(),
-            "coef": coef.tolist(), "intercept": intercept,
+            "coef": coef.tolist(), "intercept": intercept, "method": method,
             "bert": {"model": "all-MiniLM-L6-v2", "layer": layer, "context": False,
                      "default_part": part}}
+
+
+def choose_method(tables: Sequence[Table], features: Sequence[str], layer: int, part: str,
+                  seed: int, l2: float = L2) -> tuple[str, dict[str, float]]:
+    """The method with the best inner-CV criterion (mean of tau and pooled Spearman)."""
+    keys = [(t.dataset, int(p)) for t in tables for p in t.problem]
+    inner = problem_folds(keys, INNER_FOLDS, seed + 1)
+    scores = {}
+    for method in METHODS:
+        held = {t.dataset: np.full(len(t.target), np.nan) for t in tables}
+        for fold in range(INNER_FOLDS):
+            train, test = split(tables, inner, fold)
+            model = fit_model(train, features, layer, part, method, l2)
+            for table, part_table in zip(tables, test):
+                if len(part_table.target):
+                    held[table.dataset][table.fold_of(inner) == fold] = predict(model, part_table)
+        agree = held_out_agreement(tables, held)
+        taus = [a["tau"] for a in agree.values() if a["tau"] is not None]
+        sps = [a["spearman"] for a in agree.values() if a["spearman"] is not None]
+        scores[method] = float(np.mean(taus) + np.mean(sps)) / 2 if taus and sps else float("-inf")
+    return max(METHODS, key=lambda m: (scores[m], m == "pointwise")), scores
 
 
 def predict(model: Mapping, table: Table) -> np.ndarray:
@@ -103,7 +187,7 @@ def choose_bert(tables: Sequence[Table], layers: Sequence[int], parts: Sequence[
 
 def cross_validate(tables: Sequence[Table], folds: Mapping[ProblemKey, int], k: int,
                    layers: Sequence[int], features: Sequence[str] = DEFAULT_FEATURES,
-                   l2: float = L2) -> dict:
+                   l2: float = L2, seed: int = 8) -> dict:
     """Nested choice of layer/part and the combined fit per fold; held-out agreement of both."""
     held_bert = {t.dataset: np.full(len(t.target), np.nan) for t in tables}
     held_comb = {t.dataset: np.full(len(t.target), np.nan) for t in tables}
@@ -111,9 +195,10 @@ def cross_validate(tables: Sequence[Table], folds: Mapping[ProblemKey, int], k: 
     for fold in range(k):
         train, test = split(tables, folds, fold)
         layer, part, train_tau = choose_bert(train, layers, ("f1", "f3"))
-        model = fit_model(train, features, layer, part, l2)
+        method, inner = choose_method(train, features, layer, part, seed, l2)
+        model = fit_model(train, features, layer, part, method, l2)
         fold_log.append({"fold": fold, "layer": layer, "part": part,
-                         "train_mean_tau": train_tau,
+                         "train_mean_tau": train_tau, "method": method, "inner": inner,
                          "coef": dict(zip(features, model["coef"]))})
         for table, held in zip(tables, test):
             mask = table.fold_of(folds) == fold
@@ -125,13 +210,16 @@ def cross_validate(tables: Sequence[Table], folds: Mapping[ProblemKey, int], k: 
 
 
 def fit_final(tables: Sequence[Table], layers: Sequence[int], settings: Mapping,
-              features: Sequence[str] = DEFAULT_FEATURES, l2: float = L2) -> dict:
-    """The shipped combination: layer/part chosen and weights fitted on all given problems."""
+              features: Sequence[str] = DEFAULT_FEATURES, l2: float = L2, seed: int = 8) -> dict:
+    """The shipped combination: layer/part/method chosen and weights fitted on all problems."""
     layer, part, tau = choose_bert(tables, layers, ("f1", "f3"))
-    model = fit_model(tables, features, layer, part, l2)
+    method, inner = choose_method(tables, features, layer, part, seed, l2)
+    model = fit_model(tables, features, layer, part, method, l2)
     model.update({
         "version": COMBINED_VERSION,
-        "fitted": {"method": "weighted L2 logistic regression (Newton), standardised inputs",
+        "fitted": {"method": f"{method}: weighted L2 logistic regression (Newton), "
+                             "standardised inputs (see refscore.eval.fit)",
+                   "inner_cv_criterion": inner,
                    "l2": l2, "targets": "HumanEval passed (0/1); CoNaLa mean grade / 4",
                    "weights": "each dataset the same total weight",
                    "datasets": {t.dataset: {"items": int(len(t.target)),

@@ -7,6 +7,7 @@ Metric names (columns of the score table):
   ``syntax_match_native``, ``dataflow_match_native`` (``score_codebleu``; NaN when the dataflow
   does not apply, counted as 0 in the correlations, as the package's component does), ``codebleu_compat`` and
   ``codebleu_native`` (the two final-score rules);
+* ``len_ratio``, ``ref_len`` (length features for the combined score, see ``length_features``);
 * ``chrf`` (sacrebleu chrF, 0..1, on the paper-normalised text by default);
 * ``cbs_<p|r|f1|f3>_L<layer>`` and ``..._ctx`` (CodeBERTScore with the embedded MiniLM at that
   layer, without / with the natural-language intent as context).
@@ -14,6 +15,7 @@ Metric names (columns of the score table):
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from typing import Callable, Iterable, Sequence
@@ -88,6 +90,20 @@ def chrf_scores(items: Sequence[Item], normalise: bool = True) -> Scores:
         cand = paper_normalise(item.candidate) if normalise else item.candidate
         values.append(chrf.sentence_score(cand, refs).score / 100.0)
     return {"chrf": values}
+
+
+def length_features(items: Sequence[Item]) -> Scores:
+    """``len_ratio``: log((candidate tokens + 1) / (reference tokens + 1)) against the reference
+    closest in length; ``ref_len``: log(that reference's tokens + 1). Tokens: whitespace-split
+    normalised text (cheap, no parsing)."""
+    ratios, lengths = [], []
+    for item in items:
+        cand = len(paper_normalise(item.candidate).split())
+        refs = [len(paper_normalise(r).split()) for r in item.references] or [0]
+        ref = min(refs, key=lambda n: (abs(n - cand), n))
+        ratios.append(math.log((cand + 1) / (ref + 1)))
+        lengths.append(math.log(ref + 1))
+    return {"len_ratio": ratios, "ref_len": lengths}
 
 
 def _chunks(items: Sequence[Item], size: int) -> Iterable[list[int]]:

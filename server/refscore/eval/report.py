@@ -31,6 +31,7 @@ LABELS = {
     "codebleu_compat": "CodeBLEU, package final-score rule",
     "codebleu_native": "CodeBLEU, native final-score rule",
     "chrf": "chrF (sacrebleu, normalised text)",
+    "len_ratio": "length ratio only (log candidate/reference tokens)",
 }
 PAPER_KEY = {"bleu": "bleu", "codebleu_compat": "codebleu", "chrf": "chrf"}
 
@@ -214,6 +215,56 @@ def cv_section(result: dict[str, Any]) -> list[str]:
     return out + [""]
 
 
+def _best(table: dict[str, dict], stat: str, names: Sequence[str]) -> tuple[str, float] | None:
+    scored = [(n, table[n][stat]) for n in names if n in table and table[n].get(stat) is not None]
+    return max(scored, key=lambda x: x[1]) if scored else None
+
+
+def guide_section(result: dict[str, Any]) -> list[str]:
+    """What the numbers mean for a user choosing a score (sentences filled from the result)."""
+    means = result["humaneval_mean"]
+    conala = result["agreement"].get(CONALA, {})
+    names = [n for n in headline_metrics(result) if n != "len_ratio"]
+    out = ["## What this means when choosing a score", ""]
+    best = _best(means, "tau", names)
+    if best:
+        out.append(f"* Ranking several candidates for the same task (HumanEval, tests as the "
+                   f"truth): the best single metric here is {_label(best[0])} (mean tau "
+                   f"{best[1]:.3f}).")
+    best = _best(conala, "tau", names)
+    if best:
+        out.append(f"* Agreeing with experienced developers (CoNaLa): {_label(best[0])} "
+                   f"(tau {best[1]:.3f}).")
+    nat, pkg = means.get("codebleu_native", {}), means.get("codebleu_compat", {})
+    if nat.get("tau") is not None and pkg.get("tau") is not None:
+        verdict = "beats" if nat["tau"] > pkg["tau"] else "does not beat"
+        out.append(f"* CodeBLEU's native final-score rule {verdict} the package rule on HumanEval "
+                   f"mean tau ({nat['tau']:.3f} vs {pkg['tau']:.3f}): a missing dataflow match "
+                   "no longer earns full credit. Prefer the native number; the package number "
+                   "exists for comparison with published CodeBLEU figures.")
+    best = _best(means, "spearman", names)
+    if best:
+        out.append(f"* One threshold for every task (a pass mark in a grade book) needs scores "
+                   f"that are comparable across tasks; pooled Spearman measures that. Best single "
+                   f"metric: {_label(best[0])} (mean {best[1]:.3f}). Per-task ranking (tau) is "
+                   "consistently easier than a global threshold: treat any cut-off as a hint, "
+                   "not a verdict.")
+    comb = result.get("cross_validation", {}).get("combined_held_out")
+    if comb:
+        langs = [l for l in HUMANEVAL_LANGUAGES if l in comb]
+        tau = _mean(comb[l]["tau"] for l in langs)
+        sp = _mean(comb[l]["spearman"] for l in langs)
+        co = comb.get(CONALA, {}).get("tau")
+        out.append(f"* The combined RefScore score, scored only on problems it was not fitted on: "
+                   f"HumanEval mean tau {_f(tau)}, mean pooled Spearman {_f(sp)}, CoNaLa tau "
+                   f"{_f(co)}. It is the number to show as the headline; the paper metrics stay "
+                   "beside it for comparison.")
+    out.append("* These are sample estimates: with a few dozen problems per language a "
+               "difference of a few hundredths of tau is within noise (compare the per-fold "
+               "choices below).")
+    return out + [""]
+
+
 def render(result: dict[str, Any], command: str, extra: Sequence[str] = ()) -> str:
     """The whole markdown document."""
     s = result["settings"]
@@ -231,7 +282,8 @@ def render(result: dict[str, Any], command: str, extra: Sequence[str] = ()) -> s
              "* Kendall tau: the paper's protocol (pairs inside one problem whose outcomes "
              "differ; metric differences under 0.001 are ties; counts pooled over problems); "
              "Spearman and Pearson pooled over all items of a dataset", ""]
-    for section in (humaneval_section, conala_section, layer_section, cv_section):
+    for section in (guide_section, humaneval_section, conala_section, layer_section,
+                    cv_section):
         lines += section(result)
     lines += list(extra)
     return "\n".join(lines).rstrip() + "\n"

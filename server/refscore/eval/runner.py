@@ -17,7 +17,8 @@ import numpy as np
 from .correlation import agreement
 from .cv import Table, problem_folds
 from .data import CONALA, HUMANEVAL_LANGUAGES, Item, load
-from .metrics import BERT_PARTS, bert_name, bert_scores, chrf_scores, codebleu_scores
+from .metrics import (BERT_PARTS, bert_name, bert_scores, chrf_scores, codebleu_scores,
+                      length_features)
 
 METRIC_GROUPS = ("codebleu", "chrf", "cbs")
 
@@ -38,6 +39,7 @@ class EvalConfig:
     normalise: str = "chrf"  # "chrf" (chrF only, as the paper), "all", "none"
     folds: int = 5
     threads: int | None = 1
+    jobs: int = 1  # worker processes (datasets are scored in parallel)
 
 
 def _log(message: str) -> None:
@@ -50,6 +52,7 @@ def score_items(items: Sequence[Item], config: EvalConfig, dataset: str,
     columns: dict[str, list[float]] = {}
     notes: dict[str, Any] = {}
     norm_all = config.normalise == "all"
+    columns.update(length_features(items))
     if "codebleu" in config.metrics:
         start = time.monotonic()
         cb, failures = codebleu_scores(items, norm_all)
@@ -99,29 +102,54 @@ def humaneval_means(per_dataset: dict[str, dict[str, dict]]) -> dict[str, dict]:
     return out
 
 
-def score_all(config: EvalConfig) -> tuple[dict[str, Table], dict[str, Any], float]:
-    """Load, sample and score: (tables, timing notes, seconds)."""
-    start = time.monotonic()
-    if config.threads:
+def _set_threads(threads: int | None) -> None:
+    if threads:
         try:
             import torch
 
-            torch.set_num_threads(config.threads)
+            torch.set_num_threads(threads)
         except ImportError:  # pragma: no cover - only CodeBLEU/chrF then
             pass
+
+
+def _score_dataset(config: EvalConfig, dataset: str) -> tuple[dict[str, list[float]], dict[str, Any]]:
+    """Worker: score one dataset in its own process (own encoder)."""
+    _set_threads(config.threads)
+    items = load(Path(config.data_dir), [dataset], config.sample, config.conala_sample,
+                 config.seed)[dataset]
+    _log(f"{dataset}: {len(items)} items, {len(set(i.problem for i in items))} problems")
+    return score_items(items, config, dataset)
+
+
+def score_all(config: EvalConfig) -> tuple[dict[str, Table], dict[str, Any], float]:
+    """Load, sample and score: (tables, timing notes, seconds). With ``config.jobs`` > 1 the
+    datasets are scored in that many worker processes, largest first."""
+    start = time.monotonic()
+    _set_threads(config.threads)
     data = load(Path(config.data_dir), config.datasets, config.sample, config.conala_sample,
                 config.seed)
-    encoder = None
-    if "cbs" in config.metrics:
-        from .layers import MultiLayerEncoder
+    results: dict[str, tuple[dict[str, list[float]], dict[str, Any]]] = {}
+    if config.jobs > 1 and len(data) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
 
-        encoder = MultiLayerEncoder(config.layers)
-    tables: dict[str, Table] = {}
-    notes: dict[str, Any] = {}
-    for dataset, items in data.items():
-        _log(f"{dataset}: {len(items)} items, {len(set(i.problem for i in items))} problems")
-        columns, notes[dataset] = score_items(items, config, dataset, encoder)
-        tables[dataset] = build_table(dataset, items, columns)
+        cost = {d: sum(len(i.candidate) + len(i.context) for i in items) for d, items in data.items()}
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(min(config.jobs, len(data)), mp_context=context) as pool:
+            futures = {d: pool.submit(_score_dataset, config, d)
+                       for d in sorted(data, key=lambda d: -cost[d])}
+            results = {d: f.result() for d, f in futures.items()}
+    else:
+        encoder = None
+        if "cbs" in config.metrics:
+            from .layers import MultiLayerEncoder
+
+            encoder = MultiLayerEncoder(config.layers)
+        for dataset, items in data.items():
+            _log(f"{dataset}: {len(items)} items, {len(set(i.problem for i in items))} problems")
+            results[dataset] = score_items(items, config, dataset, encoder)
+    tables = {d: build_table(d, data[d], results[d][0]) for d in data}
+    notes = {d: results[d][1] for d in data}
     return tables, notes, time.monotonic() - start
 
 
@@ -149,7 +177,14 @@ def load_scores(path: Path) -> tuple[EvalConfig, dict[str, Table], dict[str, Any
             prefix = f"{name}/col/"
             cols = {k[len(prefix):]: npz[k] for k in npz.files if k.startswith(prefix)}
             tables[name] = Table(name, npz[f"{name}/target"], npz[f"{name}/problem"], cols)
-    return EvalConfig(**meta["settings"]), tables, meta["timing"], float(meta["scoring_s"])
+    config = EvalConfig(**meta["settings"])
+    if any("len_ratio" not in t.columns for t in tables.values()):
+        data = load(Path(config.data_dir), list(tables), config.sample, config.conala_sample,
+                    config.seed)
+        for name, table in tables.items():
+            for col, values in length_features(data[name]).items():
+                table.columns.setdefault(col, np.asarray(values, dtype=float))
+    return config, tables, meta["timing"], float(meta["scoring_s"])
 
 
 def analyse(config: EvalConfig, tables: dict[str, Table], notes: dict[str, Any],
@@ -174,9 +209,10 @@ def analyse(config: EvalConfig, tables: dict[str, Table], notes: dict[str, Any],
         folds = problem_folds([(t.dataset, int(p)) for t in bert_tables for p in t.problem],
                               config.folds, config.seed)
         _log(f"cross-validation: {config.folds} folds by problem")
-        result["cross_validation"] = cross_validate(bert_tables, folds, config.folds, config.layers)
+        result["cross_validation"] = cross_validate(bert_tables, folds, config.folds, config.layers,
+                                                     seed=config.seed)
         if save_combined is not None:
-            model = fit_final(bert_tables, config.layers, asdict(config))
+            model = fit_final(bert_tables, config.layers, asdict(config), seed=config.seed)
             model["fitted"]["cross_validation"] = result["cross_validation"]["combined_held_out"]
             save_combined.parent.mkdir(parents=True, exist_ok=True)
             save_combined.write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
