@@ -74,6 +74,10 @@ export class HeatView implements vscode.Disposable {
   }
 
   redrawAll(): void {
+    const visible = new Set(vscode.window.visibleTextEditors.map((e) => e.document.uri.toString()));
+    for (const uri of [...this.drawn.keys()].filter((u) => !visible.has(u))) {
+      this.drawn.delete(uri); // VS Code drops a hidden editor's decorations
+    }
     for (const editor of vscode.window.visibleTextEditors) {
       this.draw(editor);
     }

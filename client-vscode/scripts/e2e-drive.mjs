@@ -1,0 +1,101 @@
+// Drives code-server from headless Chromium: opens the workbench, waits for the harness extension's
+// findings (written through the VS Code API), checks them, checks the status bar in the page and
+// saves a screenshot of the editor with the heat map. Exit status 1 on any failed check.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { parseArgs } from "node:util";
+import { chromium } from "playwright-core";
+
+const { values: opts } = parseArgs({
+  options: { url: { type: "string" }, result: { type: "string" }, screenshot: { type: "string" }, timeout: { type: "string", default: "480" } },
+});
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const INFORMATION = 2; // vscode.DiagnosticSeverity.Information (3 on the LSP wire)
+
+function check(findings) {
+  const failures = [];
+  const expect = (ok, what) => {
+    console.log(`${ok ? "ok  " : "FAIL"} ${what}`);
+    if (!ok) failures.push(what);
+  };
+  expect(!findings.error, `harness ran without error ${findings.error ?? ""}`);
+  const diags = findings.diagnostics ?? [];
+  const summary = diags.find((d) => d.code === "refscore.summary");
+  expect(summary?.severity === INFORMATION, "summary diagnostic with severity Information");
+  expect(/CodeBLEU \d\.\d\d \(n-gram/.test(summary?.message ?? ""), `summary has CodeBLEU: ${summary?.message}`);
+  expect(/CodeBERTScore P \d\.\d\d R \d\.\d\d F1 \d\.\d\d F3 \d\.\d\d/.test(summary?.message ?? ""), "summary has CodeBERTScore");
+  const weak = diags.filter((d) => d.code === "refscore.weak-token");
+  expect(weak.length > 0 && weak.every((d) => d.severity === INFORMATION && /similarity \d\.\d\d/.test(d.message)),
+    `weak-token diagnostics (${weak.length})`);
+  expect(/CodeBLEU/.test(findings.summaryHover ?? "") && /CodeBERTScore/.test(findings.summaryHover ?? ""), "hover on the summary line shows the scores");
+  expect(/similarity \d\.\d\d/.test(findings.tokenHover ?? ""), "hover on a weak token shows its similarity");
+  const lenses = findings.codeLenses ?? [];
+  expect(lenses.length === 2 && lenses.every((l) => /^RefScore: CodeBLEU \d\.\d\d · F3 \d\.\d\d vs \w+ \(same name\)$/.test(l.title ?? "")),
+    `a code lens per function: ${JSON.stringify(lenses.map((l) => l.title))}`);
+  expect(lenses.every((l) => l.command === "refscore.missingFromReference"), "lenses run refscore.missingFromReference");
+  expect(/^\$\(beaker\) CodeBLEU \d\.\d\d · F3 \d\.\d\d$/.test(findings.statusText ?? ""), `status item: ${findings.statusText}`);
+  const heat = findings.heat;
+  const drawn = heat ? heat.counts.weak + heat.counts.low + heat.counts.fair : 0;
+  expect(heat?.version === findings.documentVersion && drawn > 0, `heat map drawn for the current version: ${JSON.stringify(heat)}`);
+  expect(findings.heatAfterClose === null && findings.heatAfterReopen?.version === findings.documentVersion,
+    "heat map dropped with its editor and redrawn when shown again");
+  return failures;
+}
+
+async function main() {
+  const deadline = Date.now() + Number(opts.timeout) * 1000;
+  rmSync(opts.result, { force: true });
+  const profile = mkdtempSync(join(tmpdir(), "refscore-e2e-chromium-"));
+  // a fresh profile; flags that keep Chromium from reaching for the (closed) network
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    headless: true,
+    viewport: { width: 1280, height: 760 },
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync"],
+  });
+  try {
+    const page = browser.pages()[0] ?? (await browser.newPage());
+    page.on("pageerror", (error) => console.log(`page error: ${error.message}`));
+    await page.goto(opts.url, { waitUntil: "domcontentloaded" });
+    await page.waitForSelector(".monaco-workbench", { timeout: 120_000 });
+    console.log("workbench loaded; waiting for the harness");
+    while (!existsSync(opts.result)) {
+      if (Date.now() > deadline) {
+        throw new Error(`no findings from the harness within ${opts.timeout} s`);
+      }
+      await sleep(1000);
+    }
+    const findings = JSON.parse(readFileSync(opts.result, "utf8"));
+    console.log(`scores arrived after ${findings.waitedSeconds} s`);
+    const failures = check(findings);
+    const status = page.locator("footer .statusbar-item", { hasText: "CodeBLEU" });
+    let visible = false;
+    try {
+      await status.first().waitFor({ timeout: 20_000 });
+      visible = true;
+    } catch {
+      visible = false;
+    }
+    console.log(`${visible ? "ok  " : "FAIL"} the status bar shows CodeBLEU in the page`);
+    if (!visible) failures.push("status bar in the page");
+    await page.mouse.move(1000, 640); // below the code: no hover popup or tooltip in the picture
+    await sleep(1500);
+    mkdirSync(dirname(opts.screenshot), { recursive: true });
+    await page.screenshot({ path: opts.screenshot });
+    console.log(`screenshot: ${opts.screenshot}`);
+    if (failures.length > 0) {
+      console.log(`${failures.length} check(s) failed`);
+      process.exitCode = 1;
+    }
+  } finally {
+    await browser.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# End-to-end test in real VS Code (code-server 4.100.3) with the real server, driven from headless
+# Chromium. Installs what it needs on first use (cached under client-vscode/.e2e/), packages the
+# extension, starts code-server on a fresh workspace copy, and lets scripts/e2e-drive.mjs assert
+# and take the screenshot. Exit status 0 means every check passed.
+#   REFSCORE_PYTHON   python with refscore installed (default: the repository's .venv)
+#   REFSCORE_E2E_SCREENSHOT  where the screenshot goes (default: docs/vscode-heatmap.png)
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+repo="$(cd "$here/.." && pwd)"
+e2e="$here/.e2e"
+python="${REFSCORE_PYTHON:-$repo/.venv/bin/python}"
+screenshot="${REFSCORE_E2E_SCREENSHOT:-$repo/docs/vscode-heatmap.png}"
+started=$SECONDS
+
+"$python" -m refscore --version >/dev/null || { echo "no refscore at $python (set REFSCORE_PYTHON)" >&2; exit 2; }
+bash "$here/scripts/e2e-setup.sh"
+codeserver="$e2e/code-server-4.100.3/node_modules/.bin/code-server"
+
+echo "== packaging the extension and the harness"
+cd "$here"
+[[ -d node_modules ]] || npm ci --no-audit --no-fund --ignore-scripts
+npm run --silent bundle >/dev/null
+vsce="$here/node_modules/.bin/vsce"
+"$vsce" package --no-dependencies --allow-missing-repository --skip-license --out dist/refscore.vsix >/dev/null
+(cd test-harness && "$vsce" package --no-dependencies --allow-missing-repository --skip-license --out "$e2e/harness.vsix" >/dev/null)
+
+run="$e2e/run"
+rm -rf "$run"
+mkdir -p "$run/ext" "$run/user/User" "$run/runtime" "$run/logs"
+chmod 700 "$run/runtime"
+cp -r "$here/e2e/workspace" "$run/workspace"
+mkdir -p "$run/workspace/.vscode"
+cat > "$run/workspace/.vscode/settings.json" <<JSON
+{
+  "refscore.interpreter": "$python",
+  "refscoreHarness.candidate": "fizzbuzz.py",
+  "refscoreHarness.resultFile": "$run/result.json",
+  "refscoreHarness.timeoutSeconds": 400
+}
+JSON
+cat > "$run/user/User/settings.json" <<'JSON'
+{
+  "workbench.startupEditor": "none",
+  "workbench.tips.enabled": false,
+  "workbench.colorTheme": "Default Dark Modern",
+  "telemetry.telemetryLevel": "off",
+  "extensions.autoCheckUpdates": false,
+  "extensions.autoUpdate": false,
+  "update.mode": "none",
+  "editor.minimap.enabled": false,
+  "window.zoomLevel": 0,
+  "security.workspace.trust.enabled": false
+}
+JSON
+
+echo "== installing the extensions into a fresh extensions dir"
+for vsix in "$here/dist/refscore.vsix" "$e2e/harness.vsix"; do
+  "$codeserver" --config "$run/config.yaml" --extensions-dir "$run/ext" --user-data-dir "$run/user" --install-extension "$vsix" >/dev/null
+done
+
+# the server's scoring daemon gets its own runtime dir, and goes away after the test
+export HF_HUB_OFFLINE=1 REFSCORE_RUNTIME_DIR="$run/runtime" REFSCORE_LOG_DIR="$run/logs" REFSCORE_DAEMON_IDLE=120
+port="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+echo "== starting code-server on 127.0.0.1:$port"
+setsid "$codeserver" --config "$run/config.yaml" --auth none --bind-addr "127.0.0.1:$port" --disable-telemetry --disable-update-check \
+  --disable-workspace-trust --extensions-dir "$run/ext" --user-data-dir "$run/user" "$run/workspace" \
+  >"$run/code-server.log" 2>&1 &
+server_pid=$!
+cleanup() {
+  kill -- -"$server_pid" 2>/dev/null || true
+  "$python" -m refscore daemon stop >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+for _ in $(seq 1 120); do
+  curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+  sleep 1
+done
+
+echo "== driving VS Code from headless Chromium"
+status=0
+node "$here/scripts/e2e-drive.mjs" --url "http://127.0.0.1:$port/?folder=$run/workspace" \
+  --result "$run/result.json" --screenshot "$screenshot" --timeout 480 || status=$?
+if [[ $status -ne 0 ]]; then
+  echo "--- code-server log (tail)"; tail -n 40 "$run/code-server.log" || true
+  for log in "$run"/user/logs/*/exthost*/*RefScore*.log "$run"/user/logs/*/exthost*/output_logging_*/*RefScore*.log; do
+    [[ -f "$log" ]] && { echo "--- $log"; tail -n 60 "$log"; }
+  done
+fi
+echo "== e2e finished in $((SECONDS - started)) s with status $status"
+exit $status

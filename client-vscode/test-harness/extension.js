@@ -1,0 +1,101 @@
+// Test-only extension: observes the RefScore extension through the public VS Code API and writes
+// what it saw to refscoreHarness.resultFile. It records facts; e2e-drive.mjs judges them.
+"use strict";
+const fs = require("node:fs");
+const path = require("node:path");
+const vscode = require("vscode");
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function codeOf(diagnostic) {
+  const code = diagnostic.code;
+  return typeof code === "object" && code !== null ? String(code.value) : String(code);
+}
+
+function hoverText(hovers) {
+  return (hovers || [])
+    .flatMap((h) => h.contents)
+    .map((c) => (typeof c === "string" ? c : c.value))
+    .join("\n");
+}
+
+function plainDiagnostic(d) {
+  return {
+    code: codeOf(d),
+    source: d.source,
+    severity: d.severity,
+    message: d.message,
+    range: [d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character],
+  };
+}
+
+async function observe(folder, config, result) {
+  const uri = vscode.Uri.file(path.join(folder, config.get("candidate")));
+  const doc = await vscode.workspace.openTextDocument(uri);
+  await vscode.window.showTextDocument(doc, { preview: false });
+  const extension = vscode.extensions.getExtension("refscore.refscore");
+  if (!extension) {
+    throw new Error("the RefScore extension is not installed");
+  }
+  const api = extension.isActive ? extension.exports : await extension.activate();
+  await api.ready;
+  result.serverRunning = api.isRunning();
+  const deadline = Date.now() + config.get("timeoutSeconds", 300) * 1000;
+  const started = Date.now();
+  let diagnostics = [];
+  let sawBusy = false;
+  for (;;) {
+    diagnostics = vscode.languages.getDiagnostics(uri).filter((d) => d.source === "refscore");
+    const status = api.statusText() || "";
+    sawBusy = sawBusy || status.includes("sync~spin");
+    const summary = diagnostics.find((d) => codeOf(d) === "refscore.summary");
+    const heat = api.heatOn(uri.toString());
+    const complete = summary && /CodeBERTScore P/.test(summary.message) && diagnostics.some((d) => codeOf(d) === "refscore.weak-token") && heat;
+    if (complete || Date.now() > deadline) {
+      break;
+    }
+    await sleep(250);
+  }
+  result.waitedSeconds = (Date.now() - started) / 1000;
+  result.sawBusy = sawBusy;
+  result.documentVersion = doc.version;
+  result.diagnostics = diagnostics.map(plainDiagnostic);
+  const summary = diagnostics.find((d) => codeOf(d) === "refscore.summary");
+  if (summary) {
+    result.summaryHover = hoverText(await vscode.commands.executeCommand("vscode.executeHoverProvider", uri, summary.range.start));
+  }
+  const weak = diagnostics.find((d) => codeOf(d) === "refscore.weak-token");
+  if (weak) {
+    result.tokenHover = hoverText(await vscode.commands.executeCommand("vscode.executeHoverProvider", uri, weak.range.start));
+  }
+  const lenses = (await vscode.commands.executeCommand("vscode.executeCodeLensProvider", uri, 10)) || [];
+  result.codeLenses = lenses.map((l) => ({ line: l.range.start.line, title: l.command && l.command.title, command: l.command && l.command.command }));
+  result.statusText = api.statusText();
+  result.heat = api.heatOn(uri.toString()) || null;
+  // a heat map survives the editor being hidden and shown again (redraw on visible-editor change)
+  await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
+  await sleep(300);
+  result.heatAfterClose = api.heatOn(uri.toString()) || null;
+  await vscode.window.showTextDocument(doc, { preview: false });
+  await sleep(300);
+  result.heatAfterReopen = api.heatOn(uri.toString()) || null;
+}
+
+exports.activate = async function activate() {
+  const folder = vscode.workspace.workspaceFolders && vscode.workspace.workspaceFolders[0].uri.fsPath;
+  const config = vscode.workspace.getConfiguration("refscoreHarness");
+  const out = config.get("resultFile");
+  if (!folder || !out) {
+    return;
+  }
+  const result = { startedAt: new Date().toISOString() };
+  try {
+    await observe(folder, config, result);
+  } catch (error) {
+    result.error = String((error && error.stack) || error);
+  }
+  fs.writeFileSync(`${out}.tmp`, JSON.stringify(result, null, 2));
+  fs.renameSync(`${out}.tmp`, out);
+};
+
+exports.deactivate = function deactivate() {};
