@@ -174,3 +174,11 @@ def test_logistic_fit_recovers_the_direction():
     y = (x[:, 0] - 0.5 * x[:, 1] + rng.normal(0, 0.3, 400) > 0).astype(float)
     intercept, coef = fit_logistic(x, y, np.ones(400), l2=1e-3)
     assert coef[0] > 1 and coef[1] < -0.3 and abs(intercept) < 0.5
+
+
+def test_length_inputs_use_the_closest_reference():
+    from refscore.eval.combined import length_inputs
+
+    got = length_inputs("a b c", ["x", "w x y z"])  # 3 tokens; closest reference has 4
+    assert got["len_ratio"] == pytest.approx(math.log(4 / 5))
+    assert got["ref_len"] == pytest.approx(math.log(5))

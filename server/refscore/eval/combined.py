@@ -12,7 +12,8 @@ Inputs (keys of ``components``), all on a 0..1 scale, names from ``combined.json
   named in ``combined.json["bert"]``, without context, no IDF, no rescaling;
 * ``chrf``: sacrebleu sentence chrF / 100 on ``refscore.eval.data.paper_normalise``-d texts;
 * ``ngram_match``, ``weighted_ngram_match``, ``syntax_match``, ``dataflow_match``: the native
-  CodeBLEU components (``score_codebleu``); ``dataflow_match`` may be None (not applicable).
+  CodeBLEU components (``score_codebleu``); ``dataflow_match`` may be None (not applicable);
+* ``len_ratio``, ``ref_len``: from ``length_inputs(candidate, references)`` below.
 
 A missing or None input takes the training mean stored in the file.
 """
@@ -21,11 +22,29 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 DEFAULT_PATH = Path(__file__).with_name("combined.json")
+_SPACES = re.compile(r"\s+")
+
+
+def paper_normalise(code: str) -> str:
+    """The CodeBERTScore paper's text normaliser: newlines to spaces, whitespace runs collapsed,
+    ' to \"."""
+    return _SPACES.sub(" ", code.replace("\n", " ")).replace("'", '"').strip()
+
+
+def length_inputs(candidate: str, references: Sequence[str]) -> dict[str, float]:
+    """``len_ratio`` = log((candidate tokens + 1) / (reference tokens + 1)) against the reference
+    closest in length, ``ref_len`` = log(that reference's tokens + 1); tokens are the
+    whitespace-split normalised text."""
+    cand = len(paper_normalise(candidate).split())
+    refs = [len(paper_normalise(r).split()) for r in references] or [0]
+    ref = min(refs, key=lambda n: (abs(n - cand), n))
+    return {"len_ratio": math.log((cand + 1) / (ref + 1)), "ref_len": math.log(ref + 1)}
 
 
 @lru_cache(maxsize=8)

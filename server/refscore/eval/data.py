@@ -10,10 +10,11 @@ from __future__ import annotations
 import gzip
 import json
 import random
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
+
+from .combined import paper_normalise
 
 #: HumanEval languages as the data files name them.
 HUMANEVAL_LANGUAGES = ("python", "java", "js", "cpp")
@@ -21,8 +22,6 @@ HUMANEVAL_LANGUAGES = ("python", "java", "js", "cpp")
 CONALA_SYSTEMS = ("baseline", "tranx-annot", "best-tranx", "best-tranx-rerank", "codex")
 CONALA = "conala"
 DEFAULT_SEED = 8
-
-_SPACES = re.compile(r"\s+")
 
 
 @dataclass(frozen=True)
@@ -45,11 +44,6 @@ class Item:
 def default_data_dir() -> Path:
     """``<repo>/../shared/data`` (the repository root is four levels above this file)."""
     return Path(__file__).resolve().parents[3].parent / "shared" / "data"
-
-
-def paper_normalise(code: str) -> str:
-    """The paper's text normaliser: newlines to spaces, whitespace runs collapsed, ' to "."""
-    return _SPACES.sub(" ", code.replace("\n", " ")).replace("'", '"').strip()
 
 
 def load_humaneval(data_dir: Path, language: str) -> list[Item]:

@@ -15,11 +15,11 @@ Metric names (columns of the score table):
 
 from __future__ import annotations
 
-import math
 import sys
 import time
 from typing import Callable, Iterable, Sequence
 
+from .combined import length_inputs
 from .data import Item, paper_normalise
 
 CODEBLEU_METRICS = ("bleu", "weighted_ngram_match", "syntax_match", "dataflow_match",
@@ -93,17 +93,9 @@ def chrf_scores(items: Sequence[Item], normalise: bool = True) -> Scores:
 
 
 def length_features(items: Sequence[Item]) -> Scores:
-    """``len_ratio``: log((candidate tokens + 1) / (reference tokens + 1)) against the reference
-    closest in length; ``ref_len``: log(that reference's tokens + 1). Tokens: whitespace-split
-    normalised text (cheap, no parsing)."""
-    ratios, lengths = [], []
-    for item in items:
-        cand = len(paper_normalise(item.candidate).split())
-        refs = [len(paper_normalise(r).split()) for r in item.references] or [0]
-        ref = min(refs, key=lambda n: (abs(n - cand), n))
-        ratios.append(math.log((cand + 1) / (ref + 1)))
-        lengths.append(math.log(ref + 1))
-    return {"len_ratio": ratios, "ref_len": lengths}
+    """``len_ratio`` and ``ref_len`` per item (``combined.length_inputs``)."""
+    rows = [length_inputs(item.candidate, item.references) for item in items]
+    return {"len_ratio": [r["len_ratio"] for r in rows], "ref_len": [r["ref_len"] for r in rows]}
 
 
 def _chunks(items: Sequence[Item], size: int) -> Iterable[list[int]]:

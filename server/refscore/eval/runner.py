@@ -217,6 +217,7 @@ def analyse(config: EvalConfig, tables: dict[str, Table], notes: dict[str, Any],
             save_combined.parent.mkdir(parents=True, exist_ok=True)
             save_combined.write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
             result["combined_saved"] = str(save_combined)
+            result["combined_model"] = model
     result["scoring_s"] = scoring_s
     result["runtime_s"] = scoring_s + time.monotonic() - start
     return result
