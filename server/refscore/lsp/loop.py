@@ -154,17 +154,18 @@ class ScoringLoop:
         spec = result.spec
         assert spec is not None and result.report is not None
         context = result.choice.context or settings.context
+        model = {"model": settings.model, "layer": settings.layer}
         requests = [ScoreRequest(result.text, result.reference_texts, spec.name, context, ("codebertscore",),
-                                 settings.codebleu_weights, True)]
+                                 settings.codebleu_weights, True, **model)]
         pieces = [(p, result.text[p.function.start:p.function.end],
                    result.reference_texts[p.region.reference_index][p.region.start:p.region.end])
                   for p in result.functions if p.region is not None]
-        requests += [ScoreRequest(c, (r,), spec.name, context, ("codebertscore",)) for _, c, r in pieces]
+        requests += [ScoreRequest(c, (r,), spec.name, context, ("codebertscore",), **model) for _, c, r in pieces]
         if result.insertion is not None:
             region = result.insertion.region
             requests.append(ScoreRequest(result.text[result.insertion.start:result.insertion.end],
                                          (result.reference_texts[region.reference_index][region.start:region.end],),
-                                         spec.name, context, ("codebertscore",)))
+                                         spec.name, context, ("codebertscore",), **model))
         progress = None if scorers.model_ready else await self.server.begin_progress(
             "RefScore", "loading the CodeBERTScore model")
         try:
