@@ -129,3 +129,36 @@ def test_encoder_reports_and_reuses_cache():
     hits = enc.cache.hits
     again = enc.embed(["x"])
     assert enc.cache.hits == hits + 1 and again[0] is first[2]
+
+
+def test_token_budget_splits_batches_without_changing_embeddings():
+    """Many long texts at once (the daemon's coalesced batches) are cut into model calls of at
+    most ``max_batch_tokens`` tokens; the vectors are those of one text per call."""
+    torch = pytest.importorskip("torch")
+    from refscore.embed.encoder import MAX_BATCH_TOKENS, load_encoder
+
+    enc = load_encoder(prefer_paper=False, device="cpu")
+    assert enc.max_batch_tokens == MAX_BATCH_TOKENS["cpu"]
+    texts = [f"def f{i}(a, b):\n" + "    a = a + b * 2\n" * (20 + 7 * i) for i in range(12)]
+    calls = []
+    forward = enc.model.forward
+
+    def counting(*args, **kwargs):
+        calls.append(tuple(kwargs["input_ids"].shape))
+        return forward(*args, **kwargs)
+
+    saved = enc.max_batch_tokens
+    enc.cache.clear()
+    enc.model.forward = counting
+    try:
+        enc.max_batch_tokens = 1024
+        batched = [e.embeddings for e in enc.embed(texts)]
+        assert len(calls) > 1 and all(rows * width <= 1024 or rows == 1 for rows, width in calls)
+        enc.cache.clear()
+        alone = [enc.embed([t])[0].embeddings for t in texts]
+    finally:
+        enc.model.forward = forward
+        enc.max_batch_tokens = saved
+        enc.cache.clear()
+    for a, b in zip(batched, alone):
+        assert torch.allclose(a, b, atol=1e-4)

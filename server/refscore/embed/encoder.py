@@ -23,6 +23,11 @@ if TYPE_CHECKING:  # pragma: no cover
     import torch
 
 _HUGE = 1_000_000
+#: Most tokens (rows x padded width) per model call, by device type. Attention holds
+#: heads x rows x width^2 scores, so a batch of many long windows (the daemon coalescing several
+#: clients' requests) would otherwise cost GBs on a CPU; past a few thousand tokens a CPU gains
+#: no speed from bigger batches anyway.
+MAX_BATCH_TOKENS = {"cpu": 4096, "cuda": 65536}
 
 
 @dataclass
@@ -61,7 +66,7 @@ class Encoder:
     """A tokenizer + model pair held in memory, producing token embeddings of one hidden layer."""
 
     def __init__(self, spec: ModelSpec, *, device: str | None = None, half: bool | None = None,
-                 batch_size: int = 64, overlap: float = 0.5,
+                 batch_size: int = 64, overlap: float = 0.5, max_batch_tokens: int | None = None,
                  cache: EmbeddingCache | None = None) -> None:
         import torch
         from transformers import AutoConfig, AutoModel, AutoTokenizer
@@ -71,6 +76,8 @@ class Encoder:
         self.device = select_device(device)
         self.dtype = select_dtype(self.device, half)
         self.batch_size = max(1, int(batch_size))
+        self.max_batch_tokens = max(1, int(max_batch_tokens or MAX_BATCH_TOKENS.get(
+            self.device.split(":")[0], MAX_BATCH_TOKENS["cuda"])))
         self.overlap = overlap
         self.cache = cache if cache is not None else EmbeddingCache()
         self._lock = threading.Lock()
@@ -182,9 +189,12 @@ class Encoder:
         rows.sort(key=lambda r: r[1].end - r[1].start, reverse=True)
         outputs = [torch.empty(len(doc.ids), self.hidden_size, dtype=torch.float32) for doc in docs]
         with self._lock, torch.inference_mode():
-            for b in range(0, len(rows), batch_size):
-                chunk = rows[b:b + batch_size]
-                width = chunk[0][1].end - chunk[0][1].start
+            b = 0
+            while b < len(rows):
+                width = rows[b][1].end - rows[b][1].start  # rows are sorted longest first
+                count = max(1, min(batch_size, self.max_batch_tokens // max(1, width)))
+                chunk = rows[b:b + count]
+                b += count
                 ids = torch.full((len(chunk), width), self.pad_id, dtype=torch.long)
                 mask = torch.zeros((len(chunk), width), dtype=torch.long)
                 for r, (d, w) in enumerate(chunk):
