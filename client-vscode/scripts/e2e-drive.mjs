@@ -43,6 +43,40 @@ function check(findings) {
   return failures;
 }
 
+/** Passes when `locator` shows up within `ms`. */
+async function shows(locator, ms) {
+  try {
+    await locator.first().waitFor({ timeout: ms });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What a person does: click the status item (score panel), run Score Selection from the palette. */
+async function interact(page) {
+  const failures = [];
+  const report = (ok, what) => {
+    console.log(`${ok ? "ok  " : "FAIL"} ${what}`);
+    if (!ok) failures.push(what);
+  };
+  await page.locator("footer .statusbar-item", { hasText: "CodeBLEU" }).first().click();
+  const panel = page.locator(".quick-input-widget");
+  report(await shows(panel.locator(".quick-input-list", { hasText: "dataflow" }), 20_000) &&
+    await shows(panel.locator(".quick-input-list", { hasText: "Missing from this file" }), 5_000),
+  "clicking the status item opens the score panel with components and the missing list");
+  await page.keyboard.press("Escape");
+  await page.locator(".monaco-editor .view-lines").first().click();
+  await page.keyboard.press("Control+A");
+  await page.keyboard.press("F1");
+  await page.keyboard.type("RefScore: Score Selection");
+  await shows(panel.locator(".quick-input-list-entry", { hasText: "Score Selection" }), 10_000);
+  await page.keyboard.press("Enter");
+  report(await shows(page.locator(".notifications-toasts", { hasText: /Selection: CodeBLEU \d\.\d\d/ }), 60_000),
+    "Score Selection shows the selection's scores (refscore/scoreText)");
+  return failures;
+}
+
 async function main() {
   const deadline = Date.now() + Number(opts.timeout) * 1000;
   rmSync(opts.result, { force: true });
@@ -85,6 +119,7 @@ async function main() {
     mkdirSync(dirname(opts.screenshot), { recursive: true });
     await page.screenshot({ path: opts.screenshot });
     console.log(`screenshot: ${opts.screenshot}`);
+    failures.push(...(await interact(page)));
     if (failures.length > 0) {
       console.log(`${failures.length} check(s) failed`);
       process.exitCode = 1;

@@ -1,7 +1,7 @@
 /** Entry point: wires the session, the heat map, the status item and the commands together. */
 
 import * as vscode from "vscode";
-import { fetchMissing, registerCommands, showMissingList } from "./commands";
+import { registerCommands, showMissingList } from "./commands";
 import type { DrawnHeat } from "./heatView";
 import { HeatView } from "./heatView";
 import { HeatStore } from "./heatStore";
@@ -16,6 +16,8 @@ export interface RefScoreApi {
   statusText(): string | undefined;
   heatOn(uri: string): DrawnHeat | undefined;
 }
+
+let current: Session | undefined;
 
 export function activate(context: vscode.ExtensionContext): RefScoreApi {
   const output = vscode.window.createOutputChannel("RefScore", { log: true });
@@ -39,6 +41,7 @@ export function activate(context: vscode.ExtensionContext): RefScoreApi {
       }
     },
   });
+  current = session;
   const parts = { session, status, heat, output };
   context.subscriptions.push(
     output,
@@ -74,8 +77,9 @@ export function activate(context: vscode.ExtensionContext): RefScoreApi {
   };
 }
 
+/** Stops the server before VS Code unloads the extension (it waits for the promise). */
 export function deactivate(): Promise<void> | undefined {
-  return undefined;
+  const session = current;
+  current = undefined;
+  return session?.stop();
 }
-
-export { fetchMissing };

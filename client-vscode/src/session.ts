@@ -100,6 +100,6 @@ export class Session implements vscode.Disposable {
   }
 
   dispose(): void {
-    void this.stop();
+    void this.stop().catch(() => undefined);
   }
 }
