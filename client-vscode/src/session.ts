@@ -67,7 +67,7 @@ export class Session implements vscode.Disposable {
     await this.starting;
     const client = this.client;
     this.client = undefined;
-    await vscode.commands.executeCommand("setContext", "refscore.active", false);
+    void Promise.resolve(vscode.commands.executeCommand("setContext", "refscore.active", false)).catch(() => undefined);
     if (client !== undefined) {
       try {
         await client.stop(5000);
