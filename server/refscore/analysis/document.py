@@ -94,10 +94,17 @@ class StructureAnalysis:
     text: str
     subtree_keys: Counter
     subtrees: tuple[Subtree, ...] = ()
-    dataflow: tuple = ()
+    flow_edges: tuple = ()  # the data-flow edges as plain tuples (``refscore.dataflow.RawEdge``)
     normalized_dataflow: tuple = ()
     has_syntax_errors: bool = False
     dataflow_error: str | None = field(default=None, compare=False)
+
+    @cached_property
+    def dataflow(self) -> tuple:
+        """The data-flow edges as ``FlowEdge`` objects (built on first use)."""
+        from ..dataflow import FlowEdge
+
+        return tuple(FlowEdge(*raw) for raw in self.flow_edges)
 
 
 @lru_cache(maxsize=1024)
@@ -112,7 +119,7 @@ def analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysis
 
 
 def _analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysis:
-    from ..dataflow import dropped_types, extract_dataflow_flat, normalize_dataflow
+    from ..dataflow import dropped_types, extract_raw_edges, normalize_raw
 
     spec = languages.get(language)
     tree = take_parsed(text) if spec.name == "python" else None
@@ -129,7 +136,7 @@ def _analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysi
         keys = Counter(s.key for s in subtrees)
     error: str | None = None
     try:
-        flow = tuple(extract_dataflow_flat(flat, text, spec.name, mode=mode))
+        flow = tuple(extract_raw_edges(flat, text, spec.name, mode=mode))
     except RecursionError:
         flow, error = (), "too deeply nested for data-flow analysis"
     return StructureAnalysis(
@@ -138,8 +145,8 @@ def _analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysi
         text=text,
         subtree_keys=keys,
         subtrees=subtrees,
-        dataflow=flow,
-        normalized_dataflow=tuple(normalize_dataflow(flow)),
+        flow_edges=flow,
+        normalized_dataflow=tuple(normalize_raw(flow)),
         has_syntax_errors=root.has_error,
         dataflow_error=error,
     )

@@ -10,7 +10,6 @@ numbers its tokens.
 
 from __future__ import annotations
 
-import gc
 import sys
 import threading
 from contextlib import contextmanager
@@ -30,8 +29,8 @@ from .rules_python import PYTHON
 from .rules_ruby import RUBY
 from .rules_rust import RUST_COMPAT, RUST_NATIVE
 
-__all__ = ["FlowEdge", "extract_dataflow", "extract_dataflow_flat", "dropped_types", "normalize_dataflow",
-           "MODES", "MAX_DEPTH"]
+__all__ = ["FlowEdge", "RawEdge", "extract_dataflow", "extract_dataflow_flat", "extract_raw_edges",
+           "dropped_types", "normalize_dataflow", "normalize_raw", "MODES", "MAX_DEPTH"]
 
 MODES = ("compat", "native")
 
@@ -60,6 +59,10 @@ class FlowEdge:
     end: tuple[int, int]
 
 
+#: A ``FlowEdge`` as a plain tuple of its fields, in order (what analyses keep).
+RawEdge = tuple[str, int, str, tuple[str, ...], tuple[int, ...], tuple[int, int], tuple[int, int]]
+
+
 def dropped_types(language: str, mode: str) -> frozenset[str]:
     """Node types the flat tree must leave out for a dataflow walk in ``mode`` (native: comments)."""
     if mode not in MODES:
@@ -80,34 +83,58 @@ def extract_dataflow(root: Any, text: str, language: str, *, mode: str = "compat
 
 def extract_dataflow_flat(flat: FlatTree, text: str, language: str, *, mode: str = "compat") -> list[FlowEdge]:
     """``extract_dataflow`` over a flat tree built with ``dropped_types(language, mode)`` left out."""
+    with gc_paused():
+        return [FlowEdge(*raw) for raw in extract_raw_edges(flat, text, language, mode=mode)]
+
+
+def extract_raw_edges(flat: FlatTree, text: str, language: str, *, mode: str = "compat") -> list[RawEdge]:
+    """The edges of ``extract_dataflow_flat`` as plain tuples in ``FlowEdge`` field order (cheap to
+    build, untracked by GC; ``FlowEdge(*raw)`` gives the edge). The caller pauses GC if it wants."""
     if mode not in MODES:
         raise ValueError(f"unknown dataflow mode {mode!r}; known: {', '.join(MODES)}")
-    spec = languages.get(language)
-    rules = (_NATIVE_RULES if mode == "native" else _COMPAT_RULES).get(spec.name)
+    rules = (_NATIVE_RULES if mode == "native" else _COMPAT_RULES).get(language)
     if rules is None:
-        raise ValueError(f"no dataflow rules for language {spec.name!r}")
+        spec = languages.get(language)
+        rules = (_NATIVE_RULES if mode == "native" else _COMPAT_RULES).get(spec.name)
+        if rules is None:
+            raise ValueError(f"no dataflow rules for language {spec.name!r}")
     if not flat.types:
         return []
-    with gc_paused():
+    try:
+        tree = build(flat, text)
+    except Exception:  # the package's inner try: e.g. a token row past the text
+        return []
+    depth = flat.depth
+    if depth > MAX_DEPTH:
+        return []
+    budget = 64 * flat.count + 100_000
+    if depth <= _SHALLOW:
+        # room enough under any sane limit: walk directly, and only on a RecursionError (a caller
+        # deep in its own stack) walk again with the limit raised; a walk is pure, so this is exact
         try:
-            tree = build(flat, text)
-        except Exception:  # the package's outer try: e.g. a token row past the text
-            return []
-        depth = flat.depth
-        if depth > MAX_DEPTH:
-            return []
-        walker = Walker(rules, tree, max_steps=64 * flat.count + 100_000)
-        try:
-            with _recursion_room(4 * depth + 200):
-                walker.walk(0, {})
+            walker = Walker(rules, tree, max_steps=budget)
+            walker.walk(0, {})
+            return _assemble(walker.out, tree.spans)
+        except RecursionError:
+            pass
         except Exception:  # the package's inner try: any failure gives no dataflow
             return []
-        return _assemble(walker.out, tree.spans)
+    walker = Walker(rules, tree, max_steps=budget)
+    try:
+        with _recursion_room(4 * depth + 200):
+            walker.walk(0, {})
+    except Exception:  # the package's inner try: any failure gives no dataflow
+        return []
+    return _assemble(walker.out, tree.spans)
 
 
-def _assemble(edges: list[Edge], spans: list[tuple[Any, Any]]) -> list[FlowEdge]:
+#: Trees at most this deep are walked without first making room on the stack (see above).
+_SHALLOW = 40
+
+
+def _assemble(edges: list[Edge], spans: list[tuple[Any, Any]]) -> list[RawEdge]:
     """Sort by token, keep tokens that take part in a flow, merge the edges of one token."""
-    edges.sort(key=lambda e: e[1])
+    edges.sort(key=_token_of)
     keep: set[int] = set()
     for e in edges:
         if e[4]:
@@ -127,8 +154,28 @@ def _assemble(edges: list[Edge], spans: list[tuple[Any, Any]]) -> list[FlowEdge]
     result = []
     for name, tok, rel, pnames, ptoks in merged.values():
         start, end = spans[tok]
-        result.append(FlowEdge(name, tok, rel, pnames, ptoks, (start[0], start[1]), (end[0], end[1])))
+        result.append((name, tok, rel, pnames, ptoks, (start[0], start[1]), (end[0], end[1])))
     return result
+
+
+def _token_of(edge: Edge) -> int:
+    return edge[1]
+
+
+def normalize_raw(edges: Sequence[RawEdge]) -> list[tuple[str, str, tuple[str, ...]]]:
+    """``normalize_dataflow`` of raw edges (tuples in ``FlowEdge`` field order)."""
+    names: dict[str, str] = {}
+    out = []
+    for e in edges:
+        parents = e[3]
+        for p in parents:
+            if p not in names:
+                names[p] = f"var_{len(names)}"
+        name = e[0]
+        if name not in names:
+            names[name] = f"var_{len(names)}"
+        out.append((names[name], e[2], tuple([names[p] for p in parents])))
+    return out
 
 
 def normalize_dataflow(edges: Sequence[FlowEdge]) -> list[tuple[str, str, tuple[str, ...]]]:

@@ -11,7 +11,7 @@ from typing import Sequence
 
 from ..dataflow import FlowEdge, normalize_dataflow
 
-__all__ = ["DataflowMatch", "match_dataflow"]
+__all__ = ["DataflowMatch", "match_dataflow", "match_normalized", "count_matched"]
 
 
 @dataclass(frozen=True)
@@ -45,3 +45,36 @@ def match_dataflow(reference: Sequence[FlowEdge], candidate: Sequence[FlowEdge],
         else:
             unmatched.append(edge)
     return DataflowMatch(matched, len(ref_norm), tuple(unmatched))
+
+
+def count_matched(reference_normalized: Sequence[tuple], candidate_normalized: Sequence[tuple]) -> int:
+    """How many normalised reference edges the candidate's normalised edges match (the count alone)."""
+    remaining: dict[tuple, int] = {}
+    for item in candidate_normalized:
+        remaining[item] = remaining.get(item, 0) + 1
+    matched = 0
+    for item in reference_normalized:
+        left = remaining.get(item)
+        if left:
+            remaining[item] = left - 1
+            matched += 1
+    return matched
+
+
+def match_normalized(reference_raw: Sequence[tuple], reference_normalized: Sequence[tuple],
+                     candidate_normalized: Sequence[tuple]) -> DataflowMatch:
+    """``match_dataflow`` for edges kept as raw tuples (``refscore.dataflow.RawEdge``): only the
+    unmatched reference edges become ``FlowEdge`` objects."""
+    remaining: dict[tuple, int] = {}
+    for item in candidate_normalized:
+        remaining[item] = remaining.get(item, 0) + 1
+    matched = 0
+    unmatched = []
+    for raw, item in zip(reference_raw, reference_normalized):
+        left = remaining.get(item)
+        if left:
+            remaining[item] = left - 1
+            matched += 1
+        else:
+            unmatched.append(FlowEdge(*raw))
+    return DataflowMatch(matched, len(reference_normalized), tuple(unmatched))

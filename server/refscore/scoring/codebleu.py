@@ -14,7 +14,7 @@ from ..analysis.document import (StructureAnalysis, TokenAnalysis, analyse_struc
                                  analyse_tokens_with, comparable_keys, gc_paused)
 from ..analysis.text import OffsetMap
 from ..metrics.codebleu import DEFAULT_WEIGHTS, CodeBleuResult, Explanation, PairStats, combine
-from ..metrics.dataflow import DataflowMatch, match_dataflow
+from ..metrics.dataflow import DataflowMatch, count_matched, match_normalized
 from ..metrics.ngram import bleu_stats, missing_runs
 from ..metrics.syntax import match_syntax, unmatched_subtrees
 from ..metrics.weighted_ngram import weighted_stats
@@ -24,19 +24,23 @@ Tokenizer = Callable[[str], Sequence[str]]
 
 def _pair_stats(ref_tokens: Sequence[TokenAnalysis], cand_tokens: TokenAnalysis,
                 structures: Sequence[tuple[StructureAnalysis, StructureAnalysis]],
-                keywords: frozenset[str]) -> tuple[PairStats, list[DataflowMatch]]:
-    """Statistics of one candidate against its references, and the per-reference dataflow matches."""
+                keywords: frozenset[str], unmatched: bool = False) -> tuple[PairStats, list[DataflowMatch]]:
+    """Statistics of one candidate against its references, and (``unmatched``) the per-reference
+    dataflow matches with their unmatched edges."""
     syntax_matched = syntax_total = flow_matched = flow_total = 0
     flows = []
     for ref_structure, cand_structure in structures:
         syntax = match_syntax(*comparable_keys(ref_structure, cand_structure))
         syntax_matched += syntax.matched
         syntax_total += syntax.total
-        flow = match_dataflow(ref_structure.dataflow, cand_structure.dataflow,
-                              ref_structure.normalized_dataflow, cand_structure.normalized_dataflow)
-        flows.append(flow)
-        flow_matched += flow.matched
-        flow_total += flow.total
+        ref_norm = ref_structure.normalized_dataflow
+        if unmatched:
+            flow = match_normalized(ref_structure.flow_edges, ref_norm, cand_structure.normalized_dataflow)
+            flows.append(flow)
+            flow_matched += flow.matched
+        else:
+            flow_matched += count_matched(ref_norm, cand_structure.normalized_dataflow)
+        flow_total += len(ref_norm)
     stats = PairStats(
         bleu_stats(ref_tokens, cand_tokens),
         weighted_stats(ref_tokens, cand_tokens, keywords),
@@ -89,7 +93,8 @@ def _score_codebleu(references: Sequence[str], candidate: str, language: str,
     cand_tokens = analyse_tokens(candidate)
     cand_structure = analyse_structure(candidate, spec.name, "native")
     ref_structures = [analyse_structure(r, spec.name, "native") for r in references]
-    stats, flows = _pair_stats(ref_tokens, cand_tokens, [(r, cand_structure) for r in ref_structures], spec.keywords)
+    stats, flows = _pair_stats(ref_tokens, cand_tokens, [(r, cand_structure) for r in ref_structures],
+                               spec.keywords, unmatched=explain)
     explanations = _explain(references, ref_tokens, cand_tokens, ref_structures, cand_structure, flows) if explain else ()
     return combine(stats, weights, "native", spec.name, "ws", _grammar(spec), explanations)
 
