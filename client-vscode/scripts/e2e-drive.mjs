@@ -38,6 +38,9 @@ function check(findings) {
   const heat = findings.heat;
   const drawn = heat ? heat.counts.weak + heat.counts.low + heat.counts.fair : 0;
   expect(heat?.version === findings.documentVersion && drawn > 0, `heat map drawn for the current version: ${JSON.stringify(heat)}`);
+  expect(findings.stoppedWithBadInterpreter === true && findings.runningWithBadInterpreter === false,
+    "a bad refscore.interpreter stops the server (restart on setting change)");
+  expect(findings.recovered === true, "setting the good interpreter again brings the scores back");
   expect(findings.heatAfterClose === null && findings.heatAfterReopen?.version === findings.documentVersion,
     "heat map dropped with its editor and redrawn when shown again");
   return failures;
@@ -51,6 +54,15 @@ async function shows(locator, ms) {
   } catch {
     return false;
   }
+}
+
+/** Runs a command from the command palette by its title. */
+async function runCommand(page, title) {
+  await page.keyboard.press("F1");
+  await page.keyboard.type(title);
+  await shows(page.locator(".quick-input-widget .quick-input-list-entry", { hasText: title }), 10_000);
+  await page.keyboard.press("Enter");
+  await sleep(500);
 }
 
 /** What a person does: click the status item (score panel), run Score Selection from the palette. */
@@ -68,10 +80,7 @@ async function interact(page) {
   await page.keyboard.press("Escape");
   await page.locator(".monaco-editor .view-lines").first().click();
   await page.keyboard.press("Control+A");
-  await page.keyboard.press("F1");
-  await page.keyboard.type("RefScore: Score Selection");
-  await shows(panel.locator(".quick-input-list-entry", { hasText: "Score Selection" }), 10_000);
-  await page.keyboard.press("Enter");
+  await runCommand(page, "RefScore: Score Selection");
   report(await shows(page.locator(".notifications-toasts", { hasText: /Selection: CodeBLEU \d\.\d\d/ }), 60_000),
     "Score Selection shows the selection's scores (refscore/scoreText)");
   return failures;
@@ -104,6 +113,11 @@ async function main() {
     const findings = JSON.parse(readFileSync(opts.result, "utf8"));
     console.log(`scores arrived after ${findings.waitedSeconds} s`);
     const failures = check(findings);
+    const message = page.locator(".notification-toast", { hasText: "RefScore cannot start its server" });
+    const shown = (await shows(message, 20_000)) && /\/nonexistent\/python \(setting refscore\.interpreter\): not found/.test(await message.first().innerText());
+    console.log(`${shown ? "ok  " : "FAIL"} the bad interpreter gets one message naming it and the fix`);
+    if (!shown) failures.push("bad-interpreter message");
+    await runCommand(page, "Notifications: Clear All Notifications");
     const status = page.locator("footer .statusbar-item", { hasText: "CodeBLEU" });
     let visible = false;
     try {

@@ -72,6 +72,7 @@ async function observe(folder, config, result) {
   result.codeLenses = lenses.map((l) => ({ line: l.range.start.line, title: l.command && l.command.title, command: l.command && l.command.command }));
   result.statusText = api.statusText();
   result.heat = api.heatOn(uri.toString()) || null;
+  await breakAndRecover(uri, api, deadline, result);
   // a heat map survives the editor being hidden and shown again (redraw on visible-editor change)
   await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
   await sleep(300);
@@ -79,6 +80,31 @@ async function observe(folder, config, result) {
   await vscode.window.showTextDocument(doc, { preview: false });
   await sleep(300);
   result.heatAfterReopen = api.heatOn(uri.toString()) || null;
+}
+
+async function waitFor(predicate, deadline) {
+  while (!predicate()) {
+    if (Date.now() > deadline) {
+      return false;
+    }
+    await sleep(250);
+  }
+  return true;
+}
+
+/** A bad refscore.interpreter stops the server with a message; the good one brings it back. */
+async function breakAndRecover(uri, api, deadline, result) {
+  const settings = vscode.workspace.getConfiguration("refscore");
+  const good = settings.get("interpreter");
+  await settings.update("interpreter", "/nonexistent/python", vscode.ConfigurationTarget.Workspace);
+  result.stoppedWithBadInterpreter = await waitFor(() => !api.isRunning(), Math.min(deadline, Date.now() + 30_000));
+  await sleep(2000); // the failed start finishes (and shows its message)
+  result.runningWithBadInterpreter = api.isRunning();
+  await settings.update("interpreter", good, vscode.ConfigurationTarget.Workspace);
+  result.recovered = await waitFor(() => {
+    const summary = vscode.languages.getDiagnostics(uri).find((d) => codeOf(d) === "refscore.summary");
+    return api.isRunning() && summary && /CodeBERTScore P/.test(summary.message) && api.heatOn(uri.toString());
+  }, deadline);
 }
 
 exports.activate = async function activate() {
