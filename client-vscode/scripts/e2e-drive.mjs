@@ -38,6 +38,10 @@ function check(findings) {
   const heat = findings.heat;
   const drawn = heat ? heat.counts.weak + heat.counts.low + heat.counts.fair : 0;
   expect(heat?.version === findings.documentVersion && drawn > 0, `heat map drawn for the current version: ${JSON.stringify(heat)}`);
+  expect(findings.sawBusy === true, "the status item spun while CodeBERTScore was pending");
+  const edits = findings.heatFollowsEdits ?? {};
+  expect(edits.followed === true && edits.back === true && edits.reverted > edits.edited,
+    `the heat map follows an edit and its reversal: ${JSON.stringify(edits)}`);
   expect(findings.stoppedWithBadInterpreter === true && findings.runningWithBadInterpreter === false,
     "a bad refscore.interpreter stops the server (restart on setting change)");
   expect(findings.recovered === true, "setting the good interpreter again brings the scores back");

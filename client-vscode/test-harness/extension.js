@@ -72,7 +72,6 @@ async function observe(folder, config, result) {
   result.codeLenses = lenses.map((l) => ({ line: l.range.start.line, title: l.command && l.command.title, command: l.command && l.command.command }));
   result.statusText = api.statusText();
   result.heat = api.heatOn(uri.toString()) || null;
-  await breakAndRecover(uri, api, deadline, result);
   // a heat map survives the editor being hidden and shown again (redraw on visible-editor change)
   await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
   await sleep(300);
@@ -80,6 +79,8 @@ async function observe(folder, config, result) {
   await vscode.window.showTextDocument(doc, { preview: false });
   await sleep(300);
   result.heatAfterReopen = api.heatOn(uri.toString()) || null;
+  await breakAndRecover(uri, api, deadline, result);
+  await editAndRevert(doc, api, deadline, result);
 }
 
 async function waitFor(predicate, deadline) {
@@ -90,6 +91,23 @@ async function waitFor(predicate, deadline) {
     await sleep(250);
   }
   return true;
+}
+
+/** After an edit, and the edit that takes it back, the heat map follows the newest version. */
+async function editAndRevert(doc, api, deadline, result) {
+  const uri = doc.uri.toString();
+  const edit = new vscode.WorkspaceEdit();
+  edit.insert(doc.uri, new vscode.Position(doc.lineCount, 0), "print(running_max([3, 1, 4]))\n");
+  await vscode.workspace.applyEdit(edit);
+  const edited = doc.version;
+  const followed = await waitFor(() => api.heatOn(uri) && api.heatOn(uri).version === edited, deadline);
+  const revert = new vscode.WorkspaceEdit();
+  revert.delete(doc.uri, new vscode.Range(doc.lineCount - 2, 0, doc.lineCount - 1, 0));
+  await vscode.workspace.applyEdit(revert);
+  const reverted = doc.version;
+  const back = await waitFor(() => api.heatOn(uri) && api.heatOn(uri).version === reverted, deadline);
+  await doc.save(); // the same text as before: nothing left to ask about
+  result.heatFollowsEdits = { edited, reverted, followed, back, dirty: doc.isDirty };
 }
 
 /** A bad refscore.interpreter stops the server with a message; the good one brings it back. */
