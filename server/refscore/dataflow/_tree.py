@@ -15,6 +15,7 @@ its tokens are numbered the way the ``codebleu`` package numbers them:
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from typing import Any, Optional
 
 from ..analysis.flat import FlatTree
@@ -35,7 +36,7 @@ class Abort(Exception):
 class DataTree:
     """A flat tree with token facts: what the walker reads (nodes are ints, the root is 0)."""
 
-    __slots__ = ("flat", "types", "kids", "info", "spans")
+    __slots__ = ("flat", "types", "kids", "info", "spans", "var_texts", "hidden_vars")
 
     def __init__(self, flat: FlatTree, info: list[Optional[TokenInfo]],
                  spans: list[tuple[Any, Any]]) -> None:
@@ -44,6 +45,10 @@ class DataTree:
         self.kids = flat.kids
         self.info = info
         self.spans = spans
+        #: per token (by position in ``flat.tokens``): its text if it is a variable, else None
+        self.var_texts: list[Optional[str]] = [None] * len(flat.tokens)
+        #: hidden token-like nodes (inside a token) whose info says variable, ascending
+        self.hidden_vars: list[int] = []
 
 
 def token_text(lines: list[str], start: Any, end: Any) -> str:
@@ -70,16 +75,29 @@ def build(flat: FlatTree, text: str) -> DataTree:
             by_span[span] = (number, token_text(lines, start, end))
     info: list[Optional[TokenInfo]] = [None] * len(types)
     get = by_span.get
-    for group in (flat.tokens, flat.hidden):
-        for i in group:
-            hit = get(node_spans[i])
-            if hit is None:
-                info[i] = (UNINDEXED, -1, "", False)
-                continue
-            number, code = hit
-            t = types[i]
-            info[i] = (KEYWORD if t == code else VARIABLE, number, code, t == "identifier")
-    return DataTree(flat, info, spans)
+    tree = DataTree(flat, info, spans)
+    var_texts = tree.var_texts
+    for position, i in enumerate(flat.tokens):
+        number, code = get(node_spans[i])  # every token has its own span in by_span
+        t = types[i]
+        if t == code:
+            info[i] = (KEYWORD, number, code, t == "identifier")
+        else:
+            info[i] = (VARIABLE, number, code, t == "identifier")
+            var_texts[position] = code
+    hidden_vars = tree.hidden_vars
+    for i in flat.hidden:
+        hit = get(node_spans[i])
+        if hit is None:
+            info[i] = (UNINDEXED, -1, "", False)
+            continue
+        number, code = hit
+        t = types[i]
+        info[i] = (KEYWORD if t == code else VARIABLE, number, code, t == "identifier")
+        if t != code:
+            hidden_vars.append(i)
+    hidden_vars.sort()
+    return tree
 
 
 def variables(tree: DataTree, n: Optional[int]) -> tuple[tuple[int, str], ...]:
@@ -106,7 +124,29 @@ def mentioned(tree: DataTree, n: int) -> tuple[str, ...]:
     """The distinct texts of the variable tokens under n (all a walk of n can read or write).
 
     Children of tokens are searched too (a rule may walk a string's parts): a superset is safe.
+    Nodes are numbered in preorder, so the subtree of n is the node range [n, last] (last: its
+    last descendant) and its tokens a contiguous run of ``flat.tokens``: found by bisection.
     """
+    kids = tree.kids
+    last = n
+    while kids[last]:
+        last = kids[last][-1]
+    flat = tree.flat
+    toks = flat.tokens
+    lo = bisect_left(toks, n)
+    hi = bisect_right(toks, last, lo)
+    seen = dict.fromkeys(tree.var_texts[lo:hi])
+    seen.pop(None, None)
+    hidden = tree.hidden_vars
+    if hidden:
+        info = tree.info
+        for i in hidden[bisect_left(hidden, n):bisect_right(hidden, last)]:
+            seen[info[i][2]] = None  # type: ignore[index]
+    return tuple(seen)
+
+
+def mentioned_by_walk(tree: DataTree, n: int) -> tuple[str, ...]:
+    """``mentioned`` by a full walk of the subtree (the definition; kept for tests)."""
     seen: dict[str, None] = {}
     info, kids = tree.info, tree.kids
     stack = [n]

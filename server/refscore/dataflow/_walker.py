@@ -18,7 +18,7 @@ give no dataflow, like an input the package fails on).
 from __future__ import annotations
 
 from dataclasses import dataclass, field as dc_field
-from typing import Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional
 
 from ._tree import UNINDEXED, VARIABLE, Abort, DataTree, mentioned, variables
 
@@ -259,16 +259,28 @@ def increment(w: Walker, n: Node, st: State) -> State:
 
 
 def union_states(states: list[State]) -> State:
-    """Join of branch states: per variable, the sorted union of definitions."""
-    merged: dict[str, set[int]] = {}
+    """Join of branch states: per variable, the sorted union of definitions.
+
+    State values are always sorted, duplicate-free tuples, so a variable whose value is the same
+    in every state that has it keeps that value (most are: branches start from copies).
+    """
+    merged: dict[str, Any] = {}
+    get = merged.get
     for s in states:
         for key, val in s.items():
-            got = merged.get(key)
+            got = get(key)
             if got is None:
-                merged[key] = set(val)
-            else:
+                merged[key] = val
+            elif got is val:
+                continue
+            elif got.__class__ is set:
                 got.update(val)
-    return {key: tuple(sorted(val)) for key, val in merged.items()}
+            elif got != val:
+                merged[key] = {*got, *val}
+    for key, val in merged.items():
+        if val.__class__ is set:
+            merged[key] = tuple(sorted(val))
+    return merged
 
 
 def branch(branch_types: frozenset[str], *, flag_style: bool, always_input: bool) -> Handler:

@@ -1,0 +1,45 @@
+"""Internals of the dataflow walker that its speed relies on (exactness, not timing)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT / "server") not in sys.path:
+    sys.path.insert(0, str(ROOT / "server"))
+
+from refscore import languages  # noqa: E402
+from refscore.analysis.flat import flatten  # noqa: E402
+from refscore.dataflow import MODES, dropped_types  # noqa: E402
+from refscore.dataflow._tree import build, mentioned, mentioned_by_walk  # noqa: E402
+from refscore.dataflow._walker import union_states  # noqa: E402
+
+SNIPPETS = {
+    "python": 'def f(a, b=2):\n    x = f"{a} {b!r}" + "s"  # c\n    for i in range(a):\n'
+              '        while x:\n            x, y = y, x\n    return [k for k in x if k]\n',
+    "java": "class A { int f(int a) { int s = 0; for (int i = 0; i < a; i++) { s += i; } return s; } }",
+    "javascript": "function f(a) { let s = `${a}x`; while (a) { s += a--; } return s; }",
+    "ruby": 'def f(a)\n  s = "#{a}"\n  a.each { |x| s += x }\n  s\nend\n',
+}
+
+
+@pytest.mark.parametrize("lang", sorted(SNIPPETS))
+@pytest.mark.parametrize("mode", MODES)
+def test_mentioned_by_range_covers_the_walk(lang: str, mode: str) -> None:
+    code = SNIPPETS[lang]
+    flat = flatten(languages.get(lang).parse(code.encode()).root_node, lang, dropped_types(lang, mode))
+    tree = build(flat, code)
+    for node in range(len(flat)):
+        assert set(mentioned_by_walk(tree, node)) <= set(mentioned(tree, node))
+
+
+def test_union_states_is_the_sorted_union() -> None:
+    a = {"x": (1, 4), "y": (2,)}
+    b = {"y": (2,), "x": (3,), "z": (5,)}
+    c = {"x": (1, 4)}
+    assert union_states([a, b, c]) == {"x": (1, 3, 4), "y": (2,), "z": (5,)}
+    assert list(union_states([a, b, c])) == ["x", "y", "z"]
+    assert union_states([a, dict(a)]) == a
