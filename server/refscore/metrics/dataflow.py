@@ -11,7 +11,7 @@ from typing import Sequence
 
 from ..dataflow import FlowEdge, normalize_dataflow
 
-__all__ = ["DataflowMatch", "match_dataflow", "match_normalized", "count_matched"]
+__all__ = ["DataflowMatch", "match_dataflow", "match_normalized", "count_matched", "unmatched_indices"]
 
 
 @dataclass(frozen=True)
@@ -78,3 +78,18 @@ def match_normalized(reference_raw: Sequence[tuple], reference_normalized: Seque
         else:
             unmatched.append(FlowEdge(*raw))
     return DataflowMatch(matched, len(reference_normalized), tuple(unmatched))
+
+
+def unmatched_indices(reference_normalized: Sequence[tuple], candidate_normalized: Sequence[tuple]) -> list[int]:
+    """Positions of the normalised reference edges the candidate does not match (same rule)."""
+    remaining: dict[tuple, int] = {}
+    for item in candidate_normalized:
+        remaining[item] = remaining.get(item, 0) + 1
+    missing = []
+    for position, item in enumerate(reference_normalized):
+        left = remaining.get(item)
+        if left:
+            remaining[item] = left - 1
+        else:
+            missing.append(position)
+    return missing

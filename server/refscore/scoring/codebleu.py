@@ -6,6 +6,7 @@ source ranges); ``corpus_codebleu_compat`` reproduces ``codebleu.calc_codebleu``
 
 from __future__ import annotations
 
+import threading
 from typing import Callable, Sequence
 
 from .. import languages
@@ -14,7 +15,7 @@ from ..analysis.document import (StructureAnalysis, TokenAnalysis, analyse_struc
                                  analyse_tokens_with, comparable_keys, gc_paused)
 from ..analysis.text import OffsetMap
 from ..metrics.codebleu import DEFAULT_WEIGHTS, CodeBleuResult, Explanation, PairStats, combine
-from ..metrics.dataflow import DataflowMatch, count_matched, match_normalized
+from ..metrics.dataflow import count_matched, unmatched_indices
 from ..metrics.ngram import bleu_stats, missing_runs
 from ..metrics.syntax import match_syntax, unmatched_subtrees
 from ..metrics.weighted_ngram import weighted_stats
@@ -24,9 +25,9 @@ Tokenizer = Callable[[str], Sequence[str]]
 
 def _pair_stats(ref_tokens: Sequence[TokenAnalysis], cand_tokens: TokenAnalysis,
                 structures: Sequence[tuple[StructureAnalysis, StructureAnalysis]],
-                keywords: frozenset[str], unmatched: bool = False) -> tuple[PairStats, list[DataflowMatch]]:
-    """Statistics of one candidate against its references, and (``unmatched``) the per-reference
-    dataflow matches with their unmatched edges."""
+                keywords: frozenset[str], unmatched: bool = False) -> tuple[PairStats, list[list[int]]]:
+    """Statistics of one candidate against its references, and (``unmatched``) per reference the
+    positions of its dataflow edges the candidate does not match."""
     syntax_matched = syntax_total = flow_matched = flow_total = 0
     flows = []
     for ref_structure, cand_structure in structures:
@@ -35,9 +36,9 @@ def _pair_stats(ref_tokens: Sequence[TokenAnalysis], cand_tokens: TokenAnalysis,
         syntax_total += syntax.total
         ref_norm = ref_structure.normalized_dataflow
         if unmatched:
-            flow = match_normalized(ref_structure.flow_edges, ref_norm, cand_structure.normalized_dataflow)
-            flows.append(flow)
-            flow_matched += flow.matched
+            missing = unmatched_indices(ref_norm, cand_structure.normalized_dataflow)
+            flows.append(missing)
+            flow_matched += len(ref_norm) - len(missing)
         else:
             flow_matched += count_matched(ref_norm, cand_structure.normalized_dataflow)
         flow_total += len(ref_norm)
@@ -101,21 +102,71 @@ def _score_codebleu(references: Sequence[str], candidate: str, language: str,
 
 def _explain(references: Sequence[str], ref_tokens: Sequence[TokenAnalysis], cand_tokens: TokenAnalysis,
              ref_structures: Sequence[StructureAnalysis], cand_structure: StructureAnalysis,
-             flows: Sequence[DataflowMatch]) -> list[Explanation]:
+             flows: Sequence[list[int]]) -> list[Explanation]:
     """What each reference has that the candidate lacks: n-grams, subtrees, dataflow edges."""
     found: list[Explanation] = []
-    for index, (text, tokens, structure, flow) in enumerate(zip(references, ref_tokens, ref_structures, flows)):
+    for index, (text, tokens, structure, missing) in enumerate(zip(references, ref_tokens, ref_structures, flows)):
+        notes = _reference_notes(structure, index)
+        runs = notes.runs
         for run in missing_runs(tokens, cand_tokens):
-            found.append(Explanation("ngram_match", _shorten(text[run.start:run.end]), index, run.start, run.end))
-        offsets = OffsetMap(text)
+            span = (run.start, run.end)
+            note = runs.get(span)
+            if note is None:
+                if len(runs) >= _RUNS_MAX:
+                    runs.clear()
+                note = runs[span] = Explanation("ngram_match", _shorten(text[run.start:run.end]), index,
+                                                run.start, run.end)
+            found.append(note)
+        offsets = notes.offsets
         for subtree in unmatched_subtrees(structure.subtrees, cand_structure.subtree_keys):
             start, end = offsets.from_byte(subtree.start_byte), offsets.from_byte(subtree.end_byte)
             found.append(Explanation("syntax_match", f"{subtree.type}: {_shorten(text[start:end])}", index, start, end))
-        for edge in flow.unmatched:
-            start, end = offsets.from_point(*edge.start), offsets.from_point(*edge.end)
-            parents = ", ".join(edge.parent_names) or "(definition)"
-            found.append(Explanation("dataflow_match", f"{edge.name} {edge.relation} {parents}", index, start, end))
+        edges = notes.edges()
+        found.extend([edges[position] for position in missing])
     return found
+
+
+class _ReferenceNotes:
+    """Explanations of one reference (analysis, index) that do not depend on the candidate: its
+    offset map, one explanation per dataflow edge, and those of the n-gram runs seen so far."""
+
+    __slots__ = ("structure", "index", "offsets", "runs", "_edges")
+
+    def __init__(self, structure: StructureAnalysis, index: int) -> None:
+        self.structure = structure  # kept alive: the cache is keyed by its id
+        self.index = index
+        self.offsets = OffsetMap(structure.text)
+        self.runs: dict[tuple[int, int], Explanation] = {}
+        self._edges: list[Explanation] | None = None
+
+    def edges(self) -> list[Explanation]:
+        if self._edges is None:
+            point = self.offsets.from_point
+            self._edges = [
+                Explanation("dataflow_match", f"{name} {relation} {', '.join(parents) or '(definition)'}",
+                            self.index, point(*start), point(*end))
+                for name, _, relation, parents, _, start, end in self.structure.flow_edges
+            ]
+        return self._edges
+
+
+_NOTES: dict[tuple[int, int], _ReferenceNotes] = {}
+_NOTES_LOCK = threading.Lock()
+_NOTES_MAX = 64
+_RUNS_MAX = 4096
+
+
+def _reference_notes(structure: StructureAnalysis, index: int) -> _ReferenceNotes:
+    """The cached notes of a reference analysis (a few dozen kept, least recently used dropped)."""
+    key = (id(structure), index)
+    with _NOTES_LOCK:
+        notes = _NOTES.pop(key, None)
+        if notes is None or notes.structure is not structure:
+            notes = _ReferenceNotes(structure, index)
+        _NOTES[key] = notes
+        while len(_NOTES) > _NOTES_MAX:
+            del _NOTES[next(iter(_NOTES))]
+    return notes
 
 
 def _shorten(text: str, width: int = 60) -> str:
