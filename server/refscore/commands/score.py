@@ -5,7 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
+from ..errors import InputFileError
+from ..metrics.codebertscore_align import LineIndex
+from ..scoring.heat import DEFAULT_WEAK_THRESHOLD, candidate_words, missing_words, render_heat, token_records
 from ..scoring.inputs import read_source, resolve_language
 from ..scoring.render import render_table
 from ..scoring.report import ALL_METRICS, ScoreReport, ScoreRequest
@@ -27,6 +31,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "CodeBERTScore loads a transformer, a few seconds on a CPU)")
     parser.add_argument("--json", action="store_true", help="print JSON (one object per candidate, one per line)")
     parser.add_argument("--explain", action="store_true", help="list what the reference has that the candidate lacks")
+    parser.add_argument("--model", help="CodeBERTScore encoder: a local folder or a Hugging Face id in the local "
+                                        "cache (never downloaded); default: per-language paper model if cached, "
+                                        "else the embedded all-MiniLM-L6-v2")
+    parser.add_argument("--layer", type=int, help="hidden layer of the encoder (default: the model's own default)")
+    parser.add_argument("--idf", metavar="FILE", help="IDF weights (JSON) for CodeBERTScore; scores in this process")
+    parser.add_argument("--device", help="cpu, cuda, cuda:1 ... for CodeBERTScore; scores in this process")
+    parser.add_argument("--no-heat", action="store_true", help="do not print the candidate's heat view")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour the heat view (default: when stdout is a terminal)")
     parser.add_argument("--no-daemon", action="store_true",
                         help="score in this process; by default a running scoring daemon is used, and one is "
                              "started for CodeBERTScore (see `refscore daemon`)")
@@ -44,14 +57,44 @@ def run(args: argparse.Namespace) -> int:
     requests = []
     for path in args.candidates:
         spec = resolve_language(args.lang, args.reference, path)
-        requests.append(ScoreRequest(read_source(path), references, spec.name, args.context, metrics))
-    reports = score_all(requests, use_daemon=not args.no_daemon)
-    for path, report in zip(args.candidates, reports):
+        requests.append(ScoreRequest(read_source(path), references, spec.name, args.context, metrics,
+                                     model=args.model, layer=args.layer))
+    if args.idf and not Path(args.idf).is_file():
+        raise InputFileError(f"{args.idf}: no such IDF file")
+    if args.idf or args.device:
+        reports = LocalScorer(device=args.device, idf=args.idf).score_many(requests)
+    else:
+        reports = score_all(requests, use_daemon=not args.no_daemon)
+    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    for path, request, report in zip(args.candidates, requests, reports):
         if args.json:
-            print(json.dumps({"candidate": path, "reference": args.reference, **report.to_dict(explain=args.explain)}))
-        else:
-            print(render_table(path, args.reference, report, explain=args.explain))
+            data = {"candidate": path, "reference": args.reference, **report.to_dict(explain=args.explain)}
+            if report.codebertscore is not None and not isinstance(report.codebertscore, dict):
+                data["codebertscore"] = report.codebertscore.as_dict()
+                data["tokens"] = token_records(report.codebertscore, request.candidate, references)
+            print(json.dumps(data))
+            continue
+        print(render_table(path, args.reference, report, explain=args.explain))
+        bert = report.codebertscore
+        if bert is not None and not isinstance(bert, dict) and not args.no_heat:
+            print(_heat_section(bert, request.candidate, references, color))
     return 0
+
+
+def _heat_section(bert, candidate: str, references: tuple[str, ...], color: bool) -> str:
+    """The candidate's weak tokens in place, then the reference words it lacks."""
+    lines = [f"  heat view (CodeBERTScore similarity < {DEFAULT_WEAK_THRESHOLD:.2f} "
+             f"{'red' if color else '«marked»'}, borderline {'yellow' if color else '‹marked›'}):",
+             render_heat(candidate, candidate_words(bert, candidate), color=color)]
+    reference = references[bert.reference_index] if references else ""
+    missing = missing_words(bert, reference)
+    if missing:
+        index = LineIndex(reference)
+        shown = ", ".join(f"{w.text} (line {index.position(w.start)[0] + 1})" for w in missing[:20])
+        more = f", … {len(missing) - 20} more" if len(missing) > 20 else ""
+        lines.append(f"  missing from the candidate (reference words with similarity < "
+                     f"{DEFAULT_WEAK_THRESHOLD:.2f}): {shown}{more}")
+    return "\n".join(lines)
 
 
 def score_all(requests: list[ScoreRequest], use_daemon: bool = True) -> list[ScoreReport]:

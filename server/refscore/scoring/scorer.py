@@ -22,8 +22,9 @@ class Scorer(Protocol):
 class LocalScorer:
     """Scores in this process: CodeBLEU on the CPU, CodeBERTScore through the embed engine."""
 
-    def __init__(self, model: str | None = None, layer: int | None = None, device: str | None = None) -> None:
-        self.model, self.layer, self.device = model, layer, device
+    def __init__(self, model: str | None = None, layer: int | None = None, device: str | None = None,
+                 idf: str | None = None) -> None:
+        self.model, self.layer, self.device, self.idf = model, layer, device, idf
 
     def score(self, request: ScoreRequest) -> ScoreReport:
         return self.score_many([request])[0]
@@ -56,4 +57,4 @@ class LocalScorer:
             for report in reports:
                 report.errors.append(f"codebertscore unavailable: {error}")
             return
-        score_requests(requests, reports, model=self.model, layer=self.layer, device=self.device)
+        score_requests(requests, reports, model=self.model, layer=self.layer, device=self.device, idf=self.idf)

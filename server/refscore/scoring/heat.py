@@ -1,0 +1,72 @@
+"""CodeBERTScore token views for terminals and JSON: a heat view of the candidate, the weak and
+missing words, and token records with LSP-style ranges.
+
+Ranges use 0-based lines and 0-based characters counted in UTF-16 code units (LSP's default unit),
+computed from the code-point offsets every RefScore result carries.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..metrics.codebertscore_align import LineIndex, WordAlignment, merge_pieces
+
+#: Below this similarity a candidate word is "weak" and a reference word "missing" (the editor's default).
+DEFAULT_WEAK_THRESHOLD = 0.45
+_RED, _YELLOW, _RESET = "\x1b[41;97m", "\x1b[43;30m", "\x1b[0m"
+
+
+def _range(index: LineIndex, start: int, end: int) -> dict[str, Any]:
+    (l0, c0), (l1, c1) = index.range(start, end)
+    return {"start": {"line": l0, "character": c0}, "end": {"line": l1, "character": c1}}
+
+
+def candidate_words(bert: Any, candidate: str) -> list[WordAlignment]:
+    """The candidate's tokens as a reader sees them, with similarity and best reference match."""
+    return merge_pieces(getattr(bert, "candidate_tokens", None) or [], candidate)
+
+
+def missing_words(bert: Any, reference: str, threshold: float = DEFAULT_WEAK_THRESHOLD) -> list[WordAlignment]:
+    """Reference words whose best match in the candidate is weak: what the candidate lacks."""
+    words = merge_pieces(getattr(bert, "reference_tokens", None) or [], reference)
+    return [w for w in words if w.similarity < threshold and w.text.strip()]
+
+
+def token_records(bert: Any, candidate: str, references: tuple[str, ...]) -> list[dict[str, Any]]:
+    """``[{"text", "range", "similarity", "match": {"text", "range"} | None}]`` for JSON output."""
+    cand_index = LineIndex(candidate)
+    reference = references[getattr(bert, "reference_index", 0)] if references else ""
+    ref_index = LineIndex(reference)
+    records = []
+    for word in candidate_words(bert, candidate):
+        match = None
+        if word.match_start is not None and word.match_end is not None:
+            match = {"text": word.match_text, "range": _range(ref_index, word.match_start, word.match_end)}
+        records.append({"text": word.text, "range": _range(cand_index, word.start, word.end),
+                        "similarity": round(word.similarity, 6), "match": match})
+    return records
+
+
+def render_heat(candidate: str, words: list[WordAlignment], *, color: bool,
+                threshold: float = DEFAULT_WEAK_THRESHOLD, max_lines: int = 60) -> str:
+    """The candidate with weak words highlighted: red below ``threshold``, yellow just above it.
+
+    Without colour, weak words are marked «like this» and borderline ones ‹like this›.
+    """
+    pieces, position = [], 0
+    for word in words:
+        if word.similarity >= threshold + 0.15:
+            continue
+        weak = word.similarity < threshold
+        pieces.append(candidate[position:word.start])
+        if color:
+            pieces.append(f"{_RED if weak else _YELLOW}{word.text}{_RESET}")
+        else:
+            pieces.append(f"«{word.text}»" if weak else f"‹{word.text}›")
+        position = word.end
+    pieces.append(candidate[position:])
+    lines = "".join(pieces).split("\n")
+    shown = lines[:max_lines]
+    if len(lines) > max_lines:
+        shown.append(f"… {len(lines) - max_lines} more lines")
+    return "\n".join("    " + line for line in shown)
