@@ -42,6 +42,9 @@ function check(findings) {
   const edits = findings.heatFollowsEdits ?? {};
   expect(edits.followed === true && edits.back === true && edits.reverted > edits.edited,
     `the heat map follows an edit and its reversal: ${JSON.stringify(edits)}`);
+  const setting = findings.settingReachesServer ?? {};
+  expect(setting.before === true && setting.applied === true && setting.restored === true,
+    `refscore.weakTokens.maxCount set in VS Code reaches the server: ${JSON.stringify(setting)}`);
   expect(findings.stoppedWithBadInterpreter === true && findings.runningWithBadInterpreter === false,
     "a bad refscore.interpreter stops the server (restart on setting change)");
   expect(findings.recovered === true, "setting the good interpreter again brings the scores back");

@@ -81,6 +81,7 @@ async function observe(folder, config, result) {
   result.heatAfterReopen = api.heatOn(uri.toString()) || null;
   await breakAndRecover(uri, api, deadline, result);
   await editAndRevert(doc, api, deadline, result);
+  await changeSetting(uri, deadline, result);
 }
 
 async function waitFor(predicate, deadline) {
@@ -91,6 +92,20 @@ async function waitFor(predicate, deadline) {
     await sleep(250);
   }
   return true;
+}
+
+/** A server setting changed in VS Code reaches the server without a restart (weak-token count). */
+async function changeSetting(uri, deadline, result) {
+  const settings = vscode.workspace.getConfiguration("refscore");
+  const weakCount = () => vscode.languages.getDiagnostics(uri).filter((d) => codeOf(d) === "refscore.weak-token").length;
+  const soon = () => Math.min(deadline, Date.now() + 60_000);
+  // the default (5) first: a save or edit just before may have left CodeBLEU-only diagnostics
+  const before = await waitFor(() => weakCount() === 5, soon());
+  await settings.update("weakTokens.maxCount", 2, vscode.ConfigurationTarget.Workspace);
+  const applied = await waitFor(() => weakCount() === 2, soon());
+  await settings.update("weakTokens.maxCount", undefined, vscode.ConfigurationTarget.Workspace);
+  const restored = await waitFor(() => weakCount() === 5, soon());
+  result.settingReachesServer = { before, applied, restored, final: weakCount() };
 }
 
 /** After an edit, and the edit that takes it back, the heat map follows the newest version. */
