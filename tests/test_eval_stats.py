@@ -182,3 +182,14 @@ def test_length_inputs_use_the_closest_reference():
     got = length_inputs("a b c", ["x", "w x y z"])  # 3 tokens; closest reference has 4
     assert got["len_ratio"] == pytest.approx(math.log(4 / 5))
     assert got["ref_len"] == pytest.approx(math.log(5))
+
+
+def test_shipped_combination_prefers_a_closer_candidate():
+    from refscore.eval.combined import load_model, required_inputs
+
+    model = load_model()
+    names = required_inputs(model)
+    assert {"cbs_f3", "chrf"} <= set(names) and model["bert"]["layer"] in range(1, 7)
+    close = {n: 0.9 for n in names} | {"len_ratio": 0.0, "ref_len": 3.0}
+    far = {n: 0.2 for n in names} | {"len_ratio": -1.0, "ref_len": 3.0}
+    assert 0.0 < combined_score(far) < combined_score(close) < 1.0

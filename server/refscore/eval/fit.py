@@ -36,6 +36,12 @@ DEFAULT_FEATURES = tuple(FEATURE_COLUMNS)
 #: Inputs that describe the problem rather than the candidate (constant within a problem).
 CALIBRATION_FEATURES = ("ref_len",)
 METHODS = ("pointwise", "pairwise")
+#: Candidate input sets, chosen by the inner cross-validation like the method ("compact" drops
+#: CodeBERTScore P and R, which are collinear with F3).
+FEATURE_SETS = {
+    "all": DEFAULT_FEATURES,
+    "compact": tuple(f for f in DEFAULT_FEATURES if f not in ("cbs_p", "cbs_r")),
+}
 INNER_FOLDS = 4
 L2 = 1.0
 COMBINED_VERSION = 1
@@ -145,25 +151,31 @@ def fit_model(tables: Sequence[Table], features: Sequence[str], layer: int, part
                      "default_part": part}}
 
 
-def choose_method(tables: Sequence[Table], features: Sequence[str], layer: int, part: str,
-                  seed: int, l2: float = L2) -> tuple[str, dict[str, float]]:
-    """The method with the best inner-CV criterion (mean of tau and pooled Spearman)."""
+def choose_method(tables: Sequence[Table], layer: int, part: str, seed: int,
+                  l2: float = L2) -> tuple[str, str, dict[str, float]]:
+    """(method, feature set) with the best inner-CV criterion (mean of tau and pooled Spearman
+    over the datasets), and every candidate's criterion."""
     keys = [(t.dataset, int(p)) for t in tables for p in t.problem]
     inner = problem_folds(keys, INNER_FOLDS, seed + 1)
     scores = {}
-    for method in METHODS:
-        held = {t.dataset: np.full(len(t.target), np.nan) for t in tables}
-        for fold in range(INNER_FOLDS):
-            train, test = split(tables, inner, fold)
-            model = fit_model(train, features, layer, part, method, l2)
-            for table, part_table in zip(tables, test):
-                if len(part_table.target):
-                    held[table.dataset][table.fold_of(inner) == fold] = predict(model, part_table)
-        agree = held_out_agreement(tables, held)
-        taus = [a["tau"] for a in agree.values() if a["tau"] is not None]
-        sps = [a["spearman"] for a in agree.values() if a["spearman"] is not None]
-        scores[method] = float(np.mean(taus) + np.mean(sps)) / 2 if taus and sps else float("-inf")
-    return max(METHODS, key=lambda m: (scores[m], m == "pointwise")), scores
+    for set_name, features in FEATURE_SETS.items():
+        for method in METHODS:
+            held = {t.dataset: np.full(len(t.target), np.nan) for t in tables}
+            for fold in range(INNER_FOLDS):
+                train, test = split(tables, inner, fold)
+                model = fit_model(train, features, layer, part, method, l2)
+                for table, part_table in zip(tables, test):
+                    if len(part_table.target):
+                        held[table.dataset][table.fold_of(inner) == fold] = predict(model,
+                                                                                    part_table)
+            agree = held_out_agreement(tables, held)
+            taus = [a["tau"] for a in agree.values() if a["tau"] is not None]
+            sps = [a["spearman"] for a in agree.values() if a["spearman"] is not None]
+            scores[f"{method}/{set_name}"] = (float(np.mean(taus) + np.mean(sps)) / 2
+                                              if taus and sps else float("-inf"))
+    best = max(scores, key=lambda k: (scores[k], k))
+    method, set_name = best.split("/")
+    return method, set_name, scores
 
 
 def predict(model: Mapping, table: Table) -> np.ndarray:
@@ -186,8 +198,7 @@ def choose_bert(tables: Sequence[Table], layers: Sequence[int], parts: Sequence[
 
 
 def cross_validate(tables: Sequence[Table], folds: Mapping[ProblemKey, int], k: int,
-                   layers: Sequence[int], features: Sequence[str] = DEFAULT_FEATURES,
-                   l2: float = L2, seed: int = 8) -> dict:
+                   layers: Sequence[int], l2: float = L2, seed: int = 8) -> dict:
     """Nested choice of layer/part and the combined fit per fold; held-out agreement of both."""
     held_bert = {t.dataset: np.full(len(t.target), np.nan) for t in tables}
     held_comb = {t.dataset: np.full(len(t.target), np.nan) for t in tables}
@@ -195,11 +206,11 @@ def cross_validate(tables: Sequence[Table], folds: Mapping[ProblemKey, int], k: 
     for fold in range(k):
         train, test = split(tables, folds, fold)
         layer, part, train_tau = choose_bert(train, layers, ("f1", "f3"))
-        method, inner = choose_method(train, features, layer, part, seed, l2)
-        model = fit_model(train, features, layer, part, method, l2)
+        method, set_name, inner = choose_method(train, layer, part, seed, l2)
+        model = fit_model(train, FEATURE_SETS[set_name], layer, part, method, l2)
         fold_log.append({"fold": fold, "layer": layer, "part": part,
-                         "train_mean_tau": train_tau, "method": method, "inner": inner,
-                         "coef": dict(zip(features, model["coef"]))})
+                         "train_mean_tau": train_tau, "method": f"{method}/{set_name}",
+                         "inner": inner, "coef": dict(zip(model["features"], model["coef"]))})
         for table, held in zip(tables, test):
             mask = table.fold_of(folds) == fold
             held_bert[table.dataset][mask] = table.columns[f"cbs_{part}_L{layer}"][mask]
@@ -210,11 +221,12 @@ def cross_validate(tables: Sequence[Table], folds: Mapping[ProblemKey, int], k: 
 
 
 def fit_final(tables: Sequence[Table], layers: Sequence[int], settings: Mapping,
-              features: Sequence[str] = DEFAULT_FEATURES, l2: float = L2, seed: int = 8) -> dict:
+              l2: float = L2, seed: int = 8) -> dict:
     """The shipped combination: layer/part/method chosen and weights fitted on all problems."""
     layer, part, tau = choose_bert(tables, layers, ("f1", "f3"))
-    method, inner = choose_method(tables, features, layer, part, seed, l2)
-    model = fit_model(tables, features, layer, part, method, l2)
+    method, set_name, inner = choose_method(tables, layer, part, seed, l2)
+    model = fit_model(tables, FEATURE_SETS[set_name], layer, part, method, l2)
+    model["method"] = f"{method}/{set_name}"
     model.update({
         "version": COMBINED_VERSION,
         "fitted": {"method": f"{method}: weighted L2 logistic regression (Newton), "
