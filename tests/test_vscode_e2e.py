@@ -49,7 +49,8 @@ def test_vscode_extension_end_to_end(tmp_path: Path) -> None:
     assert "FAIL" not in output
     for check in ("summary diagnostic with severity Information", "weak-token diagnostics",
                   "hover on a weak token shows its similarity", "a code lens per function",
-                  "heat map drawn for the current version", "reaches the server",
-                  "the bad interpreter gets one message"):
+                  "heat map drawn for the current version",
+                  "refscore.weakTokens.maxCount set in VS Code reaches the server",
+                  "the bad interpreter gets one message naming it and the fix"):
         assert f"ok   {check}" in output, f"check missing from the e2e output: {check}"
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
