@@ -106,9 +106,9 @@ def nested_loops(depth: int) -> str:
 
 def test_sixteen_nested_loops_stay_fast() -> None:
     code = nested_loops(16)
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: not inflated by other processes on a busy machine
     result = score_codebleu([code], code, "python")
-    assert time.perf_counter() - start < 2.0  # the package takes ~13 s (2^16 walks); bound is generous
+    assert time.process_time() - start < 3.0  # the package takes ~13 s (2^16 walks); bound is generous
     assert result.score == pytest.approx(1.0)
 
 
