@@ -67,6 +67,21 @@ async def test_debounce_scores_a_burst_once(tmp_path: Path) -> None:
         assert burst == [11], f"the burst should be scored once, as its last version: {burst}"
 
 
+async def test_an_isolated_edit_is_scored_without_waiting_for_the_debounce(tmp_path: Path) -> None:
+    (tmp_path / "t.ref.py").write_text(samples.REFERENCE, encoding="utf-8")
+    cand = tmp_path / "t.py"
+    cand.write_text(samples.CANDIDATE, encoding="utf-8")
+    debounce = 3.0
+    async with session(tmp_path, settings={"debounceMs": int(debounce * 1000)}) as s:
+        doc = s.open(cand)
+        await s.wait_summary(doc, version=1)
+        await asyncio.sleep(debounce + 0.2)  # typing paused longer than the debounce
+        started = asyncio.get_running_loop().time()
+        version = s.replace_all(doc, samples.CANDIDATE + "\n# edited\n")
+        await s.wait_summary(doc, version=version)
+        assert asyncio.get_running_loop().time() - started < debounce  # the leading edge
+
+
 async def test_non_ascii_text_gives_utf16_ranges(tmp_path: Path) -> None:
     reference = 'def greet(name):\n    label = "😀 naïve 😀"; total = len(name)\n    return label + name\n'
     candidate = '# 😀😀 ünïcödé\ndef greet(who):\n    tag = "😀😀"; count = len(who)\n    return tag + who\n'

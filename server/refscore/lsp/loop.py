@@ -38,19 +38,30 @@ class ScoringLoop:
         self.cpu = ThreadPoolExecutor(max_workers=2, thread_name_prefix="refscore-cpu")
         self.daemon = ThreadPoolExecutor(max_workers=1, thread_name_prefix="refscore-daemon")
         self.reader = snapshot.ReferenceReader()
+        self.last_schedule: dict[str, float] = {}
 
     def schedule(self, uri: str, immediate: bool = False) -> None:
-        """(Re)start the document's scoring task; a running one for an older version is cancelled."""
+        """(Re)start the document's scoring task; a running one for an older version is cancelled.
+
+        Debouncing has a leading edge: a change after a quiet spell (longer than the debounce) is
+        scored at once; changes that follow each other closely wait for the typing to pause.
+        """
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        previous = self.last_schedule.get(uri)
+        self.last_schedule[uri] = now
+        quiet = previous is None or (now - previous) * 1000 >= self.server.settings.debounce_ms
         old = self.tasks.get(uri)
         if old is not None and not old.done():
             old.cancel()
-        self.tasks[uri] = asyncio.get_running_loop().create_task(self._run(uri, immediate))
+        self.tasks[uri] = loop.create_task(self._run(uri, immediate or quiet))
 
     def forget(self, uri: str) -> None:
         """The document was closed: stop its work and drop its result."""
         task = self.tasks.pop(uri, None)
         if task is not None:
             task.cancel()
+        self.last_schedule.pop(uri, None)
         self.results.pop(uri, None)
         self.insertions.pop(uri, None)
 

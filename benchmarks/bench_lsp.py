@@ -1,0 +1,112 @@
+"""Editor latency: from a ``didChange`` to the updated summary diagnostic, through a real LSP client.
+
+Usage: .venv/bin/python benchmarks/bench_lsp.py [--edits 50] [--debounce 150,0] [--no-bert]
+
+Starts the real ``refscore serve`` (and, for CodeBERTScore, the real scoring daemon in a private
+runtime directory), opens a 200-line Python candidate whose reference sits beside it
+(``NAME.ref.py``), then makes ``--edits`` single-character edits one after another. For each it
+measures the time until the summary diagnostic of the new version arrives (CodeBLEU, published as
+soon as it is ready) and until that summary carries CodeBERTScore (embedded MiniLM, CPU).
+Edits are isolated (the previous one settled and the debounce window passed): the server's
+debounce has a leading edge, so such an edit is scored at once, while a burst of keystrokes waits
+for a pause. Reports p50/p95 per debounce setting.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("REFSCORE_RUNTIME_DIR", tempfile.mkdtemp(prefix="refscore-bench-run-"))
+os.environ.setdefault("REFSCORE_LOG_DIR", tempfile.mkdtemp(prefix="refscore-bench-log-"))
+
+from tests.lsp.harness import session  # noqa: E402  (after the runtime dir is private)
+from tests.support.daemons import stop_daemon_in  # noqa: E402
+
+FUNCTION = '''def running_max_{i}(values):
+    """Return the running maximum of a list of numbers."""
+    result = []
+    best = None
+    for value in values:
+        if best is None or value > best:
+            best = value
+        result.append(best)
+    return result
+
+'''
+
+
+def make_files(folder: Path) -> Path:
+    """A 200-line candidate and its reference (renamed variables, one branch changed)."""
+    candidate = "".join(FUNCTION.format(i=i) for i in range(20))
+    reference = candidate.replace("best", "current").replace("value > current", "current < value")
+    (folder / "solution.ref.py").write_text(reference, encoding="utf-8")
+    path = folder / "solution.py"
+    path.write_text(candidate, encoding="utf-8")
+    assert len(candidate.splitlines()) == 200
+    return path
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
+
+
+async def measure(path: Path, edits: int, debounce: int, bert: bool) -> dict[str, list[float]]:
+    metrics = ["codebleu", "codebertscore"] if bert else ["codebleu"]
+    settings = {"metrics": metrics, "debounceMs": debounce}
+    first: list[float] = []
+    full: list[float] = []
+    async with session(path.parent, settings=settings, daemon=bert) as lsp:
+        doc = lsp.open(path)
+        await lsp.wait_summary(doc, 1)
+        if bert:  # the model loads once; that wait is not part of an edit
+            await lsp.wait_for(lambda: _bert_done(lsp, doc, 1), timeout=300, what="first CodeBERTScore")
+        for index in range(edits):
+            await asyncio.sleep(debounce / 1000 + 0.05)  # an isolated edit: typing paused before it
+            line = 2 + 10 * (index % 20)
+            started = time.perf_counter()
+            version = lsp.insert(doc, line, 4, "x" if index % 2 == 0 else "")
+            await lsp.wait_summary(doc, version)
+            first.append(time.perf_counter() - started)
+            if bert:
+                await lsp.wait_for(lambda: _bert_done(lsp, doc, version), timeout=120, what="CodeBERTScore")
+                full.append(time.perf_counter() - started)
+    return {"codebleu": first, "codebertscore": full}
+
+
+def _bert_done(lsp, doc: str, version: int) -> bool:
+    found = lsp.summary(doc)
+    return bool(found is not None and found.data.get("version") == version
+                and found.data.get("codebertscoreState") in ("done", "unavailable"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--edits", type=int, default=50)
+    parser.add_argument("--debounce", default="150,0", help="comma-separated debounce settings (ms)")
+    parser.add_argument("--no-bert", action="store_true", help="CodeBLEU only (no daemon)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        path = make_files(Path(folder))
+        try:
+            for debounce in (int(d) for d in args.debounce.split(",")):
+                times = asyncio.run(measure(path, args.edits, debounce, not args.no_bert))
+                for name, values in times.items():
+                    if values:
+                        print(f"debounce {debounce:3d} ms, {name:13s} summary: p50 {statistics.median(values) * 1000:6.0f} ms"
+                              f"  p95 {percentile(values, 0.95) * 1000:6.0f} ms  ({len(values)} edits, 200-line file)")
+        finally:
+            stop_daemon_in(Path(os.environ["REFSCORE_RUNTIME_DIR"]))
+
+
+if __name__ == "__main__":
+    main()
