@@ -162,3 +162,36 @@ def test_token_budget_splits_batches_without_changing_embeddings():
         enc.cache.clear()
     for a, b in zip(batched, alone):
         assert torch.allclose(a, b, atol=1e-4)
+
+
+def test_concurrent_embedding_from_threads_matches_sequential():
+    """The daemon's lanes call one encoder from several threads at once."""
+    torch = pytest.importorskip("torch")
+    import threading
+
+    from refscore.embed.encoder import load_encoder
+
+    enc = load_encoder(prefer_paper=False, device="cpu")
+    texts = [f"def g{i}(x):\n    return x * {i} + " + " + ".join(f"y{j}" for j in range(i % 17)) for i in range(48)]
+    enc.cache.clear()
+    sequential = [enc.embed([t])[0].embeddings for t in texts]
+    enc.cache.clear()
+    results: dict[int, object] = {}
+    errors: list[BaseException] = []
+
+    def work(part: int) -> None:
+        try:
+            for i in range(part, len(texts), 4):
+                results[i] = enc.embed([texts[i]])[0].embeddings
+        except BaseException as error:  # noqa: BLE001
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(p,)) for p in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    enc.cache.clear()
+    assert not errors
+    for i, expected in enumerate(sequential):
+        assert torch.allclose(results[i], expected, atol=1e-5)

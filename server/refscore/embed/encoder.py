@@ -23,11 +23,13 @@ if TYPE_CHECKING:  # pragma: no cover
     import torch
 
 _HUGE = 1_000_000
-#: Most tokens (rows x padded width) per model call, by device type. Attention holds
-#: heads x rows x width^2 scores, so a batch of many long windows (the daemon coalescing several
-#: clients' requests) would otherwise cost GBs on a CPU; past a few thousand tokens a CPU gains
+#: Most tokens (rows x padded width) per model call, by device type, and most attention cells
+#: (rows x width^2). Attention holds heads x rows x width^2 scores, so a batch of many long windows
+#: (the daemon coalescing several clients' requests) would otherwise cost GBs on a CPU: long
+#: windows go a few at a time, short ones many at a time. Past a few thousand tokens a CPU gains
 #: no speed from bigger batches anyway.
-MAX_BATCH_TOKENS = {"cpu": 4096, "cuda": 65536}
+MAX_BATCH_TOKENS = {"cpu": 2048, "cuda": 65536}
+MAX_ATTENTION_CELLS = {"cpu": 2048 * 128, "cuda": 65536 * 512}
 
 
 @dataclass
@@ -76,11 +78,15 @@ class Encoder:
         self.device = select_device(device)
         self.dtype = select_dtype(self.device, half)
         self.batch_size = max(1, int(batch_size))
-        self.max_batch_tokens = max(1, int(max_batch_tokens or MAX_BATCH_TOKENS.get(
-            self.device.split(":")[0], MAX_BATCH_TOKENS["cuda"])))
+        kind = "cpu" if self.device.split(":")[0] == "cpu" else "cuda"
+        self.max_batch_tokens = max(1, int(max_batch_tokens or MAX_BATCH_TOKENS[kind]))
+        self.max_attention_cells = MAX_ATTENTION_CELLS[kind]
         self.overlap = overlap
         self.cache = cache if cache is not None else EmbeddingCache()
-        self._lock = threading.Lock()
+        # The fast tokenizer's Rust object is not safe to call from two threads at once (it
+        # re-applies its truncation settings on every call); the model is (inference mode, no
+        # state), so forward passes may run concurrently, e.g. one per daemon lane.
+        self._tokenizer_lock = threading.Lock()
 
         verbosity = hf_logging.get_verbosity()
         hf_logging.set_verbosity_error()
@@ -123,10 +129,11 @@ class Encoder:
         """Tokenize ``texts`` with special tokens, never truncating; offsets index each text."""
         if not texts:
             return []
-        batch = self.tokenizer(list(texts), add_special_tokens=True, truncation=False,
-                               return_offsets_mapping=True, return_special_tokens_mask=True,
-                               return_attention_mask=False, return_token_type_ids=False,
-                               verbose=False)
+        with self._tokenizer_lock:
+            batch = self.tokenizer(list(texts), add_special_tokens=True, truncation=False,
+                                   return_offsets_mapping=True, return_special_tokens_mask=True,
+                                   return_attention_mask=False, return_token_type_ids=False,
+                                   verbose=False)
         out = []
         for i, text in enumerate(texts):
             ids = list(batch["input_ids"][i])
@@ -188,11 +195,13 @@ class Encoder:
             rows.extend((d, w) for w in self._windows(len(doc.ids), plan))
         rows.sort(key=lambda r: r[1].end - r[1].start, reverse=True)
         outputs = [torch.empty(len(doc.ids), self.hidden_size, dtype=torch.float32) for doc in docs]
-        with self._lock, torch.inference_mode():
+        with torch.inference_mode():
             b = 0
             while b < len(rows):
                 width = rows[b][1].end - rows[b][1].start  # rows are sorted longest first
-                count = max(1, min(batch_size, self.max_batch_tokens // max(1, width)))
+                span = max(1, width)
+                count = max(1, min(batch_size, self.max_batch_tokens // span,
+                                   self.max_attention_cells // (span * span)))
                 chunk = rows[b:b + count]
                 b += count
                 ids = torch.full((len(chunk), width), self.pad_id, dtype=torch.long)
