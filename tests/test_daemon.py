@@ -169,6 +169,16 @@ def test_idle_exit(place: Place, monkeypatch: pytest.MonkeyPatch) -> None:
     assert "idle for" in place.log_text()
 
 
+def test_a_client_outlives_an_idle_exit(place: Place, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REFSCORE_DAEMON_IDLE", "1")
+    client = DaemonClient()
+    pid = client.connect()["pid"]
+    assert wait_until(lambda: not alive(pid), timeout=15)
+    assert client.score(codebleu_request()).codebleu is not None  # reconnects to a fresh daemon
+    assert client.daemon_pid not in (None, pid)
+    client.close()
+
+
 def test_stop_and_status_commands(place: Place) -> None:
     assert refscore("daemon", "status", env=place.env).returncode == 1
     started = refscore("daemon", "start", "--no-preload", "--idle-timeout", "120", env=place.env)
@@ -444,8 +454,13 @@ def test_a_model_that_fails_to_load_is_reported_once_and_codebleu_goes_on(place:
             assert "could not be loaded" in report.errors[0] and "CodeBLEU still works" in report.errors[0]
             assert "refscore daemon stop" in report.errors[0]
         status = client.status()
+        # a request may name its own model; one that is not on disk is refused without a download
+        named = client.score(ScoreRequest(CANDIDATE, (REFERENCE,), "python", model=str(place.root / "nowhere")))
+        assert named.codebleu is not None and "never downloads" in named.errors[0]
     assert len(status["model_errors"]) == 1
-    assert place.log_text().count("CodeBERTScore model problem") == 1  # logged once, not retried
+    log = place.log_text()
+    assert log.count("could not be loaded") == 1  # logged once, not retried
+    assert log.count("never downloads") == 1
     missing = place.root / "missing"
     stop = refscore("daemon", "stop", env=place.env)
     assert stop.returncode == 0

@@ -15,7 +15,10 @@ def _add_settings(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, metavar="N", help="CodeBLEU worker threads (default 2)")
     parser.add_argument("--max-batch", type=int, metavar="N", help="most CodeBERTScore requests per model batch (default 64)")
     parser.add_argument("--batch-wait", type=float, metavar="MS",
-                        help="how long the batcher waits for more requests before a batch (default 5 ms)")
+                        help="how long the batcher waits for more requests before a batch "
+                             "(default 0 on a CPU, 2 ms on a GPU)")
+    parser.add_argument("--lanes", type=int, metavar="N",
+                        help="CodeBERTScore batches run at once (default: min(4, cores) on a CPU, 1 on a GPU)")
     parser.add_argument("--model", help="CodeBERTScore model (local folder or cached Hugging Face id)")
     parser.add_argument("--layer", type=int, help="hidden layer of the model")
     parser.add_argument("--device", help="cpu, cuda, cuda:1, ... (default: cuda when present, else cpu)")
@@ -53,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _settings_argv(args: argparse.Namespace) -> list[str]:
     """The options of ``start`` to pass on to ``run``."""
     argv: list[str] = []
-    for name in ("idle_timeout", "workers", "max_batch", "batch_wait", "model", "layer", "device", "transport",
+    for name in ("idle_timeout", "workers", "max_batch", "batch_wait", "lanes", "model", "layer", "device", "transport",
                  "max_message_mb", "advertise_version"):
         value = getattr(args, name, None)
         if value is not None:
@@ -67,7 +70,7 @@ def run_foreground(args: argparse.Namespace) -> int:
     from ..service.daemon import DaemonConfig, run_daemon
 
     overrides: dict[str, Any] = {
-        "idle_timeout": args.idle_timeout, "workers": args.workers, "max_batch": args.max_batch,
+        "idle_timeout": args.idle_timeout, "workers": args.workers, "max_batch": args.max_batch, "lanes": args.lanes,
         "batch_wait": None if args.batch_wait is None else args.batch_wait / 1000.0,
         "model": args.model, "layer": args.layer, "device": args.device, "transport": args.transport,
         "max_message_bytes": None if args.max_message_mb is None else int(args.max_message_mb * 1024 * 1024),
@@ -158,7 +161,9 @@ def render_status(s: dict[str, Any]) -> str:
         ("requests", f"{req.get('served', 0)} served, {req.get('cancelled', 0)} cancelled "
                      f"({req.get('superseded', 0)} superseded), {req.get('failed', 0)} failed, "
                      f"{req.get('received', 0)} received"),
-        ("batches", f"{s.get('batches', 0)}, mean batch size {mean if mean is not None else 'n/a'}"),
+        ("batches", f"{s.get('batches', 0)}, mean batch size {mean if mean is not None else 'n/a'}, "
+                    f"{s.get('lanes', 1)} lane(s)"
+                    + (f" of {s['torch_threads']} torch thread(s)" if s.get("torch_threads") else "")),
         ("connections", str(s.get("connections"))),
         ("log", str(s.get("log"))),
     ]

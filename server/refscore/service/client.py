@@ -33,7 +33,7 @@ from ..scoring.report import ScoreReport, ScoreRequest, request_to_dict
 from . import paths, wire
 
 START_TIMEOUT = 60.0
-CONNECT_TIMEOUT = 5.0
+CONNECT_TIMEOUT = 15.0
 
 
 class DaemonError(RefScoreError):
@@ -358,30 +358,38 @@ class DaemonClient:
         results: list[ScoreReport | None] = [None] * len(requests)
         todo = list(range(len(requests)))
         for attempt in (1, 2):
-            futures = [(i, self.submit(requests[i])) for i in todo]
             retry = []
-            for i, future in futures:
+            futures = []
+            for i in todo:
                 try:
-                    results[i] = future.result(timeout=self.timeout)
+                    futures.append((i, self.submit(requests[i])))
                 except DaemonConnectionLost as error:
                     if not error.orderly or attempt == 2:
                         raise
                     retry.append(i)
-                except RemoteError as error:
-                    if error.code != wire.SHUTTING_DOWN or attempt == 2:
+            for i, future in futures:
+                try:
+                    results[i] = future.result(timeout=self.timeout)
+                except (DaemonConnectionLost, RemoteError) as error:
+                    if attempt == 2 or not _resendable(error):
                         raise
                     retry.append(i)
             if not retry:
                 break
-            todo = retry
+            todo = sorted(retry)
         return results  # type: ignore[return-value]
 
     def status(self) -> dict[str, Any]:
         return self.call("status", {}, timeout=30)
 
     def shutdown(self, wait: bool = True, timeout: float = 15.0) -> int | None:
-        """Stop the daemon; its pid. With ``wait``, return once it has exited."""
-        conn = self._connection()
+        """Stop the daemon (never starting one to do so); its pid. With ``wait``, return once it
+        has exited."""
+        autostart, self.autostart = self.autostart, False
+        try:
+            conn = self._connection()
+        finally:
+            self.autostart = autostart
         pid = conn.info.get("pid")
         try:
             conn.request("shutdown", {})[1].result(timeout=timeout)
@@ -391,6 +399,13 @@ class DaemonClient:
         if wait and not wait_for_exit(pid, timeout):
             raise DaemonError(f"the scoring daemon (pid {pid}) did not exit within {timeout:.0f} s")
         return pid
+
+
+def _resendable(error: DaemonError) -> bool:
+    """Unanswered because the daemon was exiting in an orderly way (not because it died)."""
+    if isinstance(error, DaemonConnectionLost):
+        return error.orderly
+    return isinstance(error, RemoteError) and error.code == wire.SHUTTING_DOWN
 
 
 # -- processes -----------------------------------------------------------------------------------

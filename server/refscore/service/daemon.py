@@ -92,12 +92,14 @@ class Connection:
         self.jobs: dict[Any, Any] = {}
         self.write_lock = asyncio.Lock()
 
-    async def send(self, message: dict[str, Any]) -> None:
+    async def send(self, message: dict[str, Any] | bytes) -> None:
+        """Send a message (or its already encoded frame)."""
         if self.writer.is_closing():
             return
+        data = message if isinstance(message, bytes) else wire.encode(message)
         async with self.write_lock:
             try:
-                self.writer.write(wire.encode(message))
+                self.writer.write(data)
                 await self.writer.drain()
             except (ConnectionError, RuntimeError):
                 pass  # the client went away; its loss, nobody else's
@@ -300,7 +302,8 @@ class Daemon:
                 raise RpcError(wire.METHOD_NOT_FOUND, f"unknown method {method!r}")
             value = await handler(conn, msg_id, params)
             if not notify:
-                await conn.send(wire.result(msg_id, value))
+                answer = wire.result(msg_id, value)
+                await conn.send(await asyncio.to_thread(wire.encode, answer) if method == "score" else answer)
         except RpcError as error:
             if error.code != wire.REQUEST_CANCELLED:
                 self.failed += 1
@@ -350,7 +353,7 @@ class Daemon:
             raise RpcError(wire.REQUEST_CANCELLED, str(error)) from None
         finally:
             conn.jobs.pop(msg_id, None)
-        return report.to_dict(explain=True)
+        return await asyncio.to_thread(report.to_dict, True)  # big reports: off the event loop
 
     async def rpc_dollar_cancelRequest(self, conn: Connection, msg_id: Any, params: dict[str, Any]) -> None:  # noqa: N802
         job = conn.jobs.get(params.get("id"))
@@ -407,6 +410,11 @@ def parse_request(data: Any):  # -> ScoreRequest
     context = data.get("context")
     if context is not None and not isinstance(context, str):
         raise RpcError(wire.INVALID_PARAMS, "request.context must be a string or null")
+    model, layer = data.get("model"), data.get("layer")
+    if model is not None and not isinstance(model, str):
+        raise RpcError(wire.INVALID_PARAMS, "request.model must be a string or null")
+    if layer is not None and (not isinstance(layer, int) or isinstance(layer, bool)):
+        raise RpcError(wire.INVALID_PARAMS, "request.layer must be an integer or null")
     weights = data.get("weights")
     if weights is not None and (not isinstance(weights, list) or len(weights) != 4
                                 or not all(isinstance(w, (int, float)) and not isinstance(w, bool) for w in weights)):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import os
 import sys
 import threading
 import time
@@ -43,7 +44,13 @@ class Cancelled(Exception):
 class EngineConfig:
     workers: int = 2
     max_batch: int = 64
-    batch_wait: float = 0.005
+    #: Seconds the batcher waits for more requests before a batch; None: 0 on a CPU (batches
+    #: do not make a CPU faster, waiting only idles it), 2 ms on a GPU.
+    batch_wait: float | None = None
+    #: Batcher threads, each running its own model calls; None: on a CPU min(4, cores) lanes of
+    #: cores // lanes torch threads each (independent model calls use cores better than one call
+    #: split across them), on a GPU 1 lane (one big batch at a time).
+    lanes: int | None = None
     model: str | None = None
     layer: int | None = None
     device: str | None = None
@@ -92,10 +99,18 @@ class Engine:
         self._closing = False
         self._model_errors: dict[Hashable, str] = {}
         self._loaded: dict[Hashable, float] = {}
+        self._specs: dict[Hashable, Any] = {}
+        self._model_lock = threading.Lock()
+        self._batch_wait = config.batch_wait or 0.0
+        self.lanes = 1
+        self.torch_threads: int | None = None
+        self._configured = False
         self.stats = {"received": 0, "served": 0, "cancelled": 0, "superseded": 0,
-                      "stages_skipped": 0, "batches": 0, "batched_requests": 0}
-        self._batcher = threading.Thread(target=self._batch_loop, name="refscore-batcher", daemon=True)
-        self._batcher.start()
+                      "stages_skipped": 0, "batches": 0, "batched_requests": 0,
+                      "batch_seconds": 0.0}
+        self._lanes = [threading.Thread(target=self._batch_loop, args=(config.preload,), name="refscore-lane-0",
+                                        daemon=True)]
+        self._lanes[0].start()
 
     # -- submitting and cancelling --------------------------------------------------------------
 
@@ -156,8 +171,8 @@ class Engine:
             job.codebleu = ScoreReport(job.request.language, errors=[f"codebleu: {type(error).__name__}: {error}"])
         self._stage_done(job)
 
-    def _batch_loop(self) -> None:
-        if self.config.preload:
+    def _batch_loop(self, preload: bool = False) -> None:
+        if preload:
             self._model_ready(None)
         while True:
             with self._lock:
@@ -166,8 +181,8 @@ class Engine:
                 if self._closing:
                     return
                 short = len(self._bert_queue) < self.config.max_batch
-            if short and self.config.batch_wait > 0:
-                time.sleep(self.config.batch_wait)  # let concurrent clients' requests join the batch
+            if short and self._batch_wait > 0:
+                time.sleep(self._batch_wait)  # let concurrent clients' requests join the batch
             batch: list[Job] = []
             with self._lock:
                 while self._bert_queue and len(batch) < self.config.max_batch:
@@ -185,12 +200,13 @@ class Engine:
         ready: list[Job] = []
         for job in jobs:
             job.bert = ScoreReport(job.request.language)
-            problem = self._model_ready(job.request.language)
+            problem = self._model_ready(job.request)
             if problem:
                 job.bert.errors.append(f"codebertscore unavailable: {problem}")
             else:
                 ready.append(job)
         if ready:
+            started = time.perf_counter()
             try:
                 self.scorer.add_codebertscore([j.request for j in ready], [j.bert for j in ready])
             except Exception:  # noqa: BLE001 - handled below like a batch that reported failures
@@ -211,6 +227,7 @@ class Engine:
             with self._lock:
                 self.stats["batches"] += 1
                 self.stats["batched_requests"] += len(ready)
+                self.stats["batch_seconds"] += time.perf_counter() - started
         for job in jobs:
             self._stage_done(job)
 
@@ -252,40 +269,73 @@ class Engine:
 
     # -- the model ------------------------------------------------------------------------------
 
-    def _model_ready(self, language: str | None) -> str | None:
-        """Load the model ``language`` needs (once); None when ready, else what went wrong and
-        what to do. Runs in the batcher thread only."""
+    def _model_ready(self, request: ScoreRequest | None) -> str | None:
+        """Load the model ``request`` needs (its own model and layer, else the daemon's, else the
+        language default) once; None when ready, else what went wrong and what to do. Runs in the
+        batcher thread only."""
         try:
             from ..embed import ModelNotAvailableError, resolve_model
         except ImportError as error:
             return _bert_missing(error)
         cfg = self.config
-        try:
-            spec = resolve_model(language, cfg.model, cfg.layer)
-        except ModelNotAvailableError as error:
-            return self._remember(("resolve", cfg.model), f"{error}. CodeBLEU still works.")
-        key = (spec.path, spec.layer)
-        if key in self._loaded:
-            return None
-        if key in self._model_errors:
-            return self._model_errors[key]
-        started = time.perf_counter()
-        try:
-            from ..embed import load_encoder
+        language = request.language if request is not None else None
+        model = (request.model if request is not None else None) or cfg.model
+        layer = request.layer if request is not None and request.layer is not None else cfg.layer
+        wanted = (language, model, layer)
+        key = self._specs.get(wanted)
+        if key is not None and key in self._loaded:
+            return None  # the common case, without taking the lock
+        with self._model_lock:
+            if key is None:
+                try:
+                    spec = resolve_model(language, model, layer)
+                except ModelNotAvailableError as error:
+                    return self._remember(("resolve", model), f"{error}. CodeBLEU still works.")
+                key = self._specs[wanted] = (spec.path, spec.layer, spec.model_id)
+            if key in self._loaded:
+                return None
+            if key in self._model_errors:
+                return self._model_errors[key]
+            started = time.perf_counter()
+            try:
+                from ..embed import load_encoder
 
-            encoder = load_encoder(cfg.model, cfg.layer, language=language, device=cfg.device)
-        except ImportError as error:
-            return self._remember(key, _bert_missing(error))
-        except BaseException as error:  # noqa: BLE001 - OOM, corrupt files, bad config: all reported
-            if isinstance(error, (KeyboardInterrupt, SystemExit)):
-                raise
-            return self._remember(key, _load_failure(spec.model_id, spec.path, cfg.device, error))
-        elapsed = time.perf_counter() - started
-        self._loaded[key] = elapsed
-        described = getattr(encoder, "describe", lambda: {})()
-        log.info("loaded %s layer %s on %s in %.1f s", spec.model_id, described.get("layer", spec.layer),
-                 described.get("device", "?"), elapsed)
+                encoder = load_encoder(model, layer, language=language, device=cfg.device)
+            except ImportError as error:
+                return self._remember(key, _bert_missing(error))
+            except BaseException as error:  # noqa: BLE001 - OOM, corrupt files, bad config: all reported
+                if isinstance(error, (KeyboardInterrupt, SystemExit)):
+                    raise
+                return self._remember(key, _load_failure(key[2], key[0], cfg.device, error))
+            elapsed = time.perf_counter() - started
+            described = getattr(encoder, "describe", lambda: {})()
+            log.info("loaded %s layer %s on %s in %.1f s", key[2], described.get("layer", key[1]),
+                     described.get("device", "?"), elapsed)
+            self._configure(str(described.get("device", "cpu")))
+            self._loaded[key] = elapsed
         return None
+
+    def _configure(self, device: str) -> None:
+        """Once the first model is loaded (and the device known): lanes, torch threads, waits."""
+        if self._configured:
+            return
+        self._configured = True
+        cpus = _available_cpus()
+        on_cpu = device.startswith("cpu")
+        self.lanes = max(1, self.config.lanes or (min(4, cpus) if on_cpu else 1))
+        if self.config.batch_wait is None:
+            self._batch_wait = 0.0 if on_cpu else 0.002
+        if on_cpu:
+            import torch
+
+            self.torch_threads = max(1, cpus // self.lanes)
+            torch.set_num_threads(self.torch_threads)
+        for index in range(1, self.lanes):
+            lane = threading.Thread(target=self._batch_loop, name=f"refscore-lane-{index}", daemon=True)
+            self._lanes.append(lane)
+            lane.start()
+        log.info("CodeBERTScore on %s: %d lane(s)%s, batch wait %.1f ms", device, self.lanes,
+                 f" of {self.torch_threads} torch thread(s)" if self.torch_threads else "", self._batch_wait * 1000)
 
     def _remember(self, key: Hashable, message: str) -> str:
         if key not in self._model_errors:
@@ -308,15 +358,19 @@ class Engine:
                      "in_flight": self._unfinished}
         batches = stats.pop("batches")
         batched = stats.pop("batched_requests")
+        batch_seconds = stats.pop("batch_seconds")
         return {
             "requests": stats,
             "queue": queue,
             "batches": batches,
             "mean_batch_size": round(batched / batches, 2) if batches else None,
+            "batch_seconds": round(batch_seconds, 2),
             "models": _loaded_models(),
             "model_errors": sorted(set(self._model_errors.values())),
             "caches": _cache_sizes(),
             "workers": self.config.workers,
+            "lanes": self.lanes,
+            "torch_threads": self.torch_threads,
             "max_batch": self.config.max_batch,
         }
 
@@ -330,6 +384,13 @@ class Engine:
         for job in pending:
             self._cancel(job, "the daemon is shutting down")
         self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _available_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
 
 
 def _bert_missing(error: BaseException) -> str:
