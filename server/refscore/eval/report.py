@@ -274,11 +274,23 @@ def guide_section(result: dict[str, Any]) -> list[str]:
                                     "so it is the number to show as the headline, with the "
                                     "paper metrics beside it." if better else
                                     "It does not rank better than the best single metric "
-                                    "here; show it only beside that metric."))
+                                    "here; show it only beside that metric. " + _why_short(result)))
     out.append("* These are sample estimates: with a few dozen problems per language a "
                "difference of a few hundredths of tau is within noise (compare the per-fold "
                "choices below).")
     return out + [""]
+
+
+def _why_short(result: dict[str, Any]) -> str:
+    """Why a combination fitted on a sample does not beat the best single metric."""
+    folds = len(result.get("cross_validation", {}).get("folds") or []) or 5
+    sizes = [c["problems"] for d, c in result.get("counts", {}).items() if d in HUMANEVAL_LANGUAGES]
+    per_fold = min(sizes) * (folds - 1) // folds if sizes else 0
+    return (f"Why: each fold is fitted on about {per_fold} problems per HumanEval language, few "
+            "for ten inputs; CodeBERTScore P, R and F3 move together, so the fitted weights are "
+            "large, of opposite sign and change from fold to fold (see the weights below); and "
+            "the fit serves tau and pooled Spearman at once. A run on all problems (no "
+            "`--sample`, a GPU makes it practical) is what would tell whether a combination helps.")
 
 
 def render(result: dict[str, Any], command: str, extra: Sequence[str] = ()) -> str:
