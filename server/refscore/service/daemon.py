@@ -444,6 +444,9 @@ def setup_logging() -> Path:
 
 def run_daemon(config: DaemonConfig) -> int:
     """Run in this process until stopped. Returns the exit code."""
+    # Before torch is imported: OpenMP threads that spin after each model call (the default)
+    # steal the cores the event loop, the other lanes and the clients need between calls.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     setup_logging()
     try:
         directory = paths.ensure_runtime_dir()

@@ -19,7 +19,6 @@ unaffected.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import os
 import sys
@@ -60,27 +59,20 @@ class EngineConfig:
 class Job:
     """One score request moving through the stages."""
 
-    _ids = itertools.count(1)
-
     def __init__(self, request: ScoreRequest, key: Hashable | None) -> None:
-        self.id = next(Job._ids)
         self.request = request
         self.key = key
         self.future: Future[ScoreReport] = Future()
         self.cancelled = False
-        self.started = False
         self.codebleu: ScoreReport | None = None
         self.bert: ScoreReport | None = None
         self._pending = 0
         self._lock = threading.Lock()
 
     def begin_stage(self) -> bool:
-        """Mark a stage as starting; False if the job was cancelled (skip the stage)."""
+        """Whether a stage may start: False once the job is cancelled (the stage is skipped)."""
         with self._lock:
-            if self.cancelled:
-                return False
-            self.started = True
-            return True
+            return not self.cancelled
 
 
 class Engine:
