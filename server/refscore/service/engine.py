@@ -177,7 +177,9 @@ class Engine:
                 time.sleep(self._batch_wait)  # let concurrent clients' requests join the batch
             batch: list[Job] = []
             with self._lock:
-                while self._bert_queue and len(batch) < self.config.max_batch:
+                # A fair share: one lane must not take two requests while another lane idles.
+                share = min(self.config.max_batch, -(-len(self._bert_queue) // self.lanes))
+                while self._bert_queue and len(batch) < share:
                     batch.append(self._bert_queue.popleft())
             runnable = []
             for job in batch:
