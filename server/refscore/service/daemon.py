@@ -44,8 +44,8 @@ IDLE_ENV = "REFSCORE_DAEMON_IDLE"
 TRANSPORT_ENV = "REFSCORE_DAEMON_TRANSPORT"
 LOG_MAX_BYTES = 5 * 1024 * 1024
 LOG_BACKUPS = 3
+_PACKAGE = str(Path(__file__).resolve().parents[1])  # which installation serves (in status)
 #: Methods that do not count as activity for the idle timer (a status poll keeps nothing alive).
-_PACKAGE = str(Path(__file__).resolve().parents[1])
 _PASSIVE = frozenset({"initialize", "status", "shutdown", "$/cancelRequest"})
 
 
@@ -320,7 +320,8 @@ class Daemon:
             if method not in _PASSIVE:
                 self.last_activity = time.monotonic()
         if method == "shutdown":
-            self.request_stop("shutdown requested by a client")
+            reason = params.get("reason") if isinstance(params, dict) else None
+            self.request_stop(str(reason)[:200] if reason else "shutdown requested by a client")
 
     # -- methods --------------------------------------------------------------------------------
 
