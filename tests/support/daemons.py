@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+from refscore.service.client import pid_alive as alive
+
 
 def daemon_pids_in(run_dir: Path) -> list[int]:
     """Pids of live ``refscore daemon run`` processes whose runtime directory is ``run_dir``."""
@@ -52,19 +54,6 @@ def stop_daemon_in(run_dir: Path, timeout: float = 10.0) -> None:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def wait_until(predicate, timeout: float = 10.0, interval: float = 0.05) -> bool:

@@ -82,11 +82,12 @@ def run_foreground(args: argparse.Namespace) -> int:
 def run_start(args: argparse.Namespace) -> int:
     from ..service import DaemonClient
 
-    client = DaemonClient(autostart=True, daemon_args=_settings_argv(args))
+    argv = _settings_argv(args)
+    client = DaemonClient(autostart=True, daemon_args=argv)
     info = client.connect()
     verb = "started" if client.started_daemon else "already running"
     print(f"refscore daemon {info.get('version')}: {verb} (pid {info.get('pid')}, {info.get('transport')})")
-    if not client.started_daemon and len(_settings_argv(args)) > int(args.preload):
+    if not client.started_daemon and any(a != "--preload" for a in argv):
         print("note: the running daemon keeps its settings; `refscore daemon stop` first to change them")
     client.close()
     return 0

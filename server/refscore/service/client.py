@@ -455,6 +455,8 @@ def _reap_in_background(process: subprocess.Popen[bytes]) -> None:
 
 
 def pid_alive(pid: int | None) -> bool:
+    """Whether process ``pid`` exists and has not exited (a zombie, exited but not yet reaped by
+    its parent, counts as gone)."""
     if not pid:
         return False
     try:
@@ -463,10 +465,12 @@ def pid_alive(pid: int | None) -> bool:
         return False
     except PermissionError:
         return True
-    try:  # a zombie (exited, not yet reaped by its parent) counts as gone
+    try:
         with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
             return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
+    except OSError:
+        return not os.path.isdir("/proc")  # it vanished meanwhile; without /proc, trust kill()
+    except IndexError:  # pragma: no cover - unreadable stat line
         return True
 
 
