@@ -21,6 +21,8 @@ import types
 from functools import lru_cache
 from pathlib import Path
 
+from refscore.eval.data import default_data_dir
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -29,7 +31,7 @@ try:  # the tests run from a checkout too (before `pip install -e .`)
 except ImportError:  # pragma: no cover
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
-HUMANEVAL_DIR = Path(os.environ.get("REFSCORE_HUMANEVAL_DIR", "/work/shared/data/humaneval"))
+HUMANEVAL_DIR = Path(os.environ.get("REFSCORE_HUMANEVAL_DIR", default_data_dir() / "humaneval"))
 
 
 class _Row:

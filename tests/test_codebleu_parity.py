@@ -11,11 +11,12 @@ import json
 from pathlib import Path
 
 import pytest
-
 from refscore.compat import calc_codebleu
+from refscore.eval.data import default_data_dir
+
 from tests.support import codebleu_oracle as oracle
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "humaneval"
+DATA = default_data_dir() / "humaneval"
 HANDWRITTEN = Path(__file__).parent / "data" / "parity"
 HUMANEVAL_LANGS = {"python": "python", "java": "java", "js": "javascript", "cpp": "cpp"}
 PER_LANGUAGE = 60

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
 
 import pytest
-
 from refscore.analysis.comments import strip_compat
 from refscore.analysis.python_strip import strip_python_fast
+from refscore.eval.data import default_data_dir
+
 from tests.support import codebleu_oracle as oracle
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "humaneval" / "python.jsonl.gz"
+DATA = default_data_dir() / "humaneval" / "python.jsonl.gz"
 
 ODD_PYTHON = [
     'def f():\n    """doc"""\n    return 1\n',

@@ -23,11 +23,13 @@ for _path in (str(ROOT), str(ROOT / "server")):
 
 from refscore import languages  # noqa: E402
 from refscore.dataflow import extract_dataflow, normalize_dataflow  # noqa: E402
+from refscore.eval.data import default_data_dir
 from refscore.metrics.dataflow import match_dataflow  # noqa: E402
+
 from tests.support import codebleu_oracle  # noqa: E402
 
 #: HumanEval completions (gzipped JSONL, fields ``hyp`` and ``ref``); read in place, never copied.
-HUMANEVAL_DIR = Path("/work/shared/data/humaneval")
+HUMANEVAL_DIR = default_data_dir() / "humaneval"
 HUMANEVAL_FILES = {"python": "python", "java": "java", "javascript": "js", "cpp": "cpp"}
 HUMANEVAL_SNIPPETS = 300
 HANDWRITTEN_DIR = ROOT / "tests" / "data" / "dataflow"

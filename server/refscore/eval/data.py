@@ -11,6 +11,7 @@ import gzip
 import json
 import random
 from dataclasses import dataclass
+import os
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -42,8 +43,12 @@ class Item:
 
 
 def default_data_dir() -> Path:
-    """``<repo>/../shared/data`` (the repository root is four levels above this file)."""
-    return Path(__file__).resolve().parents[3].parent / "shared" / "data"
+    """``$REFSCORE_DATA_DIR``, else ``<repo>/../shared/data`` when it exists, else /work/shared/data."""
+    explicit = os.environ.get("REFSCORE_DATA_DIR")
+    if explicit:
+        return Path(explicit)
+    beside = Path(__file__).resolve().parents[3].parent / "shared" / "data"
+    return beside if beside.is_dir() else Path("/work/shared/data")
 
 
 def load_humaneval(data_dir: Path, language: str) -> list[Item]:
