@@ -392,8 +392,9 @@ def all_children(w: Walker, n: Node, st: State, _pass: int) -> State:
     return st
 
 
-def after_marker(marker: str) -> PassFn:
-    """Loop pass: all children, then (second pass) the children after the first ``marker``."""
+def after_marker(marker: str, marker_field: str | None = None) -> PassFn:
+    """Loop pass: all children, then (second pass) the children after the first ``marker``;
+    with ``marker_field``, that field of the marker (e.g. a for clause's update) is walked first."""
     def run(w: Walker, n: Node, st: State, pass_no: int) -> State:
         kids = w.kids(n)
         if pass_no == 0:
@@ -405,6 +406,10 @@ def after_marker(marker: str) -> PassFn:
             if seen:
                 st = w.walk(kid, st)
             elif w.types[kid] == marker:
+                if marker_field is not None:
+                    part = w.field(kid, marker_field)
+                    if part is not None:
+                        st = w.walk(part, st)
                 seen = True
         return st
     return run
