@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Sequence
 
 from .report import ScoreReport, ScoreRequest
@@ -19,16 +20,18 @@ def _scorer_for(language: str, model: str | None, layer: int | None, device: str
 
 
 _EXPLICIT: dict[tuple, object] = {}
+_EXPLICIT_LOCK = threading.Lock()  # the daemon's lanes ask concurrently: load each model once
 
 
 def _explicit_scorer(model: str | None, layer: int | None, language: str, device: str | None, idf: str | None):
     from ..metrics.codebertscore_scorer import BertScorer
 
     key = (model, layer, language if model is None else None, device, idf)
-    scorer = _EXPLICIT.get(key)
-    if scorer is None:
-        scorer = BertScorer(model=model, layer=layer, language=language, device=device, idf=idf)
-        _EXPLICIT[key] = scorer
+    with _EXPLICIT_LOCK:
+        scorer = _EXPLICIT.get(key)
+        if scorer is None:
+            scorer = BertScorer(model=model, layer=layer, language=language, device=device, idf=idf)
+            _EXPLICIT[key] = scorer
     return scorer
 
 
