@@ -37,6 +37,14 @@ ODD_PYTHON = [
     'class A:\n    """doc"""\n    def m(self):\n        """m doc"""\n        pass\n    """after dedent"""\n',
     "",
     "# only a comment\n",
+    "x = f\"{d['k']}\" # nested quotes\n'''doc at column 0'''\n",
+    "def f():\n    rb'raw bytes'\n    xr'a' + 1\n    Rb\"b\" ; u'x'\n    return ur'not a prefix'\n",
+    "s = '''unterminated 'then' singles\nx = 'a'\n",
+    "x = [1,\n  2]]\n'''after unbalanced'''\n",
+    "x = (1,\n'''col 0 inside brackets'''\n)\ny = 2\n",
+    'def f():\n    """multi\n\n    line with blank"""\n    return """a\n\nb"""\n',
+    "x = 1  # trailing ( bracket in a comment\n'''doc'''\n",
+    "x = ')'  # bracket in a string\n'''doc'''\n",
 ]
 
 
@@ -70,6 +78,31 @@ def test_humaneval_texts_match_and_mostly_take_the_fast_path() -> None:
             fast += 1
             assert quick == package_strip(text), text
     assert fast >= 0.9 * len(texts)
+
+
+def test_mutated_python_matches_tokenize() -> None:
+    """Seeded random edits (quotes, brackets, comments, prefixes, indentation) of the odd layouts:
+    wherever the fast path answers, it answers as the tokenize-based package does."""
+    import random
+
+    rng = random.Random(20261129)
+    pieces = ['"', "'", '"""', "'''", "#", "(", ")", "[", "]", "{", "}", "\n", " ", "    ", "r", "b",
+              "rb", "f", "u", "x", "\\", "\n\n", "  #c\n", '"s"', "\n'''doc'''\n", "_", "1", "é"]
+    seeds = [s for s in ODD_PYTHON if s]
+    answered = 0
+    for _ in range(3000):
+        text = rng.choice(seeds)
+        for _ in range(rng.randint(1, 4)):
+            at = rng.randint(0, len(text))
+            if rng.random() < 0.6:
+                text = text[:at] + rng.choice(pieces) + text[at:]
+            else:
+                text = text[:at] + text[at + rng.randint(1, 5):]
+        quick = strip_python_fast(text)
+        if quick is not None:
+            answered += 1
+            assert quick == package_strip(text), text
+    assert answered > 1000
 
 
 @pytest.mark.parametrize("lang", ["java", "c", "cpp", "javascript", "go", "php", "c_sharp", "rust", "ruby"])

@@ -43,3 +43,34 @@ def test_union_states_is_the_sorted_union() -> None:
     assert union_states([a, b, c]) == {"x": (1, 3, 4), "y": (2,), "z": (5,)}
     assert list(union_states([a, b, c])) == ["x", "y", "z"]
     assert union_states([a, dict(a)]) == a
+
+
+@pytest.mark.parametrize("code", [
+    "x = 'é'\ny = x + 'ü'\nz = y\n",
+    "s = '''a\nb'''\nt = s\n",
+    "x = 1\ny = x\n",
+    "naïve = 'ß'; café = naïve + 'x'\n",
+])
+def test_edge_positions_and_token_texts_are_the_packages(code: str) -> None:
+    """Tokens are read by byte range; their texts (str lines sliced by byte columns, newlines
+    dropped) and the edges' (row, byte column) points are what tree-sitter's points give."""
+    from refscore.dataflow import extract_dataflow
+    from refscore.dataflow._tree import token_text
+
+    spec = languages.get("python")
+    root = spec.parse(code.encode("utf-8")).root_node
+    by_start: dict = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.child_count == 0 or node.type == "string":
+            by_start[node.start_point] = node
+        else:
+            stack.extend(node.children)
+    edges = extract_dataflow(root, code, "python")
+    assert edges
+    lines = code.split("\n")
+    for edge in edges:
+        node = by_start[edge.start]
+        assert (tuple(node.start_point), tuple(node.end_point)) == (edge.start, edge.end)
+        assert edge.name == token_text(lines, node.start_point, node.end_point)

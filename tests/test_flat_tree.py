@@ -45,12 +45,20 @@ def test_keys_and_subtrees_match_the_tree_sitter_walks() -> None:
     assert checked > 100
 
 
+def _damaged(documents: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The documents with a bite taken out of the middle (trees with ERROR and MISSING nodes)."""
+    return [(lang, text[:len(text) // 2] + text[len(text) // 2 + 7:]) for lang, text in documents]
+
+
 def test_preorder_numbering_types_and_fields() -> None:
-    for lang, text in _documents()[:60]:
+    documents = _documents()[:60]
+    errors = 0
+    for lang, text in documents + _damaged(documents):
         spec = languages.get(lang)
         root = spec.parse(text.encode()).root_node
         flat = flatten(root, spec.name)
         nodes = list(_visible_nodes(root))
+        errors += root.has_error
         assert flat.types == [n.type for n in nodes]
         number = {n.id: i for i, n in enumerate(nodes)}
         for i, node in enumerate(nodes):
@@ -58,6 +66,7 @@ def test_preorder_numbering_types_and_fields() -> None:
             for name in {flat.fields[k] for k in flat.kids[i]} - {None} | {"name", "body", "left"}:
                 found = node.child_by_field_name(name)
                 assert flat.field(i, name) == (None if found is None else number[found.id])
+    assert errors >= 20
 
 
 def test_dropped_types_leave_out_whole_subtrees() -> None:

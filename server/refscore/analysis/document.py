@@ -19,7 +19,6 @@ from .. import languages
 from .gc_pause import gc_paused
 from .text import TextToken, whitespace_tokens
 from .flat import flatten
-from .python_strip import take_parsed
 from .trees import Subtree, sexp_keys
 
 Mode = Literal["compat", "native"]
@@ -122,10 +121,7 @@ def _analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysi
     from ..dataflow import dropped_types, extract_raw_edges, normalize_raw
 
     spec = languages.get(language)
-    tree = take_parsed(text) if spec.name == "python" else None
-    if tree is None:
-        tree = spec.parse(text.encode("utf-8"))
-    root = tree.root_node
+    root = spec.parse(text.encode("utf-8")).root_node
     flat = flatten(root, spec.name, dropped_types(spec.name, mode), mode)
     if mode == "compat":
         # shape hashes, or S-expressions if the tree has errors (or an anonymous node has children)

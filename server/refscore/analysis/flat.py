@@ -2,7 +2,7 @@
 
 py-tree-sitter attribute access is what analysis time is spent on, so each node is touched once,
 in one ``TreeCursor`` walk. Nodes are numbered in preorder; per node we keep the type, the field
-name under its parent, the children's numbers and, for token-like nodes, the (start, end) points.
+name under its parent, the children's numbers and, for token-like nodes, the (start, end) byte offsets.
 The same walk builds the subtree keys (see ``refscore.analysis.trees`` for what they mean):
 
 * ``"compat"``: the S-expression-equivalent shape hashes of ``trees._shape_keys`` (None when an
@@ -10,8 +10,10 @@ The same walk builds the subtree keys (see ``refscore.analysis.trees`` for what 
 * ``"native"``: the ``Subtree`` list of ``trees.native_subtrees`` (comment nodes are left out of
   the whole flat tree, docstrings only out of the keys).
 
-Field lookups (``FlatTree.field``) ask tree-sitter itself, so they are exactly
-``child_by_field_name``; only ``analysis`` touches tree-sitter objects.
+Field lookups (``FlatTree.field``) read the field names the cursor reported: the first child
+under that field is what ``child_by_field_name`` returns, except under an ERROR node, where
+tree-sitter has no field map and returns nothing (tests/test_flat_tree.py checks this against
+tree-sitter). Only ``analysis`` touches tree-sitter objects.
 """
 
 from __future__ import annotations
@@ -38,13 +40,13 @@ class FlatTree:
     """One parsed text as flat, preorder-numbered lists (node 0 is the root)."""
 
     __slots__ = ("types", "fields", "kids", "spans", "tokens", "hidden", "depth", "count",
-                 "has_error", "compat_keys", "subtrees", "_nodes", "_field_cache")
+                 "has_error", "compat_keys", "subtrees")
 
     def __init__(self) -> None:
         self.types: list[str] = []
         self.fields: list[Optional[str]] = []
         self.kids: list[Any] = []           # list[int] per inner node, () for leaves
-        self.spans: dict[int, tuple[Any, Any]] = {}  # token-like node -> (start, end) point
+        self.spans: dict[int, tuple[int, int]] = {}  # token-like node -> (start, end) byte
         self.tokens: list[int] = []         # token-like nodes not inside a token, in preorder
         self.hidden: list[int] = []         # token-like nodes inside a token
         self.depth = 0                      # max depth of nodes not inside a token
@@ -52,28 +54,19 @@ class FlatTree:
         self.has_error = False
         self.compat_keys: Optional[list[int]] = None
         self.subtrees: Optional[list[Subtree]] = None
-        self._nodes: list[tree_sitter.Node] = []
-        self._field_cache: dict[tuple[int, str], Optional[int]] = {}
 
     def __len__(self) -> int:
         return len(self.types)
 
     def field(self, n: int, name: str) -> Optional[int]:
         """The child ``child_by_field_name(name)`` gives, as a node number (None if absent)."""
-        key = (n, name)
-        cache = self._field_cache
-        if key in cache:
-            return cache[key]
-        found = self._nodes[n].child_by_field_name(name)
-        result = None
-        if found is not None:
-            nodes = self._nodes
-            for kid in self.kids[n]:
-                if nodes[kid] == found:
-                    result = kid
-                    break
-        cache[key] = result
-        return result
+        if self.types[n] == "ERROR":
+            return None
+        fields = self.fields
+        for kid in self.kids[n]:
+            if fields[kid] == name:
+                return kid
+        return None
 
 
 def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozenset(),
@@ -87,7 +80,7 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
     kinds = _KINDS.setdefault(language, {})
     field_names = _FIELDS.setdefault(language, {0: None})
     types, fields, kids_of, spans = flat.types, flat.fields, flat.kids, flat.spans
-    tokens, hidden, nodes = flat.tokens, flat.hidden, flat._nodes
+    tokens, hidden = flat.tokens, flat.hidden
     compat = keys == "compat" and not has_error
     native = keys == "native"
     docstrings = native and language == "python"
@@ -115,7 +108,6 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
             if fname is None and fid:
                 fname = field_names[fid] = cursor.field_name
             fields.append(fname)
-            nodes.append(node)
             if frames:
                 parent = frames[-1]
                 kids_of[parent[0]].append(i)
@@ -133,7 +125,7 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
             cc = node.child_count
             token_like = (cc == 0 or t in STRING_TYPES) and t != "comment"
             if token_like:
-                spans[i] = (node.start_point, node.end_point)
+                spans[i] = node.byte_range
                 (hidden if inside else tokens).append(i)
             keyed = entries is not None or not frames
             if native and keyed and named and docstrings and frames:

@@ -4,66 +4,88 @@ The package rebuilds Python source from the ``tokenize`` module's tokens, leavin
 and every STRING token that follows an INDENT or NEWLINE token or starts at column 0, and keeps
 the text unchanged when ``tokenize`` raises (e.g. "unindent does not match any outer indentation
 level", common in HumanEval-style function bodies). ``tokenize`` is pure Python and dominated
-scoring time, so for ordinary source (no tabs, form feeds, carriage returns or backslash
-continuations; no tree-sitter errors) we locate the same tokens with a tree-sitter query, replay
-tokenize's line and indentation logic on whole rows, and delete the dropped tokens from the bytes.
-Anything else returns None and the caller takes the tokenize path, so results never differ.
+scoring time. For ordinary source (no tabs, form feeds, carriage returns, NULs or backslash
+continuations) only comments, strings and brackets decide what it does, so we find those with
+tokenize's own string and comment patterns (one regular-expression search per comment or
+string), replay its line and indentation logic on whole rows, and delete the dropped tokens.
+Whatever tokenize would stop on (an unterminated string, unbalanced brackets) returns None and the
+caller takes the tokenize path, so results never differ.
 """
 
 from __future__ import annotations
 
-import threading
-from functools import lru_cache
-
-import tree_sitter
-
-from .. import languages
+import re
+from bisect import bisect_right
+from itertools import product
 
 _UNSAFE = ("\t", "\f", "\v", "\r", "\\\n", "\x00")
-_PATTERN = '(comment) @comment (string) @string ["(" "[" "{"] @open [")" "]" "}"] @close'
+
+# tokenize's string bodies (Python 3.11): single-quoted ones end on their line, triple-quoted
+# ones may span lines; a backslash escapes the next character.
+_SINGLE = re.compile(r"""'[^\n'\\]*(?:\\.[^\n'\\]*)*'|"[^\n"\\]*(?:\\.[^\n"\\]*)*\"""")
+_TRIPLE = re.compile(r"""'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''|\"\"\"[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*\"\"\"""",
+                     re.DOTALL)
+_START = re.compile(r"""[#'"]""")
+#: tokenize's string prefixes, every casing (a prefix is part of the STRING token)
+_PREFIXES = frozenset("".join(p) for base in ("r", "u", "f", "b", "br", "rb", "fr", "rf")
+                      for p in product(*[(c, c.upper()) for c in base]))
 
 CODE, CONTINUATION, BLANK = 0, 1, 2
 
-#: Per thread, the last (source, tree) parsed here: when stripping changes nothing, the analysis
-#: of the same text reuses the tree instead of parsing it again (see ``take_parsed``). Per thread
-#: because tree-sitter trees are not to be shared between threads.
-_last = threading.local()
+
+def _token_start(source: str, quote: int) -> int:
+    """Where the string whose opening quote is at ``quote`` starts (before its prefix, if any)."""
+    for width in (2, 1):
+        start = quote - width
+        if start >= 0 and source[start:quote] in _PREFIXES:
+            before = source[start - 1] if start else " "
+            if not (before.isalnum() or before == "_"):
+                return start
+    return quote
 
 
-def take_parsed(source: str) -> tree_sitter.Tree | None:
-    """The Python tree of ``source`` if it was the last text this thread parsed here (else None)."""
-    last = getattr(_last, "parse", None)
-    if last is not None and last[0] == source:
-        return last[1]
-    return None
+def _comments_and_strings(source: str) -> list[tuple[int, int, bool]] | None:
+    """(start, end, is a string) of each comment and string token; None if a string is unterminated."""
+    found: list[tuple[int, int, bool]] = []
+    position = 0
+    search = _START.search
+    while True:
+        match = search(source, position)
+        if match is None:
+            return found
+        at = match.start()
+        mark = source[at]
+        if mark == "#":
+            end = source.find("\n", at)
+            end = len(source) if end < 0 else end
+            found.append((at, end, False))
+        else:
+            body = (_TRIPLE if source.startswith(mark * 3, at) else _SINGLE).match(source, at)
+            if body is None:
+                return None
+            end = body.end()
+            found.append((_token_start(source, at), end, True))
+        position = end
 
 
-@lru_cache(maxsize=1)
-def _cursor() -> tree_sitter.QueryCursor:
-    return tree_sitter.QueryCursor(tree_sitter.Query(languages.get("python").ts_language, _PATTERN))
-
-
-def _row_kinds(lines: list[str], captures: dict[str, list[tree_sitter.Node]],
-               strings: list[tree_sitter.Node]) -> list[int]:
-    """For each row: CODE (starts a logical line), CONTINUATION, or BLANK (empty or comment-only)."""
-    depth_change = [0] * (len(lines) + 1)
-    for node in captures.get("open", []):
-        depth_change[node.start_point[0] + 1] += 1
-    for node in captures.get("close", []):
-        depth_change[node.start_point[0] + 1] -= 1
-    inside_string = [False] * len(lines)
-    for node in strings:
-        for row in range(node.start_point[0] + 1, node.end_point[0] + 1):
-            inside_string[row] = True
+def _row_kinds(lines: list[str], code_lines: list[str], string_rows: set[int] | tuple) -> list[int] | None:
+    """For each row: CODE (starts a logical line), CONTINUATION, or BLANK (empty or comment-only).
+    ``code_lines`` are the rows with comments and strings removed (for counting brackets); None
+    when the brackets do not balance (tokenize would raise or treat rows differently)."""
     kinds, depth = [], 0
     for row, line in enumerate(lines):
-        depth += depth_change[row]
-        if depth > 0 or inside_string[row]:
+        if depth > 0 or row in string_rows:
             kinds.append(CONTINUATION)
         else:
             stripped = line.lstrip(" ")
-            kinds.append(BLANK if not stripped or stripped.startswith("#") else CODE)
-    return kinds
+            kinds.append(BLANK if not stripped or stripped[0] == "#" else CODE)
+        code = code_lines[row]
+        if "(" in code or ")" in code or "[" in code or "]" in code or "{" in code or "}" in code:
+            depth += (code.count("(") + code.count("[") + code.count("{")
+                      - code.count(")") - code.count("]") - code.count("}"))
+            if depth < 0:
+                return None
+    return kinds if depth == 0 else None
 
 
 def _dropped_line_starts(lines: list[str], kinds: list[int]) -> dict[int, bool] | None:
@@ -91,35 +113,54 @@ def _dropped_line_starts(lines: list[str], kinds: list[int]) -> dict[int, bool] 
 
 def strip_python_fast(source: str) -> str | None:
     """The package's stripped text, or None when only the tokenize path can tell."""
-    if any(mark in source for mark in _UNSAFE):
+    for mark in _UNSAFE:
+        if mark in source:
+            return None
+    tokens = _comments_and_strings(source)
+    if tokens is None:
         return None
-    data = source.encode("utf-8")
-    tree = languages.get("python").parse(data)
-    _last.parse = (source, tree)
-    if tree.root_node.has_error:
-        return None
-    captures = _cursor().captures(tree.root_node)
-    strings, outer_end = [], -1
-    for node in sorted(captures.get("string", []), key=lambda n: (n.start_byte, -n.end_byte)):
-        if node.start_byte >= outer_end:  # strings nested in f-strings belong to the outer token
-            strings.append(node)
-            outer_end = node.end_byte
     lines = source.split("\n")
-    kinds = _row_kinds(lines, captures, strings)
+    rows: list[int] = []
+    starts: list[int] = []
+    string_rows: set[int] | tuple = ()
+    if tokens:
+        starts = [0]
+        offset = 0
+        for line in lines:
+            offset += len(line) + 1
+            starts.append(offset)
+        pieces, position, string_rows = [], 0, set()
+        for start, end, is_string in tokens:
+            first = bisect_right(starts, start) - 1
+            rows.append(first)
+            pieces.append(source[position:start])
+            if is_string:
+                last = bisect_right(starts, end - 1, first) - 1
+                if last > first:
+                    string_rows.update(range(first + 1, last + 1))
+                    pieces.append("\n" * (last - first))
+            position = end
+        pieces.append(source[position:])
+        code_lines = "".join(pieces).split("\n")
+    else:
+        code_lines = lines
+    kinds = _row_kinds(lines, code_lines, string_rows)
+    if kinds is None:
+        return None
     drops = _dropped_line_starts(lines, kinds)
     if drops is None:
         return source  # tokenize raises IndentationError: the package keeps the text as it is
-    cuts = [(n.start_byte, n.end_byte) for n in captures.get("comment", [])]
-    for node in strings:
-        row, column = node.start_point
-        begins_row = kinds[row] == CODE and not data[node.start_byte - column:node.start_byte].strip(b" ")
-        if column == 0 or (begins_row and drops[row]):
-            cuts.append((node.start_byte, node.end_byte))
-    cuts.sort()
-    pieces, position = [], 0
-    for start, end in cuts:
-        pieces.append(data[position:start])
-        position = end
-    pieces.append(data[position:])
-    text = b"".join(pieces).decode("utf-8")
+    cuts = []
+    for (start, end, is_string), row in zip(tokens, rows):
+        if not is_string or start == starts[row] or (
+                drops.get(row) and kinds[row] == CODE and not source[starts[row]:start].strip(" ")):
+            cuts.append((start, end))
+    text = source
+    if cuts:
+        kept, position = [], 0
+        for start, end in cuts:
+            kept.append(source[position:start])
+            position = end
+        kept.append(source[position:])
+        text = "".join(kept)
     return "\n".join(line for line in text.split("\n") if line.strip())

@@ -19,7 +19,7 @@ from typing import Any, Iterator, Sequence
 from .. import languages
 from ..analysis.gc_pause import gc_paused
 from ..analysis.flat import FlatTree, flatten
-from ._tree import build
+from ._tree import Points, build
 from ._walker import Edge, Rules, Walker
 from .rules_go import GO
 from .rules_java import CSHARP, JAVA
@@ -114,7 +114,7 @@ def extract_raw_edges(flat: FlatTree, text: str, language: str, *, mode: str = "
         try:
             walker = Walker(rules, tree, max_steps=budget)
             walker.walk(0, {})
-            return _assemble(walker.out, tree.spans)
+            return _assemble(walker.out, tree.spans, text)
         except RecursionError:
             pass
         except Exception:  # the package's inner try: any failure gives no dataflow
@@ -125,14 +125,14 @@ def extract_raw_edges(flat: FlatTree, text: str, language: str, *, mode: str = "
             walker.walk(0, {})
     except Exception:  # the package's inner try: any failure gives no dataflow
         return []
-    return _assemble(walker.out, tree.spans)
+    return _assemble(walker.out, tree.spans, text)
 
 
 #: Trees at most this deep are walked without first making room on the stack (see above).
 _SHALLOW = 40
 
 
-def _assemble(edges: list[Edge], spans: list[tuple[Any, Any]]) -> list[RawEdge]:
+def _assemble(edges: list[Edge], spans: list[tuple[int, int]], text: str) -> list[RawEdge]:
     """Sort by token, keep tokens that take part in a flow, merge the edges of one token."""
     edges.sort(key=_token_of)
     keep: set[int] = set()
@@ -152,9 +152,10 @@ def _assemble(edges: list[Edge], spans: list[tuple[Any, Any]]) -> list[RawEdge]:
             merged[tok] = (e[0], tok, e[2], tuple(dict.fromkeys(prev[3] + e[3])),
                            tuple(dict.fromkeys(prev[4] + e[4])))
     result = []
+    point = Points(text)
     for name, tok, rel, pnames, ptoks in merged.values():
         start, end = spans[tok]
-        result.append((name, tok, rel, pnames, ptoks, (start[0], start[1]), (end[0], end[1])))
+        result.append((name, tok, rel, pnames, ptoks, point(start), point(end)))
     return result
 
 

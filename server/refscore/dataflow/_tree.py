@@ -36,7 +36,8 @@ class Abort(Exception):
 class DataTree:
     """A flat tree with token facts: what the walker reads (nodes are ints, the root is 0)."""
 
-    __slots__ = ("flat", "types", "kids", "info", "spans", "var_texts", "hidden_vars")
+    __slots__ = ("flat", "types", "kids", "info", "spans", "var_texts", "hidden_vars", "var_nodes",
+                 "var_facts", "token_ranges")
 
     def __init__(self, flat: FlatTree, info: list[Optional[TokenInfo]],
                  spans: list[tuple[Any, Any]]) -> None:
@@ -49,6 +50,12 @@ class DataTree:
         self.var_texts: list[Optional[str]] = [None] * len(flat.tokens)
         #: hidden token-like nodes (inside a token) whose info says variable, ascending
         self.hidden_vars: list[int] = []
+        #: the variable tokens (not inside a token) in preorder, and their (text, number, is an
+        #: identifier): what a walk of a rule-free subtree reads, found by bisection
+        self.var_nodes: list[int] = []
+        self.var_facts: list[tuple[str, int, bool]] = []
+        #: (first, last) node numbers of each token with children (a string and its parts)
+        self.token_ranges: list[tuple[int, int]] = []
 
 
 def token_text(lines: list[str], start: Any, end: Any) -> str:
@@ -60,44 +67,89 @@ def token_text(lines: list[str], start: Any, end: Any) -> str:
     return lines[r0][c0:] + "".join(lines[r0 + 1:r1]) + lines[r1][:c1]
 
 
+class Points:
+    """Byte offset -> (row, byte column) point of one text."""
+
+    __slots__ = ("starts",)
+
+    def __init__(self, text: str) -> None:
+        lengths = [len(line) for line in text.split("\n")] if text.isascii() else \
+            [len(line) for line in text.encode("utf-8").split(b"\n")]
+        starts, offset = [], 0
+        for length in lengths:
+            starts.append(offset)
+            offset += length + 1
+        self.starts = starts
+
+    def __call__(self, offset: int) -> tuple[int, int]:
+        row = bisect_right(self.starts, offset) - 1
+        return (row, offset - self.starts[row])
+
+
+def _token_texts(text: str, spans: list[tuple[int, int]]) -> list[str]:
+    """The package's text of each token (byte ranges of ``text``'s UTF-8 encoding)."""
+    if text.isascii():  # byte offsets are string offsets; a token's newlines are dropped
+        texts = [text[start:end] for start, end in spans]
+        for number, code in enumerate(texts):
+            if "\n" in code:
+                texts[number] = code.replace("\n", "")
+        return texts
+    lines = text.split("\n")
+    point = Points(text)
+    return [token_text(lines, point(start), point(end)) for start, end in spans]
+
+
 def build(flat: FlatTree, text: str) -> DataTree:
     """Number the tokens of ``flat`` (the tree of ``text``) and attach each token's facts."""
     node_spans = flat.spans
     types = flat.types
-    spans = [node_spans[i] for i in flat.tokens]
-    lines = text.split("\n")
-    by_span: dict[tuple[Any, Any], tuple[int, str]] = {}
-    for number, span in enumerate(spans):
-        start, end = span
-        if start[0] == end[0]:
-            by_span[span] = (number, lines[start[0]][start[1]:end[1]])
-        else:
-            by_span[span] = (number, token_text(lines, start, end))
+    tokens = flat.tokens
+    spans = [node_spans[i] for i in tokens]
+    texts = _token_texts(text, spans)
+    numbers: Any = range(len(spans))
+    by_span: dict[tuple[int, int], int] = {}
+    if flat.hidden or len(set(spans)) < len(spans):
+        # tokens are keyed by span: tokens with one span share the number and text of the last
+        by_span = {span: number for number, span in enumerate(spans)}
+        numbers = [by_span[span] for span in spans]
     info: list[Optional[TokenInfo]] = [None] * len(types)
-    get = by_span.get
     tree = DataTree(flat, info, spans)
-    var_texts = tree.var_texts
-    for position, i in enumerate(flat.tokens):
-        number, code = get(node_spans[i])  # every token has its own span in by_span
+    var_texts, var_nodes, var_facts = tree.var_texts, tree.var_nodes, tree.var_facts
+    kids = flat.kids
+    for position, i in enumerate(tokens):
+        number = numbers[position]
+        code = texts[number]
         t = types[i]
         if t == code:
             info[i] = (KEYWORD, number, code, t == "identifier")
         else:
-            info[i] = (VARIABLE, number, code, t == "identifier")
+            ident = t == "identifier"
+            info[i] = (VARIABLE, number, code, ident)
             var_texts[position] = code
+            var_nodes.append(i)
+            var_facts.append((code, number, ident))
+        if kids[i]:
+            tree.token_ranges.append((i, subtree_end(kids, i)))
     hidden_vars = tree.hidden_vars
     for i in flat.hidden:
-        hit = get(node_spans[i])
-        if hit is None:
+        number = by_span.get(node_spans[i])
+        if number is None:
             info[i] = (UNINDEXED, -1, "", False)
             continue
-        number, code = hit
+        code = texts[number]
         t = types[i]
         info[i] = (KEYWORD if t == code else VARIABLE, number, code, t == "identifier")
         if t != code:
             hidden_vars.append(i)
     hidden_vars.sort()
     return tree
+
+
+def subtree_end(kids: list[Any], n: int) -> int:
+    """The last node of n's subtree (nodes are numbered in preorder)."""
+    while kids[n]:
+        n = kids[n][-1]
+    return n
 
 
 def variables(tree: DataTree, n: Optional[int]) -> tuple[tuple[int, str], ...]:
@@ -127,10 +179,7 @@ def mentioned(tree: DataTree, n: int) -> tuple[str, ...]:
     Nodes are numbered in preorder, so the subtree of n is the node range [n, last] (last: its
     last descendant) and its tokens a contiguous run of ``flat.tokens``: found by bisection.
     """
-    kids = tree.kids
-    last = n
-    while kids[last]:
-        last = kids[last][-1]
+    last = subtree_end(tree.kids, n)
     flat = tree.flat
     toks = flat.tokens
     lo = bisect_left(toks, n)

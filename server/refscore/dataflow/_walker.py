@@ -17,10 +17,12 @@ give no dataflow, like an input the package fails on).
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field as dc_field
+from functools import cached_property
 from typing import Any, Callable, Mapping, Optional
 
-from ._tree import UNINDEXED, VARIABLE, Abort, DataTree, mentioned, variables
+from ._tree import UNINDEXED, VARIABLE, Abort, DataTree, mentioned, subtree_end, variables
 
 State = dict[str, tuple[int, ...]]
 Edge = tuple[str, int, str, tuple[str, ...], tuple[int, ...]]
@@ -40,6 +42,41 @@ class Rules:
     handlers: Mapping[str, Handler]
     do_first: frozenset[str] = dc_field(default_factory=frozenset)
 
+    @cached_property
+    def handled_types(self) -> frozenset[str]:
+        """The node types a rule handles (where a plain preorder walk must stop)."""
+        return frozenset(self.handlers) | self.do_first
+
+
+def stop_nodes(tree: DataTree, rules: Rules) -> tuple[list[int], set[int]]:
+    """The nodes a plain walk must hand back to ``Walker.walk``, ascending: those a rule handles
+    and the parents of ``do_first`` nodes (returned apart too: their children are reordered).
+    Nodes inside a token are left out (a plain walk never enters a token)."""
+    types, kids, info = tree.types, tree.kids, tree.info
+    handled = rules.handled_types
+    found = [i for i, t in enumerate(types) if t in handled and info[i] is None]
+    first = rules.do_first
+    reordered: set[int] = set()
+    if first:
+        for i in found:
+            if types[i] in first and i:
+                parent = i - 1
+                while not kids[parent] or kids[parent][-1] < i:
+                    parent -= 1
+                reordered.add(parent)
+        if reordered:
+            found = sorted(reordered.union(found))
+    ranges = tree.token_ranges
+    if ranges and found:
+        found = [i for i in found if not _inside(ranges, i)]
+    return found, reordered
+
+
+def _inside(ranges: list[tuple[int, int]], n: int) -> bool:
+    """Whether node n lies strictly inside one of the token ranges (ascending, disjoint)."""
+    at = bisect_right(ranges, (n, n)) - 1
+    return at >= 0 and ranges[at][0] < n <= ranges[at][1]
+
 
 def table(*groups: Mapping[str, Handler]) -> dict[str, Handler]:
     """Merge handler groups; an earlier group wins a type (the package's test order)."""
@@ -52,8 +89,8 @@ def table(*groups: Mapping[str, Handler]) -> dict[str, Handler]:
 class Walker:
     """One extraction: the edge list, the loop memo and the step budget."""
 
-    __slots__ = ("handlers", "first", "tree", "types", "info", "children", "out", "memo", "canon",
-                 "steps", "max_steps", "var_cache", "names")
+    __slots__ = ("handlers", "first", "tree", "types", "info", "children", "out", "memo",
+                 "steps", "max_steps", "var_cache", "names", "stops", "reordered")
 
     def __init__(self, rules: Rules, tree: DataTree, max_steps: int) -> None:
         self.handlers = rules.handlers
@@ -64,11 +101,11 @@ class Walker:
         self.children = tree.kids
         self.out: list[Edge] = []
         self.memo: dict[tuple[int, tuple], tuple[list[Edge], tuple]] = {}
-        self.canon: dict[tuple, Edge] = {}
         self.steps = 0
         self.max_steps = max_steps
         self.var_cache: dict[int, tuple[tuple[int, str], ...]] = {}
         self.names: dict[int, tuple[str, ...]] = {}
+        self.stops, self.reordered = stop_nodes(tree, rules)
 
     def walk(self, n: Optional[Node], st: State) -> State:
         """Walk one node; the state passed in is owned (and may be changed) by the callee."""
@@ -92,6 +129,8 @@ class Walker:
         handler = self.handlers.get(types[n])
         if handler is not None:
             return handler(self, n, st)
+        if n not in self.reordered and not (self.tree.token_ranges and _inside(self.tree.token_ranges, n)):
+            return self.walk_plain(n, st)
         self.steps += 1
         kids = self.children[n]
         first = self.first
@@ -121,6 +160,33 @@ class Walker:
             elif kind == UNINDEXED:
                 raise Abort("token inside a string token")
         return st
+
+    def walk_plain(self, n: Node, st: State) -> State:
+        """``walk`` of a node no rule handles, read as its preorder run: the variable tokens
+        between the nodes rules handle (walked in turn), without visiting the nodes in between."""
+        last = subtree_end(self.children, n)
+        stops, var_nodes, var_facts = self.stops, self.tree.var_nodes, self.tree.var_facts
+        out = self.out
+        s = bisect_right(stops, n)
+        v = bisect_left(var_nodes, n)
+        while True:
+            stop = stops[s] if s < len(stops) else last + 1
+            limit = stop if stop <= last else last + 1
+            upto = bisect_left(var_nodes, limit, v)
+            for code, idx, ident in var_facts[v:upto]:
+                parents = st.get(code)
+                if parents is not None:
+                    out.append((code, idx, COMES, (code,), parents))
+                else:
+                    if ident:
+                        st[code] = (idx,)
+                    out.append((code, idx, COMES, (), ()))
+            if stop > last:
+                return st
+            st = self.walk(stop, st)
+            skip = subtree_end(self.children, stop)
+            s = bisect_right(stops, skip, s)
+            v = bisect_right(var_nodes, skip, upto)
 
     def type(self, n: Node) -> str:
         """The node's type."""
@@ -314,13 +380,13 @@ def branch(branch_types: frozenset[str], *, flag_style: bool, always_input: bool
 
 # ----------------------------------------------------------------------------- loops
 
-def merge_loop_edges(edges: list[Edge], canon: dict) -> list[Edge]:
+def merge_loop_edges(edges: list[Edge]) -> list[Edge]:
     """The package's loop merge: one edge per (name, token, relation), first occurrence first;
     repeated ones get de-duplicated parent names and sorted parent tokens (merging pairwise, as
-    the package does, equals merging all occurrences at once). ``canon`` caches merged forms."""
-    groups: dict[tuple[str, int, str], object] = {}
+    the package does, equals merging all occurrences at once)."""
+    groups: dict[tuple[str, int, str], Any] = {}
+    repeated: list[tuple[str, int, str]] = []
     get = groups.get
-    merged_any = False
     for e in edges:
         key = e[:3]
         g = get(key)
@@ -328,30 +394,18 @@ def merge_loop_edges(edges: list[Edge], canon: dict) -> list[Edge]:
             groups[key] = e
         elif g.__class__ is tuple:
             groups[key] = [g, e]
-            merged_any = True
+            repeated.append(key)
         else:
             g.append(e)
-    if not merged_any:
-        return list(groups.values())
-    result: list[Edge] = []
-    append = result.append
-    for g in groups.values():
-        if g.__class__ is tuple:
-            append(g)
-            continue
-        sig = tuple(g)
-        done = canon.get(sig)
-        if done is None:
-            first = g[0]
-            names: tuple[str, ...] = ()
-            idxs: tuple[int, ...] = ()
-            for e in g:
-                names += e[3]
-                idxs += e[4]
-            done = canon[sig] = (first[0], first[1], first[2], tuple(dict.fromkeys(names)),
-                                 tuple(sorted(set(idxs))))
-        append(done)
-    return result
+    for key in repeated:
+        g = groups[key]
+        names: tuple[str, ...] = ()
+        idxs: tuple[int, ...] = ()
+        for e in g:
+            names += e[3]
+            idxs += e[4]
+        groups[key] = key + (tuple(dict.fromkeys(names)), tuple(sorted(set(idxs))))
+    return list(groups.values())
 
 
 def loop(pass_fn: PassFn) -> Handler:
@@ -377,7 +431,7 @@ def loop(pass_fn: PassFn) -> Handler:
         start = len(out)
         st = pass_fn(w, n, st, 0)
         st = pass_fn(w, n, st, 1)
-        merged = merge_loop_edges(out[start:], w.canon)
+        merged = merge_loop_edges(out[start:])
         del out[start:]
         out.extend(merged)
         w.memo[key] = (merged, tuple([(v, st[v]) for v in names if v in st]))
