@@ -13,7 +13,15 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import Callable, Literal, Sequence
+from typing import Callable, Hashable, Iterable, Literal, Sequence
+
+try:
+    from collections import _count_elements  # type: ignore[attr-defined]  # Counter's C helper
+except ImportError:  # pragma: no cover - other Pythons
+    def _count_elements(mapping: dict, items: Iterable[Hashable]) -> None:
+        get = mapping.get
+        for item in items:
+            mapping[item] = get(item, 0) + 1
 
 from .. import languages
 from .gc_pause import gc_paused
@@ -23,6 +31,14 @@ from .trees import Subtree, sexp_keys
 
 Mode = Literal["compat", "native"]
 MAX_NGRAM = 4
+
+
+def count(items: Iterable[Hashable]) -> dict:
+    """Occurrences of each item, as a plain dict in first-occurrence order (a dict of strings or
+    ints and counts is never tracked by the cyclic GC, unlike a ``Counter``)."""
+    counts: dict = {}
+    _count_elements(counts, items)
+    return counts
 
 
 def ngram_counts(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
@@ -36,14 +52,14 @@ def _keyed_counts(words: Sequence[str], joined: bool) -> tuple[dict, ...]:
     """1- to 4-gram counts as plain dicts, in first-occurrence order. A unigram is keyed by its
     word; longer n-grams by their words joined with a space when the words have no whitespace
     (``joined``), else by the tuple. Plain dicts of strings and ints are never GC-tracked."""
-    counts: list[dict] = [dict(Counter(words))]
+    counts: list[dict] = [count(words)]
     if joined:
         grams: Sequence[str] = words
         for n in range(1, MAX_NGRAM):
             grams = [a + " " + b for a, b in zip(grams, words[n:])]
-            counts.append(dict(Counter(grams)))
+            counts.append(count(grams))
     else:
-        counts.extend(dict(ngram_counts(words, n)) for n in range(2, MAX_NGRAM + 1))
+        counts.extend(count(zip(*(words[i:] for i in range(n)))) for n in range(2, MAX_NGRAM + 1))
     return tuple(counts)
 
 
@@ -91,9 +107,11 @@ class StructureAnalysis:
     language: str
     mode: Mode
     text: str
-    subtree_keys: Counter
+    subtree_keys: dict  # subtree key -> occurrences
     subtrees: tuple[Subtree, ...] = ()
-    flow_edges: tuple = ()  # the data-flow edges as plain tuples (``refscore.dataflow.RawEdge``)
+    #: native mode: the data-flow edges as plain tuples (``refscore.dataflow.RawEdge``); compat
+    #: analyses keep only the normalised edges, all the package's score needs
+    flow_edges: tuple = ()
     normalized_dataflow: tuple = ()
     has_syntax_errors: bool = False
     dataflow_error: str | None = field(default=None, compare=False)
@@ -125,23 +143,24 @@ def _analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysi
     flat = flatten(root, spec.name, dropped_types(spec.name, mode), mode)
     if mode == "compat":
         # shape hashes, or S-expressions if the tree has errors (or an anonymous node has children)
-        keys = Counter(flat.compat_keys if flat.compat_keys is not None else sexp_keys(root))
+        keys = count(flat.compat_keys if flat.compat_keys is not None else sexp_keys(root))
         subtrees: tuple[Subtree, ...] = ()
     else:
         subtrees = tuple(flat.subtrees or ())
-        keys = Counter(s.key for s in subtrees)
+        keys = count(s.key for s in subtrees)
     error: str | None = None
+    native = mode == "native"
     try:
-        flow = tuple(extract_raw_edges(flat, text, spec.name, mode=mode))
+        flow = extract_raw_edges(flat, text, spec.name, mode=mode, positions=native)
     except RecursionError:
-        flow, error = (), "too deeply nested for data-flow analysis"
+        flow, error = [], "too deeply nested for data-flow analysis"
     return StructureAnalysis(
         language=spec.name,
         mode=mode,
         text=text,
         subtree_keys=keys,
         subtrees=subtrees,
-        flow_edges=flow,
+        flow_edges=tuple(flow) if native else (),
         normalized_dataflow=tuple(normalize_raw(flow)),
         has_syntax_errors=root.has_error,
         dataflow_error=error,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from operator import itemgetter
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
@@ -87,9 +88,11 @@ def extract_dataflow_flat(flat: FlatTree, text: str, language: str, *, mode: str
         return [FlowEdge(*raw) for raw in extract_raw_edges(flat, text, language, mode=mode)]
 
 
-def extract_raw_edges(flat: FlatTree, text: str, language: str, *, mode: str = "compat") -> list[RawEdge]:
+def extract_raw_edges(flat: FlatTree, text: str, language: str, *, mode: str = "compat",
+                      positions: bool = True) -> list[RawEdge]:
     """The edges of ``extract_dataflow_flat`` as plain tuples in ``FlowEdge`` field order (cheap to
-    build, untracked by GC; ``FlowEdge(*raw)`` gives the edge). The caller pauses GC if it wants."""
+    build, untracked by GC; ``FlowEdge(*raw)`` gives the edge). The caller pauses GC if it wants.
+    Without ``positions`` the tuples stop before the start and end points (enough to normalise)."""
     if mode not in MODES:
         raise ValueError(f"unknown dataflow mode {mode!r}; known: {', '.join(MODES)}")
     rules = (_NATIVE_RULES if mode == "native" else _COMPAT_RULES).get(language)
@@ -114,7 +117,7 @@ def extract_raw_edges(flat: FlatTree, text: str, language: str, *, mode: str = "
         try:
             walker = Walker(rules, tree, max_steps=budget)
             walker.walk(0, {})
-            return _assemble(walker.out, tree.spans, text)
+            return _assemble(walker.out, tree.spans, text if positions else None)
         except RecursionError:
             pass
         except Exception:  # the package's inner try: any failure gives no dataflow
@@ -125,16 +128,17 @@ def extract_raw_edges(flat: FlatTree, text: str, language: str, *, mode: str = "
             walker.walk(0, {})
     except Exception:  # the package's inner try: any failure gives no dataflow
         return []
-    return _assemble(walker.out, tree.spans, text)
+    return _assemble(walker.out, tree.spans, text if positions else None)
 
 
 #: Trees at most this deep are walked without first making room on the stack (see above).
 _SHALLOW = 40
 
 
-def _assemble(edges: list[Edge], spans: list[tuple[int, int]], text: str) -> list[RawEdge]:
-    """Sort by token, keep tokens that take part in a flow, merge the edges of one token."""
-    edges.sort(key=_token_of)
+def _assemble(edges: list[Edge], spans: list[tuple[int, int]], text: str | None) -> list[Any]:
+    """Sort by token, keep tokens that take part in a flow, merge the edges of one token; with the
+    ``text``, add each edge's start and end points."""
+    edges.sort(key=_TOKEN_OF)
     keep: set[int] = set()
     for e in edges:
         if e[4]:
@@ -151,6 +155,8 @@ def _assemble(edges: list[Edge], spans: list[tuple[int, int]], text: str) -> lis
         else:
             merged[tok] = (e[0], tok, e[2], tuple(dict.fromkeys(prev[3] + e[3])),
                            tuple(dict.fromkeys(prev[4] + e[4])))
+    if text is None:
+        return list(merged.values())
     result = []
     point = Points(text)
     for name, tok, rel, pnames, ptoks in merged.values():
@@ -159,8 +165,7 @@ def _assemble(edges: list[Edge], spans: list[tuple[int, int]], text: str) -> lis
     return result
 
 
-def _token_of(edge: Edge) -> int:
-    return edge[1]
+_TOKEN_OF = itemgetter(1)  # an edge's token number
 
 
 def normalize_raw(edges: Sequence[RawEdge]) -> list[tuple[str, str, tuple[str, ...]]]:
