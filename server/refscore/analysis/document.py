@@ -108,13 +108,19 @@ class StructureAnalysis:
     mode: Mode
     text: str
     subtree_keys: dict  # subtree key -> occurrences
-    subtrees: tuple[Subtree, ...] = ()
+    #: native mode: the subtrees as parallel (keys, types, starts, ends) lists, in preorder
+    subtree_parts: tuple = field(default=((), (), (), ()), repr=False, compare=False)
     #: native mode: the data-flow edges as plain tuples (``refscore.dataflow.RawEdge``); compat
     #: analyses keep only the normalised edges, all the package's score needs
     flow_edges: tuple = ()
     normalized_dataflow: tuple = ()
     has_syntax_errors: bool = False
     dataflow_error: str | None = field(default=None, compare=False)
+
+    @cached_property
+    def subtrees(self) -> tuple[Subtree, ...]:
+        """Native mode: the subtrees (key, type, byte span) in preorder (built on first use)."""
+        return tuple(map(Subtree, *self.subtree_parts))
 
     @cached_property
     def dataflow(self) -> tuple:
@@ -144,10 +150,10 @@ def _analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysi
     if mode == "compat":
         # shape hashes, or S-expressions if the tree has errors (or an anonymous node has children)
         keys = count(flat.compat_keys if flat.compat_keys is not None else sexp_keys(root))
-        subtrees: tuple[Subtree, ...] = ()
+        parts: tuple = ((), (), (), ())
     else:
-        subtrees = tuple(flat.subtrees or ())
-        keys = count(s.key for s in subtrees)
+        keys = count(flat.subtree_keys)
+        parts = (flat.subtree_keys, flat.subtree_types, flat.subtree_starts, flat.subtree_ends)
     error: str | None = None
     native = mode == "native"
     try:
@@ -159,7 +165,7 @@ def _analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysi
         mode=mode,
         text=text,
         subtree_keys=keys,
-        subtrees=subtrees,
+        subtree_parts=parts,
         flow_edges=tuple(flow) if native else (),
         normalized_dataflow=tuple(normalize_raw(flow)),
         has_syntax_errors=root.has_error,

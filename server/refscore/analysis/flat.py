@@ -7,8 +7,10 @@ The same walk builds the subtree keys (see ``refscore.analysis.trees`` for what 
 
 * ``"compat"``: the S-expression-equivalent shape hashes of ``trees._shape_keys`` (None when an
   anonymous node has children; the caller then falls back to S-expressions);
-* ``"native"``: the ``Subtree`` list of ``trees.native_subtrees`` (comment nodes are left out of
-  the whole flat tree, docstrings only out of the keys).
+* ``"native"``: the subtrees of ``trees.native_subtrees`` (comment nodes are left out of the whole
+  flat tree, docstrings only out of the keys), kept as parallel lists in preorder
+  (``subtree_keys``, ``subtree_types``, ``subtree_starts``, ``subtree_ends``); ``subtrees`` makes
+  ``Subtree`` tuples of them on demand (a candidate only needs the keys).
 
 Field lookups (``FlatTree.field``) read the field names the cursor reported: the first child
 under that field is what ``child_by_field_name`` returns, except under an ERROR node, where
@@ -40,7 +42,8 @@ class FlatTree:
     """One parsed text as flat, preorder-numbered lists (node 0 is the root)."""
 
     __slots__ = ("types", "fields", "kids", "spans", "tokens", "hidden", "depth", "count",
-                 "has_error", "compat_keys", "subtrees")
+                 "has_error", "compat_keys", "subtree_keys", "subtree_types", "subtree_starts",
+                 "subtree_ends")
 
     def __init__(self) -> None:
         self.types: list[str] = []
@@ -53,10 +56,19 @@ class FlatTree:
         self.count = 0                      # number of nodes not inside a token
         self.has_error = False
         self.compat_keys: Optional[list[int]] = None
-        self.subtrees: Optional[list[Subtree]] = None
+        self.subtree_keys: list[int] = []   # native: per subtree, in preorder
+        self.subtree_types: list[str] = []
+        self.subtree_starts: list[int] = []
+        self.subtree_ends: list[int] = []
 
     def __len__(self) -> int:
         return len(self.types)
+
+    @property
+    def subtrees(self) -> list[Subtree]:
+        """The native subtrees as ``Subtree`` tuples, in preorder (by start, outer first)."""
+        return list(map(Subtree, self.subtree_keys, self.subtree_types, self.subtree_starts,
+                        self.subtree_ends))
 
     def field(self, n: int, name: str) -> Optional[int]:
         """The child ``child_by_field_name(name)`` gives, as a node number (None if absent)."""
@@ -85,10 +97,10 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
     native = keys == "native"
     docstrings = native and language == "python"
     found_keys: list[int] = []
-    found_subtrees: list[Subtree] = []
-    make_subtree = Subtree
+    sub_keys, sub_types = flat.subtree_keys, flat.subtree_types
+    sub_starts, sub_ends = flat.subtree_starts, flat.subtree_ends
     # open inner nodes: [number, token depth (0: not inside a token), depth, key entries or None,
-    #                    field, start_byte, end_byte, first statement seen]
+    #                    field, native subtree slot, first statement seen]
     frames: list[list[Any]] = []
     cursor = root.walk()
     count = depth = 0
@@ -130,15 +142,21 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
             keyed = entries is not None or not frames
             if native and keyed and named and docstrings and frames:
                 parent = frames[-1]
-                if not parent[7] and types[parent[0]] in _BODIES:
-                    parent[7] = True
+                if not parent[6] and types[parent[0]] in _BODIES:
+                    parent[6] = True
                     keyed = not is_docstring(node)
             if cc:
                 kids_of.append([])
                 if cursor.goto_first_child():
+                    slot = -1
+                    if native and keyed:
+                        slot = len(sub_keys)
+                        sub_keys.append(0)  # the key is known when the node closes
+                        sub_types.append(t)
+                        sub_starts.append(node.start_byte)
+                        sub_ends.append(node.end_byte)
                     frames.append([i, inside or token_like, d, [] if keyed and (compat or native) else None,
-                                   fname, node.start_byte if native else 0,
-                                   node.end_byte if native else 0, False])
+                                   fname, slot, False])
                     if compat and not named and i:
                         ok_compat = False
                     continue
@@ -150,11 +168,11 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
             if not frames:
                 break
             cursor.goto_parent()
-            i, _, _, entries, fname, start, end, _ = frames.pop()
+            i, _, _, entries, fname, slot, _ = frames.pop()
             if entries is not None:
                 key = hash((types[i], tuple(entries)))
                 if native:
-                    found_subtrees.append(make_subtree(key, types[i], start, end))
+                    sub_keys[slot] = key
                 else:
                     found_keys.append(key)
                 if frames:
@@ -169,13 +187,9 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
         if not frames and not found_keys and types:
             found_keys.append(hash((types[0], ())))
         flat.compat_keys = found_keys if ok_compat else None
-    if native:
-        if not found_subtrees and types:
-            found_subtrees.append(make_subtree(hash((types[0], ())), types[0], root.start_byte, root.end_byte))
-        found_subtrees.sort(key=_subtree_order)
-        flat.subtrees = found_subtrees
+    if native and not sub_keys and types:
+        sub_keys.append(hash((types[0], ())))
+        sub_types.append(types[0])
+        sub_starts.append(root.start_byte)
+        sub_ends.append(root.end_byte)
     return flat
-
-
-def _subtree_order(s: Subtree) -> tuple[int, int]:
-    return (s.start_byte, -s.end_byte)

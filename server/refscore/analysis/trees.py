@@ -10,14 +10,14 @@ A subtree is the root or any node that has children. Two keyings:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import tree_sitter
 
 
-@dataclass(frozen=True, slots=True)
-class Subtree:
-    """One subtree of a document: its shape key, type and byte span."""
+class Subtree(NamedTuple):
+    """One subtree of a document: its shape key, type and byte span (a tuple: cheap to make, and
+    left alone by the cyclic GC once it has seen it)."""
 
     key: int | str
     type: str
@@ -91,12 +91,13 @@ def native_subtrees(root: tree_sitter.Node, comment_types: frozenset[str], langu
     """Subtrees keyed by shape (type, field names, named children), comments and docstrings left out.
 
     One cursor walk; each key hashes a flat tuple of the children's keys, so the cost is linear.
+    The list is in preorder: by start, an enclosing subtree before the ones inside it.
     """
     skip_docstrings = language == "python"
-    found: list[Subtree] = []
+    found: list[Subtree] = [Subtree(0, root.type, root.start_byte, root.end_byte)]  # in preorder
     cursor = root.walk()
-    # frame: [type, child entries, start_byte, end_byte, field, first statement seen]
-    frames: list[list] = [[root.type, [], root.start_byte, root.end_byte, None, False]]
+    # frame: [type, child entries, slot in found, field, first statement seen]
+    frames: list[list] = [[root.type, [], 0, None, False]]
     if not cursor.goto_first_child():
         return [Subtree(hash((root.type, ())), root.type, root.start_byte, root.end_byte)]
     while True:
@@ -106,21 +107,21 @@ def native_subtrees(root: tree_sitter.Node, comment_types: frozenset[str], langu
         parent = frames[-1]
         named = node.is_named
         skip = kind in comment_types or not (named or node.child_count)
-        if not skip and skip_docstrings and named and parent[0] in _BODIES and not parent[5]:
-            parent[5] = True
+        if not skip and skip_docstrings and named and parent[0] in _BODIES and not parent[4]:
+            parent[4] = True
             skip = is_docstring(node)
         if not skip:
             if node.child_count and cursor.goto_first_child():
-                frames.append([kind, [], node.start_byte, node.end_byte, field, False])
+                frames.append([kind, [], len(found), field, False])
+                found.append(Subtree(0, kind, node.start_byte, node.end_byte))
                 continue
             if named:
                 parent[1].append((field, hash((kind, ()))))
         while not cursor.goto_next_sibling():
             cursor.goto_parent()
-            kind, entries, start, end, field, _ = frames.pop()
+            kind, entries, slot, field, _ = frames.pop()
             key = hash((kind, tuple(entries)))
-            found.append(Subtree(key, kind, start, end))
+            found[slot] = found[slot]._replace(key=key)
             if not frames:
-                found.sort(key=lambda s: (s.start_byte, -s.end_byte))
                 return found
             frames[-1][1].append((field, key))

@@ -383,12 +383,13 @@ def branch(branch_types: frozenset[str], *, flag_style: bool, always_input: bool
 def merge_loop_edges(edges: list[Edge]) -> list[Edge]:
     """The package's loop merge: one edge per (name, token, relation), first occurrence first;
     repeated ones get de-duplicated parent names and sorted parent tokens (merging pairwise, as
-    the package does, equals merging all occurrences at once)."""
-    groups: dict[tuple[str, int, str], Any] = {}
-    repeated: list[tuple[str, int, str]] = []
+    the package does, equals merging all occurrences at once). A token's number fixes its name,
+    so (token, relation) is the key."""
+    groups: dict[int, Any] = {}
+    repeated: list[int] = []
     get = groups.get
     for e in edges:
-        key = e[:3]
+        key = e[1] if e[2] == COMES else ~e[1]
         g = get(key)
         if g is None:
             groups[key] = e
@@ -399,12 +400,16 @@ def merge_loop_edges(edges: list[Edge]) -> list[Edge]:
             g.append(e)
     for key in repeated:
         g = groups[key]
+        first = g[0]
+        if len(g) == 2 and g[1] == first and len(first[3]) < 2 and len(first[4]) < 2:
+            groups[key] = first  # the same edge twice, nothing to de-duplicate: itself
+            continue
         names: tuple[str, ...] = ()
         idxs: tuple[int, ...] = ()
         for e in g:
             names += e[3]
             idxs += e[4]
-        groups[key] = key + (tuple(dict.fromkeys(names)), tuple(sorted(set(idxs))))
+        groups[key] = (first[0], first[1], first[2], tuple(dict.fromkeys(names)), tuple(sorted(set(idxs))))
     return list(groups.values())
 
 
