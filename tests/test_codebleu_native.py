@@ -135,3 +135,12 @@ def test_dataflow_does_not_depend_on_the_hash_seed() -> None:
                               text=True, env=env, timeout=120, check=True)
         outputs.add(done.stdout.strip())
     assert len(outputs) == 1
+
+
+def test_dataflow_explanations_are_exact_after_non_ascii_text() -> None:
+    reference = "def f(values):\n    label = 'día ☺'\n    total = len(values)\n    return total, label\n"
+    result = score_codebleu([reference], "def f(values):\n    return 0\n", "python")
+    flow = [e for e in result.explanations if e.component == "dataflow_match"]
+    assert flow
+    for item in flow:
+        assert reference[item.start:item.end] == item.text.split(" ")[0]

@@ -110,8 +110,8 @@ class StructureAnalysis:
     subtree_keys: dict  # subtree key -> occurrences
     #: native mode: the subtrees as parallel (keys, types, starts, ends) lists, in preorder
     subtree_parts: tuple = field(default=((), (), (), ()), repr=False, compare=False)
-    #: native mode: the data-flow edges as plain tuples (``refscore.dataflow.RawEdge``); compat
-    #: analyses keep only the normalised edges, all the package's score needs
+    #: the data-flow edges as plain tuples: ``refscore.dataflow.RawEdge`` fields with the token's
+    #: start and end *byte offsets* in place of points (see ``dataflow`` for ``FlowEdge`` objects)
     flow_edges: tuple = ()
     normalized_dataflow: tuple = ()
     has_syntax_errors: bool = False
@@ -124,10 +124,10 @@ class StructureAnalysis:
 
     @cached_property
     def dataflow(self) -> tuple:
-        """The data-flow edges as ``FlowEdge`` objects (built on first use)."""
-        from ..dataflow import FlowEdge
+        """The data-flow edges as ``FlowEdge`` objects, with points (built on first use)."""
+        from ..dataflow import FlowEdge, edge_points
 
-        return tuple(FlowEdge(*raw) for raw in self.flow_edges)
+        return tuple(FlowEdge(*raw) for raw in edge_points(self.flow_edges, self.text))
 
 
 @lru_cache(maxsize=1024)
@@ -155,9 +155,8 @@ def _analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysi
         keys = count(flat.subtree_keys)
         parts = (flat.subtree_keys, flat.subtree_types, flat.subtree_starts, flat.subtree_ends)
     error: str | None = None
-    native = mode == "native"
     try:
-        flow = extract_raw_edges(flat, text, spec.name, mode=mode, positions=native)
+        flow = extract_raw_edges(flat, text, spec.name, mode=mode, points=False)
     except RecursionError:
         flow, error = [], "too deeply nested for data-flow analysis"
     return StructureAnalysis(
@@ -166,7 +165,7 @@ def _analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysi
         text=text,
         subtree_keys=keys,
         subtree_parts=parts,
-        flow_edges=tuple(flow) if native else (),
+        flow_edges=tuple(flow),
         normalized_dataflow=tuple(normalize_raw(flow)),
         has_syntax_errors=root.has_error,
         dataflow_error=error,

@@ -31,7 +31,7 @@ from .rules_ruby import RUBY
 from .rules_rust import RUST_COMPAT, RUST_NATIVE
 
 __all__ = ["FlowEdge", "RawEdge", "extract_dataflow", "extract_dataflow_flat", "extract_raw_edges",
-           "dropped_types", "normalize_dataflow", "normalize_raw", "MODES", "MAX_DEPTH"]
+           "dropped_types", "edge_points", "normalize_dataflow", "normalize_raw", "MODES", "MAX_DEPTH"]
 
 MODES = ("compat", "native")
 
@@ -89,10 +89,11 @@ def extract_dataflow_flat(flat: FlatTree, text: str, language: str, *, mode: str
 
 
 def extract_raw_edges(flat: FlatTree, text: str, language: str, *, mode: str = "compat",
-                      positions: bool = True) -> list[RawEdge]:
+                      points: bool = True) -> list[RawEdge]:
     """The edges of ``extract_dataflow_flat`` as plain tuples in ``FlowEdge`` field order (cheap to
     build, untracked by GC; ``FlowEdge(*raw)`` gives the edge). The caller pauses GC if it wants.
-    Without ``positions`` the tuples stop before the start and end points (enough to normalise)."""
+    Without ``points`` each edge ends with its token's start and end *byte offsets* instead (no
+    point conversion; ``edge_points`` converts later)."""
     if mode not in MODES:
         raise ValueError(f"unknown dataflow mode {mode!r}; known: {', '.join(MODES)}")
     rules = (_NATIVE_RULES if mode == "native" else _COMPAT_RULES).get(language)
@@ -117,7 +118,7 @@ def extract_raw_edges(flat: FlatTree, text: str, language: str, *, mode: str = "
         try:
             walker = Walker(rules, tree, max_steps=budget)
             walker.walk(0, {})
-            return _assemble(walker.out, tree.spans, text if positions else None)
+            return _assemble(walker.out, tree.spans, text if points else None)
         except RecursionError:
             pass
         except Exception:  # the package's inner try: any failure gives no dataflow
@@ -128,7 +129,7 @@ def extract_raw_edges(flat: FlatTree, text: str, language: str, *, mode: str = "
             walker.walk(0, {})
     except Exception:  # the package's inner try: any failure gives no dataflow
         return []
-    return _assemble(walker.out, tree.spans, text if positions else None)
+    return _assemble(walker.out, tree.spans, text if points else None)
 
 
 #: Trees at most this deep are walked without first making room on the stack (see above).
@@ -136,8 +137,8 @@ _SHALLOW = 40
 
 
 def _assemble(edges: list[Edge], spans: list[tuple[int, int]], text: str | None) -> list[Any]:
-    """Sort by token, keep tokens that take part in a flow, merge the edges of one token; with the
-    ``text``, add each edge's start and end points."""
+    """Sort by token, keep tokens that take part in a flow, merge the edges of one token, and add
+    each edge's start and end: points of ``text``, or byte offsets when no text is given."""
     edges.sort(key=_TOKEN_OF)
     keep: set[int] = set()
     for e in edges:
@@ -156,13 +157,19 @@ def _assemble(edges: list[Edge], spans: list[tuple[int, int]], text: str | None)
             merged[tok] = (e[0], tok, e[2], tuple(dict.fromkeys(prev[3] + e[3])),
                            tuple(dict.fromkeys(prev[4] + e[4])))
     if text is None:
-        return list(merged.values())
+        return [e + spans[e[1]] for e in merged.values()]
     result = []
     point = Points(text)
     for name, tok, rel, pnames, ptoks in merged.values():
         start, end = spans[tok]
         result.append((name, tok, rel, pnames, ptoks, point(start), point(end)))
     return result
+
+
+def edge_points(edges: Sequence[Any], text: str) -> list[RawEdge]:
+    """Edges from ``extract_raw_edges(..., points=False)`` with points of ``text`` for byte offsets."""
+    point = Points(text)
+    return [e[:5] + (point(e[5]), point(e[6])) for e in edges]
 
 
 _TOKEN_OF = itemgetter(1)  # an edge's token number

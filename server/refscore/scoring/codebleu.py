@@ -141,10 +141,10 @@ class _ReferenceNotes:
 
     def edges(self) -> list[Explanation]:
         if self._edges is None:
-            point = self.offsets.from_point
+            offset = self.offsets.from_byte
             self._edges = [
                 Explanation("dataflow_match", f"{name} {relation} {', '.join(parents) or '(definition)'}",
-                            self.index, point(*start), point(*end))
+                            self.index, offset(start), offset(end))
                 for name, _, relation, parents, _, start, end in self.structure.flow_edges
             ]
         return self._edges
