@@ -110,10 +110,11 @@ class StructureAnalysis:
     subtree_keys: dict  # subtree key -> occurrences
     #: native mode: the subtrees as parallel (keys, types, starts, ends) lists, in preorder
     subtree_parts: tuple = field(default=((), (), (), ()), repr=False, compare=False)
-    #: the data-flow edges as plain tuples: ``refscore.dataflow.RawEdge`` fields with the token's
-    #: start and end *byte offsets* in place of points (see ``dataflow`` for ``FlowEdge`` objects)
+    #: native mode: the data-flow edges as plain tuples, ``refscore.dataflow.RawEdge`` fields with
+    #: the token's start and end *byte offsets* in place of points (``dataflow`` gives ``FlowEdge``
+    #: objects). Compat analyses keep only the normalised edges, all the package's score reads.
     flow_edges: tuple = ()
-    normalized_dataflow: tuple = ()
+    normalized_dataflow: tuple = ()  # per edge, its normalised form as one string (``normalized_keys``)
     has_syntax_errors: bool = False
     dataflow_error: str | None = field(default=None, compare=False)
 
@@ -142,7 +143,7 @@ def analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysis
 
 
 def _analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysis:
-    from ..dataflow import dropped_types, extract_raw_edges, normalize_raw
+    from ..dataflow import dropped_types, extract_raw_edges, normalized_keys
 
     spec = languages.get(language)
     root = spec.parse(text.encode("utf-8")).root_node
@@ -165,8 +166,8 @@ def _analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysi
         text=text,
         subtree_keys=keys,
         subtree_parts=parts,
-        flow_edges=tuple(flow),
-        normalized_dataflow=tuple(normalize_raw(flow)),
+        flow_edges=tuple(flow) if mode == "native" else (),
+        normalized_dataflow=tuple(normalized_keys(flow)),
         has_syntax_errors=root.has_error,
         dataflow_error=error,
     )

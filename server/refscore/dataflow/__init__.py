@@ -31,7 +31,7 @@ from .rules_ruby import RUBY
 from .rules_rust import RUST_COMPAT, RUST_NATIVE
 
 __all__ = ["FlowEdge", "RawEdge", "extract_dataflow", "extract_dataflow_flat", "extract_raw_edges",
-           "dropped_types", "edge_points", "normalize_dataflow", "normalize_raw", "MODES", "MAX_DEPTH"]
+           "dropped_types", "edge_points", "normalize_dataflow", "normalized_keys", "MODES", "MAX_DEPTH"]
 
 MODES = ("compat", "native")
 
@@ -175,19 +175,24 @@ def edge_points(edges: Sequence[Any], text: str) -> list[RawEdge]:
 _TOKEN_OF = itemgetter(1)  # an edge's token number
 
 
-def normalize_raw(edges: Sequence[RawEdge]) -> list[tuple[str, str, tuple[str, ...]]]:
-    """``normalize_dataflow`` of raw edges (tuples in ``FlowEdge`` field order)."""
+def normalized_keys(edges: Sequence[Any]) -> list[str]:
+    """``normalize_dataflow`` of raw edges, each normalised edge as one string: equal strings are
+    equal normalised edges, and strings (unlike tuples) are never tracked by the cyclic GC.
+
+    Variables are numbered in order of first mention (parents before the name); an edge reads
+    ``<name number><relation mark><parent numbers, comma-separated>``.
+    """
     names: dict[str, str] = {}
     out = []
     for e in edges:
         parents = e[3]
         for p in parents:
             if p not in names:
-                names[p] = f"var_{len(names)}"
+                names[p] = str(len(names))
         name = e[0]
         if name not in names:
-            names[name] = f"var_{len(names)}"
-        out.append((names[name], e[2], tuple([names[p] for p in parents])))
+            names[name] = str(len(names))
+        out.append(names[name] + ("<" if e[2] == "comesFrom" else "=") + ",".join([names[p] for p in parents]))
     return out
 
 
