@@ -84,3 +84,38 @@ def test_a_single_leaf_root_has_one_key() -> None:
     assert flat.compat_keys == _shape_keys(root)
     native = flatten(root, "python", frozenset({"comment"}), "native")
     assert native.subtrees == native_subtrees(root, frozenset({"comment"}), "python")
+
+
+def _token_facts(root) -> tuple[list[int], list[int], dict, int, int]:
+    """Tokens, hidden tokens, spans, count and depth by a plain recursive walk (the definition)."""
+    tokens, hidden, spans = [], [], {}
+    count = depth = 0
+    numbered = 0
+
+    def visit(node, level: int, inside: bool) -> None:
+        nonlocal count, depth, numbered
+        i = numbered
+        numbered += 1
+        if not inside:
+            count += 1
+            depth = max(depth, level)
+        token_like = (node.child_count == 0 or node.type in {"string_literal", "string", "character_literal"}) \
+            and node.type != "comment"
+        if token_like:
+            spans[i] = (node.start_byte, node.end_byte)
+            (hidden if inside else tokens).append(i)
+        for child in node.children:
+            visit(child, level + 1, inside or token_like)
+
+    visit(root, 0, False)
+    return tokens, hidden, spans, count, depth
+
+
+def test_tokens_spans_count_and_depth() -> None:
+    documents = _documents()[:80]
+    for lang, text in documents + _damaged(documents):
+        spec = languages.get(lang)
+        root = spec.parse(text.encode()).root_node
+        flat = flatten(root, spec.name, frozenset(), "compat")
+        tokens, hidden, spans, count, depth = _token_facts(root)
+        assert (flat.tokens, flat.hidden, flat.spans, flat.count, flat.depth) == (tokens, hidden, spans, count, depth)

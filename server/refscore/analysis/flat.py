@@ -33,8 +33,8 @@ STRING_TYPES = frozenset({"string_literal", "string", "character_literal"})
 _BODIES = frozenset({"module", "block"})
 _NO_KIDS: tuple[int, ...] = ()
 
-# per language: kind_id -> (type, is_named); field_id -> field name (filled on first sight)
-_KINDS: dict[str, dict[int, tuple[str, bool]]] = {}
+# per language: kind_id -> (type, is_named, key as a leaf); field_id -> field name (filled on first sight)
+_KINDS: dict[str, dict[int, tuple[str, bool, int]]] = {}
 _FIELDS: dict[str, dict[int, Optional[str]]] = {}
 
 
@@ -95,58 +95,61 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
     tokens, hidden = flat.tokens, flat.hidden
     compat = keys == "compat" and not has_error
     native = keys == "native"
+    keying = compat or native
     docstrings = native and language == "python"
     found_keys: list[int] = []
     sub_keys, sub_types = flat.subtree_keys, flat.subtree_types
     sub_starts, sub_ends = flat.subtree_starts, flat.subtree_ends
-    # open inner nodes: [number, token depth (0: not inside a token), depth, key entries or None,
-    #                    field, native subtree slot, first statement seen]
-    frames: list[list[Any]] = []
+    # The open inner node whose children are being read is held in locals (p_*); the ones around
+    # it wait on ``stack``. p_inside: inside a token; p_depth: its children's depth; p_entries:
+    # its children's (field, key) entries, None if it is not keyed; p_slot: its native subtree
+    # slot; p_seen: a first statement was seen in it (Python docstrings).
+    stack: list[tuple] = []
+    p_kids: Any = None
+    p_number = p_slot = -1
+    p_inside = False
+    p_depth = 0
+    p_entries: Optional[list] = None
+    p_field: Optional[str] = None
+    p_seen = False
     cursor = root.walk()
     count = depth = 0
+    number = -1
     ok_compat = compat
     while True:
         node = cursor.node
         kid_id = node.kind_id
         kind = kinds.get(kid_id)
         if kind is None:
-            kind = kinds[kid_id] = (node.type, node.is_named)
-        t, named = kind
+            kind = kinds[kid_id] = (node.type, node.is_named, hash((node.type, ())))
+        t, named, leaf_key = kind
         if t not in drop:
-            i = len(types)
+            number += 1
             types.append(t)
             fid = cursor.field_id
             fname = field_names.get(fid)
             if fname is None and fid:
                 fname = field_names[fid] = cursor.field_name
             fields.append(fname)
-            if frames:
-                parent = frames[-1]
-                kids_of[parent[0]].append(i)
-                inside = parent[1]
-                d = parent[2] + 1
-                entries = parent[3]
-            else:
-                inside = 0
-                d = 0
-                entries = None
-            if not inside:
+            if p_kids is not None:
+                p_kids.append(number)
+            if not p_inside:
                 count += 1
-                if d > depth:
-                    depth = d
+                if p_depth > depth:
+                    depth = p_depth
             cc = node.child_count
             token_like = (cc == 0 or t in STRING_TYPES) and t != "comment"
             if token_like:
-                spans[i] = node.byte_range
-                (hidden if inside else tokens).append(i)
-            keyed = entries is not None or not frames
-            if native and keyed and named and docstrings and frames:
-                parent = frames[-1]
-                if not parent[6] and types[parent[0]] in _BODIES:
-                    parent[6] = True
-                    keyed = not is_docstring(node)
+                spans[number] = node.byte_range
+                (hidden if p_inside else tokens).append(number)
+            keyed = p_entries is not None or p_kids is None
+            if docstrings and keyed and named and p_kids is not None and not p_seen \
+                    and types[p_number] in _BODIES:
+                p_seen = True
+                keyed = not is_docstring(node)
             if cc:
-                kids_of.append([])
+                kids: list[int] = []
+                kids_of.append(kids)
                 if cursor.goto_first_child():
                     slot = -1
                     if native and keyed:
@@ -155,36 +158,37 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
                         sub_types.append(t)
                         sub_starts.append(node.start_byte)
                         sub_ends.append(node.end_byte)
-                    frames.append([i, inside or token_like, d, [] if keyed and (compat or native) else None,
-                                   fname, slot, False])
-                    if compat and not named and i:
+                    if compat and not named and number:
                         ok_compat = False
+                    stack.append((p_kids, p_number, p_inside, p_depth, p_entries, p_field, p_slot, p_seen))
+                    p_kids, p_number, p_inside, p_depth = kids, number, p_inside or token_like, p_depth + 1
+                    p_entries = [] if keyed and keying else None
+                    p_field, p_slot, p_seen = fname, slot, False
                     continue
             else:
                 kids_of.append(_NO_KIDS)
-                if keyed and named and entries is not None:
-                    entries.append((fname, hash((t, ()))))
+                if keyed and named and p_entries is not None:
+                    p_entries.append((fname, leaf_key))
         while not cursor.goto_next_sibling():
-            if not frames:
+            if not stack:
                 break
             cursor.goto_parent()
-            i, _, _, entries, fname, slot, _ = frames.pop()
+            entries, closed, field_name, slot = p_entries, p_number, p_field, p_slot
+            p_kids, p_number, p_inside, p_depth, p_entries, p_field, p_slot, p_seen = stack.pop()
             if entries is not None:
-                key = hash((types[i], tuple(entries)))
+                key = hash((types[closed], tuple(entries)))
                 if native:
                     sub_keys[slot] = key
                 else:
                     found_keys.append(key)
-                if frames:
-                    outer = frames[-1][3]
-                    if outer is not None:
-                        outer.append((fname, key))
+                if p_entries is not None:
+                    p_entries.append((field_name, key))
         else:
             continue
         break
     flat.count, flat.depth = count, depth
     if compat:
-        if not frames and not found_keys and types:
+        if not found_keys and types:
             found_keys.append(hash((types[0], ())))
         flat.compat_keys = found_keys if ok_compat else None
     if native and not sub_keys and types:
