@@ -61,7 +61,7 @@ def bleu_stats(references: Sequence[TokenAnalysis], candidate: TokenAnalysis, or
         cand_counts = candidate.counts[n]
         if len(references) == 1:
             best = references[0].counts[n]
-        else:
+        else:  # each n-gram clipped by its highest count in any reference
             best = {}
             for reference in references:
                 ref_counts = reference.counts[n]
@@ -69,17 +69,22 @@ def bleu_stats(references: Sequence[TokenAnalysis], candidate: TokenAnalysis, or
                     seen = ref_counts.get(gram, 0)
                     if seen > best.get(gram, 0):
                         best[gram] = seen
-        get = best.get
-        matched = 0
-        for gram, count in cand_counts.items():
-            limit = get(gram)
-            if limit:
-                matched += count if count < limit else limit
-        numerators.append(matched)
+        numerators.append(clipped_overlap(cand_counts, best))
         denominators.append(max(1, length - n))  # the number of candidate n-grams
     return NgramStats(
         tuple(numerators), tuple(denominators), length,
         closest_length([r.length for r in references], length))
+
+
+def clipped_overlap(a: dict, b: dict) -> int:
+    """Sum over the n-grams both count dicts have of the smaller count (a clipped match count)."""
+    if len(a) > len(b):
+        a, b = b, a
+    matched = 0
+    for gram in a.keys() & b.keys():
+        x, y = a[gram], b[gram]
+        matched += x if x < y else y
+    return matched
 
 
 def score_from_stats(stats: NgramStats, weights: Sequence[float] = DEFAULT_NGRAM_WEIGHTS) -> float:

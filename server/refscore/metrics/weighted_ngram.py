@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import AbstractSet, Sequence
 
 from ..analysis.document import TokenAnalysis
-from .ngram import NgramStats, closest_length
+from .ngram import NgramStats, clipped_overlap, closest_length
 
 KEYWORD_WEIGHT = 1.0
 OTHER_WEIGHT = 0.2
@@ -39,12 +39,7 @@ def weighted_stats(references: Sequence[TokenAnalysis], candidate: TokenAnalysis
                 numerator += matched
                 denominator += max(1, total)
             else:
-                found = 0
-                for gram, count in ref_counts.items():
-                    have = get(gram)
-                    if have:
-                        found += count if count < have else have
-                numerator += found
+                numerator += clipped_overlap(ref_counts, cand_counts)
                 denominator += max(1, max(0, reference.length - n))  # the number of reference n-grams
         numerators.append(numerator)
         denominators.append(denominator)
