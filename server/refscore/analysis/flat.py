@@ -33,8 +33,9 @@ STRING_TYPES = frozenset({"string_literal", "string", "character_literal"})
 _BODIES = frozenset({"module", "block"})
 _NO_KIDS: tuple[int, ...] = ()
 
-# per language: kind_id -> (type, is_named, key as a leaf); field_id -> field name (filled on first sight)
-_KINDS: dict[str, dict[int, tuple[str, bool, int]]] = {}
+# per (language, dropped types): kind_id -> ``_kind_facts``; per language: field_id -> field name
+# (both filled on first sight)
+_KINDS: dict[tuple[str, frozenset[str]], dict[int, tuple[str, bool, int, bool, bool, bool]]] = {}
 _FIELDS: dict[str, dict[int, Optional[str]]] = {}
 
 
@@ -81,6 +82,12 @@ class FlatTree:
         return None
 
 
+def _kind_facts(t: str, named: bool, drop: frozenset[str]) -> tuple[str, bool, int, bool, bool, bool]:
+    """What the walk needs to know of a node kind: type, named, its key as a leaf, kept (not in
+    ``drop``), token-like whatever its children (a string type), token-like when childless."""
+    return (t, named, hash((t, ())), t not in drop, t in STRING_TYPES and t != "comment", t != "comment")
+
+
 def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozenset(),
             keys: Optional[KeyMode] = None) -> FlatTree:
     """Read ``root`` in one cursor walk; node types in ``drop`` are left out with their subtrees.
@@ -89,7 +96,7 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
     """
     flat = FlatTree()
     flat.has_error = has_error = root.has_error
-    kinds = _KINDS.setdefault(language, {})
+    kinds = _KINDS.setdefault((language, drop), {})
     field_names = _FIELDS.setdefault(language, {0: None})
     types, fields, kids_of, spans = flat.types, flat.fields, flat.kids, flat.spans
     tokens, hidden = flat.tokens, flat.hidden
@@ -121,9 +128,9 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
         kid_id = node.kind_id
         kind = kinds.get(kid_id)
         if kind is None:
-            kind = kinds[kid_id] = (node.type, node.is_named, hash((node.type, ())))
-        t, named, leaf_key = kind
-        if t not in drop:
+            kind = kinds[kid_id] = _kind_facts(node.type, node.is_named, drop)
+        t, named, leaf_key, kept, string_token, leaf_token = kind
+        if kept:
             number += 1
             types.append(t)
             fid = cursor.field_id
@@ -138,7 +145,7 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
                 if p_depth > depth:
                     depth = p_depth
             cc = node.child_count
-            token_like = (cc == 0 or t in STRING_TYPES) and t != "comment"
+            token_like = string_token or (leaf_token and not cc)
             if token_like:
                 spans[number] = node.byte_range
                 (hidden if p_inside else tokens).append(number)

@@ -27,6 +27,7 @@ UNINDEXED = -1   # a token-like node inside a string token: the package's lookup
 
 #: Token info of a node: (kind, token number, text, is an identifier); None for other nodes.
 TokenInfo = tuple[int, int, str, bool]
+_KEYWORD_INFO: TokenInfo = (KEYWORD, -1, "", False)
 
 
 class Abort(Exception):
@@ -121,7 +122,7 @@ def build(flat: FlatTree, text: str) -> DataTree:
         code = texts[number]
         t = types[i]
         if t == code:
-            info[i] = (KEYWORD, number, code, t == "identifier")
+            info[i] = _KEYWORD_INFO  # a keyword's number and text are never read
         else:
             ident = t == "identifier"
             info[i] = (VARIABLE, number, code, ident)
