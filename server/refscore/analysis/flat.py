@@ -42,7 +42,7 @@ _FIELDS: dict[str, dict[int, Optional[str]]] = {}
 class FlatTree:
     """One parsed text as flat, preorder-numbered lists (node 0 is the root)."""
 
-    __slots__ = ("types", "fields", "kids", "spans", "tokens", "hidden", "depth", "count",
+    __slots__ = ("types", "fields", "kids", "tokens", "token_spans", "hidden", "hidden_spans", "depth", "count",
                  "has_error", "compat_keys", "subtree_keys", "subtree_types", "subtree_starts",
                  "subtree_ends")
 
@@ -50,9 +50,10 @@ class FlatTree:
         self.types: list[str] = []
         self.fields: list[Optional[str]] = []
         self.kids: list[Any] = []           # list[int] per inner node, () for leaves
-        self.spans: dict[int, tuple[int, int]] = {}  # token-like node -> (start, end) byte
         self.tokens: list[int] = []         # token-like nodes not inside a token, in preorder
+        self.token_spans: list[tuple[int, int]] = []  # their (start, end) bytes
         self.hidden: list[int] = []         # token-like nodes inside a token
+        self.hidden_spans: list[tuple[int, int]] = []  # their (start, end) bytes
         self.depth = 0                      # max depth of nodes not inside a token
         self.count = 0                      # number of nodes not inside a token
         self.has_error = False
@@ -64,6 +65,11 @@ class FlatTree:
 
     def __len__(self) -> int:
         return len(self.types)
+
+    @property
+    def spans(self) -> dict[int, tuple[int, int]]:
+        """Token-like node -> its (start, end) bytes."""
+        return dict(zip(self.tokens + self.hidden, self.token_spans + self.hidden_spans))
 
     @property
     def subtrees(self) -> list[Subtree]:
@@ -98,8 +104,8 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
     flat.has_error = has_error = root.has_error
     kinds = _KINDS.setdefault((language, drop), {})
     field_names = _FIELDS.setdefault(language, {0: None})
-    types, fields, kids_of, spans = flat.types, flat.fields, flat.kids, flat.spans
-    tokens, hidden = flat.tokens, flat.hidden
+    types, fields, kids_of = flat.types, flat.fields, flat.kids
+    tokens, token_spans, hidden, hidden_spans = flat.tokens, flat.token_spans, flat.hidden, flat.hidden_spans
     compat = keys == "compat" and not has_error
     native = keys == "native"
     keying = compat or native
@@ -147,8 +153,12 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
             cc = node.child_count
             token_like = string_token or (leaf_token and not cc)
             if token_like:
-                spans[number] = node.byte_range
-                (hidden if p_inside else tokens).append(number)
+                if p_inside:
+                    hidden.append(number)
+                    hidden_spans.append(node.byte_range)
+                else:
+                    tokens.append(number)
+                    token_spans.append(node.byte_range)
             keyed = p_entries is not None or p_kids is None
             if docstrings and keyed and named and p_kids is not None and not p_seen \
                     and types[p_number] in _BODIES:

@@ -102,10 +102,9 @@ def _token_texts(text: str, spans: list[tuple[int, int]]) -> list[str]:
 
 def build(flat: FlatTree, text: str) -> DataTree:
     """Number the tokens of ``flat`` (the tree of ``text``) and attach each token's facts."""
-    node_spans = flat.spans
     types = flat.types
     tokens = flat.tokens
-    spans = [node_spans[i] for i in tokens]
+    spans = flat.token_spans
     texts = _token_texts(text, spans)
     numbers: Any = range(len(spans))
     by_span: dict[tuple[int, int], int] = {}
@@ -132,8 +131,8 @@ def build(flat: FlatTree, text: str) -> DataTree:
         if kids[i]:
             tree.token_ranges.append((i, subtree_end(kids, i)))
     hidden_vars = tree.hidden_vars
-    for i in flat.hidden:
-        number = by_span.get(node_spans[i])
+    for i, span in zip(flat.hidden, flat.hidden_spans):
+        number = by_span.get(span)
         if number is None:
             info[i] = (UNINDEXED, -1, "", False)
             continue
