@@ -119,6 +119,11 @@ class StructureAnalysis:
     dataflow_error: str | None = field(default=None, compare=False)
 
     @cached_property
+    def dataflow_counts(self) -> dict[str, int]:
+        """The normalised data-flow edges as a multiset (built on first use)."""
+        return count(self.normalized_dataflow)
+
+    @cached_property
     def subtrees(self) -> tuple[Subtree, ...]:
         """Native mode: the subtrees (key, type, byte span) in preorder (built on first use)."""
         return tuple(map(Subtree, *self.subtree_parts))

@@ -7,9 +7,11 @@ in order, matches one not-yet-used equal edge of the candidate.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Hashable, Sequence
 
+from ..analysis.document import count
 from ..dataflow import FlowEdge, normalize_dataflow
+from .overlap import clipped_overlap
 
 __all__ = ["DataflowMatch", "match_dataflow", "match_normalized", "count_matched", "unmatched_indices"]
 
@@ -47,18 +49,10 @@ def match_dataflow(reference: Sequence[FlowEdge], candidate: Sequence[FlowEdge],
     return DataflowMatch(matched, len(ref_norm), tuple(unmatched))
 
 
-def count_matched(reference_normalized: Sequence[tuple], candidate_normalized: Sequence[tuple]) -> int:
-    """How many normalised reference edges the candidate's normalised edges match (the count alone)."""
-    remaining: dict[tuple, int] = {}
-    for item in candidate_normalized:
-        remaining[item] = remaining.get(item, 0) + 1
-    matched = 0
-    for item in reference_normalized:
-        left = remaining.get(item)
-        if left:
-            remaining[item] = left - 1
-            matched += 1
-    return matched
+def count_matched(reference_normalized: Sequence[Hashable], candidate_normalized: Sequence[Hashable]) -> int:
+    """How many normalised reference edges the candidate's normalised edges match (the count alone):
+    matching each edge in turn to an unused equal one matches, per distinct edge, the smaller count."""
+    return clipped_overlap(count(reference_normalized), count(candidate_normalized))
 
 
 def match_normalized(reference_raw: Sequence[tuple], reference_normalized: Sequence[tuple],

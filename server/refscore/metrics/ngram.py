@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..analysis.document import TokenAnalysis
+from .overlap import clipped_overlap
 
 SMOOTHING_EPSILON = 0.1
 DEFAULT_NGRAM_WEIGHTS = (0.25, 0.25, 0.25, 0.25)
@@ -53,12 +54,18 @@ def brevity_penalty(ref_length: int, hyp_length: int) -> float:
     return math.exp(1 - ref_length / hyp_length)
 
 
-def bleu_stats(references: Sequence[TokenAnalysis], candidate: TokenAnalysis, orders: int = 4) -> NgramStats:
-    """Clipped precision statistics of one candidate against its references."""
+def bleu_stats(references: Sequence[TokenAnalysis], candidate: TokenAnalysis, orders: int = 4,
+               overlaps: Sequence[int] | None = None) -> NgramStats:
+    """Clipped precision statistics of one candidate against its references. ``overlaps``: the
+    clipped overlaps per order with a single reference, when the caller has them already."""
     numerators, denominators = [], []
     length = candidate.length
     for n in range(orders):
         cand_counts = candidate.counts[n]
+        if overlaps is not None:
+            numerators.append(overlaps[n])
+            denominators.append(max(1, length - n))
+            continue
         if len(references) == 1:
             best = references[0].counts[n]
         else:  # each n-gram clipped by its highest count in any reference
@@ -74,17 +81,6 @@ def bleu_stats(references: Sequence[TokenAnalysis], candidate: TokenAnalysis, or
     return NgramStats(
         tuple(numerators), tuple(denominators), length,
         closest_length([r.length for r in references], length))
-
-
-def clipped_overlap(a: dict, b: dict) -> int:
-    """Sum over the n-grams both count dicts have of the smaller count (a clipped match count)."""
-    if len(a) > len(b):
-        a, b = b, a
-    matched = 0
-    for gram in a.keys() & b.keys():
-        x, y = a[gram], b[gram]
-        matched += x if x < y else y
-    return matched
 
 
 def score_from_stats(stats: NgramStats, weights: Sequence[float] = DEFAULT_NGRAM_WEIGHTS) -> float:

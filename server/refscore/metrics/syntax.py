@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..analysis.trees import Subtree
+from .overlap import covered
 
 
 @dataclass(frozen=True)
@@ -22,8 +23,7 @@ class SyntaxMatch:
 
 def match_syntax(reference_keys: Counter[str], candidate_keys: Counter[str]) -> SyntaxMatch:
     """Count reference subtrees whose key the candidate also has."""
-    matched = sum(count for key, count in reference_keys.items() if key in candidate_keys)
-    return SyntaxMatch(matched, sum(reference_keys.values()))
+    return SyntaxMatch(covered(reference_keys, candidate_keys), sum(reference_keys.values()))
 
 
 def unmatched_subtrees(reference: tuple[Subtree, ...], candidate_keys: Counter[str], limit: int = 50) -> list[Subtree]:

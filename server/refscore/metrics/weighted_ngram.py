@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import AbstractSet, Sequence
 
 from ..analysis.document import TokenAnalysis
-from .ngram import NgramStats, clipped_overlap, closest_length
+from .ngram import NgramStats, closest_length
+from .overlap import clipped_overlap
 
 KEYWORD_WEIGHT = 1.0
 OTHER_WEIGHT = 0.2
@@ -19,27 +20,36 @@ PACKAGE_REFERENCE_LENGTH = 2  # the package measures len([tokens, weights])
 
 
 def weighted_stats(references: Sequence[TokenAnalysis], candidate: TokenAnalysis,
-                   keywords: AbstractSet[str], orders: int = 4) -> NgramStats:
-    """Weighted recall statistics of one candidate against its references."""
+                   keywords: AbstractSet[str], orders: int = 4,
+                   overlaps: Sequence[int] | None = None) -> NgramStats:
+    """Weighted recall statistics of one candidate against its references. ``overlaps``: the
+    clipped overlaps per order with a single reference, when the caller has them already.
+
+    Unigrams: each reference token counts with its weight, so the total is 0.2 x the other
+    tokens + 1 x the keyword tokens, and the matched part likewise over the clipped overlap.
+    """
     numerators, denominators = [], []
     for n in range(orders):
         cand_counts = candidate.counts[n]
         numerator: float = 0
         denominator: float = 0
-        get = cand_counts.get
         for reference in references:
             ref_counts = reference.counts[n]
+            overlap = overlaps[n] if overlaps is not None else clipped_overlap(ref_counts, cand_counts)
             if n == 0:  # unigrams are keyed by the word itself
-                matched = total = 0.0
-                for gram, count in ref_counts.items():
-                    weight = KEYWORD_WEIGHT if gram in keywords else OTHER_WEIGHT
-                    have = get(gram, 0)
-                    matched += (count if count < have else have) * weight
-                    total += count * weight
+                key_grams = ref_counts.keys() & keywords
+                key_total = key_matched = 0
+                for gram in key_grams:
+                    count = ref_counts[gram]
+                    have = cand_counts.get(gram, 0)
+                    key_total += count
+                    key_matched += count if count < have else have
+                matched = OTHER_WEIGHT * (overlap - key_matched) + KEYWORD_WEIGHT * key_matched
+                total = OTHER_WEIGHT * (reference.length - key_total) + KEYWORD_WEIGHT * key_total
                 numerator += matched
                 denominator += max(1, total)
             else:
-                numerator += clipped_overlap(ref_counts, cand_counts)
+                numerator += overlap
                 denominator += max(1, max(0, reference.length - n))  # the number of reference n-grams
         numerators.append(numerator)
         denominators.append(denominator)

@@ -15,8 +15,9 @@ from ..analysis.document import (StructureAnalysis, TokenAnalysis, analyse_struc
                                  analyse_tokens_with, comparable_keys, gc_paused)
 from ..analysis.text import OffsetMap
 from ..metrics.codebleu import DEFAULT_WEIGHTS, CodeBleuResult, Explanation, PairStats, combine
-from ..metrics.dataflow import count_matched, unmatched_indices
+from ..metrics.dataflow import unmatched_indices
 from ..metrics.ngram import bleu_stats, missing_runs
+from ..metrics.overlap import clipped_overlap
 from ..metrics.syntax import match_syntax, unmatched_subtrees
 from ..metrics.weighted_ngram import weighted_stats
 
@@ -40,11 +41,15 @@ def _pair_stats(ref_tokens: Sequence[TokenAnalysis], cand_tokens: TokenAnalysis,
             flows.append(missing)
             flow_matched += len(ref_norm) - len(missing)
         else:
-            flow_matched += count_matched(ref_norm, cand_structure.normalized_dataflow)
+            flow_matched += clipped_overlap(ref_structure.dataflow_counts, cand_structure.dataflow_counts)
         flow_total += len(ref_norm)
+    overlaps = None
+    if len(ref_tokens) == 1:  # the n-gram overlaps both n-gram components count
+        ref_counts, cand_counts = ref_tokens[0].counts, cand_tokens.counts
+        overlaps = [clipped_overlap(ref_counts[n], cand_counts[n]) for n in range(len(cand_counts))]
     stats = PairStats(
-        bleu_stats(ref_tokens, cand_tokens),
-        weighted_stats(ref_tokens, cand_tokens, keywords),
+        bleu_stats(ref_tokens, cand_tokens, overlaps=overlaps),
+        weighted_stats(ref_tokens, cand_tokens, keywords, overlaps=overlaps),
         syntax_matched, syntax_total, flow_matched, flow_total,
     )
     return stats, flows
