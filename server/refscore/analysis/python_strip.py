@@ -116,10 +116,12 @@ def strip_python_fast(source: str) -> str | None:
     for mark in _UNSAFE:
         if mark in source:
             return None
+    lines = source.split("\n")
+    if "#" not in source and "'" not in source and '"' not in source and all(map(str.strip, lines)):
+        return source  # nothing to remove and no blank line to drop, whatever the indentation
     tokens = _comments_and_strings(source)
     if tokens is None:
         return None
-    lines = source.split("\n")
     rows: list[int] = []
     starts: list[int] = []
     string_rows: set[int] | tuple = ()
