@@ -36,6 +36,41 @@ def test_mentioned_by_range_covers_the_walk(lang: str, mode: str) -> None:
         assert set(mentioned_by_walk(tree, node)) <= set(mentioned(tree, node))
 
 
+def _variables_by_walk(tree, n: int) -> tuple:
+    """``tree_to_variable_index`` by a walk that stops at tokens (the definition)."""
+    from refscore.dataflow._tree import UNINDEXED, VARIABLE, Abort
+
+    out, stack = [], [n]
+    while stack:
+        m = stack.pop()
+        facts = tree.info[m]
+        if facts is None:
+            stack.extend(reversed(tree.kids[m]))
+        elif facts[0] == VARIABLE:
+            out.append((facts[1], facts[2]))
+        elif facts[0] == UNINDEXED:
+            raise Abort("token inside a string token")
+    return tuple(out)
+
+
+@pytest.mark.parametrize("lang", sorted(SNIPPETS))
+def test_variables_by_range_equal_the_walk(lang: str) -> None:
+    from refscore.dataflow._tree import Abort, variables
+
+    code = SNIPPETS[lang]
+    flat = flatten(languages.get(lang).parse(code.encode()).root_node, lang)
+    tree = build(flat, code)
+    assert tree.token_ranges or lang != "python"  # the Python snippet has strings with parts
+    for node in range(len(flat)):
+        try:
+            expected = _variables_by_walk(tree, node)
+        except Abort:
+            with pytest.raises(Abort):
+                variables(tree, node)
+            continue
+        assert variables(tree, node) == expected
+
+
 def test_union_states_is_the_sorted_union() -> None:
     a = {"x": (1, 4), "y": (2,)}
     b = {"y": (2,), "x": (3,), "z": (5,)}

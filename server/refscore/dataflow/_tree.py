@@ -38,7 +38,7 @@ class DataTree:
     """A flat tree with token facts: what the walker reads (nodes are ints, the root is 0)."""
 
     __slots__ = ("flat", "types", "kids", "info", "spans", "var_texts", "hidden_vars", "var_nodes",
-                 "var_facts", "token_ranges")
+                 "var_facts", "var_pairs", "token_ranges")
 
     def __init__(self, flat: FlatTree, info: list[Optional[TokenInfo]],
                  spans: list[tuple[Any, Any]]) -> None:
@@ -55,6 +55,7 @@ class DataTree:
         #: identifier): what a walk of a rule-free subtree reads, found by bisection
         self.var_nodes: list[int] = []
         self.var_facts: list[tuple[str, int, bool]] = []
+        self.var_pairs: list[tuple[int, str]] = []  # (number, text) of each, as ``variables`` gives
         #: (first, last) node numbers of each token with children (a string and its parts)
         self.token_ranges: list[tuple[int, int]] = []
 
@@ -114,7 +115,7 @@ def build(flat: FlatTree, text: str) -> DataTree:
         numbers = [by_span[span] for span in spans]
     info: list[Optional[TokenInfo]] = [None] * len(types)
     tree = DataTree(flat, info, spans)
-    var_texts, var_nodes, var_facts = tree.var_texts, tree.var_nodes, tree.var_facts
+    var_texts, var_nodes, var_facts, var_pairs = tree.var_texts, tree.var_nodes, tree.var_facts, tree.var_pairs
     kids = flat.kids
     for position, i in enumerate(tokens):
         number = numbers[position]
@@ -128,6 +129,7 @@ def build(flat: FlatTree, text: str) -> DataTree:
             var_texts[position] = code
             var_nodes.append(i)
             var_facts.append((code, number, ident))
+            var_pairs.append((number, code))
         if kids[i]:
             tree.token_ranges.append((i, subtree_end(kids, i)))
     hidden_vars = tree.hidden_vars
@@ -145,6 +147,12 @@ def build(flat: FlatTree, text: str) -> DataTree:
     return tree
 
 
+def inside_token(ranges: list[tuple[int, int]], n: int) -> bool:
+    """Whether node n lies strictly inside one of the token ranges (ascending, disjoint)."""
+    at = bisect_right(ranges, (n, n)) - 1
+    return at >= 0 and ranges[at][0] < n <= ranges[at][1]
+
+
 def subtree_end(kids: list[Any], n: int) -> int:
     """The last node of n's subtree (nodes are numbered in preorder)."""
     while kids[n]:
@@ -153,9 +161,18 @@ def subtree_end(kids: list[Any], n: int) -> int:
 
 
 def variables(tree: DataTree, n: Optional[int]) -> tuple[tuple[int, str], ...]:
-    """``tree_to_variable_index``: (number, text) of the tokens under n whose type != text."""
+    """``tree_to_variable_index``: (number, text) of the tokens under n whose type != text.
+
+    Outside tokens these are the variable tokens in n's node range, found by bisection; inside a
+    token (a string's parts) the subtree is walked.
+    """
     if n is None:
         raise Abort("variables of a missing node")
+    ranges = tree.token_ranges
+    if not ranges or not inside_token(ranges, n):
+        var_nodes = tree.var_nodes
+        lo = bisect_left(var_nodes, n)
+        return tuple(tree.var_pairs[lo:bisect_right(var_nodes, subtree_end(tree.kids, n), lo)])
     out: list[tuple[int, str]] = []
     info, kids = tree.info, tree.kids
     stack = [n]

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field as dc_field
 from functools import cached_property
 from typing import Any, Callable, Mapping, Optional
 
-from ._tree import UNINDEXED, VARIABLE, Abort, DataTree, mentioned, subtree_end, variables
+from ._tree import UNINDEXED, VARIABLE, Abort, DataTree, inside_token, mentioned, subtree_end, variables
 
 State = dict[str, tuple[int, ...]]
 Edge = tuple[str, int, str, tuple[str, ...], tuple[int, ...]]
@@ -68,14 +68,8 @@ def stop_nodes(tree: DataTree, rules: Rules) -> tuple[list[int], set[int]]:
             found = sorted(reordered.union(found))
     ranges = tree.token_ranges
     if ranges and found:
-        found = [i for i in found if not _inside(ranges, i)]
+        found = [i for i in found if not inside_token(ranges, i)]
     return found, reordered
-
-
-def _inside(ranges: list[tuple[int, int]], n: int) -> bool:
-    """Whether node n lies strictly inside one of the token ranges (ascending, disjoint)."""
-    at = bisect_right(ranges, (n, n)) - 1
-    return at >= 0 and ranges[at][0] < n <= ranges[at][1]
 
 
 def table(*groups: Mapping[str, Handler]) -> dict[str, Handler]:
@@ -129,7 +123,7 @@ class Walker:
         handler = self.handlers.get(types[n])
         if handler is not None:
             return handler(self, n, st)
-        if n not in self.reordered and not (self.tree.token_ranges and _inside(self.tree.token_ranges, n)):
+        if n not in self.reordered and not (self.tree.token_ranges and inside_token(self.tree.token_ranges, n)):
             return self.walk_plain(n, st)
         self.steps += 1
         kids = self.children[n]
@@ -291,8 +285,7 @@ def assign_lists(w: Walker, lefts: list[Optional[Node]], rights: list[Optional[N
     out = w.out
     for left, right in zip(lefts, rights):
         values = w.variables(right)
-        names = tuple(code for _, code in values)
-        idxs = tuple(idx for idx, _ in values)
+        idxs, names = tuple(zip(*values)) or ((), ())
         for idx1, code1 in w.variables(left):
             out.append((code1, idx1, COMPUTED, names, idxs))
             st[code1] = (idx1,)
