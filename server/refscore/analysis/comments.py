@@ -12,8 +12,8 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from functools import lru_cache
 
+from .cache import sized_cache
 from .python_strip import strip_python_fast
 
 _C_STYLE = re.compile(r"""//.*?$|/\*.*?\*/|'(?:\\.|[^\\'])*'|"(?:\\.|[^\\"])*\"""", re.DOTALL | re.MULTILINE)
@@ -55,7 +55,7 @@ def _strip_python(source: str) -> str:
     return _drop_blank_lines("".join(pieces))
 
 
-@lru_cache(maxsize=2048)
+@sized_cache(max_entries=2048, max_chars=8_000_000)
 def strip_compat(source: str, language: str) -> str:
     """Remove comments (and Python docstrings) exactly as ``codebleu`` 0.7.0 does.
 

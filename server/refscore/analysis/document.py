@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Callable, Hashable, Iterable, Literal, Sequence
 
 try:
@@ -24,6 +24,7 @@ except ImportError:  # pragma: no cover - other Pythons
             mapping[item] = get(item, 0) + 1
 
 from .. import languages
+from .cache import sized_cache
 from .gc_pause import gc_paused
 from .text import TextToken, whitespace_tokens
 from .flat import flatten
@@ -31,6 +32,11 @@ from .trees import Subtree, sexp_keys
 
 Mode = Literal["compat", "native"]
 MAX_NGRAM = 4
+
+#: Characters of text the token and structure caches may key on (an analysis holds about 35
+#: (tokens) and 20 to 55 (structure) bytes per character): older analyses are dropped beyond it.
+TOKEN_CACHE_CHARS = 8_000_000
+STRUCTURE_CACHE_CHARS = 8_000_000
 
 
 def count(items: Iterable[Hashable]) -> dict:
@@ -87,7 +93,7 @@ def _token_analysis(words: Sequence[str], text: str | None = None) -> TokenAnaly
     return TokenAnalysis(tuple(words), _keyed_counts(words, text is not None), text)
 
 
-@lru_cache(maxsize=1024)
+@sized_cache(max_entries=1024, max_chars=TOKEN_CACHE_CHARS)
 def analyse_tokens(text: str) -> TokenAnalysis:
     """Token analysis with the default whitespace tokenizer (cached by content)."""
     return _token_analysis(text.split(), text)
@@ -136,7 +142,7 @@ class StructureAnalysis:
         return tuple(FlowEdge(*raw) for raw in edge_points(self.flow_edges, self.text))
 
 
-@lru_cache(maxsize=1024)
+@sized_cache(max_entries=1024, max_chars=STRUCTURE_CACHE_CHARS)
 def analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysis:
     """Parse ``text`` and build its subtree inventory and data-flow graph (cached by content).
 
@@ -178,7 +184,7 @@ def _analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysi
     )
 
 
-@lru_cache(maxsize=256)
+@sized_cache(max_entries=256, max_chars=2_000_000)
 def sexp_subtree_keys(text: str, language: str) -> Counter:
     """S-expression keys of a compat text, for comparing with a tree whose keys had to be S-expressions."""
     return Counter(sexp_keys(languages.get(language).parse(text.encode("utf-8")).root_node))

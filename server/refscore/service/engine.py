@@ -434,5 +434,5 @@ def _cache_sizes() -> dict[str, Any]:
                            ("structure_analyses", document.analyse_structure)):
         info = function.cache_info()
         out[name] = {"entries": info.currsize, "max_entries": info.maxsize, "hits": info.hits,
-                     "misses": info.misses}
+                     "misses": info.misses, "chars": info.chars, "max_chars": info.max_chars}
     return out

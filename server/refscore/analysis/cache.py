@@ -1,0 +1,79 @@
+"""A least-recently-used cache bounded by entries *and* by the size of the texts it keys on.
+
+``functools.lru_cache`` bounds only the number of entries: a long-lived daemon that sees large
+files would keep a thousand analyses of them (an analysis holds about 50 to 100 bytes per source
+character). Here the first argument of the cached function is the text; the cache drops its least
+recently used entries while it holds more than ``max_chars`` characters of text or more than
+``max_entries`` entries, and a text larger than ``max_chars`` is computed but not kept.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from functools import update_wrapper
+from typing import Any, Callable, Generic, NamedTuple, TypeVar
+
+T = TypeVar("T")
+_MISSING = object()
+
+
+class CacheInfo(NamedTuple):
+    """What ``lru_cache``'s ``cache_info`` reports, plus the characters held and allowed."""
+
+    hits: int
+    misses: int
+    maxsize: int
+    currsize: int
+    chars: int
+    max_chars: int
+
+
+class SizedCache(Generic[T]):
+    """The cached function: call it as the function; ``cache_info()`` and ``cache_clear()``."""
+
+    def __init__(self, function: Callable[..., T], max_entries: int, max_chars: int) -> None:
+        self._function = function
+        self._max_entries = max_entries
+        self._max_chars = max_chars
+        self._entries: OrderedDict[tuple, T] = OrderedDict()
+        self._chars = self._hits = self._misses = 0
+        self._lock = threading.Lock()
+        update_wrapper(self, function)
+
+    def __call__(self, *args: Any) -> T:
+        with self._lock:
+            found = self._entries.get(args, _MISSING)
+            if found is not _MISSING:
+                self._entries.move_to_end(args)
+                self._hits += 1
+                return found  # type: ignore[return-value]
+            self._misses += 1
+        value = self._function(*args)
+        size = len(args[0])
+        if size <= self._max_chars:
+            with self._lock:
+                if args not in self._entries:
+                    self._entries[args] = value
+                    self._chars += size
+                    while len(self._entries) > self._max_entries or self._chars > self._max_chars:
+                        old, _ = self._entries.popitem(last=False)
+                        self._chars -= len(old[0])
+        return value
+
+    def cache_info(self) -> CacheInfo:
+        with self._lock:
+            return CacheInfo(self._hits, self._misses, self._max_entries, len(self._entries),
+                             self._chars, self._max_chars)
+
+    def cache_clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._chars = self._hits = self._misses = 0
+
+
+def sized_cache(max_entries: int, max_chars: int) -> Callable[[Callable[..., T]], SizedCache[T]]:
+    """Decorator: cache a function of (text, ...) by its arguments within both bounds."""
+    def decorate(function: Callable[..., T]) -> SizedCache[T]:
+        return SizedCache(function, max_entries, max_chars)
+    return decorate
