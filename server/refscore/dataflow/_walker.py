@@ -125,34 +125,16 @@ class Walker:
             return handler(self, n, st)
         if n not in self.reordered and not (self.tree.token_ranges and inside_token(self.tree.token_ranges, n)):
             return self.walk_plain(n, st)
+        # a parent of ``do_first`` nodes, or a node inside a token: child by child
         self.steps += 1
         kids = self.children[n]
         first = self.first
-        walk = self.walk
-        if first:
-            for kid in kids:
-                if types[kid] in first:
-                    st = walk(kid, st)
-        info = self.info
-        out = self.out
-        for kid in kids:  # as ``walk(kid, st)``, with tokens handled here
-            if first and types[kid] in first:
-                continue
-            facts = info[kid]
-            if facts is None:
-                st = walk(kid, st)
-                continue
-            kind, idx, code, ident = facts
-            if kind == VARIABLE:
-                parents = st.get(code)
-                if parents is not None:
-                    out.append((code, idx, COMES, (code,), parents))
-                else:
-                    if ident:
-                        st[code] = (idx,)
-                    out.append((code, idx, COMES, (), ()))
-            elif kind == UNINDEXED:
-                raise Abort("token inside a string token")
+        for kid in kids:
+            if types[kid] in first:
+                st = self.walk(kid, st)
+        for kid in kids:
+            if types[kid] not in first:
+                st = self.walk(kid, st)
         return st
 
     def walk_plain(self, n: Node, st: State) -> State:
@@ -167,7 +149,7 @@ class Walker:
             stop = stops[s] if s < len(stops) else last + 1
             limit = stop if stop <= last else last + 1
             upto = bisect_left(var_nodes, limit, v)
-            for code, idx, ident in var_facts[v:upto]:
+            for code, idx, ident in var_facts[v:upto]:  # ``walk`` of each token, inlined
                 parents = st.get(code)
                 if parents is not None:
                     out.append((code, idx, COMES, (code,), parents))
