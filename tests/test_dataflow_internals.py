@@ -15,7 +15,7 @@ from refscore import languages  # noqa: E402
 from refscore.analysis.flat import flatten  # noqa: E402
 from refscore.dataflow import MODES, dropped_types  # noqa: E402
 from refscore.dataflow._tree import build, mentioned, mentioned_by_walk  # noqa: E402
-from refscore.dataflow._walker import union_states  # noqa: E402
+from refscore.dataflow._kinds import union_states  # noqa: E402
 
 SNIPPETS = {
     "python": 'def f(a, b=2):\n    x = f"{a} {b!r}" + "s"  # c\n    for i in range(a):\n'

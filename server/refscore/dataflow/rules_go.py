@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ._walker import Rules, after_marker, assign, branch, by_field, define, increment, loop, table
+from ._kinds import after_marker, assign, branch, by_field, define, increment, loop
+from ._walker import Rules, table
 
 _IF = frozenset({"if_statement", "else"})
 

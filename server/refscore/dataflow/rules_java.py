@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ._walker import (
-    Rules, after_marker, all_children, assign, branch, by_field, by_position, define, each_loop,
-    increment, loop, table,
+from ._kinds import (
+    after_marker, all_children, assign, branch, by_field, by_position, define, each_loop, increment, loop,
 )
+from ._walker import Rules, table
 
 _IF = frozenset({"if_statement", "else"})
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ._walker import (
-    Node,
-    Rules, Walker, after_marker, all_children, assign, branch, by_field, define, each_loop,
-    increment, loop, table,
+from ._kinds import (
+    after_marker, all_children, assign, branch, by_field, define, each_loop, increment, loop,
 )
+from ._walker import Node, Rules, Walker, table
 
 _IF = frozenset({"if_statement", "else_clause"})
 

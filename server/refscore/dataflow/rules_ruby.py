@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from ._walker import (
-    Node,
-    Rules, State, Walker, all_children, assign_lists, branch, by_field, define, loop, split_sides,
-    table,
-)
+from ._kinds import all_children, assign_lists, branch, by_field, define, loop, split_sides
+from ._walker import Node, Rules, State, Walker, table
 
 _IF_TYPES = frozenset({"if", "elsif", "else", "unless", "when"})
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from ._walker import (
-    Node,
-    COMES, Rules, State, Walker, after_marker, all_children, assign, branch, by_field, by_position,
-    define, each_loop, loop, table, union_states,
+from ._kinds import (
+    after_marker, all_children, assign, branch, by_field, by_position, define, each_loop, loop, union_states,
 )
+from ._walker import Node, COMES, Rules, State, Walker, table
 
 _IF = frozenset({"if_expression", "if_let_expression", "match_expression", "else"})
 
