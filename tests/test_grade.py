@@ -6,7 +6,6 @@ import csv
 import json
 import os
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 

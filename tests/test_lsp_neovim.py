@@ -5,7 +5,6 @@ reason, when Neovim or CodeBERTScore (daemon + embedded model) is not available.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess

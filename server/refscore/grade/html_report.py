@@ -145,7 +145,7 @@ def _legend(low: float, with_bert: bool) -> str:
 
 def _detail(index: int, result: GradeResult, row: dict[str, Any], columns: Sequence[str], low: float,
             opened: bool) -> str:
-    item, report = result.item, result.report
+    item = result.item
     scores = " &middot; ".join(f"{escape(LABELS.get(c, c))} {row[c]:.3f}" for c in columns if _num(row.get(c)))
     out = [f'<details id="s{index}"{" open" if opened else ""}><summary>{escape(item.id)}'
            f'{" &mdash; " + scores if scores else ""}</summary>']
