@@ -212,28 +212,35 @@ def loop(pass_fn: PassFn) -> Handler:
 
     Only the variables named under the loop can be read or written by its walk (the others pass
     through every rule unchanged), so the memo key and the memoised output state are restricted
-    to them.
+    to them. A loop outside every other loop is walked once, so it is not memoised.
     """
     def handle(w: Walker, n: Node, st: State) -> State:
-        names = w.mentioned(n)
-        key = (n, tuple([st.get(v) for v in names]))
-        hit = w.memo.get(key)
-        out = w.out
-        if hit is not None:
-            out.extend(hit[0])
-            for v, val in hit[1]:
-                st[v] = val
-            return st
+        nested = w.loop_depth > 0
+        if nested:
+            names = w.mentioned(n)
+            key = (n, tuple([st.get(v) for v in names]))
+            hit = w.memo.get(key)
+            if hit is not None:
+                w.out.extend(hit[0])
+                for v, val in hit[1]:
+                    st[v] = val
+                return st
         w.steps += 1
         if w.steps > w.max_steps:
             raise Abort("step budget exceeded")
+        out = w.out
         start = len(out)
-        st = pass_fn(w, n, st, 0)
-        st = pass_fn(w, n, st, 1)
+        w.loop_depth += 1
+        try:
+            st = pass_fn(w, n, st, 0)
+            st = pass_fn(w, n, st, 1)
+        finally:
+            w.loop_depth -= 1
         merged = merge_loop_edges(out[start:])
         del out[start:]
         out.extend(merged)
-        w.memo[key] = (merged, tuple([(v, st[v]) for v in names if v in st]))
+        if nested:
+            w.memo[key] = (merged, tuple([(v, st[v]) for v in names if v in st]))
         return st
     return handle
 

@@ -79,7 +79,7 @@ class Walker:
     """One extraction: the edge list, the loop memo and the step budget."""
 
     __slots__ = ("handlers", "first", "tree", "types", "info", "children", "out", "memo",
-                 "steps", "max_steps", "var_cache", "names", "stops", "reordered")
+                 "steps", "max_steps", "var_cache", "names", "stops", "reordered", "loop_depth")
 
     def __init__(self, rules: Rules, tree: DataTree, max_steps: int) -> None:
         self.handlers = rules.handlers
@@ -92,6 +92,7 @@ class Walker:
         self.memo: dict[tuple[int, tuple], tuple[list[Edge], tuple]] = {}
         self.steps = 0
         self.max_steps = max_steps
+        self.loop_depth = 0  # loops being walked around the current node
         self.var_cache: dict[int, tuple[tuple[int, str], ...]] = {}
         self.names: dict[int, tuple[str, ...]] = {}
         self.stops, self.reordered = stop_nodes(tree, rules)
