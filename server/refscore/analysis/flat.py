@@ -2,7 +2,8 @@
 
 py-tree-sitter attribute access is what analysis time is spent on, so each node is touched once,
 in one ``TreeCursor`` walk. Nodes are numbered in preorder; per node we keep the type, the field
-name under its parent, the children's numbers and, for token-like nodes, the (start, end) byte offsets.
+name under its parent, the children's numbers and, for token-like nodes, the (start, end) byte
+offsets.
 The same walk builds the subtree keys (see ``refscore.analysis.trees`` for what they mean):
 
 * ``"compat"``: the S-expression-equivalent shape hashes of ``trees._shape_keys`` (None when an
@@ -42,8 +43,8 @@ _FIELDS: dict[str, dict[int, Optional[str]]] = {}
 class FlatTree:
     """One parsed text as flat, preorder-numbered lists (node 0 is the root)."""
 
-    __slots__ = ("types", "fields", "kids", "tokens", "token_spans", "hidden", "hidden_spans", "depth", "count",
-                 "has_error", "compat_keys", "subtree_keys", "subtree_types", "subtree_starts",
+    __slots__ = ("types", "fields", "kids", "tokens", "token_spans", "hidden", "hidden_spans", "depth",
+                 "count", "has_error", "compat_keys", "subtree_keys", "subtree_types", "subtree_starts",
                  "subtree_ends")
 
     def __init__(self) -> None:
