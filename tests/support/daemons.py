@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from refscore.service.client import pid_alive as alive
+from refscore.service.processes import pid_alive as alive
 
 
 def daemon_pids_in(run_dir: Path) -> list[int]:

@@ -1,6 +1,7 @@
 """The scoring service: one daemon per user holds the model; every front end asks it.
 
-* ``client.DaemonClient``: the ``Scorer`` interface answered by the daemon (auto-started).
+* ``client.DaemonClient``: the ``Scorer`` interface answered by the daemon (auto-started);
+  ``processes``: starting the daemon detached, and watching it exit.
 * ``daemon.run_daemon``: the daemon process (``refscore daemon run``).
 * ``engine.Engine``: the daemon's work (CodeBLEU thread pool, CodeBERTScore batcher, caches).
 * ``get_scorer``: what a front end calls to get "the" scorer.

@@ -1,0 +1,87 @@
+"""The daemon as a process: starting it detached, its startup log, whether it lives, its exit."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from . import paths
+
+
+def spawn_daemon(args: Sequence[str] = ()) -> subprocess.Popen[bytes]:
+    """Start ``refscore daemon run`` detached from this process (new session, no terminal).
+
+    The child runs this very package (its folder is put first on ``PYTHONPATH``), so client and
+    daemon agree on the code. Early output before logging is set up goes to ``daemon.stderr`` in
+    the log directory.
+    """
+    package_parent = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH", "")) if p)
+    log_directory = paths.log_dir()
+    log_directory.mkdir(parents=True, exist_ok=True)
+    stderr = open(startup_log(), "ab")  # noqa: SIM115 - handed to the child
+    kwargs: dict[str, Any] = {}
+    if sys.platform == "win32":  # pragma: no cover
+        kwargs["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
+    else:
+        kwargs["start_new_session"] = True
+    try:
+        return subprocess.Popen([sys.executable, "-m", "refscore", "daemon", "run", *args],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+                                cwd=str(paths.runtime_dir()), env=env, close_fds=True, **kwargs)
+    finally:
+        stderr.close()
+
+
+def startup_log() -> Path:
+    return paths.log_dir() / "daemon.stderr"
+
+
+def log_tail(lines: int = 3) -> str:
+    try:
+        tail = startup_log().read_text(encoding="utf-8", errors="replace").strip().splitlines()[-lines:]
+    except OSError:
+        return ""
+    return (": " + " | ".join(t.strip() for t in tail)) if tail else ""
+
+
+def reap_in_background(process: subprocess.Popen[bytes]) -> None:
+    """Collect the daemon's exit status whenever it exits, so it never lingers as a zombie."""
+    threading.Thread(target=process.wait, name="refscore-daemon-reaper", daemon=True).start()
+
+
+def pid_alive(pid: int | None) -> bool:
+    """Whether process ``pid`` exists and has not exited (a zombie, exited but not yet reaped by
+    its parent, counts as gone)."""
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return not os.path.isdir("/proc")  # it vanished meanwhile; without /proc, trust kill()
+    except IndexError:  # pragma: no cover - unreadable stat line
+        return True
+
+
+def wait_for_exit(pid: int | None, timeout: float) -> bool:
+    """Wait until the daemon has released the daemon lock (its last act) and ``pid`` is gone."""
+    lock = paths.runtime_dir() / paths.LOCK_NAME
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not paths.lock_is_held(lock) and not pid_alive(pid):
+            return True
+        time.sleep(0.03)
+    return False
