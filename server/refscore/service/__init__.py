@@ -2,7 +2,8 @@
 
 * ``client.DaemonClient``: the ``Scorer`` interface answered by the daemon (auto-started);
   ``processes``: starting the daemon detached, and watching it exit.
-* ``daemon.run_daemon``: the daemon process (``refscore daemon run``).
+* ``daemon.run_daemon``: the daemon process (``refscore daemon run``); ``requests``: checking
+  what clients send it.
 * ``engine.Engine``: the daemon's work (CodeBLEU thread pool, CodeBERTScore batcher, caches).
 * ``get_scorer``: what a front end calls to get "the" scorer.
 

@@ -31,10 +31,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import __version__, languages
-from ..scoring.report import ALL_METRICS, request_from_dict
+from .. import __version__
 from . import paths, wire
 from .engine import Cancelled, Engine, EngineConfig
+from .requests import RpcError, parse_request, valid_id
 
 log = logging.getLogger("refscore.daemon")
 
@@ -73,12 +73,6 @@ class DaemonConfig:
             else:
                 setattr(config, name, value)
         return config
-
-
-class RpcError(Exception):
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 class Connection:
@@ -274,12 +268,12 @@ class Daemon:
             if isinstance(message, dict) and ("result" in message or "error" in message):
                 return  # a response: the daemon sends no requests, nothing to match
             msg_id = message.get("id") if isinstance(message, dict) else None
-            await conn.send(wire.error(_valid_id(msg_id), wire.INVALID_REQUEST, "not a JSON-RPC 2.0 request"))
+            await conn.send(wire.error(valid_id(msg_id), wire.INVALID_REQUEST, "not a JSON-RPC 2.0 request"))
             return
         method = message["method"]
         notify = "id" not in message
         msg_id = message.get("id")
-        if not notify and _valid_id(msg_id) is None and msg_id is not None:
+        if not notify and valid_id(msg_id) is None and msg_id is not None:
             await conn.send(wire.error(None, wire.INVALID_REQUEST, "id must be a string or an integer"))
             return
         params = message.get("params", {})
@@ -383,47 +377,6 @@ class Daemon:
 
     async def rpc_shutdown(self, conn: Connection, msg_id: Any, params: dict[str, Any]) -> dict[str, Any]:
         return {"pid": os.getpid()}
-
-
-def _valid_id(msg_id: Any) -> Any:
-    return msg_id if isinstance(msg_id, (str, int)) and not isinstance(msg_id, bool) else None
-
-
-def parse_request(data: Any):  # -> ScoreRequest
-    """A ScoreRequest from JSON, or RpcError(INVALID_PARAMS) saying what is wrong."""
-    if not isinstance(data, dict):
-        raise RpcError(wire.INVALID_PARAMS, "params.request must be an object")
-    candidate, references = data.get("candidate"), data.get("references")
-    if not isinstance(candidate, str):
-        raise RpcError(wire.INVALID_PARAMS, "request.candidate must be a string")
-    if not isinstance(references, list) or not references or not all(isinstance(r, str) for r in references):
-        raise RpcError(wire.INVALID_PARAMS, "request.references must be a non-empty list of strings")
-    language = data.get("language")
-    try:
-        language = languages.get(language).name if isinstance(language, str) else None
-    except languages.UnknownLanguageError as error:
-        raise RpcError(wire.INVALID_PARAMS, str(error)) from None
-    if language is None:
-        raise RpcError(wire.INVALID_PARAMS, "request.language must be a string")
-    metrics = data.get("metrics", list(ALL_METRICS))
-    if not isinstance(metrics, list) or not all(m in ALL_METRICS for m in metrics):
-        raise RpcError(wire.INVALID_PARAMS, f"request.metrics must be a list drawn from {list(ALL_METRICS)}")
-    context = data.get("context")
-    if context is not None and not isinstance(context, str):
-        raise RpcError(wire.INVALID_PARAMS, "request.context must be a string or null")
-    model, layer = data.get("model"), data.get("layer")
-    if model is not None and not isinstance(model, str):
-        raise RpcError(wire.INVALID_PARAMS, "request.model must be a string or null")
-    if layer is not None and (not isinstance(layer, int) or isinstance(layer, bool)):
-        raise RpcError(wire.INVALID_PARAMS, "request.layer must be an integer or null")
-    weights = data.get("weights")
-    if weights is not None and (not isinstance(weights, list) or len(weights) != 4
-                                or not all(isinstance(w, (int, float)) and not isinstance(w, bool) for w in weights)):
-        raise RpcError(wire.INVALID_PARAMS, "request.weights must be four numbers")
-    try:
-        return request_from_dict({**{k: v for k, v in data.items() if v is not None}, "language": language})
-    except (TypeError, ValueError, KeyError) as error:
-        raise RpcError(wire.INVALID_PARAMS, f"bad request: {error}") from None
 
 
 # -- process entry point -----------------------------------------------------------------------
