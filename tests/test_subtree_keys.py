@@ -21,27 +21,52 @@ def _post_order_sexps(node) -> list[str]:
     return out
 
 
-def test_shape_keys_are_a_bijection_with_sexps_across_documents() -> None:
-    key_to_sexp: dict[int, str] = {}
-    sexp_to_key: dict[str, int] = {}
-    checked = 0
+def _texts() -> list[tuple[str, str]]:
+    """The parity documents, each also with a bite taken out (trees with ERROR and MISSING nodes)."""
+    found = []
     for path in sorted(PARITY.glob("*.jsonl")):
-        lang = path.stem
         for line in path.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
             for text in (row["reference"], row["candidate"]):
-                root = languages.get(lang).parse(strip_compat(text, lang).encode()).root_node
-                keys = _shape_keys(root)
-                if root.has_error or keys is None:
-                    continue
-                checked += 1
-                for key, sexp in zip(keys, _post_order_sexps(root)):
-                    assert key_to_sexp.setdefault(key, sexp) == sexp
-                    assert sexp_to_key.setdefault(sexp, key) == key
-    assert checked > 300
+                cut = len(text) // 3
+                found += [(path.stem, text), (path.stem, text[:cut] + text[cut + 5:]),
+                          (path.stem, text[:2 * cut])]
+    return found
 
 
-def test_trees_with_errors_use_sexps() -> None:
-    root = languages.get("python").parse(b"def f(:\n  return").root_node
-    assert root.has_error
-    assert all(isinstance(k, str) for k in compat_subtree_keys(root))
+def test_shape_keys_are_a_bijection_with_sexps_across_documents() -> None:
+    key_to_sexp: dict[int, str] = {}
+    sexp_to_key: dict[str, int] = {}
+    checked = with_errors = 0
+    for lang, text in _texts():
+        root = languages.get(lang).parse(strip_compat(text, lang).encode()).root_node
+        keys = _shape_keys(root)
+        if keys is None:
+            continue
+        checked += 1
+        with_errors += root.has_error
+        for key, sexp in zip(keys, _post_order_sexps(root), strict=True):
+            assert key_to_sexp.setdefault(key, sexp) == sexp
+            assert sexp_to_key.setdefault(sexp, key) == key
+    assert checked > 600 and with_errors > 200
+
+
+def test_what_a_walk_cannot_tell_falls_back_to_sexps() -> None:
+    python = languages.get("python")
+    # two statements on one line: a hidden token (the newline) is MISSING, printed but never walked
+    dedent = python.parse(b"def f(x):\n    if x:\n        return True  return False\n").root_node
+    assert "(MISSING _newline)" in str(dedent)
+    assert _shape_keys(dedent) is None
+    assert all(isinstance(k, str) for k in compat_subtree_keys(dedent))
+    unexpected = languages.get("java").parse(b"class A { void f() { int x = 1 @@ ; } }").root_node
+    if "UNEXPECTED" in str(unexpected):
+        assert _shape_keys(unexpected) is None
+    # a visible MISSING ";" and ")": keyed by shape, told apart from the complete statement
+    java = languages.get("java")
+    missing = java.parse(b"class A { void f() { int x = 1 } }").root_node
+    assert '(MISSING ";")' in str(missing)
+    whole = java.parse(b"class A { void f() { int x = 1; } }").root_node
+    assert all(isinstance(k, int) for k in compat_subtree_keys(missing))
+    assert not set(compat_subtree_keys(missing)) >= set(compat_subtree_keys(whole))
+    keys = compat_subtree_keys(missing)
+    assert all(isinstance(k, int) for k in keys) and len(keys) == len(_post_order_sexps(missing))

@@ -6,8 +6,9 @@ name under its parent, the children's numbers and, for token-like nodes, the (st
 offsets.
 The same walk builds the subtree keys (see ``refscore.analysis.trees`` for what they mean):
 
-* ``"compat"``: the S-expression-equivalent shape hashes of ``trees._shape_keys`` (None when an
-  anonymous node has children; the caller then falls back to S-expressions);
+* ``"compat"``: the S-expression-equivalent shape hashes of ``trees._shape_keys`` (None where
+  those cannot tell, e.g. an anonymous node with children; the caller then falls back to
+  S-expressions);
 * ``"native"``: the subtrees of ``trees.native_subtrees`` (comment nodes are left out of the whole
   flat tree, docstrings only out of the keys), kept as parallel lists in preorder
   (``subtree_keys``, ``subtree_types``, ``subtree_starts``, ``subtree_ends``); ``subtrees`` makes
@@ -107,7 +108,9 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
     field_names = _FIELDS.setdefault(language, {0: None})
     types, fields, kids_of = flat.types, flat.fields, flat.kids
     tokens, token_spans, hidden, hidden_spans = flat.tokens, flat.token_spans, flat.hidden, flat.hidden_spans
-    compat = keys == "compat" and not has_error
+    compat = keys == "compat"
+    errors = compat and has_error  # MISSING and ERROR leaves print in S-expressions: see below
+    missing = 0
     native = keys == "native"
     keying = compat or native
     docstrings = native and language == "python"
@@ -185,8 +188,14 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
                     continue
             else:
                 kids_of.append(_NO_KIDS)
-                if keyed and named and p_entries is not None:
-                    p_entries.append((fname, leaf_key))
+                if keyed and p_entries is not None:
+                    if errors and node.is_missing:  # "(MISSING name)" or '(MISSING "token")'
+                        p_entries.append((fname, hash(("MISSING", t, named))))
+                        missing += 1
+                    elif errors and t == "ERROR" and node.end_byte > node.start_byte:
+                        ok_compat = False  # "(UNEXPECTED 'c')": the character is not ours to read
+                    elif named:
+                        p_entries.append((fname, leaf_key))
         while not cursor.goto_next_sibling():
             if not stack:
                 break
@@ -208,6 +217,8 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
     if compat:
         if not found_keys and types:
             found_keys.append(hash((types[0], ())))
+        if errors and ok_compat and str(root).count("(MISSING ") != missing:
+            ok_compat = False  # a missing *hidden* token (e.g. Python's dedent): the walk never met it
         flat.compat_keys = found_keys if ok_compat else None
     if native and not sub_keys and types:
         sub_keys.append(hash((types[0], ())))

@@ -28,23 +28,29 @@ class Subtree(NamedTuple):
 def compat_subtree_keys(root: tree_sitter.Node) -> list[int] | list[str]:
     """Keys of the root and of every node with children (the package's inventory).
 
-    Two keys are equal exactly when the nodes' S-expressions are: for an error-free tree a flat
-    hash of (type, named children with field names) in one cursor walk; otherwise ``str(node)``.
+    Two keys are equal exactly when the nodes' S-expressions are: a flat hash of (type, named
+    children with field names) in one cursor walk where ``_shape_keys`` can tell; otherwise
+    ``str(node)`` per subtree.
     """
-    if not root.has_error:
-        keys = _shape_keys(root)
-        if keys is not None:
-            return keys
-    return sexp_keys(root)
+    keys = _shape_keys(root)
+    return keys if keys is not None else sexp_keys(root)
 
 
 def _shape_keys(root: tree_sitter.Node) -> list[int] | None:
-    """S-expression-equivalent keys in linear time; None if an anonymous node has children."""
+    """S-expression-equivalent keys in linear time, or None where a walk cannot tell.
+
+    An S-expression shows named nodes with their field names, and in a tree with errors also
+    every MISSING node (``(MISSING name)``, ``(MISSING "token")``, hidden tokens included) and
+    each ERROR leaf as ``(UNEXPECTED 'c')``. None when an anonymous node has children, when an
+    ERROR leaf covers text (its character is not exposed), or when a missing token is hidden
+    from the walk (counted against the root's S-expression).
+    """
     keys: list[int] = []
     cursor = root.walk()
     frames: list[tuple[str, list, str | None]] = [(root.type, [], None)]
     if not cursor.goto_first_child():
         return [hash((root.type, ()))]
+    missing = 0
     while True:
         node = cursor.node
         if node.child_count:
@@ -53,7 +59,12 @@ def _shape_keys(root: tree_sitter.Node) -> list[int] | None:
             frames.append((node.type, [], cursor.field_name))
             cursor.goto_first_child()
             continue
-        if node.is_named:
+        if node.is_missing:
+            frames[-1][1].append((cursor.field_name, hash(("MISSING", node.type, node.is_named))))
+            missing += 1
+        elif node.type == "ERROR" and node.end_byte > node.start_byte:
+            return None
+        elif node.is_named:
             frames[-1][1].append((cursor.field_name, hash((node.type, ()))))
         while not cursor.goto_next_sibling():
             cursor.goto_parent()
@@ -61,6 +72,8 @@ def _shape_keys(root: tree_sitter.Node) -> list[int] | None:
             key = hash((kind, tuple(entries)))
             keys.append(key)
             if not frames:
+                if root.has_error and str(root).count("(MISSING ") != missing:
+                    return None
                 return keys
             frames[-1][1].append((field, key))
 
