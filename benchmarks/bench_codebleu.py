@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import logging
 import statistics
 import sys
 import time
@@ -25,8 +26,13 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 
-def load_pairs(data: Path, count: int) -> list[tuple[str, str]]:
-    with gzip.open(data / "python.jsonl.gz", "rt", encoding="utf-8") as handle:
+#: --language -> the HumanEval file it reads
+FILES = {"python": "python", "java": "java", "javascript": "js", "cpp": "cpp"}
+LANGUAGE = "python"  # set from --language in main()
+
+
+def load_pairs(data: Path, count: int, language: str = "python") -> list[tuple[str, str]]:
+    with gzip.open(data / f"{FILES[language]}.jsonl.gz", "rt", encoding="utf-8") as handle:
         rows = [json.loads(line) for line in handle]
     return [(r["ref"], r["hyp"]) for r in rows[:count]]
 
@@ -44,14 +50,14 @@ def time_corpus(calc, pairs: list[tuple[str, str]]) -> float:
     """One call per pair."""
     start = time.perf_counter()
     for ref, hyp in pairs:
-        calc([ref], [hyp], "python")
+        calc([ref], [hyp], LANGUAGE)
     return time.perf_counter() - start
 
 
 def time_one_call(calc, pairs: list[tuple[str, str]]) -> float:
     """One call for the whole corpus."""
     start = time.perf_counter()
-    calc([r for r, _ in pairs], [h for _, h in pairs], "python")
+    calc([r for r, _ in pairs], [h for _, h in pairs], LANGUAGE)
     return time.perf_counter() - start
 
 
@@ -89,7 +95,7 @@ def edited_file_median(runs: int = 30) -> float:
     return statistics.median(times), len(base.splitlines())
 
 
-def stage_profile(pairs: list[tuple[str, str]]) -> None:
+def stage_profile(pairs: list[tuple[str, str]], language: str = "python") -> None:
     """Where the cold analysis of one text goes, stage by stage, over the corpus's distinct texts."""
     from refscore import languages
     from refscore.analysis.comments import strip_compat
@@ -100,7 +106,7 @@ def stage_profile(pairs: list[tuple[str, str]]) -> None:
     from refscore.dataflow._walker import Walker
 
     texts = list(dict.fromkeys(t.strip() for pair in pairs for t in pair))
-    spec, rules, drop = languages.get("python"), _COMPAT_RULES["python"], dropped_types("python", "compat")
+    spec, rules, drop = languages.get(language), _COMPAT_RULES[language], dropped_types(language, "compat")
     spent: dict[str, float] = {}
 
     def timed(stage, fn, *args):
@@ -117,9 +123,9 @@ def stage_profile(pairs: list[tuple[str, str]]) -> None:
 
     clear_caches()
     for text in texts:
-        stripped = timed("strip comments (compat)", strip_compat, text, "python")
+        stripped = timed("strip comments (compat)", strip_compat, text, language)
         tree = timed("tree-sitter parse", spec.parse, stripped.encode())
-        flat = timed("flat tree + subtree keys", flatten, tree.root_node, "python", drop, "compat")
+        flat = timed("flat tree + subtree keys", flatten, tree.root_node, language, drop, "compat")
         timed("subtree multiset", count, flat.compat_keys or [])
         data = timed("dataflow: token table", build, flat, stripped)
         walker = timed("dataflow: walker set-up", Walker, rules, data, 10**9)
@@ -136,22 +142,27 @@ def stage_profile(pairs: list[tuple[str, str]]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pairs", type=int, default=1000)
+    parser.add_argument("--language", choices=sorted(FILES), default="python",
+                        help="HumanEval language (the edited-file and nested-loop timings are Python's)")
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "humaneval")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds, best time kept")
     parser.add_argument("--nested-package", type=int, default=12,
                         help="nesting depth to time the package at (16 takes ~15 s)")
     parser.add_argument("--stages", action="store_true", help="only print where a text's analysis time goes")
     args = parser.parse_args()
+    global LANGUAGE
+    LANGUAGE = args.language
+    logging.disable(logging.WARNING)  # the package warns once per corpus without reference dataflow
     if args.stages:
-        stage_profile(load_pairs(args.data, args.pairs))
+        stage_profile(load_pairs(args.data, args.pairs, LANGUAGE), LANGUAGE)
         return
 
     import codebleu
     from refscore.compat import calc_codebleu
 
-    pairs = load_pairs(args.data, args.pairs)
-    calc_codebleu(*([pairs[0][0]], [pairs[0][1]]), "python")  # import/grammar warm-up for both
-    codebleu.calc_codebleu([pairs[0][0]], [pairs[0][1]], "python")
+    pairs = load_pairs(args.data, args.pairs, LANGUAGE)
+    calc_codebleu(*([pairs[0][0]], [pairs[0][1]]), LANGUAGE)  # import/grammar warm-up for both
+    codebleu.calc_codebleu([pairs[0][0]], [pairs[0][1]], LANGUAGE)
 
     def cold(timer):
         def run() -> float:
@@ -167,7 +178,7 @@ def main() -> None:
     })
     best["warm"] = min(time_corpus(calc_codebleu, pairs) for _ in range(args.rounds))
     n = len(pairs)
-    print(f"corpus, {n} HumanEval-Python pairs, best of {args.rounds} alternating rounds")
+    print(f"corpus, {n} HumanEval-{LANGUAGE} pairs, best of {args.rounds} alternating rounds")
     for label, ours, theirs in (("one call per pair", "cold", "package"), ("", "warm", "package"),
                                 ("one call for the corpus", "cold_one", "package_one")):
         if label:
@@ -175,6 +186,8 @@ def main() -> None:
         print(f"    refscore ({ours.split('_')[0]:4s})      {best[ours]:6.2f} s  {n / best[ours]:8.1f} pairs/s"
               f"  ratio {best[theirs] / best[ours]:5.1f}x")
 
+    if LANGUAGE != "python":
+        return
     median, lines = edited_file_median()
     print(f"rescoring an edited {lines}-line candidate against a cached reference: median {median * 1000:.1f} ms")
 
