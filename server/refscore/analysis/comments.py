@@ -55,7 +55,7 @@ def _strip_python(source: str) -> str:
     return _drop_blank_lines("".join(pieces))
 
 
-@sized_cache(max_entries=2048, max_chars=8_000_000)
+@sized_cache(max_entries=8192, max_chars=4_000_000)
 def strip_compat(source: str, language: str) -> str:
     """Remove comments (and Python docstrings) exactly as ``codebleu`` 0.7.0 does.
 

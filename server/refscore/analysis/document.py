@@ -33,10 +33,12 @@ from .trees import Subtree, sexp_keys
 Mode = Literal["compat", "native"]
 MAX_NGRAM = 4
 
-#: Characters of text the token and structure caches may key on (an analysis holds about 35
-#: (tokens) and 20 to 55 (structure) bytes per character): older analyses are dropped beyond it.
-TOKEN_CACHE_CHARS = 8_000_000
-STRUCTURE_CACHE_CHARS = 8_000_000
+#: Bounds of the token and structure caches: entries, and characters of text keyed on (an
+#: analysis holds about 35 (tokens) and 20 to 55 (structure) bytes per character, so each cache
+#: stays under about 250 MB); the least recently used analyses are dropped beyond either.
+CACHE_ENTRIES = 8192
+TOKEN_CACHE_CHARS = 4_000_000
+STRUCTURE_CACHE_CHARS = 4_000_000
 
 
 def count(items: Iterable[Hashable]) -> dict:
@@ -93,7 +95,7 @@ def _token_analysis(words: Sequence[str], text: str | None = None) -> TokenAnaly
     return TokenAnalysis(tuple(words), _keyed_counts(words, text is not None), text)
 
 
-@sized_cache(max_entries=1024, max_chars=TOKEN_CACHE_CHARS)
+@sized_cache(max_entries=CACHE_ENTRIES, max_chars=TOKEN_CACHE_CHARS)
 def analyse_tokens(text: str) -> TokenAnalysis:
     """Token analysis with the default whitespace tokenizer (cached by content)."""
     return _token_analysis(text.split(), text)
@@ -142,7 +144,7 @@ class StructureAnalysis:
         return tuple(FlowEdge(*raw) for raw in edge_points(self.flow_edges, self.text))
 
 
-@sized_cache(max_entries=1024, max_chars=STRUCTURE_CACHE_CHARS)
+@sized_cache(max_entries=CACHE_ENTRIES, max_chars=STRUCTURE_CACHE_CHARS)
 def analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysis:
     """Parse ``text`` and build its subtree inventory and data-flow graph (cached by content).
 
