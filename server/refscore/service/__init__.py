@@ -4,7 +4,8 @@
   ``processes``: starting the daemon detached, and watching it exit.
 * ``daemon.run_daemon``: the daemon process (``refscore daemon run``); ``requests``: checking
   what clients send it.
-* ``engine.Engine``: the daemon's work (CodeBLEU thread pool, CodeBERTScore batcher, caches).
+* ``engine.Engine``: the daemon's work (CodeBLEU thread pool, CodeBERTScore batcher, caches);
+  ``reports``: its model-failure messages and status of models and caches.
 * ``get_scorer``: what a front end calls to get "the" scorer.
 
 Importing this package is cheap (no torch, no asyncio server).

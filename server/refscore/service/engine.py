@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
 import threading
 import time
 from collections import deque
@@ -31,6 +30,7 @@ from typing import Any, Hashable
 
 from ..scoring.report import ScoreReport, ScoreRequest
 from ..scoring.scorer import LocalScorer
+from .reports import bert_missing, cache_sizes, load_failure, loaded_models
 
 log = logging.getLogger(__name__)
 
@@ -270,7 +270,7 @@ class Engine:
         try:
             from ..embed import ModelNotAvailableError, resolve_model
         except ImportError as error:
-            return _bert_missing(error)
+            return bert_missing(error)
         cfg = self.config
         language = request.language if request is not None else None
         model = (request.model if request is not None else None) or cfg.model
@@ -296,11 +296,11 @@ class Engine:
 
                 encoder = load_encoder(model, layer, language=language, device=cfg.device)
             except ImportError as error:
-                return self._remember(key, _bert_missing(error))
+                return self._remember(key, bert_missing(error))
             except BaseException as error:  # noqa: BLE001 - OOM, corrupt files, bad config: all reported
                 if isinstance(error, (KeyboardInterrupt, SystemExit)):
                     raise
-                return self._remember(key, _load_failure(key[2], key[0], cfg.device, error))
+                return self._remember(key, load_failure(key[2], key[0], cfg.device, error))
             elapsed = time.perf_counter() - started
             described = getattr(encoder, "describe", lambda: {})()
             log.info("loaded %s layer %s on %s in %.1f s", key[2], described.get("layer", key[1]),
@@ -359,9 +359,9 @@ class Engine:
             "batches": batches,
             "mean_batch_size": round(batched / batches, 2) if batches else None,
             "batch_seconds": round(batch_seconds, 2),
-            "models": _loaded_models(),
+            "models": loaded_models(),
             "model_errors": sorted(set(self._model_errors.values())),
-            "caches": _cache_sizes(),
+            "caches": cache_sizes(),
             "workers": self.config.workers,
             "lanes": self.lanes,
             "torch_threads": self.torch_threads,
@@ -385,54 +385,3 @@ def _available_cpus() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
         return os.cpu_count() or 1
-
-
-def _bert_missing(error: BaseException) -> str:
-    return (f"CodeBERTScore needs torch and transformers ({error}); install them with "
-            "`pip install 'refscore[bert]'`, then run `refscore daemon stop`. CodeBLEU still works.")
-
-
-def _load_failure(model_id: str, path: str, device: str | None, error: BaseException) -> str:
-    text = f"{type(error).__name__}: {error}".strip()
-    if len(text) > 300:
-        text = text[:297] + "..."
-    restart = "then run `refscore daemon stop` (the next request starts a fresh daemon)"
-    if isinstance(error, MemoryError) or "out of memory" in str(error).lower():
-        what = (f"not enough memory to load {model_id} on {device or 'the default device'} ({text}); "
-                f"free memory, choose a smaller model or `--device cpu`, {restart}")
-    else:
-        what = (f"{model_id} at {path} could not be loaded ({text}); its files may be corrupt or "
-                f"incomplete: download it again or point `--model` at a good copy, {restart}")
-    return what + ". CodeBLEU still works."
-
-
-def _loaded_models() -> list[dict[str, Any]]:
-    """The encoders this process holds (without importing torch when none was loaded)."""
-    encoder_module = sys.modules.get("refscore.embed.encoder")
-    if encoder_module is None:
-        return []
-    loaded = getattr(encoder_module, "_LOADED", {})
-    out = []
-    for encoder in list(loaded.values()):
-        info = dict(encoder.describe()) if hasattr(encoder, "describe") else {"model": repr(encoder)}
-        cache = getattr(encoder, "cache", None)
-        if cache is not None:
-            info["embeddings_cached"] = len(cache)
-            info["embedding_cache_bytes"] = getattr(cache, "nbytes", None)
-            info["embedding_cache_hits"] = getattr(cache, "hits", None)
-            info["embedding_cache_misses"] = getattr(cache, "misses", None)
-        out.append(info)
-    return out
-
-
-def _cache_sizes() -> dict[str, Any]:
-    """Sizes of the content-keyed analysis caches (tokens; parse trees and data flow)."""
-    from ..analysis import document
-
-    out: dict[str, Any] = {}
-    for name, function in (("token_analyses", document.analyse_tokens),
-                           ("structure_analyses", document.analyse_structure)):
-        info = function.cache_info()
-        out[name] = {"entries": info.currsize, "max_entries": info.maxsize, "hits": info.hits,
-                     "misses": info.misses, "chars": info.chars, "max_chars": info.max_chars}
-    return out
