@@ -13,7 +13,7 @@ from ..analysis.document import count
 from ..dataflow import FlowEdge, normalize_dataflow
 from .overlap import clipped_overlap
 
-__all__ = ["DataflowMatch", "match_dataflow", "match_normalized", "count_matched", "unmatched_indices"]
+__all__ = ["DataflowMatch", "match_dataflow", "count_matched", "unmatched_indices"]
 
 
 @dataclass(frozen=True)
@@ -34,44 +34,14 @@ def match_dataflow(reference: Sequence[FlowEdge], candidate: Sequence[FlowEdge],
     """
     ref_norm = normalize_dataflow(reference) if reference_normalized is None else reference_normalized
     cand_norm = normalize_dataflow(candidate) if candidate_normalized is None else candidate_normalized
-    remaining: dict[tuple, int] = {}
-    for item in cand_norm:
-        remaining[item] = remaining.get(item, 0) + 1
-    matched = 0
-    unmatched = []
-    for edge, item in zip(reference, ref_norm):
-        left = remaining.get(item, 0)
-        if left:
-            remaining[item] = left - 1
-            matched += 1
-        else:
-            unmatched.append(edge)
-    return DataflowMatch(matched, len(ref_norm), tuple(unmatched))
+    missing = unmatched_indices(ref_norm, cand_norm)
+    return DataflowMatch(len(ref_norm) - len(missing), len(ref_norm), tuple(reference[i] for i in missing))
 
 
 def count_matched(reference_normalized: Sequence[Hashable], candidate_normalized: Sequence[Hashable]) -> int:
     """How many normalised reference edges the candidate's normalised edges match (the count alone):
     matching each edge in turn to an unused equal one matches, per distinct edge, the smaller count."""
     return clipped_overlap(count(reference_normalized), count(candidate_normalized))
-
-
-def match_normalized(reference_raw: Sequence[tuple], reference_normalized: Sequence[tuple],
-                     candidate_normalized: Sequence[tuple]) -> DataflowMatch:
-    """``match_dataflow`` for edges kept as raw tuples (``refscore.dataflow.RawEdge``): only the
-    unmatched reference edges become ``FlowEdge`` objects."""
-    remaining: dict[tuple, int] = {}
-    for item in candidate_normalized:
-        remaining[item] = remaining.get(item, 0) + 1
-    matched = 0
-    unmatched = []
-    for raw, item in zip(reference_raw, reference_normalized):
-        left = remaining.get(item)
-        if left:
-            remaining[item] = left - 1
-            matched += 1
-        else:
-            unmatched.append(FlowEdge(*raw))
-    return DataflowMatch(matched, len(reference_normalized), tuple(unmatched))
 
 
 def unmatched_indices(reference_normalized: Sequence[tuple], candidate_normalized: Sequence[tuple]) -> list[int]:
