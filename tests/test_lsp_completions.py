@@ -23,9 +23,7 @@ def total_function() -> str:
 
 
 async def test_large_insertion_scored_against_best_region(tmp_path: Path) -> None:
-    (tmp_path / "t.ref.py").write_text(samples.REFERENCE, encoding="utf-8")
-    cand = tmp_path / "t.py"
-    cand.write_text(samples.CANDIDATE, encoding="utf-8")
+    cand = samples.write_pair(tmp_path, "t")
     lines = samples.CANDIDATE.splitlines()
     async with session(tmp_path, settings={"insertion": {"minChars": 40}}) as s:
         doc = s.open(cand)
@@ -50,9 +48,7 @@ async def test_large_insertion_scored_against_best_region(tmp_path: Path) -> Non
 
 
 async def test_score_text_request(tmp_path: Path) -> None:
-    (tmp_path / "t.ref.py").write_text(samples.REFERENCE, encoding="utf-8")
-    cand = tmp_path / "t.py"
-    cand.write_text(samples.CANDIDATE, encoding="utf-8")
+    cand = samples.write_pair(tmp_path, "t")
     async with session(tmp_path) as s:
         doc = s.open(cand)
         await s.wait_summary(doc)

@@ -44,9 +44,7 @@ async def test_summary_and_token_hovers(tmp_path: Path) -> None:
 
 
 async def test_lenses_per_function(tmp_path: Path) -> None:
-    (tmp_path / "l.ref.py").write_text(samples.REFERENCE, encoding="utf-8")
-    cand = tmp_path / "l.py"
-    cand.write_text(samples.CANDIDATE, encoding="utf-8")
+    cand = samples.write_pair(tmp_path, "l")
     async with session(tmp_path) as s:
         doc = s.open(cand)
         await s.wait_summary(doc)

@@ -51,9 +51,7 @@ async def test_rapid_edits_publish_only_current_versions_with_their_own_scores(t
 
 
 async def test_debounce_scores_a_burst_once(tmp_path: Path) -> None:
-    (tmp_path / "t.ref.py").write_text(samples.REFERENCE, encoding="utf-8")
-    cand = tmp_path / "t.py"
-    cand.write_text(samples.CANDIDATE, encoding="utf-8")
+    cand = samples.write_pair(tmp_path, "t")
     async with session(tmp_path, settings={"debounceMs": 400}) as s:
         doc = s.open(cand)
         await s.wait_summary(doc, version=1)
@@ -68,9 +66,7 @@ async def test_debounce_scores_a_burst_once(tmp_path: Path) -> None:
 
 
 async def test_an_isolated_edit_is_scored_without_waiting_for_the_debounce(tmp_path: Path) -> None:
-    (tmp_path / "t.ref.py").write_text(samples.REFERENCE, encoding="utf-8")
-    cand = tmp_path / "t.py"
-    cand.write_text(samples.CANDIDATE, encoding="utf-8")
+    cand = samples.write_pair(tmp_path, "t")
     debounce = 3.0
     async with session(tmp_path, settings={"debounceMs": int(debounce * 1000)}) as s:
         doc = s.open(cand)
@@ -143,9 +139,7 @@ async def test_odd_documents_get_defined_results(tmp_path: Path) -> None:
 
 
 async def test_close_clears_diagnostics(tmp_path: Path) -> None:
-    (tmp_path / "c.ref.py").write_text(samples.REFERENCE, encoding="utf-8")
-    cand = tmp_path / "c.py"
-    cand.write_text(samples.CANDIDATE, encoding="utf-8")
+    cand = samples.write_pair(tmp_path, "c")
     async with session(tmp_path) as s:
         doc = s.open(cand)
         await s.wait_summary(doc)

@@ -44,9 +44,7 @@ BERT_REASON = bert_unavailable()
 def test_neovim_shows_summary_weak_tokens_and_hover(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
-    (ws / "task.ref.py").write_text(samples.REFERENCE, encoding="utf-8")
-    cand = ws / "task.py"
-    cand.write_text(samples.CANDIDATE, encoding="utf-8")
+    cand = samples.write_pair(ws, "task")
     out = tmp_path / "out.json"
     daemon = daemon_env(tmp_path)
     home = tmp_path / "home"

@@ -18,9 +18,7 @@ pytestmark = pytest.mark.asyncio
 
 
 def workspace(tmp_path: Path) -> Path:
-    (tmp_path / "s.ref.py").write_text(samples.REFERENCE, encoding="utf-8")
-    cand = tmp_path / "s.py"
-    cand.write_text(samples.CANDIDATE, encoding="utf-8")
+    cand = samples.write_pair(tmp_path, "s")
     return cand
 
 

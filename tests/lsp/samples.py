@@ -1,5 +1,9 @@
 """Small candidate/reference pairs used by the language-server tests."""
 
+from __future__ import annotations
+
+from pathlib import Path
+
 REFERENCE = '''def fizzbuzz(n):
     """Return the FizzBuzz word for n."""
     if n % 15 == 0:
@@ -39,3 +43,11 @@ UNRELATED = '''import os
 
 print(os.getcwd())
 '''
+
+
+def write_pair(folder: Path, stem: str, candidate: str = CANDIDATE) -> Path:
+    """``STEM.ref.py`` (the reference) and ``STEM.py`` (the candidate) in ``folder``; the candidate's path."""
+    (folder / f"{stem}.ref.py").write_text(REFERENCE, encoding="utf-8")
+    path = folder / f"{stem}.py"
+    path.write_text(candidate, encoding="utf-8")
+    return path
