@@ -167,7 +167,9 @@ def _analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysi
         parts: tuple = ((), (), (), ())
     else:
         keys = count(flat.subtree_keys)
-        parts = (flat.subtree_keys, flat.subtree_types, flat.subtree_starts, flat.subtree_ends)
+        # tuples, not the lists: a cache of analyses is not rescanned by every full GC
+        parts = (tuple(flat.subtree_keys), tuple(flat.subtree_types), tuple(flat.subtree_starts),
+                 tuple(flat.subtree_ends))
     error: str | None = None
     try:
         flow = extract_raw_edges(flat, text, spec.name, mode=mode, points=False)

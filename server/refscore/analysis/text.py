@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
+from typing import NamedTuple
 
 _NON_SPACE = re.compile(r"\S+")
 
@@ -16,9 +16,9 @@ class InputError(ValueError):
     """Input that cannot be scored (binary, not UTF-8, too large); the message says why."""
 
 
-@dataclass(frozen=True, slots=True)
-class TextToken:
-    """A whitespace-delimited token and its code-point offsets in the text."""
+class TextToken(NamedTuple):
+    """A whitespace-delimited token and its code-point offsets in the text (a tuple: cached
+    analyses hold many, and the cyclic GC stops scanning tuples of plain values)."""
 
     text: str
     start: int
