@@ -76,11 +76,21 @@ async def measure(path: Path, edits: int, debounce: int, bert: bool) -> dict[str
             started = time.perf_counter()
             version = lsp.insert(doc, line, 4, "x" if index % 2 == 0 else "")
             await lsp.wait_summary(doc, version)
-            first.append(time.perf_counter() - started)
+            first.append(lsp.arrivals[(doc, version)] - started)  # when it arrived, not when polled
             if bert:
                 await lsp.wait_for(lambda: _bert_done(lsp, doc, version), timeout=120, what="CodeBERTScore")
-                full.append(time.perf_counter() - started)
+                full.append(_bert_arrival(lsp, doc, version) - started)
     return {"codebleu": first, "codebertscore": full}
+
+
+def _bert_arrival(lsp, doc: str, version: int) -> float:
+    """When the summary of ``version`` carrying CodeBERTScore arrived."""
+    for (uri, seen, diagnostics), at in zip(lsp.published, lsp.published_at):
+        summary = next((d for d in diagnostics if d.code == "refscore.summary"), None)
+        if uri == doc and seen == version and summary is not None \
+                and summary.data.get("codebertscoreState") in ("done", "unavailable"):
+            return at
+    raise AssertionError(f"no CodeBERTScore summary of version {version}")
 
 
 def _bert_done(lsp, doc: str, version: int) -> bool:

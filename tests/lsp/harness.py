@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable
@@ -40,6 +41,9 @@ class Session:
         self.token_scores: list[dict[str, Any]] = []
         self.lens_refreshes = 0
         self.published: list[tuple[str, int | None, list[types.Diagnostic]]] = []
+        #: (document, version) -> when its first diagnostics arrived (``time.perf_counter``)
+        self.arrivals: dict[tuple[str, int | None], float] = {}
+        self.published_at: list[float] = []  # when each entry of ``published`` arrived
 
     def open(self, path: Path, text: str | None = None, language_id: str = "python") -> str:
         doc = uri(path)
@@ -121,7 +125,7 @@ async def session(root: Path, settings: dict[str, Any] | None = None,
     def _token_scores(params: Any) -> None:
         helper.token_scores.append(params if isinstance(params, dict) else _plain(params))
 
-    client.diagnostics = _Recorder(helper.published)
+    client.diagnostics = _Recorder(helper)
     @client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def _register(params: Any) -> None:
         return None
@@ -168,13 +172,16 @@ class _Recorder(dict):
     """pytest-lsp keeps only the latest diagnostics per document; this also keeps their history
     (its publishDiagnostics handler stores into ``client.diagnostics``)."""
 
-    def __init__(self, history: list[tuple[str, int | None, list[types.Diagnostic]]]) -> None:
+    def __init__(self, session: Session) -> None:
         super().__init__()
-        self.history = history
+        self.session = session
 
     def __setitem__(self, key: str, value: list[types.Diagnostic]) -> None:
+        now = time.perf_counter()
         version = next((d.data.get("version") for d in value if isinstance(d.data, dict)), None)
-        self.history.append((key, version, list(value)))
+        self.session.arrivals.setdefault((key, version), now)
+        self.session.published.append((key, version, list(value)))
+        self.session.published_at.append(now)
         super().__setitem__(key, value)
 
 
