@@ -88,3 +88,11 @@ def test_the_analyses_use_bounded_caches() -> None:
     before = analyse_structure.cache_info()
     analyse_structure("y = 2\n", "python", "native")
     assert analyse_structure.cache_info().hits == before.hits + 1
+
+
+def test_keyword_arguments_are_part_of_the_key() -> None:
+    upper, calls = _counting(max_entries=10, max_chars=10)
+    assert upper("ab", suffix="!") == "AB!" and upper("ab", suffix="!") == "AB!"
+    assert upper(text="cd") == "CD" and upper(text="cd") == "CD"
+    assert calls == ["ab", "cd"]
+    assert upper.cache_info().chars == 4

@@ -41,24 +41,25 @@ class SizedCache(Generic[T]):
         self._lock = threading.Lock()
         update_wrapper(self, function)
 
-    def __call__(self, *args: Any) -> T:
+    def __call__(self, *args: Any, **kwargs: Any) -> T:
+        key = args + tuple(sorted(kwargs.items())) if kwargs else args
         with self._lock:
-            found = self._entries.get(args, _MISSING)
+            found = self._entries.get(key, _MISSING)
             if found is not _MISSING:
-                self._entries.move_to_end(args)
+                self._entries.move_to_end(key)
                 self._hits += 1
                 return found  # type: ignore[return-value]
             self._misses += 1
-        value = self._function(*args)
-        size = len(args[0])
+        value = self._function(*args, **kwargs)
+        size = _size(key)
         if size <= self._max_chars:
             with self._lock:
-                if args not in self._entries:
-                    self._entries[args] = value
+                if key not in self._entries:
+                    self._entries[key] = value
                     self._chars += size
                     while len(self._entries) > self._max_entries or self._chars > self._max_chars:
                         old, _ = self._entries.popitem(last=False)
-                        self._chars -= len(old[0])
+                        self._chars -= _size(old)
         return value
 
     def cache_info(self) -> CacheInfo:
@@ -70,6 +71,14 @@ class SizedCache(Generic[T]):
         with self._lock:
             self._entries.clear()
             self._chars = self._hits = self._misses = 0
+
+
+def _size(key: tuple) -> int:
+    """The characters of the text a cache key holds (its first item, or a keyword's value)."""
+    first = key[0] if key else ""
+    if isinstance(first, tuple):  # the text was passed by keyword: (name, value)
+        first = first[1]
+    return len(first)
 
 
 def sized_cache(max_entries: int, max_chars: int) -> Callable[[Callable[..., T]], SizedCache[T]]:
