@@ -92,9 +92,8 @@ def _token_texts(text: str, spans: list[tuple[int, int]]) -> list[str]:
     """The package's text of each token (byte ranges of ``text``'s UTF-8 encoding)."""
     if text.isascii():  # byte offsets are string offsets; a token's newlines are dropped
         texts = [text[start:end] for start, end in spans]
-        for number, code in enumerate(texts):
-            if "\n" in code:
-                texts[number] = code.replace("\n", "")
+        if "\n" in "".join(texts):  # rare: a token spans lines
+            texts = [code.replace("\n", "") for code in texts]
         return texts
     lines = text.split("\n")
     point = Points(text)
