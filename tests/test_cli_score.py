@@ -159,3 +159,29 @@ def test_deep_nesting_gets_a_defined_score(tmp_path: Path) -> None:
         result = refscore("score", str(path), str(path), "--json")
         assert result.returncode == 0, result.stderr
         assert json.loads(result.stdout)["codebleu"]["syntax_match_score"] == pytest.approx(1.0)
+
+
+def test_codebleu_rule_compat_gives_the_package_numbers(tmp_path: Path) -> None:
+    """``--codebleu-rule compat`` prints what ``calc_codebleu`` (and the codebleu package) gives;
+    the default, native, differs where the rules differ (here: no dataflow matched)."""
+    from refscore.compat import calc_codebleu
+
+    from tests.support import codebleu_oracle as oracle
+
+    reference = tmp_path / "ref.py"
+    candidate = tmp_path / "cand.py"
+    reference.write_text("def f(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return total\n")
+    candidate.write_text("def f():\n    return 0  # no dataflow to match\n")
+    compat = refscore("score", str(reference), str(candidate), "--json", "--codebleu-rule", "compat")
+    native = refscore("score", str(reference), str(candidate), "--json")
+    assert compat.returncode == 0 and native.returncode == 0, compat.stderr + native.stderr
+    got = json.loads(compat.stdout)
+    expected = calc_codebleu([reference.read_text()], [candidate.read_text()], "python")
+    package = oracle.calc_codebleu([reference.read_text()], [candidate.read_text()], "python")
+    for key in PACKAGE_KEYS:
+        assert got["codebleu"][key] == pytest.approx(expected[key], abs=1e-12)
+        assert got["codebleu"][key] == pytest.approx(package[key], abs=1e-9)
+    assert got["codebleu_details"]["rule"] == "compat" and "rule:compat" in got["codebleu_details"]["signature"]
+    assert json.loads(native.stdout)["codebleu"]["codebleu"] != got["codebleu"]["codebleu"]
+    bad = refscore("score", str(reference), str(candidate), "--codebleu-rule", "paper")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -309,11 +310,16 @@ def test_results_equal_in_process_scoring(place: Place) -> None:
     requests = [codebleu_request(),
                 codebleu_request((EXAMPLES / "java/CandidateLoop.java").read_text(),
                                  (EXAMPLES / "java/Reference.java").read_text(), "java"),
-                codebleu_request("", REFERENCE)]
+                codebleu_request("", REFERENCE),
+                replace(codebleu_request(), codebleu_rule="compat")]
     with DaemonClient() as client:
         remote = client.score_many(requests)
+        with pytest.raises(RemoteError) as error:  # an unknown rule is the client's error, said so
+            client.score(replace(codebleu_request(), codebleu_rule="paper"))
+        assert error.value.code == wire.INVALID_PARAMS and "codebleu_rule" in str(error.value)
     local = LocalScorer().score_many(requests)
     assert [r.to_dict(explain=True) for r in remote] == [r.to_dict(explain=True) for r in local]
+    assert remote[-1].codebleu.rule == "compat" and remote[0].codebleu.rule == "native"
 
 
 def test_a_failing_request_errors_for_its_client_only(place: Place) -> None:

@@ -291,3 +291,29 @@ def test_daemon_flag_goes_through_get_scorer_and_falls_back(tmp_path, monkeypatc
     via_daemon = [s["codebleu"] for s in json.loads((tmp_path / "d.json").read_text())["submissions"]]
     local = [s["codebleu"] for s in json.loads((tmp_path / "l.json").read_text())["submissions"]]
     assert via_daemon == local and all(v is not None for v in local)
+
+
+def test_codebleu_rule_compat_in_reports_and_cache(tmp_path):
+    """``--codebleu-rule compat`` grades with the package's numbers, says so in the JSON report,
+    and does not reuse what a native run cached."""
+    from refscore.compat import calc_codebleu
+
+    rows = [{"id": f"s{i}", "candidate": cand, "reference": "def f(x):\n    y = x + 1\n    return y\n",
+             "language": "python"}
+            for i, cand in enumerate(["def f():\n    return 1\n", "def f(x):\n    y = x + 1\n    return y\n"])]
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    native_out, compat_out = tmp_path / "native.json", tmp_path / "compat.json"
+    cache = tmp_path / "shared.cache.jsonl"
+    assert main(["grade", "--jsonl", str(path), "--metrics", "codebleu", "--json", str(native_out),
+                 "--cache", str(cache), "-q"]) == 0
+    assert main(["grade", "--jsonl", str(path), "--metrics", "codebleu", "--json", str(compat_out),
+                 "--cache", str(cache), "--codebleu-rule", "compat", "-q"]) == 0
+    native = json.loads(native_out.read_text())
+    compat = json.loads(compat_out.read_text())
+    assert compat["settings"]["codebleu_rule"] == "compat" and native["settings"]["codebleu_rule"] == "native"
+    by_id = {s["id"]: s for s in compat["submissions"]}
+    for row in rows:
+        expected = calc_codebleu([row["reference"]], [row["candidate"]], "python")["codebleu"]
+        assert by_id[row["id"]]["codebleu"] == pytest.approx(expected, abs=1e-12)
+    assert {s["id"]: s["codebleu"] for s in native["submissions"]} != {k: v["codebleu"] for k, v in by_id.items()}

@@ -17,7 +17,7 @@ from ..grade.progress import Progress
 from ..grade.rows import LABELS, SCORE_COLUMNS, rows_for, summary, threshold_failures
 from ..grade.runner import GradeSettings, run_grading, scorer_tag
 from ..metrics.codebleu import DEFAULT_WEIGHTS
-from ..scoring.report import ALL_METRICS
+from ..scoring.report import ALL_METRICS, CODEBLEU_RULES
 
 EXIT_INTERRUPTED = 130
 
@@ -52,6 +52,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     help=f"comma-separated, from {','.join(ALL_METRICS)} (default: both)")
     sc.add_argument("--weights", default=",".join(str(w) for w in DEFAULT_WEIGHTS),
                     help="CodeBLEU weights: n-gram,weighted,syntax,dataflow (default 0.25 each)")
+    sc.add_argument("--codebleu-rule", choices=CODEBLEU_RULES, default="native",
+                    help="native (default) or compat: the codebleu package's numbers, to compare with "
+                         "published results (no explanations in the report then)")
     sc.add_argument("--batch-size", type=int, default=32, help="requests per Scorer call (default 32)")
     sc.add_argument("--model", help="CodeBERTScore model (in-process scorer only)")
     sc.add_argument("--layer", type=int, help="CodeBERTScore layer (in-process scorer only)")
@@ -168,13 +171,14 @@ def run(args: argparse.Namespace) -> int:
     for note in items.notes:
         print(f"refscore: note: {note}", file=sys.stderr)
     scorer, tag = _scorer(args)
-    settings = GradeSettings(metrics, weights, args.batch_size, tag)
+    settings = GradeSettings(metrics, weights, args.batch_size, tag, args.codebleu_rule)
     cache = ReportCache(_cache_path(args, outputs))
     mode = "none" if args.quiet else args.progress
     progress = Progress(len(items.items), tty=None if mode == "auto" else mode == "bar", enabled=mode != "none")
     graded = run_grading(items.items, scorer, settings, cache, progress)
     rows = rows_for(graded.results)
     info = {"refscore_version": __version__, "metrics": list(metrics), "weights": list(weights),
+            "codebleu_rule": args.codebleu_rule,
             "scorer": tag, "interrupted": graded.interrupted, "scored_now": graded.scored,
             "from_cache": graded.from_cache, "elapsed_s": round(graded.elapsed_s, 3),
             "scorer_s": round(graded.scorer_s, 3)}

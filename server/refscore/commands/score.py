@@ -12,7 +12,7 @@ from ..metrics.codebertscore_align import LineIndex
 from ..scoring.heat import DEFAULT_WEAK_THRESHOLD, candidate_words, missing_words, render_heat, token_records
 from ..scoring.inputs import read_source, resolve_language
 from ..scoring.render import render_table
-from ..scoring.report import ALL_METRICS, ScoreReport, ScoreRequest
+from ..scoring.report import ALL_METRICS, CODEBLEU_RULES, ScoreReport, ScoreRequest
 from ..scoring.scorer import LocalScorer
 
 
@@ -31,6 +31,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "CodeBERTScore loads a transformer, a few seconds on a CPU)")
     parser.add_argument("--json", action="store_true", help="print JSON (one object per candidate, one per line)")
     parser.add_argument("--explain", action="store_true", help="list what the reference has that the candidate lacks")
+    parser.add_argument("--codebleu-rule", choices=CODEBLEU_RULES, default="native",
+                        help="native (default): RefScore's CodeBLEU; compat: the codebleu package's numbers "
+                             "(its comment stripping and final-score rule), to compare with published results; "
+                             "compat scores come without explanations")
     parser.add_argument("--model", help="CodeBERTScore encoder: a local folder or a Hugging Face id in the local "
                                         "cache (never downloaded); default: per-language paper model if cached, "
                                         "else the embedded all-MiniLM-L6-v2")
@@ -58,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     for path in args.candidates:
         spec = resolve_language(args.lang, args.reference, path)
         requests.append(ScoreRequest(read_source(path), references, spec.name, args.context, metrics,
-                                     model=args.model, layer=args.layer))
+                                     model=args.model, layer=args.layer, codebleu_rule=args.codebleu_rule))
     if args.idf and not Path(args.idf).is_file():
         raise InputFileError(f"{args.idf}: no such IDF file")
     if args.idf or args.device:

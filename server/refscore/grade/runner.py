@@ -31,11 +31,15 @@ class GradeSettings:
     weights: tuple[float, float, float, float] = DEFAULT_WEIGHTS
     batch_size: int = 32
     scorer_tag: str = "model=default|layer=default"  # see ``scorer_tag``
+    codebleu_rule: str = "native"
 
     def cache_tag(self) -> str:
         """A stable string of the settings that change scores (not the batch size)."""
-        return json.dumps({"v": __version__, "metrics": list(self.metrics), "weights": list(self.weights),
-                           "scorer": self.scorer_tag}, sort_keys=True)
+        tag = {"v": __version__, "metrics": list(self.metrics), "weights": list(self.weights),
+               "scorer": self.scorer_tag}
+        if self.codebleu_rule != "native":  # native runs keep the cache keys they always had
+            tag["codebleu_rule"] = self.codebleu_rule
+        return json.dumps(tag, sort_keys=True)
 
 
 def scorer_tag(model: str | None = None, layer: int | None = None) -> str:
@@ -137,4 +141,4 @@ def _request(item: GradeItem, settings: GradeSettings) -> ScoreRequest:
     assert item.candidate is not None and item.language is not None
     return ScoreRequest(candidate=item.candidate, references=item.references, language=item.language,
                         context=item.context, metrics=settings.metrics, weights=settings.weights,
-                        explain=True)
+                        explain=True, codebleu_rule=settings.codebleu_rule)

@@ -8,6 +8,9 @@ from typing import Any
 from ..metrics.codebleu import DEFAULT_WEIGHTS, CodeBleuResult, ComponentScore, Explanation
 
 ALL_METRICS = ("codebleu", "codebertscore")
+#: CodeBLEU rules: ours (``native``) or the ``codebleu`` package's numbers (``compat``); see
+#: docs/codebleu.md for where they differ.
+CODEBLEU_RULES = ("native", "compat")
 
 
 @dataclass(frozen=True)
@@ -23,6 +26,7 @@ class ScoreRequest:
     explain: bool = True
     model: str | None = None  # CodeBERTScore encoder (HF id or local path); None: per-language default
     layer: int | None = None  # hidden layer; None: the model's default
+    codebleu_rule: str = "native"  # one of CODEBLEU_RULES; compat scores carry no explanations
 
 
 @dataclass
@@ -112,7 +116,7 @@ def request_from_dict(data: dict[str, Any]) -> ScoreRequest:
         candidate=data["candidate"], references=tuple(data["references"]), language=data["language"],
         context=data.get("context"), metrics=tuple(data.get("metrics", ALL_METRICS)),
         weights=tuple(data.get("weights", DEFAULT_WEIGHTS)), explain=bool(data.get("explain", True)),
-        model=data.get("model"), layer=data.get("layer"))
+        model=data.get("model"), layer=data.get("layer"), codebleu_rule=data.get("codebleu_rule", "native"))
 
 
 def _bert_from_dict(data: dict[str, Any]) -> Any:

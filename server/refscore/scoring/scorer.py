@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Protocol, Sequence
 
-from .codebleu import score_codebleu
+from .codebleu import corpus_codebleu_compat, score_codebleu
 from .report import ScoreReport, ScoreRequest
 
 log = logging.getLogger(__name__)
@@ -41,8 +41,12 @@ class LocalScorer:
         report = ScoreReport(language=request.language)
         if "codebleu" in request.metrics:
             try:
-                report.codebleu = score_codebleu(request.references, request.candidate, request.language,
-                                                 request.weights, explain=request.explain)
+                if request.codebleu_rule == "compat":  # the package's numbers, as calc_codebleu gives them
+                    report.codebleu = corpus_codebleu_compat([list(request.references)], [request.candidate],
+                                                             request.language, request.weights)
+                else:
+                    report.codebleu = score_codebleu(request.references, request.candidate, request.language,
+                                                     request.weights, explain=request.explain)
             except Exception as error:  # noqa: BLE001 - one failing request reports, the rest go on
                 log.exception("CodeBLEU failed")
                 report.errors.append(f"codebleu: {type(error).__name__}: {error}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import languages
-from ..scoring.report import ALL_METRICS, request_from_dict
+from ..scoring.report import ALL_METRICS, CODEBLEU_RULES, request_from_dict
 from . import wire
 
 
@@ -50,6 +50,9 @@ def parse_request(data: Any):  # -> ScoreRequest
         raise RpcError(wire.INVALID_PARAMS, "request.model must be a string or null")
     if layer is not None and (not isinstance(layer, int) or isinstance(layer, bool)):
         raise RpcError(wire.INVALID_PARAMS, "request.layer must be an integer or null")
+    rule = data.get("codebleu_rule", "native")
+    if rule not in CODEBLEU_RULES:
+        raise RpcError(wire.INVALID_PARAMS, f"request.codebleu_rule must be one of {list(CODEBLEU_RULES)}")
     weights = data.get("weights")
     if weights is not None and (not isinstance(weights, list) or len(weights) != 4
                                 or not all(isinstance(w, (int, float)) and not isinstance(w, bool) for w in weights)):
