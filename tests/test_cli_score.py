@@ -183,5 +183,7 @@ def test_codebleu_rule_compat_gives_the_package_numbers(tmp_path: Path) -> None:
         assert got["codebleu"][key] == pytest.approx(package[key], abs=1e-9)
     assert got["codebleu_details"]["rule"] == "compat" and "rule:compat" in got["codebleu_details"]["signature"]
     assert json.loads(native.stdout)["codebleu"]["codebleu"] != got["codebleu"]["codebleu"]
+    table = refscore("score", str(reference), str(candidate), "--codebleu-rule", "compat", "--explain")
+    assert "rule:compat" in table.stdout and "explanations come with --codebleu-rule native" in table.stdout
     bad = refscore("score", str(reference), str(candidate), "--codebleu-rule", "paper")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr

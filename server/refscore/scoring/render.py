@@ -38,6 +38,8 @@ def render_table(candidate: str, reference: str, report: ScoreReport, explain: b
             lines.append("  missing from the candidate (first 15):")
             for item in result.explanations[:15]:
                 lines.append(f"    [{item.component}] {item.text}")
+        elif explain and result.rule == "compat":
+            lines.append("  (the package's rule gives numbers only; explanations come with --codebleu-rule native)")
     for error in report.errors:
         lines.append(f"  note: {error}")
     return "\n".join(lines)
