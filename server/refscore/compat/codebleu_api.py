@@ -16,11 +16,15 @@ def calc_codebleu(
     lang: str,
     weights: Tuple[float, float, float, float] = (0.25, 0.25, 0.25, 0.25),
     tokenizer: Optional[Callable] = None,
+    *,
+    workers: int = 1,
 ) -> Dict[str, float]:
     """Corpus CodeBLEU with the package's final-score rule, in a deterministic dataflow order.
 
     Returns the keys ``codebleu``, ``ngram_match_score``, ``weighted_ngram_match_score``,
-    ``syntax_match_score`` and ``dataflow_match_score``.
+    ``syntax_match_score`` and ``dataflow_match_score``. ``workers`` (not in the package): score
+    a large corpus in that many processes (at least 100 pairs each); the numbers are the same up
+    to floating-point rounding.
     """
     if len(references) != len(predictions):
         raise ValueError("Number of references and predictions should be the same")
@@ -29,4 +33,4 @@ def calc_codebleu(
     if len(weights) != 4:
         raise ValueError("weights should be a tuple of 4 floats (alpha, beta, gamma, theta)")
     nested = [list(ref) if isinstance(ref, (list, tuple)) else [ref] for ref in references]
-    return corpus_codebleu_compat(nested, predictions, lang, weights, tokenizer).as_package_dict()
+    return corpus_codebleu_compat(nested, predictions, lang, weights, tokenizer, workers).as_package_dict()

@@ -56,14 +56,34 @@ def _pair_stats(ref_tokens: Sequence[TokenAnalysis], cand_tokens: TokenAnalysis,
 
 
 def corpus_codebleu_compat(references: Sequence[Sequence[str]], predictions: Sequence[str], language: str,
-                           weights: Sequence[float] = DEFAULT_WEIGHTS, tokenizer: Tokenizer | None = None) -> CodeBleuResult:
-    """Corpus CodeBLEU exactly as ``codebleu`` 0.7.0 computes it (deterministic dataflow order)."""
+                           weights: Sequence[float] = DEFAULT_WEIGHTS, tokenizer: Tokenizer | None = None,
+                           workers: int = 1) -> CodeBleuResult:
+    """Corpus CodeBLEU exactly as ``codebleu`` 0.7.0 computes it (deterministic dataflow order).
+
+    ``workers`` > 1 splits a large corpus over that many processes (``scoring.parallel``); the
+    statistics are sums, so the result is the same up to floating-point rounding.
+    """
+    spec = languages.get(language)
+    if workers != 1:
+        from .parallel import corpus_stats_parallel
+
+        total = corpus_stats_parallel(references, predictions, spec.name, tokenizer, workers)
+    else:
+        total = corpus_stats(references, predictions, spec.name, tokenizer)
+    if total is None:
+        raise ValueError("no predictions to score")
+    return combine(total, weights, "compat", spec.name, "custom" if tokenizer else "ws", _grammar(spec))
+
+
+def corpus_stats(references: Sequence[Sequence[str]], predictions: Sequence[str], language: str,
+                 tokenizer: Tokenizer | None = None) -> PairStats | None:
+    """The package's pair statistics, summed over the corpus (None for an empty corpus)."""
     with gc_paused():
-        return _corpus_codebleu_compat(references, predictions, language, weights, tokenizer)
+        return _corpus_stats(references, predictions, language, tokenizer)
 
 
-def _corpus_codebleu_compat(references: Sequence[Sequence[str]], predictions: Sequence[str], language: str,
-                            weights: Sequence[float], tokenizer: Tokenizer | None) -> CodeBleuResult:
+def _corpus_stats(references: Sequence[Sequence[str]], predictions: Sequence[str], language: str,
+                  tokenizer: Tokenizer | None) -> PairStats | None:
     spec = languages.get(language)
     total: PairStats | None = None
     for refs, prediction in zip(references, predictions):
@@ -78,9 +98,7 @@ def _corpus_codebleu_compat(references: Sequence[Sequence[str]], predictions: Se
         ]
         stats, _ = _pair_stats(ref_tokens, cand_tokens, structures, spec.keywords)
         total = stats if total is None else total + stats
-    if total is None:
-        raise ValueError("no predictions to score")
-    return combine(total, weights, "compat", spec.name, "custom" if tokenizer else "ws", _grammar(spec))
+    return total
 
 
 def score_codebleu(references: Sequence[str], candidate: str, language: str,
