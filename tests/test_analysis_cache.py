@@ -96,3 +96,12 @@ def test_keyword_arguments_are_part_of_the_key() -> None:
     assert upper(text="cd") == "CD" and upper(text="cd") == "CD"
     assert calls == ["ab", "cd"]
     assert upper.cache_info().chars == 4
+
+
+def test_the_text_counts_wherever_it_is_passed() -> None:
+    @sized_cache(max_entries=10, max_chars=10)
+    def joined(text: str, a: str = "", z: str = "") -> str:
+        return a + text + z
+
+    assert joined(a="x", text="abcd", z="y") == "xabcdy"
+    assert joined.cache_info().chars == 4  # the text's length, not another keyword's

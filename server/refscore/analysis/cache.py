@@ -9,6 +9,7 @@ recently used entries while it holds more than ``max_chars`` characters of text 
 
 from __future__ import annotations
 
+import inspect
 import threading
 from collections import OrderedDict
 from functools import update_wrapper
@@ -36,7 +37,8 @@ class SizedCache(Generic[T]):
         self._function = function
         self._max_entries = max_entries
         self._max_chars = max_chars
-        self._entries: OrderedDict[tuple, T] = OrderedDict()
+        self._entries: OrderedDict[tuple, tuple[T, int]] = OrderedDict()  # key -> (value, characters)
+        self._text = next(iter(inspect.signature(function).parameters))  # the text's parameter name
         self._chars = self._hits = self._misses = 0
         self._lock = threading.Lock()
         update_wrapper(self, function)
@@ -48,18 +50,18 @@ class SizedCache(Generic[T]):
             if found is not _MISSING:
                 self._entries.move_to_end(key)
                 self._hits += 1
-                return found  # type: ignore[return-value]
+                return found[0]  # type: ignore[index]
             self._misses += 1
         value = self._function(*args, **kwargs)
-        size = _size(key)
+        size = len(args[0] if args else kwargs[self._text])
         if size <= self._max_chars:
             with self._lock:
                 if key not in self._entries:
-                    self._entries[key] = value
+                    self._entries[key] = (value, size)
                     self._chars += size
                     while len(self._entries) > self._max_entries or self._chars > self._max_chars:
-                        old, _ = self._entries.popitem(last=False)
-                        self._chars -= _size(old)
+                        _, (_, dropped) = self._entries.popitem(last=False)
+                        self._chars -= dropped
         return value
 
     def cache_info(self) -> CacheInfo:
@@ -71,14 +73,6 @@ class SizedCache(Generic[T]):
         with self._lock:
             self._entries.clear()
             self._chars = self._hits = self._misses = 0
-
-
-def _size(key: tuple) -> int:
-    """The characters of the text a cache key holds (its first item, or a keyword's value)."""
-    first = key[0] if key else ""
-    if isinstance(first, tuple):  # the text was passed by keyword: (name, value)
-        first = first[1]
-    return len(first)
 
 
 def sized_cache(max_entries: int, max_chars: int) -> Callable[[Callable[..., T]], SizedCache[T]]:
