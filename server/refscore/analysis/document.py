@@ -49,11 +49,9 @@ def count(items: Iterable[Hashable]) -> dict:
     return counts
 
 
-def ngram_counts(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
-    """Counts of the n-grams of a token sequence (as tuples)."""
-    if len(tokens) < n:
-        return Counter()
-    return Counter(zip(*(tokens[i:] for i in range(n))))
+def ngram_counts(tokens: Sequence[str], n: int) -> dict[tuple[str, ...], int]:
+    """Counts of the n-grams of a token sequence, keyed by tuples (a plain dict, see ``count``)."""
+    return count(zip(*(tokens[i:] for i in range(n))))
 
 
 def _keyed_counts(words: Sequence[str], joined: bool) -> tuple[dict, ...]:
@@ -67,7 +65,7 @@ def _keyed_counts(words: Sequence[str], joined: bool) -> tuple[dict, ...]:
             grams = [a + " " + b for a, b in zip(grams, words[n:])]
             counts.append(count(grams))
     else:
-        counts.extend(count(zip(*(words[i:] for i in range(n)))) for n in range(2, MAX_NGRAM + 1))
+        counts.extend(ngram_counts(words, n) for n in range(2, MAX_NGRAM + 1))
     return tuple(counts)
 
 

@@ -7,13 +7,11 @@ in order, matches one not-yet-used equal edge of the candidate.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Hashable, Sequence
+from typing import Sequence
 
-from ..analysis.document import count
 from ..dataflow import FlowEdge, normalize_dataflow
-from .overlap import clipped_overlap
 
-__all__ = ["DataflowMatch", "match_dataflow", "count_matched", "unmatched_indices"]
+__all__ = ["DataflowMatch", "match_dataflow", "unmatched_indices"]
 
 
 @dataclass(frozen=True)
@@ -36,12 +34,6 @@ def match_dataflow(reference: Sequence[FlowEdge], candidate: Sequence[FlowEdge],
     cand_norm = normalize_dataflow(candidate) if candidate_normalized is None else candidate_normalized
     missing = unmatched_indices(ref_norm, cand_norm)
     return DataflowMatch(len(ref_norm) - len(missing), len(ref_norm), tuple(reference[i] for i in missing))
-
-
-def count_matched(reference_normalized: Sequence[Hashable], candidate_normalized: Sequence[Hashable]) -> int:
-    """How many normalised reference edges the candidate's normalised edges match (the count alone):
-    matching each edge in turn to an unused equal one matches, per distinct edge, the smaller count."""
-    return clipped_overlap(count(reference_normalized), count(candidate_normalized))
 
 
 def unmatched_indices(reference_normalized: Sequence[tuple], candidate_normalized: Sequence[tuple]) -> list[int]:

@@ -61,26 +61,26 @@ def bleu_stats(references: Sequence[TokenAnalysis], candidate: TokenAnalysis, or
     numerators, denominators = [], []
     length = candidate.length
     for n in range(orders):
-        cand_counts = candidate.counts[n]
-        if overlaps is not None:
-            numerators.append(overlaps[n])
-            denominators.append(max(1, length - n))
-            continue
-        if len(references) == 1:
-            best = references[0].counts[n]
-        else:  # each n-gram clipped by its highest count in any reference
-            best = {}
-            for reference in references:
-                ref_counts = reference.counts[n]
-                for gram in cand_counts:
-                    seen = ref_counts.get(gram, 0)
-                    if seen > best.get(gram, 0):
-                        best[gram] = seen
-        numerators.append(clipped_overlap(cand_counts, best))
+        numerators.append(overlaps[n] if overlaps is not None else _clipped_matches(references, candidate, n))
         denominators.append(max(1, length - n))  # the number of candidate n-grams
     return NgramStats(
         tuple(numerators), tuple(denominators), length,
         closest_length([r.length for r in references], length))
+
+
+def _clipped_matches(references: Sequence[TokenAnalysis], candidate: TokenAnalysis, n: int) -> int:
+    """Candidate (n+1)-grams clipped by their highest count in any reference."""
+    cand_counts = candidate.counts[n]
+    if len(references) == 1:
+        return clipped_overlap(cand_counts, references[0].counts[n])
+    best: dict = {}
+    for reference in references:
+        ref_counts = reference.counts[n]
+        for gram in cand_counts:
+            seen = ref_counts.get(gram, 0)
+            if seen > best.get(gram, 0):
+                best[gram] = seen
+    return clipped_overlap(cand_counts, best)
 
 
 def score_from_stats(stats: NgramStats, weights: Sequence[float] = DEFAULT_NGRAM_WEIGHTS) -> float:

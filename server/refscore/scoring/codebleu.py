@@ -41,6 +41,8 @@ def _pair_stats(ref_tokens: Sequence[TokenAnalysis], cand_tokens: TokenAnalysis,
             flows.append(missing)
             flow_matched += len(ref_norm) - len(missing)
         else:
+            # each reference edge in turn takes an unused equal candidate edge: per distinct edge,
+            # the smaller count (the multisets are kept on the analyses)
             flow_matched += clipped_overlap(ref_structure.dataflow_counts, cand_structure.dataflow_counts)
         flow_total += len(ref_norm)
     overlaps = None
