@@ -130,7 +130,7 @@ def stage_profile(pairs: list[tuple[str, str]], language: str = "python") -> Non
         data = timed("dataflow: token table", build, flat, stripped)
         walker = timed("dataflow: walker set-up", Walker, rules, data, 10**9)
         timed("dataflow: walk", walk, walker)
-        raw = timed("dataflow: merge edges", _assemble, walker.out, data.spans, None)
+        raw = timed("dataflow: merge edges", _assemble, walker.out, data.spans)
         timed("dataflow: normalise", normalized_keys, raw)
         timed("tokens + n-gram counts", analyse_tokens, text)
     print(f"cold analysis of one text, {len(texts)} distinct texts (microseconds per text)")

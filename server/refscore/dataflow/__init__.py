@@ -118,7 +118,8 @@ def extract_raw_edges(flat: FlatTree, text: str, language: str, *, mode: str = "
         try:
             walker = Walker(rules, tree, max_steps=budget)
             walker.walk(0, {})
-            return _assemble(walker.out, tree.spans, text if points else None)
+            edges = _assemble(walker.out, tree.spans)
+            return edge_points(edges, text) if points else edges
         except RecursionError:
             pass
         except Exception:  # the package's inner try: any failure gives no dataflow
@@ -129,16 +130,17 @@ def extract_raw_edges(flat: FlatTree, text: str, language: str, *, mode: str = "
             walker.walk(0, {})
     except Exception:  # the package's inner try: any failure gives no dataflow
         return []
-    return _assemble(walker.out, tree.spans, text if points else None)
+    edges = _assemble(walker.out, tree.spans)
+    return edge_points(edges, text) if points else edges
 
 
 #: Trees at most this deep are walked without first making room on the stack (see above).
 _SHALLOW = 40
 
 
-def _assemble(edges: list[Edge], spans: list[tuple[int, int]], text: str | None) -> list[Any]:
+def _assemble(edges: list[Edge], spans: list[tuple[int, int]]) -> list[Any]:
     """Sort by token, keep tokens that take part in a flow, merge the edges of one token, and add
-    each edge's start and end: points of ``text``, or byte offsets when no text is given."""
+    each edge's token's start and end byte offsets."""
     edges.sort(key=_TOKEN_OF)
     keep: set[int] = set()
     for e in edges:
@@ -156,14 +158,7 @@ def _assemble(edges: list[Edge], spans: list[tuple[int, int]], text: str | None)
         else:
             merged[tok] = (e[0], tok, e[2], tuple(dict.fromkeys(prev[3] + e[3])),
                            tuple(dict.fromkeys(prev[4] + e[4])))
-    if text is None:
-        return [e + spans[e[1]] for e in merged.values()]
-    result = []
-    point = Points(text)
-    for name, tok, rel, pnames, ptoks in merged.values():
-        start, end = spans[tok]
-        result.append((name, tok, rel, pnames, ptoks, point(start), point(end)))
-    return result
+    return [e + spans[e[1]] for e in merged.values()]
 
 
 def edge_points(edges: Sequence[Any], text: str) -> list[RawEdge]:
