@@ -37,8 +37,8 @@ class Abort(Exception):
 class DataTree:
     """A flat tree with token facts: what the walker reads (nodes are ints, the root is 0)."""
 
-    __slots__ = ("flat", "types", "kids", "info", "spans", "var_texts", "hidden_vars", "var_nodes",
-                 "var_facts", "var_pairs", "token_ranges")
+    __slots__ = ("flat", "types", "kids", "info", "spans", "hidden_vars", "var_nodes", "var_facts",
+                 "var_pairs", "token_ranges")
 
     def __init__(self, flat: FlatTree, info: list[Optional[TokenInfo]],
                  spans: list[tuple[Any, Any]]) -> None:
@@ -47,15 +47,13 @@ class DataTree:
         self.kids = flat.kids
         self.info = info
         self.spans = spans
-        #: per token (by position in ``flat.tokens``): its text if it is a variable, else None
-        self.var_texts: list[Optional[str]] = [None] * len(flat.tokens)
         #: hidden token-like nodes (inside a token) whose info says variable, ascending
         self.hidden_vars: list[int] = []
         #: the variable tokens (not inside a token) in preorder, and their (text, number, is an
         #: identifier): what a walk of a rule-free subtree reads, found by bisection
         self.var_nodes: list[int] = []
         self.var_facts: list[tuple[str, int, bool]] = []
-        self.var_pairs: list[tuple[int, str]] = []  # (number, text) of each, as ``variables`` gives
+        self.var_pairs: list[tuple[int, str]] = []  # (number, text) of each, ready for ``variables``
         #: (first, last) node numbers of each token with children (a string and its parts)
         self.token_ranges: list[tuple[int, int]] = []
 
@@ -114,7 +112,7 @@ def build(flat: FlatTree, text: str) -> DataTree:
         numbers = [by_span[span] for span in spans]
     info: list[Optional[TokenInfo]] = [None] * len(types)
     tree = DataTree(flat, info, spans)
-    var_texts, var_nodes, var_facts, var_pairs = tree.var_texts, tree.var_nodes, tree.var_facts, tree.var_pairs
+    var_nodes, var_facts, var_pairs = tree.var_nodes, tree.var_facts, tree.var_pairs
     kids = flat.kids
     for position, i in enumerate(tokens):
         number = numbers[position]
@@ -125,7 +123,6 @@ def build(flat: FlatTree, text: str) -> DataTree:
         else:
             ident = t == "identifier"
             info[i] = (VARIABLE, number, code, ident)
-            var_texts[position] = code
             var_nodes.append(i)
             var_facts.append((code, number, ident))
             var_pairs.append((number, code))
@@ -193,15 +190,12 @@ def mentioned(tree: DataTree, n: int) -> tuple[str, ...]:
 
     Children of tokens are searched too (a rule may walk a string's parts): a superset is safe.
     Nodes are numbered in preorder, so the subtree of n is the node range [n, last] (last: its
-    last descendant) and its tokens a contiguous run of ``flat.tokens``: found by bisection.
+    last descendant) and its variable tokens a contiguous run of ``var_nodes``: found by bisection.
     """
     last = subtree_end(tree.kids, n)
-    flat = tree.flat
-    toks = flat.tokens
-    lo = bisect_left(toks, n)
-    hi = bisect_right(toks, last, lo)
-    seen = dict.fromkeys(tree.var_texts[lo:hi])
-    seen.pop(None, None)
+    var_nodes = tree.var_nodes
+    lo = bisect_left(var_nodes, n)
+    seen = dict.fromkeys([facts[0] for facts in tree.var_facts[lo:bisect_right(var_nodes, last, lo)]])
     hidden = tree.hidden_vars
     if hidden:
         info = tree.info
