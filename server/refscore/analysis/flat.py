@@ -26,7 +26,7 @@ from typing import Any, Literal, Optional
 
 import tree_sitter
 
-from .trees import Subtree, is_docstring
+from .trees import Subtree, hides_missing, is_docstring, missing_key
 
 KeyMode = Literal["compat", "native"]
 
@@ -190,7 +190,7 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
                 kids_of.append(_NO_KIDS)
                 if keyed and p_entries is not None:
                     if errors and node.is_missing:  # "(MISSING name)" or '(MISSING "token")'
-                        p_entries.append((fname, hash(("MISSING", t, named))))
+                        p_entries.append((fname, missing_key(t, named)))
                         missing += 1
                     elif errors and t == "ERROR" and node.end_byte > node.start_byte:
                         ok_compat = False  # "(UNEXPECTED 'c')": the character is not ours to read
@@ -217,8 +217,8 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
     if compat:
         if not found_keys and types:
             found_keys.append(hash((types[0], ())))
-        if errors and ok_compat and str(root).count("(MISSING ") != missing:
-            ok_compat = False  # a missing *hidden* token (e.g. Python's dedent): the walk never met it
+        if errors and ok_compat and hides_missing(root, missing):
+            ok_compat = False
         flat.compat_keys = found_keys if ok_compat else None
     if native and not sub_keys and types:
         sub_keys.append(hash((types[0], ())))

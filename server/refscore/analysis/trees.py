@@ -60,7 +60,7 @@ def _shape_keys(root: tree_sitter.Node) -> list[int] | None:
             cursor.goto_first_child()
             continue
         if node.is_missing:
-            frames[-1][1].append((cursor.field_name, hash(("MISSING", node.type, node.is_named))))
+            frames[-1][1].append((cursor.field_name, missing_key(node.type, node.is_named)))
             missing += 1
         elif node.type == "ERROR" and node.end_byte > node.start_byte:
             return None
@@ -72,10 +72,22 @@ def _shape_keys(root: tree_sitter.Node) -> list[int] | None:
             key = hash((kind, tuple(entries)))
             keys.append(key)
             if not frames:
-                if root.has_error and str(root).count("(MISSING ") != missing:
+                if root.has_error and hides_missing(root, missing):
                     return None
                 return keys
             frames[-1][1].append((field, key))
+
+
+def missing_key(kind: str, named: bool) -> int:
+    """The key of a MISSING leaf, which its S-expression prints as ``(MISSING kind)`` (named) or
+    ``(MISSING "kind")``, apart from a real leaf of that kind."""
+    return hash(("MISSING", kind, named))
+
+
+def hides_missing(root: tree_sitter.Node, walked: int) -> bool:
+    """Whether the tree has more MISSING nodes than the ``walked`` ones a cursor walk met: a
+    missing *hidden* token (e.g. Python's newline) prints in the S-expression but is never walked."""
+    return str(root).count("(MISSING ") != walked
 
 
 def sexp_keys(root: tree_sitter.Node) -> list[str]:
