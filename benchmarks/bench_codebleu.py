@@ -101,12 +101,13 @@ def stage_profile(pairs: list[tuple[str, str]], language: str = "python") -> Non
     from refscore.analysis.comments import strip_compat
     from refscore.analysis.document import analyse_tokens, count
     from refscore.analysis.flat import flatten
-    from refscore.dataflow import _COMPAT_RULES, _assemble, dropped_types, normalized_keys
+    from refscore.dataflow import RULE_SETS, _assemble, dropped_types, normalized_keys
     from refscore.dataflow._tree import build
     from refscore.dataflow._walker import Walker
 
     texts = list(dict.fromkeys(t.strip() for pair in pairs for t in pair))
-    spec, rules, drop = languages.get(language), _COMPAT_RULES[language], dropped_types(language, "compat")
+    spec = languages.get(language)
+    rules, drop = RULE_SETS[spec.dataflow_rules("compat")], dropped_types(language, "compat")
     spent: dict[str, float] = {}
 
     def timed(stage, fn, *args):

@@ -1,8 +1,9 @@
 """Comment and docstring removal, in the two flavours RefScore needs.
 
 * ``strip_compat``: what the ``codebleu`` package does before its syntax and dataflow match
-  (Python: the tokenize module; Ruby: nothing; every other language: C/Java comment rules applied
-  to the raw text), so the compat API reproduces its numbers.
+  (the language's ``LanguageSpec.compat_comments``: ``tokenize`` for Python, ``none`` for Ruby,
+  ``c_style`` for every other language: C/Java comment rules on the raw text), so the compat API
+  reproduces its numbers.
 * Native analysis does not strip text at all: it parses the original text and skips the
   language's comment nodes (see ``refscore.analysis.trees``), so positions stay true.
 """
@@ -13,6 +14,7 @@ import io
 import re
 import tokenize
 
+from .. import languages
 from .cache import sized_cache
 from .python_strip import strip_python_fast
 
@@ -59,13 +61,15 @@ def _strip_python(source: str) -> str:
 def strip_compat(source: str, language: str) -> str:
     """Remove comments (and Python docstrings) exactly as ``codebleu`` 0.7.0 does.
 
-    Like the package, any failure (e.g. Python that does not tokenize) leaves the text unchanged.
+    Like the package, any failure (e.g. Python that does not tokenize) leaves the text unchanged;
+    a language not in the registry raises ``UnknownLanguageError``.
     """
+    rule = languages.get(language).compat_comments
     try:
-        if language == "python":
+        if rule == "tokenize":
             fast = strip_python_fast(source)
             return fast if fast is not None else _strip_python(source)
-        if language == "ruby":
+        if rule == "none":
             return source
         return _strip_c_style(source)
     except Exception:  # noqa: BLE001 - the package's rule: on failure, keep the text

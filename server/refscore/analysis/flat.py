@@ -26,6 +26,7 @@ from typing import Any, Literal, Optional
 
 import tree_sitter
 
+from .. import languages
 from .trees import Subtree, hides_missing, is_docstring, missing_key
 
 KeyMode = Literal["compat", "native"]
@@ -113,7 +114,7 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
     missing = 0
     native = keys == "native"
     keying = compat or native
-    docstrings = native and language == "python"
+    docstrings = native and languages.get(language).docstrings
     found_keys: list[int] = []
     sub_keys, sub_types = flat.subtree_keys, flat.subtree_types
     sub_starts, sub_ends = flat.subtree_starts, flat.subtree_ends

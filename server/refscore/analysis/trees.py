@@ -14,6 +14,8 @@ from typing import NamedTuple
 
 import tree_sitter
 
+from .. import languages
+
 
 class Subtree(NamedTuple):
     """One subtree of a document: its shape key, type and byte span (a tuple: cheap to make, and
@@ -118,7 +120,7 @@ def native_subtrees(root: tree_sitter.Node, comment_types: frozenset[str], langu
     One cursor walk; each key hashes a flat tuple of the children's keys, so the cost is linear.
     The list is in preorder: by start, an enclosing subtree before the ones inside it.
     """
-    skip_docstrings = language == "python"
+    skip_docstrings = languages.get(language).docstrings
     found: list[Subtree] = [Subtree(0, root.type, root.start_byte, root.end_byte)]  # in preorder
     cursor = root.walk()
     # frame: [type, child entries, slot in found, field, first statement seen]

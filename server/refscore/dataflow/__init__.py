@@ -38,13 +38,15 @@ MODES = ("compat", "native")
 #: Trees deeper than this give no dataflow (the package fails on them with a RecursionError).
 MAX_DEPTH = 1000
 
-_COMPAT_RULES: dict[str, Rules] = {
-    "python": PYTHON, "java": JAVA, "javascript": JAVASCRIPT, "c_sharp": CSHARP, "c": CSHARP,
-    "cpp": CSHARP, "go": GO, "ruby": RUBY, "php": PHP, "rust": RUST_COMPAT,
-    # not in the package: the JavaScript rules on the TypeScript grammars
-    "typescript": TYPESCRIPT, "tsx": TYPESCRIPT,
+#: The rule sets by the names a ``LanguageSpec`` gives in ``dataflow`` / ``native_dataflow``
+#: (``typescript``, not in the package, is the JavaScript rules on the TypeScript grammars).
+RULE_SETS: dict[str, Rules] = {
+    "python": PYTHON, "java": JAVA, "javascript": JAVASCRIPT, "typescript": TYPESCRIPT, "csharp": CSHARP,
+    "go": GO, "ruby": RUBY, "php": PHP, "rust_compat": RUST_COMPAT, "rust_native": RUST_NATIVE,
 }
-_NATIVE_RULES: dict[str, Rules] = {**_COMPAT_RULES, "rust": RUST_NATIVE}
+#: mode -> canonical language name -> its rules, read from the registry once
+_RULES: dict[str, dict[str, Rules]] = {
+    mode: {s.name: RULE_SETS[s.dataflow_rules(mode)] for s in languages.LANGUAGES if s.dataflow} for mode in MODES}
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,10 +98,10 @@ def extract_raw_edges(flat: FlatTree, text: str, language: str, *, mode: str = "
     point conversion; ``edge_points`` converts later)."""
     if mode not in MODES:
         raise ValueError(f"unknown dataflow mode {mode!r}; known: {', '.join(MODES)}")
-    rules = (_NATIVE_RULES if mode == "native" else _COMPAT_RULES).get(language)
+    rules = _RULES[mode].get(language)
     if rules is None:
         spec = languages.get(language)
-        rules = (_NATIVE_RULES if mode == "native" else _COMPAT_RULES).get(spec.name)
+        rules = _RULES[mode].get(spec.name)
         if rules is None:
             raise ValueError(f"no dataflow rules for language {spec.name!r}")
     if not flat.types:

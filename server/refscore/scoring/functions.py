@@ -1,6 +1,7 @@
 """Top-level functions and methods of a text (for per-function code lenses), with code-point spans.
 
-Reads the language registry's parser; functions are found outside other functions, inside
+Reads the language registry's parser and node types (``LanguageSpec.function_types``,
+``function_values``, ``class_types``); functions are found outside other functions, inside
 classes, impls, namespaces and modules, so nested helpers belong to their enclosing function.
 """
 
@@ -11,17 +12,6 @@ from dataclasses import dataclass
 from ..analysis.text import OffsetMap
 from ..languages import LanguageSpec
 
-FUNCTION_TYPES = frozenset({
-    "function_definition", "function_declaration", "method_declaration", "method_definition",
-    "constructor_declaration", "function_item", "method", "singleton_method",
-    "generator_function_declaration", "local_function_statement",
-})
-FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
-CLASS_TYPES = frozenset({
-    "class_definition", "class_declaration", "class_specifier", "struct_specifier", "class", "module",
-    "impl_item", "trait_item", "interface_declaration", "struct_declaration", "record_declaration",
-    "enum_declaration", "trait_declaration",
-})
 MAX_DEPTH = 8
 MAX_FUNCTIONS = 500
 
@@ -60,13 +50,14 @@ def top_level_functions(text: str, spec: LanguageSpec) -> list[Function]:
     source = text.encode("utf-8")
     root = spec.parse(source).root_node
     offsets = OffsetMap(text)
+    functions, values, classes = spec.function_types, spec.function_values, spec.class_types
     found: list[Function] = []
     stack = [(root, 0, "")]
     while stack and len(found) < MAX_FUNCTIONS:
         node, depth, owner = stack.pop()
         kind = node.type
         value = node.child_by_field_name("value") if kind == "variable_declarator" else None
-        if kind in FUNCTION_TYPES or (value is not None and value.type in FUNCTION_VALUES):
+        if kind in functions or (value is not None and value.type in values):
             name = _name(node, source) or f"<anonymous@{node.start_point[0] + 1}>"
             span_node = node.parent if node.parent is not None and node.parent.type == "decorated_definition" else node
             found.append(Function(f"{owner}{name}", offsets.from_byte(span_node.start_byte),
@@ -74,7 +65,7 @@ def top_level_functions(text: str, spec: LanguageSpec) -> list[Function]:
             continue
         if depth >= MAX_DEPTH:
             continue
-        if kind in CLASS_TYPES:
+        if kind in classes:
             class_name = _name(node, source)
             owner = f"{owner}{class_name}." if class_name else owner
         for child in reversed(node.named_children):

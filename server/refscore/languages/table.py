@@ -1,0 +1,68 @@
+"""The registered languages, one ``LanguageSpec`` each (the order is the order users see)."""
+
+from __future__ import annotations
+
+from .spec import LanguageSpec
+
+_C_FAMILY_COMMENTS = dict(line_comments=("//",), block_comments=(("/*", "*/"),))
+_JAVA_COMMENT_NODES = frozenset({"line_comment", "block_comment"})
+
+_JS_FUNCTIONS = dict(
+    function_types=frozenset({"function_declaration", "generator_function_declaration", "method_definition"}),
+    function_values=frozenset({"arrow_function", "function_expression", "function", "generator_function"}),
+)
+_TS_CLASSES = frozenset({"class", "class_declaration", "enum_declaration", "interface_declaration", "module"})
+_TS = dict(in_codebleu_package=False, dataflow="typescript", keywords_file="typescript",
+           class_types=_TS_CLASSES, **_JS_FUNCTIONS, **_C_FAMILY_COMMENTS)
+
+LANGUAGES: tuple[LanguageSpec, ...] = (
+    LanguageSpec("python", "tree_sitter_python", extensions=(".py", ".pyi", ".pyw"),
+                 lsp_ids=("python",), aliases=("py",), line_comments=("#",), block_comments=(),
+                 compat_comments="tokenize", docstrings=True, dataflow="python",
+                 function_types=frozenset({"function_definition"}),
+                 class_types=frozenset({"class_definition", "module"})),
+    LanguageSpec("java", "tree_sitter_java", extensions=(".java",), lsp_ids=("java",),
+                 comment_node_types=_JAVA_COMMENT_NODES, dataflow="java",
+                 function_types=frozenset({"constructor_declaration", "method_declaration"}),
+                 class_types=frozenset({"class_declaration", "enum_declaration", "interface_declaration",
+                                        "record_declaration"}),
+                 **_C_FAMILY_COMMENTS),
+    LanguageSpec("javascript", "tree_sitter_javascript", extensions=(".js", ".mjs", ".cjs", ".jsx"),
+                 lsp_ids=("javascript", "javascriptreact"), aliases=("js",), dataflow="javascript",
+                 class_types=frozenset({"class", "class_declaration"}),
+                 **_JS_FUNCTIONS, **_C_FAMILY_COMMENTS),
+    LanguageSpec("typescript", "tree_sitter_typescript", "language_typescript",
+                 extensions=(".ts", ".mts", ".cts"), lsp_ids=("typescript",), aliases=("ts",), **_TS),
+    LanguageSpec("tsx", "tree_sitter_typescript", "language_tsx", extensions=(".tsx",),
+                 lsp_ids=("typescriptreact",), **_TS),
+    LanguageSpec("c", "tree_sitter_c", extensions=(".c", ".h"), lsp_ids=("c",), dataflow="csharp",
+                 function_types=frozenset({"function_definition"}),
+                 class_types=frozenset({"struct_specifier"}), **_C_FAMILY_COMMENTS),
+    LanguageSpec("cpp", "tree_sitter_cpp", extensions=(".cpp", ".cc", ".cxx", ".hpp", ".hh", ".hxx", ".c++"),
+                 lsp_ids=("cpp",), aliases=("c++",), dataflow="csharp",
+                 function_types=frozenset({"function_definition"}),
+                 class_types=frozenset({"class_specifier", "struct_specifier"}), **_C_FAMILY_COMMENTS),
+    LanguageSpec("c_sharp", "tree_sitter_c_sharp", extensions=(".cs",), lsp_ids=("csharp",),
+                 aliases=("csharp", "c#", "cs"), dataflow="csharp",
+                 function_types=frozenset({"constructor_declaration", "local_function_statement",
+                                           "method_declaration"}),
+                 class_types=frozenset({"class_declaration", "enum_declaration", "interface_declaration",
+                                        "record_declaration", "struct_declaration"}),
+                 **_C_FAMILY_COMMENTS),
+    LanguageSpec("go", "tree_sitter_go", extensions=(".go",), lsp_ids=("go",), aliases=("golang",),
+                 dataflow="go", function_types=frozenset({"function_declaration", "method_declaration"}),
+                 **_C_FAMILY_COMMENTS),
+    LanguageSpec("rust", "tree_sitter_rust", extensions=(".rs",), lsp_ids=("rust",), aliases=("rs",),
+                 comment_node_types=_JAVA_COMMENT_NODES, dataflow="rust_compat", native_dataflow="rust_native",
+                 function_types=frozenset({"function_item"}),
+                 class_types=frozenset({"impl_item", "trait_item"}), **_C_FAMILY_COMMENTS),
+    LanguageSpec("ruby", "tree_sitter_ruby", extensions=(".rb",), lsp_ids=("ruby",), aliases=("rb",),
+                 line_comments=("#",), block_comments=(("=begin", "=end"),), compat_comments="none",
+                 dataflow="ruby", function_types=frozenset({"method", "singleton_method"}),
+                 class_types=frozenset({"class", "module"})),
+    LanguageSpec("php", "tree_sitter_php", "language_php", extensions=(".php",), lsp_ids=("php",),
+                 line_comments=("//", "#"), block_comments=(("/*", "*/"),), dataflow="php",
+                 function_types=frozenset({"function_definition", "method_declaration"}),
+                 class_types=frozenset({"class_declaration", "enum_declaration", "interface_declaration",
+                                        "trait_declaration"})),
+)

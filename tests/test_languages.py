@@ -1,0 +1,135 @@
+"""The language registry is the one source of language facts: every name resolves, every fact
+another package reads is real (node types of the grammar, rule sets that exist), and no module
+outside ``refscore.languages`` keeps its own table or check keyed by a language name."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from refscore import languages
+from refscore.analysis.comments import strip_compat
+from refscore.dataflow import RULE_SETS, extract_dataflow
+from refscore.embed.registry import FALLBACK_PAPER_MODEL, PAPER_MODELS, paper_model
+from refscore.languages import LANGUAGES, LanguageSpec
+from refscore.scoring.functions import top_level_functions
+
+PACKAGE = Path(__file__).resolve().parents[1] / "server" / "refscore"
+IDS = [s.name for s in LANGUAGES]
+
+
+def _node_kinds(spec: LanguageSpec) -> set[str]:
+    lang = spec.ts_language
+    return {lang.node_kind_for_id(i) for i in range(lang.node_kind_count)}
+
+
+def test_every_name_alias_lsp_id_and_extension_resolves_to_its_spec() -> None:
+    for spec in LANGUAGES:
+        for key in (spec.name, *spec.aliases, *spec.lsp_ids):
+            assert languages.get(key) is spec
+            assert languages.get(f" {key.upper()} ") is spec
+            assert languages.find(key) is spec
+        for ext in spec.extensions:
+            assert languages.for_path(f"dir/file{ext}") is spec
+    assert languages.find("cobol") is None
+    with pytest.raises(languages.UnknownLanguageError, match="unknown language 'cobol'"):
+        languages.get("cobol")
+
+
+def test_lsp_ids_include_the_react_flavours() -> None:
+    ids = languages.lsp_ids()
+    assert len(ids) == len(set(ids))
+    assert languages.get("javascriptreact").name == "javascript"
+    assert languages.get("typescriptreact").name == "tsx"
+    assert {"javascriptreact", "typescriptreact"} <= set(ids)
+
+
+@pytest.mark.parametrize("name", IDS)
+def test_node_type_facts_are_node_types_of_the_grammar(name: str) -> None:
+    spec = languages.get(name)
+    kinds = _node_kinds(spec)
+    for fact in ("comment_node_types", "function_types", "function_values", "class_types"):
+        assert getattr(spec, fact) <= kinds, f"{name}.{fact}: {sorted(getattr(spec, fact) - kinds)}"
+    assert spec.keywords, f"{name} has no keyword list"
+
+
+@pytest.mark.parametrize("name", IDS)
+def test_every_language_names_existing_dataflow_rules(name: str) -> None:
+    spec = languages.get(name)
+    for mode in ("compat", "native"):
+        assert spec.dataflow_rules(mode) in RULE_SETS
+    assert spec.compat_comments in ("tokenize", "none", "c_style")
+
+
+def test_rule_choice_follows_the_spec() -> None:
+    rust = languages.get("rust")
+    assert (rust.dataflow_rules("compat"), rust.dataflow_rules("native")) == ("rust_compat", "rust_native")
+    # the package's quirk, kept in compat: C and C++ use its C# rules
+    assert languages.get("c").dataflow == languages.get("cpp").dataflow == "csharp"
+    text = "x = 1\ny = x + 2\n"
+    root = languages.get("python").parse(text.encode()).root_node
+    assert extract_dataflow(root, text, "py") == extract_dataflow(root, text, "python") != []
+
+
+def test_docstrings_and_compat_comments_come_from_the_spec() -> None:
+    assert [s.name for s in LANGUAGES if s.docstrings] == ["python"]
+    source = 'def f():\n    """doc"""\n    return 1  # note\n'
+    assert "doc" not in strip_compat(source, "py") and "note" not in strip_compat(source, "python")
+    ruby = "x = 1 # kept: the package strips nothing in Ruby\n"
+    assert strip_compat(ruby, "rb") == ruby
+    assert "gone" not in strip_compat("int a; // gone\n", "c++")
+    with pytest.raises(languages.UnknownLanguageError):
+        strip_compat("x", "cobol")
+
+
+def test_functions_use_the_languages_own_node_types() -> None:
+    js = "const add = (a, b) => a + b;\nclass C { m() { return 1; } }\nfunction g() {}\n"
+    assert [f.name for f in top_level_functions(js, languages.get("javascriptreact"))] == ["add", "C.m", "g"]
+    tsx = "interface I { x: number }\nconst App = () => <div>{1}</div>;\n"
+    assert [f.name for f in top_level_functions(tsx, languages.get("tsx"))] == ["App"]
+    ruby = "module M\n  class K\n    def run\n    end\n  end\nend\n"
+    assert [f.name for f in top_level_functions(ruby, languages.get("ruby"))] == ["M.K.run"]
+
+
+def test_paper_models_are_keyed_by_canonical_names_and_resolve_every_alias() -> None:
+    assert set(PAPER_MODELS) <= set(IDS)
+    for name, model in PAPER_MODELS.items():
+        spec = languages.get(name)
+        for key in (spec.name, *spec.aliases, *spec.lsp_ids):
+            assert paper_model(key) == model, key
+    assert paper_model("javascriptreact") == PAPER_MODELS["javascript"]
+    assert paper_model("cobol") == paper_model(None) == FALLBACK_PAPER_MODEL
+
+
+def test_module_prints_the_registry_as_json() -> None:
+    out = subprocess.run([sys.executable, "-m", "refscore.languages", "--json"], capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    records = json.loads(out)
+    assert records == languages.describe()
+    assert [r["name"] for r in records] == IDS
+
+
+_NAMES = "|".join(sorted({k for s in LANGUAGES for k in (s.name, *s.aliases, *s.lsp_ids)}, key=len, reverse=True))
+#: ``language == "python"``, ``lang in ("ruby", ...)``, ``{"python": ...`` keyed tables, ...
+_NAME_CHECK = re.compile(rf'''(==|!=|\bin\s*[(\[{{])\s*["']({_NAMES})["']|^\s*["']({_NAMES})["']\s*:''', re.M)
+#: modules whose language-name literals are not a second registry: datasets' own names (eval),
+#: the paper-model table keyed by canonical names and the dataflow rule sets keyed by the rule-set
+#: names specs give (both checked against the registry above)
+_ALLOWED = {"eval/data.py", "eval/report.py", "commands/eval.py", "embed/registry.py", "dataflow/__init__.py"}
+
+
+def test_no_language_name_tables_or_checks_outside_the_registry() -> None:
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel.startswith("languages/") or rel in _ALLOWED:
+            continue
+        for match in _NAME_CHECK.finditer(path.read_text(encoding="utf-8")):
+            line = path.read_text(encoding="utf-8").count("\n", 0, match.start()) + 1
+            found.append(f"{rel}:{line}: {match.group(0).strip()}")
+    assert not found, "language facts outside refscore.languages (put them on LanguageSpec):\n" + "\n".join(found)
