@@ -51,6 +51,8 @@ def test_vscode_extension_end_to_end(tmp_path: Path) -> None:
                   "hover on a weak token shows its similarity", "a code lens per function",
                   "heat map drawn for the current version",
                   "refscore.weakTokens.maxCount set in VS Code reaches the server",
-                  "the bad interpreter gets one message naming it and the fix"):
+                  "the bad interpreter gets one message naming it and the fix",
+                  "a javascriptreact file (Greeting.jsx) is scored",
+                  "a typescriptreact file (List.tsx) is scored"):
         assert f"ok   {check}" in output, f"check missing from the e2e output: {check}"
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -50,6 +50,12 @@ function check(findings) {
   expect(findings.recovered === true, "setting the good interpreter again brings the scores back");
   expect(findings.heatAfterClose === null && findings.heatAfterReopen?.version === findings.documentVersion,
     "heat map dropped with its editor and redrawn when shown again");
+  for (const [file, languageId] of [["Greeting.jsx", "javascriptreact"], ["List.tsx", "typescriptreact"]]) {
+    const other = (findings.others ?? []).find((o) => o.file === file);
+    expect(other?.languageId === languageId && /CodeBLEU \d\.\d\d \(n-gram/.test(other?.summary ?? "") &&
+      /CodeBERTScore P \d\.\d\d/.test(other?.summary ?? "") && (other?.codeLenses ?? []).length > 0,
+    `a ${languageId} file (${file}) is scored: ${JSON.stringify(other)}`);
+  }
   return failures;
 }
 

@@ -20,6 +20,7 @@ codeserver="$e2e/code-server-4.100.3/node_modules/.bin/code-server"
 echo "== packaging the extension and the harness"
 cd "$here"
 [[ -d node_modules ]] || npm ci --no-audit --no-fund --ignore-scripts
+"$python" scripts/languages.py >/dev/null
 npm run --silent bundle >/dev/null
 vsce="$here/node_modules/.bin/vsce"
 "$vsce" package --no-dependencies --allow-missing-repository --skip-license --out dist/refscore.vsix >/dev/null
@@ -35,6 +36,7 @@ cat > "$run/workspace/.vscode/settings.json" <<JSON
 {
   "refscore.interpreter": "$python",
   "refscoreHarness.candidate": "fizzbuzz.py",
+  "refscoreHarness.others": ["Greeting.jsx", "List.tsx"],
   "refscoreHarness.resultFile": "$run/result.json",
   "refscoreHarness.timeoutSeconds": 400
 }

@@ -2,7 +2,8 @@
 
 import type * as vscode from "vscode";
 import { LanguageClient, type LanguageClientOptions, type ServerOptions } from "vscode-languageclient/node";
-import { LANGUAGES, MISSING, TOKEN_SCORES } from "./protocol";
+import { LANGUAGES } from "./languages.generated";
+import { MISSING, TOKEN_SCORES } from "./protocol";
 
 export interface ClientHooks {
   /** After VS Code has the file's diagnostics. */

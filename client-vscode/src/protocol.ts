@@ -31,9 +31,6 @@ export interface MissingItem {
   similarity?: number;
 }
 
-/** VS Code language ids the server scores (docs/editor.md). */
-export const LANGUAGES = ["python", "java", "javascript", "typescript", "c", "cpp", "csharp", "go", "rust", "ruby", "php"];
-
 export const TOKEN_SCORES = "refscore/tokenScores";
 export const SCORE_TEXT = "refscore/scoreText";
 export const SET_REFERENCE = "refscore.setReference";

@@ -82,6 +82,30 @@ async function observe(folder, config, result) {
   await breakAndRecover(uri, api, deadline, result);
   await editAndRevert(doc, api, deadline, result);
   await changeSetting(uri, deadline, result);
+  await scoreOthers(folder, config.get("others", []), deadline, result);
+  await vscode.window.showTextDocument(doc, { preview: false }); // the main file again, for the screenshot
+  await waitFor(() => api.heatOn(uri.toString()), Math.min(deadline, Date.now() + 30_000));
+}
+
+/** Other files (e.g. .jsx, .tsx) opened one by one: the language VS Code gave each and its summary. */
+async function scoreOthers(folder, others, deadline, result) {
+  result.others = [];
+  for (const name of others) {
+    const uri = vscode.Uri.file(path.join(folder, name));
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(doc, { preview: false });
+    const started = Date.now();
+    const summary = () => vscode.languages.getDiagnostics(uri).find((d) => d.source === "refscore" && codeOf(d) === "refscore.summary");
+    await waitFor(() => summary() && /CodeBERTScore P/.test(summary().message), Math.min(deadline, Date.now() + 120_000));
+    const lenses = (await vscode.commands.executeCommand("vscode.executeCodeLensProvider", uri, 10)) || [];
+    result.others.push({
+      file: name,
+      languageId: doc.languageId,
+      waitedSeconds: (Date.now() - started) / 1000,
+      summary: summary() ? summary().message : null,
+      codeLenses: lenses.map((l) => l.command && l.command.title),
+    });
+  }
 }
 
 async function waitFor(predicate, deadline) {

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { BUCKETS, colorId } from "../src/heat";
-import { LANGUAGES } from "../src/protocol";
+import { LANGUAGES } from "../src/languages.generated";
 
 const root = join(__dirname, "..", "..");
 const repo = join(root, "..");
@@ -75,4 +75,10 @@ test("contributed commands are the ones the extension registers", () => {
 
 test("the extension activates for every language it scores", () => {
   assert.deepEqual(manifest.activationEvents, LANGUAGES.map((l) => `onLanguage:${l}`));
+});
+
+test("React flavours of JavaScript and TypeScript are sent to the server (.jsx, .tsx)", () => {
+  for (const id of ["javascriptreact", "typescriptreact"]) {
+    assert.ok(LANGUAGES.includes(id), `${id} is missing from the generated language list`);
+  }
 });

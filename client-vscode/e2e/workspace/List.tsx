@@ -1,0 +1,5 @@
+type Props = { items: string[] };
+
+export const List = ({ items }: Props) => {
+  return <ul>{items.map((item) => <li key={item}>{item}</li>)}</ul>;
+};
