@@ -54,13 +54,13 @@ def instrument() -> None:
         _timed(scorer.LocalScorer, "score_codebleu", "codebleu")
     try:
         from refscore.embed import encoder
-        from refscore.metrics import codebertscore_scorer
+        from refscore.embed import bertscorer
     except ImportError:
         return
     _timed(encoder.Encoder, "__init__", "model_load")
     _timed(encoder.Encoder, "_forward", "model_forward")
     _timed(encoder.Encoder, "tokenize", "tokenize")
-    _timed(codebertscore_scorer.BertScorer, "score_batch", "codebertscore")
+    _timed(bertscorer.BertScorer, "score_batch", "codebertscore")
 
 
 def convert(data: Path, count: int, target: Path) -> int:

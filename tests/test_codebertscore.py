@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import refscore
+
 import pytest
 
 import bert_fixtures  # noqa: F401  (offline env, import path)
@@ -11,14 +13,12 @@ import bert_fixtures  # noqa: F401  (offline env, import path)
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from refscore.metrics.codebertscore import IdfTable, is_scored_token, model_input  # noqa: E402
-from refscore.metrics.codebertscore_align import LineIndex, merge_pieces  # noqa: E402
-from refscore.metrics.codebertscore_scorer import (  # noqa: E402
-    BertScorer,
-    InputTooLargeError,
-    ScorePair,
-    get_default_scorer,
-)
+from refscore.metrics.codebertscore import is_scored_token, model_input  # noqa: E402
+from refscore.analysis.positions import LinePositions as LineIndex  # noqa: E402
+from refscore.embed.bertscorer import BertScorer, InputTooLargeError, ScorePair  # noqa: E402
+from refscore.embed.files import load_idf, save_idf  # noqa: E402
+from refscore.embed.models import get_default_scorer  # noqa: E402
+from refscore.metrics.codebertscore_align import merge_pieces  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +29,7 @@ def scorer() -> BertScorer:
 def test_default_scorer_is_embedded_minilm_layer_6(scorer):
     res = scorer.score("x = 1", "y = 1")
     assert (res.model, res.layer, res.device) == ("all-MiniLM-L6-v2", 6, "cpu")
-    assert res.signature == "cbs|model:all-MiniLM-L6-v2|layer:6|idf:no|rescale:no|ctx:no|v:0.1.0"
+    assert res.signature == f"cbs|model:all-MiniLM-L6-v2|layer:6|idf:no|rescale:no|ctx:no|version:{refscore.__version__}"
     assert 0 < res.f1 <= 1 and res.f3 == pytest.approx(10 * res.precision * res.recall / (9 * res.precision + res.recall))
 
 
@@ -100,7 +100,7 @@ def test_context_with_byte_level_bpe(tmp_path):
 
 
 def test_merge_pieces_and_lines():
-    from refscore.metrics.codebertscore_scorer import TokenAlignment
+    from refscore.metrics.codebertscore_result import TokenAlignment
 
     text = "my_var = 1\r\nz"
     toks = [TokenAlignment("my", 0, 2, 0.5, 1.0, None, None, None),
@@ -170,11 +170,11 @@ def test_idf_from_references_matches_compat_and_file_roundtrip(scorer, tmp_path)
     ours = [r.f1 for r in idf_scorer.score_batch(list(zip(cands, refs)))]
     _, _, f1, _ = score(cands, refs, model_type=bert_fixtures.minilm_path(), num_layers=6, idf=True)
     assert ours == pytest.approx(f1.tolist(), abs=1e-5)
-    from refscore.metrics.codebertscore_scorer import idf_from_references
+    from refscore.embed.bertscorer import idf_from_references
 
     table = idf_from_references(scorer.encoder, refs)
-    table.save(tmp_path / "idf.json")
-    loaded = IdfTable.load(tmp_path / "idf.json")
+    save_idf(table, tmp_path / "idf.json")
+    loaded = load_idf(tmp_path / "idf.json")
     assert loaded.weights == pytest.approx(table.weights) and loaded.default == table.default
     from_file = BertScorer(scorer.encoder, idf=tmp_path / "idf.json").score_batch(list(zip(cands, refs)))
     assert [r.f1 for r in from_file] == pytest.approx(ours, abs=1e-6)

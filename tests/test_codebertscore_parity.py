@@ -77,7 +77,7 @@ def test_multiple_references(oracle, score, pairs):
 
 
 def test_rescale_with_baseline_file(oracle, score, pairs, tmp_path):
-    from refscore.metrics.codebertscore import load_baseline, write_baseline
+    from refscore.embed.files import load_baseline, write_baseline
 
     path = tmp_path / "baseline.tsv"
     write_baseline(path, [(0.1 * i, 0.1 * i + 0.01, 0.1 * i + 0.02, 0.1 * i + 0.03) for i in range(7)])

@@ -89,7 +89,7 @@ def test_device_and_precision(monkeypatch):
 def test_import_refscore_does_not_import_torch():
     proc = _run("""
         import sys, refscore, refscore.embed, refscore.metrics.codebertscore
-        import refscore.metrics.codebertscore_scorer, refscore.metrics.codebertscore_align
+        import refscore.embed.bertscorer, refscore.metrics.codebertscore_align, refscore.embed.models
         print("torch" in sys.modules, "transformers" in sys.modules)
     """)
     assert proc.returncode == 0, proc.stderr
@@ -108,7 +108,7 @@ def test_no_network_when_hub_env_unset():
         socket.socket.connect = refuse
         socket.socket.connect_ex = refuse
         socket.create_connection = lambda address, *a, **k: refuse(None, address)
-        from refscore.metrics.codebertscore_scorer import get_default_scorer
+        from refscore.embed.models import get_default_scorer
         res = get_default_scorer("python").score("return a + b", "return x + y", context="add")
         print("ATTEMPTS", len(attempts), res.model, round(res.f1, 4))
     """, {"HF_ENDPOINT": "http://10.255.255.1:9", "HF_HUB_ETAG_TIMEOUT": "1"})

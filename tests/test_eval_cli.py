@@ -54,7 +54,7 @@ def test_eval_rejects_bad_options_and_missing_data(tmp_path):
 
 def test_layer_view_matches_a_scorer_cut_at_that_layer():
     from refscore.eval.layers import MultiLayerEncoder
-    from refscore.metrics.codebertscore_scorer import BertScorer, ScorePair
+    from refscore.embed.bertscorer import BertScorer, ScorePair
 
     pairs = [ScorePair("return a + b", ["return b + a"], "python", "add two numbers"),
              ScorePair("x = [i for i in y]", ["x = list(y)"], "python", None)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 
 import pytest
 
@@ -13,6 +14,7 @@ from refscore.grade.items import GradeItem, unique_ids
 from refscore.grade.progress import Progress, format_duration
 from refscore.grade.rows import result_row, summary, threshold_failures
 from refscore.grade.runner import GradeResult
+from refscore.metrics.codebertscore_result import BertScore, TokenAlignment
 from refscore.scoring.report import ScoreReport
 
 pytestmark = pytest.mark.timeout(60)
@@ -70,14 +72,16 @@ def test_cache_survives_a_torn_last_line(tmp_path):
     assert third.get("k3").language == "java" and len(third) == 2
 
 
-def test_rows_read_codebertscore_in_typed_or_dict_form():
-    bert = {"precision": 0.8, "recall": 0.6, "f1": 0.6857, "f3": 0.6154, "model": "m", "layer": 6,
-            "signature": "cbs|model:m", "candidate_tokens": []}
+def test_rows_read_the_typed_codebertscore_rebuilt_from_its_summary():
+    summary_form = {"precision": 0.8, "recall": 0.6, "f1": 0.6857, "f3": 0.6154, "model": "m", "layer": 6,
+                    "signature": "cbs|model:m"}
+    bert = BertScore.from_dict(summary_form)
+    assert bert.candidate_tokens == () and bert.to_dict() == {**summary_form, "device": ""}
     result = GradeResult(_item("a"), ScoreReport("python", codebertscore=bert))
     row = result_row(result)
     assert row["codebertscore_f1"] == 0.6857 and row["codebertscore_model"] == "m"
     assert row["codebleu"] is None and row["errors"] == []
-    nan = GradeResult(_item("b"), ScoreReport("python", codebertscore={**bert, "f1": float("nan")}))
+    nan = GradeResult(_item("b"), ScoreReport("python", codebertscore=replace(bert, f1=float("nan"))))
     assert result_row(nan)["codebertscore_f1"] is None
     rows = [row, result_row(nan)]
     assert summary(rows)["metrics"]["codebertscore_f1"]["n"] == 1
@@ -97,8 +101,8 @@ def test_render_pane_escapes_code_and_marks_missing_parts():
 
 
 def test_token_heat_and_missing_heat_scales():
-    tokens = [{"start": 0, "end": 3, "similarity": 1.0, "match_text": "def"},
-              {"start": 4, "end": 5, "similarity": 0.5}, {"start": 50, "end": 60, "similarity": 0.9}]
+    tokens = [TokenAlignment("def", 0, 3, 1.0, match_text="def"), TokenAlignment("f", 4, 5, 0.5),
+              TokenAlignment("?", 50, 60, 0.9)]
     heat = token_heat(tokens, 0.5, "def f(): pass")
     assert [(h.start, h.value) for h in heat] == [(0, 1.0), (4, 0.0)]  # out-of-range span dropped
     spans = missing_heat([Missing(0, 4, "a"), Missing(2, 6, "b")], 8)

@@ -13,9 +13,8 @@ def bert_unavailable() -> str | None:
     """Why the CodeBERTScore tests cannot run here (None when they can)."""
     try:
         service = importlib.import_module("refscore.service")
-        service.get_scorer  # noqa: B018
-        scorer = importlib.import_module("refscore.metrics.codebertscore_scorer")
-        scorer.BertScoreResult  # noqa: B018
+        service.connect_daemon  # noqa: B018
+        importlib.import_module("refscore.embed.bertscorer")
         registry = importlib.import_module("refscore.embed.registry")
         registry.resolve_model("python")
     except Exception as error:  # noqa: BLE001

@@ -17,7 +17,9 @@ from ..grade.progress import Progress
 from ..grade.rows import LABELS, SCORE_COLUMNS, rows_for, summary, threshold_failures
 from ..grade.runner import GradeSettings, run_grading, scorer_tag
 from ..metrics.codebleu import DEFAULT_WEIGHTS
+from ..scoring.factory import open_scorer
 from ..scoring.report import ALL_METRICS, CODEBLEU_RULES
+from .bert_options import idf_setting as _idf_setting
 
 EXIT_INTERRUPTED = 130
 
@@ -56,11 +58,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     help="native (default) or compat: the codebleu package's numbers, to compare with "
                          "published results (no explanations in the report then)")
     sc.add_argument("--batch-size", type=int, default=32, help="requests per Scorer call (default 32)")
-    sc.add_argument("--model", help="CodeBERTScore model (in-process scorer only)")
-    sc.add_argument("--layer", type=int, help="CodeBERTScore layer (in-process scorer only)")
-    sc.add_argument("--device", help="cpu, cuda, mps (in-process scorer only)")
+    sc.add_argument("--model", help="CodeBERTScore model: a local folder or a Hugging Face id in the local cache")
+    sc.add_argument("--layer", type=int, help="CodeBERTScore hidden layer (default: the model's own)")
+    sc.add_argument("--device", help="cpu, cuda, cuda:1 ... for CodeBERTScore (default: a GPU when there is one)")
+    sc.add_argument("--idf", metavar="FILE", help="IDF weights (JSON) for CodeBERTScore")
+    sc.add_argument("--per-function", action="store_true",
+                    help="also score each top-level function against its reference function "
+                         "(a \"functions\" list per submission in the JSON report)")
     sc.add_argument("--daemon", action=argparse.BooleanOptionalAction, default=False,
-                    help="score through the shared background daemon (default: in this process)")
+                    help="score through the shared background daemon, falling back to this process "
+                         "with a note (default: in this process; the numbers are the same)")
     out = p.add_argument_group("outputs")
     out.add_argument("-o", "--out-dir", metavar="DIR", help="write grade.csv, grade.json and grade.html here")
     out.add_argument("--csv", metavar="FILE", help="write the CSV report")
@@ -149,19 +156,6 @@ def _cache_path(args: argparse.Namespace, outputs: dict[str, Path]) -> Path | No
     return None
 
 
-def _scorer(args: argparse.Namespace) -> tuple[Any, str]:
-    if args.daemon:
-        try:
-            from ..service import get_scorer
-        except ImportError:
-            print("refscore: the scoring daemon is not available here; scoring in this process", file=sys.stderr)
-        else:
-            return get_scorer(autostart=True), scorer_tag()
-    from ..scoring.scorer import LocalScorer
-
-    return LocalScorer(args.model, args.layer, args.device), scorer_tag(args.model, args.layer)
-
-
 def run(args: argparse.Namespace) -> int:
     metrics, weights = _metrics(args.metrics), _weights(args.weights)
     if args.batch_size < 1:
@@ -170,12 +164,20 @@ def run(args: argparse.Namespace) -> int:
     items = collect(args)
     for note in items.notes:
         print(f"refscore: note: {note}", file=sys.stderr)
-    scorer, tag = _scorer(args)
-    settings = GradeSettings(metrics, weights, args.batch_size, tag, args.codebleu_rule)
+    idf = _idf_setting(args.idf)
+    tag = scorer_tag(args.model, args.layer, args.device, idf)
+    settings = GradeSettings(metrics, weights, args.batch_size, tag, args.codebleu_rule,
+                             args.model, args.layer, args.device, idf, args.per_function)
+    scorer = open_scorer("daemon_or_local" if args.daemon else "local", autostart=True)
     cache = ReportCache(_cache_path(args, outputs))
     mode = "none" if args.quiet else args.progress
     progress = Progress(len(items.items), tty=None if mode == "auto" else mode == "bar", enabled=mode != "none")
-    graded = run_grading(items.items, scorer, settings, cache, progress)
+    try:
+        graded = run_grading(items.items, scorer, settings, cache, progress)
+    finally:
+        scorer.close()
+    for note in getattr(scorer, "notes", ()):
+        print(f"refscore: note: {note}", file=sys.stderr)
     rows = rows_for(graded.results)
     info = {"refscore_version": __version__, "metrics": list(metrics), "weights": list(weights),
             "codebleu_rule": args.codebleu_rule,

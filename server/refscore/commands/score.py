@@ -5,15 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
-from ..errors import InputFileError
-from ..metrics.codebertscore_align import LineIndex
+from ..analysis.positions import LinePositions
+from ..metrics.codebertscore_result import BertScore
+from ..scoring.factory import open_scorer
 from ..scoring.heat import DEFAULT_WEAK_THRESHOLD, candidate_words, missing_words, render_heat, token_records
 from ..scoring.inputs import read_source, resolve_language
-from ..scoring.render import render_table
-from ..scoring.report import ALL_METRICS, CODEBLEU_RULES, ScoreReport, ScoreRequest
-from ..scoring.scorer import LocalScorer
+from ..scoring.per_function import pair_record, score_functions
+from ..scoring.render import render_functions, render_table
+from ..scoring.report import ALL_METRICS, CODEBLEU_RULES, ScoreRequest
+from .bert_options import idf_setting
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,8 +40,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                         "cache (never downloaded); default: per-language paper model if cached, "
                                         "else the embedded all-MiniLM-L6-v2")
     parser.add_argument("--layer", type=int, help="hidden layer of the encoder (default: the model's own default)")
-    parser.add_argument("--idf", metavar="FILE", help="IDF weights (JSON) for CodeBERTScore; scores in this process")
-    parser.add_argument("--device", help="cpu, cuda, cuda:1 ... for CodeBERTScore; scores in this process")
+    parser.add_argument("--idf", metavar="FILE", help="IDF weights (JSON) for CodeBERTScore")
+    parser.add_argument("--device", help="cpu, cuda, cuda:1 ... for CodeBERTScore (default: a GPU when there is one)")
+    parser.add_argument("--per-function", action="store_true",
+                        help="also score each top-level function against its reference function "
+                             "(paired by name, else by best CodeBLEU)")
     parser.add_argument("--no-heat", action="store_true", help="do not print the candidate's heat view")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                         help="colour the heat view (default: when stdout is a terminal)")
@@ -58,34 +62,42 @@ def run(args: argparse.Namespace) -> int:
         return 2
     reference_paths = [args.reference, *args.also_reference]
     references = tuple(read_source(p) for p in reference_paths)
+    idf = idf_setting(args.idf)
     requests = []
     for path in args.candidates:
         spec = resolve_language(args.lang, args.reference, path)
         requests.append(ScoreRequest(read_source(path), references, spec.name, args.context, metrics,
-                                     model=args.model, layer=args.layer, codebleu_rule=args.codebleu_rule))
-    if args.idf and not Path(args.idf).is_file():
-        raise InputFileError(f"{args.idf}: no such IDF file")
-    if args.idf or args.device:
-        reports = LocalScorer(device=args.device, idf=args.idf).score_many(requests)
-    else:
-        reports = score_all(requests, use_daemon=not args.no_daemon)
+                                     model=args.model, layer=args.layer, codebleu_rule=args.codebleu_rule,
+                                     device=args.device, idf=idf))
+    needs_model = "codebertscore" in metrics
+    scorer = open_scorer("local" if args.no_daemon else "daemon_or_local", autostart=needs_model)
+    try:
+        reports = scorer.score_many(requests)
+        functions = [score_functions(r, scorer) for r in requests] if args.per_function else []
+    finally:
+        scorer.close()
+    for note in getattr(scorer, "notes", ()):
+        print(f"refscore: note: {note}", file=sys.stderr)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
-    for path, request, report in zip(args.candidates, requests, reports):
+    for index, (path, request, report) in enumerate(zip(args.candidates, requests, reports)):
         if args.json:
             data = {"candidate": path, "reference": args.reference, **report.to_dict(explain=args.explain)}
-            if report.codebertscore is not None and not isinstance(report.codebertscore, dict):
-                data["codebertscore"] = report.codebertscore.as_dict()
+            if report.codebertscore is not None:
                 data["tokens"] = token_records(report.codebertscore, request.candidate, references)
+            if functions:
+                data["functions"] = [pair_record(p) for p in functions[index]]
             print(json.dumps(data))
             continue
         print(render_table(path, args.reference, report, explain=args.explain))
+        if functions:
+            print(render_functions(functions[index]))
         bert = report.codebertscore
-        if bert is not None and not isinstance(bert, dict) and not args.no_heat:
+        if bert is not None and not args.no_heat:
             print(_heat_section(bert, request.candidate, references, color))
     return 0
 
 
-def _heat_section(bert, candidate: str, references: tuple[str, ...], color: bool) -> str:
+def _heat_section(bert: BertScore, candidate: str, references: tuple[str, ...], color: bool) -> str:
     """The candidate's weak tokens in place, then the reference words it lacks."""
     lines = [f"  heat view (CodeBERTScore similarity < {DEFAULT_WEAK_THRESHOLD:.2f} "
              f"{'red' if color else '«marked»'}, borderline {'yellow' if color else '‹marked›'}):",
@@ -93,30 +105,9 @@ def _heat_section(bert, candidate: str, references: tuple[str, ...], color: bool
     reference = references[bert.reference_index] if references else ""
     missing = missing_words(bert, reference)
     if missing:
-        index = LineIndex(reference)
-        shown = ", ".join(f"{w.text} (line {index.position(w.start)[0] + 1})" for w in missing[:20])
+        positions = LinePositions(reference)
+        shown = ", ".join(f"{w.text} (line {positions.position(w.start)[0] + 1})" for w in missing[:20])
         more = f", … {len(missing) - 20} more" if len(missing) > 20 else ""
         lines.append(f"  missing from the candidate (reference words with similarity < "
                      f"{DEFAULT_WEAK_THRESHOLD:.2f}): {shown}{more}")
     return "\n".join(lines)
-
-
-def score_all(requests: list[ScoreRequest], use_daemon: bool = True) -> list[ScoreReport]:
-    """Score through the daemon when allowed: a running one is always used; one is started when
-    CodeBERTScore is wanted (the model is what is worth keeping warm). Without a daemon, or when
-    it dies mid-request, the requests are scored in this process."""
-    if not use_daemon:
-        return LocalScorer().score_many(requests)
-    from ..service import DaemonError, get_scorer
-
-    needs_model = any("codebertscore" in r.metrics for r in requests)
-    scorer = get_scorer(autostart=needs_model, fallback=True)
-    if isinstance(scorer, LocalScorer):
-        return scorer.score_many(requests)
-    try:
-        return scorer.score_many(requests)
-    except DaemonError as error:
-        print(f"refscore: note: {error}; scoring in this process instead", file=sys.stderr)
-        return LocalScorer().score_many(requests)
-    finally:
-        scorer.close()

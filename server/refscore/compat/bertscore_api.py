@@ -24,8 +24,9 @@ from typing import Any, Mapping, Sequence, Union
 from ..embed import torch_module
 from ..embed.encoder import encoder_for
 from ..embed.registry import ModelSpec, known_layer, local_model_path, paper_model, resolve_model
-from ..metrics.codebertscore import IdfTable, best_over_references, load_baseline, model_input, rescale
-from ..metrics.codebertscore_scorer import idf_from_references, match_pair, prepare_texts, unweighted_ids
+from ..metrics.codebertscore import IdfTable, best_over_references, model_input, rescale
+from ..embed.files import load_baseline
+from ..embed.bertscorer import idf_from_references, match_pair, prepare_texts, unweighted_ids
 
 __all__ = ["score"]
 

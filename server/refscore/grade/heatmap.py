@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any, Iterable, Sequence
 
-from .rows import bert_value
+from ..metrics.codebertscore_result import TokenAlignment
 
 #: Longest text shown in a pane (characters); longer code is cut with a note.
 MAX_PANE_CHARS = 60_000
@@ -49,17 +49,15 @@ def scale(similarity: float, low: float) -> float:
     return 0.0 if similarity <= low else min(1.0, (similarity - low) / max(1e-9, 1.0 - low))
 
 
-def token_heat(tokens: Iterable[Any], low: float, text: str) -> list[Heat]:
-    """Heat spans from CodeBERTScore token alignments (typed or dict form)."""
+def token_heat(tokens: Iterable[TokenAlignment], low: float, text: str) -> list[Heat]:
+    """Heat spans from CodeBERTScore token alignments."""
     out = []
-    for token in tokens or ():
-        start, end = bert_value(token, "start"), bert_value(token, "end")
-        sim = bert_value(token, "similarity")
-        if start is None or end is None or sim is None or not 0 <= start < end <= len(text):
+    for token in tokens:
+        if not 0 <= token.start < token.end <= len(text):
             continue
-        match = bert_value(token, "match_text")
-        title = f"similarity {float(sim):.3f}" + (f", best match {match!r}" if match else "")
-        out.append(Heat(int(start), int(end), scale(float(sim), low), title))
+        match = token.match_text
+        title = f"similarity {token.similarity:.3f}" + (f", best match {match!r}" if match else "")
+        out.append(Heat(token.start, token.end, scale(token.similarity, low), title))
     return out
 
 

@@ -9,7 +9,7 @@ from typing import Any, Sequence
 
 from .heatmap import explanation_spans, heat_color, missing_heat, render_pane, token_heat
 from .histogram import histogram_svg
-from .rows import LABELS, bert_value, present_score_columns, summary
+from .rows import LABELS, present_score_columns, summary
 from .runner import GradeResult
 
 CSS = """
@@ -69,11 +69,8 @@ def _similarity_floor(results: Sequence[GradeResult]) -> float:
     sims = []
     for result in results:
         bert = result.report.codebertscore if result.report else None
-        for key in ("candidate_tokens", "reference_tokens"):
-            for token in bert_value(bert, key, None) or ():
-                value = bert_value(token, "similarity")
-                if _num(value):
-                    sims.append(float(value))
+        if bert is not None:
+            sims.extend(t.similarity for t in (*bert.candidate_tokens, *bert.reference_tokens) if _num(t.similarity))
     return max(0.0, min(0.9, min(sims))) if sims else 0.5
 
 
@@ -166,14 +163,14 @@ def _panes(result: GradeResult, low: float) -> str:
     candidate = item.candidate or ""
     bert = report.codebertscore if report else None
     explanations = report.codebleu.explanations if report and report.codebleu else ()
-    bert_ref = int(bert_value(bert, "reference_index", 0) or 0)
-    cand_heat = token_heat(bert_value(bert, "candidate_tokens", ()), low, candidate)
+    bert_ref = bert.reference_index if bert is not None else 0
+    cand_heat = token_heat(bert.candidate_tokens, low, candidate) if bert is not None else []
     how = "coloured by CodeBERTScore token similarity" if cand_heat else "no token colours without CodeBERTScore"
     out = ['<div class="panes"><div class="pane">',
            f"<h4>Submission ({escape(how)})</h4>", render_pane(candidate, cand_heat), "</div><div>"]
     for ref_index, reference in enumerate(item.references):
         missing = explanation_spans(explanations, ref_index, reference)
-        heat = token_heat(bert_value(bert, "reference_tokens", ()), low, reference) if ref_index == bert_ref else []
+        heat = token_heat(bert.reference_tokens, low, reference) if bert is not None and ref_index == bert_ref else []
         if not heat:
             heat = missing_heat(missing, len(reference))
         name = item.reference_names[ref_index] if ref_index < len(item.reference_names) else f"reference {ref_index + 1}"

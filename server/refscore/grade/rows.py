@@ -6,6 +6,7 @@ import math
 from typing import Any, Sequence
 
 from ..metrics.codebleu import COMPONENTS
+from ..scoring.per_function import pair_record
 from .runner import GradeResult
 
 BERT_FIELDS = ("precision", "recall", "f1", "f3")
@@ -21,21 +22,14 @@ LABELS = {
 }
 
 
-def bert_value(bert: Any, name: str, default: Any = None) -> Any:
-    """A field of a CodeBERTScore result, whether it is the typed result or its dict form."""
-    if bert is None:
-        return default
-    if isinstance(bert, dict):
-        return bert.get(name, default)
-    return getattr(bert, name, default)
-
-
 def result_row(result: GradeResult) -> dict[str, Any]:
     """The row for one result; scores are None where not computed."""
     item, report = result.item, result.report
     row: dict[str, Any] = {key: None for key in COLUMNS}
     row.update(id=item.id, problem=item.problem, language=item.language, source=item.source,
                cached=result.cached, warnings=list(result.warnings), errors=result.errors)
+    if result.functions is not None:  # JSON only (the CSV keeps its fixed columns)
+        row["functions"] = [pair_record(p) for p in result.functions]
     if report is not None and report.codebleu is not None:
         row["codebleu"] = _number(report.codebleu.score)
         row["codebleu_signature"] = report.codebleu.signature
@@ -44,10 +38,9 @@ def result_row(result: GradeResult) -> dict[str, Any]:
     bert = report.codebertscore if report is not None else None
     if bert is not None:
         for name in BERT_FIELDS:
-            row[f"codebertscore_{name}"] = _number(bert_value(bert, name))
-        row["codebertscore_model"] = bert_value(bert, "model")
-        row["codebertscore_layer"] = bert_value(bert, "layer")
-        row["codebertscore_signature"] = bert_value(bert, "signature")
+            row[f"codebertscore_{name}"] = _number(getattr(bert, name))
+        row.update(codebertscore_model=bert.model, codebertscore_layer=bert.layer,
+                   codebertscore_signature=bert.signature)
     return row
 
 

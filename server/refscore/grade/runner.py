@@ -13,6 +13,8 @@ from typing import Sequence
 
 from .. import __version__
 from ..metrics.codebleu import DEFAULT_WEIGHTS
+from ..scoring.pairing import FunctionPair
+from ..scoring.per_function import score_functions
 from ..scoring.report import ALL_METRICS, ScoreReport, ScoreRequest
 from ..scoring.scorer import Scorer
 from .cache import ReportCache
@@ -32,6 +34,11 @@ class GradeSettings:
     batch_size: int = 32
     scorer_tag: str = "model=default|layer=default"  # see ``scorer_tag``
     codebleu_rule: str = "native"
+    model: str | None = None
+    layer: int | None = None
+    device: str | None = None
+    idf: str | None = None
+    per_function: bool = False  # also score each top-level function (not part of the cache key)
 
     def cache_tag(self) -> str:
         """A stable string of the settings that change scores (not the batch size)."""
@@ -42,9 +49,15 @@ class GradeSettings:
         return json.dumps(tag, sort_keys=True)
 
 
-def scorer_tag(model: str | None = None, layer: int | None = None) -> str:
-    """The model part of the cache key (the daemon and the in-process default agree)."""
-    return f"model={model or 'default'}|layer={'default' if layer is None else layer}"
+def scorer_tag(model: str | None = None, layer: int | None = None, device: str | None = None,
+               idf: str | None = None) -> str:
+    """The CodeBERTScore part of the cache key (every engine gives the same numbers for it)."""
+    tag = f"model={model or 'default'}|layer={'default' if layer is None else layer}"
+    if device:  # half precision on a GPU may differ in the last digits
+        tag += f"|device={device}"
+    if idf:
+        tag += f"|idf={idf}"
+    return tag
 
 
 @dataclass
@@ -56,6 +69,7 @@ class GradeResult:
     cached: bool = False
     warnings: list[str] = field(default_factory=list)
     status_note: str | None = None  # e.g. interrupted before scoring
+    functions: list[FunctionPair] | None = None  # with ``per_function``: each function's scores
 
     @property
     def errors(self) -> list[str]:
@@ -133,6 +147,8 @@ def run_grading(items: Sequence[GradeItem], scorer: Scorer, settings: GradeSetti
             warning = syntax_warning(result.item.candidate, result.item.language)
             if warning:
                 result.warnings.append(warning)
+    if settings.per_function and not run.interrupted:
+        _score_functions(results, scorer, settings)
     run.elapsed_s = time.perf_counter() - start
     return run
 
@@ -141,4 +157,17 @@ def _request(item: GradeItem, settings: GradeSettings) -> ScoreRequest:
     assert item.candidate is not None and item.language is not None
     return ScoreRequest(candidate=item.candidate, references=item.references, language=item.language,
                         context=item.context, metrics=settings.metrics, weights=settings.weights,
-                        explain=True, codebleu_rule=settings.codebleu_rule)
+                        explain=True, codebleu_rule=settings.codebleu_rule, model=settings.model,
+                        layer=settings.layer, device=settings.device, idf=settings.idf)
+
+
+def _score_functions(results: Sequence[GradeResult], scorer: Scorer, settings: GradeSettings) -> None:
+    """Per-function scores of every scored result (a failure leaves that result's list empty)."""
+    for result in results:
+        if result.report is None or result.item.candidate is None or result.item.language is None:
+            continue
+        try:
+            result.functions = score_functions(_request(result.item, settings), scorer)
+        except Exception as error:  # noqa: BLE001 - the submission's own scores still stand
+            result.functions = []
+            result.warnings.append(f"per-function scores failed: {type(error).__name__}: {error}")

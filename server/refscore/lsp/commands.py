@@ -18,11 +18,10 @@ from typing import Any
 
 from pygls.uris import from_fs_path, to_fs_path
 
-from ..scoring.report import ScoreRequest
-from .bertview import as_bert
+from ..scoring.pairing import best_region
 from .missing import missing_items
-from .pairing import best_region
 from .render import bert_data, codebleu_data
+from .requests import request_for
 from .scorers import ScorerUnavailable
 from .server import RefScoreServer
 
@@ -61,11 +60,11 @@ async def _score_text(ls: RefScoreServer, uri: str, text: str) -> dict[str, Any]
                    "range": {"start": {"line": rng.start.line, "character": rng.start.character},
                              "end": {"line": rng.end.line, "character": rng.end.character}}}}
     if settings.codebertscore_on:
-        request = ScoreRequest(text, (ref_text[region.start:region.end],), spec.name,
-                               result.choice.context or settings.context, ("codebertscore",))
+        request = request_for(settings, text, (ref_text[region.start:region.end],), spec.name,
+                              result.choice.context, ("codebertscore",))
         try:
             reports = await loop.run_in_executor(ls.loop.daemon, ls.scorers.codebertscore, [request])
-            bert = as_bert(reports[0].codebertscore)
+            bert = reports[0].codebertscore
             out["codebertscore"] = bert_data(bert) if bert is not None else None
             out["errors"] += reports[0].errors
         except ScorerUnavailable as error:

@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from pygls.uris import to_fs_path
 
-from ..scoring.report import ScoreReport, ScoreRequest
+from ..scoring.pairing import best_region, pair_functions
+from ..scoring.per_function import bert_requests, with_bert
+from ..scoring.report import ScoreReport
 from . import snapshot
-from .bertview import as_bert
-from .pairing import best_region, pair_functions
+from .requests import request_for
 from .results import Insertion, Result
 from .scorers import ScorerUnavailable, Superseded
 
@@ -134,12 +135,11 @@ class ScoringLoop:
         scorers = self.server.scorers
         spec = result.spec
         assert spec is not None
-        request = ScoreRequest(candidate=result.text, references=result.reference_texts, language=spec.name,
-                               context=result.choice.context or settings.context, metrics=("codebleu",),
-                               weights=settings.codebleu_weights, explain=True)
         if not settings.codebleu_on:
             result.report = ScoreReport(language=spec.name)
             return
+        request = request_for(settings, result.text, result.reference_texts, spec.name, result.choice.context,
+                              ("codebleu",))
         try:
             result.report = scorers.codebleu(request)
         except ScorerUnavailable as error:
@@ -160,23 +160,19 @@ class ScoringLoop:
                                              report.codebleu.score if report.codebleu is not None else None)
 
     async def _bert_phase(self, result: Result, settings: Any) -> None:
-        """Ask the daemon for CodeBERTScore of the document, its functions and insertion; merge."""
+        """Ask the daemon for CodeBERTScore of the document, its functions and insertion, then
+        publish a new result (the published one is never changed)."""
         scorers = self.server.scorers
         spec = result.spec
         assert spec is not None and result.report is not None
-        context = result.choice.context or settings.context
-        model = {"model": settings.model, "layer": settings.layer}
-        requests = [ScoreRequest(result.text, result.reference_texts, spec.name, context, ("codebertscore",),
-                                 settings.codebleu_weights, True, **model)]
-        pieces = [(p, result.text[p.function.start:p.function.end],
-                   result.reference_texts[p.region.reference_index][p.region.start:p.region.end])
-                  for p in result.functions if p.region is not None]
-        requests += [ScoreRequest(c, (r,), spec.name, context, ("codebertscore",), **model) for _, c, r in pieces]
+        whole = request_for(settings, result.text, result.reference_texts, spec.name, result.choice.context,
+                            ("codebertscore",))
+        per_function = bert_requests(result.functions, whole)
+        requests = [whole, *per_function]
         if result.insertion is not None:
             region = result.insertion.region
-            requests.append(ScoreRequest(result.text[result.insertion.start:result.insertion.end],
-                                         (result.reference_texts[region.reference_index][region.start:region.end],),
-                                         spec.name, context, ("codebertscore",), **model))
+            requests.append(replace(whole, candidate=result.text[result.insertion.start:result.insertion.end],
+                                    references=(result.reference_texts[region.reference_index][region.start:region.end],)))
         progress = None if scorers.model_ready else await self.server.begin_progress(
             "RefScore", "loading the CodeBERTScore model")
         try:
@@ -194,14 +190,12 @@ class ScoringLoop:
                 self.server.end_progress(progress)
         if self._stale(result.uri, result.version):
             return
-        merged = replace(result, bert_state="done")
-        merged.report = replace(result.report, codebertscore=reports[0].codebertscore,
-                                errors=list(result.report.errors) + list(reports[0].errors))
-        for (pair, _, _), report in zip(pieces, reports[1:]):
-            bert = as_bert(report.codebertscore)
-            if bert is not None:
-                pair.f3, pair.f1 = bert.f3, bert.f1
-        if merged.insertion is not None:
-            bert = as_bert(reports[-1].codebertscore)
-            merged.insertion.f3 = bert.f3 if bert is not None else None
-        self._store(merged)
+        insertion = result.insertion
+        if insertion is not None:
+            bert = reports[-1].codebertscore
+            insertion = replace(insertion, f3=bert.f3 if bert is not None else None)
+        self._store(replace(
+            result, bert_state="done", insertion=insertion,
+            report=replace(result.report, codebertscore=reports[0].codebertscore,
+                           errors=list(result.report.errors) + list(reports[0].errors)),
+            functions=with_bert(result.functions, reports[1:1 + len(per_function)])))

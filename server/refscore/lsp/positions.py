@@ -1,47 +1,34 @@
-"""Code-point offsets (RefScore's unit) to and from LSP positions (the client's unit, UTF-16 by default).
-
-LSP lines end at ``\\n``, ``\\r\\n`` or ``\\r`` only (unlike ``str.splitlines``); the column is
-counted with the document's pygls position codec.
-"""
+"""LSP positions of code-point offsets: ``analysis.positions.LinePositions`` with the session's
+negotiated position codec (UTF-16 by default), returning lsprotocol types."""
 
 from __future__ import annotations
-
-import re
-from bisect import bisect_right
 
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+from ..analysis.positions import LinePositions
 
 
 class Positions:
     """Converts between code-point offsets in ``text`` and client positions."""
 
     def __init__(self, text: str, codec: PositionCodec | None = None) -> None:
-        self.text = text
         self.codec = codec or PositionCodec()
-        self.starts = [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
-        self._ascii = text.isascii()
+        self.lines = LinePositions(text, self.codec.client_num_units)
+        self.text = text
 
     @property
     def line_count(self) -> int:
-        return len(self.starts)
+        return self.lines.line_count
 
     def line_text(self, line: int) -> str:
         """Text of ``line`` without its line break ('' past the end)."""
-        if not 0 <= line < len(self.starts):
-            return ""
-        end = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.text)
-        return self.text[self.starts[line]:end].rstrip("\r\n")
+        return self.lines.line_text(line)
 
     def position(self, offset: int) -> types.Position:
         """The client position of a code-point offset (clamped to the text)."""
-        offset = max(0, min(offset, len(self.text)))
-        line = bisect_right(self.starts, offset) - 1
-        column_text = self.text[self.starts[line]:offset]
-        units = len(column_text) if self._ascii else self.codec.client_num_units(column_text)
-        return types.Position(line=line, character=units)
+        line, character = self.lines.position(offset)
+        return types.Position(line=line, character=character)
 
     def range(self, start: int, end: int) -> types.Range:
         """The client range of a code-point span."""
@@ -49,20 +36,10 @@ class Positions:
 
     def offset(self, position: types.Position) -> int:
         """The code-point offset of a client position (clamped to the line and the text)."""
-        if position.line >= len(self.starts):
-            return len(self.text)
-        line = self.line_text(position.line)
-        base = self.starts[max(position.line, 0)]
-        if self._ascii:
-            return base + min(position.character, len(line))
-        units = 0
-        for index, char in enumerate(line):
-            if units >= position.character:
-                return base + index
-            units += self.codec.client_num_units(char)
-        return base + len(line)
+        return self.lines.offset(position.line, position.character)
 
     def line_range(self, line: int) -> types.Range:
         """The whole of ``line`` (without its break) as a client range."""
-        start = self.starts[line] if 0 <= line < len(self.starts) else len(self.text)
+        starts = self.lines.starts
+        start = starts[line] if 0 <= line < len(starts) else len(self.text)
         return self.range(start, start + len(self.line_text(line)))

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..metrics.codebertscore_result import BertScore
+from ..metrics.codebleu import CodeBleuResult
+
 COMPONENT_LABELS = {
     "ngram_match": "n-gram",
     "weighted_ngram_match": "weighted",
@@ -16,28 +19,28 @@ def num(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
 
-def codebleu_line(codebleu: Any) -> str:
+def codebleu_line(codebleu: CodeBleuResult) -> str:
     """``CodeBLEU 0.62 (n-gram 0.50, weighted 0.55, syntax 0.70, dataflow 0.73)``."""
     parts = ", ".join(f"{COMPONENT_LABELS.get(c.name, c.name)} {num(c.score)}" for c in codebleu.components)
     return f"CodeBLEU {num(codebleu.score)} ({parts})"
 
 
-def bert_line(bert: Any) -> str:
+def bert_line(bert: BertScore) -> str:
     """``CodeBERTScore P 0.91 R 0.88 F1 0.89 F3 0.88 [model L6]``."""
     return (f"CodeBERTScore P {num(bert.precision)} R {num(bert.recall)} F1 {num(bert.f1)} F3 {num(bert.f3)} "
             f"[{bert.model} layer {bert.layer}]")
 
 
-def bert_data(bert: Any) -> dict[str, Any]:
+def bert_data(bert: BertScore) -> dict[str, Any]:
     return {"precision": bert.precision, "recall": bert.recall, "f1": bert.f1, "f3": bert.f3,
             "model": bert.model, "layer": bert.layer, "signature": bert.signature}
 
 
-def codebleu_data(codebleu: Any) -> dict[str, Any]:
+def codebleu_data(codebleu: CodeBleuResult) -> dict[str, Any]:
     return {"score": codebleu.score, "signature": codebleu.signature,
             "components": {c.name: c.score for c in codebleu.components}}
 
 
-def has_tokens(bert: Any) -> bool:
+def has_tokens(bert: BertScore | None) -> bool:
     """Whether a CodeBERTScore result carries token alignments."""
-    return bert is not None and bool(getattr(bert, "candidate_tokens", None))
+    return bert is not None and bool(bert.candidate_tokens)

@@ -7,14 +7,14 @@ from functools import cached_property
 from typing import Any
 
 from ..languages import LanguageSpec
+from ..metrics.codebertscore_result import BertScore
+from ..scoring.pairing import FunctionPair, Region
 from ..scoring.report import ScoreReport
-from .bertview import BertView, as_bert
-from .pairing import FunctionPair, Region
 from .positions import Positions
 from .references import ReferenceChoice
 
 
-@dataclass
+@dataclass(frozen=True)
 class Insertion:
     """A large single insertion scored on its own against its best reference region."""
 
@@ -54,9 +54,7 @@ class Result:
             cache[index] = Positions(self.reference_texts[index], self.codec)
         return cache[index]
 
-    @cached_property
-    def bert(self) -> BertView | None:
-        """The CodeBERTScore result (whatever shape the scorer gave it), None until it exists."""
-        if self.report is None:
-            return None
-        return as_bert(self.report.codebertscore, len(self.text), tuple(len(t) for t in self.reference_texts))
+    @property
+    def bert(self) -> BertScore | None:
+        """The CodeBERTScore result, None until it exists."""
+        return self.report.codebertscore if self.report is not None else None

@@ -1,5 +1,5 @@
-"""CodeBERTScore math: pure functions over token embeddings (no model, no I/O besides files
-the caller names).
+"""CodeBERTScore math: pure functions over token embeddings (no model, no I/O; IDF and baseline
+files are read by ``refscore.embed.files``).
 
 What is computed, following code-bert-score 0.4.1 (Zhou et al., 2023):
 
@@ -22,14 +22,11 @@ What is computed, following code-bert-score 0.4.1 (Zhou et al., 2023):
 
 from __future__ import annotations
 
-import csv
-import json
 import math
 import re
 import string
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -135,25 +132,6 @@ class IdfTable:
             default = float(factory()) if factory is not None else 0.0
         return cls({int(k): float(v) for k, v in mapping.items()}, float(default))
 
-    @classmethod
-    def load(cls, path: str | Path) -> "IdfTable":
-        """Read a JSON file: ``{"default": w, "num_docs": n, "idf": {"<token id>": w, ...}}``
-        (a bare ``{"<token id>": w}`` object also works, default 0)."""
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        if not isinstance(data, dict):
-            raise ValueError(f"{path}: expected a JSON object of token id -> weight")
-        if "idf" in data:
-            table = cls.from_mapping(data["idf"], float(data.get("default", 0.0)))
-            table.num_docs = int(data.get("num_docs", 0))
-            return table
-        return cls.from_mapping(data, 0.0)
-
-    def save(self, path: str | Path) -> None:
-        """Write the JSON form read by ``load``."""
-        payload = {"default": self.default, "num_docs": self.num_docs,
-                   "idf": {str(k): v for k, v in sorted(self.weights.items())}}
-        Path(path).write_text(json.dumps(payload), encoding="utf-8")
-
 
 def token_weights(ids: Sequence[int], idf: IdfTable | None, unweighted_ids: Iterable[int]) -> list[float]:
     """Per-token weights: the IDF table's, or 1 with the ids in ``unweighted_ids`` (CLS, SEP) 0."""
@@ -248,30 +226,3 @@ def best_over_references(rows: Sequence[Sequence[float]]) -> tuple[float, ...]:
 def rescale(values: Sequence[float], baseline: Sequence[float]) -> tuple[float, ...]:
     """``(x - b) / (1 - b)`` per component."""
     return tuple((v - b) / (1 - b) for v, b in zip(values, baseline))
-
-
-def load_baseline(path: str | Path, layer: int) -> tuple[float, float, float, float]:
-    """Baselines (P, R, F1, F3) from a code-bert-score style CSV: a header line, then one row per
-    layer (row ``layer`` counted from 0 after the header, as the package reads it), first column
-    the layer, then P, R, F (and F3; a file without F3 uses the F baseline for it)."""
-    with open(path, newline="", encoding="utf-8") as fh:
-        rows = list(csv.reader(fh))
-    body = [r for r in rows[1:] if r]
-    if not 0 <= layer < len(body):
-        raise ValueError(f"{path}: no baseline row for layer {layer} ({len(body)} rows)")
-    values = [float(v) for v in body[layer][1:]]
-    if len(values) == 3:
-        values.append(values[2])
-    if len(values) != 4:
-        raise ValueError(f"{path}: expected P, R, F[, F3] columns, got {len(values)}")
-    return values[0], values[1], values[2], values[3]
-
-
-def write_baseline(path: str | Path, rows: Sequence[Sequence[float]]) -> None:
-    """Write baselines, one (P, R, F1, F3) row per layer 0..n-1, in the format ``load_baseline``
-    reads."""
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["LAYER", "P", "R", "F", "F3"])
-        for layer, row in enumerate(rows):
-            writer.writerow([layer, *(f"{v:.10f}" for v in row)])

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Sequence
 
-from .. import __version__
 from .ngram import NgramStats, score_from_stats
+from .signature import build_signature
 
 Rule = Literal["compat", "native"]
 DEFAULT_WEIGHTS = (0.25, 0.25, 0.25, 0.25)
@@ -120,4 +120,5 @@ def combine(stats: PairStats, weights: Sequence[float], rule: Rule, language: st
 def signature(language: str, rule: Rule, weights: Sequence[float], tokenizer: str, grammar: str) -> str:
     """A sacrebleu-style string that says exactly how a CodeBLEU number was made."""
     w = ",".join(f"{x:g}" for x in weights)
-    return f"codebleu|lang:{language}|rule:{rule}|w:{w}|tok:{tokenizer}|grammar:{grammar or 'unknown'}|refscore:{__version__}"
+    return build_signature("codebleu", (("lang", language), ("rule", rule), ("w", w), ("tok", tokenizer),
+                                        ("grammar", grammar or "unknown")))

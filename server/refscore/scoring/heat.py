@@ -9,34 +9,36 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..metrics.codebertscore_align import LineIndex, WordAlignment, merge_pieces
+from ..analysis.positions import LinePositions
+from ..metrics.codebertscore_align import WordAlignment, merge_pieces
+from ..metrics.codebertscore_result import BertScore
 
 #: Below this similarity a candidate word is "weak" and a reference word "missing" (the editor's default).
 DEFAULT_WEAK_THRESHOLD = 0.45
 _RED, _YELLOW, _RESET = "\x1b[41;97m", "\x1b[43;30m", "\x1b[0m"
 
 
-def _range(index: LineIndex, start: int, end: int) -> dict[str, Any]:
+def _range(index: LinePositions, start: int, end: int) -> dict[str, Any]:
     (l0, c0), (l1, c1) = index.range(start, end)
     return {"start": {"line": l0, "character": c0}, "end": {"line": l1, "character": c1}}
 
 
-def candidate_words(bert: Any, candidate: str) -> list[WordAlignment]:
+def candidate_words(bert: BertScore, candidate: str) -> list[WordAlignment]:
     """The candidate's tokens as a reader sees them, with similarity and best reference match."""
-    return merge_pieces(getattr(bert, "candidate_tokens", None) or [], candidate)
+    return merge_pieces(bert.candidate_tokens, candidate)
 
 
-def missing_words(bert: Any, reference: str, threshold: float = DEFAULT_WEAK_THRESHOLD) -> list[WordAlignment]:
+def missing_words(bert: BertScore, reference: str, threshold: float = DEFAULT_WEAK_THRESHOLD) -> list[WordAlignment]:
     """Reference words whose best match in the candidate is weak: what the candidate lacks."""
-    words = merge_pieces(getattr(bert, "reference_tokens", None) or [], reference)
+    words = merge_pieces(bert.reference_tokens, reference)
     return [w for w in words if w.similarity < threshold and w.text.strip()]
 
 
-def token_records(bert: Any, candidate: str, references: tuple[str, ...]) -> list[dict[str, Any]]:
+def token_records(bert: BertScore, candidate: str, references: tuple[str, ...]) -> list[dict[str, Any]]:
     """``[{"text", "range", "similarity", "match": {"text", "range"} | None}]`` for JSON output."""
-    cand_index = LineIndex(candidate)
-    reference = references[getattr(bert, "reference_index", 0)] if references else ""
-    ref_index = LineIndex(reference)
+    cand_index = LinePositions(candidate)
+    reference = references[bert.reference_index] if 0 <= bert.reference_index < len(references) else ""
+    ref_index = LinePositions(reference)
     records = []
     for word in candidate_words(bert, candidate):
         match = None

@@ -8,11 +8,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from ..languages import LanguageSpec
-from ..scoring.report import ScoreReport, ScoreRequest
+from .report import ScoreReport, ScoreRequest
 from .functions import Function, top_level_functions
 
 #: At most this many (candidate, reference) function pairs are scored to align unnamed matches.
@@ -31,9 +31,10 @@ class Region:
     name: str | None  # the function's name, None for the whole reference
 
 
-@dataclass
+@dataclass(frozen=True)
 class FunctionPair:
-    """A candidate function, the reference region it is compared with, and how it was chosen."""
+    """A candidate function, the reference region it is compared with, how it was chosen, and its
+    scores (frozen: a published result is never changed; ``replace`` makes the next one)."""
 
     function: Function
     region: Region | None
@@ -67,11 +68,11 @@ def pair_functions(text: str, references: Sequence[str], spec: LanguageSpec, sco
             pairs.append(FunctionPair(function, _region(*same), "name"))
         else:
             pairs.append(FunctionPair(function, None, "none"))
-    unmatched = [p for p in pairs if p.region is None]
+    unmatched = [k for k, p in enumerate(pairs) if p.region is None]
     free = [(i, f) for i, f in theirs if (i, f.start) not in used]
     if unmatched and free and len(unmatched) * len(free) <= MAX_ALIGNMENT_PAIRS:
-        requests = [_request(text[p.function.start:p.function.end], references[i][f.start:f.end], spec, weights)
-                    for p in unmatched for i, f in free]
+        requests = [_request(text[pairs[k].function.start:pairs[k].function.end], references[i][f.start:f.end],
+                             spec, weights) for k in unmatched for i, f in free]
         scores = [_codebleu(r) for r in score_many(requests)]
         ranked = sorted(((scores[a * len(free) + b], a, b) for a in range(len(unmatched)) for b in range(len(free))),
                         reverse=True)
@@ -82,15 +83,19 @@ def pair_functions(text: str, references: Sequence[str], spec: LanguageSpec, sco
                 continue
             taken_a.add(a)
             taken_b.add(b)
-            unmatched[a].region = _region(*free[b])
-            unmatched[a].matched_by = "alignment"
-    scored = [p for p in pairs if p.region is not None]
-    reports = score_many([_request(text[p.function.start:p.function.end],
-                                   references[p.region.reference_index][p.region.start:p.region.end], spec, weights)
-                          for p in scored if p.region is not None])
-    for pair, report in zip(scored, reports):
-        pair.codebleu = report.codebleu.score if report.codebleu is not None else None
+            pairs[unmatched[a]] = replace(pairs[unmatched[a]], region=_region(*free[b]), matched_by="alignment")
+    scored = [k for k, p in enumerate(pairs) if p.region is not None]
+    reports = score_many([_request(*pair_texts(pairs[k], text, references), spec, weights) for k in scored])
+    for k, report in zip(scored, reports):
+        pairs[k] = replace(pairs[k], codebleu=report.codebleu.score if report.codebleu is not None else None)
     return pairs
+
+
+def pair_texts(pair: FunctionPair, text: str, references: Sequence[str]) -> tuple[str, str]:
+    """The candidate function's text and its reference region's text (the pair must have a region)."""
+    assert pair.region is not None
+    region = pair.region
+    return text[pair.function.start:pair.function.end], references[region.reference_index][region.start:region.end]
 
 
 def best_region(snippet: str, references: Sequence[str], spec: LanguageSpec, score_many: ScoreMany,

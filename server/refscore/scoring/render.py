@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
+from .pairing import FunctionPair
 from .report import ScoreReport
 
 _LABELS = {
@@ -30,8 +33,8 @@ def render_table(candidate: str, reference: str, report: ScoreReport, explain: b
     if bert is not None:
         lines.append("  CodeBERTScore             "
                      f"P {bert.precision:.3f}  R {bert.recall:.3f}  F1 {bert.f1:.3f}  F3 {bert.f3:.3f}")
-        lines.append(f"    model {getattr(bert, 'model', '?')}  layer {getattr(bert, 'layer', '?')}  "
-                     f"device {getattr(bert, 'device', '?')}")
+        lines.append(f"    model {bert.model}  layer {bert.layer}  device {bert.device}")
+        lines.append(f"    signature: {bert.signature}")
     if result is not None:
         lines.append(f"  signature: {result.signature}")
         if explain and result.explanations:
@@ -42,4 +45,20 @@ def render_table(candidate: str, reference: str, report: ScoreReport, explain: b
             lines.append("  (the package's rule gives numbers only; explanations come with --codebleu-rule native)")
     for error in report.errors:
         lines.append(f"  note: {error}")
+    return "\n".join(lines)
+
+
+def render_functions(pairs: Sequence[FunctionPair]) -> str:
+    """One line per top-level candidate function: its reference function and scores."""
+    if not pairs:
+        return "  per function: no top-level functions in the candidate"
+    lines = ["  per function:"]
+    for pair in pairs:
+        region = pair.region
+        target = ("(no reference function)" if region is None
+                  else f"vs {region.name or 'the whole reference'} ({pair.matched_by})")
+        scores = f"CodeBLEU {_value(pair.codebleu).strip()}"
+        if pair.f3 is not None:
+            scores += f"  F1 {pair.f1:.3f}  F3 {pair.f3:.3f}"
+        lines.append(f"    {pair.function.name} (line {pair.function.line + 1}) {target}: {scores}")
     return "\n".join(lines)

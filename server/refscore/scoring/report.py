@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
+from ..metrics.codebertscore_result import BertScore
 from ..metrics.codebleu import DEFAULT_WEIGHTS, CodeBleuResult, ComponentScore, Explanation
 
 ALL_METRICS = ("codebleu", "codebertscore")
@@ -27,6 +28,12 @@ class ScoreRequest:
     model: str | None = None  # CodeBERTScore encoder (HF id or local path); None: per-language default
     layer: int | None = None  # hidden layer; None: the model's default
     codebleu_rule: str = "native"  # one of CODEBLEU_RULES; compat scores carry no explanations
+    device: str | None = None  # cpu, cuda, cuda:1 ...; None: the scorer's default (GPU when there is one)
+    idf: str | None = None  # IDF weights file (absolute path) or "references"; None: no IDF weighting
+
+    def bert_settings(self) -> tuple[str | None, int | None, str | None, str | None]:
+        """(model, layer, device, idf): what decides which CodeBERTScore scorer serves this."""
+        return self.model, self.layer, self.device, self.idf
 
 
 @dataclass
@@ -35,7 +42,7 @@ class ScoreReport:
 
     language: str
     codebleu: CodeBleuResult | None = None
-    codebertscore: Any = None
+    codebertscore: BertScore | None = None
     errors: list[str] = field(default_factory=list)
 
     def to_dict(self, explain: bool = False) -> dict[str, Any]:
@@ -51,11 +58,7 @@ class ScoreReport:
             if explain:
                 out["codebleu_details"]["explanations"] = [plain(e) for e in self.codebleu.explanations]
         if self.codebertscore is not None:
-            bert = self.codebertscore
-            if not is_dataclass(bert):
-                out["codebertscore"] = dict(bert)
-            else:
-                out["codebertscore"] = plain(bert) if explain else bert.as_dict()
+            out["codebertscore"] = self.codebertscore.to_dict(explain)
         if self.errors:
             out["errors"] = list(self.errors)
         return out
@@ -76,7 +79,7 @@ class ScoreReport:
             )
         bert = data.get("codebertscore")
         if bert is not None:
-            report.codebertscore = _bert_from_dict(bert)
+            report.codebertscore = BertScore.from_dict(bert)
         return report
 
 
@@ -116,19 +119,5 @@ def request_from_dict(data: dict[str, Any]) -> ScoreRequest:
         candidate=data["candidate"], references=tuple(data["references"]), language=data["language"],
         context=data.get("context"), metrics=tuple(data.get("metrics", ALL_METRICS)),
         weights=tuple(data.get("weights", DEFAULT_WEIGHTS)), explain=bool(data.get("explain", True)),
-        model=data.get("model"), layer=data.get("layer"), codebleu_rule=data.get("codebleu_rule", "native"))
-
-
-def _bert_from_dict(data: dict[str, Any]) -> Any:
-    """Rebuild a BertScoreResult from its full (``explain=True``) form; summaries stay dicts."""
-    try:
-        from ..metrics.codebertscore_scorer import BertScoreResult, TokenAlignment
-    except ImportError:
-        return data
-    if "candidate_tokens" not in data:
-        return data
-    fields = dict(data)
-    fields["candidate_tokens"] = [TokenAlignment(**t) for t in data["candidate_tokens"]]
-    fields["reference_tokens"] = [TokenAlignment(**t) for t in data["reference_tokens"]]
-    fields["per_reference"] = [tuple(row) for row in data.get("per_reference", [])]
-    return BertScoreResult(**fields)
+        model=data.get("model"), layer=data.get("layer"), codebleu_rule=data.get("codebleu_rule", "native"),
+        device=data.get("device"), idf=data.get("idf"))

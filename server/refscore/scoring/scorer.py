@@ -1,11 +1,20 @@
-"""The in-process Scorer: ``score(request) -> ScoreReport``, the interface the daemon also serves."""
+"""The ``Scorer`` interface every engine implements, and the in-process engine.
+
+``score(request) -> ScoreReport`` is the whole contract; ``kind`` says which engine answered
+("local" here, "daemon" for the daemon's client) so front ends can describe it without type
+checks. ``submit`` returns a future (the daemon supersedes older work for the same ``document``;
+in-process scoring finishes before returning).
+"""
 
 from __future__ import annotations
 
 import logging
+from concurrent.futures import Future
+from dataclasses import replace
 from typing import Protocol, Sequence
 
 from .codebleu import corpus_codebleu_compat, score_codebleu
+from .pragma import without_pragmas
 from .report import ScoreReport, ScoreRequest
 
 log = logging.getLogger(__name__)
@@ -14,13 +23,24 @@ log = logging.getLogger(__name__)
 class Scorer(Protocol):
     """Anything that turns requests into reports (in-process, or the daemon's client)."""
 
+    kind: str
+
     def score(self, request: ScoreRequest) -> ScoreReport: ...
 
     def score_many(self, requests: Sequence[ScoreRequest]) -> list[ScoreReport]: ...
 
+    def submit(self, request: ScoreRequest, document: str | None = None) -> "Future[ScoreReport]": ...
+
+    def close(self) -> None: ...
+
 
 class LocalScorer:
-    """Scores in this process: CodeBLEU on the CPU, CodeBERTScore through the embed engine."""
+    """Scores in this process: CodeBLEU on the CPU, CodeBERTScore through ``embed.models``.
+
+    ``model``, ``layer``, ``device`` and ``idf`` are defaults for requests that leave them unset
+    (the daemon passes its own start-up settings here)."""
+
+    kind = "local"
 
     def __init__(self, model: str | None = None, layer: int | None = None, device: str | None = None,
                  idf: str | None = None) -> None:
@@ -28,6 +48,17 @@ class LocalScorer:
 
     def score(self, request: ScoreRequest) -> ScoreReport:
         return self.score_many([request])[0]
+
+    def submit(self, request: ScoreRequest, document: str | None = None) -> "Future[ScoreReport]":
+        future: Future[ScoreReport] = Future()
+        try:
+            future.set_result(self.score(request))
+        except BaseException as error:  # noqa: BLE001 - delivered through the future
+            future.set_exception(error)
+        return future
+
+    def close(self) -> None:
+        """Nothing to release (loaded models stay for the life of the process)."""
 
     def score_many(self, requests: Sequence[ScoreRequest]) -> list[ScoreReport]:
         reports = [self.score_codebleu(request) for request in requests]
@@ -40,12 +71,14 @@ class LocalScorer:
         """A report holding the CodeBLEU part of ``request`` (or the error that prevented it)."""
         report = ScoreReport(language=request.language)
         if "codebleu" in request.metrics:
+            stripped = without_pragmas(request.candidate, request.language)
             try:
                 if request.codebleu_rule == "compat":  # the package's numbers, as calc_codebleu gives them
-                    report.codebleu = corpus_codebleu_compat([list(request.references)], [request.candidate],
+                    report.codebleu = corpus_codebleu_compat([list(request.references)], [stripped.text],
                                                              request.language, request.weights)
                 else:
-                    report.codebleu = score_codebleu(request.references, request.candidate, request.language,
+                    # explanations are spans of the references: nothing to map back
+                    report.codebleu = score_codebleu(request.references, stripped.text, request.language,
                                                      request.weights, explain=request.explain)
             except Exception as error:  # noqa: BLE001 - one failing request reports, the rest go on
                 log.exception("CodeBLEU failed")
@@ -61,4 +94,17 @@ class LocalScorer:
             for report in reports:
                 report.errors.append(f"codebertscore unavailable: {error}")
             return
-        score_requests(requests, reports, model=self.model, layer=self.layer, device=self.device, idf=self.idf)
+        stripped = [without_pragmas(r.candidate, r.language) for r in requests]
+        prepared = [replace(self.with_defaults(r), candidate=s.text) for r, s in zip(requests, stripped)]
+        score_requests(prepared, reports)
+        for report, strip in zip(reports, stripped):
+            if report.codebertscore is not None:
+                report.codebertscore = strip.restore_bert(report.codebertscore)
+
+    def with_defaults(self, request: ScoreRequest) -> ScoreRequest:
+        """``request`` with this scorer's model, layer, device and IDF where it leaves them unset."""
+        if (self.model, self.layer, self.device, self.idf) == (None, None, None, None):
+            return request
+        return replace(request, model=request.model or self.model,
+                       layer=request.layer if request.layer is not None else self.layer,
+                       device=request.device or self.device, idf=request.idf or self.idf)

@@ -6,7 +6,7 @@
   what clients send it.
 * ``engine.Engine``: the daemon's work (CodeBLEU thread pool, CodeBERTScore batcher, caches);
   ``reports``: its model-failure messages and status of models and caches.
-* ``get_scorer``: what a front end calls to get "the" scorer.
+* ``connect_daemon``: a connected client (``refscore.scoring.open_scorer`` is what front ends call).
 
 Importing this package is cheap (no torch, no asyncio server).
 """
@@ -28,7 +28,7 @@ from .client import (
 NO_DAEMON_ENV = "REFSCORE_NO_DAEMON"
 
 __all__ = ["DaemonClient", "DaemonConnectionLost", "DaemonError", "DaemonUnavailable", "NO_DAEMON_ENV",
-           "RemoteError", "RequestCancelled", "daemon_disabled", "get_scorer"]
+           "RemoteError", "RequestCancelled", "connect_daemon", "daemon_disabled"]
 
 
 def daemon_disabled() -> bool:
@@ -36,22 +36,21 @@ def daemon_disabled() -> bool:
     return os.environ.get(NO_DAEMON_ENV, "") not in ("", "0")
 
 
-def get_scorer(*, autostart: bool = True, fallback: bool = True, **client_options: Any) -> Any:
+def connect_daemon(*, autostart: bool = True, **client_options: Any) -> DaemonClient:
     """The daemon's client, connected (the daemon started first when ``autostart`` and none runs).
 
-    When the daemon cannot be had (disabled by ``$REFSCORE_NO_DAEMON``, not running and
-    ``autostart`` off, or failing to start): a ``LocalScorer`` if ``fallback``, else
-    ``DaemonUnavailable`` is raised.
-    """
+    Raises ``DaemonUnavailable`` when it cannot be had (disabled by ``$REFSCORE_NO_DAEMON``, not
+    running and ``autostart`` off, or failing to start). Front ends call
+    ``refscore.scoring.open_scorer``, which decides what to do then."""
+    if daemon_disabled():
+        raise DaemonUnavailable(f"the daemon is disabled by ${NO_DAEMON_ENV}")
+    client = DaemonClient(autostart=autostart, **client_options)
     try:
-        if daemon_disabled():
-            raise DaemonUnavailable(f"the daemon is disabled by ${NO_DAEMON_ENV}")
-        client = DaemonClient(autostart=autostart, **client_options)
         client.connect()
-        return client
-    except (DaemonUnavailable, OSError):
-        if not fallback:
-            raise
-    from ..scoring.scorer import LocalScorer
-
-    return LocalScorer()
+    except OSError as error:
+        client.close()
+        raise DaemonUnavailable(f"the scoring daemon could not be reached: {error}") from error
+    except BaseException:
+        client.close()
+        raise
+    return client

@@ -164,6 +164,8 @@ class DaemonClient:
     (e.g. ``["--idle-timeout", "60"]``); a daemon that already runs keeps its own settings.
     """
 
+    kind = "daemon"
+
     def __init__(self, *, autostart: bool = True, start_timeout: float = START_TIMEOUT,
                  daemon_args: Sequence[str] = (), timeout: float | None = None,
                  client_id: str | None = None) -> None:

@@ -275,7 +275,9 @@ class Engine:
         language = request.language if request is not None else None
         model = (request.model if request is not None else None) or cfg.model
         layer = request.layer if request is not None and request.layer is not None else cfg.layer
-        wanted = (language, model, layer)
+        device = (request.device if request is not None else None) or cfg.device
+        idf = request.idf if request is not None else None
+        wanted = (language, model, layer, device, idf)
         key = self._specs.get(wanted)
         if key is not None and key in self._loaded:
             return None  # the common case, without taking the lock
@@ -285,22 +287,22 @@ class Engine:
                     spec = resolve_model(language, model, layer)
                 except ModelNotAvailableError as error:
                     return self._remember(("resolve", model), f"{error}. CodeBLEU still works.")
-                key = self._specs[wanted] = (spec.path, spec.layer, spec.model_id)
+                key = self._specs[wanted] = (spec.path, spec.layer, spec.model_id, device, idf)
             if key in self._loaded:
                 return None
             if key in self._model_errors:
                 return self._model_errors[key]
             started = time.perf_counter()
             try:
-                from ..embed import load_encoder
+                from ..embed.models import scorer_for
 
-                encoder = load_encoder(model, layer, language=language, device=cfg.device)
+                encoder = scorer_for(language, model, layer, device, idf).encoder
             except ImportError as error:
                 return self._remember(key, bert_missing(error))
             except BaseException as error:  # noqa: BLE001 - OOM, corrupt files, bad config: all reported
                 if isinstance(error, (KeyboardInterrupt, SystemExit)):
                     raise
-                return self._remember(key, load_failure(key[2], key[0], cfg.device, error))
+                return self._remember(key, load_failure(key[2], key[0], device, error))
             elapsed = time.perf_counter() - started
             described = getattr(encoder, "describe", lambda: {})()
             log.info("loaded %s layer %s on %s in %.1f s", key[2], described.get("layer", key[1]),

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from .. import languages
@@ -50,6 +51,11 @@ def parse_request(data: Any):  # -> ScoreRequest
         raise RpcError(wire.INVALID_PARAMS, "request.model must be a string or null")
     if layer is not None and (not isinstance(layer, int) or isinstance(layer, bool)):
         raise RpcError(wire.INVALID_PARAMS, "request.layer must be an integer or null")
+    device, idf = data.get("device"), data.get("idf")
+    if device is not None and not isinstance(device, str):
+        raise RpcError(wire.INVALID_PARAMS, "request.device must be a string or null")
+    if idf is not None and (not isinstance(idf, str) or not (idf == "references" or os.path.isabs(idf))):
+        raise RpcError(wire.INVALID_PARAMS, 'request.idf must be an absolute file path, "references" or null')
     rule = data.get("codebleu_rule", "native")
     if rule not in CODEBLEU_RULES:
         raise RpcError(wire.INVALID_PARAMS, f"request.codebleu_rule must be one of {list(CODEBLEU_RULES)}")

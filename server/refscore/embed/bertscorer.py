@@ -1,9 +1,13 @@
-"""CodeBERTScore scoring with a loaded encoder: typed results, token alignments, batching.
+"""CodeBERTScore with a loaded encoder: prepared texts, batching, typed results with alignments.
+
+The math (which tokens count, greedy matching, weights, F-scores) is in
+``refscore.metrics.codebertscore``; the result type in ``refscore.metrics.codebertscore_result``.
+Scorers are shared per process through ``refscore.embed.models.scorer_for``.
 
 Typical use::
 
-    from refscore.metrics.codebertscore_scorer import get_default_scorer, ScorePair
-    scorer = get_default_scorer("python")             # paper model if cached, else MiniLM L6
+    from refscore.embed.models import scorer_for
+    scorer = scorer_for("python")                     # paper model if cached, else MiniLM L6
     res = scorer.score("def f(a): return a+1", ["def f(x): return x + 1"], context="add one")
     res.f1, res.signature, res.candidate_tokens[0].match_text
 
@@ -15,29 +19,30 @@ undefined value (a zero IDF weight sum) is reported as 0.0 too.
 from __future__ import annotations
 
 import math
-import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
-from .codebertscore import (
+from ..metrics.codebertscore import (
     IdfTable,
     ModelInput,
     PairMatch,
     best_over_references,
     greedy_match,
-    load_baseline,
     matching_rows,
     model_input,
     normalize_rows,
     rescale,
     token_weights,
 )
+from ..metrics.codebertscore_result import BertScore, TokenAlignment
+from ..metrics.signature import build_signature, yes_no
+from .files import load_baseline, load_idf
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
 
-    from ..embed.encoder import Encoded, Encoder
+    from .encoder import Encoded, Encoder
 
 SIGNATURE_PREFIX = "cbs"
 #: Default largest text (characters) a scorer accepts; beyond it ``InputTooLargeError``.
@@ -126,76 +131,39 @@ def match_pair(cand: PreparedText, ref: PreparedText, idf: IdfTable | None,
 # -- results --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class TokenAlignment:
-    """One scored token of one side and its best match on the other side.
-
-    ``start``/``end`` (and ``match_start``/``match_end``) are Python string indices (code points)
-    into the ORIGINAL texts; ``match_*`` is None when the best match is a special token (CLS/SEP).
-    ``similarity`` is the raw cosine (never rescaled); for candidate tokens it is the precision
-    contribution, for reference tokens the recall contribution (low = missing in the candidate).
-    """
-
-    text: str
-    start: int
-    end: int
-    similarity: float
-    weight: float
-    match_text: str | None
-    match_start: int | None
-    match_end: int | None
-
-
-@dataclass(frozen=True)
-class BertScoreResult:
-    """CodeBERTScore of one candidate against its references."""
-
-    precision: float
-    recall: float
-    f1: float
-    f3: float
-    model: str
-    layer: int
-    device: str
-    idf: bool
-    rescaled: bool
-    context: bool
-    signature: str
-    candidate_tokens: list[TokenAlignment] = field(default_factory=list)
-    reference_tokens: list[TokenAlignment] = field(default_factory=list)
-    reference_index: int = 0  # which reference the alignments are for (best F1)
-    per_reference: list[tuple[float, float, float, float]] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        """The JSON summary (scores, model, layer, device, signature)."""
-        return {"precision": self.precision, "recall": self.recall, "f1": self.f1, "f3": self.f3,
-                "model": self.model, "layer": self.layer, "device": self.device,
-                "signature": self.signature}
-
-
 def _alignments(side: PreparedText, other: PreparedText, best: "torch.Tensor",
-                arg: "torch.Tensor", weights: list[float]) -> list[TokenAlignment]:
-    out = []
+                arg: "torch.Tensor", weights: list[float]) -> tuple[TokenAlignment, ...]:
+    """One alignment per text token of ``side`` (special tokens are never listed). The similarity
+    is the metric's (best over every row of ``other``); the match named is the closest text token
+    of ``other``, so a model's special token (``[SEP]``) is never shown as a match."""
     best_l, arg_l = best.tolist(), arg.tolist()
+    text_rows = [j for j in range(len(other.rows)) if not other.is_special(j)]
+    if any(other.is_special(j) for j in arg_l) and text_rows:
+        sims = side.emb @ other.emb[text_rows].T
+        nearest_text = [text_rows[j] for j in sims.argmax(dim=1).tolist()]
+    else:
+        nearest_text = arg_l if text_rows else [None] * len(arg_l)
+    out = []
     for k in range(len(side.rows)):
         span = side.row_span(k)
         if span is None:
             continue
-        j = arg_l[k]
-        mspan = other.row_span(j)
+        j = arg_l[k] if not other.is_special(arg_l[k]) else nearest_text[k]
+        mspan = other.row_span(j) if j is not None else None
         if mspan is None:
-            mtext = other.encoded.tokens[other.rows[j]]
-            ms, me = None, None
+            mtext, ms, me = None, None, None
         else:
             ms, me = mspan
             mtext = other.original[ms:me]
         out.append(TokenAlignment(side.original[span[0]:span[1]], span[0], span[1],
                                   float(best_l[k]), float(weights[k]), mtext, ms, me))
-    return out
+    return tuple(out)
 
 
 def _clean(values: Sequence[float]) -> tuple[float, ...]:
-    return tuple(0.0 if math.isnan(v) else float(v) for v in values)
+    """NaN (an undefined score) as 0, and float32 rounding past a cosine's bounds cut back
+    (a copy can sum to 1.0000001)."""
+    return tuple(0.0 if math.isnan(v) else min(1.0, max(-1.0, float(v))) for v in values)
 
 
 # -- the scorer -----------------------------------------------------------------------------------
@@ -220,7 +188,7 @@ class BertScorer:
 
     ``idf``: None (no IDF), ``"references"`` (IDF from the references of each ``score_batch``
     call, like code-bert-score), an ``IdfTable``, a ``{token_id: weight}`` mapping, or a path to
-    an IDF JSON file (``IdfTable.load``). ``baseline``: None, a (P, R, F1, F3) tuple, or a
+    an IDF JSON file (``refscore.embed.files.load_idf``). ``baseline``: None, a (P, R, F1, F3) tuple, or a
     code-bert-score baseline CSV (the row of this scorer's layer is used).
     """
 
@@ -230,7 +198,7 @@ class BertScorer:
                  baseline: Union[None, str, Path, Sequence[float]] = None,
                  batch_size: int = 64, max_chars: int = DEFAULT_MAX_CHARS) -> None:
         if encoder is None:
-            from ..embed.encoder import load_encoder
+            from .encoder import load_encoder
 
             encoder = load_encoder(model, layer, language=language, device=device, half=half)
         self.encoder = encoder
@@ -244,7 +212,7 @@ class BertScorer:
         elif isinstance(idf, Mapping):
             self.idf_table = IdfTable.from_mapping(idf)
         elif isinstance(idf, (str, Path)) and str(idf) != "references":
-            self.idf_table = IdfTable.load(idf)
+            self.idf_table = load_idf(idf)
         self.baseline: tuple[float, ...] | None = None
         if isinstance(baseline, (str, Path)):
             self.baseline = load_baseline(baseline, encoder.layer)
@@ -258,19 +226,16 @@ class BertScorer:
 
     def signature(self, context: bool) -> str:
         """sacrebleu-style signature of the settings that produced a score."""
-        from .. import __version__
-
-        yn = {True: "yes", False: "no"}
-        return (f"{SIGNATURE_PREFIX}|model:{self.encoder.model_id}|layer:{self.encoder.layer}"
-                f"|idf:{yn[self.uses_idf]}|rescale:{yn[self.baseline is not None]}"
-                f"|ctx:{yn[context]}|v:{__version__}")
+        return build_signature(SIGNATURE_PREFIX, (
+            ("model", self.encoder.model_id), ("layer", self.encoder.layer), ("idf", yes_no(self.uses_idf)),
+            ("rescale", yes_no(self.baseline is not None)), ("ctx", yes_no(context))))
 
     def score(self, candidate: str, references: Union[str, Sequence[str]],
-              context: str | None = None, language: str | None = None) -> BertScoreResult:
+              context: str | None = None, language: str | None = None) -> BertScore:
         """Score one candidate against one or more references."""
         return self.score_batch([ScorePair(candidate, references, language, context)])[0]
 
-    def score_batch(self, pairs: Sequence[PairLike]) -> list[BertScoreResult]:
+    def score_batch(self, pairs: Sequence[PairLike]) -> list[BertScore]:
         """Score many pairs; shared texts (a reference used by many candidates) embed once.
 
         Raises InputTooLargeError for a text over ``max_chars``."""
@@ -294,7 +259,7 @@ class BertScorer:
 
     def _result(self, pair: ScorePair, refs: list[str],
                 prepared: Mapping[tuple[str, str | None], PreparedText],
-                idf: IdfTable | None) -> BertScoreResult:
+                idf: IdfTable | None) -> BertScore:
         ctx = pair.context or None
         cand = prepared[(_as_text(pair.candidate), ctx)]
         matches, per_ref = [], []
@@ -308,8 +273,8 @@ class BertScorer:
         scores = best_over_references(per_ref) if per_ref else (0.0, 0.0, 0.0, 0.0)
         if self.baseline is not None:
             scores = rescale(scores, self.baseline)
-        cand_tokens: list[TokenAlignment] = []
-        ref_tokens: list[TokenAlignment] = []
+        cand_tokens: tuple[TokenAlignment, ...] = ()
+        ref_tokens: tuple[TokenAlignment, ...] = ()
         best_index = 0
         if matches:
             best_index = max(range(len(matches)), key=lambda i: (per_ref[i][2], -i))
@@ -320,10 +285,10 @@ class BertScorer:
             ref_tokens = _alignments(ref, cand, m.ref_best, m.ref_arg, rw)
         has_ctx = bool((pair.context or "").strip())
         p, r, f1, f3 = _clean(scores)
-        return BertScoreResult(
+        return BertScore(
             p, r, f1, f3, self.encoder.model_id, self.encoder.layer, self.encoder.device,
             self.uses_idf, self.baseline is not None, has_ctx, self.signature(has_ctx),
-            cand_tokens, ref_tokens, best_index, per_ref)
+            cand_tokens, ref_tokens, best_index, tuple(per_ref))
 
 
 def _as_text(value: Any) -> str:
@@ -333,23 +298,3 @@ def _as_text(value: Any) -> str:
     if isinstance(value, (bytes, bytearray)):
         return bytes(value).decode("utf-8", errors="replace")
     return str(value)
-
-
-_DEFAULT: dict[tuple[str, str | None], BertScorer] = {}
-_DEFAULT_LOCK = threading.Lock()
-
-
-def get_default_scorer(language: str | None = None, device: str | None = None) -> BertScorer:
-    """The per-language paper model when it is in the local HF cache, else the embedded
-    all-MiniLM-L6-v2 at layer 6 (its last); one scorer per (language, device) per process."""
-    from ..embed.encoder import encoder_for
-    from ..embed.registry import resolve_model
-
-    spec = resolve_model(language)
-    key = (spec.path, device)
-    with _DEFAULT_LOCK:
-        scorer = _DEFAULT.get(key)
-        if scorer is None:
-            scorer = BertScorer(encoder_for(spec, device=device))
-            _DEFAULT[key] = scorer
-        return scorer

@@ -1,0 +1,141 @@
+"""The ``refscore:`` pragma: metadata in a candidate's first comment lines, never scored as code.
+
+Pragma (inside the language's comment syntax, within the first ``PRAGMA_LINES`` lines)::
+
+    # refscore: reference=../solutions/fizzbuzz.py
+    # refscore: context=Print the numbers 1..100, Fizz for multiples of 3
+    // refscore: reference=a.java, b.java        (several references, comma-separated)
+
+``read_pragma`` says what the lines ask for; ``without_pragmas`` gives the text every metric
+scores (each pragma line removed, or just its comment when code precedes it on the line) and maps
+offsets in that text back to the original, so a file with a pragma scores exactly as the same
+file without it and its pragma tokens are never listed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from .. import languages
+from ..languages import LanguageSpec
+from ..metrics.codebertscore_result import BertScore
+
+PRAGMA_LINES = 10
+_PRAGMA = re.compile(r"refscore:\s*(reference|context)\s*=\s*(.*)$", re.IGNORECASE)
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
+
+
+@dataclass(frozen=True)
+class Pragma:
+    """What the candidate's pragma lines say."""
+
+    references: tuple[str, ...] = ()
+    context: str | None = None
+
+
+def _comment_start(line: str, spec: LanguageSpec | None) -> int | None:
+    """Where the first comment opener on ``line`` is, or None when the line holds no comment."""
+    openers = list(spec.line_comments) + [start for start, _ in spec.block_comments] if spec else ["#", "//", "/*", "--"]
+    found = [at for at in (line.find(opener) for opener in openers) if at >= 0]
+    return min(found) if found else None
+
+
+def _comment_body(line: str, spec: LanguageSpec | None) -> str | None:
+    """The text after a comment opener on ``line``, or None when the line holds no comment."""
+    at = _comment_start(line, spec)
+    if at is None:
+        return None
+    openers = list(spec.line_comments) + [start for start, _ in spec.block_comments] if spec else ["#", "//", "/*", "--"]
+    opener = max((o for o in openers if line.startswith(o, at)), key=len)
+    body = line[at + len(opener):]
+    if spec:
+        for _, end in spec.block_comments:
+            body = body.split(end, 1)[0]
+    return body.strip().lstrip("*").strip()
+
+
+def _pragma_match(line: str, spec: LanguageSpec | None) -> re.Match[str] | None:
+    body = _comment_body(line, spec)
+    return _PRAGMA.search(body) if body is not None else None
+
+
+def read_pragma(text: str, spec: LanguageSpec | None) -> Pragma:
+    """The ``refscore: reference=...`` / ``refscore: context=...`` lines in the first lines of ``text``."""
+    references: list[str] = []
+    context: str | None = None
+    for line in text.splitlines()[:PRAGMA_LINES]:
+        match = _pragma_match(line, spec)
+        if not match:
+            continue
+        key, value = match.group(1).lower(), match.group(2).strip()
+        if key == "reference":
+            references.extend(part.strip() for part in value.split(",") if part.strip())
+        elif value:
+            context = value
+    return Pragma(tuple(references), context)
+
+
+@dataclass(frozen=True)
+class Stripped:
+    """A text with its pragma lines removed, and the way back to the original's offsets."""
+
+    text: str
+    removed: tuple[tuple[int, int], ...] = ()  # (offset in ``text`` where a cut was made, its length)
+
+    def to_original(self, offset: int, *, end: bool = False) -> int:
+        """The original offset of ``offset`` in the stripped text. A cut made exactly there is
+        skipped for a start (the next character) and not for an ``end`` (the last one kept)."""
+        if not self.removed:
+            return offset
+        shift = 0
+        for at, length in self.removed:
+            if at < offset or (at == offset and not end):
+                shift += length
+        return offset + shift
+
+    def restore_bert(self, bert: BertScore) -> BertScore:
+        """``bert`` with candidate spans (own tokens, and matches of reference tokens) in the original."""
+        if not self.removed:
+            return bert
+        span = self.to_original
+        candidate = tuple(replace(t, start=span(t.start), end=span(t.end, end=True)) for t in bert.candidate_tokens)
+        reference = tuple(t if t.match_start is None or t.match_end is None
+                          else replace(t, match_start=span(t.match_start), match_end=span(t.match_end, end=True))
+                          for t in bert.reference_tokens)
+        return replace(bert, candidate_tokens=candidate, reference_tokens=reference)
+
+
+def without_pragmas(text: str, language: str | LanguageSpec | None) -> Stripped:
+    """``text`` without its pragma lines (a pragma after code on a line loses just its comment)."""
+    head = text[:4096]
+    if "refscore" not in head.lower():
+        return Stripped(text)
+    spec = language if isinstance(language, LanguageSpec) or language is None else _spec(language)
+    pieces: list[str] = []
+    removed: list[tuple[int, int]] = []
+    position = kept = 0
+    for number, match in enumerate(_LINE.finditer(text)):
+        if number >= PRAGMA_LINES or match.start() == len(text):
+            break
+        line = match.group(0)
+        content = line.rstrip("\r\n")
+        if _pragma_match(content, spec):
+            at = _comment_start(content, spec) or 0
+            cut_start = match.start() if not content[:at].strip() else match.start() + len(content[:at].rstrip())
+            cut_end = match.end() if not content[:at].strip() else match.start() + len(content)
+            pieces.append(text[position:cut_start])
+            kept += cut_start - position
+            removed.append((kept, cut_end - cut_start))
+            position = cut_end
+    if not removed:
+        return Stripped(text)
+    pieces.append(text[position:])
+    return Stripped("".join(pieces), tuple(removed))
+
+
+def _spec(name: str) -> LanguageSpec | None:
+    try:
+        return languages.get(name)
+    except languages.UnknownLanguageError:
+        return None
