@@ -4,8 +4,12 @@
 * a folder holds one submission per file (recursively, hidden files skipped, ``pattern``
   filters by file name), or, with ``per_folder``, one submission per sub-folder made of the
   files in it that match ``pattern`` (several are joined in name order);
-* anything with ``*``, ``?`` or ``[`` is a glob (``**`` recurses); what it matches is expanded
-  as above.
+* anything with ``*``, ``?`` or ``[`` is a glob (``**`` recurses, never through a link to a
+  folder; see ``globs``); what it matches is expanded as above.
+
+A folder that yields nothing to grade (empty, nothing matching ``pattern``, no sub-folders with
+``per_folder``) is one submission with an error, so it shows in the reports and fails
+``--fail-under``.
 
 Every submission becomes a ``GradeItem``; unreadable, binary, empty or wrong-language files get
 an ``error`` instead of stopping the run.
@@ -14,18 +18,16 @@ an ``error`` instead of stopping the run.
 from __future__ import annotations
 
 import fnmatch
-import glob
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 from .. import languages
 from ..errors import InputFileError, LanguageError
 from ..scoring.inputs import read_source
+from .globs import glob_paths, has_magic
 from .items import GradeItem, ItemSet
-
-GLOB_CHARS = frozenset("*?[")
 
 
 @dataclass
@@ -68,39 +70,85 @@ def _language(explicit: str | None, reference: str | Path) -> languages.Language
         raise LanguageError(f"{error}{hint}") from None
 
 
+class Submission(NamedTuple):
+    """One submission found on the command line or in a mapping: its id and files. ``files`` is
+    None when the argument names nothing; an empty list means it named a folder holding nothing
+    to grade, and ``empty`` then says why (reported as the submission's error)."""
+
+    id: str
+    files: list[Path] | None
+    empty: str | None = None
+
+
 def expand(arguments: Iterable[str | Path], pattern: str | None = None, per_folder: bool = False,
-           exclude: Iterable[str | Path] = ()) -> list[tuple[str, list[Path] | None]]:
-    """Turn command-line arguments into ``(submission id, files)``; ``files`` is None when the
-    argument names nothing (the id then is the argument)."""
+           exclude: Iterable[str | Path] = ()) -> list[Submission]:
+    """Turn command-line arguments into submissions, in order. A glob never follows a link to a
+    folder while recursing, and what one argument yields is unique by real path."""
     skip = {_real(p) for p in exclude}
-    out: list[tuple[str, list[Path] | None]] = []
+    out: list[Submission] = []
     for arg in arguments:
         text = str(arg)
-        if any(ch in GLOB_CHARS for ch in text) and not Path(text).exists():
-            matches = sorted(glob.glob(text, recursive=True))
+        found: list[Submission] = []
+        if has_magic(text) and not Path(text).exists():
+            matches = glob_paths(text)
             if not matches:
-                out.append((text, None))
+                found.append(Submission(text, None))
             for match in matches:
-                out.extend(_expand_path(Path(match), pattern, per_folder, skip, from_glob=True))
+                found.extend(_expand_path(Path(match), pattern, per_folder, skip, from_glob=True))
+            found = _drop_nested_empty(found, matches)
         elif Path(text).exists():
-            out.extend(_expand_path(Path(text), pattern, per_folder, skip, from_glob=False))
+            found.extend(_expand_path(Path(text), pattern, per_folder, skip, from_glob=False))
         else:
-            out.append((text, None))
+            found.append(Submission(text, None))
+        out.extend(_unique(found))
+    return out
+
+
+def _drop_nested_empty(found: list[Submission], matches: list[str]) -> list[Submission]:
+    """A glob that matched a folder and also folders inside it (``dir/**``) walked those inner
+    folders anyway: one of them holding nothing is not a missing submission."""
+    folders = {_real(m) for m in matches if os.path.isdir(m)}
+    return [sub for sub in found if sub.files != [] or
+            not any(_real(parent) in folders for parent in Path(_real(sub.id)).parents)]
+
+
+def _unique(found: list[Submission]) -> list[Submission]:
+    """Drop repeats of the same real files (a glob reaching them twice, through a link)."""
+    seen: set[tuple[str, ...]] = set()
+    out = []
+    for sub in found:
+        key = tuple(_real(f) for f in sub.files) if sub.files else ("id", sub.id)
+        if key not in seen:
+            seen.add(key)
+            out.append(sub)
     return out
 
 
 def _expand_path(path: Path, pattern: str | None, per_folder: bool, skip: set[str],
-                 from_glob: bool) -> list[tuple[str, list[Path] | None]]:
+                 from_glob: bool) -> list[Submission]:
     if not path.is_dir():
         if _real(path) in skip or (from_glob and pattern and not fnmatch.fnmatch(path.name, pattern)):
             return []
-        return [(str(path), [path])]
+        return [Submission(str(path), [path])]
     if per_folder:
         folders = [d for d in sorted(path.iterdir()) if d.is_dir() and not d.name.startswith(".")]
         if from_glob:  # the glob named the submission folders themselves
             folders = [path]
-        return [(str(d), [f for f in _files(d, pattern) if _real(f) not in skip]) for d in folders]
-    return [(str(f), [f]) for f in _files(path, pattern) if _real(f) not in skip]
+        if not folders:
+            return [Submission(str(path), [], "no sub-folders (with --per-folder each sub-folder is one submission)")]
+        out = []
+        for folder in folders:
+            files = [f for f in _files(folder, pattern) if _real(f) not in skip]
+            out.append(Submission(str(folder), files, None if files else _nothing(pattern)))
+        return out
+    files = [f for f in _files(path, pattern) if _real(f) not in skip]
+    if not files:
+        return [Submission(str(path), [], _nothing(pattern))]
+    return [Submission(str(f), [f]) for f in files]
+
+
+def _nothing(pattern: str | None) -> str:
+    return f"no file matching {pattern!r}" if pattern else "empty folder (no file to grade)"
 
 
 def _files(folder: Path, pattern: str | None) -> list[Path]:
@@ -118,12 +166,12 @@ def _real(path: str | Path) -> str:
     return os.path.realpath(str(path))
 
 
-def items_for(problem: Problem, submissions: Sequence[tuple[str, list[Path] | None]],
+def items_for(problem: Problem, submissions: Sequence[Submission],
               pattern: str | None = None, id_prefix: str = "", base: Path | None = None) -> ItemSet:
     """Read each submission and check it against the problem's language; messages name files
     relative to ``base`` when given."""
     result = ItemSet()
-    for sub_id, files in submissions:
+    for sub_id, files, empty in submissions:
         item = GradeItem(id=id_prefix + sub_id, candidate=None, references=problem.references,
                          language=problem.language, context=problem.context, problem=problem.name,
                          source=sub_id, reference_names=problem.reference_names)
@@ -132,7 +180,7 @@ def items_for(problem: Problem, submissions: Sequence[tuple[str, list[Path] | No
         elif files is None:
             item.error = f"{sub_id}: no such file, folder or glob match"
         elif not files:
-            item.error = f"{sub_id}: no file matching {pattern!r}" if pattern else f"{sub_id}: empty folder"
+            item.error = f"{sub_id}: {empty or _nothing(pattern)}"
         else:
             _read_into(item, files, problem)
             if item.error and base is not None:

@@ -27,16 +27,23 @@ import io
 import json
 import os
 import tomllib
+import zlib
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Iterator
 
 from .. import languages
 from ..analysis.text import MAX_INPUT_BYTES
 from ..errors import InputFileError
+from ..safe_read import describe_limit, open_regular
 from .discover import expand, items_for, load_problem
 from .items import GradeItem, ItemSet
+from .mapping_schema import check_problem, csv_flag
 
 TRUE_WORDS = frozenset({"1", "true", "yes", "y", "on"})
+FALSE_WORDS = frozenset({"", "0", "false", "no", "n", "off"})
+#: Most (decompressed) bytes read from one JSONL file; each line is also capped at MAX_INPUT_BYTES.
+MAX_JSONL_BYTES = 1024 * 1024 * 1024
+SKIP_CHUNK = 1024 * 1024
 
 
 def load_mapping(path: str | Path, default_language: str | None = None) -> ItemSet:
@@ -47,6 +54,8 @@ def load_mapping(path: str | Path, default_language: str | None = None) -> ItemS
     result = ItemSet()
     if not problems:
         raise InputFileError(f"{path}: no problems found (expected [[problem]] tables or CSV rows)")
+    for index, entry in enumerate(problems, 1):
+        result.notes.extend(check_problem(entry, path, index))
     for index, entry in enumerate(problems, 1):
         result.extend(_problem_items(entry, base, index, default_language, path))
     return result
@@ -69,13 +78,22 @@ def _csv_problems(path: Path) -> list[dict[str, Any]]:
     except csv.Error as error:
         raise InputFileError(f"{path}: not valid CSV ({error})") from None
     out = []
-    for row in rows:
-        entry: dict[str, Any] = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()}
+    for index, row in enumerate(rows, 1):
+        entry: dict[str, Any] = {("(cells past the header)" if k is None else k.strip().lower()): _cell_text(v)
+                                 for k, v in row.items()}
         for key in ("reference", "submissions"):
             entry[key] = [part.strip() for part in entry.get(key, "").split(";") if part.strip()]
-        entry["per_folder"] = entry.get("per_folder", "").lower() in TRUE_WORDS
+        entry["per_folder"] = csv_flag(entry.get("per_folder", ""), "per_folder", path, index,
+                                       TRUE_WORDS, FALSE_WORDS)
         out.append({k: v for k, v in entry.items() if v not in ("", None)})
     return out
+
+
+def _cell_text(value: Any) -> str:
+    """A CSV cell as text (a row longer than the header gives a list under the key None)."""
+    if isinstance(value, list):
+        return ";".join(str(v) for v in value).strip()
+    return (value or "").strip()
 
 
 def _read_text(path: Path) -> str:
@@ -111,7 +129,7 @@ def _problem_items(entry: dict[str, Any], base: Path, index: int, default_langua
     pattern = entry.get("pattern")
     subs = expand([base / s for s in _as_list(entry.get("submissions"))], pattern,
                   bool(entry.get("per_folder", False)), exclude=references)
-    subs = [(os.path.relpath(sub_id, base) if files is not None else sub_id, files) for sub_id, files in subs]
+    subs = [sub._replace(id=os.path.relpath(sub.id, base)) if sub.files is not None else sub for sub in subs]
     result = items_for(problem, subs, pattern, id_prefix=f"{name}/", base=base)
     if not subs:
         result.notes.append(f"problem {name!r}: no submissions listed")
@@ -122,27 +140,49 @@ def _problem_items(entry: dict[str, Any], base: Path, index: int, default_langua
 
 
 def load_jsonl(path: str | Path, default_language: str | None = None) -> ItemSet:
-    """Items from a JSONL file (optionally gzipped): one candidate/reference pair per line."""
+    """Items from a JSONL file (optionally gzipped): one candidate/reference pair per line.
+    Read as a stream through ``safe_read`` (regular files only; each line and the whole text
+    capped), so a FIFO, ``/dev/zero`` or a gzip bomb is refused instead of filling memory."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-        if path.suffix == ".gz":
-            raw = gzip.decompress(raw)
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no such file") from None
-    except (OSError, EOFError) as error:
-        raise InputFileError(f"{path}: cannot read ({error})") from None
     result = ItemSet()
-    for number, line in enumerate(raw.splitlines(), 1):
-        if line.strip():
-            result.items.append(_jsonl_item(line, f"{path.name}:{number}", default_language))
+    with open_regular(path) as handle:
+        stream: IO[bytes] = gzip.GzipFile(fileobj=handle) if path.suffix == ".gz" else handle
+        try:
+            for number, line in _capped_lines(stream, path):
+                if line.strip():
+                    result.items.append(_jsonl_item(line, f"{path.name}:{number}", default_language))
+        except (OSError, EOFError, zlib.error) as error:
+            raise InputFileError(f"{path}: cannot read ({error})") from None
     return result
+
+
+def _capped_lines(stream: IO[bytes], path: Path) -> Iterator[tuple[int, bytes]]:
+    """Numbered lines without their end; a line over ``MAX_INPUT_BYTES`` comes back cut to
+    ``MAX_INPUT_BYTES + 1`` bytes (the rest is skipped); InputFileError past ``MAX_JSONL_BYTES``."""
+    total = number = 0
+    while True:
+        line = stream.readline(MAX_INPUT_BYTES + 1)
+        if not line:
+            return
+        number += 1
+        total += len(line)
+        if line.endswith(b"\n"):
+            line = line[:-1]
+        elif len(line) > MAX_INPUT_BYTES:  # skip the rest of an over-long line
+            while True:
+                more = stream.readline(SKIP_CHUNK)
+                total += len(more)
+                if not more or more.endswith(b"\n") or total > MAX_JSONL_BYTES:
+                    break
+        if total > MAX_JSONL_BYTES:
+            raise InputFileError(f"{path}: more than {describe_limit(MAX_JSONL_BYTES)} of JSONL, over the limit")
+        yield number, line.rstrip(b"\r")
 
 
 def _jsonl_item(line: bytes, where: str, default_language: str | None) -> GradeItem:
     item = GradeItem(id=where, candidate=None, references=(), language=None, source=where)
     if len(line) > MAX_INPUT_BYTES:
-        item.error = f"{where}: line is over the {MAX_INPUT_BYTES // (1024 * 1024)} MiB limit"
+        item.error = f"{where}: line is over the {describe_limit(MAX_INPUT_BYTES)} limit"
         return item
     try:
         data = json.loads(line.decode("utf-8"))

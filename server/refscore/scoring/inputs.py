@@ -7,24 +7,15 @@ from pathlib import Path
 from .. import languages
 from ..analysis.text import InputError, MAX_INPUT_BYTES, decode_source
 from ..errors import InputFileError, LanguageError
+from ..safe_read import read_capped
 
 
 def read_source(path: str | Path) -> str:
-    """Read a UTF-8 source file; raise InputFileError saying what is wrong with it."""
+    """Read a UTF-8 source file; raise InputFileError saying what is wrong with it (missing,
+    not a regular file, over the size limit, binary, not UTF-8). Reads through ``safe_read``:
+    never blocks on a FIFO, never reads past the limit."""
     path = Path(path)
-    try:
-        if path.is_dir():
-            raise InputFileError(f"{path}: is a directory, not a source file")
-        size = path.stat().st_size
-        if size > MAX_INPUT_BYTES:
-            raise InputFileError(f"{path}: {size} bytes is over the {MAX_INPUT_BYTES // (1024 * 1024)} MiB limit")
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no such file") from None
-    except PermissionError:
-        raise InputFileError(f"{path}: permission denied") from None
-    except OSError as error:
-        raise InputFileError(f"{path}: cannot read ({error.strerror or error})") from None
+    data = read_capped(path, MAX_INPUT_BYTES)
     try:
         return decode_source(data, name=str(path))
     except InputError as error:
