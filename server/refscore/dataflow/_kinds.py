@@ -143,14 +143,38 @@ def union_states(states: list[State]) -> State:
     return merged
 
 
+#: States with at most this many variables are copied whole for a branch (cheaper than finding
+#: the variables under the branch node); larger ones are cut down to those (``local_state``).
+SMALL_STATE = 32
+
+
+def local_state(w: Walker, n: Node, st: State) -> State:
+    """The part of ``st`` a walk of ``n`` (and of its children) can read or write: its mentioned
+    variables (``st`` itself when small). Branches copy and join this part only, so an ``if``
+    costs what it contains, not the size of the whole file's state."""
+    if len(st) <= SMALL_STATE:
+        return st
+    return {v: st[v] for v in w.mentioned(n) if v in st}
+
+
+def rejoin(st: State, part: State, joined: State) -> State:
+    """The state after a branch: ``joined`` (the join of the branch states grown from ``part``,
+    ``local_state(w, n, st)``) put back into ``st``. A branch can only change the variables
+    under n, so every other one joins to its value in ``st``."""
+    if part is st:
+        return joined
+    st.update(joined)
+    return st
+
+
 def branch(branch_types: frozenset[str], *, flag_style: bool, always_input: bool) -> Handler:
     """if/else: plain children run in sequence, branch children start from the input state.
 
     flag_style: after the first branch child, every later child is a branch too.
     The input state joins the result when there is no ``else`` (or always, where always_input).
     """
-    def handle(w: Walker, n: Node, st: State) -> State:
-        base = st
+    def handle(w: Walker, n: Node, whole: State) -> State:
+        base = local_state(w, n, whole)
         current = dict(base)
         outs: list[State] = []
         tag = "else" in w.types[n]
@@ -168,7 +192,7 @@ def branch(branch_types: frozenset[str], *, flag_style: bool, always_input: bool
         outs.append(current)
         if always_input or not tag:
             outs.append(base)
-        return union_states(outs)
+        return rejoin(whole, base, union_states(outs))
     return handle
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ._kinds import (
-    after_marker, all_children, assign, branch, by_field, by_position, define, each_loop, loop, union_states,
+    after_marker, all_children, assign, branch, by_field, by_position, define, each_loop, local_state, loop, rejoin,
+    union_states,
 )
 from ._walker import Node, COMES, Rules, State, Walker, table
 
@@ -30,10 +31,11 @@ def _walk_opt(w: Walker, n: Node | None, st: State) -> State:
 def _if_expression(w: Walker, n: Node, st: State) -> State:
     """Condition first; then and else start from the state after it and join."""
     st = _walk_opt(w, w.field(n, "condition"), st)
-    then = _walk_opt(w, w.field(n, "consequence"), dict(st))
+    base = local_state(w, n, st)
+    then = _walk_opt(w, w.field(n, "consequence"), dict(base))
     alternative = w.field(n, "alternative")
-    other = st if alternative is None else w.walk(alternative, dict(st))
-    return union_states([then, other])
+    other = base if alternative is None else w.walk(alternative, dict(base))
+    return rejoin(st, base, union_states([then, other]))
 
 
 def _match_expression(w: Walker, n: Node, st: State) -> State:
@@ -43,7 +45,8 @@ def _match_expression(w: Walker, n: Node, st: State) -> State:
     arms = [k for k in w.kids(body) if w.types[k] == "match_arm"] if body is not None else []
     if not arms:
         return st
-    return union_states([w.walk(arm, dict(st)) for arm in arms])
+    base = local_state(w, n, st)
+    return rejoin(st, base, union_states([w.walk(arm, dict(base)) for arm in arms]))
 
 
 def _declare(w: Walker, target: Node | None, st: State) -> State:
