@@ -19,6 +19,7 @@ from typing import Any
 from pygls.uris import from_fs_path, to_fs_path
 
 from ..scoring.pairing import best_region
+from . import arguments
 from .missing import missing_items
 from .render import bert_data, codebleu_data
 from .requests import request_for
@@ -75,13 +76,12 @@ async def _score_text(ls: RefScoreServer, uri: str, text: str) -> dict[str, Any]
 def register(server: RefScoreServer) -> None:
     @server.command(SET_REFERENCE)
     def set_reference(ls: RefScoreServer, *args: Any) -> dict[str, Any]:
-        if not args or not isinstance(args[0], str):
-            raise ValueError(f"{SET_REFERENCE} takes [documentUri, path | [paths] | null]")
-        uri, target = args[0], (args[1] if len(args) > 1 else None)
-        if target is None or target == [] or target == "":
+        usage = "[documentUri, path | [paths] | null]"
+        uri = arguments.document_uri(SET_REFERENCE, usage, args)
+        names = arguments.reference_paths(SET_REFERENCE, usage, args)
+        if names is None:
             ls.explicit_references.pop(uri, None)
         else:
-            names = [target] if isinstance(target, str) else [str(t) for t in target]
             base = Path(to_fs_path(uri) or ".").parent
             paths = []
             for name in names:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+from cattrs import Converter
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import default_converter
 from pygls.uris import to_fs_path
 
 from .. import __version__
@@ -24,11 +27,25 @@ log = logging.getLogger(__name__)
 TOKEN_SCORES = "refscore/tokenScores"
 
 
+def _strict_str(value: Any, _: type) -> str:
+    if isinstance(value, str):
+        return value
+    raise TypeError(f"expected a string, got {type(value).__name__}")
+
+
+def strict_converter() -> Converter:
+    """pygls's converter, except that a string field takes only a string (its default turns
+    ``"uri": 5`` into ``"5"``): such params get an InvalidParams reply instead."""
+    converter = default_converter()
+    converter.register_structure_hook(str, _strict_str)
+    return converter
+
+
 class RefScoreServer(LanguageServer):
     """Holds the settings, the scorers, the loop and what the client opted into."""
 
     def __init__(self, allow_daemon: bool = True) -> None:
-        super().__init__("refscore", __version__)
+        super().__init__("refscore", __version__, converter_factory=strict_converter)
         self.settings = Settings()
         self.scorers = Scorers(allow_daemon=allow_daemon)
         self.loop = ScoringLoop(self)
@@ -36,6 +53,12 @@ class RefScoreServer(LanguageServer):
         self.token_scores = False  # initializationOptions.tokenScores
         self.settings_ready: asyncio.Event | None = None  # set once the client's settings are read
         self._notices: set[str] = set()
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve over stdio with the resynchronising reader (``stdio``), not pygls's."""
+        from .stdio import serve_stdio
+
+        serve_stdio(self, stdin or sys.stdin.buffer, stdout or sys.stdout.buffer)
 
     # -- client capabilities -------------------------------------------------------------------
 

@@ -1,0 +1,140 @@
+"""Serve a pygls server over stdin/stdout with RefScore's reader: resynchronising framing
+(``framing``) and a reply to every request whose params do not fit its method.
+
+pygls's own stdio loop structures each message inside ``json.loads``; a request whose params
+fail (``textDocument/hover`` without ``position``) only logs a traceback and the client waits for
+ever. Here such a request gets an ``InvalidParams`` error naming what is wrong, a malformed
+message an ``InvalidRequest`` error, a body that is not JSON a ``ParseError`` (id null), and a
+framing fault one log line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import threading
+from typing import Any, BinaryIO
+
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, JsonRpcParseError
+from pygls.io_ import StdoutWriter
+from pygls.server import JsonRPCServer
+
+from .framing import ChunkSource, FrameReader
+
+log = logging.getLogger(__name__)
+
+
+def serve_stdio(server: JsonRPCServer, stdin: BinaryIO, stdout: BinaryIO) -> None:
+    """Run ``server`` until the client sends ``exit`` or closes stdin."""
+    _quiet_pygls_deserialisation()
+    stop = threading.Event()
+    server._stop_event = stop  # pygls's shutdown() sets it; the loop below checks it
+    writer = StdoutWriter(stdout)
+    server.protocol.set_writer(writer)
+    try:
+        asyncio.run(_serve(server, stdin, writer, stop))
+    except BrokenPipeError:
+        log.error("the client closed the connection; stopping")
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        server.shutdown()
+
+
+async def _serve(server: JsonRPCServer, stdin: BinaryIO, writer: StdoutWriter, stop: threading.Event) -> None:
+    def on_fault(message: str, parse_error: bool) -> None:
+        log.warning("LSP framing: %s", message)
+        if parse_error:
+            send_error(writer, None, JsonRpcParseError(f"Parse error: {message}"))
+
+    reader = FrameReader(ChunkSource(stdin, asyncio.get_running_loop()), on_fault)
+    async for data in reader.messages():
+        dispatch(server, writer, data)
+        if stop.is_set():
+            return
+
+
+def dispatch(server: JsonRPCServer, writer: StdoutWriter, data: Any) -> None:
+    """Structure one decoded message and hand it to pygls; a request that cannot be structured
+    gets its error reply here."""
+    protocol = server.protocol
+    method = data.get("method") if isinstance(data, dict) else None
+    request_id = data.get("id") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
+        problem = "a message is a JSON object with \"jsonrpc\": \"2.0\""
+        log.warning("LSP: ignored a malformed message (%s)", problem)
+        if not isinstance(data, dict) or "method" in data:
+            send_error(writer, _valid_id(request_id), JsonRpcInvalidRequest(f"Invalid Request: {problem}"))
+        return
+    log.debug("LSP: received %s (id %r)", method or "a response", request_id)
+    if getattr(protocol, "_shutdown", False) and method not in (None, "exit"):
+        # pygls drops these silently; LSP says a request after shutdown gets InvalidRequest
+        if "id" in data:
+            send_error(writer, _valid_id(request_id),
+                       JsonRpcInvalidRequest(f"Invalid Request: the server is shutting down ({method})"))
+        return
+    try:
+        message = protocol.structure_message(data)
+    except JsonRpcException as error:
+        text = f"{error.message} for {method}: {_details(error)}" if method else f"{error.message}: {_details(error)}"
+        log.warning("LSP: %s", text)
+        if method is not None and "id" in data:
+            send_error(writer, _valid_id(request_id), type(error)(text, error.code))
+        return
+    try:
+        protocol.handle_message(message)
+    except Exception as error:  # noqa: BLE001 - as pygls: one bad message must not stop the server
+        log.exception("LSP: could not handle %s", method or "a message")
+        try:
+            server.report_server_error(error, JsonRpcException)
+        except Exception:  # noqa: BLE001 - reporting is best effort
+            log.warning("LSP: could not report the error to the client")
+
+
+def send_error(writer: StdoutWriter, request_id: int | str | None, error: JsonRpcException) -> None:
+    """Write one JSON-RPC error response."""
+    body = json.dumps({"jsonrpc": "2.0", "id": request_id,
+                       "error": {"code": error.code, "message": error.message}}).encode("utf-8")
+    writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+
+
+def _valid_id(value: Any) -> int | str | None:
+    return value if isinstance(value, (int, str)) and not isinstance(value, bool) else None
+
+
+def _details(error: JsonRpcException) -> str:
+    """What did not fit, e.g. ``required field missing @ $.params.position``."""
+    cause = error.__cause__
+    if cause is None:
+        return "malformed message"
+    try:
+        from cattrs import transform_error
+
+        found = transform_error(cause)
+    except Exception:  # noqa: BLE001 - not a cattrs error
+        found = [str(cause)]
+    found = [_camel_path(line) for line in found]
+    return "; ".join(found[:3]) + (f"; and {len(found) - 3} more" if len(found) > 3 else "")
+
+
+def _camel_path(line: str) -> str:
+    """``... @ $.params.text_document.uri`` -> ``... @ $.params.textDocument.uri`` (LSP's names)."""
+    what, at, path = line.rpartition(" @ ")
+    if not at:
+        return line
+    return f"{what} @ " + re.sub(r"_([a-z])", lambda m: m.group(1).upper(), path)
+
+
+class _DropDeserialisationTraceback(logging.Filter):
+    """pygls logs a full traceback for a message it cannot structure; ``dispatch`` logs one line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Unable to deserialize message")
+
+
+def _quiet_pygls_deserialisation() -> None:
+    logger = logging.getLogger("pygls.protocol.json_rpc")
+    if not any(isinstance(f, _DropDeserialisationTraceback) for f in logger.filters):
+        logger.addFilter(_DropDeserialisationTraceback())

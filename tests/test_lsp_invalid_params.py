@@ -1,0 +1,70 @@
+"""Requests whose params do not fit get an error reply (never silence, never a traceback):
+``textDocument/hover`` with a number for the URI or no position -> InvalidParams naming the field;
+``refscore.setReference`` with bad arguments -> InvalidParams with one clear message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pygls.exceptions import JsonRpcException
+
+from tests.lsp import samples
+from tests.lsp.harness import session, uri
+from tests.lsp.raw import RawServer, frame, request
+
+INVALID_PARAMS = -32602
+
+
+@pytest.mark.parametrize("params, field", [
+    ({"textDocument": {"uri": 5}, "position": {"line": 0, "character": 0}}, "textDocument.uri"),
+    ({"textDocument": {"uri": "file:///a.py"}}, "position"),
+    ({"textDocument": {"uri": "file:///a.py"}, "position": {"line": "x", "character": 0}}, "position.line"),
+])
+def test_hover_with_invalid_params_gets_invalid_params(params: dict, field: str) -> None:
+    """Raw bytes: a typed LSP client cannot send these params at all."""
+    server = RawServer()
+    try:
+        server.initialize()
+        server.send(frame(request(2, "textDocument/hover", params)))
+        error = server.reply(2)["error"]
+        assert error["code"] == INVALID_PARAMS
+        assert "textDocument/hover" in error["message"] and field in error["message"]
+        good = {"textDocument": {"uri": "file:///a.py"}, "position": {"line": 0, "character": 0}}
+        server.send(frame(request(3, "textDocument/hover", good)))
+        assert "error" not in server.reply(3)  # and the server goes on
+    finally:
+        assert server.close() == 0
+    assert b"Traceback" not in server.stderr
+
+
+@pytest.mark.parametrize("arguments, expected", [
+    (["not a uri", 5], "the first argument must be a document URI"),
+    ([5], "the first argument must be a document URI"),
+    ([], "no arguments given"),
+    (["file:///a.py", 5], "the second argument must be a path, a list of paths or null, not 5"),
+    (["file:///a.py", ["ok.py", 3]], "the second argument must be a path"),
+])
+@pytest.mark.asyncio
+async def test_set_reference_with_bad_arguments_gets_one_clear_message(tmp_path: Path, arguments: list,
+                                                                        expected: str) -> None:
+    async with session(tmp_path) as s:
+        with pytest.raises(JsonRpcException) as caught:
+            await s.command("refscore.setReference", *arguments)
+        error = caught.value
+        assert error.code == INVALID_PARAMS
+        assert expected in error.message and "refscore.setReference takes" in error.message
+        assert "Traceback" not in error.message and "\n" not in error.message
+        assert not error.data  # no traceback in the data either
+
+
+@pytest.mark.asyncio
+async def test_set_reference_still_accepts_good_arguments(tmp_path: Path) -> None:
+    cand = samples.write_pair(tmp_path, "g")
+    other = tmp_path / "other.py"
+    other.write_text(samples.REFERENCE, encoding="utf-8")
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        result = await s.command("refscore.setReference", doc, "other.py")
+        assert result["references"] == [uri(other)]
+        assert (await s.command("refscore.setReference", doc, None))["references"] == []
