@@ -7,6 +7,7 @@ import json
 import sys
 
 from ..analysis.positions import LinePositions
+from ..bidi import bidi_warning
 from ..metrics.codebertscore_result import BertScore
 from ..scoring.factory import open_scorer
 from ..scoring.heat import DEFAULT_WEAK_THRESHOLD, candidate_words, missing_words, render_heat, token_records
@@ -80,8 +81,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"refscore: note: {note}", file=sys.stderr)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     for index, (path, request, report) in enumerate(zip(args.candidates, requests, reports)):
+        warnings = _bidi_warnings(path, request.candidate, reference_paths, references)
         if args.json:
-            data = {"candidate": path, "reference": args.reference, **report.to_dict(explain=args.explain)}
+            data = {"candidate": path, "reference": args.reference, **report.to_dict(explain=args.explain),
+                    "warnings": warnings}
             if report.codebertscore is not None:
                 data["tokens"] = token_records(report.codebertscore, request.candidate, references)
             if functions:
@@ -95,6 +98,15 @@ def run(args: argparse.Namespace) -> int:
         if bert is not None and not args.no_heat:
             print(_heat_section(bert, request.candidate, references, color))
     return 0
+
+
+def _bidi_warnings(path: str, candidate: str, reference_paths: list[str], references: tuple[str, ...]) -> list[str]:
+    """Trojan Source warnings (bidi controls in the candidate or a reference), also on stderr."""
+    texts = [(path, candidate), *zip(reference_paths, references)]
+    warnings = [f"{name}: {w}" for name, text in texts if (w := bidi_warning(text))]
+    for warning in warnings:
+        print(f"refscore: warning: {warning}", file=sys.stderr)
+    return warnings
 
 
 def _heat_section(bert: BertScore, candidate: str, references: tuple[str, ...], color: bool) -> str:

@@ -1,8 +1,10 @@
-"""Warnings about a submission that is scored anyway (tree-sitter recovers from syntax errors)."""
+"""Warnings about a submission that is scored anyway: syntax errors (tree-sitter recovers) and
+bidirectional control characters (the code may display differently from how it runs)."""
 
 from __future__ import annotations
 
 from .. import languages
+from ..bidi import bidi_warning
 
 
 def syntax_warning(text: str, language: str) -> str | None:
@@ -22,3 +24,8 @@ def syntax_warning(text: str, language: str) -> str | None:
             break
         node = child
     return f"syntax error near line {node.start_point[0] + 1} (scored with the parser's error recovery)"
+
+
+def submission_warnings(text: str, language: str) -> list[str]:
+    """Every warning about a scored submission: bidi controls (Trojan Source), syntax errors."""
+    return [w for w in (bidi_warning(text), syntax_warning(text, language)) if w]

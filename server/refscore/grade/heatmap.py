@@ -9,10 +9,11 @@ components agree something is missing.
 
 from __future__ import annotations
 
+import html as _html
 from dataclasses import dataclass
-from html import escape
 from typing import Any, Iterable, Sequence
 
+from ..bidi import BIDI_PATTERN, reveal
 from ..metrics.codebertscore_result import TokenAlignment
 
 #: Longest text shown in a pane (characters); longer code is cut with a note.
@@ -36,6 +37,24 @@ class Missing:
     start: int
     end: int
     label: str
+
+
+def safe_attr(text: str) -> str:
+    """Text for an HTML attribute or ``<title>``: escaped, bidi controls shown as ``<U+202E>``."""
+    return _html.escape(reveal(text))
+
+
+def safe_text(text: str) -> str:
+    """Text for HTML content: escaped, and each bidi control (which would reorder what is shown,
+    e.g. a file name) replaced by a visible, highlighted ``<U+202E>`` marker."""
+    out, last = [], 0
+    for match in BIDI_PATTERN.finditer(text):
+        out.append(_html.escape(text[last:match.start()]))
+        code = f"U+{ord(match.group()):04X}"
+        out.append(f'<mark class="bidi" title="bidirectional control character {code}">&lt;{code}&gt;</mark>')
+        last = match.end()
+    out.append(_html.escape(text[last:]))
+    return "".join(out)
 
 
 def heat_color(value: float) -> str:
@@ -102,7 +121,7 @@ def render_pane(text: str, heat: Sequence[Heat] = (), missing: Sequence[Missing]
         active = [m for m in active if m.end > a] + starts.get(a, [])
         while h_index < len(heat_sorted) and heat_sorted[h_index].end <= a:
             h_index += 1
-        piece = escape(text[a:b])
+        piece = safe_text(text[a:b])
         cover = heat_sorted[h_index] if h_index < len(heat_sorted) and heat_sorted[h_index].start <= a else None
         attrs, titles = [], []
         if cover is not None:
@@ -112,7 +131,7 @@ def render_pane(text: str, heat: Sequence[Heat] = (), missing: Sequence[Missing]
             attrs.append('class="miss"')
             titles.append("missing from the candidate: " + ", ".join(sorted({m.label for m in active})))
         if attrs:
-            html.append(f'<span {" ".join(attrs)} title="{escape("; ".join(titles))}">{piece}</span>')
+            html.append(f'<span {" ".join(attrs)} title="{safe_attr("; ".join(titles))}">{piece}</span>')
         else:
             html.append(piece)
     return f'{note}<pre class="code">{"".join(html)}</pre>'

@@ -4,10 +4,9 @@ heat-mapped code beside the reference. Inline CSS and JS only; no external URL o
 from __future__ import annotations
 
 import math
-from html import escape
 from typing import Any, Sequence
 
-from .heatmap import explanation_spans, heat_color, missing_heat, render_pane, token_heat
+from .heatmap import explanation_spans, heat_color, missing_heat, render_pane, safe_attr, safe_text, token_heat
 from .histogram import histogram_svg
 from .rows import LABELS, present_score_columns, summary
 from .runner import GradeResult
@@ -34,6 +33,7 @@ pre.code{font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;background:#fbfbfc;
 padding:8px;overflow:auto;max-height:480px;margin:0;white-space:pre}
 .miss{box-shadow:inset 0 -2px #c0392b}
 .legend{font-size:12px;color:#555;margin:6px 0}.legend span{padding:0 6px;border-radius:3px}
+mark.bidi{background:#f5c542;color:#5a3a00;border-radius:2px;font-size:.9em}
 .note{font-size:12px;color:#8a5a00}.msgs{color:#a12a2a;margin:4px 0}.warn{color:#8a5a00}
 """
 
@@ -82,10 +82,10 @@ def build_html(results: Sequence[GradeResult], rows: Sequence[dict[str, Any]], s
     low = _similarity_floor(results)
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
-           f"<title>{escape(title)}</title><style>{CSS}</style></head><body>",
-           f"<header><h1>{escape(title)}</h1><p>{stats['submissions']} submissions, "
-           f"{stats['with_errors']} with errors &middot; metrics: {escape(', '.join(settings.get('metrics', [])))}"
-           f" &middot; refscore {escape(str(settings.get('refscore_version', '')))}</p></header><main>"]
+           f"<title>{safe_attr(title)}</title><style>{CSS}</style></head><body>",
+           f"<header><h1>{safe_text(title)}</h1><p>{stats['submissions']} submissions, "
+           f"{stats['with_errors']} with errors &middot; metrics: {safe_text(', '.join(settings.get('metrics', [])))}"
+           f" &middot; refscore {safe_text(str(settings.get('refscore_version', '')))}</p></header><main>"]
     out.append('<section class="hists">')
     for column in columns:
         values = [float(r[column]) for r in rows if _num(r.get(column))]
@@ -103,15 +103,15 @@ def build_html(results: Sequence[GradeResult], rows: Sequence[dict[str, Any]], s
 def _table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
     head = ["Submission", "Problem", "Language", *(LABELS.get(c, c) for c in columns), "Notes"]
     out = ['<div class="tablewrap"><table class="sortable" id="results"><thead><tr>']
-    out.extend(f"<th>{escape(h)}</th>" for h in head)
+    out.extend(f"<th>{safe_text(h)}</th>" for h in head)
     out.append("</tr></thead><tbody>")
     for index, row in enumerate(rows):
         bad = ' class="bad"' if row["errors"] else ""
-        out.append(f'<tr{bad} data-id="{escape(str(row["id"]))}">')
-        out.append(f'<td data-v="{escape(str(row["id"]))}"><a href="#s{index}">{escape(str(row["id"]))}</a></td>')
+        out.append(f'<tr{bad} data-id="{safe_attr(str(row["id"]))}">')
+        out.append(f'<td data-v="{safe_attr(str(row["id"]))}"><a href="#s{index}">{safe_text(str(row["id"]))}</a></td>')
         for key in ("problem", "language"):
-            text = escape(str(row.get(key) or ""))
-            out.append(f'<td data-v="{text}">{text}</td>')
+            text = str(row.get(key) or "")
+            out.append(f'<td data-v="{safe_attr(text)}">{safe_text(text)}</td>')
         for column in columns:
             value = row.get(column)
             if _num(value):
@@ -120,7 +120,7 @@ def _table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
             else:
                 out.append('<td class="num" data-v="">&ndash;</td>')
         notes = "; ".join([*row["errors"], *row["warnings"]])
-        out.append(f'<td class="err" data-v="{escape(notes)}">{escape(notes)}</td></tr>')
+        out.append(f'<td class="err" data-v="{safe_attr(notes)}">{safe_text(notes)}</td></tr>')
     out.append("</tbody></table></div>")
     return "".join(out)
 
@@ -143,15 +143,15 @@ def _legend(low: float, with_bert: bool) -> str:
 def _detail(index: int, result: GradeResult, row: dict[str, Any], columns: Sequence[str], low: float,
             opened: bool) -> str:
     item = result.item
-    scores = " &middot; ".join(f"{escape(LABELS.get(c, c))} {row[c]:.3f}" for c in columns if _num(row.get(c)))
-    out = [f'<details id="s{index}"{" open" if opened else ""}><summary>{escape(item.id)}'
+    scores = " &middot; ".join(f"{safe_text(LABELS.get(c, c))} {row[c]:.3f}" for c in columns if _num(row.get(c)))
+    out = [f'<details id="s{index}"{" open" if opened else ""}><summary>{safe_text(item.id)}'
            f'{" &mdash; " + scores if scores else ""}</summary>']
     for message in row["errors"]:
-        out.append(f'<div class="msgs">{escape(message)}</div>')
+        out.append(f'<div class="msgs">{safe_text(message)}</div>')
     for message in row["warnings"]:
-        out.append(f'<div class="warn">{escape(message)}</div>')
+        out.append(f'<div class="warn">{safe_text(message)}</div>')
     if item.context:
-        out.append(f'<div class="legend">Task: {escape(item.context[:400])}</div>')
+        out.append(f'<div class="legend">Task: {safe_text(item.context[:400])}</div>')
     if item.candidate is not None and item.references:
         out.append(_panes(result, low))
     out.append("</details>")
@@ -167,14 +167,14 @@ def _panes(result: GradeResult, low: float) -> str:
     cand_heat = token_heat(bert.candidate_tokens, low, candidate) if bert is not None else []
     how = "coloured by CodeBERTScore token similarity" if cand_heat else "no token colours without CodeBERTScore"
     out = ['<div class="panes"><div class="pane">',
-           f"<h4>Submission ({escape(how)})</h4>", render_pane(candidate, cand_heat), "</div><div>"]
+           f"<h4>Submission ({safe_text(how)})</h4>", render_pane(candidate, cand_heat), "</div><div>"]
     for ref_index, reference in enumerate(item.references):
         missing = explanation_spans(explanations, ref_index, reference)
         heat = token_heat(bert.reference_tokens, low, reference) if bert is not None and ref_index == bert_ref else []
         if not heat:
             heat = missing_heat(missing, len(reference))
         name = item.reference_names[ref_index] if ref_index < len(item.reference_names) else f"reference {ref_index + 1}"
-        out.append(f'<div class="pane"><h4>{escape(name)} ({len(missing)} missing part(s) marked)</h4>'
+        out.append(f'<div class="pane"><h4>{safe_text(name)} ({len(missing)} missing part(s) marked)</h4>'
                    f"{render_pane(reference, heat, missing)}</div>")
     out.append("</div></div>")
     return "".join(out)

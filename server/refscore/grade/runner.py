@@ -18,7 +18,7 @@ from ..scoring.per_function import score_functions
 from ..scoring.report import ALL_METRICS, ScoreReport, ScoreRequest
 from ..scoring.scorer import Scorer
 from .cache import ReportCache
-from .checks import syntax_warning
+from .checks import submission_warnings
 from .items import GradeItem
 from .progress import Progress
 
@@ -144,9 +144,7 @@ def run_grading(items: Sequence[GradeItem], scorer: Scorer, settings: GradeSetti
         progress.close()
     for result in results:
         if result.report is not None and result.item.candidate is not None and result.item.language:
-            warning = syntax_warning(result.item.candidate, result.item.language)
-            if warning:
-                result.warnings.append(warning)
+            result.warnings.extend(submission_warnings(result.item.candidate, result.item.language))
     if settings.per_function and not run.interrupted:
         _score_functions(results, scorer, settings)
     run.elapsed_s = time.perf_counter() - start

@@ -1,0 +1,71 @@
+"""Bidirectional control characters: find them in code ("Trojan Source") and show them in names.
+
+Bidi controls (the embeddings and overrides U+202A-U+202E, the isolates U+2066-U+2069, and the
+marks U+200E, U+200F, U+061C) change the order in which text is displayed, not the order in
+which it is read. In code they can make what a reviewer sees differ from what runs (CVE-2021-42574);
+in a file name they can make ``bidi_<U+202E>cod.py`` display as another name. RefScore scores such
+code (it is only text to the metrics) but warns about it in every front end, and shows names with
+the controls replaced by visible ``<U+202E>`` markers.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+#: Every bidirectional formatting character Unicode defines.
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+BIDI_PATTERN = re.compile("[" + "".join(sorted(BIDI_CONTROLS)) + "]")
+
+
+@dataclass(frozen=True)
+class BidiControl:
+    """One control character: its code-point offset, line (0-based) and name."""
+
+    offset: int
+    line: int
+    char: str
+
+    @property
+    def code(self) -> str:
+        """``U+202E``."""
+        return f"U+{ord(self.char):04X}"
+
+    @property
+    def name(self) -> str:
+        """``RIGHT-TO-LEFT OVERRIDE``."""
+        return unicodedata.name(self.char, self.code)
+
+
+def has_bidi(text: str) -> bool:
+    """True when ``text`` holds a bidi control character."""
+    return BIDI_PATTERN.search(text) is not None
+
+
+def find_bidi(text: str) -> list[BidiControl]:
+    """Every bidi control in ``text``, in order."""
+    out = []
+    line = last = 0
+    for match in BIDI_PATTERN.finditer(text):
+        line += text.count("\n", last, match.start())
+        last = match.start()
+        out.append(BidiControl(match.start(), line, match.group()))
+    return out
+
+
+def bidi_warning(text: str) -> str | None:
+    """One line saying where the code holds bidi controls, or None when it holds none."""
+    found = find_bidi(text)
+    if not found:
+        return None
+    kinds = ", ".join(sorted({c.code for c in found}))
+    lines = sorted({c.line + 1 for c in found})
+    where = ", ".join(str(n) for n in lines[:5]) + (f" and {len(lines) - 5} more" if len(lines) > 5 else "")
+    return (f"bidirectional control character(s) {kinds} on line(s) {where}: the code may display "
+            "differently from how it runs (Trojan Source)")
+
+
+def reveal(text: str) -> str:
+    """``text`` with each bidi control replaced by a visible ``<U+202E>`` marker."""
+    return BIDI_PATTERN.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
