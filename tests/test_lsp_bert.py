@@ -105,3 +105,27 @@ async def test_codebertscore_end_to_end(tmp_path: Path, daemon: dict[str, str]) 
         assert after.code == "refscore.summary"
         assert await s.hover(doc, 0, 1) is not None
         assert s.client.error is None
+
+
+async def test_score_text_uses_the_documents_model_settings(tmp_path: Path, daemon: dict[str, str]) -> None:
+    """``refscore/scoreText`` scores a selection with the model and layer of its file (the
+    settings travel in every request to the daemon), and a pragma line is never a token."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "task.ref.py").write_text(samples.REFERENCE, encoding="utf-8")
+    cand = ws / "task.py"
+    pragma = "# refscore: context=Running maximum\n"
+    cand.write_text(pragma + samples.CANDIDATE, encoding="utf-8")
+    settings = {"metrics": ["codebleu", "codebertscore"], "layer": 4}
+    async with session(ws, settings=settings, init_options={"tokenScores": True}, daemon=True, env=daemon) as s:
+        doc = s.open(cand)
+        summary = await s.wait_for(lambda: (d := s.summary(doc)) and "CodeBERTScore P" in d.message and d,
+                                   timeout=MODEL_WAIT, what="CodeBERTScore in the summary")
+        assert summary.data["codebertscore"]["layer"] == 4
+        answer = await asyncio.wait_for(s.client.protocol.send_request_async(
+            "refscore/scoreText", {"uri": doc, "text": samples.CANDIDATE.splitlines()[0] + "\n    pass\n"}),
+            MODEL_WAIT)
+        assert answer.codebertscore.layer == 4
+        assert answer.codebertscore.model == summary.data["codebertscore"]["model"]
+        scored = await s.wait_for(lambda: s.token_scores and s.token_scores[-1], what="token scores")
+        assert all(t["range"]["start"]["line"] >= 1 for t in scored["tokens"])  # line 0 is the pragma
