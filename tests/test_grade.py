@@ -277,7 +277,7 @@ def test_csv_mapping_matches_toml_mapping(tmp_path):
     assert from_csv == from_toml
 
 
-def test_daemon_flag_goes_through_get_scorer_and_falls_back(tmp_path, monkeypatch):
+def test_daemon_flag_goes_through_open_scorer_and_falls_back(tmp_path, monkeypatch):
     """--daemon asks refscore.service for the Scorer; with the daemon disabled it falls back to
     the in-process scorer and the numbers are the same."""
     service = pytest.importorskip("refscore.service")
