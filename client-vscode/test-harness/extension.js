@@ -105,6 +105,7 @@ async function scoreOthers(folder, others, deadline, result) {
       summary: summary() ? summary().message : null,
       codeLenses: lenses.map((l) => l.command && l.command.title),
     });
+    await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
   }
 }
 
