@@ -5,7 +5,7 @@ asked for it), then a pragma in the candidate's first lines, then the ``refscore
 setting (glob -> path template), then the conventions (``NAME.ref.EXT`` beside the file, or the
 same relative path under ``reference/`` or ``solutions/`` in a workspace folder).
 
-Pragma (inside the language's comment syntax, within the first ``PRAGMA_LINES`` lines)::
+Pragma (inside the language's comment syntax, within the first ``scoring.pragma.PRAGMA_LINES`` lines)::
 
     # refscore: reference=../solutions/fizzbuzz.py
     # refscore: context=Print the numbers 1..100, Fizz for multiples of 3
@@ -25,10 +25,9 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..languages import LanguageSpec
+from ..scoring.pragma import read_pragma
 
-PRAGMA_LINES = 10
 CONVENTION_FOLDERS = ("reference", "solutions")
-_PRAGMA = re.compile(r"refscore:\s*(reference|context)\s*=\s*(.*)$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -38,50 +37,6 @@ class ReferenceChoice:
     paths: tuple[Path, ...]
     source: str  # "command", "pragma", "settings" or "convention"
     context: str | None = None
-
-
-@dataclass(frozen=True)
-class Pragma:
-    """What the candidate's pragma lines say."""
-
-    references: tuple[str, ...] = ()
-    context: str | None = None
-
-
-def _comment_body(line: str, spec: LanguageSpec | None) -> str | None:
-    """The text after a comment opener on ``line``, or None when the line holds no comment."""
-    openers = list(spec.line_comments) + [start for start, _ in spec.block_comments] if spec else ["#", "//", "/*", "--"]
-    best: str | None = None
-    best_at = len(line) + 1
-    for opener in openers:
-        at = line.find(opener)
-        if 0 <= at < best_at:
-            best, best_at = line[at + len(opener):], at
-    if best is None:
-        return None
-    if spec:
-        for _, end in spec.block_comments:
-            best = best.split(end, 1)[0]
-    return best.strip().lstrip("*").strip()
-
-
-def read_pragma(text: str, spec: LanguageSpec | None) -> Pragma:
-    """The ``refscore: reference=...`` / ``refscore: context=...`` lines in the first lines of ``text``."""
-    references: list[str] = []
-    context: str | None = None
-    for line in text.splitlines()[:PRAGMA_LINES]:
-        body = _comment_body(line, spec)
-        if body is None:
-            continue
-        match = _PRAGMA.search(body)
-        if not match:
-            continue
-        key, value = match.group(1).lower(), match.group(2).strip()
-        if key == "reference":
-            references.extend(part.strip() for part in value.split(",") if part.strip())
-        elif value:
-            context = value
-    return Pragma(tuple(references), context)
 
 
 def glob_to_regex(pattern: str) -> re.Pattern[str]:
