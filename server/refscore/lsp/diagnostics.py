@@ -1,7 +1,8 @@
 """A Result as diagnostics: the summary on the first line, weakly aligned tokens, an inserted block.
 
-Every diagnostic has severity Information (Warning for a reference that cannot be read), source
-``refscore`` and one of the stable codes below; ``data`` carries the numbers.
+Every diagnostic has severity Information (Warning for a reference that cannot be read and for a
+bidi control character, see ``trojan``), source ``refscore`` and one of the stable codes below;
+``data`` carries the numbers.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from lsprotocol import types
 
 from .render import bert_data, bert_line, codebleu_data, codebleu_line, has_tokens, num
 from .results import Result
+from .trojan import bidi_diagnostics
 
 SOURCE = "refscore"
 SUMMARY = "refscore.summary"
@@ -107,9 +109,10 @@ def build(result: Result, settings: Any) -> list[types.Diagnostic]:
     if result.problem is not None:
         return [types.Diagnostic(range=result.positions.line_range(0), message=result.problem,
                                  severity=types.DiagnosticSeverity.Warning, source=SOURCE, code=PROBLEM,
-                                 data={"version": result.version})]
+                                 data={"version": result.version}), *bidi_diagnostics(result)]
     out = [_summary(result)]
     out.extend(_weak(result, t) for t in weak_tokens(result, settings.weak_threshold, settings.weak_max_count))
     if result.insertion is not None:
         out.append(_inserted(result))
+    out.extend(bidi_diagnostics(result))
     return out

@@ -1,0 +1,87 @@
+"""Hostile references and code in the editor (issue 16, defects 1, 3 and 4), end to end with the
+real server and a pytest-lsp client: a pragma naming ``/dev/zero`` or a FIFO gives a clear
+problem diagnostic (no memory growth, no blocked scoring thread), scoring and shutdown keep
+working, and bidi control characters in the code get a Warning where they are."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+
+from tests.lsp import samples
+from tests.lsp.harness import WAIT, session
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(240),
+              pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/zero"),
+                                 reason="needs FIFOs and /dev/zero (POSIX)")]
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def problem(s, doc: str) -> types.Diagnostic | None:
+    return next((d for d in s.diagnostics(doc) if d.code == "refscore.problem"), None)
+
+
+async def test_pragma_naming_a_device_is_a_problem_not_a_read(tmp_path: Path) -> None:
+    write(tmp_path / "key.py", samples.REFERENCE)
+    zero = write(tmp_path / "zero.py", "# refscore: reference=/dev/zero\n" + samples.CANDIDATE)
+    good = write(tmp_path / "good.py", "# refscore: reference=key.py\n" + samples.CANDIDATE)
+    async with session(tmp_path) as s:
+        doc = s.open(zero)
+        found = await s.wait_for(lambda: problem(s, doc), what="a problem diagnostic for /dev/zero")
+        assert "/dev/zero" in found.message and "character device" in found.message
+        assert found.severity == types.DiagnosticSeverity.Warning
+        other = s.open(good)
+        assert 0 < (await s.wait_summary(other)).data["codebleu"]["score"] <= 1
+
+
+async def test_fifo_references_never_block_scoring_or_shutdown(tmp_path: Path) -> None:
+    """Two documents whose pragmas name FIFOs (nobody writes to them): both get a problem, a
+    third document is still scored, and shutdown/exit end the server."""
+    os.mkfifo(tmp_path / "pipe1.py")
+    os.mkfifo(tmp_path / "pipe2.py")
+    write(tmp_path / "key.py", samples.REFERENCE)
+    docs = [write(tmp_path / f"c{i}.py", f"# refscore: reference=pipe{i}.py\n" + samples.CANDIDATE) for i in (1, 2)]
+    good = write(tmp_path / "good.py", "# refscore: reference=key.py\n" + samples.CANDIDATE)
+    async with session(tmp_path) as s:
+        opened = [s.open(path) for path in docs]
+        for doc, name in zip(opened, ("pipe1.py", "pipe2.py")):
+            found = await s.wait_for(lambda doc=doc: problem(s, doc), what=f"a problem diagnostic for {name}")
+            assert name in found.message and "named pipe" in found.message
+        assert (await s.wait_summary(s.open(good))).data["codebleu"]["score"] > 0
+        # an edit of a FIFO document is answered again (no thread is left waiting on the pipe)
+        version = s.replace_all(opened[0], "# refscore: reference=pipe1.py\nx = 1\n")
+        await s.wait_for(lambda: (p := problem(s, opened[0])) is not None and p.data.get("version") == version,
+                         what="the edited FIFO document's problem")
+        await asyncio.wait_for(s.client.shutdown_session(), WAIT)
+        server = s.client._server
+        assert server is not None and server.returncode is not None
+
+
+async def test_bidi_controls_get_a_warning_where_they_are(tmp_path: Path) -> None:
+    write(tmp_path / "key.py", samples.REFERENCE)
+    text = "# refscore: reference=key.py\n" + samples.CANDIDATE + "access = 'user\u202e \u2066# admin\u2069\u2066'\n"
+    cand = write(tmp_path / "mine.py", text)
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        await s.wait_summary(doc)
+        warnings = await s.wait_for(lambda: [d for d in s.diagnostics(doc) if d.code == "refscore.bidi-control"],
+                                    what="bidi warnings")
+        assert len(warnings) == 4
+        assert all(d.severity == types.DiagnosticSeverity.Warning and d.source == "refscore" for d in warnings)
+        assert "U+202E" in warnings[0].message and "Trojan Source" in warnings[0].message
+        line = text.count("\n", 0, text.index("\u202e"))
+        column = text.splitlines()[line].index("\u202e")
+        assert warnings[0].range.start == types.Position(line=line, character=column)
+        assert warnings[0].range.end == types.Position(line=line, character=column + 1)
+        plain = s.open(write(tmp_path / "plain.py", "# refscore: reference=key.py\n" + samples.CANDIDATE))
+        await s.wait_summary(plain)
+        assert not [d for d in s.diagnostics(plain) if d.code == "refscore.bidi-control"]
