@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..errors import EXIT_BELOW_THRESHOLD, EXIT_OK, EXIT_USAGE, InputFileError, RefScoreError
+from ..errors import EXIT_BELOW_THRESHOLD, EXIT_OK, InputFileError
 from ..grade.cache import ReportCache
 from ..grade.discover import expand, items_for, load_problem
 from ..grade.items import ItemSet, unique_ids
@@ -19,15 +19,11 @@ from ..grade.runner import GradeSettings, run_grading, scorer_tag
 from ..metrics.codebleu import DEFAULT_WEIGHTS
 from ..scoring.factory import open_scorer
 from ..scoring.report import ALL_METRICS, CODEBLEU_RULES
+from . import options
 from .bert_options import idf_setting as _idf_setting
+from .options import UsageError
 
 EXIT_INTERRUPTED = 130
-
-
-class UsageError(RefScoreError):
-    """A command line that cannot work (exit 2)."""
-
-    exit_code = EXIT_USAGE
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -53,7 +49,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sc.add_argument("--metrics", default=",".join(ALL_METRICS),
                     help=f"comma-separated, from {','.join(ALL_METRICS)} (default: both)")
     sc.add_argument("--weights", default=",".join(str(w) for w in DEFAULT_WEIGHTS),
-                    help="CodeBLEU weights: n-gram,weighted,syntax,dataflow (default 0.25 each)")
+                    help="CodeBLEU weights: n-gram,weighted,syntax,dataflow (default 0.25 each); "
+                         "the native rule normalises them to sum to 1")
     sc.add_argument("--codebleu-rule", choices=CODEBLEU_RULES, default="native",
                     help="native (default) or compat: the codebleu package's numbers, to compare with "
                          "published results (no explanations in the report then)")
@@ -85,25 +82,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="progress on stderr: bar on a terminal, lines otherwise (default auto)")
     out.add_argument("-q", "--quiet", action="store_true", help="no progress, only the summary")
     p.set_defaults(handler=run)
-
-
-def _metrics(text: str) -> tuple[str, ...]:
-    metrics = tuple(dict.fromkeys(m.strip() for m in text.split(",") if m.strip()))
-    unknown = [m for m in metrics if m not in ALL_METRICS]
-    if unknown or not metrics:
-        raise UsageError(f"unknown metric {unknown[0]!r}; choose from {', '.join(ALL_METRICS)}" if unknown
-                         else "--metrics names no metric")
-    return metrics
-
-
-def _weights(text: str) -> tuple[float, float, float, float]:
-    try:
-        values = tuple(float(v) for v in text.split(","))
-    except ValueError:
-        raise UsageError(f"--weights {text!r}: expected four numbers like 0.25,0.25,0.25,0.25") from None
-    if len(values) != 4 or any(v < 0 for v in values) or not sum(values):
-        raise UsageError(f"--weights {text!r}: expected four non-negative numbers, not all 0")
-    return values  # type: ignore[return-value]
 
 
 def collect(args: argparse.Namespace) -> ItemSet:
@@ -157,11 +135,15 @@ def _cache_path(args: argparse.Namespace, outputs: dict[str, Path]) -> Path | No
 
 
 def run(args: argparse.Namespace) -> int:
-    metrics, weights = _metrics(args.metrics), _weights(args.weights)
+    metrics, weights = options.parse_metrics(args.metrics), options.parse_weights(args.weights)
+    options.check_fail_under(args.fail_under)
+    options.check_fail_metric(args.fail_metric, metrics)
+    options.check_device(args.device, metrics)
     if args.batch_size < 1:
         raise UsageError("--batch-size must be at least 1")
     outputs = _outputs(args)
     items = collect(args)
+    options.check_layer(args.layer, args.model, [i.language for i in items.items if i.language], metrics)
     for note in items.notes:
         print(f"refscore: note: {note}", file=sys.stderr)
     idf = _idf_setting(args.idf)
@@ -226,7 +208,7 @@ def _print_summary(rows: list, outputs: dict[str, Path], graded: Any, cache: Rep
 def _threshold(args: argparse.Namespace, rows: list) -> int:
     if args.fail_under is None:
         return EXIT_OK
-    metric = args.fail_metric or ("codebleu" if "codebleu" in _metrics(args.metrics) else "codebertscore_f1")
+    metric = args.fail_metric or ("codebleu" if "codebleu" in options.parse_metrics(args.metrics) else "codebertscore_f1")
     failures = threshold_failures(rows, metric, args.fail_under)
     if not failures:
         print(f"all submissions reach {LABELS[metric]} {args.fail_under:g}")

@@ -15,6 +15,7 @@ from ..scoring.inputs import read_source, resolve_language
 from ..scoring.per_function import pair_record, score_functions
 from ..scoring.render import render_functions, render_table
 from ..scoring.report import ALL_METRICS, CODEBLEU_RULES, ScoreRequest
+from . import options
 from .bert_options import idf_setting
 
 
@@ -56,11 +57,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    metrics = tuple(m.strip() for m in args.metrics.split(",") if m.strip())
-    unknown = [m for m in metrics if m not in ALL_METRICS]
-    if unknown:
-        print(f"refscore: unknown metric {unknown[0]!r}; choose from {', '.join(ALL_METRICS)}", file=sys.stderr)
-        return 2
+    metrics = options.parse_metrics(args.metrics)
+    options.check_device(args.device, metrics)
     reference_paths = [args.reference, *args.also_reference]
     references = tuple(read_source(p) for p in reference_paths)
     idf = idf_setting(args.idf)
@@ -70,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
         requests.append(ScoreRequest(read_source(path), references, spec.name, args.context, metrics,
                                      model=args.model, layer=args.layer, codebleu_rule=args.codebleu_rule,
                                      device=args.device, idf=idf))
+    options.check_layer(args.layer, args.model, [r.language for r in requests], metrics)
     needs_model = "codebertscore" in metrics
     scorer = open_scorer("local" if args.no_daemon else "daemon_or_local", autostart=needs_model)
     try:

@@ -11,6 +11,8 @@ import logging
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping
 
+from ..metrics.weights import USAGE, check_weights
+
 log = logging.getLogger(__name__)
 
 METRICS = ("codebleu", "codebertscore")
@@ -79,10 +81,9 @@ def _convert(name: str, value: Any, default: Any) -> Any:
             raise ValueError(f"metrics must be a subset of {list(METRICS)}")
         return chosen
     if name == "codebleu_weights":
-        weights = tuple(float(w) for w in value)
-        if len(weights) != 4 or any(w < 0 for w in weights) or sum(weights) <= 0:
-            raise ValueError("codebleu.weights needs four non-negative numbers")
-        return weights
+        if not isinstance(value, (list, tuple)):
+            raise ValueError(f"codebleu.weights is a list of {USAGE}")
+        return check_weights(value)  # WeightsError (a ValueError) says what is allowed
     if name == "weak_threshold":
         number = float(value)
         if not -1.0 <= number <= 1.0:

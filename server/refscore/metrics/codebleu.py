@@ -2,9 +2,10 @@
 
 * compat: ``alpha*ngram + beta*weighted + gamma*syntax + theta*(dataflow or 1)``: a candidate
   with no matching dataflow gets full dataflow credit, as in ``codebleu`` 0.7.0.
-* native: a candidate that matches none of the reference's dataflow scores 0 for it; when the
-  references have no dataflow at all the component is not applicable (``None``) and the weights
-  are renormalised over the other three.
+* native: the weights are normalised to sum to 1 (``metrics.weights``); a candidate that
+  matches none of the reference's dataflow scores 0 for it; when the references have no dataflow
+  at all the component is not applicable (``None``) and the weights are renormalised over the
+  other three.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Literal, Sequence
 
 from .ngram import NgramStats, score_from_stats
 from .signature import build_signature
+from .weights import normalise
 
 Rule = Literal["compat", "native"]
 DEFAULT_WEIGHTS = (0.25, 0.25, 0.25, 0.25)
@@ -90,8 +92,10 @@ def component_scores(stats: PairStats) -> tuple[float, float, float, float | Non
 
 def combine(stats: PairStats, weights: Sequence[float], rule: Rule, language: str, tokenizer: str = "ws",
             grammar: str = "", explanations: Sequence[Explanation] = ()) -> CodeBleuResult:
-    """Apply the final-score rule to the component values."""
+    """Apply the final-score rule to the component values (native: weights normalised to sum 1)."""
     ngram, weighted, syntax, dataflow = component_scores(stats)
+    if rule != "compat":
+        weights = normalise(weights)
     alpha, beta, gamma, theta = weights
     if rule == "compat":
         dataflow_value = dataflow if dataflow is not None else 0.0

@@ -1,0 +1,121 @@
+"""Checks of the options ``refscore score`` and ``refscore grade`` share: each bad value is a
+usage error (exit 2) with one line saying what is allowed, found before any scoring starts."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from ..errors import EXIT_USAGE, RefScoreError
+from ..metrics.weights import Weights, WeightsError
+from ..metrics.weights import parse_weights as _parse_weights
+from ..scoring.report import ALL_METRICS
+
+_DEVICE = re.compile(r"(cpu|mps|cuda)(:(\d+))?")
+DEVICES = "cpu, cuda, cuda:N or mps"
+#: config.json keys that give a transformer's number of hidden layers
+_LAYER_KEYS = ("num_hidden_layers", "n_layer", "num_layers")
+
+
+class UsageError(RefScoreError):
+    """A command line that cannot work (exit 2)."""
+
+    exit_code = EXIT_USAGE
+
+
+def parse_metrics(text: str) -> tuple[str, ...]:
+    """``codebleu,codebertscore`` -> the metrics named (each once); at least one, all known."""
+    metrics = tuple(dict.fromkeys(m.strip().lower() for m in text.split(",") if m.strip()))
+    unknown = [m for m in metrics if m not in ALL_METRICS]
+    if unknown:
+        raise UsageError(f"--metrics: unknown metric {unknown[0]!r}; choose from {', '.join(ALL_METRICS)}")
+    if not metrics:
+        raise UsageError(f"--metrics {text!r} names no metric; choose one or more of {', '.join(ALL_METRICS)}")
+    return metrics
+
+
+def parse_weights(text: str) -> Weights:
+    """CodeBLEU weights ``a,b,c,d``: four non-negative finite numbers, not all 0."""
+    try:
+        return _parse_weights(text)
+    except WeightsError as error:
+        raise UsageError(f"--weights {text!r}: {error}") from None
+
+
+def check_fail_under(value: float | None) -> None:
+    """A threshold is a score: a finite number from 0 to 1."""
+    if value is not None and not (math.isfinite(value) and 0.0 <= value <= 1.0):
+        raise UsageError(f"--fail-under {value:g}: a threshold is a score from 0 to 1")
+
+
+def metric_of(column: str) -> str:
+    """The metric that fills a score column (``codebertscore_f1`` -> ``codebertscore``)."""
+    return "codebertscore" if column.startswith("codebertscore") else "codebleu"
+
+
+def check_fail_metric(column: str | None, metrics: Sequence[str]) -> None:
+    """``--fail-metric`` must be a column the chosen metrics compute."""
+    if column is not None and metric_of(column) not in metrics:
+        raise UsageError(f"--fail-metric {column} is not computed with --metrics {','.join(metrics)}; "
+                         f"add {metric_of(column)} to --metrics or choose a {'/'.join(metrics)} column")
+
+
+def check_device(device: str | None, metrics: Sequence[str]) -> None:
+    """``cpu``, ``cuda``, ``cuda:N`` or ``mps``; when CodeBERTScore is wanted, also one that this
+    torch can use (torch is imported only then)."""
+    if device is None:
+        return
+    found = _DEVICE.fullmatch(device)
+    if found is None:
+        raise UsageError(f"--device {device!r}: choose {DEVICES}")
+    if "codebertscore" not in metrics or found.group(1) == "cpu":
+        return
+    from ..embed import torch_module
+
+    torch = torch_module()
+    if found.group(1) == "mps":
+        if not torch.backends.mps.is_available():
+            raise UsageError(f"--device {device}: MPS is not available to this torch; use --device cpu")
+        return
+    if not torch.cuda.is_available():
+        raise UsageError(f"--device {device}: CUDA is not available to this torch "
+                         f"({torch.__version__}); use --device cpu")
+    count = torch.cuda.device_count()
+    if found.group(3) is not None and int(found.group(3)) >= count:
+        raise UsageError(f"--device {device}: this machine has CUDA devices cuda:0 to cuda:{count - 1}")
+
+
+def check_layer(layer: int | None, model: str | None, languages: Iterable[str], metrics: Sequence[str]) -> None:
+    """``--layer`` must be a hidden layer of the model each language would use (0 is the
+    embeddings, N the last of N layers). Models that cannot be found are left to the scorer."""
+    if layer is None or "codebertscore" not in metrics:
+        return
+    from ..embed import ModelNotAvailableError, resolve_model
+
+    for language in dict.fromkeys(languages):
+        try:
+            spec = resolve_model(language, model, layer)
+        except ModelNotAvailableError:
+            return  # the scorer says which model is missing
+        total = hidden_layers(spec.path)
+        if total is None:
+            continue
+        if not 0 <= layer <= total:
+            raise UsageError(f"--layer {layer}: {spec.model_id} has hidden layers 0 to {total} "
+                             "(0 is the embeddings)")
+
+
+def hidden_layers(folder: str) -> int | None:
+    """The number of hidden layers in a model folder's config.json, when it says."""
+    try:
+        config = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    for key in _LAYER_KEYS:
+        value = config.get(key) if isinstance(config, dict) else None
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None

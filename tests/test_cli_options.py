@@ -1,0 +1,98 @@
+"""Options that cannot work are usage errors (exit 2) with one line saying what is allowed, found
+before any scoring: real `refscore score` / `refscore grade` subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+REFERENCE = REPO / "examples/python/reference.py"
+CANDIDATE = REPO / "examples/python/candidate_close.py"
+
+
+def refscore(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    return subprocess.run([sys.executable, "-m", "refscore", *args], capture_output=True, text=True,
+                          timeout=300, env=env)
+
+
+def usage_error(result: subprocess.CompletedProcess[str], *needles: str) -> str:
+    """Exit 2, one line on stderr (no traceback) holding every needle; the line."""
+    assert result.returncode == 2, (result.returncode, result.stdout, result.stderr)
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+def score(*extra: str) -> subprocess.CompletedProcess[str]:
+    return refscore("score", str(REFERENCE), str(CANDIDATE), "--no-daemon", *extra)
+
+
+def grade(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return refscore("grade", "-r", str(REFERENCE), str(CANDIDATE), "--no-cache", "-q", *extra)
+
+
+@pytest.mark.parametrize("metrics", ["", ",", " , "])
+def test_metrics_naming_nothing(metrics: str) -> None:
+    usage_error(score("--metrics", metrics), "names no metric", "codebleu, codebertscore")
+
+
+def test_unknown_metric_still_says_the_choices() -> None:
+    usage_error(score("--metrics", "bleu"), "unknown metric 'bleu'", "codebleu, codebertscore")
+
+
+@pytest.mark.parametrize("device", ["potato", "cuda:x", "gpu", ""])
+def test_device_that_is_no_device(device: str) -> None:
+    usage_error(score("--device", device), f"--device {device!r}", "cpu, cuda, cuda:N or mps")
+
+
+def test_cuda_on_a_torch_without_cuda() -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this torch has CUDA: --device cuda is valid here")
+    usage_error(score("--device", "cuda"), "--device cuda", "CUDA is not available", "--device cpu")
+
+
+def test_cuda_is_not_checked_when_codebertscore_is_not_wanted() -> None:
+    result = score("--device", "cuda", "--metrics", "codebleu", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["codebleu"]["codebleu"] > 0
+
+
+@pytest.mark.parametrize("layer", ["99", "-1"])
+def test_layer_outside_the_model(layer: str) -> None:
+    line = usage_error(score("--layer", layer), f"--layer {layer}", "has hidden layers 0 to ")
+    assert "corrupt" not in line and "download" not in line
+
+
+@pytest.mark.parametrize("value", ["nan", "2", "-1", "inf"])
+def test_fail_under_outside_zero_to_one(tmp_path: Path, value: str) -> None:
+    usage_error(grade(tmp_path, "--metrics", "codebleu", "--fail-under", value), "--fail-under", "from 0 to 1")
+
+
+def test_fail_metric_that_is_not_computed(tmp_path: Path) -> None:
+    usage_error(grade(tmp_path, "--metrics", "codebleu", "--fail-metric", "codebertscore_f1", "--fail-under", "0.5"),
+                "--fail-metric codebertscore_f1 is not computed", "codebleu")
+
+
+def test_fail_under_in_range_still_works(tmp_path: Path) -> None:
+    result = grade(tmp_path, "--metrics", "codebleu", "--fail-under", "0")
+    assert result.returncode == 0, result.stderr
+    assert "all submissions reach CodeBLEU 0" in result.stdout
+
+
+def test_abbreviated_options_are_refused(tmp_path: Path) -> None:
+    """``--out report.csv`` used to mean ``--out-dir report.csv``."""
+    result = grade(tmp_path, "--metrics", "codebleu", "--out", str(tmp_path / "report.csv"))
+    assert result.returncode == 2 and "unrecognized arguments: --out" in result.stderr
+    assert not (tmp_path / "report.csv").exists()
+    assert score("--metric", "codebleu").returncode == 2
