@@ -281,7 +281,8 @@ def test_an_older_daemon_is_replaced(place: Place) -> None:
 
 
 def test_superseded_request_is_cancelled_before_it_runs(place: Place) -> None:
-    started = refscore("daemon", "start", "--no-preload", "--workers", "1", env=place.env)
+    # one worker and no large lane: the blocker holds the only thread the others need
+    started = refscore("daemon", "start", "--no-preload", "--workers", "1", "--large-chars", "100000000", env=place.env)
     assert started.returncode == 0, started.stderr
     with DaemonClient(autostart=False) as client:
         blocker = client.submit(codebleu_request(big_python(600, 3), big_python(600, 4)), document="file:///a.py")

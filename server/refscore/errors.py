@@ -8,6 +8,8 @@ EXIT_USAGE = 2
 EXIT_INPUT = 3
 EXIT_LANGUAGE = 4
 EXIT_INTERNAL = 5
+#: The daemon's runtime directory is unsafe: a symbolic link, another user's, or not a directory.
+EXIT_UNSAFE_RUNTIME_DIR = 6
 
 
 class RefScoreError(Exception):

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
+import os
+import sys
 from typing import Any
 
+#: ``daemon status``: no daemon runs, or one runs but does not answer ("not responding").
 EXIT_NOT_RUNNING = 1
 
 
@@ -26,6 +30,9 @@ def _add_settings(parser: argparse.ArgumentParser) -> None:
                         help="unix socket (default where available) or loopback TCP with a token")
     parser.add_argument("--max-message-mb", type=float, metavar="MB",
                         help="largest message a client may send (default 64)")
+    parser.add_argument("--large-chars", type=int, metavar="N",
+                        help="requests with more characters than this (all texts) run in the large lanes, "
+                             "CodeBLEU in a worker process that is killed when the work is abandoned (default 100000)")
     parser.add_argument("--advertise-version", help=argparse.SUPPRESS)  # tests: pose as another version
 
 
@@ -57,7 +64,7 @@ def _settings_argv(args: argparse.Namespace) -> list[str]:
     """The options of ``start`` to pass on to ``run``."""
     argv: list[str] = []
     for name in ("idle_timeout", "workers", "max_batch", "batch_wait", "lanes", "model", "layer", "device", "transport",
-                 "max_message_mb", "advertise_version"):
+                 "max_message_mb", "large_chars", "advertise_version"):
         value = getattr(args, name, None)
         if value is not None:
             argv += ["--" + name.replace("_", "-"), str(value)]
@@ -75,8 +82,15 @@ def run_foreground(args: argparse.Namespace) -> int:
         "model": args.model, "layer": args.layer, "device": args.device, "transport": args.transport,
         "max_message_bytes": None if args.max_message_mb is None else int(args.max_message_mb * 1024 * 1024),
         "preload": args.preload or None, "advertise_version": args.advertise_version,
+        "large_chars": args.large_chars,
     }
-    return run_daemon(DaemonConfig.from_env(**overrides))
+    code = run_daemon(DaemonConfig.from_env(**overrides))
+    # Socket removed and lock released: exit now. Worker threads still finishing abandoned work
+    # would otherwise hold the process (and `refscore daemon stop`) until they are done.
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def run_start(args: argparse.Namespace) -> int:
@@ -93,32 +107,61 @@ def run_start(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Seconds ``daemon stop`` waits for an orderly exit before it ends the process.
+STOP_GRACE = 10.0
+
+
 def run_stop(args: argparse.Namespace) -> int:
-    from ..service import DaemonClient, DaemonUnavailable
+    """Ask the daemon to exit; one that does not answer, or does not exit, has its process ended."""
+    from ..service import DaemonClient, DaemonDidNotExit, DaemonNotResponding, DaemonUnavailable
 
     client = DaemonClient(autostart=False)
     try:
-        pid = client.shutdown(wait=True)
+        pid = client.shutdown(wait=True, timeout=STOP_GRACE)
+    except DaemonNotResponding as error:
+        return _end_unresponsive(error.pid, f"{error}")
     except DaemonUnavailable:
         print("refscore daemon: not running")
         return 0
+    except DaemonDidNotExit as error:  # it answered, but has not exited after the grace period
+        return _end_unresponsive(error.pid, str(error))
     print(f"refscore daemon: stopped (pid {pid})")
     return 0
 
 
+def _end_unresponsive(pid: Any, why: str) -> int:
+    """``daemon stop`` on a daemon that does not answer or does not exit: end its process."""
+    from ..errors import EXIT_INTERNAL
+    from ..service.processes import is_daemon_process, terminate
+
+    if not isinstance(pid, int) or not is_daemon_process(pid):
+        print(f"refscore: {why}; its process cannot be identified, so it was left alone", file=sys.stderr)
+        return EXIT_INTERNAL
+    if not terminate(pid):
+        print(f"refscore: {why}; it did not end even after SIGKILL (pid {pid})", file=sys.stderr)
+        return EXIT_INTERNAL
+    print(f"refscore daemon: stopped (pid {pid}; it was not responding, so its process was ended)")
+    return 0
+
+
 def run_status(args: argparse.Namespace) -> int:
-    from ..service import DaemonClient, DaemonUnavailable
+    from ..service import DaemonClient, DaemonNotResponding, DaemonUnavailable
 
     client = DaemonClient(autostart=False)
     try:
         status = client.status()
+    except DaemonNotResponding as error:
+        text = str(error).replace("the scoring daemon is ", "", 1)
+        print(json.dumps({"running": True, "responding": False, "pid": error.pid, "error": str(error)})
+              if args.json else f"refscore daemon: {text}")
+        return EXIT_NOT_RUNNING
     except DaemonUnavailable:
         print(json.dumps({"running": False}) if args.json else "refscore daemon: not running")
         return EXIT_NOT_RUNNING
     finally:
         client.close()
     if args.json:
-        print(json.dumps({"running": True, **status}, indent=1))
+        print(json.dumps({"running": True, "responding": True, **status}, indent=1))
     else:
         print(render_status(status))
     return 0
@@ -159,9 +202,12 @@ def render_status(s: dict[str, Any]) -> str:
         ("caches", ", ".join(cache_parts) or "empty"),
         ("queue", f"codebleu {queue.get('codebleu', 0)}, codebertscore {queue.get('codebertscore', 0)}, "
                   f"in flight {queue.get('in_flight', 0)}"),
+        ("large lanes", f"over {s.get('large_chars', 0):,} characters: codebleu {queue.get('codebleu_large', 0)} "
+                        f"queued, {queue.get('large_running', 0)} running in a worker process; "
+                        f"codebertscore {queue.get('codebertscore_large', 0)} queued"),
         ("requests", f"{req.get('served', 0)} served, {req.get('cancelled', 0)} cancelled "
-                     f"({req.get('superseded', 0)} superseded), {req.get('failed', 0)} failed, "
-                     f"{req.get('received', 0)} received"),
+                     f"({req.get('superseded', 0)} superseded, {req.get('stopped', 0)} stopped while running), "
+                     f"{req.get('failed', 0)} failed, {req.get('received', 0)} received"),
         ("batches", f"{s.get('batches', 0)}, mean batch size {mean if mean is not None else 'n/a'}, "
                     f"{s.get('lanes', 1)} lane(s)"
                     + (f" of {s['torch_threads']} torch thread(s)" if s.get("torch_threads") else "")),

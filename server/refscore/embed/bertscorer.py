@@ -250,7 +250,8 @@ class BertScorer:
             if size > self.max_chars:
                 raise InputTooLargeError(
                     f"text of {size} characters is over the CodeBERTScore limit of "
-                    f"{self.max_chars} characters (raise max_chars to score it; it is never truncated)")
+                    f"{self.max_chars} characters (texts are never truncated; score a smaller part, "
+                    "such as one function or class)")
         prepared = prepare_texts(self.encoder, texts, self.batch_size)
         idf = self.idf_table
         if self._idf_mode is not None and idf is None:

@@ -36,7 +36,7 @@ def open_scorer(policy: Policy = "daemon_or_local", *, autostart: bool = True,
         return LocalScorer()
     if policy not in POLICIES:
         raise ValueError(f"unknown scorer policy {policy!r}; choose from {', '.join(POLICIES)}")
-    from ..service import DaemonError, DaemonUnavailable, connect_daemon
+    from ..service import DaemonError, DaemonNotRunning, DaemonUnavailable, connect_daemon
 
     if policy == "daemon":
         return connect_daemon(autostart=autostart, timeout=timeout)
@@ -44,7 +44,7 @@ def open_scorer(policy: Policy = "daemon_or_local", *, autostart: bool = True,
         client = connect_daemon(autostart=autostart, timeout=timeout)
     except (DaemonError, DaemonUnavailable, OSError) as error:
         fallback = DaemonOrLocal(None)
-        if autostart:  # a daemon was wanted: say why it is not used
+        if autostart or not isinstance(error, DaemonNotRunning):  # wanted, or there but unusable: say why
             fallback.notes.append(f"{error}; scoring in this process instead")
         return fallback
     return DaemonOrLocal(client)

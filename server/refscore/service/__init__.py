@@ -1,10 +1,12 @@
 """The scoring service: one daemon per user holds the model; every front end asks it.
 
 * ``client.DaemonClient``: the ``Scorer`` interface answered by the daemon (auto-started);
-  ``processes``: starting the daemon detached, and watching it exit.
+  ``connection``: one socket with every wait bounded, and the errors a client sees;
+  ``processes``: starting the daemon detached, watching it exit, ending one that does not answer.
 * ``daemon.run_daemon``: the daemon process (``refscore daemon run``); ``requests``: checking
   what clients send it.
 * ``engine.Engine``: the daemon's work (CodeBLEU thread pool, CodeBERTScore batcher, caches);
+  ``lanes`` and ``worker``: large requests in lanes of their own, CodeBLEU in a killable process;
   ``reports``: its model-failure messages and status of models and caches.
 * ``connect_daemon``: a connected client (``refscore.scoring.open_scorer`` is what front ends call).
 
@@ -16,19 +18,15 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .client import (
-    DaemonClient,
-    DaemonConnectionLost,
-    DaemonError,
-    DaemonUnavailable,
-    RemoteError,
-    RequestCancelled,
-)
+from .client import DaemonClient, DaemonDidNotExit
+from .connection import (DaemonConnectionLost, DaemonError, DaemonNotResponding, DaemonNotRunning, DaemonUnavailable,
+                         RemoteError, RequestCancelled)
 
 NO_DAEMON_ENV = "REFSCORE_NO_DAEMON"
 
-__all__ = ["DaemonClient", "DaemonConnectionLost", "DaemonError", "DaemonUnavailable", "NO_DAEMON_ENV",
-           "RemoteError", "RequestCancelled", "connect_daemon", "daemon_disabled"]
+__all__ = ["DaemonClient", "DaemonConnectionLost", "DaemonDidNotExit", "DaemonError", "DaemonNotResponding",
+           "DaemonNotRunning", "DaemonUnavailable", "NO_DAEMON_ENV", "RemoteError", "RequestCancelled",
+           "connect_daemon", "daemon_disabled"]
 
 
 def daemon_disabled() -> bool:
@@ -43,7 +41,7 @@ def connect_daemon(*, autostart: bool = True, **client_options: Any) -> DaemonCl
     running and ``autostart`` off, or failing to start). Front ends call
     ``refscore.scoring.open_scorer``, which decides what to do then."""
     if daemon_disabled():
-        raise DaemonUnavailable(f"the daemon is disabled by ${NO_DAEMON_ENV}")
+        raise DaemonNotRunning(f"the daemon is disabled by ${NO_DAEMON_ENV}")
     client = DaemonClient(autostart=autostart, **client_options)
     try:
         client.connect()

@@ -5,9 +5,15 @@ the background (``refscore daemon run`` in a new session, stdio detached) while 
 ``start.lock``, so clients racing to start one end up sharing it. It handshakes versions: a daemon
 older than the client is asked to shut down and replaced.
 
-Requests are multiplexed over one connection (a reader thread matches responses to futures by id),
-so a client may have many requests in flight; ``submit(request, document=...)`` lets a newer
-request for the same document supersede an older one that has not run yet.
+Requests are multiplexed over one connection (``connection.Connection``), so a client may have
+many requests in flight; ``submit(request, document=...)`` lets a newer request for the same
+document supersede an older one.
+
+Every wait is bounded (docs/daemon.md, "Deadlines"): connecting ``CONNECT_TIMEOUT``; the handshake,
+``status``, ``shutdown`` and each liveness ping ``deadline`` (``$REFSCORE_DAEMON_DEADLINE``, default
+10 s). A daemon that holds the lock but does not answer in time (stopped by SIGSTOP, hung) gives
+``DaemonNotResponding`` ("not responding (pid N)") at once instead of a new daemon or a hang; a
+stopped daemon process is recognised without waiting.
 
 When the connection drops (the daemon was killed, crashed or stopped), the requests in flight fail
 with ``DaemonConnectionLost`` and the next call reconnects, starting a fresh daemon if needed.
@@ -15,7 +21,6 @@ with ``DaemonConnectionLost`` and the next call reconnects, starting a fresh dae
 
 from __future__ import annotations
 
-import itertools
 import os
 import socket
 import threading
@@ -25,41 +30,43 @@ from concurrent.futures import Future
 from typing import Any, Sequence
 
 from .. import __version__
-from ..errors import RefScoreError
 from ..scoring.report import ScoreReport, ScoreRequest, request_to_dict
 from . import paths, wire
-from .processes import log_tail, reap_in_background, spawn_daemon, startup_log, wait_for_exit
+from .connection import (
+    Connection,
+    DaemonConnectionLost,
+    DaemonError,
+    DaemonNotResponding,
+    DaemonNotRunning,
+    DaemonUnavailable,
+    RemoteError,
+    not_responding,
+)
+from .processes import log_tail, pid_alive, process_stopped, reap_in_background, spawn_daemon, startup_log, wait_for_exit
 
 START_TIMEOUT = 60.0
-CONNECT_TIMEOUT = 15.0
+#: Seconds to connect to the socket (a full listen backlog, a firewalled port).
+CONNECT_TIMEOUT = 5.0
+#: Seconds the daemon has to answer the handshake, status, shutdown and each liveness ping.
+DEFAULT_DEADLINE = 10.0
+DEADLINE_ENV = "REFSCORE_DAEMON_DEADLINE"
 
 
-class DaemonError(RefScoreError):
-    """Something went wrong talking to the daemon (exit code 5 when it ends a command)."""
+def default_deadline() -> float:
+    """``$REFSCORE_DAEMON_DEADLINE`` seconds when set to a positive number, else 10."""
+    try:
+        value = float(os.environ.get(DEADLINE_ENV, ""))
+    except ValueError:
+        return DEFAULT_DEADLINE
+    return value if 0 < value < float("inf") else DEFAULT_DEADLINE
 
 
-class DaemonUnavailable(DaemonError):
-    """No daemon answers and none could be started (or autostart is off)."""
+class DaemonDidNotExit(DaemonError):
+    """The daemon accepted ``shutdown`` but its process has not exited in time."""
 
-
-class DaemonConnectionLost(DaemonError):
-    """The connection dropped with requests in flight (the daemon died or stopped)."""
-
-    def __init__(self, message: str, orderly: bool = False) -> None:
-        super().__init__(message)
-        self.orderly = orderly
-
-
-class RemoteError(DaemonError):
-    """The daemon answered a request with a JSON-RPC error."""
-
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-class RequestCancelled(RemoteError):
-    """The request was superseded by a newer one for the same document, or cancelled."""
+    def __init__(self, pid: Any, timeout: float) -> None:
+        super().__init__(f"the scoring daemon (pid {pid}) did not exit within {timeout:.0f} s")
+        self.pid = pid
 
 
 class _NotRunning(Exception):
@@ -68,93 +75,6 @@ class _NotRunning(Exception):
 
 class _Replaced(_NotRunning):
     """An older daemon was stopped; a new one must be started (whatever ``autostart`` says)."""
-
-
-class _Connection:
-    """One socket to the daemon, with a reader thread resolving futures by request id."""
-
-    def __init__(self, sock: socket.socket) -> None:
-        self.sock = sock
-        self.stream = sock.makefile("rb")
-        self.pending: dict[int, Future[Any]] = {}
-        self.ids = itertools.count(1)
-        self.lock = threading.Lock()
-        self.send_lock = threading.Lock()
-        self.closed = False
-        self.exit_reason: str | None = None
-        self.info: dict[str, Any] = {}
-        self.reader = threading.Thread(target=self._read, name="refscore-daemon-reader", daemon=True)
-        self.reader.start()
-
-    def request(self, method: str, params: Any = None) -> tuple[int, Future[Any]]:
-        future: Future[Any] = Future()
-        with self.lock:
-            if self.closed:
-                raise DaemonConnectionLost("the connection to the scoring daemon is closed",
-                                           orderly=self.exit_reason is not None)
-            msg_id = next(self.ids)
-            self.pending[msg_id] = future
-        try:
-            self.send(wire.request(msg_id, method, params))
-        except OSError as error:
-            self._fail_all(f"cannot send to the scoring daemon ({error})")
-        return msg_id, future
-
-    def notify(self, method: str, params: Any = None) -> None:
-        try:
-            self.send(wire.notification(method, params))
-        except OSError:
-            pass
-
-    def send(self, message: dict[str, Any]) -> None:
-        data = wire.encode(message)
-        with self.send_lock:
-            self.sock.sendall(data)
-
-    def _read(self) -> None:
-        reason = "the scoring daemon closed the connection"
-        try:
-            while True:
-                message = wire.read_message(self.stream, max_message_bytes=1 << 40)
-                if message is None:
-                    break
-                if "id" not in message:
-                    if message.get("method") == "$/exit":
-                        self.exit_reason = str((message.get("params") or {}).get("reason", "stopping"))
-                    continue
-                with self.lock:
-                    future = self.pending.pop(message.get("id"), None)
-                if future is None:
-                    continue
-                error = message.get("error")
-                if error is not None:
-                    code = int(error.get("code", wire.INTERNAL_ERROR))
-                    cls = RequestCancelled if code == wire.REQUEST_CANCELLED else RemoteError
-                    future.set_exception(cls(code, str(error.get("message", "error"))))
-                else:
-                    future.set_result(message.get("result"))
-        except (OSError, ValueError) as error:
-            reason = f"the connection to the scoring daemon failed ({error})"
-        if self.exit_reason:
-            reason = f"the scoring daemon stopped ({self.exit_reason})"
-        self._fail_all(reason)
-
-    def _fail_all(self, reason: str) -> None:
-        with self.lock:
-            self.closed = True
-            pending, self.pending = self.pending, {}
-        for future in pending.values():
-            if not future.done():
-                future.set_exception(DaemonConnectionLost(reason, orderly=self.exit_reason is not None))
-
-    def close(self) -> None:
-        with self.lock:
-            self.closed = True
-        try:
-            self.sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self.sock.close()
 
 
 class DaemonClient:
@@ -168,13 +88,14 @@ class DaemonClient:
 
     def __init__(self, *, autostart: bool = True, start_timeout: float = START_TIMEOUT,
                  daemon_args: Sequence[str] = (), timeout: float | None = None,
-                 client_id: str | None = None) -> None:
+                 client_id: str | None = None, deadline: float | None = None) -> None:
         self.autostart = autostart
         self.start_timeout = start_timeout
         self.daemon_args = list(daemon_args)
         self.timeout = timeout
+        self.deadline = deadline if deadline is not None else default_deadline()
         self.client_id = client_id or f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        self._conn: _Connection | None = None
+        self._conn: Connection | None = None
         self._lock = threading.Lock()
         self.started_daemon = False  # whether this client started the daemon it talks to
 
@@ -188,25 +109,50 @@ class DaemonClient:
     def daemon_pid(self) -> int | None:
         return self._conn.info.get("pid") if self._conn is not None and not self._conn.closed else None
 
-    def _connection(self) -> _Connection:
+    def _connection(self) -> Connection:
         with self._lock:
             if self._conn is None or self._conn.closed:
                 self._conn = self._open()
             return self._conn
 
-    def _open(self) -> _Connection:
+    def _open(self) -> Connection:
         try:
+            if paths.existing_runtime_dir() is None:
+                raise _NotRunning()
+            self._refuse_stopped_daemon()
             return self._connect_and_handshake()
         except _NotRunning as missing:
             if not self.autostart and not isinstance(missing, _Replaced):
-                raise DaemonUnavailable("no scoring daemon is running (start one with `refscore daemon start`)") from None
+                raise DaemonNotRunning("no scoring daemon is running (start one with `refscore daemon start`)") from None
         return self._start_and_connect()
 
-    def _connect_and_handshake(self) -> _Connection:
-        conn = _Connection(self._dial())
+    def _live_daemon_pid(self) -> Any:
+        """The pid in ``daemon.json`` when a daemon holds the lock (alive, answering or not)."""
+        if not paths.lock_is_held(paths.runtime_dir() / paths.LOCK_NAME):
+            return None
+        pid = (paths.read_info() or {}).get("pid")
+        return pid if isinstance(pid, int) and pid_alive(pid) else "unknown"
+
+    def _refuse_stopped_daemon(self) -> None:
+        """``DaemonNotResponding`` at once for a daemon process stopped by a signal."""
+        pid = (paths.read_info() or {}).get("pid")
+        if process_stopped(pid) and self._live_daemon_pid() == pid:
+            raise not_responding(pid, self.deadline)
+
+    def _connect_and_handshake(self) -> Connection:
+        conn = Connection(self._dial(), self.deadline, pid=(paths.read_info() or {}).get("pid"))
         try:
             conn.info = self._initialize(conn)
-        except (DaemonConnectionLost, OSError, TimeoutError):
+        except DaemonNotResponding:
+            conn.close()
+            raise
+        except TimeoutError:
+            conn.close()
+            pid = self._live_daemon_pid()
+            if pid is not None:  # the lock holder lives but does not answer: never start a second one
+                raise not_responding(pid, self.deadline) from None
+            raise _NotRunning() from None
+        except (DaemonConnectionLost, OSError):
             conn.close()
             raise _NotRunning() from None  # accepted, then dropped: the daemon is exiting
         except RemoteError as error:
@@ -222,14 +168,14 @@ class DaemonClient:
                 f"this client {wire.PROTOCOL_VERSION}; stop it with `refscore daemon stop`")
         return conn
 
-    def _initialize(self, conn: _Connection) -> dict[str, Any]:
+    def _initialize(self, conn: Connection) -> dict[str, Any]:
         params: dict[str, Any] = {"version": __version__, "protocol": wire.PROTOCOL_VERSION,
                                   "client": self.client_id}
         info = paths.read_info()
         if info and info.get("token"):
             params["token"] = info["token"]
         _, future = conn.request("initialize", params)
-        result = future.result(timeout=CONNECT_TIMEOUT)
+        result = future.result(timeout=self.deadline)
         return result if isinstance(result, dict) else {}
 
     def _dial(self) -> socket.socket:
@@ -243,7 +189,7 @@ class DaemonClient:
         else:
             family, target = socket.AF_UNIX, str(paths.socket_path())
         sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.settimeout(CONNECT_TIMEOUT)
+        sock.settimeout(min(CONNECT_TIMEOUT, self.deadline))
         try:
             sock.connect(target)
         except OSError:
@@ -252,11 +198,12 @@ class DaemonClient:
         sock.settimeout(None)
         return sock
 
-    def _replace(self, conn: _Connection) -> None:
+    def _replace(self, conn: Connection) -> None:
         """Ask an older daemon to shut down and wait until it has released its lock."""
         old = conn.info
         try:
-            conn.request("shutdown", {"reason": f"replaced by a client of version {__version__}"})[1].result(timeout=10)
+            conn.request("shutdown", {"reason": f"replaced by a client of version {__version__}"})[1].result(
+                timeout=self.deadline)
         except Exception:  # noqa: BLE001 - an old daemon may not understand; it is stopped below
             pass
         conn.close()
@@ -264,7 +211,7 @@ class DaemonClient:
             raise DaemonUnavailable(f"an older scoring daemon (pid {old.get('pid')}, version {old.get('version')}) "
                                     "does not stop; stop it with `refscore daemon stop`")
 
-    def _start_and_connect(self) -> _Connection:
+    def _start_and_connect(self) -> Connection:
         directory = paths.ensure_runtime_dir()
         deadline = time.monotonic() + self.start_timeout
         with paths.FileLock(directory / paths.START_LOCK_NAME) as start_lock:
@@ -289,6 +236,7 @@ class DaemonClient:
                                                 f"see {startup_log()}{log_tail()}")
                     if not paths.lock_is_held(directory / paths.LOCK_NAME):
                         process = spawn_daemon(self.daemon_args)  # the one holding it has exited since
+                self._refuse_stopped_daemon()
                 if time.monotonic() > deadline:
                     reap_in_background(process)
                     raise DaemonUnavailable(f"the scoring daemon did not answer within {self.start_timeout:.0f} s; "
@@ -342,7 +290,7 @@ class DaemonClient:
         return out
 
     def cancel(self, future: Future[ScoreReport]) -> None:
-        """Ask the daemon to drop a submitted request that has not started."""
+        """Ask the daemon to drop a submitted request (a large one that runs is stopped)."""
         conn = getattr(future, "connection", None)
         if conn is not None and not conn.closed:
             conn.notify("$/cancelRequest", {"id": future.request_id})  # type: ignore[attr-defined]
@@ -367,37 +315,56 @@ class DaemonClient:
                     if not error.orderly or attempt == 2:
                         raise
                     retry.append(i)
-            for i, future in futures:
-                try:
-                    results[i] = future.result(timeout=self.timeout)
-                except (DaemonConnectionLost, RemoteError) as error:
-                    if attempt == 2 or not _resendable(error):
-                        raise
-                    retry.append(i)
+            try:
+                for i, future in futures:
+                    try:
+                        results[i] = future.result(timeout=self.timeout)
+                    except (DaemonConnectionLost, RemoteError) as error:
+                        if attempt == 2 or not _resendable(error):
+                            raise
+                        retry.append(i)
+            except BaseException:  # given up (timeout, interrupt, failure): the daemon drops the rest
+                for _, future in futures:
+                    if not future.done():
+                        self.cancel(future)
+                raise
             if not retry:
                 break
             todo = sorted(retry)
         return results  # type: ignore[return-value]
 
+    def _prompt(self, method: str, params: Any = None) -> Any:
+        """A call the daemon answers at once (its event loop is never busy): ``DaemonNotResponding``
+        after ``deadline`` seconds without the answer."""
+        conn = self._connection()
+        _, future = conn.request(method, params)
+        try:
+            return future.result(timeout=self.deadline)
+        except TimeoutError:
+            self.close()
+            raise not_responding(conn.pid, self.deadline) from None
+
     def status(self) -> dict[str, Any]:
-        return self.call("status", {}, timeout=30)
+        return self._prompt("status", {})
 
     def shutdown(self, wait: bool = True, timeout: float = 15.0) -> int | None:
         """Stop the daemon (never starting one to do so); its pid. With ``wait``, return once it
-        has exited."""
+        has exited (``DaemonError`` after ``timeout`` seconds). ``DaemonNotResponding`` when it
+        does not answer (``processes.terminate`` ends such a one)."""
         autostart, self.autostart = self.autostart, False
         try:
-            conn = self._connection()
+            pid = self._connection().info.get("pid")
         finally:
             self.autostart = autostart
-        pid = conn.info.get("pid")
         try:
-            conn.request("shutdown", {})[1].result(timeout=timeout)
+            self._prompt("shutdown", {})
+        except DaemonNotResponding:
+            raise
         except DaemonConnectionLost:
             pass
         self.close()
         if wait and not wait_for_exit(pid, timeout):
-            raise DaemonError(f"the scoring daemon (pid {pid}) did not exit within {timeout:.0f} s")
+            raise DaemonDidNotExit(pid, timeout)
         return pid
 
 

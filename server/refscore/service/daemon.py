@@ -46,7 +46,9 @@ LOG_MAX_BYTES = 5 * 1024 * 1024
 LOG_BACKUPS = 3
 _PACKAGE = str(Path(__file__).resolve().parents[1])  # which installation serves (in status)
 #: Methods that do not count as activity for the idle timer (a status poll keeps nothing alive).
-_PASSIVE = frozenset({"initialize", "status", "shutdown", "$/cancelRequest"})
+_PASSIVE = frozenset({"initialize", "status", "shutdown", "ping", "$/cancelRequest"})
+#: Errors that are the input's, not the daemon's: logged as one line, never with a traceback.
+_EXPECTED_ERRORS = frozenset({"InputTooLargeError"})
 
 
 @dataclass
@@ -375,11 +377,27 @@ class Daemon:
             "requests": {**status["requests"], "failed": self.failed},
         }
 
+    async def rpc_ping(self, conn: Connection, msg_id: Any, params: dict[str, Any]) -> dict[str, Any]:
+        """Liveness: clients waiting on long work ping; answered at once from the event loop."""
+        return {}
+
     async def rpc_shutdown(self, conn: Connection, msg_id: Any, params: dict[str, Any]) -> dict[str, Any]:
         return {"pid": os.getpid()}
 
 
 # -- process entry point -----------------------------------------------------------------------
+
+
+class _OneLineForInputErrors(logging.Filter):
+    """A failure caused by the input (a text over the CodeBERTScore limit) is the user's to fix
+    and happens on every such request: one line with the reason, not a traceback each time."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if error is not None and type(error).__name__ in _EXPECTED_ERRORS:
+            record.msg, record.args = f"{record.getMessage()}: {error}", None
+            record.exc_info, record.exc_text = None, None
+        return True
 
 
 def setup_logging() -> Path:
@@ -390,6 +408,7 @@ def setup_logging() -> Path:
     handler = logging.handlers.RotatingFileHandler(path, maxBytes=LOG_MAX_BYTES, backupCount=LOG_BACKUPS,
                                                    encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(_OneLineForInputErrors())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(os.environ.get("REFSCORE_LOG_LEVEL", "INFO").upper())
@@ -404,10 +423,10 @@ def run_daemon(config: DaemonConfig) -> int:
     setup_logging()
     try:
         directory = paths.ensure_runtime_dir()
-    except OSError as error:
-        log.error("cannot use the runtime directory: %s", error)
-        print(f"refscore daemon: cannot use the runtime directory: {error}", file=sys.stderr)
-        return 3
+    except paths.RuntimeDirError as error:
+        log.error("%s", error)
+        print(f"refscore daemon: {error}", file=sys.stderr)
+        return error.exit_code
     lock = paths.FileLock(directory / paths.LOCK_NAME)
     if not lock.acquire(0):
         log.info("another daemon holds %s; exiting", lock.path)

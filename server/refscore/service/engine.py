@@ -8,8 +8,12 @@ A ``Job`` is one score request. It has up to two stages that run at the same tim
   and scores them in one call, so the model sees large batches even when each client sends one
   request at a time.
 
-A job that is superseded (a newer job with the same key: client + document) or cancelled before a
-stage starts never runs that stage; its future fails with ``Cancelled`` at once.
+Large requests (over ``large_chars`` characters) take lanes of their own (``lanes``): CodeBLEU in
+a worker process, CodeBERTScore in a batcher thread of their own, so they never hold up small ones.
+
+A job that is superseded (a newer job with the same key: client + document) or cancelled (its
+client asked, or disconnected) fails with ``Cancelled`` at once; stages not yet started never run,
+and a large CodeBLEU stage already running is stopped (its worker process is killed).
 
 Model loading happens in the batcher thread, so requests that arrive while the model loads simply
 wait in the queue. A model that fails to load is remembered (per model and layer) and reported in
@@ -24,19 +28,16 @@ import os
 import threading
 import time
 from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Hashable
 
 from ..scoring.report import ScoreReport, ScoreRequest
 from ..scoring.scorer import LocalScorer
+from .lanes import DEFAULT_LARGE_CHARS, Cancelled, Job, LargeCodeBleuLane, request_chars
 from .reports import bert_missing, cache_sizes, load_failure, loaded_models
 
 log = logging.getLogger(__name__)
-
-
-class Cancelled(Exception):
-    """The job was superseded or cancelled before it could run."""
 
 
 @dataclass
@@ -54,25 +55,8 @@ class EngineConfig:
     layer: int | None = None
     device: str | None = None
     preload: bool = False
-
-
-class Job:
-    """One score request moving through the stages."""
-
-    def __init__(self, request: ScoreRequest, key: Hashable | None) -> None:
-        self.request = request
-        self.key = key
-        self.future: Future[ScoreReport] = Future()
-        self.cancelled = False
-        self.codebleu: ScoreReport | None = None
-        self.bert: ScoreReport | None = None
-        self._pending = 0
-        self._lock = threading.Lock()
-
-    def begin_stage(self) -> bool:
-        """Whether a stage may start: False once the job is cancelled (the stage is skipped)."""
-        with self._lock:
-            return not self.cancelled
+    #: Requests with more characters than this (all texts together) take the large lanes.
+    large_chars: int = DEFAULT_LARGE_CHARS
 
 
 class Engine:
@@ -85,6 +69,9 @@ class Engine:
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self._bert_queue: deque[Job] = deque()
+        self._bert_large: deque[Job] = deque()  # served by a lane of its own, one job at a time
+        self._large_bert_lane: threading.Thread | None = None
+        self.large_codebleu = LargeCodeBleuLane(self._large_codebleu_done)
         self._latest: dict[Hashable, Job] = {}
         self._unfinished = 0
         self._codebleu_waiting = 0
@@ -108,7 +95,7 @@ class Engine:
 
     def submit(self, request: ScoreRequest, key: Hashable | None = None) -> Job:
         """Queue ``request``; a pending job with the same ``key`` is superseded."""
-        job = Job(request, key)
+        job = Job(request, key, large=request_chars(request) > self.config.large_chars)
         wants_codebleu = "codebleu" in request.metrics
         wants_bert = "codebertscore" in request.metrics
         stages = job._pending = int(wants_codebleu) + int(wants_bert)
@@ -121,20 +108,28 @@ class Engine:
             else:
                 previous = None
             if wants_bert:
-                self._bert_queue.append(job)
-                self._cond.notify()
-            if wants_codebleu:
+                (self._bert_large if job.large else self._bert_queue).append(job)
+                if job.large and self._large_bert_lane is None:
+                    self._large_bert_lane = threading.Thread(target=self._batch_loop, kwargs={"large": True},
+                                                             name="refscore-lane-large", daemon=True)
+                    self._large_bert_lane.start()
+                self._cond.notify_all()  # the lane for this queue is among the waiters
+            if wants_codebleu and not job.large:
                 self._codebleu_waiting += 1
         if previous is not None:
             self._cancel(previous, "superseded by a newer request for the same document", superseded=True)
         if wants_codebleu:
-            self.pool.submit(self._run_codebleu, job)
+            if job.large:
+                self.large_codebleu.put(job)
+            else:
+                self.pool.submit(self._run_codebleu, job)
         if stages == 0:
             self._finish(job)
         return job
 
     def cancel(self, job: Job, reason: str = "cancelled by the client") -> bool:
-        """Cancel ``job`` if it has not finished; stages not yet started never run."""
+        """Cancel ``job`` if it has not finished; stages not yet started never run, a running
+        large CodeBLEU stage is stopped."""
         return self._cancel(job, reason)
 
     def _cancel(self, job: Job, reason: str, superseded: bool = False) -> bool:
@@ -163,24 +158,33 @@ class Engine:
             job.codebleu = ScoreReport(job.request.language, errors=[f"codebleu: {type(error).__name__}: {error}"])
         self._stage_done(job)
 
-    def _batch_loop(self, preload: bool = False) -> None:
+    def _large_codebleu_done(self, job: Job, report: ScoreReport | None) -> None:
+        if report is None:
+            self._stage_done(job, skipped=True)
+            return
+        job.codebleu = report
+        self._stage_done(job)
+
+    def _batch_loop(self, preload: bool = False, large: bool = False) -> None:
+        """A CodeBERTScore lane: small jobs in shared batches, or (``large``) one large job at a time."""
+        queue = self._bert_large if large else self._bert_queue
         if preload:
             self._model_ready(None)
         while True:
             with self._lock:
-                while not self._bert_queue and not self._closing:
+                while not queue and not self._closing:
                     self._cond.wait()
                 if self._closing:
                     return
-                short = len(self._bert_queue) < self.config.max_batch
-            if short and self._batch_wait > 0:
+                short = len(queue) < self.config.max_batch
+            if short and self._batch_wait > 0 and not large:
                 time.sleep(self._batch_wait)  # let concurrent clients' requests join the batch
             batch: list[Job] = []
             with self._lock:
                 # A fair share: one lane must not take two requests while another lane idles.
-                share = min(self.config.max_batch, -(-len(self._bert_queue) // self.lanes))
-                while self._bert_queue and len(batch) < share:
-                    batch.append(self._bert_queue.popleft())
+                share = 1 if large else min(self.config.max_batch, -(-len(queue) // self.lanes))
+                while queue and len(batch) < share:
+                    batch.append(queue.popleft())
             runnable = []
             for job in batch:
                 if job.begin_stage():
@@ -349,9 +353,10 @@ class Engine:
     def status(self) -> dict[str, Any]:
         """Counters, queue depths, models and caches (see ``refscore daemon status``)."""
         with self._lock:
-            stats = dict(self.stats)
+            stats = dict(self.stats, stopped=self.large_codebleu.stopped)
             queue = {"codebleu": self._codebleu_waiting, "codebertscore": len(self._bert_queue),
-                     "in_flight": self._unfinished}
+                     "codebleu_large": self.large_codebleu.waiting(), "codebertscore_large": len(self._bert_large),
+                     "large_running": int(self.large_codebleu.running is not None), "in_flight": self._unfinished}
         batches = stats.pop("batches")
         batched = stats.pop("batched_requests")
         batch_seconds = stats.pop("batch_seconds")
@@ -368,16 +373,19 @@ class Engine:
             "lanes": self.lanes,
             "torch_threads": self.torch_threads,
             "max_batch": self.config.max_batch,
+            "large_chars": self.config.large_chars,
         }
 
     def close(self) -> None:
-        """Stop the batcher and the pool; unfinished jobs fail with Cancelled."""
+        """Stop the batchers, the pool and the large lane (its running work killed); unfinished
+        jobs fail with Cancelled."""
         with self._lock:
             self._closing = True
-            pending = list(self._bert_queue)
+            pending = list(self._bert_queue) + list(self._bert_large)
             self._bert_queue.clear()
+            self._bert_large.clear()
             self._cond.notify_all()
-        for job in pending:
+        for job in pending + self.large_codebleu.close():
             self._cancel(job, "the daemon is shutting down")
         self.pool.shutdown(wait=False, cancel_futures=True)
 

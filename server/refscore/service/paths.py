@@ -23,6 +23,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from ..errors import EXIT_UNSAFE_RUNTIME_DIR, RefScoreError
+
 RUNTIME_DIR_ENV = "REFSCORE_RUNTIME_DIR"
 LOG_DIR_ENV = "REFSCORE_LOG_DIR"
 SOCKET_NAME = "daemon.sock"
@@ -34,8 +36,13 @@ LOG_NAME = "daemon.log"
 MAX_SOCKET_PATH = 100
 
 
-class RuntimeDirError(OSError):
-    """The runtime directory cannot be made private (owned by someone else, not a directory)."""
+class RuntimeDirError(RefScoreError, OSError):
+    """The runtime directory cannot be trusted: a symbolic link, someone else's, not a directory.
+
+    Refused with its own exit code (``EXIT_UNSAFE_RUNTIME_DIR``): the socket in a directory that
+    another user controls could be theirs."""
+
+    exit_code = EXIT_UNSAFE_RUNTIME_DIR
 
 
 def runtime_dir() -> Path:
@@ -60,30 +67,60 @@ def log_dir() -> Path:
     return Path(platformdirs.user_log_dir("refscore"))
 
 
-def _private_dir(path: Path) -> None:
-    """Create ``path`` as a 0700 directory owned by this user, or check an existing one is."""
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    info = os.lstat(path)
+def _private_dir(path: Path, create: bool = True) -> bool:
+    """Check that ``path`` is a real 0700 directory owned by this user (created so when missing
+    and ``create``; tightened when looser). False when missing and not ``create``."""
+    hint = f"set {RUNTIME_DIR_ENV} to a private directory"
+    try:
+        if create:
+            try:
+                path.mkdir(mode=0o700, parents=True)
+            except FileExistsError:
+                pass
+        info = os.lstat(path)
+    except FileNotFoundError:
+        if create:
+            raise RuntimeDirError(f"the daemon's runtime directory {path} cannot be created; {hint}") from None
+        return False
+    except OSError as error:
+        raise RuntimeDirError(f"the daemon's runtime directory {path} cannot be used "
+                              f"({error.strerror or error}); {hint}") from None
+    if stat.S_ISLNK(info.st_mode):
+        raise RuntimeDirError(f"the daemon's runtime directory {path} is a symbolic link; the daemon's socket "
+                              f"lives only in a real private directory: remove the link or {hint}")
     if not stat.S_ISDIR(info.st_mode):
-        raise RuntimeDirError(f"{path} is not a directory")
+        raise RuntimeDirError(f"the daemon's runtime directory {path} is not a directory; {hint}")
     if hasattr(os, "getuid") and info.st_uid != os.getuid():
-        raise RuntimeDirError(f"{path} belongs to another user; set {RUNTIME_DIR_ENV} to a private directory")
+        raise RuntimeDirError(f"the daemon's runtime directory {path} belongs to another user; {hint}")
     if os.name == "posix" and info.st_mode & 0o077:
         os.chmod(path, 0o700)
+    return True
+
+
+def _checked_runtime_dir(create: bool) -> Path | None:
+    path = runtime_dir()
+    parent = path.parent
+    if parent.name.startswith("runtime-") and str(parent.parent) in ("/tmp", "/var/tmp"):
+        if not _private_dir(parent, create):
+            return None
+    return path if _private_dir(path, create) else None
 
 
 def ensure_runtime_dir() -> Path:
-    """The runtime directory, created private (0700) if needed.
+    """The runtime directory, created private (0700) if needed; ``RuntimeDirError`` when unsafe.
 
     platformdirs' fallback without ``$XDG_RUNTIME_DIR`` is ``/tmp/runtime-<uid>``, a shared
     place, so the parent is checked (and tightened) too when it is that fallback.
     """
-    path = runtime_dir()
-    parent = path.parent
-    if parent.name.startswith("runtime-") and str(parent.parent) in ("/tmp", "/var/tmp"):
-        _private_dir(parent)
-    _private_dir(path)
+    path = _checked_runtime_dir(create=True)
+    assert path is not None
     return path
+
+
+def existing_runtime_dir() -> Path | None:
+    """The runtime directory if it exists, checked as ``ensure_runtime_dir`` checks it (clients
+    check it before they connect); None when it does not exist."""
+    return _checked_runtime_dir(create=False)
 
 
 def socket_path() -> Path:

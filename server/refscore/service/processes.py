@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -67,13 +68,58 @@ def pid_alive(pid: int | None) -> bool:
         return False
     except PermissionError:
         return True
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
+    state = process_state(pid)
+    if state is None:
         return not os.path.isdir("/proc")  # it vanished meanwhile; without /proc, trust kill()
-    except IndexError:  # pragma: no cover - unreadable stat line
+    return state != "Z"
+
+
+def process_state(pid: int | None) -> str | None:
+    """The one-letter state of process ``pid`` from ``/proc`` (``R``, ``S``, ``T`` stopped, ...),
+    or None when unknown (no such process, no ``/proc``)."""
+    if not isinstance(pid, int) or pid <= 0:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
+def process_stopped(pid: int | None) -> bool:
+    """Whether ``pid`` is stopped by a signal (SIGSTOP, SIGTSTP) or a tracer."""
+    return process_state(pid) in ("T", "t")
+
+
+def is_daemon_process(pid: int | None) -> bool:
+    """Whether ``pid`` runs ``refscore daemon run`` (so a pid from ``daemon.json`` that the kernel
+    has since given to another program is never signalled)."""
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            argv = fh.read().split(b"\0")
+    except OSError:
+        return pid_alive(pid) and not os.path.isdir("/proc")  # without /proc, trust daemon.json
+    return b"daemon" in argv and b"run" in argv and any(b"refscore" in a for a in argv)
+
+
+def terminate(pid: int, grace: float = 5.0) -> bool:
+    """End daemon ``pid`` that does not answer: SIGTERM (and SIGCONT, so a stopped one receives
+    it), then SIGKILL after ``grace`` seconds. True once it has exited and released its lock."""
+    for sig in (signal.SIGTERM, getattr(signal, "SIGCONT", None)):
+        if sig is not None:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                return wait_for_exit(pid, grace)
+    if wait_for_exit(pid, grace):
         return True
+    try:
+        os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
+    except ProcessLookupError:
+        pass
+    return wait_for_exit(pid, grace)
 
 
 def wait_for_exit(pid: int | None, timeout: float) -> bool:

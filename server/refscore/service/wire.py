@@ -15,7 +15,8 @@ Methods (client to daemon):
   older one that has not run yet (error ``REQUEST_CANCELLED``).
 * ``status`` -> counters (see ``refscore daemon status``); ``shutdown`` -> ``{"pid"}``, then the
   daemon exits.
-* ``$/cancelRequest`` ``{"id"}`` (notification): cancel a request that has not run yet.
+* ``ping`` -> ``{}`` at once: a client waiting on long work checks the daemon is alive.
+* ``$/cancelRequest`` ``{"id"}`` (notification): cancel a request (a large one that runs is stopped).
 
 Daemon to client: ``$/exit`` ``{"reason"}`` (notification) just before an orderly exit; requests
 still unanswered then may be resent to a fresh daemon.
