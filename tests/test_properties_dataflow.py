@@ -64,7 +64,7 @@ def test_one_file_of_all_real_texts(language: str, mode: str) -> None:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_damaged_concatenations(language: str, data: st.DataObject) -> None:
     """A few real texts, joined and randomly edited: both joins give the same edges."""
