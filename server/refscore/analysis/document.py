@@ -5,7 +5,8 @@ Two layers, cached separately so an edit re-does only what it must:
 * ``TokenAnalysis``: whitespace tokens with offsets and their n-gram counts (n-gram matches);
 * ``StructureAnalysis``: the tree-sitter parse, the subtree inventory (syntax match) and the
   data-flow graph (dataflow match), in ``compat`` mode (over comment-stripped text, the
-  ``codebleu`` package's way) or ``native`` mode (over the original text, comments skipped).
+  ``codebleu`` package's way) or ``native`` mode (over the original text, comments skipped,
+  lone CR line ends read as LF: offsets are unchanged).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ except ImportError:  # pragma: no cover - other Pythons
 from .. import languages
 from .cache import sized_cache
 from .gc_pause import gc_paused
-from .text import TextToken, whitespace_tokens
+from .text import TextToken, normalize_line_breaks, whitespace_tokens
 from .flat import flatten
 from .trees import Subtree, sexp_keys
 
@@ -157,6 +158,8 @@ def _analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysi
     from ..dataflow import dropped_types, extract_raw_edges, normalized_keys
 
     spec = languages.get(language)
+    if mode == "native":  # compat parses as the package does, lone CRs and all
+        text = normalize_line_breaks(text)
     root = spec.parse(text.encode("utf-8")).root_node
     flat = flatten(root, spec.name, dropped_types(spec.name, mode), mode)
     if mode == "compat":

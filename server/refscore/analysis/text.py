@@ -43,6 +43,17 @@ def decode_source(data: bytes, *, name: str = "input") -> str:
     return text
 
 
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def normalize_line_breaks(text: str) -> str:
+    """Each lone CR (old Mac line ends) as LF, for parsing: tree-sitter grammars end lines at LF
+    (CRLF works as is) and read a file of lone CRs as one line, which changes its syntax and
+    dataflow. One character for one, so every offset into the result is an offset into
+    ``text``: ranges stay in the original text."""
+    return _LONE_CR.sub("\n", text) if "\r" in text else text
+
+
 def line_starts(text: str) -> list[int]:
     """Code-point offset of the start of each line."""
     starts = [0]

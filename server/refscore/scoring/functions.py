@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..analysis.text import OffsetMap
+from ..analysis.text import OffsetMap, normalize_line_breaks
 from ..languages import LanguageSpec
 
 MAX_DEPTH = 8
@@ -47,7 +47,7 @@ def _name(node, source: bytes) -> str | None:
 
 def top_level_functions(text: str, spec: LanguageSpec) -> list[Function]:
     """Functions and methods not nested in another function, in document order."""
-    source = text.encode("utf-8")
+    source = normalize_line_breaks(text).encode("utf-8")  # lone CRs as LF; offsets unchanged
     root = spec.parse(source).root_node
     offsets = OffsetMap(text)
     functions, values, classes = spec.function_types, spec.function_values, spec.class_types
