@@ -53,3 +53,5 @@ def test_messages_name_the_kind_of_file(tmp_path: Path) -> None:
         read_source(tmp_path / "missing.py")
     with pytest.raises(InputFileError, match="no such file"):
         read_source(tmp_path / "missing" / "deeper.py")
+    with pytest.raises(InputFileError, match="not a valid file name"):
+        read_source("bad\x00name.py")

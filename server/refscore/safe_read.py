@@ -77,6 +77,8 @@ def open_regular(path: str | Path, limit: int | None = None) -> BinaryIO:
         fd = os.open(path, _OPEN_FLAGS)
     except OSError as error:
         raise _os_error(path, error) from None
+    except ValueError:  # a NUL character in the path
+        raise InputFileError(f"{str(path)!r}: not a valid file name") from None
     try:
         _refuse(path, os.fstat(fd).st_mode)  # swapped for a FIFO or device after the check
     except BaseException:

@@ -163,7 +163,10 @@ def _files(folder: Path, pattern: str | None) -> list[Path]:
 
 
 def _real(path: str | Path) -> str:
-    return os.path.realpath(str(path))
+    try:
+        return os.path.realpath(str(path))
+    except ValueError:  # a NUL character: names no file
+        return str(path)
 
 
 def items_for(problem: Problem, submissions: Sequence[Submission],
