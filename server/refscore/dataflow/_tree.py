@@ -38,7 +38,7 @@ class DataTree:
     """A flat tree with token facts: what the walker reads (nodes are ints, the root is 0)."""
 
     __slots__ = ("flat", "types", "kids", "info", "spans", "hidden_vars", "var_nodes", "var_facts",
-                 "var_pairs", "token_ranges")
+                 "var_pairs", "token_ranges", "inside")
 
     def __init__(self, flat: FlatTree, info: list[Optional[TokenInfo]],
                  spans: list[tuple[Any, Any]]) -> None:
@@ -56,6 +56,8 @@ class DataTree:
         self.var_pairs: list[tuple[int, str]] = []  # (number, text) of each, ready for ``variables``
         #: (first, last) node numbers of each token with children (a string and its parts)
         self.token_ranges: list[tuple[int, int]] = []
+        #: the nodes strictly inside those tokens (the parts; few)
+        self.inside: set[int] = set()
 
 
 def token_text(lines: list[str], start: Any, end: Any) -> str:
@@ -109,7 +111,8 @@ def build(flat: FlatTree, text: str) -> DataTree:
     if flat.hidden or len(set(spans)) < len(spans):
         # tokens are keyed by span: tokens with one span share the number and text of the last
         by_span = {span: number for number, span in enumerate(spans)}
-        numbers = [by_span[span] for span in spans]
+        if len(by_span) < len(spans):  # else every token is its own span's last
+            numbers = [by_span[span] for span in spans]
     info: list[Optional[TokenInfo]] = [None] * len(types)
     tree = DataTree(flat, info, spans)
     var_nodes, var_facts, var_pairs = tree.var_nodes, tree.var_facts, tree.var_pairs
@@ -127,7 +130,9 @@ def build(flat: FlatTree, text: str) -> DataTree:
             var_facts.append((code, number, ident))
             var_pairs.append((number, code))
         if kids[i]:
-            tree.token_ranges.append((i, subtree_end(kids, i)))
+            last = subtree_end(kids, i)
+            tree.token_ranges.append((i, last))
+            tree.inside.update(range(i + 1, last + 1))
     hidden_vars = tree.hidden_vars
     for i, span in zip(flat.hidden, flat.hidden_spans):
         number = by_span.get(span)
@@ -141,12 +146,6 @@ def build(flat: FlatTree, text: str) -> DataTree:
             hidden_vars.append(i)
     hidden_vars.sort()
     return tree
-
-
-def inside_token(ranges: list[tuple[int, int]], n: int) -> bool:
-    """Whether node n lies strictly inside one of the token ranges (ascending, disjoint)."""
-    at = bisect_right(ranges, (n, n)) - 1
-    return at >= 0 and ranges[at][0] < n <= ranges[at][1]
 
 
 def subtree_end(kids: list[Any], n: int) -> int:
@@ -164,8 +163,7 @@ def variables(tree: DataTree, n: Optional[int]) -> tuple[tuple[int, str], ...]:
     """
     if n is None:
         raise Abort("variables of a missing node")
-    ranges = tree.token_ranges
-    if not ranges or not inside_token(ranges, n):
+    if n not in tree.inside:
         var_nodes = tree.var_nodes
         lo = bisect_left(var_nodes, n)
         return tuple(tree.var_pairs[lo:bisect_right(var_nodes, subtree_end(tree.kids, n), lo)])

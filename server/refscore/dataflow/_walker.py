@@ -17,7 +17,7 @@ from dataclasses import dataclass, field as dc_field
 from functools import cached_property
 from typing import Callable, Mapping, Optional
 
-from ._tree import UNINDEXED, VARIABLE, Abort, DataTree, inside_token, mentioned, subtree_end, variables
+from ._tree import UNINDEXED, VARIABLE, Abort, DataTree, mentioned, subtree_end, variables
 
 State = dict[str, tuple[int, ...]]
 Edge = tuple[str, int, str, tuple[str, ...], tuple[int, ...]]
@@ -61,9 +61,9 @@ def stop_nodes(tree: DataTree, rules: Rules) -> tuple[list[int], set[int]]:
                 reordered.add(parent)
         if reordered:
             found = sorted(reordered.union(found))
-    ranges = tree.token_ranges
-    if ranges and found:
-        found = [i for i in found if not inside_token(ranges, i)]
+    inside = tree.inside
+    if inside and found:
+        found = [i for i in found if i not in inside]
     return found, reordered
 
 
@@ -119,7 +119,7 @@ class Walker:
         handler = self.handlers.get(types[n])
         if handler is not None:
             return handler(self, n, st)
-        if n not in self.reordered and not (self.tree.token_ranges and inside_token(self.tree.token_ranges, n)):
+        if n not in self.reordered and n not in self.tree.inside:
             return self.walk_plain(n, st)
         # a parent of ``do_first`` nodes, or a node inside a token: child by child
         self.steps += 1
