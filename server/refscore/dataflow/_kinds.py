@@ -7,6 +7,11 @@ states settle after one pass of a loop body (a second pass adds the body's own d
 third adds nothing new), so a loop nested k deep sees a handful of distinct input states, not
 2**k: the work stays linear in practice. A step budget still bounds pathological inputs (they
 give no dataflow, like an input the package fails on).
+
+Branches: each branch starts from a copy of the input state and the results are joined. Once the
+state is large (a long file: every variable so far is in it), only the variables under the
+branch node are copied and joined (``local_state``): an ``if`` costs what it contains, not the
+size of the file before it.
 """
 
 from __future__ import annotations
