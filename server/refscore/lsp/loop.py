@@ -81,8 +81,11 @@ class ScoringLoop:
         return self.server.workspace.text_documents.get(uri)
 
     def _stale(self, uri: str, version: int) -> bool:
+        """The document moved on, or this task was superseded (a cancellation that Python 3.11's
+        ``asyncio.wait_for`` swallowed must not publish twice)."""
         document = self._current(uri)
-        return document is None or document.version != version
+        superseded = self.tasks.get(uri) is not asyncio.current_task()
+        return document is None or document.version != version or superseded
 
     async def _run(self, uri: str, immediate: bool) -> None:
         try:

@@ -115,6 +115,8 @@ class RefScoreServer(LanguageServer):
         """Wait (boundedly) until the first ``workspace/configuration`` answer has been applied."""
         if self.settings_ready is None:
             self.settings_ready = asyncio.Event()
+        if self.settings_ready.is_set():
+            return  # no wait_for: on Python 3.11 it can swallow a cancellation that races its result
         try:
             await asyncio.wait_for(self.settings_ready.wait(), timeout)
         except asyncio.TimeoutError:
