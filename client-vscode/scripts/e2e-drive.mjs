@@ -8,7 +8,10 @@ import { parseArgs } from "node:util";
 import { chromium } from "playwright-core";
 
 const { values: opts } = parseArgs({
-  options: { url: { type: "string" }, result: { type: "string" }, screenshot: { type: "string" }, timeout: { type: "string", default: "480" } },
+  options: {
+    url: { type: "string" }, result: { type: "string" }, screenshot: { type: "string" }, timeout: { type: "string", default: "480" },
+    mode: { type: "string", default: "configured" },
+  },
 });
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const INFORMATION = 2; // vscode.DiagnosticSeverity.Information (3 on the LSP wire)
@@ -99,9 +102,71 @@ async function interact(page) {
   return failures;
 }
 
+/** Waits for a JSON file the harness writes; its content. */
+async function findings(file, deadline, what) {
+  while (!existsSync(file)) {
+    if (Date.now() > deadline) {
+      throw new Error(`no ${what} from the harness within ${opts.timeout} s`);
+    }
+    await sleep(1000);
+  }
+  return JSON.parse(readFileSync(file, "utf8"));
+}
+
+/**
+ * Zero configuration: CodeBLEU from the bundled server first; then a click on the status item (it
+ * says CodeBERTScore needs setting up) runs RefScore: Set Up CodeBERTScore, whose one question is
+ * answered in the page; the set-up must end with token highlights from the managed environment.
+ */
+async function zeroConfig(page, deadline) {
+  const failures = [];
+  const expect = (ok, what) => {
+    console.log(`${ok ? "ok  " : "FAIL"} ${what}`);
+    if (!ok) failures.push(what);
+  };
+  const before = (await findings(`${opts.result}.before.json`, deadline, "first findings")).before ?? {};
+  console.log(`CodeBLEU arrived after ${before.waitedSeconds} s`);
+  expect(before.path?.commands?.length === 0 && before.path?.pythons?.length === 0,
+    `no RefScore on the extension host's PATH: ${JSON.stringify(before.path)}`);
+  expect(before.interpreter?.source === "PATH", `the bundled server runs with python on PATH: ${JSON.stringify(before.interpreter)}`);
+  expect(/CodeBLEU \d\.\d\d \(n-gram/.test(before.summary ?? "") && !/CodeBERTScore P/.test(before.summary ?? ""),
+    `zero-config summary has CodeBLEU: ${before.summary}`);
+  expect(/CodeBLEU/.test(before.summaryHover ?? ""), "zero-config hover on the summary line shows CodeBLEU");
+  const lenses = before.codeLenses ?? [];
+  expect(lenses.length === 2 && lenses.every((t) => /^RefScore: CodeBLEU \d\.\d\d vs \w+ \(same name\)$/.test(t ?? "")),
+    `zero-config code lenses: ${JSON.stringify(lenses)}`);
+  expect(before.bertNeedsSetup === true && /^\$\(beaker\) CodeBLEU \d\.\d\d · CodeBERTScore: set up$/.test(before.statusText ?? ""),
+    `the status item says CodeBERTScore needs setting up: ${before.statusText}`);
+  const item = page.locator("footer .statusbar-item", { hasText: "CodeBERTScore: set up" });
+  expect(await shows(item, 30_000), "the status item shows it in the page");
+  await item.first().click();
+  const dialog = page.locator(".monaco-dialog-box");
+  const asked = await shows(dialog.filter({ hasText: "Set up CodeBERTScore?" }), 30_000);
+  const question = asked ? await dialog.first().innerText() : "";
+  expect(asked && /download about \d+ MB/.test(question) && /bert-env/.test(question),
+    `one question says what is downloaded, how big and where: ${question.replace(/\s+/g, " ").slice(0, 400)}`);
+  if (asked) {
+    await dialog.locator(".monaco-button", { hasText: "Set Up" }).first().click();
+    expect(await shows(page.locator(".notifications-toasts", { hasText: "setting up CodeBERTScore" }), 30_000),
+      "the set-up shows a progress notification");
+  }
+  const after = (await findings(opts.result, deadline, "findings after the set-up")).after ?? {};
+  console.log(`set-up and first CodeBERTScore took ${after.setupSeconds} s`);
+  expect(after.interpreter?.source === "CodeBERTScore environment", `the server runs from the managed environment: ${JSON.stringify(after.interpreter)}`);
+  expect(/CodeBERTScore P \d\.\d\d R \d\.\d\d F1 \d\.\d\d F3 \d\.\d\d/.test(after.summary ?? ""), `summary has CodeBERTScore after the set-up: ${after.summary}`);
+  const drawn = after.heat ? after.heat.counts.weak + after.heat.counts.low + after.heat.counts.fair : 0;
+  expect(after.weakTokens > 0 && drawn > 0 && after.heat?.version === after.documentVersion,
+    `token highlights after the set-up: ${after.weakTokens} weak tokens, heat ${JSON.stringify(after.heat)}`);
+  expect(/similarity \d\.\d\d/.test(after.tokenHover ?? ""), "hover on a weak token shows its similarity");
+  expect(/^\$\(beaker\) CodeBLEU \d\.\d\d · F3 \d\.\d\d$/.test(after.statusText ?? "") && after.bertNeedsSetup === false,
+    `status item after the set-up: ${after.statusText}`);
+  return failures;
+}
+
 async function main() {
   const deadline = Date.now() + Number(opts.timeout) * 1000;
   rmSync(opts.result, { force: true });
+  rmSync(`${opts.result}.before.json`, { force: true });
   const profile = mkdtempSync(join(tmpdir(), "refscore-e2e-chromium-"));
   // a fresh profile; flags that keep Chromium from reaching for the (closed) network
   const browser = await chromium.launchPersistentContext(profile, {
@@ -117,6 +182,19 @@ async function main() {
     await page.goto(opts.url, { waitUntil: "domcontentloaded" });
     await page.waitForSelector(".monaco-workbench", { timeout: 120_000 });
     console.log("workbench loaded; waiting for the harness");
+    if (opts.mode === "zero-config") {
+      const failures = await zeroConfig(page, deadline);
+      await page.mouse.move(1000, 640);
+      await sleep(1500);
+      mkdirSync(dirname(opts.screenshot), { recursive: true });
+      await page.screenshot({ path: opts.screenshot });
+      console.log(`screenshot: ${opts.screenshot}`);
+      if (failures.length > 0) {
+        console.log(`${failures.length} check(s) failed`);
+        process.exitCode = 1;
+      }
+      return;
+    }
     while (!existsSync(opts.result)) {
       if (Date.now() > deadline) {
         throw new Error(`no findings from the harness within ${opts.timeout} s`);

@@ -3,14 +3,29 @@
 # Chromium. Installs what it needs on first use (cached under client-vscode/.e2e/), packages the
 # extension, starts code-server on a fresh workspace copy, and lets scripts/e2e-drive.mjs assert
 # and take the screenshot. Exit status 0 means every check passed.
-#   REFSCORE_PYTHON   python with refscore installed (default: the repository's .venv)
+#   REFSCORE_E2E_MODE configured (default): refscore.interpreter set to REFSCORE_PYTHON, every check;
+#                     zero-config: no RefScore settings and no RefScore on PATH (the bundled server
+#                     with python3), then RefScore: Set Up CodeBERTScore makes the managed environment
+#   REFSCORE_PYTHON   python with refscore installed (default: the repository's .venv); it builds the
+#                     bundle and, in configured mode, runs the server
 #   REFSCORE_E2E_SCREENSHOT  where the screenshot goes (default: docs/vscode-heatmap.png)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 repo="$(cd "$here/.." && pwd)"
 e2e="$here/.e2e"
 python="${REFSCORE_PYTHON:-$repo/.venv/bin/python}"
+mode="${REFSCORE_E2E_MODE:-configured}"
+[[ $mode == configured || $mode == zero-config ]] || { echo "REFSCORE_E2E_MODE must be configured or zero-config" >&2; exit 2; }
 screenshot="${REFSCORE_E2E_SCREENSHOT:-$repo/docs/vscode-heatmap.png}"
+# zero-config: code-server (and so the extension) sees only the system's directories on PATH
+clean_path="/usr/local/bin:/usr/bin:/bin"
+if [[ $mode == zero-config ]]; then
+  if PATH="$clean_path" command -v refscore >/dev/null || PATH="$clean_path" python3 -c "import refscore" 2>/dev/null; then
+    echo "zero-config e2e: RefScore is on the clean PATH ($clean_path); it must not be" >&2
+    exit 2
+  fi
+  PATH="$clean_path" command -v node >/dev/null || { echo "zero-config e2e: node is not on $clean_path" >&2; exit 2; }
+fi
 started=$SECONDS
 
 "$python" -m refscore --version >/dev/null || { echo "no refscore at $python (set REFSCORE_PYTHON)" >&2; exit 2; }
@@ -21,9 +36,12 @@ echo "== packaging the extension and the harness"
 cd "$here"
 [[ -d node_modules ]] || npm ci --no-audit --no-fund --ignore-scripts
 "$python" scripts/languages.py >/dev/null
-npm run --silent bundle >/dev/null
+# the platform-specific package, as users get it: the server's libraries under bundled/ (rebuilt from
+# this checkout every run), vscode:prepublish bundles the extension
+"$python" scripts/bundle.py --target linux-x64 >"$e2e/bundle.log" 2>&1 || { tail -n 30 "$e2e/bundle.log"; exit 1; }
+tail -n 1 "$e2e/bundle.log"
 vsce="$here/node_modules/.bin/vsce"
-"$vsce" package --no-dependencies --allow-missing-repository --skip-license --out dist/refscore.vsix >/dev/null
+REFSCORE_TARGET=linux-x64 "$vsce" package --target linux-x64 --out dist/refscore-linux-x64.vsix >/dev/null
 (cd test-harness && "$vsce" package --no-dependencies --allow-missing-repository --skip-license --out "$e2e/harness.vsix" >/dev/null)
 
 run="$e2e/run"
@@ -32,7 +50,17 @@ mkdir -p "$run/ext" "$run/user/User" "$run/runtime" "$run/logs"
 chmod 700 "$run/runtime"
 cp -r "$here/e2e/workspace" "$run/workspace"
 mkdir -p "$run/workspace/.vscode"
-cat > "$run/workspace/.vscode/settings.json" <<JSON
+if [[ $mode == zero-config ]]; then
+  cat > "$run/workspace/.vscode/settings.json" <<JSON
+{
+  "refscoreHarness.mode": "zeroConfig",
+  "refscoreHarness.candidate": "fizzbuzz.py",
+  "refscoreHarness.resultFile": "$run/result.json",
+  "refscoreHarness.timeoutSeconds": 1200
+}
+JSON
+else
+  cat > "$run/workspace/.vscode/settings.json" <<JSON
 {
   "refscore.interpreter": "$python",
   "refscoreHarness.candidate": "fizzbuzz.py",
@@ -41,6 +69,7 @@ cat > "$run/workspace/.vscode/settings.json" <<JSON
   "refscoreHarness.timeoutSeconds": 400
 }
 JSON
+fi
 cat > "$run/user/User/settings.json" <<'JSON'
 {
   "workbench.startupEditor": "none",
@@ -57,15 +86,17 @@ cat > "$run/user/User/settings.json" <<'JSON'
 JSON
 
 echo "== installing the extensions into a fresh extensions dir"
-for vsix in "$here/dist/refscore.vsix" "$e2e/harness.vsix"; do
+for vsix in "$here/dist/refscore-linux-x64.vsix" "$e2e/harness.vsix"; do
   "$codeserver" --config "$run/config.yaml" --extensions-dir "$run/ext" --user-data-dir "$run/user" --install-extension "$vsix" >/dev/null
 done
 
 # the server's scoring daemon gets its own runtime dir, and goes away after the test
 export HF_HUB_OFFLINE=1 REFSCORE_RUNTIME_DIR="$run/runtime" REFSCORE_LOG_DIR="$run/logs" REFSCORE_DAEMON_IDLE=120
 port="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
-echo "== starting code-server on 127.0.0.1:$port"
-setsid "$codeserver" --config "$run/config.yaml" --auth none --bind-addr "127.0.0.1:$port" --disable-telemetry --disable-update-check \
+launch=()
+[[ $mode == zero-config ]] && launch=(env -u VIRTUAL_ENV -u PYTHONPATH -u PYTHONHOME -u CONDA_PREFIX "PATH=$clean_path")
+echo "== starting code-server on 127.0.0.1:$port ($mode)"
+setsid "${launch[@]}" "$codeserver" --config "$run/config.yaml" --auth none --bind-addr "127.0.0.1:$port" --disable-telemetry --disable-update-check \
   --disable-workspace-trust --extensions-dir "$run/ext" --user-data-dir "$run/user" "$run/workspace" \
   >"$run/code-server.log" 2>&1 &
 server_pid=$!
@@ -81,8 +112,14 @@ done
 
 echo "== driving VS Code from headless Chromium"
 status=0
-node "$here/scripts/e2e-drive.mjs" --url "http://127.0.0.1:$port/?folder=$run/workspace" \
-  --result "$run/result.json" --screenshot "$screenshot" --timeout 480 || status=$?
+timeout=480
+[[ $mode == zero-config ]] && timeout=1500
+node "$here/scripts/e2e-drive.mjs" --url "http://127.0.0.1:$port/?folder=$run/workspace" --mode "$mode" \
+  --result "$run/result.json" --screenshot "$screenshot" --timeout "$timeout" || status=$?
+if [[ $mode == zero-config ]]; then
+  env_dir="$run/user/User/globalStorage/refscore.refscore/bert-env"
+  [[ -d $env_dir ]] && echo "managed CodeBERTScore environment: $(du -sh "$env_dir" | cut -f1) at $env_dir"
+fi
 if [[ $status -ne 0 ]]; then
   echo "--- code-server log (tail)"; tail -n 40 "$run/code-server.log" || true
   for log in "$run"/user/logs/*/exthost*/*RefScore*.log "$run"/user/logs/*/exthost*/output_logging_*/*RefScore*.log; do

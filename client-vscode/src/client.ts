@@ -2,6 +2,7 @@
 
 import type * as vscode from "vscode";
 import { LanguageClient, type LanguageClientOptions, type ServerOptions } from "vscode-languageclient/node";
+import { withoutBert } from "./bertGate";
 import { LANGUAGES } from "./languages.generated";
 import { MISSING, TOKEN_SCORES } from "./protocol";
 
@@ -13,11 +14,19 @@ export interface ClientHooks {
   missingShown(args: unknown[], result: unknown): void;
 }
 
-export function createClient(python: string, extraArgs: readonly string[], output: vscode.LogOutputChannel, hooks: ClientHooks): LanguageClient {
+export interface ServerLaunch {
+  python: string;
+  args: readonly string[];
+  env: NodeJS.ProcessEnv;
+  /** True while the interpreter lacks torch/transformers: the server is asked for CodeBLEU only. */
+  bertOff: () => boolean;
+}
+
+export function createClient(launch: ServerLaunch, output: vscode.LogOutputChannel, hooks: ClientHooks): LanguageClient {
   const serverOptions: ServerOptions = {
-    command: python,
-    args: ["-m", "refscore", "serve", ...extraArgs],
-    options: { env: process.env },
+    command: launch.python,
+    args: ["-m", "refscore", "serve", ...launch.args],
+    options: { env: launch.env },
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: LANGUAGES.map((language) => ({ scheme: "file", language })),
@@ -25,6 +34,15 @@ export function createClient(python: string, extraArgs: readonly string[], outpu
     initializationOptions: { tokenScores: true },
     synchronize: { configurationSection: "refscore" },
     middleware: {
+      workspace: {
+        async configuration(params, token, next) {
+          const result = await next(params, token);
+          if (!launch.bertOff() || !Array.isArray(result)) {
+            return result;
+          }
+          return result.map((value, i) => (params.items[i]?.section === "refscore" ? withoutBert(value) : value));
+        },
+      },
       handleDiagnostics(uri, diagnostics, next) {
         next(uri, diagnostics);
         hooks.diagnostics(uri, diagnostics);

@@ -2,12 +2,14 @@
 
 import * as path from "node:path";
 import * as vscode from "vscode";
+import { needsBertSetup } from "./bertGate";
 import type { HeatView } from "./heatView";
 import { missingEntries, scoreEntries } from "./items";
 import { jumpTo, pickAndJump } from "./pickers";
 import { isMissingItem, MISSING, type MissingItem, SCORE_TEXT, SET_REFERENCE } from "./protocol";
 import { describeScoreText } from "./scoreText";
 import type { Session } from "./session";
+import { setUpCodeBertScore, type SetupContext } from "./setup";
 import type { StatusView } from "./statusView";
 import { baseName } from "./summary";
 
@@ -16,6 +18,7 @@ export interface Parts {
   status: StatusView;
   heat: HeatView;
   output: vscode.LogOutputChannel;
+  setup: SetupContext;
 }
 
 function activeDocument(): vscode.TextDocument | undefined {
@@ -146,6 +149,20 @@ async function showScores({ session, status }: Parts): Promise<void> {
   await pickAndJump(scoreEntries(state, missing), `RefScore: ${baseName(doc.uri.toString())}`, "Scores and what the reference has that this file lacks");
 }
 
+async function setUp({ session, setup, status }: Parts): Promise<void> {
+  const found = session.found;
+  if (found !== undefined && !needsBertSetup(found.facts)) {
+    const where = found.candidate.source === "CodeBERTScore environment" ? `the environment RefScore set up (${setup.env.dir})` : found.candidate.command;
+    void vscode.window.showInformationMessage(`RefScore: CodeBERTScore needs no set-up: torch and transformers are in ${where}.`);
+    return;
+  }
+  const base = found && { command: found.candidate.command, venv: found.facts.venv };
+  await setUpCodeBertScore(setup, base, async () => {
+    status.clear();
+    await session.restart();
+  });
+}
+
 export function registerCommands(parts: Parts): vscode.Disposable[] {
   const { output, heat, session } = parts;
   const bodies: Record<string, (p: Parts) => Promise<void>> = {
@@ -164,6 +181,7 @@ export function registerCommands(parts: Parts): vscode.Disposable[] {
       await session.restart();
     },
     "refscore.showLog": async () => output.show(),
+    "refscore.setUpCodeBertScore": setUp,
   };
   return Object.entries(bodies).map(([id, body]) => vscode.commands.registerCommand(id, guarded(output, () => body(parts))));
 }

@@ -6,7 +6,8 @@ import type { DrawnHeat } from "./heatView";
 import { HeatView } from "./heatView";
 import { HeatStore } from "./heatStore";
 import { isMissingItem } from "./protocol";
-import { Session } from "./session";
+import { Bundle, Session } from "./session";
+import { managedEnv } from "./setupPlan";
 import { StatusView } from "./statusView";
 
 /** What `activate` returns: read-only views for tests and other extensions. */
@@ -15,6 +16,10 @@ export interface RefScoreApi {
   isRunning(): boolean;
   statusText(): string | undefined;
   heatOn(uri: string): DrawnHeat | undefined;
+  /** CodeBERTScore needs RefScore: Set Up CodeBERTScore with the interpreter in use. */
+  bertNeedsSetup(): boolean;
+  /** The interpreter the server runs with, and where it came from. */
+  interpreter(): { command: string; source: string } | undefined;
 }
 
 let current: Session | undefined;
@@ -24,7 +29,10 @@ export function activate(context: vscode.ExtensionContext): RefScoreApi {
   const status = new StatusView();
   const config = vscode.workspace.getConfiguration("refscore");
   const heat = new HeatView(new HeatStore(), config.get<boolean>("heatMap.enabled", true), (line) => output.debug(line));
+  const bundle = new Bundle(context.extensionPath);
+  const managed = managedEnv(context.globalStorageUri.fsPath);
   const session = new Session(output, {
+    started: (bertSetup) => status.setBertSetup(bertSetup),
     diagnostics(uri, diagnostics) {
       const state = status.update(uri, diagnostics);
       if (state?.kind === "summary" && (state.bertState === "off" || state.bertState === "unavailable")) {
@@ -40,9 +48,9 @@ export function activate(context: vscode.ExtensionContext): RefScoreApi {
         void showMissingList(Array.isArray(result) ? result.filter(isMissingItem) : [], uri);
       }
     },
-  });
+  }, bundle, managed);
   current = session;
-  const parts = { session, status, heat, output };
+  const parts = { session, status, heat, output, setup: { env: managed, wheel: bundle.wheel, output } };
   context.subscriptions.push(
     output,
     status,
@@ -62,10 +70,14 @@ export function activate(context: vscode.ExtensionContext): RefScoreApi {
       } else if (event.affectsConfiguration("refscore.weakTokens.threshold")) {
         heat.redrawAll();
       }
-      if (event.affectsConfiguration("refscore.interpreter") || event.affectsConfiguration("refscore.server.args")) {
-        output.info("The interpreter or server arguments changed: restarting the server");
+      if (["interpreter", "importStrategy", "server.args"].some((key) => event.affectsConfiguration(`refscore.${key}`))) {
+        output.info("The interpreter, import strategy or server arguments changed: restarting the server");
         void session.restart();
       }
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      output.info("The workspace is trusted now: restarting the server with the workspace's choices");
+      void session.restart();
     }),
   );
   const ready = session.start();
@@ -74,6 +86,8 @@ export function activate(context: vscode.ExtensionContext): RefScoreApi {
     isRunning: () => session.running,
     statusText: () => status.text,
     heatOn: (uri) => heat.drawnOn(uri),
+    bertNeedsSetup: () => session.bertNeedsSetup,
+    interpreter: () => session.found && { command: session.found.candidate.command, source: session.found.candidate.source },
   };
 }
 

@@ -1,12 +1,29 @@
-/** Finding a Python that can run `python -m refscore`: candidates in order, probed one by one. */
+/** Finding the Python that runs the server: candidates in order, each probed once. */
 
 import { execFile } from "node:child_process";
 
-export type Source = "setting refscore.interpreter" | "Python extension" | "PATH";
+export type Source = "setting refscore.interpreter" | "CodeBERTScore environment" | "Python extension" | "PATH";
+
+/** Where `refscore` and its CodeBLEU libraries come from (like the Python tools template's setting). */
+export type ImportStrategy = "useBundled" | "fromEnvironment";
+
+export const MIN_PYTHON: readonly [number, number] = [3, 10];
 
 export interface Candidate {
   command: string;
   source: Source;
+}
+
+/** What the probe found out about an interpreter. */
+export interface Facts {
+  python: string;
+  /** The refscore version importable (with the bundled libraries first when bundled), else null. */
+  refscore: string | null;
+  /** Why refscore (or a library it needs) did not import. */
+  importError?: string;
+  torch: boolean;
+  transformers: boolean;
+  venv: boolean;
 }
 
 export interface Failure {
@@ -14,61 +31,132 @@ export interface Failure {
   reason: string;
 }
 
-export type Probe = (command: string) => Promise<{ ok: true; version: string } | { ok: false; reason: string }>;
-
 export interface Found {
   candidate: Candidate;
-  version: string;
+  facts: Facts;
+}
+
+export type Probe = (command: string) => Promise<{ ok: true; facts: Facts } | { ok: false; reason: string }>;
+
+export interface Inputs {
+  setting?: string;
+  /** The managed CodeBERTScore environment's python, when it is set up. */
+  managed?: string;
+  pythonExtension?: string;
+  /** Untrusted workspaces never run an interpreter the workspace chose (the Python extension's may be a workspace venv). */
+  trusted: boolean;
+  platform?: NodeJS.Platform;
 }
 
 /**
  * The order: the setting when it is set (and then only it: an explicit choice that does not work
- * should be reported, not silently replaced), else the Python extension's interpreter, else python3.
+ * is reported, not silently replaced); else the CodeBERTScore environment set up by the extension,
+ * the Python extension's interpreter (trusted workspaces only), python3, python.
  */
-export function candidates(setting: string | undefined, pythonExtension: string | undefined): Candidate[] {
-  const chosen = setting?.trim();
+export function candidates(inputs: Inputs): Candidate[] {
+  const chosen = inputs.setting?.trim();
   if (chosen) {
     return [{ command: chosen, source: "setting refscore.interpreter" }];
   }
   const out: Candidate[] = [];
-  if (pythonExtension?.trim()) {
-    out.push({ command: pythonExtension.trim(), source: "Python extension" });
+  if (inputs.managed) {
+    out.push({ command: inputs.managed, source: "CodeBERTScore environment" });
   }
-  out.push({ command: "python3", source: "PATH" });
+  if (inputs.trusted && inputs.pythonExtension?.trim()) {
+    out.push({ command: inputs.pythonExtension.trim(), source: "Python extension" });
+  }
+  const names = (inputs.platform ?? process.platform) === "win32" ? ["python", "python3"] : ["python3", "python"];
+  out.push(...names.map((command) => ({ command, source: "PATH" as const })));
   return out;
 }
 
-/** Runs `COMMAND -m refscore --version`; ok when it prints `refscore X`. */
-export function probeWith(timeoutMs: number): Probe {
+/** Runs in the candidate: its version, whether refscore imports and what CodeBERTScore needs is there. Python 2 safe. */
+export const PROBE_CODE = [
+  "import json, sys",
+  "out = {'python': '%d.%d.%d' % tuple(sys.version_info[:3]), 'refscore': None}",
+  "try:",
+  "    import importlib.util as u",
+  "    for name in ('torch', 'transformers', 'venv', 'ensurepip'):",
+  "        out[name] = u.find_spec(name) is not None",
+  "    import refscore, tree_sitter, pygls",
+  "    out['refscore'] = refscore.__version__",
+  "except Exception as error:",
+  "    out['importError'] = '%s: %s' % (type(error).__name__, error)",
+  "print(json.dumps(out))",
+].join("\n");
+
+/** The environment a server (and its probe) runs with: the bundled libraries first when `libs` is given. */
+export function serverEnv(base: NodeJS.ProcessEnv, libs: string | undefined, delimiter = process.platform === "win32" ? ";" : ":"): NodeJS.ProcessEnv {
+  if (libs === undefined) {
+    return { ...base };
+  }
+  const rest = base.PYTHONPATH ? `${delimiter}${base.PYTHONPATH}` : "";
+  return { ...base, PYTHONPATH: `${libs}${rest}` };
+}
+
+function versionOk(python: string): boolean {
+  const [major, minor] = python.split(".").map(Number);
+  return major > MIN_PYTHON[0] || (major === MIN_PYTHON[0] && minor >= MIN_PYTHON[1]);
+}
+
+/** Judges a probe's output: ok with the facts, or why this interpreter cannot run the server. */
+export function judge(stdout: string, strategy: ImportStrategy): { ok: true; facts: Facts } | { ok: false; reason: string } {
+  const line = stdout.trim().split(/\r?\n/).pop() ?? "";
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return { ok: false, reason: `unexpected output: ${line.slice(0, 120)}` };
+  }
+  const facts: Facts = {
+    python: typeof raw.python === "string" ? raw.python : "?",
+    refscore: typeof raw.refscore === "string" ? raw.refscore : null,
+    importError: typeof raw.importError === "string" ? raw.importError : undefined,
+    torch: raw.torch === true,
+    transformers: raw.transformers === true,
+    venv: raw.venv === true && raw.ensurepip === true,
+  };
+  if (!versionOk(facts.python)) {
+    return { ok: false, reason: `Python ${facts.python} is too old (RefScore needs ${MIN_PYTHON.join(".")} or newer)` };
+  }
+  if (facts.refscore === null) {
+    const why = facts.importError ?? "import failed";
+    return {
+      ok: false,
+      reason: strategy === "fromEnvironment" && /No module named '?refscore/.test(why)
+        ? "the refscore package is not installed there"
+        : strategy === "fromEnvironment" ? why : `the bundled server does not load there (${why})`,
+    };
+  }
+  return { ok: true, facts };
+}
+
+/** A probe running PROBE_CODE with `env` (the bundled libraries on PYTHONPATH for useBundled). */
+export function probeWith(timeoutMs: number, env: NodeJS.ProcessEnv, strategy: ImportStrategy): Probe {
   return (command) =>
     new Promise((resolve) => {
-      execFile(command, ["-m", "refscore", "--version"], { timeout: timeoutMs, env: process.env }, (error, stdout, stderr) => {
-        const out = `${stdout}`.trim();
-        if (!error && /^refscore\s+\S+/.test(out)) {
-          resolve({ ok: true, version: out });
+      execFile(command, ["-c", PROBE_CODE], { timeout: timeoutMs, env }, (error, stdout, stderr) => {
+        if (error && (error.code === "ENOENT" || error.code === "EACCES" || error.killed || !`${stdout}`.trim())) {
+          resolve({ ok: false, reason: describeFailure(error, `${stderr}`) });
           return;
         }
-        resolve({ ok: false, reason: describeFailure(error, `${stderr}`, out) });
+        resolve(judge(`${stdout}`, strategy));
       });
     });
 }
 
-function describeFailure(error: (Error & { code?: unknown; killed?: boolean }) | null, stderr: string, stdout: string): string {
-  if (error?.code === "ENOENT") {
+function describeFailure(error: Error & { code?: unknown; killed?: boolean }, stderr: string): string {
+  if (error.code === "ENOENT") {
     return "not found";
   }
-  if (error?.code === "EACCES") {
+  if (error.code === "EACCES") {
     return "not executable";
   }
-  if (error?.killed) {
+  if (error.killed) {
     return "timed out";
   }
   const lines = stderr.trim().split(/\r?\n/).filter((l) => l.trim());
-  const last = lines[lines.length - 1];
-  if (last && /No module named/.test(last)) {
-    return "the refscore package is not installed there";
-  }
-  return last ?? (stdout ? `unexpected output: ${stdout.slice(0, 120)}` : (error?.message ?? "failed"));
+  return lines[lines.length - 1] ?? error.message;
 }
 
 /** The first candidate whose probe succeeds, and why each one before it failed. */
@@ -77,7 +165,7 @@ export async function findInterpreter(list: readonly Candidate[], probe: Probe):
   for (const candidate of list) {
     const result = await probe(candidate.command);
     if (result.ok) {
-      return { found: { candidate, version: result.version }, failures };
+      return { found: { candidate, facts: result.facts }, failures };
     }
     failures.push({ candidate, reason: result.reason });
   }
@@ -85,12 +173,19 @@ export async function findInterpreter(list: readonly Candidate[], probe: Probe):
 }
 
 /** One message naming every interpreter tried and the fix. */
-export function failureMessage(failures: readonly Failure[]): string {
+export function failureMessage(failures: readonly Failure[], strategy: ImportStrategy): string {
   const tried = failures.map((f) => `${f.candidate.command} (${f.candidate.source}): ${f.reason}`).join("; ");
+  if (strategy === "useBundled") {
+    return (
+      `RefScore cannot start its server: no Python ${MIN_PYTHON.join(".")} or newer was found. Tried ${tried}. ` +
+      "Fix: install Python 3 (python3 on PATH), or set refscore.interpreter to a Python 3.10+ " +
+      "(e.g. /usr/bin/python3), then run RefScore: Restart Server."
+    );
+  }
   return (
     `RefScore cannot start its server: no Python with the refscore package was found. Tried ${tried}. ` +
-    "Fix: install RefScore into a Python environment (bash scripts/setup.sh in the RefScore repository, or " +
-    "pip install <path to the repository>), then set refscore.interpreter to that environment's python " +
-    "(e.g. /path/to/refscore/.venv/bin/python) and run RefScore: Restart Server."
+    'Fix: set refscore.importStrategy to "useBundled" (the server that comes with the extension), or ' +
+    "pip install refscore into a Python environment and set refscore.interpreter to that environment's " +
+    "python (e.g. /path/to/refscore/.venv/bin/python), then run RefScore: Restart Server."
   );
 }

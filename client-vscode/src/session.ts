@@ -1,24 +1,59 @@
-/** One running server: finds the interpreter, starts, stops and restarts the client. */
+/** One running server: chooses the interpreter and the libraries, starts, stops and restarts the client. */
 
+import { existsSync, readdirSync } from "node:fs";
+import * as path from "node:path";
 import * as vscode from "vscode";
 import { ExecuteCommandRequest, type LanguageClient } from "vscode-languageclient/node";
+import { bertWanted, needsBertSetup } from "./bertGate";
 import { type ClientHooks, createClient } from "./client";
-import { candidates, failureMessage, findInterpreter, probeWith } from "./interpreter";
+import { candidates, failureMessage, findInterpreter, type Found, type ImportStrategy, probeWith, serverEnv } from "./interpreter";
 import { pythonExtensionInterpreter } from "./pythonExtension";
+import { isReady, type ManagedEnv } from "./setupPlan";
 
 const PROBE_TIMEOUT_MS = 60_000;
+
+export interface SessionHooks extends ClientHooks {
+  /** The server (re)started; `bertSetup`: CodeBERTScore needs RefScore: Set Up CodeBERTScore. */
+  started(bertSetup: boolean): void;
+}
+
+/** What the extension carries: the bundled libraries and the refscore wheel (absent in a bare build). */
+export class Bundle {
+  constructor(private readonly root: string) {}
+
+  get libs(): string | undefined {
+    const libs = path.join(this.root, "bundled", "libs");
+    return existsSync(path.join(libs, "refscore")) ? libs : undefined;
+  }
+
+  get wheel(): string | undefined {
+    const dir = path.join(this.root, "bundled", "wheels");
+    const name = existsSync(dir) ? readdirSync(dir).find((f) => /^refscore-.*\.whl$/.test(f)) : undefined;
+    return name === undefined ? undefined : path.join(dir, name);
+  }
+}
 
 export class Session implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private starting: Promise<void> | undefined;
+  private bertOff = false;
+  /** The interpreter the running server uses (and what it has). */
+  found: Found | undefined;
 
   constructor(
     private readonly output: vscode.LogOutputChannel,
-    private readonly hooks: ClientHooks,
+    private readonly hooks: SessionHooks,
+    private readonly bundle: Bundle,
+    private readonly managed: ManagedEnv,
   ) {}
 
   get running(): boolean {
     return this.client?.isRunning() ?? false;
+  }
+
+  /** CodeBERTScore is wanted but this interpreter lacks torch/transformers. */
+  get bertNeedsSetup(): boolean {
+    return this.bertOff;
   }
 
   /** Starts the server unless it runs or is starting. */
@@ -29,17 +64,34 @@ export class Session implements vscode.Disposable {
     return this.starting;
   }
 
+  /** Bundled libraries unless the user chose the environment's own refscore (never in untrusted workspaces). */
+  private strategy(config: vscode.WorkspaceConfiguration): { strategy: ImportStrategy; libs: string | undefined } {
+    const trusted = vscode.workspace.isTrusted;
+    const wanted = trusted ? config.get<ImportStrategy>("importStrategy", "useBundled") : "useBundled";
+    const libs = this.bundle.libs;
+    if (wanted === "useBundled" && libs === undefined) {
+      this.output.warn("This build of the extension has no bundled libraries (bundled/libs): using the interpreter's own refscore");
+      return { strategy: "fromEnvironment", libs: undefined };
+    }
+    return { strategy: wanted === "fromEnvironment" ? "fromEnvironment" : "useBundled", libs: wanted === "fromEnvironment" ? undefined : libs };
+  }
+
   private async doStart(): Promise<void> {
     const resource = vscode.window.activeTextEditor?.document.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri;
     const config = vscode.workspace.getConfiguration("refscore", resource);
-    const fromPython = config.get<string>("interpreter")?.trim() ? undefined : await pythonExtensionInterpreter(resource, (l) => this.output.info(l));
-    const list = candidates(config.get<string>("interpreter"), fromPython);
-    const { found, failures } = await findInterpreter(list, probeWith(PROBE_TIMEOUT_MS));
+    const trusted = vscode.workspace.isTrusted;
+    const { strategy, libs } = this.strategy(config);
+    const setting = config.get<string>("interpreter")?.trim();
+    const fromPython = setting || !trusted ? undefined : await pythonExtensionInterpreter(resource, (l) => this.output.info(l));
+    const list = candidates({ setting, managed: isReady(this.managed) ? this.managed.python : undefined, pythonExtension: fromPython, trusted });
+    const env = serverEnv(process.env, libs);
+    const { found, failures } = await findInterpreter(list, probeWith(PROBE_TIMEOUT_MS, env, strategy));
     for (const failure of failures) {
       this.output.warn(`${failure.candidate.command} (${failure.candidate.source}): ${failure.reason}`);
     }
+    this.found = found;
     if (found === undefined) {
-      const message = failureMessage(failures);
+      const message = failureMessage(failures, strategy);
       this.output.error(message);
       void vscode.window.showErrorMessage(message, "Open Settings", "Show Log").then((choice) => {
         if (choice === "Open Settings") {
@@ -50,9 +102,16 @@ export class Session implements vscode.Disposable {
       });
       return;
     }
-    this.output.info(`Starting ${found.version} with ${found.candidate.command} (${found.candidate.source})`);
     const args = config.get<string[]>("server.args") ?? [];
-    this.client = createClient(found.candidate.command, args, this.output, this.hooks);
+    this.bertOff = bertWanted(config.get<string[]>("metrics"), args) && needsBertSetup(found.facts);
+    const origin = libs !== undefined ? "bundled" : "from the environment";
+    this.output.info(
+      `Starting refscore ${found.facts.refscore} (${origin}${trusted ? "" : ", untrusted workspace"}) with ${found.candidate.command} ` +
+        `(${found.candidate.source}), Python ${found.facts.python}` +
+        (this.bertOff ? "; CodeBERTScore needs setting up (no torch/transformers there): RefScore: Set Up CodeBERTScore" : ""),
+    );
+    this.hooks.started(this.bertOff);
+    this.client = createClient({ python: found.candidate.command, args, env, bertOff: () => this.bertOff }, this.output, this.hooks);
     try {
       await this.client.start();
       await vscode.commands.executeCommand("setContext", "refscore.active", true);

@@ -1,4 +1,4 @@
-/** The status bar item: the active file's CodeBLEU and F3, spinning while the server works. */
+/** The status bar item: the active file's CodeBLEU and F3, spinning while the server works; says when CodeBERTScore needs setting up. */
 
 import * as vscode from "vscode";
 import { type DiagnosticLike, type FileState, fileState, isBusy, statusText, statusTooltip } from "./summary";
@@ -6,6 +6,7 @@ import { type DiagnosticLike, type FileState, fileState, isBusy, statusText, sta
 export class StatusView implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private readonly states = new Map<string, FileState>();
+  private bertSetup = false;
 
   constructor() {
     this.item = vscode.window.createStatusBarItem("refscore.status", vscode.StatusBarAlignment.Right, 100);
@@ -23,6 +24,13 @@ export class StatusView implements vscode.Disposable {
     }
     this.refresh();
     return state;
+  }
+
+  /** CodeBERTScore needs setting up (the item says so, and a click starts the set-up). */
+  setBertSetup(needed: boolean): void {
+    this.bertSetup = needed;
+    this.item.command = needed ? "refscore.setUpCodeBertScore" : "refscore.showScores";
+    this.refresh();
   }
 
   stateOf(uri: vscode.Uri): FileState | undefined {
@@ -43,8 +51,9 @@ export class StatusView implements vscode.Disposable {
       return;
     }
     const busy = isBusy(state, doc.version);
-    this.item.text = statusText(state, busy);
-    this.item.tooltip = statusTooltip(state, busy);
+    const setup = this.bertSetup && state.kind === "summary";
+    this.item.text = statusText(state, busy, setup);
+    this.item.tooltip = statusTooltip(state, busy, setup);
     this.item.show();
   }
 

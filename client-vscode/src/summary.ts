@@ -138,8 +138,11 @@ export function fmt(value: number | null | undefined): string {
   return typeof value === "number" ? value.toFixed(2) : "n/a";
 }
 
-/** `CodeBLEU 0.64 · F3 0.81` (`F3 …` while pending), for the status bar. */
-export function statusText(state: FileState, busy: boolean): string {
+/** What the status item says when CodeBERTScore needs RefScore: Set Up CodeBERTScore. */
+export const SETUP_TEXT = "CodeBERTScore: set up";
+
+/** `CodeBLEU 0.64 · F3 0.81` (`F3 …` while pending; `CodeBERTScore: set up` when it needs that), for the status bar. */
+export function statusText(state: FileState, busy: boolean, bertSetup = false): string {
   const icon = busy ? "$(sync~spin)" : state.kind === "problem" ? "$(warning)" : "$(beaker)";
   if (state.kind === "problem") {
     return `${icon} RefScore`;
@@ -152,6 +155,8 @@ export function statusText(state: FileState, busy: boolean): string {
     parts.push(`F3 ${fmt(state.codebertscore.f3)}`);
   } else if (state.bertState === "pending") {
     parts.push("F3 …");
+  } else if (bertSetup) {
+    parts.push(SETUP_TEXT);
   }
   return `${icon} ${parts.length > 0 ? parts.join(" · ") : "RefScore"}`;
 }
@@ -167,12 +172,15 @@ export function baseName(uri: string): string {
 }
 
 /** Hover text of the status item. */
-export function statusTooltip(state: FileState, busy: boolean): string {
+export function statusTooltip(state: FileState, busy: boolean, bertSetup = false): string {
   const lines = [state.message];
   if (busy) {
     lines.push(state.kind === "summary" && state.bertState === "pending" ? "CodeBERTScore is being computed…" : "Scoring…");
   }
-  if (state.kind === "summary") {
+  if (bertSetup) {
+    lines.push("CodeBERTScore needs a one-time set-up (PyTorch and the model, in an environment of its own; CodeBLEU works without it). " +
+      "Click, or run RefScore: Set Up CodeBERTScore.");
+  } else if (state.kind === "summary") {
     lines.push("Click for all components and what the reference has that this file lacks.");
   }
   return lines.join("\n\n");

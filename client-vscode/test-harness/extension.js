@@ -29,7 +29,8 @@ function plainDiagnostic(d) {
   };
 }
 
-async function observe(folder, config, result) {
+/** Opens the candidate file and waits for the RefScore extension's API to be ready. */
+async function openCandidate(folder, config) {
   const uri = vscode.Uri.file(path.join(folder, config.get("candidate")));
   const doc = await vscode.workspace.openTextDocument(uri);
   await vscode.window.showTextDocument(doc, { preview: false });
@@ -39,6 +40,11 @@ async function observe(folder, config, result) {
   }
   const api = extension.isActive ? extension.exports : await extension.activate();
   await api.ready;
+  return { uri, doc, api };
+}
+
+async function observe(folder, config, result) {
+  const { uri, doc, api } = await openCandidate(folder, config);
   result.serverRunning = api.isRunning();
   const deadline = Date.now() + config.get("timeoutSeconds", 300) * 1000;
   const started = Date.now();
@@ -110,7 +116,7 @@ async function scoreOthers(folder, others, deadline, result) {
 }
 
 async function waitFor(predicate, deadline) {
-  while (!predicate()) {
+  while (!(await predicate())) {
     if (Date.now() > deadline) {
       return false;
     }
@@ -165,6 +171,62 @@ async function breakAndRecover(uri, api, deadline, result) {
   }, deadline);
 }
 
+/** What a file shows now: its summary, hovers, lenses, weak tokens, heat map and the status item. */
+async function snapshot(uri, api) {
+  const diagnostics = vscode.languages.getDiagnostics(uri).filter((d) => d.source === "refscore");
+  const summary = diagnostics.find((d) => codeOf(d) === "refscore.summary");
+  const weak = diagnostics.filter((d) => codeOf(d) === "refscore.weak-token");
+  const lenses = (await vscode.commands.executeCommand("vscode.executeCodeLensProvider", uri, 10)) || [];
+  return {
+    summary: summary ? summary.message : null,
+    summaryHover: summary ? hoverText(await vscode.commands.executeCommand("vscode.executeHoverProvider", uri, summary.range.start)) : null,
+    tokenHover: weak[0] ? hoverText(await vscode.commands.executeCommand("vscode.executeHoverProvider", uri, weak[0].range.start)) : null,
+    weakTokens: weak.length,
+    codeLenses: lenses.map((l) => l.command && l.command.title),
+    heat: api.heatOn(uri.toString()) || null,
+    statusText: api.statusText(),
+    bertNeedsSetup: api.bertNeedsSetup(),
+    interpreter: api.interpreter() || null,
+  };
+}
+
+/**
+ * Zero configuration: no RefScore settings and no RefScore on PATH. CodeBLEU must show from the
+ * bundled server; then (the driver runs RefScore: Set Up CodeBERTScore and confirms) token
+ * highlights must follow from the managed environment. Writes RESULT.before.json, then RESULT.
+ */
+async function zeroConfig(folder, config, out, result) {
+  const { uri, doc, api } = await openCandidate(folder, config);
+  const summary = () => vscode.languages.getDiagnostics(uri).find((d) => d.source === "refscore" && codeOf(d) === "refscore.summary");
+  const started = Date.now();
+  await waitFor(() => summary() && /CodeBLEU \d/.test(summary().message) && /CodeBERTScore: set up/.test(api.statusText() || ""),
+    Date.now() + 180_000);
+  await waitFor(async () => ((await vscode.commands.executeCommand("vscode.executeCodeLensProvider", uri, 10)) || []).length > 0, Date.now() + 30_000);
+  result.before = { waitedSeconds: (Date.now() - started) / 1000, path: refscoreOnPath(), ...(await snapshot(uri, api)) };
+  write(`${out}.before.json`, result);
+  const setupStarted = Date.now();
+  const deadline = Date.now() + config.get("timeoutSeconds", 900) * 1000;
+  await waitFor(() => summary() && /CodeBERTScore P/.test(summary().message) && api.heatOn(uri.toString()) &&
+    vscode.languages.getDiagnostics(uri).some((d) => codeOf(d) === "refscore.weak-token"), deadline);
+  result.after = { setupSeconds: (Date.now() - setupStarted) / 1000, documentVersion: doc.version, ...(await snapshot(uri, api)) };
+}
+
+/** What the extension host's PATH offers: a refscore command, a python3/python that imports refscore. */
+function refscoreOnPath() {
+  const dirs = (process.env.PATH || "").split(path.delimiter).filter(Boolean);
+  const commands = dirs.filter((dir) => fs.existsSync(path.join(dir, "refscore")));
+  const pythons = ["python3", "python"].filter((python) => {
+    const run = require("node:child_process").spawnSync(python, ["-c", "import refscore"], { env: { ...process.env, PYTHONPATH: "" } });
+    return run.status === 0;
+  });
+  return { commands, pythons };
+}
+
+function write(file, result) {
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify(result, null, 2));
+  fs.renameSync(`${file}.tmp`, file);
+}
+
 exports.activate = async function activate() {
   const folder = vscode.workspace.workspaceFolders && vscode.workspace.workspaceFolders[0].uri.fsPath;
   const config = vscode.workspace.getConfiguration("refscoreHarness");
@@ -172,14 +234,17 @@ exports.activate = async function activate() {
   if (!folder || !out) {
     return;
   }
-  const result = { startedAt: new Date().toISOString() };
+  const result = { startedAt: new Date().toISOString(), mode: config.get("mode") };
   try {
-    await observe(folder, config, result);
+    if (config.get("mode") === "zeroConfig") {
+      await zeroConfig(folder, config, out, result);
+    } else {
+      await observe(folder, config, result);
+    }
   } catch (error) {
     result.error = String((error && error.stack) || error);
   }
-  fs.writeFileSync(`${out}.tmp`, JSON.stringify(result, null, 2));
-  fs.renameSync(`${out}.tmp`, out);
+  write(out, result);
 };
 
 exports.deactivate = function deactivate() {};

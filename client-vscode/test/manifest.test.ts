@@ -82,3 +82,26 @@ test("React flavours of JavaScript and TypeScript are sent to the server (.jsx, 
     assert.ok(LANGUAGES.includes(id), `${id} is missing from the generated language list`);
   }
 });
+
+test("zero configuration: the bundled server by default, the set-up command, limited support in untrusted workspaces", () => {
+  assert.equal(properties["refscore.importStrategy"].default, "useBundled");
+  assert.equal(properties["refscore.interpreter"].default, "");
+  for (const name of ["refscore.setup.torch", "refscore.setup.torchIndexUrl", "refscore.setup.findLinks", "refscore.setup.pipArgs"]) {
+    assert.ok(properties[name], `${name} is not contributed`);
+  }
+  const untrusted = manifest.capabilities.untrustedWorkspaces;
+  assert.equal(untrusted.supported, "limited");
+  for (const name of ["refscore.interpreter", "refscore.importStrategy", "refscore.server.args", "refscore.setup.findLinks"]) {
+    assert.ok(untrusted.restrictedConfigurations.includes(name), `${name} must be restricted in untrusted workspaces`);
+  }
+  assert.ok(manifest.contributes.commands.some((c: { command: string }) => c.command === "refscore.setUpCodeBertScore"));
+});
+
+test("`vsce package` works the conventional way: a prepublish script, no node_modules, the bundle packaged", () => {
+  assert.equal(manifest.scripts["vscode:prepublish"], "node scripts/prepublish.mjs");
+  assert.deepEqual(manifest.vsce, { dependencies: false, allowMissingRepository: true, skipLicense: true });
+  const ignore = readFileSync(join(root, ".vscodeignore"), "utf8").split("\n");
+  for (const line of ["!dist/extension.js", "!bundled/libs/**", "!bundled/wheels/*.whl", "!bundled/bundle.json"]) {
+    assert.ok(ignore.includes(line), `.vscodeignore lacks ${line}`);
+  }
+});

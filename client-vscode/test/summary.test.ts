@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { fileState, isBusy, statusText, baseName } from "../src/summary";
+import { fileState, isBusy, statusText, statusTooltip, baseName } from "../src/summary";
 
 const summaryDiagnostic = (data: Record<string, unknown>) => ({
   code: "refscore.summary",
@@ -66,4 +66,12 @@ test("status text shows CodeBLEU and F3, with a spinner when busy", () => {
 test("base names are decoded", () => {
   assert.equal(baseName("file:///w/my%20ref.py"), "my ref.py");
   assert.equal(baseName("file:///w/ref.py#L3"), "ref.py");
+});
+
+test("status text says CodeBERTScore needs setting up (instead of F3) when the interpreter lacks it", () => {
+  const codebleuOnly = fileState([summaryDiagnostic({ ...done, codebertscoreState: "off", codebertscore: undefined })]);
+  assert.ok(codebleuOnly);
+  assert.equal(statusText(codebleuOnly, false, true), "$(beaker) CodeBLEU 0.64 · CodeBERTScore: set up");
+  assert.equal(statusText(codebleuOnly, false), "$(beaker) CodeBLEU 0.64");
+  assert.match(statusTooltip(codebleuOnly, false, true), /RefScore: Set Up CodeBERTScore/);
 });
