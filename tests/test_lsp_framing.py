@@ -85,3 +85,18 @@ def test_requests_after_shutdown_get_invalid_request() -> None:
         assert server.reply(3)["error"]["code"] == -32600
     finally:
         server.close()
+
+
+def test_an_overlong_length_with_nothing_after_it_is_still_served() -> None:
+    """The client sends one message with too long a length and waits: the message is answered
+    once nothing more arrives (no next header will come to show where it ended)."""
+    server = RawServer()
+    try:
+        server.initialize()
+        server.send(FAULTS["long length"])
+        assert "error" not in server.reply(50)
+        server.send(frame(request(2, "textDocument/hover", HOVER)))
+        assert "error" not in server.reply(2)
+    finally:
+        assert server.close() == 0
+    assert server.log_lines("runs past its")

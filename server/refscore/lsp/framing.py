@@ -223,13 +223,17 @@ class FrameReader:
 
     async def _body(self, length: int) -> bytes | None:
         """``length`` bytes, or fewer when the declared length runs past the message."""
+        idle_checked = 0  # buffer size at the last idle check (each size is checked once)
         while len(self._buf) < length:
             searched = len(self._buf)
             more = await self._more(IDLE_S if self._buf else None)
             if more is False:
                 self._fault(f"the stream ended inside a {length}-byte body")
                 return None
-            if more is None or _LENGTH_LINE.search(self._buf, max(0, searched - _SEARCH_TAIL)):
+            idle = more is None and idle_checked != len(self._buf)
+            if idle:
+                idle_checked = len(self._buf)
+            if idle or (more and _LENGTH_LINE.search(self._buf, max(0, searched - _SEARCH_TAIL))):
                 early = self._overrun(length)
                 if early is not None:
                     return early
