@@ -266,3 +266,25 @@ def test_daemon_honours_layer_idf_and_device_like_this_process(tmp_path):
     assert got["signature"] == want["signature"] and "idf:yes" in got["signature"]
     for name in ("precision", "recall", "f1", "f3"):
         assert got[name] == pytest.approx(want[name], abs=1e-6)
+
+
+def test_idf_option_refuses_special_files_with_one_line(tmp_path):
+    fifo = tmp_path / "idf.fifo"
+    os.mkfifo(fifo)
+    ref = tmp_path / "ref.py"
+    ref.write_text(REFERENCE, encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "refscore", "score", str(ref), str(ref), "--idf", str(fifo),
+                          "--no-daemon"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 3 and "named pipe" in out.stderr and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_grade_prints_bidi_names_visibly(tmp_path):
+    ref = tmp_path / "ref.py"
+    ref.write_text("def f():\n    return 1\n", encoding="utf-8")
+    sub = tmp_path / "bidi_\u202eyp.py"
+    sub.write_text("def f():\n    return 1\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "refscore", "grade", "-r", str(ref), str(sub), "--metrics",
+                          "codebleu", "--no-cache", "-q"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "\u202e" not in out.stdout and "<U+202E>" in out.stdout

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import InputFileError
+from ..safe_read import open_regular
+
+#: The largest IDF file read (a vocabulary of weights is a few MB).
+MAX_IDF_BYTES = 64 * 1024 * 1024
 
 
 def idf_setting(idf: str | None) -> str | None:
     """``--idf`` as requests carry it: ``references`` or an absolute path (the daemon has its own
-    working folder). A missing file is an input error (exit 3)."""
+    working folder). A missing, special (FIFO, device) or oversized file is an input error (exit 3)."""
     if idf is None or idf == "references":
         return idf
     path = Path(idf).expanduser()
-    if not path.is_file():
-        raise InputFileError(f"{idf}: no such IDF file")
+    open_regular(path, MAX_IDF_BYTES).close()
     return str(path.resolve())

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..bidi import reveal
 from ..errors import EXIT_BELOW_THRESHOLD, EXIT_OK, InputFileError
 from ..grade.cache import ReportCache
 from ..grade.discover import expand, items_for, load_problem
@@ -195,7 +196,7 @@ def _print_summary(rows: list, outputs: dict[str, Path], graded: Any, cache: Rep
             scores = "  ".join(f"{LABELS[c]} {row[c]:.3f}" for c in ("codebleu", "codebertscore_f1")
                                if isinstance(row.get(c), float))
             notes = "; ".join(row["errors"])
-            print(f"{row['id']}  {scores}" + (f"  [{notes}]" if notes else ""))
+            print(reveal(f"{row['id']}  {scores}" + (f"  [{notes}]" if notes else "")))
     stats = summary(rows)
     means = ", ".join(f"{LABELS[c]} mean {m['mean']:.3f}" for c, m in stats["metrics"].items()
                       if c in ("codebleu", "codebertscore_f1"))
@@ -217,7 +218,7 @@ def _threshold(args: argparse.Namespace, rows: list) -> int:
     for row in failures[:20]:
         value = row.get(metric)
         shown = f"{value:.3f}" if isinstance(value, float) else "not scored"
-        print(f"  {row['id']}: {shown}", file=sys.stderr)
+        print(reveal(f"  {row['id']}: {shown}"), file=sys.stderr)
     if len(failures) > 20:
         print(f"  ... and {len(failures) - 20} more", file=sys.stderr)
     return EXIT_BELOW_THRESHOLD

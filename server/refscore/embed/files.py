@@ -11,12 +11,15 @@ from pathlib import Path
 from typing import Sequence
 
 from ..metrics.codebertscore import IdfTable
+from ..safe_read import read_capped
+
+MAX_SETTINGS_FILE_BYTES = 64 * 1024 * 1024  # an IDF table or baseline CSV is a few MB at most
 
 
 def load_idf(path: str | Path) -> IdfTable:
     """Read an IDF JSON file: ``{"default": w, "num_docs": n, "idf": {"<token id>": w, ...}}``
     (a bare ``{"<token id>": w}`` object also works, default 0)."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    data = json.loads(read_capped(path, MAX_SETTINGS_FILE_BYTES).decode("utf-8"))
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a JSON object of token id -> weight")
     if "idf" in data:
