@@ -1,9 +1,10 @@
 /** RefScore: Set Up CodeBERTScore: asks once, then makes the managed environment with progress and a log. */
 
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { promises as fs } from "node:fs";
 import * as vscode from "vscode";
-import { failureReason, formatSize, isReady, type ManagedEnv, type Plan, progressLine, setupPlan, type Step } from "./setupPlan";
+import { formatSize, isReady, type ManagedEnv, type Plan, setupPlan } from "./setupPlan";
+import { runStep } from "./stepRunner";
 
 export interface SetupContext {
   env: ManagedEnv;
@@ -29,63 +30,6 @@ async function freeMB(dir: string): Promise<number | undefined> {
   }
 }
 
-class StepFailed extends Error {}
-
-/** Runs one step, its output line by line into the log (and progress); rejects with one line. */
-function runStep(step: Step, output: vscode.LogOutputChannel, report: (line: string) => void, token: vscode.CancellationToken): Promise<void> {
-  return new Promise((resolve, reject) => {
-    output.info(`[set-up] ${step.command} ${step.args.join(" ")}`);
-    const env: NodeJS.ProcessEnv = { ...process.env, PIP_NO_INPUT: "1" };
-    delete env.PYTHONPATH;
-    delete env.PYTHONHOME;
-    const child = spawn(step.command, step.args, { env, windowsHide: true });
-    const lines: string[] = [];
-    const line = (text: string) => {
-      if (text.trim()) {
-        lines.push(text);
-        output.info(`[set-up] ${text}`);
-        const shown = progressLine(text);
-        if (shown) {
-          report(shown);
-        }
-      }
-    };
-    /** Whole lines from a stream whose chunks may end anywhere. */
-    const reader = () => {
-      let rest = "";
-      return {
-        take: (chunk: Buffer) => {
-          const parts = (rest + chunk.toString()).split(/\r?\n/);
-          rest = parts.pop() ?? "";
-          parts.forEach(line);
-        },
-        flush: () => line(rest),
-      };
-    };
-    const out = reader();
-    const err = reader();
-    child.stdout.on("data", out.take);
-    child.stderr.on("data", err.take);
-    const cancel = token.onCancellationRequested(() => child.kill());
-    child.on("error", (error) => {
-      cancel.dispose();
-      reject(new StepFailed(`${step.title} failed: ${error.message}`));
-    });
-    child.on("close", (code) => {
-      cancel.dispose();
-      out.flush();
-      err.flush();
-      if (token.isCancellationRequested) {
-        reject(new StepFailed("cancelled"));
-      } else if (code === 0) {
-        resolve();
-      } else {
-        reject(new StepFailed(failureReason(lines, step, code)));
-      }
-    });
-  });
-}
-
 async function execute(plan: Plan, ctx: SetupContext): Promise<boolean> {
   const { env, output } = ctx;
   return vscode.window.withProgress(
@@ -95,7 +39,15 @@ async function execute(plan: Plan, ctx: SetupContext): Promise<boolean> {
       const share = 100 / plan.steps.length;
       for (const [index, step] of plan.steps.entries()) {
         progress.report({ message: step.title, increment: index === 0 ? 0 : share });
-        await runStep(step, output, (line) => progress.report({ message: `${step.title}: ${line}` }), token);
+        await runStep(step, {
+          log: (line) => output.info(`[set-up] ${line}`),
+          report: (line) => progress.report({ message: `${step.title}: ${line}` }),
+          onCancel: (kill) => {
+            const listener = token.onCancellationRequested(kill);
+            return () => listener.dispose();
+          },
+          isCancelled: () => token.isCancellationRequested,
+        });
       }
       await fs.writeFile(env.marker, JSON.stringify({ created: new Date().toISOString(), steps: plan.steps.map((s) => s.title) }, null, 2));
       progress.report({ increment: share, message: "done" });
