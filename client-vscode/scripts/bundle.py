@@ -113,13 +113,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--target", required=True, choices=sorted(PLATFORMS))
     parser.add_argument("--python", default=sys.executable, help="the Python whose pip does the work")
+    parser.add_argument("--out", type=Path, default=BUNDLED, help="the folder to fill (default: client-vscode/bundled)")
     args = parser.parse_args()
     base = PYTHONS[0]
-    shutil.rmtree(BUNDLED / "libs", ignore_errors=True)
-    shutil.rmtree(BUNDLED / "wheels", ignore_errors=True)
-    libs, wheels = BUNDLED / "libs", BUNDLED / "wheels"
+    bundled = args.out.resolve()
+    libs, wheels = bundled / "libs", bundled / "wheels"
+    shutil.rmtree(libs, ignore_errors=True)
+    shutil.rmtree(wheels, ignore_errors=True)
     wheel = build_wheel(args.python, wheels)
-    pip(args.python, "install", "--target", str(libs), "--no-compile", "--upgrade", *platform_args(args.target, base),
+    pip(args.python, "install", "--target", str(libs), "--no-compile", "--upgrade", "--no-warn-conflicts",
+        *platform_args(args.target, base),
         f"{wheel}[lsp]", *BACKPORTS)
     covered = add_other_pythons(args.python, args.target, libs, base)
     shutil.rmtree(libs / "bin", ignore_errors=True)  # console scripts made for this machine's Python
@@ -127,7 +130,7 @@ def main() -> int:
         shutil.rmtree(cache, ignore_errors=True)
     versions = dict(info.name.removesuffix(".dist-info").split("-", 1) for info in sorted(libs.glob("*.dist-info")))
     stamp = {"target": args.target, "refscore": wheel.name, "pythons": covered, "packages": versions}
-    (BUNDLED / "bundle.json").write_text(json.dumps(stamp, indent=2) + "\n")
+    (bundled / "bundle.json").write_text(json.dumps(stamp, indent=2) + "\n")
     size = sum(p.stat().st_size for p in libs.rglob("*") if p.is_file())
     print(f"bundled/libs for {args.target}: {len(versions)} packages, {size / 1e6:.1f} MB, CPython {', '.join(covered)}")
     return 0
