@@ -73,7 +73,7 @@ class Scorers:
         try:
             return open_scorer("daemon", autostart=True, timeout=DAEMON_TIMEOUT_S)
         except Exception as error:  # noqa: BLE001 - whatever stops the daemon is one message
-            self.bert_unavailable = f"CodeBERTScore is unavailable: the scoring daemon did not start ({error})"
+            self.bert_unavailable = f"CodeBERTScore is unavailable: {_reason(error)}"
             return None
 
     def codebleu(self, request: ScoreRequest) -> ScoreReport:
@@ -105,6 +105,12 @@ class Scorers:
             raise ScorerUnavailable(f"CodeBERTScore failed: the scoring daemon stopped answering ({error})") from error
         self.model_ready = True
         return reports
+
+
+def _reason(error: Exception) -> str:
+    """What stopped the daemon, as one clause ("the scoring daemon is not responding (pid N)")."""
+    text = str(error).strip() or type(error).__name__
+    return text if "daemon" in text else f"the scoring daemon did not start ({text})"
 
 
 def _only(request: ScoreRequest, metric: str) -> ScoreRequest:
