@@ -29,6 +29,10 @@ fi
 started=$SECONDS
 
 "$python" -m refscore --version >/dev/null || { echo "no refscore at $python (set REFSCORE_PYTHON)" >&2; exit 2; }
+# one run at a time: runs share bundled/, dist/ and .e2e/run (a second one waits for the first)
+mkdir -p "$e2e"
+exec 9>"$e2e/e2e.lock"
+flock -w 3600 9 || { echo "another e2e run has held $e2e/e2e.lock for an hour" >&2; exit 2; }
 bash "$here/scripts/e2e-setup.sh"
 codeserver="$e2e/code-server-4.100.3/node_modules/.bin/code-server"
 
@@ -119,6 +123,7 @@ node "$here/scripts/e2e-drive.mjs" --url "http://127.0.0.1:$port/?folder=$run/wo
 if [[ $mode == zero-config ]]; then
   env_dir="$run/user/User/globalStorage/refscore.refscore/bert-env"
   [[ -d $env_dir ]] && echo "managed CodeBERTScore environment: $(du -sh "$env_dir" | cut -f1) at $env_dir"
+  [[ $status -eq 0 ]] && rm -rf "$env_dir"  # 1.5 GB; kept after a failure, for a look
 fi
 if [[ $status -ne 0 ]]; then
   echo "--- code-server log (tail)"; tail -n 40 "$run/code-server.log" || true
