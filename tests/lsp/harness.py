@@ -70,6 +70,15 @@ class Session:
             content_changes=[types.TextDocumentContentChangePartial(range=types.Range(at, at), text=text)]))
         return self.versions[doc]
 
+    def replace_range(self, doc: str, start: tuple[int, int], end: tuple[int, int], text: str) -> int:
+        """Replace the (line, character) range with ``text`` (one incremental change); the new version."""
+        self.versions[doc] += 1
+        rng = types.Range(types.Position(*start), types.Position(*end))
+        self.client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=doc, version=self.versions[doc]),
+            content_changes=[types.TextDocumentContentChangePartial(range=rng, text=text)]))
+        return self.versions[doc]
+
     def diagnostics(self, doc: str) -> list[types.Diagnostic]:
         return list(self.client.diagnostics.get(doc, []))
 
