@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import InputFileError
 from ..safe_read import open_regular
 
 #: The largest IDF file read (a vocabulary of weights is a few MB).
@@ -16,5 +17,8 @@ def idf_setting(idf: str | None) -> str | None:
     if idf is None or idf == "references":
         return idf
     path = Path(idf).expanduser()
-    open_regular(path, MAX_IDF_BYTES).close()
+    try:
+        open_regular(path, MAX_IDF_BYTES).close()
+    except InputFileError as error:
+        raise InputFileError(f"IDF file {error}".replace(": no such file", ": no such IDF file")) from None
     return str(path.resolve())
