@@ -26,10 +26,14 @@ import gzip
 import io
 import json
 import os
-import tomllib
 import zlib
 from pathlib import Path
 from typing import IO, Any, Iterator
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10: the same parser, published as tomli
+    import tomli as tomllib  # type: ignore[no-redef]
 
 from .. import languages
 from ..analysis.text import MAX_INPUT_BYTES
