@@ -1,6 +1,7 @@
 """Editor latency: from a ``didChange`` to the updated summary diagnostic, through a real LSP client.
 
 Usage: .venv/bin/python benchmarks/bench_lsp.py [--edits 50] [--debounce 150,0] [--no-bert]
+       [--backends torch,onnx] [--real-edits] [--rounds 1]
 
 Starts the real ``refscore serve`` (and, for CodeBERTScore, the real scoring daemon in a private
 runtime directory), opens a 200-line Python candidate whose reference sits beside it
@@ -10,6 +11,13 @@ soon as it is ready) and until that summary carries CodeBERTScore (embedded Mini
 Edits are isolated (the previous one settled and the debounce window passed): the server's
 debounce has a leading edge, so such an edit is scored at once, while a burst of keystrokes waits
 for a pause. Reports p50/p95 per debounce setting.
+
+The edits alternate between inserting one character and an empty insertion (a new version with
+the same text, as an editor sends after an undo or a formatter that changed nothing): that is the
+benchmark the issues' targets are written against. ``--real-edits`` makes every edit insert a
+character, so each one needs a new encode (the harder number). ``--backends`` runs the whole
+measurement once per CodeBERTScore encoder backend (``$REFSCORE_ENCODER_BACKEND`` of a fresh
+daemon), alternating ``--rounds`` times, so their ratio comes from one run.
 """
 
 from __future__ import annotations
@@ -60,7 +68,8 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
 
 
-async def measure(path: Path, edits: int, debounce: int, bert: bool) -> dict[str, list[float]]:
+async def measure(path: Path, edits: int, debounce: int, bert: bool,
+                  real_edits: bool = False) -> dict[str, list[float]]:
     metrics = ["codebleu", "codebertscore"] if bert else ["codebleu"]
     settings = {"metrics": metrics, "debounceMs": debounce}
     first: list[float] = []
@@ -74,7 +83,7 @@ async def measure(path: Path, edits: int, debounce: int, bert: bool) -> dict[str
             await asyncio.sleep(debounce / 1000 + 0.05)  # an isolated edit: typing paused before it
             line = 2 + 10 * (index % 20)
             started = time.perf_counter()
-            version = lsp.insert(doc, line, 4, "x" if index % 2 == 0 else "")
+            version = lsp.insert(doc, line, 4, "x" if real_edits or index % 2 == 0 else "")
             await lsp.wait_summary(doc, version)
             first.append(lsp.arrivals[(doc, version)] - started)  # when it arrived, not when polled
             if bert:
@@ -104,18 +113,34 @@ def main() -> None:
     parser.add_argument("--edits", type=int, default=50)
     parser.add_argument("--debounce", default="150,0", help="comma-separated debounce settings (ms)")
     parser.add_argument("--no-bert", action="store_true", help="CodeBLEU only (no daemon)")
+    parser.add_argument("--backends", default="", help="comma-separated encoder backends to compare "
+                        "(torch, onnx, onnx-int8); default: the daemon's automatic choice")
+    parser.add_argument("--real-edits", action="store_true", help="every edit changes the text")
+    parser.add_argument("--rounds", type=int, default=1, help="repeat the backends, alternating")
     args = parser.parse_args()
+    backends = [b.strip() for b in args.backends.split(",") if b.strip()] or [None]
+    runtime = Path(os.environ["REFSCORE_RUNTIME_DIR"])
+    print(f"load average {os.getloadavg()[0]:.1f}, {'real' if args.real_edits else 'alternating'} edits")
     with tempfile.TemporaryDirectory() as folder:
         path = make_files(Path(folder))
         try:
-            for debounce in (int(d) for d in args.debounce.split(",")):
-                times = asyncio.run(measure(path, args.edits, debounce, not args.no_bert))
-                for name, values in times.items():
-                    if values:
-                        print(f"debounce {debounce:3d} ms, {name:13s} summary: p50 {statistics.median(values) * 1000:6.0f} ms"
-                              f"  p95 {percentile(values, 0.95) * 1000:6.0f} ms  ({len(values)} edits, 200-line file)")
+            for _ in range(max(1, args.rounds)):
+                for backend in backends:
+                    if backend is not None:
+                        os.environ["REFSCORE_ENCODER_BACKEND"] = backend  # the daemon inherits it
+                    for debounce in (int(d) for d in args.debounce.split(",")):
+                        times = asyncio.run(measure(path, args.edits, debounce, not args.no_bert, args.real_edits))
+                        for name, values in times.items():
+                            if values:
+                                label = f"{backend or 'auto'}, " if not args.no_bert else ""
+                                print(f"{label}debounce {debounce:3d} ms, {name:13s} summary: p50 "
+                                      f"{statistics.median(values) * 1000:6.0f} ms  p95 "
+                                      f"{percentile(values, 0.95) * 1000:6.0f} ms  ({len(values)} edits, "
+                                      "200-line file)", flush=True)
+                    stop_daemon_in(runtime)  # the next backend gets a fresh daemon
         finally:
-            stop_daemon_in(Path(os.environ["REFSCORE_RUNTIME_DIR"]))
+            stop_daemon_in(runtime)
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

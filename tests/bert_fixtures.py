@@ -5,7 +5,8 @@
 * ``tiny_roberta(folder, ...)`` builds a RoBERTa with random weights (fixed seed) and a byte-level
   BPE tokenizer trained with ``tokenizers`` on Python files of the installed packages, so the
   CodeBERT code path (``<s>``, ``</s>``, ``Ġ``) runs offline.
-* ``humaneval_pairs(n)`` reads pairs from /work/shared/data (never copied into the repository).
+* ``humaneval_pairs(n)`` reads pairs from /work/shared/data (never copied into the repository);
+  ``parity_pairs()`` is the parity corpus: 200 pairs over four languages (empty without the data).
 """
 
 from __future__ import annotations
@@ -159,3 +160,12 @@ def humaneval_pairs(n: int, language: str = "python", per_task: int | None = Non
             if len(out) >= n:
                 break
     return out
+
+
+def parity_pairs() -> list[dict]:
+    """The parity corpus: 200 pairs over four languages (50 each, the shortest of 400, at most 3
+    completions per task); empty when the HumanEval data is not on this machine."""
+    out: list[dict] = []
+    for lang in ("python", "java", "js", "cpp"):
+        out += humaneval_pairs(50, lang, per_task=3, shortest_of=400)
+    return out if len(out) >= 200 else []

@@ -141,23 +141,24 @@ def test_token_budget_splits_batches_without_changing_embeddings():
     assert enc.max_batch_tokens == MAX_BATCH_TOKENS["cpu"]
     texts = [f"def f{i}(a, b):\n" + "    a = a + b * 2\n" * (20 + 7 * i) for i in range(12)]
     calls = []
-    forward = enc.model.forward
+    forward = enc.run_model
 
-    def counting(*args, **kwargs):
-        calls.append(tuple(kwargs["input_ids"].shape))
-        return forward(*args, **kwargs)
+    def counting(ids, mask):
+        calls.append(tuple(ids.shape))
+        return forward(ids, mask)
 
     saved = enc.max_batch_tokens
     enc.cache.clear()
-    enc.model.forward = counting
+    enc.run_model = counting
     try:
         enc.max_batch_tokens = 1024
         batched = [e.embeddings for e in enc.embed(texts)]
         assert len(calls) > 1 and all(rows * width <= 1024 or rows == 1 for rows, width in calls)
         enc.cache.clear()
+        enc.window_cache.clear()
         alone = [enc.embed([t])[0].embeddings for t in texts]
     finally:
-        enc.model.forward = forward
+        del enc.run_model
         enc.max_batch_tokens = saved
         enc.cache.clear()
     for a, b in zip(batched, alone):

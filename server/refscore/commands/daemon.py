@@ -26,6 +26,9 @@ def _add_settings(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="CodeBERTScore model (local folder or cached Hugging Face id)")
     parser.add_argument("--layer", type=int, help="hidden layer of the model")
     parser.add_argument("--device", help="cpu, cuda, cuda:1, ... (default: cuda when present, else cpu)")
+    parser.add_argument("--backend", choices=("auto", "torch", "onnx", "onnx-int8"),
+                        help="CodeBERTScore encoder engine (default auto: ONNX Runtime on a CPU, torch on a GPU; "
+                             "or $REFSCORE_ENCODER_BACKEND)")
     parser.add_argument("--transport", choices=("auto", "unix", "tcp"),
                         help="unix socket (default where available) or loopback TCP with a token")
     parser.add_argument("--max-message-mb", type=float, metavar="MB",
@@ -63,8 +66,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _settings_argv(args: argparse.Namespace) -> list[str]:
     """The options of ``start`` to pass on to ``run``."""
     argv: list[str] = []
-    for name in ("idle_timeout", "workers", "max_batch", "batch_wait", "lanes", "model", "layer", "device", "transport",
-                 "max_message_mb", "large_chars", "advertise_version"):
+    for name in ("idle_timeout", "workers", "max_batch", "batch_wait", "lanes", "model", "layer", "device", "backend",
+                 "transport", "max_message_mb", "large_chars", "advertise_version"):
         value = getattr(args, name, None)
         if value is not None:
             argv += ["--" + name.replace("_", "-"), str(value)]
@@ -84,6 +87,8 @@ def run_foreground(args: argparse.Namespace) -> int:
         "preload": args.preload or None, "advertise_version": args.advertise_version,
         "large_chars": args.large_chars,
     }
+    if args.backend:  # read by the encoder when the model loads
+        os.environ["REFSCORE_ENCODER_BACKEND"] = args.backend
     code = run_daemon(DaemonConfig.from_env(**overrides))
     # Socket removed and lock released: exit now. Worker threads still finishing abandoned work
     # would otherwise hold the process (and `refscore daemon stop`) until they are done.

@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import __version__
 from ..bidi import reveal
+from ..embed.backends import BACKENDS, apply_backend, backend_tag
 from ..errors import EXIT_BELOW_THRESHOLD, EXIT_OK, InputFileError
 from ..grade.cache import ReportCache
 from ..grade.discover import expand, items_for, load_problem
@@ -59,6 +60,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sc.add_argument("--model", help="CodeBERTScore model: a local folder or a Hugging Face id in the local cache")
     sc.add_argument("--layer", type=int, help="CodeBERTScore hidden layer (default: the model's own)")
     sc.add_argument("--device", help="cpu, cuda, cuda:1 ... for CodeBERTScore (default: a GPU when there is one)")
+    sc.add_argument("--backend", choices=BACKENDS,
+                    help="CodeBERTScore encoder engine: auto (default; ONNX Runtime on a CPU, torch on a GPU), "
+                         "torch, onnx, or onnx-int8 (faster, approximate numbers); scores in this process")
     sc.add_argument("--idf", metavar="FILE", help="IDF weights (JSON) for CodeBERTScore")
     sc.add_argument("--per-function", action="store_true",
                     help="also score each top-level function against its reference function "
@@ -140,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
     options.check_fail_under(args.fail_under)
     options.check_fail_metric(args.fail_metric, metrics)
     options.check_device(args.device, metrics)
+    apply_backend(args.backend)
     if args.batch_size < 1:
         raise UsageError("--batch-size must be at least 1")
     outputs = _outputs(args)
@@ -148,10 +153,10 @@ def run(args: argparse.Namespace) -> int:
     for note in items.notes:
         print(f"refscore: note: {note}", file=sys.stderr)
     idf = _idf_setting(args.idf)
-    tag = scorer_tag(args.model, args.layer, args.device, idf)
+    tag = scorer_tag(args.model, args.layer, args.device, idf) + backend_tag()  # int8 only
     settings = GradeSettings(metrics, weights, args.batch_size, tag, args.codebleu_rule,
                              args.model, args.layer, args.device, idf, args.per_function)
-    scorer = open_scorer("daemon_or_local" if args.daemon else "local", autostart=True)
+    scorer = open_scorer("daemon_or_local" if args.daemon and not args.backend else "local", autostart=True)
     cache = ReportCache(_cache_path(args, outputs))
     mode = "none" if args.quiet else args.progress
     progress = Progress(len(items.items), tty=None if mode == "auto" else mode == "bar", enabled=mode != "none")

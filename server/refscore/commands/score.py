@@ -8,6 +8,7 @@ import sys
 
 from ..analysis.positions import LinePositions
 from ..bidi import bidi_warning
+from ..embed.backends import BACKENDS, apply_backend
 from ..metrics.codebertscore_result import BertScore
 from ..scoring.factory import open_scorer
 from ..scoring.heat import DEFAULT_WEAK_THRESHOLD, candidate_words, missing_words, render_heat, token_records
@@ -44,6 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--layer", type=int, help="hidden layer of the encoder (default: the model's own default)")
     parser.add_argument("--idf", metavar="FILE", help="IDF weights (JSON) for CodeBERTScore")
     parser.add_argument("--device", help="cpu, cuda, cuda:1 ... for CodeBERTScore (default: a GPU when there is one)")
+    parser.add_argument("--backend", choices=BACKENDS,
+                        help="CodeBERTScore encoder engine: auto (default; ONNX Runtime on a CPU, torch on a GPU), "
+                             "torch, onnx, or onnx-int8 (faster, approximate numbers); scores in this process")
     parser.add_argument("--per-function", action="store_true",
                         help="also score each top-level function against its reference function "
                              "(paired by name, else by best CodeBLEU)")
@@ -59,6 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     metrics = options.parse_metrics(args.metrics)
     options.check_device(args.device, metrics)
+    apply_backend(args.backend)
     reference_paths = [args.reference, *args.also_reference]
     references = tuple(read_source(p) for p in reference_paths)
     idf = idf_setting(args.idf)
@@ -70,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
                                      device=args.device, idf=idf))
     options.check_layer(args.layer, args.model, [r.language for r in requests], metrics)
     needs_model = "codebertscore" in metrics
-    scorer = open_scorer("local" if args.no_daemon else "daemon_or_local", autostart=needs_model)
+    in_process = args.no_daemon or args.backend is not None  # a daemon keeps its own backend
+    scorer = open_scorer("local" if in_process else "daemon_or_local", autostart=needs_model)
     try:
         reports = scorer.score_many(requests)
         functions = [score_functions(r, scorer) for r in requests] if args.per_function else []

@@ -226,9 +226,13 @@ class BertScorer:
 
     def signature(self, context: bool) -> str:
         """sacrebleu-style signature of the settings that produced a score."""
-        return build_signature(SIGNATURE_PREFIX, (
+        fields: list[tuple[str, object]] = [
             ("model", self.encoder.model_id), ("layer", self.encoder.layer), ("idf", yes_no(self.uses_idf)),
-            ("rescale", yes_no(self.baseline is not None)), ("ctx", yes_no(context))))
+            ("rescale", yes_no(self.baseline is not None)), ("ctx", yes_no(context))]
+        precision = getattr(self.encoder, "precision", "fp32")  # fp16 (GPU), int8: numbers move
+        if precision != "fp32":
+            fields.append(("precision", precision))
+        return build_signature(SIGNATURE_PREFIX, tuple(fields))
 
     def score(self, candidate: str, references: Union[str, Sequence[str]],
               context: str | None = None, language: str | None = None) -> BertScore:

@@ -6,14 +6,22 @@
 * Inputs longer than the model limit are split into overlapping windows (see ``windows``);
   windows of all texts are batched together, sorted by length to keep padding small.
 * Identical texts are encoded once per call; results are kept in an LRU ``EmbeddingCache``.
+* The forward pass runs on a backend (``backends``): torch eager, or ONNX Runtime on the CPU
+  (the default there; same numbers to about 1e-6). ONNX batches hold windows of one width only
+  (no padding), so a window's vectors depend on its tokens alone.
+* Windows of texts longer than one window are also cached by their token ids: after an edit, only
+  the windows whose tokens changed are encoded again, and the others are the vectors a full
+  encode gives (exact: a window's vectors depend only on its own tokens).
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from .backends import APPROXIMATE, choose_backend, requested_backend
 from .cache import EmbeddingCache, text_key
 from .device import select_device, select_dtype
 from .registry import ModelSpec, resolve_model
@@ -22,6 +30,7 @@ from .windows import Window, plan_windows
 if TYPE_CHECKING:  # pragma: no cover
     import torch
 
+log = logging.getLogger(__name__)
 _HUGE = 1_000_000
 #: Most tokens (rows x padded width) per model call, by device type, and most attention cells
 #: (rows x width^2). Attention holds heads x rows x width^2 scores, so a batch of many long windows
@@ -64,25 +73,34 @@ def _cut_layers(model: Any, layer: int) -> None:
     raise ValueError(f"unsupported encoder architecture: {type(model).__name__}")
 
 
+def _glue_single_threaded() -> None:
+    """With ONNX Runtime doing the forward pass (on the threads torch had), torch only does the
+    small matching work, where its thread pool costs more than it gives: on a shared 2-core
+    machine 1 to 4 s of 5 for 200 pairs, waking threads for 100-row tensors. One thread for it."""
+    import torch
+
+    torch.set_num_threads(1)
+
+
 class Encoder:
     """A tokenizer + model pair held in memory, producing token embeddings of one hidden layer."""
 
     def __init__(self, spec: ModelSpec, *, device: str | None = None, half: bool | None = None,
                  batch_size: int = 64, overlap: float = 0.5, max_batch_tokens: int | None = None,
-                 cache: EmbeddingCache | None = None) -> None:
-        import torch
-        from transformers import AutoConfig, AutoModel, AutoTokenizer
+                 cache: EmbeddingCache | None = None, backend: str | None = None) -> None:
+        from transformers import AutoConfig, AutoTokenizer
         from transformers.utils import logging as hf_logging
 
         self.spec = spec
         self.device = select_device(device)
-        self.dtype = select_dtype(self.device, half)
         self.batch_size = max(1, int(batch_size))
         kind = "cpu" if self.device.split(":")[0] == "cpu" else "cuda"
         self.max_batch_tokens = max(1, int(max_batch_tokens or MAX_BATCH_TOKENS[kind]))
         self.max_attention_cells = MAX_ATTENTION_CELLS[kind]
         self.overlap = overlap
         self.cache = cache if cache is not None else EmbeddingCache()
+        #: kept vectors of windows of long texts, by window tokens (see the module doc)
+        self.window_cache = EmbeddingCache(max_entries=2048, max_bytes=128 * 1024 * 1024)
         # The fast tokenizer's Rust object is not safe to call from two threads at once (it
         # re-applies its truncation settings on every call); the model is (inference mode, no
         # state), so forward passes may run concurrently, e.g. one per daemon lane.
@@ -94,22 +112,67 @@ class Encoder:
         try:
             config = AutoConfig.from_pretrained(spec.path, local_files_only=True)
             self.tokenizer = AutoTokenizer.from_pretrained(spec.path, local_files_only=True)
-            model = AutoModel.from_pretrained(spec.path, local_files_only=True)
         finally:
             hf_logging.set_verbosity(verbosity)
         if not getattr(self.tokenizer, "is_fast", True):
             raise ValueError(f"{spec.model_id}: a fast (tokenizers-backed) tokenizer is required")
         total = int(getattr(config, "num_hidden_layers", 0) or 0)
         self.layer = spec.layer if spec.layer >= 0 else total
-        _cut_layers(model, self.layer)
-        model.eval()
-        model.to(device=self.device, dtype=getattr(torch, self.dtype))
-        self.model = model
+        if total and not 0 <= self.layer <= total:
+            raise ValueError(f"layer {self.layer} is outside 0..{total} for this model")
+        self.model: Any = None
+        self.runner: Any = None
+        self.backend = self._start_backend(backend, half)
+        self.dtype = "float32" if self.runner is not None else select_dtype(self.device, half)
+        #: fp32, or what moves the numbers past 1e-4 (int8 weights, fp16 on a GPU): in the signature
+        self.precision = APPROXIMATE.get(self.backend) or ("fp16" if self.dtype == "float16" else "fp32")
         self.model_id = spec.model_id
         self.hidden_size = int(getattr(config, "hidden_size", 0) or 0)
         self.window = self._window_limit(config)
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
-        self.key = (spec.path, self.layer, self.dtype, self.device.split(":")[0], self.window, overlap)
+        self.key = (spec.path, self.layer, self.dtype, self.device.split(":")[0], self.window, overlap,
+                    self.backend)
+
+    def _start_backend(self, backend: str | None, half: bool | None) -> str:
+        """Load the model for the chosen backend; ``auto`` falls back to torch when ONNX fails."""
+        choice = choose_backend(backend, self.device)
+        if choice.startswith("onnx"):
+            from .onnx_export import ensure_exported
+            from .onnx_runner import OnnxRunner
+
+            try:
+                path = ensure_exported(self.spec.model_id, self.spec.path, self.layer, choice == "onnx-int8")
+                try:
+                    self.runner = OnnxRunner(path)
+                except Exception:  # noqa: BLE001 - a damaged file on disk: export it again, once
+                    path.unlink(missing_ok=True)
+                    self.runner = OnnxRunner(ensure_exported(self.spec.model_id, self.spec.path, self.layer,
+                                                             choice == "onnx-int8"))
+                _glue_single_threaded()
+                return choice
+            except Exception as error:  # noqa: BLE001
+                if requested_backend(backend) != "auto":
+                    raise
+                log.warning("ONNX Runtime backend unavailable for %s (%s: %s); using torch",
+                            self.spec.model_id, type(error).__name__, error)
+        self.model = self._load_torch(half)
+        return "torch"
+
+    def _load_torch(self, half: bool | None) -> Any:
+        import torch
+        from transformers import AutoModel
+        from transformers.utils import logging as hf_logging
+
+        verbosity = hf_logging.get_verbosity()
+        hf_logging.set_verbosity_error()
+        try:
+            model = AutoModel.from_pretrained(self.spec.path, local_files_only=True)
+        finally:
+            hf_logging.set_verbosity(verbosity)
+        _cut_layers(model, self.layer)
+        model.eval()
+        model.to(device=self.device, dtype=getattr(torch, select_dtype(self.device, half)))
+        return model
 
     def _window_limit(self, config: Any) -> int:
         """Tokens per model call: the tokenizer's limit, else the position table (minus RoBERTa's
@@ -186,43 +249,81 @@ class Encoder:
 
     def _forward(self, docs: list[Encoded], batch_size: int,
                  plans: Sequence[int | None] | None = None) -> None:
-        """Fill ``doc.embeddings`` for every doc: windows of all docs, batched by length."""
+        """Fill ``doc.embeddings`` for every doc: windows of all docs, batched by length; windows
+        of multi-window docs come from ``window_cache`` when their tokens were seen before."""
         import torch
 
-        rows: list[tuple[int, Window]] = []
+        outputs = [torch.empty(len(doc.ids), self.hidden_size, dtype=torch.float32) for doc in docs]
+        rows: list[tuple[int, Window, Any]] = []  # (doc, window, window-cache key or None)
         for d, doc in enumerate(docs):
             plan = plans[d] if plans is not None else None
-            rows.extend((d, w) for w in self._windows(len(doc.ids), plan))
+            windows = self._windows(len(doc.ids), plan)
+            for w in windows:
+                key = self._window_key(doc.ids, w) if len(windows) > 1 else None
+                kept = self.window_cache.get(key) if key is not None else None
+                if kept is not None:
+                    outputs[d][w.keep_start:w.keep_end] = kept
+                else:
+                    rows.append((d, w, key))
         rows.sort(key=lambda r: r[1].end - r[1].start, reverse=True)
-        outputs = [torch.empty(len(doc.ids), self.hidden_size, dtype=torch.float32) for doc in docs]
+        chunks = self._chunks(rows, batch_size)
+        inputs = []
+        for chunk in chunks:
+            width = chunk[0][1].end - chunk[0][1].start  # rows are sorted longest first
+            ids = torch.full((len(chunk), width), self.pad_id, dtype=torch.long)
+            mask = torch.zeros((len(chunk), width), dtype=torch.long)
+            for r, (d, w, _) in enumerate(chunk):
+                n = w.end - w.start
+                ids[r, :n] = torch.tensor(docs[d].ids[w.start:w.end], dtype=torch.long)
+                mask[r, :n] = 1
+            inputs.append((ids, mask))
         with torch.inference_mode():
-            b = 0
-            while b < len(rows):
-                width = rows[b][1].end - rows[b][1].start  # rows are sorted longest first
-                span = max(1, width)
-                count = max(1, min(batch_size, self.max_batch_tokens // span,
-                                   self.max_attention_cells // (span * span)))
-                chunk = rows[b:b + count]
-                b += count
-                ids = torch.full((len(chunk), width), self.pad_id, dtype=torch.long)
-                mask = torch.zeros((len(chunk), width), dtype=torch.long)
-                for r, (d, w) in enumerate(chunk):
-                    n = w.end - w.start
-                    ids[r, :n] = torch.tensor(docs[d].ids[w.start:w.end], dtype=torch.long)
-                    mask[r, :n] = 1
-                hidden = self.model(input_ids=ids.to(self.device),
-                                    attention_mask=mask.to(self.device))[0]
-                hidden = hidden.float().cpu()
-                for r, (d, w) in enumerate(chunk):
-                    lo, hi = w.keep_start - w.start, w.keep_end - w.start
-                    outputs[d][w.keep_start:w.keep_end] = hidden[r, lo:hi]
+            calls = (self.runner.map(lambda batch: self.run_model(*batch), inputs) if self.runner is not None
+                     else (self.run_model(ids, mask) for ids, mask in inputs))
+            for chunk, hidden in zip(chunks, calls):
+                for r, (d, w, key) in enumerate(chunk):
+                    kept = hidden[r, w.keep_start - w.start:w.keep_end - w.start]
+                    outputs[d][w.keep_start:w.keep_end] = kept
+                    if key is not None:
+                        kept = kept.clone()
+                        self.window_cache.put(key, kept, kept.numel() * 4 + 64)
         for doc, emb in zip(docs, outputs):
             doc.embeddings = emb
 
+    def _window_key(self, ids: Sequence[int], w: Window) -> tuple[Any, ...]:
+        data = ",".join(map(str, ids[w.start:w.end]))
+        return (self.key, text_key(data), w.keep_start - w.start, w.keep_end - w.start)
+
+    def _chunks(self, rows: list[tuple[int, Window, Any]], batch_size: int) -> list[list[tuple[int, Window, Any]]]:
+        """Model calls: rows sorted longest first, within the token and attention budgets. On
+        ONNX Runtime a call holds rows of one width only (no padding computed)."""
+        out, b = [], 0
+        exact = self.runner is not None
+        while b < len(rows):
+            width = rows[b][1].end - rows[b][1].start
+            span = max(1, width)
+            count = max(1, min(batch_size, self.max_batch_tokens // span,
+                               self.max_attention_cells // (span * span)))
+            chunk = rows[b:b + count]
+            if exact:
+                chunk = [r for r in chunk if r[1].end - r[1].start == width]
+            out.append(chunk)
+            b += len(chunk)
+        return out
+
+    def run_model(self, ids: "torch.Tensor", mask: "torch.Tensor") -> "torch.Tensor":
+        """Hidden states (rows, width, hidden) as float32 on the CPU for one padded batch."""
+        import torch
+
+        if self.runner is not None:
+            return torch.from_numpy(self.runner.run(ids.numpy(), mask.numpy()))
+        hidden = self.model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device))[0]
+        return hidden.float().cpu()
+
     def describe(self) -> dict[str, Any]:
-        """Model id, layer, device and precision, for reports."""
+        """Model id, layer, device, precision and backend, for reports."""
         return {"model": self.model_id, "layer": self.layer, "device": self.device,
-                "dtype": self.dtype, "window": self.window}
+                "dtype": self.dtype, "window": self.window, "backend": self.backend}
 
 
 _LOADED: dict[tuple[Any, ...], Encoder] = {}
@@ -231,19 +332,23 @@ _LOADED_LOCK = threading.Lock()
 
 def load_encoder(model: str | None = None, layer: int | None = None, *,
                  language: str | None = None, device: str | None = None,
-                 half: bool | None = None, prefer_paper: bool = True) -> Encoder:
+                 half: bool | None = None, prefer_paper: bool = True,
+                 backend: str | None = None) -> Encoder:
     """A loaded encoder (kept per process): see ``registry.resolve_model`` for the choice."""
     spec = resolve_model(language, model, layer, prefer_paper=prefer_paper)
-    return encoder_for(spec, device=device, half=half)
+    return encoder_for(spec, device=device, half=half, backend=backend)
 
 
-def encoder_for(spec: ModelSpec, *, device: str | None = None, half: bool | None = None) -> Encoder:
-    """The process-wide encoder for a resolved ``spec`` on ``device`` (loaded on first use)."""
+def encoder_for(spec: ModelSpec, *, device: str | None = None, half: bool | None = None,
+                backend: str | None = None) -> Encoder:
+    """The process-wide encoder for a resolved ``spec`` on ``device`` with ``backend`` (None:
+    ``$REFSCORE_ENCODER_BACKEND``, else auto), loaded on first use."""
     dev = select_device(device)
-    key = (spec.path, spec.layer, dev, select_dtype(dev, half))
+    choice = choose_backend(backend, dev)
+    key = (spec.path, spec.layer, dev, select_dtype(dev, half), choice)
     with _LOADED_LOCK:
         enc = _LOADED.get(key)
         if enc is None:
-            enc = Encoder(spec, device=dev, half=half)
+            enc = Encoder(spec, device=dev, half=half, backend=backend)
             _LOADED[key] = enc
         return enc

@@ -3,7 +3,8 @@
 ``scorer_for(language, model, layer, device, idf)`` resolves the model from local files only
 (``registry.resolve_model``: an explicit model, else the paper model when cached, else the
 embedded MiniLM), loads its encoder once per process (``encoder.encoder_for``) and keeps one
-``BertScorer`` per resolved (model folder, layer, device, IDF file) for the life of the process.
+``BertScorer`` per resolved (model folder, layer, device, IDF file, encoder backend) for the life
+of the process.
 Every front end reaches it through the shared pipeline (``refscore.scoring``), the daemon too.
 """
 
@@ -13,6 +14,7 @@ import os
 import threading
 from typing import Hashable
 
+from .backends import requested_backend
 from .bertscorer import BertScorer
 from .device import select_device
 from .encoder import encoder_for
@@ -43,11 +45,12 @@ def scorer_for(language: str | None = None, model: str | None = None, layer: int
     whatever loading raises (a bad layer, a corrupt file, a missing IDF file) otherwise."""
     spec = resolve_model(language, model, layer)
     where = select_device(device)
-    key = (spec.path, spec.layer, where, idf_key(idf))
+    backend = requested_backend()  # $REFSCORE_ENCODER_BACKEND (refscore ... --backend sets it)
+    key = (spec.path, spec.layer, where, idf_key(idf), backend)
     with _LOCK:
         scorer = _SCORERS.get(key)
         if scorer is None:
-            scorer = BertScorer(encoder_for(spec, device=where), idf=idf)
+            scorer = BertScorer(encoder_for(spec, device=where, backend=backend), idf=idf)
             _SCORERS[key] = scorer
         return scorer
 

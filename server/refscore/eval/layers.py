@@ -41,7 +41,7 @@ class MultiLayerEncoder:
         from ..embed.registry import resolve_model
 
         full = resolve_model(None, model, layer=-1, prefer_paper=False)
-        self.base: "Encoder" = Encoder(full, device=device,
+        self.base: "Encoder" = Encoder(full, device=device, backend="torch",  # wraps the torch model
                                        cache=EmbeddingCache(200_000, cache_bytes))
         top = self.base.layer
         self.layers = sorted(set(int(layer) for layer in layers))

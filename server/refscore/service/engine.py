@@ -330,6 +330,9 @@ class Engine:
 
             self.torch_threads = max(1, cpus // self.lanes)
             torch.set_num_threads(self.torch_threads)
+            from ..embed.backends import set_compute_threads
+
+            set_compute_threads(self.torch_threads)  # ONNX Runtime forward passes: the same per lane
         for index in range(1, self.lanes):
             lane = threading.Thread(target=self._batch_loop, name=f"refscore-lane-{index}", daemon=True)
             self._lanes.append(lane)
