@@ -14,15 +14,17 @@ from ..errors import EXIT_BELOW_THRESHOLD, EXIT_OK, InputFileError
 from ..grade.cache import ReportCache
 from ..grade.discover import expand, items_for, load_problem
 from ..grade.items import ItemSet, unique_ids
-from ..grade.mapping import load_jsonl, load_mapping
+from ..grade.blocks import DEFAULT_BLOCK_LINES, load_records
+from ..grade.mapping import load_mapping
 from ..grade.progress import Progress
 from ..grade.rows import LABELS, SCORE_COLUMNS, rows_for, summary, threshold_failures
 from ..grade.runner import GradeSettings, run_grading, scorer_tag
 from ..metrics.codebleu import DEFAULT_WEIGHTS
 from ..scoring.factory import open_scorer
 from ..scoring.report import ALL_METRICS, CODEBLEU_RULES
-from . import options
+from . import grade_blocks, options
 from .bert_options import idf_setting as _idf_setting
+from .grade_blocks import STREAM_THRESHOLD
 from .options import UsageError
 
 EXIT_INTERRUPTED = 130
@@ -70,6 +72,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sc.add_argument("--daemon", action=argparse.BooleanOptionalAction, default=False,
                     help="score through the shared background daemon, falling back to this process "
                          "with a note (default: in this process; the numbers are the same)")
+    sc.add_argument("--engine", choices=("local", "ray"), default="local",
+                    help="local (default) or ray: a Ray cluster grades --jsonl inputs block by block "
+                         "(docs/scale.md); the numbers are the same")
+    sc.add_argument("--ray-address", metavar="ADDR",
+                    help="the Ray cluster for --engine ray (default: $RAY_ADDRESS, else a private one here)")
+    sc.add_argument("--block-lines", type=int, metavar="N",
+                    help="grade --jsonl inputs N lines at a time, streaming (default for --engine ray and for "
+                         f"inputs over {STREAM_THRESHOLD:,} lines: {DEFAULT_BLOCK_LINES})")
     out = p.add_argument_group("outputs")
     out.add_argument("-o", "--out-dir", metavar="DIR", help="write grade.csv, grade.json and grade.html here")
     out.add_argument("--csv", metavar="FILE", help="write the CSV report")
@@ -108,7 +118,7 @@ def collect(args: argparse.Namespace) -> ItemSet:
     for path in args.mapping:
         items.extend(load_mapping(path, args.lang))
     for path in args.jsonl:
-        items.extend(load_jsonl(path, args.lang))
+        items.extend(load_records(path, args.lang))
     if not (args.submissions or args.mapping or args.jsonl):
         raise UsageError("nothing to grade: give SUBMISSION files with --reference, --mapping or --jsonl")
     if not items.items:
@@ -148,6 +158,8 @@ def run(args: argparse.Namespace) -> int:
     if args.batch_size < 1:
         raise UsageError("--batch-size must be at least 1")
     outputs = _outputs(args)
+    if grade_blocks.wanted(args):
+        return grade_blocks.run(args, metrics, weights, outputs)
     items = collect(args)
     options.check_layer(args.layer, args.model, [i.language for i in items.items if i.language], metrics)
     for note in items.notes:
@@ -198,10 +210,7 @@ def _write(outputs: dict[str, Path], results: list, rows: list, info: dict, titl
 def _print_summary(rows: list, outputs: dict[str, Path], graded: Any, cache: ReportCache) -> None:
     if not outputs:
         for row in rows:
-            scores = "  ".join(f"{LABELS[c]} {row[c]:.3f}" for c in ("codebleu", "codebertscore_f1")
-                               if isinstance(row.get(c), float))
-            notes = "; ".join(row["errors"])
-            print(reveal(f"{row['id']}  {scores}" + (f"  [{notes}]" if notes else "")))
+            print(row_line(row))
     stats = summary(rows)
     means = ", ".join(f"{LABELS[c]} mean {m['mean']:.3f}" for c, m in stats["metrics"].items()
                       if c in ("codebleu", "codebertscore_f1"))
@@ -211,19 +220,38 @@ def _print_summary(rows: list, outputs: dict[str, Path], graded: Any, cache: Rep
         print(f"wrote {path}")
 
 
+def row_line(row: dict) -> str:
+    """One submission's line on the terminal (when no report file is written)."""
+    scores = "  ".join(f"{LABELS[c]} {row[c]:.3f}" for c in ("codebleu", "codebertscore_f1")
+                       if isinstance(row.get(c), float))
+    notes = "; ".join(row["errors"])
+    return reveal(f"{row['id']}  {scores}" + (f"  [{notes}]" if notes else ""))
+
+
 def _threshold(args: argparse.Namespace, rows: list) -> int:
     if args.fail_under is None:
         return EXIT_OK
-    metric = args.fail_metric or ("codebleu" if "codebleu" in options.parse_metrics(args.metrics) else "codebertscore_f1")
+    metric = threshold_metric(args)
     failures = threshold_failures(rows, metric, args.fail_under)
-    if not failures:
+    return report_threshold(args, metric, len(failures), failures[:20])
+
+
+def threshold_metric(args: argparse.Namespace) -> str:
+    """The metric ``--fail-under`` applies to."""
+    return args.fail_metric or ("codebleu" if "codebleu" in options.parse_metrics(args.metrics) else "codebertscore_f1")
+
+
+def report_threshold(args: argparse.Namespace, metric: str, count: int, first: list) -> int:
+    """Say whether every submission reaches ``--fail-under`` (``count`` do not; ``first`` are
+    the first of them); the exit code."""
+    if not count:
         print(f"all submissions reach {LABELS[metric]} {args.fail_under:g}")
         return EXIT_OK
-    print(f"{len(failures)} submission(s) below {LABELS[metric]} {args.fail_under:g}:", file=sys.stderr)
-    for row in failures[:20]:
+    print(f"{count} submission(s) below {LABELS[metric]} {args.fail_under:g}:", file=sys.stderr)
+    for row in first:
         value = row.get(metric)
         shown = f"{value:.3f}" if isinstance(value, float) else "not scored"
         print(reveal(f"  {row['id']}: {shown}"), file=sys.stderr)
-    if len(failures) > 20:
-        print(f"  ... and {len(failures) - 20} more", file=sys.stderr)
+    if count > len(first):
+        print(f"  ... and {count - len(first)} more", file=sys.stderr)
     return EXIT_BELOW_THRESHOLD

@@ -20,14 +20,19 @@ def bin_counts(values: Sequence[float], bins: int = 10, low: float = 0.0, high: 
 
 def histogram_svg(title: str, values: Sequence[float], bins: int = 10) -> str:
     """An SVG bar chart of ``values`` in [0, 1] with a title, the count on each bar and the mean."""
-    counts = bin_counts(values, bins)
+    mean = sum(values) / len(values) if values else None
+    return counts_svg(title, bin_counts(values, bins), len(values), mean)
+
+
+def counts_svg(title: str, counts: Sequence[int], n: int, mean: float | None) -> str:
+    """The bar chart of ``histogram_svg`` from bin counts already made (large runs stream them)."""
+    bins = len(counts)
     top = max(counts) if counts and max(counts) else 1
     plot_w, plot_h = WIDTH - PAD_LEFT - 6, HEIGHT - PAD_BOTTOM - PAD_TOP
     bar_w = plot_w / bins
     parts = [f'<svg class="hist" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
              f'role="img" aria-label="{escape(title)} histogram">']
-    mean = sum(values) / len(values) if values else None
-    heading = f"{title} (n={len(values)}" + (f", mean {mean:.3f})" if mean is not None else ")")
+    heading = f"{title} (n={n}" + (f", mean {mean:.3f})" if mean is not None else ")")
     parts.append(f'<text x="{PAD_LEFT}" y="14" class="ht">{escape(heading)}</text>')
     base = PAD_TOP + plot_h
     for i, count in enumerate(counts):

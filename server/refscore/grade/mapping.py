@@ -160,9 +160,10 @@ def load_jsonl(path: str | Path, default_language: str | None = None) -> ItemSet
     return result
 
 
-def _capped_lines(stream: IO[bytes], path: Path) -> Iterator[tuple[int, bytes]]:
+def _capped_lines(stream: IO[bytes], path: Path, limit: float = MAX_JSONL_BYTES) -> Iterator[tuple[int, bytes]]:
     """Numbered lines without their end; a line over ``MAX_INPUT_BYTES`` comes back cut to
-    ``MAX_INPUT_BYTES + 1`` bytes (the rest is skipped); InputFileError past ``MAX_JSONL_BYTES``."""
+    ``MAX_INPUT_BYTES + 1`` bytes (the rest is skipped); InputFileError past ``limit`` bytes
+    (streaming readers that hold one block at a time pass ``math.inf``)."""
     total = number = 0
     while True:
         line = stream.readline(MAX_INPUT_BYTES + 1)
@@ -176,10 +177,10 @@ def _capped_lines(stream: IO[bytes], path: Path) -> Iterator[tuple[int, bytes]]:
             while True:
                 more = stream.readline(SKIP_CHUNK)
                 total += len(more)
-                if not more or more.endswith(b"\n") or total > MAX_JSONL_BYTES:
+                if not more or more.endswith(b"\n") or total > limit:
                     break
-        if total > MAX_JSONL_BYTES:
-            raise InputFileError(f"{path}: more than {describe_limit(MAX_JSONL_BYTES)} of JSONL, over the limit")
+        if total > limit:
+            raise InputFileError(f"{path}: more than {describe_limit(int(limit))} of JSONL, over the limit")
         yield number, line.rstrip(b"\r")
 
 

@@ -122,7 +122,7 @@ def run_grading(items: Sequence[GradeItem], scorer: Scorer, settings: GradeSetti
     try:
         for offset in range(0, len(pending), size):
             batch = pending[offset:offset + size]
-            requests = [_request(r.item, settings) for r, _ in batch]
+            requests = [request_for(r.item, settings) for r, _ in batch]
             t0 = time.perf_counter()
             reports = scorer.score_many(requests)
             run.scorer_s += time.perf_counter() - t0
@@ -151,7 +151,8 @@ def run_grading(items: Sequence[GradeItem], scorer: Scorer, settings: GradeSetti
     return run
 
 
-def _request(item: GradeItem, settings: GradeSettings) -> ScoreRequest:
+def request_for(item: GradeItem, settings: GradeSettings) -> ScoreRequest:
+    """The request every engine sends for a scorable ``item`` under ``settings``."""
     assert item.candidate is not None and item.language is not None
     return ScoreRequest(candidate=item.candidate, references=item.references, language=item.language,
                         context=item.context, metrics=settings.metrics, weights=settings.weights,
@@ -165,7 +166,7 @@ def _score_functions(results: Sequence[GradeResult], scorer: Scorer, settings: G
         if result.report is None or result.item.candidate is None or result.item.language is None:
             continue
         try:
-            result.functions = score_functions(_request(result.item, settings), scorer)
+            result.functions = score_functions(request_for(result.item, settings), scorer)
         except Exception as error:  # noqa: BLE001 - the submission's own scores still stand
             result.functions = []
             result.warnings.append(f"per-function scores failed: {type(error).__name__}: {error}")

@@ -1,0 +1,173 @@
+"""Large inputs as fixed blocks of lines: the unit of scoring, retrying and resuming.
+
+A JSONL, JSONL.gz or Parquet input is cut into blocks of ``block_lines`` physical lines (Parquet:
+rows). Each block has a ``key``: a hash of its bytes, its place in the input and the settings that
+decide a score, so a block scored once (by any engine, any worker) is never scored again while
+nothing changes. Lines are parsed by the JSONL grader's own rules (``mapping._jsonl_item``): a
+Parquet row is read as the JSON object of its columns, so both formats give the same items and
+the same error for a bad row. A line's id defaults to ``FILE:LINE`` as in the in-memory grader.
+There is no cap on an input's total size here (one block is held at a time); each line keeps the
+in-memory grader's cap.
+
+``scan_blocks`` reads the inputs once, in order, holding one block at a time. ``read_block`` reads
+one block back from its ``BlockSpec`` (a byte range of a plain JSONL file, or of a spooled copy
+for gzip and Parquet inputs, which cannot be entered in the middle).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import itertools
+import json
+import math
+import zlib
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import IO, Any, Iterator, Sequence
+
+from ..errors import InputFileError
+from ..safe_read import open_regular
+from .items import GradeItem, ItemSet
+from .mapping import _capped_lines, _jsonl_item, load_jsonl
+
+#: Physical lines per block (the in-memory grader batches 32 requests; a block holds many batches).
+DEFAULT_BLOCK_LINES = 1024
+
+
+@dataclass(frozen=True)
+class BlockSpec:
+    """Where one block's lines are and what identifies its results."""
+
+    index: int  # block number over all inputs, in input order
+    key: str  # content hash (bytes, place, settings)
+    name: str  # the input file's name, as item ids and sources show it
+    path: str  # absolute path to read: the input itself or a spooled copy
+    start: int  # byte offset of the first line in ``path``
+    lines: int  # physical lines in the block (blank ones included)
+    items: int  # non-blank lines: the items the block yields
+    first_line: int  # number (1-based) of the block's first line in the input
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> "BlockSpec":
+        return cls(**json.loads(text))
+
+
+def is_parquet(path: str | Path) -> bool:
+    """True for a ``.parquet`` / ``.pq`` file name."""
+    return Path(path).suffix.lower() in (".parquet", ".pq")
+
+
+def input_lines(path: Path) -> Iterator[tuple[int, bytes, int]]:
+    """Numbered raw lines of one input (1-based; Parquet: each row as a JSON object), each with
+    the byte offset just past it in a plain JSONL file (-1 for gzip and Parquet)."""
+    if is_parquet(path):
+        yield from ((number, line, -1) for number, line in _parquet_lines(path))
+        return
+    with open_regular(path) as handle:
+        plain = path.suffix != ".gz"
+        stream: IO[bytes] = handle if plain else gzip.GzipFile(fileobj=handle)
+        try:
+            for number, line in _capped_lines(stream, path, math.inf):
+                yield number, line, handle.tell() if plain else -1
+        except (OSError, EOFError, zlib.error) as error:
+            raise InputFileError(f"{path}: cannot read ({error})") from None
+
+
+def _parquet_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise InputFileError(f"{path}: reading Parquet needs pyarrow (pip install 'refscore[ray]')") from None
+    with open_regular(path) as handle:
+        try:
+            reader = pq.ParquetFile(handle)
+            number = 0
+            for batch in reader.iter_batches(batch_size=4096):
+                for row in batch.to_pylist():
+                    number += 1
+                    yield number, json.dumps(row, ensure_ascii=False, default=_foreign).encode("utf-8")
+        except (OSError, ValueError) as error:  # pyarrow's ArrowInvalid is a ValueError
+            raise InputFileError(f"{path}: not a readable Parquet file ({error})") from None
+
+
+def _foreign(value: Any) -> Any:
+    """A Parquet value JSON has no form for (bytes, dates): kept as a marker that no field accepts."""
+    return {"unsupported value": type(value).__name__}
+
+
+def load_records(path: str | Path, default_language: str | None = None) -> ItemSet:
+    """Every item of a JSONL, JSONL.gz or Parquet file, in memory (the small-run grader)."""
+    path = Path(path)
+    if not is_parquet(path):
+        return load_jsonl(path, default_language)
+    return ItemSet([_jsonl_item(line, f"{path.name}:{number}", default_language)
+                    for number, line in _parquet_lines(path)])
+
+
+def items_of(name: str, first_line: int, lines: Sequence[bytes],
+             default_language: str | None) -> list[tuple[int, GradeItem]]:
+    """(offset in block, item) for every non-blank line, by the JSONL grader's rules."""
+    return [(offset, _jsonl_item(line, f"{name}:{first_line + offset}", default_language))
+            for offset, line in enumerate(lines) if line.strip()]
+
+
+def block_key(name: str, first_line: int, lines: Sequence[bytes], tag: str) -> str:
+    """Hash of the block's bytes, where it sits and the settings ``tag``."""
+    digest = hashlib.sha256(json.dumps([name, first_line, tag]).encode("utf-8"))
+    for line in lines:
+        digest.update(len(line).to_bytes(8, "little"))
+        digest.update(line)
+    return digest.hexdigest()
+
+
+def scan_blocks(paths: Sequence[str | Path], block_lines: int, tag: str,
+                spool_dir: Path | None = None) -> Iterator[tuple[BlockSpec, list[bytes]]]:
+    """Every block of the inputs, in order, with its raw lines. With ``spool_dir``, blocks of
+    gzip and Parquet inputs are also written there (one file each) so that ``read_block`` can
+    read them anywhere the folder is visible."""
+    index = 0
+    for raw in paths:
+        path = Path(raw).resolve()
+        plain = not is_parquet(path) and path.suffix != ".gz"
+        numbered = input_lines(path)
+        offset = 0
+        while True:
+            chunk = list(itertools.islice(numbered, block_lines))
+            if not chunk:
+                break
+            lines = [line for _, line, _ in chunk]
+            key = block_key(path.name, chunk[0][0], lines, tag)
+            start, where = offset, str(path)
+            if not plain and spool_dir is not None:
+                where, start = str(_spool(spool_dir, key, lines)), 0
+            spec = BlockSpec(index, key, path.name, where, start, len(lines),
+                             sum(1 for line in lines if line.strip()), chunk[0][0])
+            offset = chunk[-1][2]
+            yield spec, lines
+            index += 1
+
+
+def _spool(folder: Path, key: str, lines: Sequence[bytes]) -> Path:
+    """The block's lines in a file of their own (written once, atomically)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{key[:32]}.jsonl"
+    if not target.exists():
+        tmp = target.with_name(f".{target.name}.{id(lines)}.tmp")
+        tmp.write_bytes(b"".join(line + b"\n" for line in lines))
+        tmp.replace(target)
+    return target
+
+
+def read_block(spec: BlockSpec) -> list[bytes]:
+    """The block's raw lines, read back from ``spec.path``."""
+    path = Path(spec.path)
+    with open_regular(path) as handle:
+        handle.seek(spec.start)
+        lines = [line for _, line in itertools.islice(_capped_lines(handle, path, math.inf), spec.lines)]
+    if len(lines) != spec.lines:
+        raise InputFileError(f"{path}: changed while grading (block {spec.index} is short); rerun")
+    return lines

@@ -1,0 +1,105 @@
+"""Scored blocks on disk: one part file per scored piece of a block, written atomically.
+
+A part is named ``b<index>-<key>-<first>-<last>-<count>.jsonl`` and holds one
+``{"offset": n, "row": {...}}`` line per item (``offset``: the item's line within its block).
+Writes go to a temporary file that is renamed into place, so a reader sees a whole part or none,
+and a piece scored twice (a retried task, two runs) writes the same name with the same rows. A
+block's results are the union of its parts with one row per offset: nothing is lost or doubled
+whichever worker wrote what. Parts of blocks whose key no longer matches (the input or the
+settings changed) are never read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import uuid
+from pathlib import Path
+from typing import Any, Sequence
+
+_NAME = re.compile(r"^b(\d+)-([0-9a-f]+)-(\d+)-(\d+)-(\d+)\.jsonl$")
+KEY_CHARS = 32
+
+
+class PartStore:
+    """The part files of one grading job in ``folder``."""
+
+    def __init__(self, folder: str | Path) -> None:
+        self.folder = Path(folder)
+        self._index: dict[tuple[int, str], list[tuple[int, Path]]] | None = None
+
+    def write(self, block: int, key: str, rows: Sequence[tuple[int, dict[str, Any]]]) -> Path | None:
+        """Write one part holding ``rows`` (offset, row) of block ``block``; None when empty."""
+        if not rows:
+            return None
+        ordered = sorted(rows, key=lambda pair: pair[0])
+        name = f"b{block:08d}-{key[:KEY_CHARS]}-{ordered[0][0]}-{ordered[-1][0]}-{len(ordered)}.jsonl"
+        self.folder.mkdir(parents=True, exist_ok=True)
+        target = self.folder / name
+        tmp = self.folder / f".{name}.{uuid.uuid4().hex}.tmp"
+        text = "".join(json.dumps({"offset": offset, "row": row}, ensure_ascii=False, allow_nan=False) + "\n"
+                       for offset, row in ordered)
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+        if self._index is not None:
+            entries = self._index.setdefault((block, key[:KEY_CHARS]), [])
+            if target not in (path for _, path in entries):
+                entries.append((len(ordered), target))
+        return target
+
+    def _scan(self) -> dict[tuple[int, str], list[tuple[int, Path]]]:
+        if self._index is None:
+            index: dict[tuple[int, str], list[tuple[int, Path]]] = {}
+            if self.folder.is_dir():
+                for entry in os.scandir(self.folder):
+                    match = _NAME.match(entry.name)
+                    if match:
+                        block, key, count = int(match[1]), match[2], int(match[5])
+                        index.setdefault((block, key), []).append((count, Path(entry.path)))
+            self._index = index
+        return self._index
+
+    def refresh(self) -> None:
+        """Forget the listing (other processes may have written parts since)."""
+        self._index = None
+
+    def parts(self, block: int, key: str) -> list[Path]:
+        """Part files of this block and key."""
+        return [path for _, path in self._scan().get((block, key[:KEY_CHARS]), [])]
+
+    def done_offsets(self, block: int, key: str, items: int) -> set[int] | None:
+        """Offsets of the block already scored; None when every one of its ``items`` is."""
+        entries = self._scan().get((block, key[:KEY_CHARS]), [])
+        if any(count >= items for count, _ in entries):
+            return None
+        done = set(self.rows(block, key))
+        return None if len(done) >= items else done
+
+    def rows(self, block: int, key: str) -> dict[int, dict[str, Any]]:
+        """offset -> row for every scored item of the block (a whole part wins ties; torn or
+        foreign lines are skipped)."""
+        out: dict[int, dict[str, Any]] = {}
+        entries = sorted(self._scan().get((block, key[:KEY_CHARS]), []), key=lambda e: -e[0])
+        for _, path in entries:
+            for offset, row in _read_part(path):
+                out.setdefault(offset, row)
+        return out
+
+
+def _read_part(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    out = []
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                try:
+                    entry = json.loads(line)
+                    out.append((int(entry["offset"]), dict(entry["row"])))
+                except (ValueError, KeyError, TypeError):
+                    continue
+    except OSError:
+        return []
+    return out

@@ -1,0 +1,100 @@
+"""Summary statistics over a stream of report rows, in bounded memory.
+
+``RowStats.summary()`` has the shape of ``rows.summary`` (counts; per metric n, mean, min, max)
+and adds what the large-run HTML report shows: standard deviation, histogram counts and the
+lowest and highest rows by one metric.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from .rows import SCORE_COLUMNS
+
+#: Columns a lowest/highest table shows besides the scores.
+BRIEF_KEYS = ("id", "problem", "language", "source", "errors")
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+@dataclass
+class ColumnStats:
+    """Running count, sum, sum of squares, extremes and 10-bin histogram of one score column."""
+
+    n: int = 0
+    total: float = 0.0
+    squares: float = 0.0
+    low: float = math.inf
+    high: float = -math.inf
+    bins: list[int] = field(default_factory=lambda: [0] * 10)
+
+    def add(self, value: float) -> None:
+        self.n += 1
+        self.total += value
+        self.squares += value * value
+        self.low = min(self.low, value)
+        self.high = max(self.high, value)
+        bins = len(self.bins)  # histogram.bin_counts' bins over [0, 1], one value at a time
+        self.bins[min(bins - 1, max(0, int(value * bins)))] += 1
+
+    def as_dict(self) -> dict[str, float]:
+        return {"n": self.n, "mean": self.total / self.n, "min": self.low, "max": self.high}
+
+    def std(self) -> float:
+        mean = self.total / self.n
+        return math.sqrt(max(0.0, self.squares / self.n - mean * mean))
+
+
+class RowStats:
+    """Feed rows with ``add``; read ``summary()``, ``lowest``/``highest`` and ``columns``."""
+
+    def __init__(self, rank_by: str | None = None, keep: int = 25) -> None:
+        self.rows = 0
+        self.with_errors = 0
+        self.columns: dict[str, ColumnStats] = {}
+        self.rank_by = rank_by
+        self.keep = keep
+        self._low: list[tuple[float, int, dict[str, Any]]] = []  # max-heap by negated value
+        self._high: list[tuple[float, int, dict[str, Any]]] = []  # min-heap
+
+    def add(self, row: dict[str, Any]) -> None:
+        """Count one row (its position in the stream breaks ties in the rankings)."""
+        position = self.rows
+        self.rows += 1
+        if row.get("errors"):
+            self.with_errors += 1
+        for column in SCORE_COLUMNS:
+            value = row.get(column)
+            if _finite(value):
+                self.columns.setdefault(column, ColumnStats()).add(float(value))
+        value = row.get(self.rank_by) if self.rank_by else None
+        if self.keep > 0 and _finite(value):
+            brief = {k: row.get(k) for k in (*BRIEF_KEYS, *SCORE_COLUMNS)}
+            entry_low = (-float(value), -position, brief)
+            if len(self._low) < self.keep:
+                heapq.heappush(self._low, entry_low)
+            elif entry_low > self._low[0]:
+                heapq.heapreplace(self._low, entry_low)
+            entry_high = (float(value), -position, brief)
+            if len(self._high) < self.keep:
+                heapq.heappush(self._high, entry_high)
+            elif entry_high > self._high[0]:
+                heapq.heapreplace(self._high, entry_high)
+
+    def summary(self) -> dict[str, Any]:
+        """``rows.summary``'s dict for every row seen."""
+        metrics = {c: self.columns[c].as_dict() for c in SCORE_COLUMNS if c in self.columns}
+        return {"submissions": self.rows, "with_errors": self.with_errors, "metrics": metrics}
+
+    def lowest(self) -> list[dict[str, Any]]:
+        """The ``keep`` rows lowest on ``rank_by``, lowest first (earlier rows first on ties)."""
+        return [brief for _, _, brief in sorted(self._low, key=lambda e: (-e[0], -e[1]))]
+
+    def highest(self) -> list[dict[str, Any]]:
+        """The ``keep`` rows highest on ``rank_by``, highest first (earlier rows first on ties)."""
+        return [brief for _, _, brief in sorted(self._high, key=lambda e: (-e[0], -e[1]))]

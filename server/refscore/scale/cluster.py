@@ -1,0 +1,121 @@
+"""Connecting to a Ray cluster (or starting a private one on this machine), in one place.
+
+Ray is optional (``pip install 'refscore[ray]'``); without it, or when the cluster cannot be
+reached, the caller gets a ``RayUnavailable`` with one line to show.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import socket
+import sys
+from dataclasses import dataclass
+from typing import Iterator
+
+from ..errors import RefScoreError
+
+#: Environment every worker gets: models come from local files only.
+WORKER_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+#: Settings of this process that change numbers, passed on to the workers.
+FORWARDED_ENV = ("REFSCORE_ENCODER_BACKEND", "REFSCORE_DEVICE", "HF_HOME", "HF_HUB_CACHE")
+
+
+class RayUnavailable(RefScoreError):
+    """Ray is not installed or the cluster cannot be reached (exit 5)."""
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """What the connected cluster offers."""
+
+    cpus: float
+    gpus: float
+    nodes: int
+    address: str
+
+
+def connect(address: str | None = None) -> Cluster:
+    """Connect this process to the cluster at ``address`` (``auto``: the one started on this
+    machine with ``ray start``; None: ``$RAY_ADDRESS``, else a private cluster of this machine)."""
+    try:
+        import ray
+    except ImportError:
+        raise RayUnavailable("the ray engine needs Ray: pip install 'refscore[ray]'") from None
+    for name, value in WORKER_ENV.items():
+        os.environ.setdefault(name, value)
+    # the driver's core worker logs notes on stderr (e.g. that restartable actors have arguments in
+    # the object store, which Ray Data always does); errors still reach us as exceptions
+    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
+    target = address or os.environ.get("RAY_ADDRESS") or None
+    if target:
+        _probe(target)
+    if not ray.is_initialized():
+        env = {**WORKER_ENV, **{k: v for k, v in os.environ.items() if k in FORWARDED_ENV}}
+        options: dict = {"address": target, "logging_level": logging.ERROR, "log_to_driver": False,
+                         "runtime_env": {"env_vars": env}}
+        if target is None:  # a private cluster of this machine
+            options["include_dashboard"] = False
+        try:
+            with _quiet_stderr():  # the core worker's start-up line (it names the log level set above)
+                ray.init(**options)
+        except Exception as error:  # noqa: BLE001 - ConnectionError, RuntimeError, ValueError...
+            first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+            raise RayUnavailable(f"cannot connect to the Ray cluster at {target or 'a new local cluster'}: "
+                                 f"{type(error).__name__}: {first}") from None
+    quiet_ray_data()
+    resources = ray.cluster_resources()
+    nodes = sum(1 for node in ray.nodes() if node.get("Alive"))
+    return Cluster(float(resources.get("CPU", 0)), float(resources.get("GPU", 0)), nodes,
+                   target or "local")
+
+
+def _probe(address: str, timeout: float = 5.0) -> None:
+    """A ``HOST:PORT`` address must answer within ``timeout`` (Ray itself would wait minutes)."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "://" in address:
+        return  # "auto", "ray://...": left to Ray
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as error:
+        raise RayUnavailable(f"cannot connect to the Ray cluster at {address}: "
+                             f"{error.strerror or error} (is it running? ray start --head ...)") from None
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """File descriptor 2 points at /dev/null for the duration (C++ code writes there directly)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def quiet_ray_data() -> None:
+    """No progress bars or per-operator logs from Ray Data on our stderr."""
+    try:
+        from ray.data import DataContext
+    except ImportError:  # pragma: no cover - ray without the data extra
+        return
+    context = DataContext.get_current()
+    context.enable_progress_bars = False
+    for name in ("enable_operator_progress_bars", "print_on_execution_start", "verbose_stats_logs"):
+        if hasattr(context, name):
+            setattr(context, name, False)
+    logging.getLogger("ray.data").setLevel(logging.ERROR)
+
+
+def disconnect() -> None:
+    """Leave the cluster (a private one stops)."""
+    try:
+        import ray
+    except ImportError:
+        return
+    if ray.is_initialized():
+        ray.shutdown()
