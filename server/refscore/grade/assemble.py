@@ -16,7 +16,7 @@ from typing import IO, Any, Callable, Iterator, Sequence
 
 from .ids import IdNamer
 from .parts import PartStore
-from .rows import COLUMNS, threshold_failures
+from .rows import COLUMNS, SCORE_COLUMNS, threshold_failures
 from .stream_stats import RowStats
 from .summary_html import build_summary_html
 from .writers import csv_text
@@ -156,15 +156,13 @@ class _Writers:
 
 
 def parquet_schema() -> Any:
-    """The Parquet columns: the CSV's, typed (lists for warnings and errors)."""
+    """The Parquet columns: the CSV's, typed (floats for scores, lists for warnings and errors)."""
     import pyarrow as pa
 
     types = {"codebertscore_layer": pa.int64(), "cached": pa.bool_(),
-             "warnings": pa.list_(pa.string()), "errors": pa.list_(pa.string())}
-    numeric = {c for c in COLUMNS if c.startswith(("codebleu", "ngram", "weighted", "syntax", "dataflow",
-                                                   "codebertscore_"))
-               and not c.endswith(("signature", "model", "layer"))}
-    return pa.schema([(c, types.get(c, pa.float64() if c in numeric else pa.string())) for c in COLUMNS])
+             "warnings": pa.list_(pa.string()), "errors": pa.list_(pa.string()),
+             **{c: pa.float64() for c in SCORE_COLUMNS}}
+    return pa.schema([(c, types.get(c, pa.string())) for c in COLUMNS])
 
 
 class _ParquetOut:

@@ -3,15 +3,16 @@
 Every engine builds the same ``ScoreRequest`` (``runner.request_for``) and asks a Scorer; rows
 come from ``rows.result_row``. The in-process engine calls ``Scorer.score_many`` on batches of
 ``settings.batch_size`` scorable items (the same calls as ``run_grading``). The Ray engine splits
-the same work in two stages of ``LocalScorer``: ``score_codebleu`` per request on CPU tasks, then
-``add_codebertscore`` per batch in the model's actor (``LocalScorer.score_many`` is exactly these
-two calls in this order). Between stages a ``Staged`` travels as JSON.
+the same work in two stages of ``LocalScorer``: ``score_many`` of the requests less CodeBERTScore
+on CPU tasks (CodeBLEU and any other model-free metric), then ``add_codebertscore`` per batch in
+the model's actor (``LocalScorer.score_many`` ends with exactly that call). Between stages a
+``Staged`` travels as JSON.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Sequence
 
 from ..scoring.report import ScoreReport
@@ -75,14 +76,16 @@ def score_block(items: Sequence[tuple[int, GradeItem]], settings: GradeSettings,
     return staged
 
 
-def codebleu_stage(items: Sequence[tuple[int, GradeItem]], settings: GradeSettings,
-                   scorer: LocalScorer) -> list[Staged]:
-    """Stage one: the CodeBLEU part of every scorable item (a report even when CodeBLEU is not
-    asked for, as ``score_many`` makes one) and its warnings."""
+def cpu_stage(items: Sequence[tuple[int, GradeItem]], settings: GradeSettings,
+              scorer: LocalScorer) -> list[Staged]:
+    """Stage one: every metric but CodeBERTScore for every scorable item (a report even when
+    nothing else is asked for, as ``score_many`` makes one) and its warnings."""
     staged = [Staged(offset, item) for offset, item in items]
-    for s in staged:
-        if s.item.scorable:
-            s.report = scorer.score_codebleu(request_for(s.item, settings))
+    cpu_metrics = tuple(m for m in settings.metrics if m != "codebertscore")
+    for batch in _batches(staged, settings.batch_size):
+        requests = [replace(request_for(s.item, settings), metrics=cpu_metrics) for s in batch]
+        for s, report in zip(batch, scorer.score_many(requests)):
+            s.report = report
             _finish(s)
     return staged
 

@@ -5,7 +5,7 @@ are spooled to ``<work>/input`` so any worker can read them) and skips blocks wh
 Ray Data then runs, per pending block:
 
 1. a CPU task: read the block, build the requests, CodeBLEU (``LocalScorer.score_codebleu``)
-   and warnings (``block_score.codebleu_stage``);
+   and warnings (``block_score.cpu_stage``);
 2. with CodeBERTScore, an actor of a pool (one loaded model per actor; ``num_gpus=1`` and half
    precision when the cluster has GPUs): ``LocalScorer.add_codebertscore`` per batch;
 3. the last stage writes the block's part atomically (``parts.PartStore``), keyed by the block's
@@ -34,7 +34,7 @@ from ..errors import RefScoreError
 from ..scale.cluster import Cluster, RayUnavailable, connect
 from .assemble import Assembled, BlockRef, assemble
 from .block_run import BlockJob, BlockRun
-from .block_score import Staged, bert_stage, codebleu_stage, settings_from_dict, settings_to_dict
+from .block_score import Staged, bert_stage, cpu_stage, settings_from_dict, settings_to_dict
 from .blocks import DEFAULT_BLOCK_LINES, BlockSpec, items_of, read_block, scan_blocks
 from .parts import PartStore
 from .progress import Progress
@@ -135,7 +135,7 @@ def read_and_codebleu(batch: dict[str, Any], settings: dict[str, Any], language:
         skip = set(json.loads(str(skip_text)))
         items = [(o, item) for o, item in items_of(spec.name, spec.first_line, read_block(spec), language)
                  if o not in skip]
-        staged = codebleu_stage(items, grade_settings, LocalScorer())
+        staged = cpu_stage(items, grade_settings, LocalScorer())
         if final:
             PartStore(parts).write(spec.index, spec.key, [(s.offset, s.row()) for s in staged])
             written[spec.index] = len(staged)

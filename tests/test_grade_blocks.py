@@ -1,0 +1,162 @@
+"""Block-wise grading without Ray: the streaming local engine against the in-memory one, resume
+from parts, and the pieces (blocks, parts, unique ids, streamed statistics, the summary page)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from refscore.cli import main
+from refscore.grade.assemble import parquet_schema
+from refscore.grade.blocks import items_of, read_block, scan_blocks
+from refscore.grade.ids import IdNamer
+from refscore.grade.items import GradeItem, unique_ids
+from refscore.grade.mapping import load_jsonl
+from refscore.grade.parts import PartStore
+from refscore.grade.rows import summary
+from refscore.grade.stream_stats import RowStats
+from refscore.grade.summary_html import build_summary_html
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.timeout(300)
+
+
+def _lines() -> list[str]:
+    rows = []
+    for language in ("go", "rust", "ruby"):
+        for line in (ROOT / "tests" / "data" / "parity" / f"{language}.jsonl").read_text(encoding="utf-8").splitlines():
+            pair = json.loads(line)
+            rows.append(json.dumps({"id": pair["id"][:5], "candidate": pair["candidate"],
+                                    "reference": pair["reference"], "language": language}))
+    rows[3:3] = ["", "{broken", json.dumps({"candidate": "x", "reference": "y"})]
+    return rows
+
+
+@pytest.fixture(scope="module")
+def jsonl(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("blocks") / "pairs.jsonl"
+    path.write_text("\r\n".join(_lines()), encoding="utf-8")  # CRLF, no final line end
+    return path
+
+
+@pytest.fixture(scope="module")
+def in_memory(jsonl, tmp_path_factory) -> list[dict]:
+    out = tmp_path_factory.mktemp("memory")
+    assert main(["grade", "--jsonl", str(jsonl), "--metrics", "codebleu", "-o", str(out), "-q", "--no-cache"]) == 0
+    return json.loads((out / "grade.json").read_text(encoding="utf-8"))["submissions"]
+
+
+def _jsonl_rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _without(rows: list[dict], key: str = "cached") -> list[dict]:
+    return [{k: v for k, v in row.items() if k != key} for row in rows]
+
+
+def test_streaming_engine_writes_the_in_memory_rows(jsonl, in_memory, tmp_path):
+    assert main(["grade", "--jsonl", str(jsonl), "--metrics", "codebleu", "--block-lines", "7",
+                 "-o", str(tmp_path), "-q"]) == 0
+    rows = _jsonl_rows(tmp_path / "grade.jsonl")
+    assert rows == json.loads((tmp_path / "grade.json").read_text(encoding="utf-8"))["submissions"]
+    assert _without(rows) == _without(in_memory)  # exact: same requests, same Scorer calls
+    assert len({r["id"] for r in rows}) == len(rows) and any("#2" in r["id"] for r in rows)
+    report = json.loads((tmp_path / "grade.json").read_text(encoding="utf-8"))
+    assert report["summary"] == summary(in_memory)
+    csv_lines = (tmp_path / "grade.csv").read_bytes().decode("utf-8").split("\r\n")
+    assert csv_lines[0].startswith("id,problem,language") and len([c for c in csv_lines if c]) == len(rows) + 1
+
+
+def test_rerun_scores_only_what_no_part_holds(jsonl, in_memory, tmp_path, capsys):
+    args = ["grade", "--jsonl", str(jsonl), "--metrics", "codebleu", "--block-lines", "9", "-o", str(tmp_path)]
+    assert main(args) == 0
+    parts = sorted((tmp_path / "grade.parts" / "parts").glob("b*.jsonl"))
+    lost = parts[1].read_text(encoding="utf-8").count("\n") + parts[4].read_text(encoding="utf-8").count("\n")
+    parts[1].unlink()
+    parts[4].unlink()
+    capsys.readouterr()
+    assert main(args) == 0
+    assert f"; {len(in_memory) - lost} from earlier runs" in capsys.readouterr().out
+    settings = json.loads((tmp_path / "grade.json").read_text(encoding="utf-8"))["settings"]
+    assert settings["scored_now"] == lost
+    rows = _jsonl_rows(tmp_path / "grade.jsonl")
+    assert _without(rows) == _without(in_memory)
+    assert 0 < sum(r["cached"] for r in rows) <= len(rows) - lost
+
+
+def test_large_inputs_stream_on_their_own(jsonl, in_memory, tmp_path, monkeypatch):
+    from refscore.commands import grade_blocks
+
+    monkeypatch.setattr(grade_blocks, "STREAM_THRESHOLD", 10)
+    assert main(["grade", "--jsonl", str(jsonl), "--metrics", "codebleu", "-o", str(tmp_path), "-q"]) == 0
+    assert (tmp_path / "grade.jsonl").exists() and (tmp_path / "grade.parquet").exists()
+    html = (tmp_path / "grade.html").read_text(encoding="utf-8")
+    assert 'id="summary"' in html and 'id="lowest"' in html and 'id="results"' not in html
+    assert main(["grade", "--jsonl", str(jsonl), "--block-lines", "0"]) == 2
+    assert main(["grade", "--jsonl", str(jsonl), "--block-lines", "5", "--per-function"]) == 2
+
+
+def test_blocks_read_back_the_lines_they_scanned(tmp_path):
+    long_line = json.dumps({"id": "long", "candidate": "x" * 100, "reference": "y"})
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(b"\r\n".join([b'{"id": "a"}', b"", long_line.encode(), b"   ", "é".encode(), b"last"]))
+    scanned = list(scan_blocks([path], 2, "tag"))
+    assert [s.lines for s, _ in scanned] == [2, 2, 2] and [s.items for s, _ in scanned] == [1, 1, 2]
+    for spec, lines in scanned:
+        assert read_block(spec) == lines
+    items = [item for spec, lines in scanned for _, item in items_of(spec.name, spec.first_line, lines, None)]
+    expected = load_jsonl(path).items
+    assert [(i.id, i.error, i.candidate) for i in items] == [(i.id, i.error, i.candidate) for i in expected]
+    again = [s.key for s, _ in scan_blocks([path], 2, "tag")]
+    assert again == [s.key for s, _ in scanned] and again != [s.key for s, _ in scan_blocks([path], 2, "other")]
+
+
+def test_parts_union_without_duplicates(tmp_path):
+    store = PartStore(tmp_path)
+    row = {"id": "x", "errors": []}
+    store.write(3, "ab" * 20, [(0, {**row, "n": 0}), (1, {**row, "n": 1})])
+    store.write(3, "ab" * 20, [(1, {**row, "n": 1}), (2, {**row, "n": 2})])  # a retried, overlapping piece
+    (tmp_path / ".b00000003-x.tmp").write_text("torn", encoding="utf-8")  # an unfinished write
+    assert sorted(store.rows(3, "ab" * 20)) == [0, 1, 2]
+    assert store.done_offsets(3, "ab" * 20, 3) is None and store.done_offsets(3, "ab" * 20, 4) == {0, 1, 2}
+    assert PartStore(tmp_path).rows(3, "cd" * 20) == {}
+
+
+def test_id_namer_names_as_unique_ids_does():
+    rng = random.Random(4)
+    for _ in range(50):
+        ids = [rng.choice(["a", "b", "a#2", "c#3", "c", "d"]) for _ in range(rng.randint(0, 30))]
+        items = [GradeItem(i, "x", ("y",), "python") for i in ids]
+        unique_ids(items)
+        namer = IdNamer()
+        for i in ids:
+            namer.add(i)
+        namer.freeze()
+        assert [namer.name(i) for i in ids] == [item.id for item in items]
+
+
+def test_summary_page_stays_small_and_statistics_match(tmp_path):
+    rng = random.Random(1)
+    stats, rows = RowStats("codebleu", keep=10), []
+    for n in range(30_000):
+        value = rng.random()
+        row = {"id": f"item-{n}", "problem": None, "language": "go", "source": "f:1", "codebleu": value,
+               "ngram_match": value / 2, "errors": [] if n % 97 else ["codebleu: failed"]}
+        stats.add(row)
+        rows.append(row)
+    for column, expected in summary(rows)["metrics"].items():
+        got = stats.summary()["metrics"][column]
+        assert got["n"] == expected["n"] and got["min"] == expected["min"] and got["max"] == expected["max"]
+        assert got["mean"] == pytest.approx(expected["mean"], abs=1e-12)
+    assert [r["id"] for r in stats.lowest()] == [r["id"] for r in sorted(rows, key=lambda r: r["codebleu"])[:10]]
+    assert [r["id"] for r in stats.highest()][0] == max(rows, key=lambda r: r["codebleu"])["id"]
+    html = build_summary_html(stats, {"metrics": ["codebleu"]}, "t", ["grade.parquet"])
+    assert len(html) < 100_000 and html.count("<tr") == 2 + 1 + 2 * 11
+
+
+def test_parquet_schema_types_every_report_column():
+    schema = parquet_schema()
+    assert str(schema.field("codebleu").type) == "double" and str(schema.field("errors").type) == "list<item: string>"

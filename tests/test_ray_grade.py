@@ -1,0 +1,242 @@
+"""``refscore grade --engine ray`` on a real local Ray cluster (a head and a second worker node
+started with ``ray start``): item-by-item equality with the local engine, JSONL.gz and Parquet
+inputs, a worker killed mid-job, and a rerun after the driver was killed."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ray")
+pytest.importorskip("pyarrow")
+
+from refscore.cli import main  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+RAY = Path(sys.executable).with_name("ray")
+TOLERANCE = 1e-6
+pytestmark = pytest.mark.timeout(240)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """(address, env): a head and one more worker node, one CPU and ~200 MB of object store each."""
+    tmp = tempfile.mkdtemp(prefix="rt", dir="/tmp")  # short: Ray's socket paths must fit 107 bytes
+    env = {**os.environ, "RAY_TMPDIR": tmp, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32),
+           "HF_HUB_OFFLINE": "1", "RAY_USAGE_STATS_ENABLED": "0"}
+    port = _free_port()
+    common = ["--node-ip-address", "127.0.0.1", "--num-cpus", "1", "--object-store-memory", "200000000",
+              "--disable-usage-stats"]
+    try:
+        subprocess.run([str(RAY), "start", "--head", "--port", str(port), "--include-dashboard=false", *common],
+                       env=env, check=True, capture_output=True, timeout=120)
+        subprocess.run([str(RAY), "start", "--address", f"127.0.0.1:{port}", *common],
+                       env=env, check=True, capture_output=True, timeout=120)
+        yield f"127.0.0.1:{port}", env
+    finally:
+        subprocess.run([str(RAY), "stop", "--force"], env=env, capture_output=True, timeout=120)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _pairs() -> list[dict]:
+    """Real pairs from the parity data (Go, Rust, C, Ruby), some with a task description."""
+    rows = []
+    for language in ("go", "rust", "c", "ruby"):
+        lines = (ROOT / "tests" / "data" / "parity" / f"{language}.jsonl").read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines):
+            pair = json.loads(line)
+            row = {"id": pair["id"], "candidate": pair["candidate"], "reference": pair["reference"],
+                   "language": language}
+            if number % 3 == 0:
+                row["context"] = f"Write {pair['id'].split('-', 2)[-1].replace('_', ' ')}."
+            rows.append(row)
+    rows[5]["id"] = rows[6]["id"] = rows[7]["id"]  # repeated ids get #2, #3
+    del rows[9]["id"]  # no id: FILE:LINE
+    return rows
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    """The JSONL (with bad lines), its gzip copy and a Parquet file of the valid rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    root = tmp_path_factory.mktemp("ray-inputs")
+    rows = _pairs()
+    lines = [json.dumps(r) for r in rows]
+    lines[20:20] = ["not json", "", json.dumps({"id": "cobol", "candidate": "x", "reference": "y",
+                                                "language": "cobol"}),
+                    json.dumps({"id": "empty", "candidate": " ", "reference": "y", "language": "go"})]
+    jsonl = root / "pairs.jsonl"
+    jsonl.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    gz = root / "pairs.jsonl.gz"
+    gz.write_bytes(gzip.compress(jsonl.read_bytes()))
+    parquet = root / "more.parquet"
+    table = pa.Table.from_pylist([{"id": f"pq-{i}", "candidate": r["candidate"], "reference": r["reference"],
+                                   "context": r.get("context"), "language": r["language"]}
+                                  for i, r in enumerate(rows[:40])])
+    pq.write_table(table, parquet, row_group_size=16)
+    return {"jsonl": jsonl, "gz": gz, "parquet": parquet, "items": len(lines) - 1}
+
+
+@pytest.fixture(scope="module")
+def local_both(inputs, tmp_path_factory):
+    """The local engine's rows for the JSONL with both metrics (in this process, in memory)."""
+    out = tmp_path_factory.mktemp("local-both")
+    assert main(["grade", "--jsonl", str(inputs["jsonl"]), "-o", str(out), "-q", "--no-cache"]) == 0
+    return json.loads((out / "grade.json").read_text(encoding="utf-8"))["submissions"]
+
+
+def _ray_grade(cluster, out: Path, *extra: str, wait: bool = True) -> subprocess.Popen | subprocess.CompletedProcess:
+    address, env = cluster
+    command = [sys.executable, "-m", "refscore", "grade", "--engine", "ray", "--ray-address", address,
+               "-o", str(out), "-q", *extra]
+    if wait:
+        return subprocess.run(command, env=env, capture_output=True, text=True, timeout=200)
+    return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _same(expected: list[dict], got: list[dict], ignore: tuple[str, ...] = ("cached",)) -> float:
+    """Every field of every item equal (floats to TOLERANCE), in the same order; the worst float gap."""
+    assert [r["id"] for r in got] == [r["id"] for r in expected]
+    assert len({r["id"] for r in got}) == len(got), "no duplicate items"
+    worst = 0.0
+    for want, have in zip(expected, got):
+        assert set(have) == set(want)
+        for key, value in want.items():
+            if key in ignore:
+                continue
+            if isinstance(value, float) or isinstance(have[key], float):
+                assert isinstance(value, float) and isinstance(have[key], float), (want["id"], key)
+                worst = max(worst, abs(value - have[key]))
+                assert abs(value - have[key]) <= TOLERANCE, (want["id"], key, value, have[key])
+            else:
+                assert have[key] == value, (want["id"], key)
+    return worst
+
+
+def test_ray_engine_gives_the_local_numbers_item_by_item(cluster, inputs, local_both, tmp_path):
+    done = _ray_grade(cluster, tmp_path, "--jsonl", str(inputs["jsonl"]), "--block-lines", "16")
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    rows = _rows(tmp_path / "grade.jsonl")
+    assert len(rows) == inputs["items"]
+    _same(local_both, rows)
+    assert any(r["id"].endswith("#3") for r in rows) and any(r["errors"] for r in rows)
+    report = json.loads((tmp_path / "grade.json").read_text(encoding="utf-8"))
+    assert report["settings"]["engine"] == "ray" and report["settings"]["scored_now"] == len(rows)
+    _same(local_both, report["submissions"])
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(tmp_path / "grade.parquet")
+    assert table.column("id").to_pylist() == [r["id"] for r in rows]
+    assert table.column("codebleu").to_pylist() == [r["codebleu"] for r in rows]
+    html = (tmp_path / "grade.html").read_text(encoding="utf-8")
+    assert 'id="lowest"' in html and 'id="highest"' in html and "<svg" in html
+    csv_lines = (tmp_path / "grade.csv").read_text(encoding="utf-8").splitlines()
+    assert len(csv_lines) == len(rows) + 1
+
+
+def test_gzip_and_parquet_inputs_match_the_local_engine(cluster, inputs, tmp_path):
+    args = ["--jsonl", str(inputs["gz"]), "--jsonl", str(inputs["parquet"]), "--metrics", "codebleu"]
+    assert main(["grade", *args, "-o", str(tmp_path / "local"), "-q", "--no-cache"]) == 0
+    expected = json.loads((tmp_path / "local" / "grade.json").read_text(encoding="utf-8"))["submissions"]
+    done = _ray_grade(cluster, tmp_path / "ray", *args, "--block-lines", "10")
+    assert done.returncode == 0, done.stderr
+    got = _rows(tmp_path / "ray" / "grade.jsonl")
+    _same(expected, got)
+    assert any(r["source"] == "more.parquet:40" for r in got) and any(r["source"].startswith("pairs.jsonl.gz:")
+                                                                      for r in got)
+
+
+def _parts(out: Path) -> list[Path]:
+    folder = out / "grade.parts" / "parts"
+    return sorted(folder.glob("b*.jsonl")) if folder.is_dir() else []
+
+
+def _wait_for_parts(process: subprocess.Popen, out: Path, count: int, timeout: float = 150) -> None:
+    deadline = time.monotonic() + timeout
+    while len(_parts(out)) < count:
+        assert process.poll() is None, process.communicate()[1]
+        assert time.monotonic() < deadline, "no part written in time"
+        time.sleep(0.1)
+
+
+def _model_actors() -> list[int]:
+    """Pids of the processes running the CodeBERTScore actors (Ray names them after the class)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"JobBertStage" in cmdline:
+                found.append(int(entry.name))
+    return found
+
+
+def test_a_worker_killed_mid_job_loses_and_doubles_nothing(cluster, inputs, local_both, tmp_path):
+    process = _ray_grade(cluster, tmp_path, "--jsonl", str(inputs["jsonl"]), "--block-lines", "6", wait=False)
+    try:
+        _wait_for_parts(process, tmp_path, 2)
+        victims = _model_actors()
+        assert victims, "the model's actors run while parts are written"
+        assert len(_parts(tmp_path)) < -(-inputs["items"] // 6), "killed mid-job"
+        os.kill(victims[0], signal.SIGKILL)
+        _, err = process.communicate(timeout=200)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    _same(local_both, _rows(tmp_path / "grade.jsonl"))
+
+
+def test_a_rerun_after_the_driver_was_killed_scores_only_the_missing_items(cluster, inputs, local_both, tmp_path):
+    process = _ray_grade(cluster, tmp_path, "--jsonl", str(inputs["jsonl"]), "--block-lines", "6", wait=False)
+    try:
+        _wait_for_parts(process, tmp_path, 3)
+        process.send_signal(signal.SIGKILL)
+        process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert not (tmp_path / "grade.jsonl").exists()
+    scored_before = sum(int(p.stem.rsplit("-", 1)[1]) for p in _parts(tmp_path))
+    assert 0 < scored_before < inputs["items"]
+    done = _ray_grade(cluster, tmp_path, "--jsonl", str(inputs["jsonl"]), "--block-lines", "6")
+    assert done.returncode == 0, done.stderr
+    settings = json.loads((tmp_path / "grade.json").read_text(encoding="utf-8"))["settings"]
+    assert settings["from_cache"] >= scored_before
+    assert settings["scored_now"] == inputs["items"] - settings["from_cache"]
+    rows = _rows(tmp_path / "grade.jsonl")
+    _same(local_both, rows)
+    assert any(r["cached"] for r in rows) and not all(r["cached"] for r in rows)
+
+
+def test_an_unreachable_cluster_is_one_line(tmp_path, inputs, capsys):
+    code = main(["grade", "--engine", "ray", "--ray-address", f"127.0.0.1:{_free_port()}",
+                 "--jsonl", str(inputs["jsonl"]), "-o", str(tmp_path), "-q"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 5 and len(err) == 1 and "cannot connect to the Ray cluster" in err[0]
+    assert main(["grade", "--engine", "ray", str(inputs["jsonl"]), "-r", str(inputs["jsonl"])]) == 2
