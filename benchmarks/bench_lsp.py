@@ -1,7 +1,7 @@
 """Editor latency: from a ``didChange`` to the updated summary diagnostic, through a real LSP client.
 
 Usage: .venv/bin/python benchmarks/bench_lsp.py [--edits 50] [--debounce 150,0] [--no-bert]
-       [--backends torch,onnx] [--real-edits] [--rounds 1]
+       [--backends torch,onnx] [--modes exact,live] [--real-edits] [--rounds 1]
 
 Starts the real ``refscore serve`` (and, for CodeBERTScore, the real scoring daemon in a private
 runtime directory), opens a 200-line Python candidate whose reference sits beside it
@@ -17,7 +17,10 @@ the same text, as an editor sends after an undo or a formatter that changed noth
 benchmark the issues' targets are written against. ``--real-edits`` makes every edit insert a
 character, so each one needs a new encode (the harder number). ``--backends`` runs the whole
 measurement once per CodeBERTScore encoder backend (``$REFSCORE_ENCODER_BACKEND`` of a fresh
-daemon), alternating ``--rounds`` times, so their ratio comes from one run.
+daemon), alternating ``--rounds`` times, so their ratio comes from one run. ``--modes`` does the
+same for the server's CodeBERTScore of an unsaved buffer: ``live`` (the default: top-level
+definitions encoded one by one, embed/incremental.py) or ``exact`` (the whole file's windows,
+``$REFSCORE_LIVE_CODEBERTSCORE=0``; every release before the live updates did this).
 """
 
 from __future__ import annotations
@@ -115,24 +118,28 @@ def main() -> None:
     parser.add_argument("--no-bert", action="store_true", help="CodeBLEU only (no daemon)")
     parser.add_argument("--backends", default="", help="comma-separated encoder backends to compare "
                         "(torch, onnx, onnx-int8); default: the daemon's automatic choice")
+    parser.add_argument("--modes", default="", help="comma-separated: exact, live (default: the server's own)")
     parser.add_argument("--real-edits", action="store_true", help="every edit changes the text")
     parser.add_argument("--rounds", type=int, default=1, help="repeat the backends, alternating")
     args = parser.parse_args()
     backends = [b.strip() for b in args.backends.split(",") if b.strip()] or [None]
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()] or [None]
     runtime = Path(os.environ["REFSCORE_RUNTIME_DIR"])
     print(f"load average {os.getloadavg()[0]:.1f}, {'real' if args.real_edits else 'alternating'} edits")
     with tempfile.TemporaryDirectory() as folder:
         path = make_files(Path(folder))
         try:
             for _ in range(max(1, args.rounds)):
-                for backend in backends:
+                for backend, mode in [(b, m) for b in backends for m in modes]:
                     if backend is not None:
                         os.environ["REFSCORE_ENCODER_BACKEND"] = backend  # the daemon inherits it
+                    if mode is not None:  # the language server inherits it
+                        os.environ["REFSCORE_LIVE_CODEBERTSCORE"] = "1" if mode == "live" else "0"
                     for debounce in (int(d) for d in args.debounce.split(",")):
                         times = asyncio.run(measure(path, args.edits, debounce, not args.no_bert, args.real_edits))
                         for name, values in times.items():
                             if values:
-                                label = f"{backend or 'auto'}, " if not args.no_bert else ""
+                                label = f"{backend or 'auto'}, {mode or 'default'}, " if not args.no_bert else ""
                                 print(f"{label}debounce {debounce:3d} ms, {name:13s} summary: p50 "
                                       f"{statistics.median(values) * 1000:6.0f} ms  p95 "
                                       f"{percentile(values, 0.95) * 1000:6.0f} ms  ({len(values)} edits, "

@@ -82,19 +82,39 @@ class PreparedText:
         """Whether matching row ``k`` is a special token (CLS, SEP, ...)."""
         return self.encoded.special[self.rows[k]]
 
+    def row_spans(self) -> list[tuple[int, int] | None]:
+        """``row_span`` of every matching row (one pass, for alignments of long texts)."""
+        delta = self.source.shift - self.source.code_start
+        special, offsets = self.encoded.special, self.encoded.offsets
+        return [None if special[i] else (offsets[i][0] + delta, offsets[i][1] + delta) for i in self.rows]
+
 
 def prepare_texts(encoder: "Encoder", items: Sequence[tuple[str, str | None]],
                   batch_size: int | None = None,
                   plan_lengths: Mapping[str, int] | None = None,
+                  parts: Mapping[tuple[str, str | None], str | None] | None = None,
                   ) -> dict[tuple[str, str | None], PreparedText]:
     """Embed each distinct (text, context) once and select its matching rows.
 
-    ``plan_lengths`` maps model texts to window-plan lengths (drop-in parity only).
+    ``plan_lengths`` maps model texts to window-plan lengths (drop-in parity only). ``parts`` maps
+    (text, context) keys to their language: those are embedded definition by definition when they
+    have several (``embed.incremental``, the editor's live updates), the others exactly.
     """
     unique = list(dict.fromkeys((t, c or None) for t, c in items))
     sources = [model_input(t, c) for t, c in unique]
-    encoded = encoder.embed([s.text for s in sources], batch_size=batch_size,
-                            plan_lengths=plan_lengths)
+    split: dict[tuple[str, str | None], "Encoded"] = {}
+    if parts:
+        from .incremental import embed_in_parts
+
+        for key, src in zip(unique, sources):
+            if key in parts:
+                found = embed_in_parts(encoder, src, parts[key])
+                if found is not None:
+                    split[key] = found
+    exact = encoder.embed([s.text for k, s in zip(unique, sources) if k not in split], batch_size=batch_size,
+                          plan_lengths=plan_lengths)
+    rest = iter(exact)
+    encoded = [split[k] if k in split else next(rest) for k in unique]
     out: dict[tuple[str, str | None], PreparedText] = {}
     for (text, ctx), src, enc in zip(unique, sources, encoded):
         rows = matching_rows(enc.tokens, enc.offsets, enc.special, src.code_start)
@@ -137,19 +157,20 @@ def _alignments(side: PreparedText, other: PreparedText, best: "torch.Tensor",
     is the metric's (best over every row of ``other``); the match named is the closest text token
     of ``other``, so a model's special token (``[SEP]``) is never shown as a match."""
     best_l, arg_l = best.tolist(), arg.tolist()
-    text_rows = [j for j in range(len(other.rows)) if not other.is_special(j)]
-    if any(other.is_special(j) for j in arg_l) and text_rows:
-        sims = side.emb @ other.emb[text_rows].T
-        nearest_text = [text_rows[j] for j in sims.argmax(dim=1).tolist()]
-    else:
-        nearest_text = arg_l if text_rows else [None] * len(arg_l)
+    spans, other_spans = side.row_spans(), other.row_spans()
+    text_rows = [j for j, span in enumerate(other_spans) if span is not None]
+    nearest_text: list[int | None] = list(arg_l) if text_rows else [None] * len(arg_l)
+    at_special = [k for k, j in enumerate(arg_l) if other_spans[j] is None]
+    if at_special and text_rows:  # only the rows whose best match is a special token
+        sims = side.emb[at_special] @ other.emb[text_rows].T
+        for k, j in zip(at_special, sims.argmax(dim=1).tolist()):
+            nearest_text[k] = text_rows[j]
     out = []
-    for k in range(len(side.rows)):
-        span = side.row_span(k)
+    for k, span in enumerate(spans):
         if span is None:
             continue
-        j = arg_l[k] if not other.is_special(arg_l[k]) else nearest_text[k]
-        mspan = other.row_span(j) if j is not None else None
+        j = arg_l[k] if other_spans[arg_l[k]] is not None else nearest_text[k]
+        mspan = other_spans[j] if j is not None else None
         if mspan is None:
             mtext, ms, me = None, None, None
         else:
@@ -177,6 +198,7 @@ class ScorePair:
     references: Union[str, Sequence[str]]
     language: str | None = None
     context: str | None = None
+    live: bool = False  # an editor's unsaved buffer: definitions may be encoded one by one
 
 
 PairLike = Union[ScorePair, tuple]
@@ -224,14 +246,17 @@ class BertScorer:
         """Whether IDF weighting is on."""
         return self._idf_mode is not None
 
-    def signature(self, context: bool) -> str:
-        """sacrebleu-style signature of the settings that produced a score."""
+    def signature(self, context: bool, split: bool = False) -> str:
+        """sacrebleu-style signature of the settings that produced a score (``split``: vectors of
+        top-level definitions encoded one by one, the editor's live updates)."""
         fields: list[tuple[str, object]] = [
             ("model", self.encoder.model_id), ("layer", self.encoder.layer), ("idf", yes_no(self.uses_idf)),
             ("rescale", yes_no(self.baseline is not None)), ("ctx", yes_no(context))]
         precision = getattr(self.encoder, "precision", "fp32")  # fp16 (GPU), int8: numbers move
         if precision != "fp32":
             fields.append(("precision", precision))
+        if split:
+            fields.append(("split", "defs"))
         return build_signature(SIGNATURE_PREFIX, tuple(fields))
 
     def score(self, candidate: str, references: Union[str, Sequence[str]],
@@ -256,7 +281,11 @@ class BertScorer:
                     f"text of {size} characters is over the CodeBERTScore limit of "
                     f"{self.max_chars} characters (texts are never truncated; score a smaller part, "
                     "such as one function or class)")
-        prepared = prepare_texts(self.encoder, texts, self.batch_size)
+        live: dict[tuple[str, str | None], str | None] = {}
+        for p, refs in zip(items, refs_of):
+            if p.live:
+                live.update(((_as_text(t), p.context or None), p.language) for t in (p.candidate, *refs))
+        prepared = prepare_texts(self.encoder, texts, self.batch_size, parts=live)
         idf = self.idf_table
         if self._idf_mode is not None and idf is None:
             idf = idf_from_references(self.encoder, [_as_text(r) for refs in refs_of for r in refs])
@@ -289,10 +318,11 @@ class BertScorer:
             cand_tokens = _alignments(cand, ref, m.cand_best, m.cand_arg, cw)
             ref_tokens = _alignments(ref, cand, m.ref_best, m.ref_arg, rw)
         has_ctx = bool((pair.context or "").strip())
+        split = any(getattr(t.encoded, "parts", 1) > 1 for t in [cand, *(m[0] for m in matches)])
         p, r, f1, f3 = _clean(scores)
         return BertScore(
             p, r, f1, f3, self.encoder.model_id, self.encoder.layer, self.encoder.device,
-            self.uses_idf, self.baseline is not None, has_ctx, self.signature(has_ctx),
+            self.uses_idf, self.baseline is not None, has_ctx, self.signature(has_ctx, split),
             cand_tokens, ref_tokens, best_index, tuple(per_ref))
 
 

@@ -51,6 +51,7 @@ class Encoded:
     offsets: list[tuple[int, int]]
     special: list[bool]
     embeddings: "torch.Tensor | None" = None  # (len(ids), hidden) float32 on CPU
+    parts: int = 1  # >1: vectors from encoding top-level definitions one by one (embed.incremental)
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -16,7 +18,7 @@ from pygls.uris import to_fs_path
 
 from ..scoring.pairing import best_region, pair_functions
 from ..scoring.per_function import bert_requests, with_bert
-from ..scoring.report import ScoreReport
+from ..scoring.report import ScoreReport, ScoreRequest
 from . import snapshot
 from .requests import request_for
 from .results import Insertion, Result
@@ -26,6 +28,16 @@ if TYPE_CHECKING:
     from .server import RefScoreServer
 
 log = logging.getLogger(__name__)
+
+
+#: CodeBERTScore reports kept by the loop (a whole document's is a few hundred kB).
+BERT_MEMO_SIZE = 128
+
+
+def live_updates() -> bool:
+    """Whether unsaved buffers get live CodeBERTScore updates ($REFSCORE_LIVE_CODEBERTSCORE=0: exact
+    ones, a window of the model per edit at least)."""
+    return os.environ.get("REFSCORE_LIVE_CODEBERTSCORE", "1").strip() != "0"
 
 
 class ScoringLoop:
@@ -40,6 +52,12 @@ class ScoringLoop:
         self.daemon = ThreadPoolExecutor(max_workers=1, thread_name_prefix="refscore-daemon")
         self.reader = snapshot.ReferenceReader()
         self.last_schedule: dict[str, float] = {}
+        #: documents edited since they were opened or saved: their CodeBERTScore is the live one
+        #: (definitions encoded one by one, embed/incremental.py); saving brings the exact one
+        self.unsaved: set[str] = set()
+        #: CodeBERTScore reports by request (used from the daemon thread only): an edit asks the
+        #: daemon only for what it changed (the document, the function it touched)
+        self.bert_memo: OrderedDict[ScoreRequest, ScoreReport] = OrderedDict()
 
     def schedule(self, uri: str, immediate: bool = False) -> None:
         """(Re)start the document's scoring task; a running one for an older version is cancelled.
@@ -57,8 +75,19 @@ class ScoringLoop:
             old.cancel()
         self.tasks[uri] = loop.create_task(self._run(uri, immediate or quiet))
 
+    def edited(self, uri: str) -> None:
+        """The buffer changed: until it is saved, CodeBERTScore updates are live ones."""
+        self.unsaved.add(uri)
+
+    def saved(self, uri: str) -> None:
+        """The buffer was saved: score it again with the exact CodeBERTScore if it showed a live one."""
+        if uri in self.unsaved:
+            self.unsaved.discard(uri)
+            self.schedule(uri, immediate=True)
+
     def forget(self, uri: str) -> None:
         """The document was closed: stop its work and drop its result."""
+        self.unsaved.discard(uri)
         task = self.tasks.pop(uri, None)
         if task is not None:
             task.cancel()
@@ -162,6 +191,22 @@ class ScoringLoop:
                 result.insertion = Insertion(start, end, region,
                                              report.codebleu.score if report.codebleu is not None else None)
 
+    def _bert_reports(self, requests: list[ScoreRequest], uri: str) -> list[ScoreReport]:
+        """The daemon's reports for ``requests``, those asked before (the same texts and settings)
+        from ``bert_memo``; runs in the daemon thread."""
+        missing = list(dict.fromkeys(r for r in requests if r not in self.bert_memo))
+        fresh = dict(zip(missing, self.server.scorers.codebertscore(missing, uri))) if missing else {}
+        answers = [fresh[r] if r in fresh else self.bert_memo[r] for r in requests]
+        for request, report in fresh.items():
+            if not report.errors:
+                self.bert_memo[request] = report
+        for request in requests:
+            if request in self.bert_memo:
+                self.bert_memo.move_to_end(request)
+        while len(self.bert_memo) > BERT_MEMO_SIZE:
+            self.bert_memo.popitem(last=False)
+        return answers
+
     async def _bert_phase(self, result: Result, settings: Any) -> None:
         """Ask the daemon for CodeBERTScore of the document, its functions and insertion, then
         publish a new result (the published one is never changed)."""
@@ -171,6 +216,7 @@ class ScoringLoop:
         whole = request_for(settings, result.text, result.reference_texts, spec.name, result.choice.context,
                             ("codebertscore",))
         per_function = bert_requests(result.functions, whole)
+        whole = replace(whole, live=result.uri in self.unsaved and live_updates())
         requests = [whole, *per_function]
         if result.insertion is not None:
             region = result.insertion.region
@@ -180,7 +226,7 @@ class ScoringLoop:
             "RefScore", "loading the CodeBERTScore model")
         try:
             reports = await asyncio.get_running_loop().run_in_executor(
-                self.daemon, scorers.codebertscore, requests, result.uri)
+                self.daemon, self._bert_reports, requests, result.uri)
         except Superseded:
             return  # a newer version of this document is on its way
         except ScorerUnavailable as error:

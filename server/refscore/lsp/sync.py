@@ -119,11 +119,13 @@ def register(server: "RefScoreServer") -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: "RefScoreServer", params: types.DidChangeTextDocumentParams) -> None:
         _note_insertion(ls, params)
+        ls.loop.edited(params.text_document.uri)
         ls.loop.schedule(params.text_document.uri)
         _rescore_dependents(ls, params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: "RefScoreServer", params: types.DidSaveTextDocumentParams) -> None:
+        ls.loop.saved(params.text_document.uri)  # the exact CodeBERTScore replaces a live one
         _rescore_dependents(ls, params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)

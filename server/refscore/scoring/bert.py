@@ -26,7 +26,7 @@ def score_requests(requests: Sequence[ScoreRequest], reports: Sequence[ScoreRepo
         groups.setdefault(id(scorer), (scorer, []))[1].append(index)
     for scorer, indices in groups.values():
         pairs = [ScorePair(requests[i].candidate, list(requests[i].references), requests[i].language,
-                           requests[i].context) for i in indices]
+                           requests[i].context, requests[i].live) for i in indices]
         try:
             results = scorer.score_batch(pairs)  # type: ignore[attr-defined]
         except Exception as error:  # noqa: BLE001

@@ -30,6 +30,9 @@ class ScoreRequest:
     codebleu_rule: str = "native"  # one of CODEBLEU_RULES; compat scores carry no explanations
     device: str | None = None  # cpu, cuda, cuda:1 ...; None: the scorer's default (GPU when there is one)
     idf: str | None = None  # IDF weights file (absolute path) or "references"; None: no IDF weighting
+    #: the editor's unsaved buffer: CodeBERTScore may encode top-level definitions one by one
+    #: (fast updates, not the exact numbers; signature ``split:defs``; embed/incremental.py)
+    live: bool = False
 
     def bert_settings(self) -> tuple[str | None, int | None, str | None, str | None]:
         """(model, layer, device, idf): what decides which CodeBERTScore scorer serves this."""
@@ -120,4 +123,4 @@ def request_from_dict(data: dict[str, Any]) -> ScoreRequest:
         context=data.get("context"), metrics=tuple(data.get("metrics", ALL_METRICS)),
         weights=tuple(data.get("weights", DEFAULT_WEIGHTS)), explain=bool(data.get("explain", True)),
         model=data.get("model"), layer=data.get("layer"), codebleu_rule=data.get("codebleu_rule", "native"),
-        device=data.get("device"), idf=data.get("idf"))
+        device=data.get("device"), idf=data.get("idf"), live=bool(data.get("live", False)))

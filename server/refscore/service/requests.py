@@ -56,6 +56,8 @@ def parse_request(data: Any):  # -> ScoreRequest
         raise RpcError(wire.INVALID_PARAMS, "request.device must be a string or null")
     if idf is not None and (not isinstance(idf, str) or not (idf == "references" or os.path.isabs(idf))):
         raise RpcError(wire.INVALID_PARAMS, 'request.idf must be an absolute file path, "references" or null')
+    if not isinstance(data.get("live", False), bool):
+        raise RpcError(wire.INVALID_PARAMS, "request.live must be true or false")
     rule = data.get("codebleu_rule", "native")
     if rule not in CODEBLEU_RULES:
         raise RpcError(wire.INVALID_PARAMS, f"request.codebleu_rule must be one of {list(CODEBLEU_RULES)}")
