@@ -61,8 +61,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--conala-sample", type=int, default=None,
                    help="CoNaLa intents to keep (default: all 472)")
     p.add_argument("--seed", type=int, default=8, help="sampling and fold seed (default 8)")
-    p.add_argument("--metrics", type=_csv, default=["codebleu", "chrf", "cbs"],
-                   help="metric groups: codebleu, chrf, cbs (default: all)")
+    p.add_argument("--metrics", type=_csv,
+                   default=["codebleu", "chrf", "tsed", "crystalbleu", "cbs"],
+                   help="metric groups: codebleu, chrf, tsed, crystalbleu, cbs (default: all)")
     p.add_argument("--layers", type=_layers, default=[1, 2, 3, 4, 5, 6],
                    help="MiniLM layers for CodeBERTScore, e.g. 1-6 or 4,6 (default 1-6)")
     p.add_argument("--contexts", type=_csv, default=["none", "nl"],
@@ -75,13 +76,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int, default=1,
                    help="torch CPU threads (default 1: faster on a busy machine; 0 = torch default)")
     p.add_argument("--jobs", type=int, default=1,
-                   help="worker processes; datasets are scored in parallel (default 1)")
+                   help="worker processes scoring chunks of problems in parallel (default 1)")
     p.add_argument("--out", type=Path, default=None, help="write the JSON result here")
     p.add_argument("--report", type=Path, default=None, help="write the markdown report here")
     p.add_argument("--save-combined", type=Path, default=None,
                    help="fit the combined score on all sampled problems and save it (JSON)")
     p.add_argument("--save-scores", type=Path, default=None,
-                   help="also save every item's scores (npz) for --from-scores")
+                   help="scores file (npz): every item's scores, kept per text, layer and "
+                        "setting; values already there are reused, and it is checkpointed while "
+                        "scoring, so an interrupted run continues (and --from-scores reads it)")
+    p.add_argument("--cache-from", type=Path, action="append", default=[],
+                   help="another scores file whose values are reused too (repeatable)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="score everything again instead of reusing the scores file's values")
     p.add_argument("--from-scores", type=Path, default=None,
                    help="redo the analysis from saved scores instead of scoring again "
                         "(the settings come from the file; the runtime stays the scoring run's)")
@@ -117,10 +124,17 @@ def handle(args: argparse.Namespace) -> int:
         result = analyse(config, tables, notes, seconds, args.save_combined)
         command = _scoring_command(args.from_scores)
     else:
-        result = run(config, args.save_combined, args.save_scores)
         command = _command_line()
         if args.save_scores:
+            args.save_scores.parent.mkdir(parents=True, exist_ok=True)
             args.save_scores.with_suffix(".cmd").write_text(command + "\n", encoding="utf-8")
+        try:
+            result = run(config, args.save_combined, args.save_scores, not args.no_cache,
+                         args.cache_from)
+        except KeyboardInterrupt:
+            print("refscore eval: interrupted" + (f"; finished scores are in {args.save_scores}, "
+                  "the same command continues" if args.save_scores else ""), file=sys.stderr)
+            return 130
     result["command"] = command
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

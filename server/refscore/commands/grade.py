@@ -51,7 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="each sub-folder of a SUBMISSION folder is one submission (files matching --pattern)")
     sc = p.add_argument_group("scoring")
     sc.add_argument("--metrics", default=",".join(ALL_METRICS),
-                    help=f"comma-separated, from {','.join(ALL_METRICS)} (default: both)")
+                    help=f"comma-separated, from {','.join(ALL_METRICS)},chrf,tsed (default: "
+                         f"{','.join(ALL_METRICS)})")
     sc.add_argument("--weights", default=",".join(str(w) for w in DEFAULT_WEIGHTS),
                     help="CodeBLEU weights: n-gram,weighted,syntax,dataflow (default 0.25 each); "
                          "the native rule normalises them to sum to 1")

@@ -12,7 +12,7 @@ from typing import Iterable, Sequence
 from ..errors import EXIT_USAGE, RefScoreError
 from ..metrics.weights import Weights, WeightsError
 from ..metrics.weights import parse_weights as _parse_weights
-from ..scoring.report import ALL_METRICS
+from ..scoring.report import KNOWN_METRICS
 
 _DEVICE = re.compile(r"(cpu|mps|cuda)(:(\d+))?")
 DEVICES = "cpu, cuda, cuda:N or mps"
@@ -27,13 +27,14 @@ class UsageError(RefScoreError):
 
 
 def parse_metrics(text: str) -> tuple[str, ...]:
-    """``codebleu,codebertscore`` -> the metrics named (each once); at least one, all known."""
+    """``codebleu,codebertscore`` -> the metrics named (each once); at least one, all known
+    (``chrf`` and ``tsed`` are known too, computed only when named)."""
     metrics = tuple(dict.fromkeys(m.strip().lower() for m in text.split(",") if m.strip()))
-    unknown = [m for m in metrics if m not in ALL_METRICS]
+    unknown = [m for m in metrics if m not in KNOWN_METRICS]
     if unknown:
-        raise UsageError(f"--metrics: unknown metric {unknown[0]!r}; choose from {', '.join(ALL_METRICS)}")
+        raise UsageError(f"--metrics: unknown metric {unknown[0]!r}; choose from {', '.join(KNOWN_METRICS)}")
     if not metrics:
-        raise UsageError(f"--metrics {text!r} names no metric; choose one or more of {', '.join(ALL_METRICS)}")
+        raise UsageError(f"--metrics {text!r} names no metric; choose one or more of {', '.join(KNOWN_METRICS)}")
     return metrics
 
 

@@ -31,8 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="another acceptable reference (repeatable)")
     parser.add_argument("--context", help="task description, used as CodeBERTScore context")
     parser.add_argument("--metrics", default=",".join(ALL_METRICS),
-                        help=f"comma-separated metrics from {','.join(ALL_METRICS)} (default: all; "
-                             "CodeBERTScore loads a transformer, a few seconds on a CPU)")
+                        help=f"comma-separated metrics from {','.join(ALL_METRICS)},chrf,tsed (default: "
+                             f"{','.join(ALL_METRICS)}; CodeBERTScore loads a transformer, a few seconds on "
+                             "a CPU; chrF and TSED need refscore[eval])")
     parser.add_argument("--json", action="store_true", help="print JSON (one object per candidate, one per line)")
     parser.add_argument("--explain", action="store_true", help="list what the reference has that the candidate lacks")
     parser.add_argument("--codebleu-rule", choices=CODEBLEU_RULES, default="native",

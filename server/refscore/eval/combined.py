@@ -22,19 +22,13 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from ..metrics.chrf import paper_normalise  # noqa: F401 - part of this module's API
+
 DEFAULT_PATH = Path(__file__).with_name("combined.json")
-_SPACES = re.compile(r"\s+")
-
-
-def paper_normalise(code: str) -> str:
-    """The CodeBERTScore paper's text normaliser: newlines to spaces, whitespace runs collapsed,
-    ' to \"."""
-    return _SPACES.sub(" ", code.replace("\n", " ")).replace("'", '"').strip()
 
 
 def length_inputs(candidate: str, references: Sequence[str]) -> dict[str, float]:

@@ -9,6 +9,7 @@ Metric names (columns of the score table):
   ``codebleu_native`` (the two final-score rules);
 * ``len_ratio``, ``ref_len`` (length features for the combined score, see ``length_features``);
 * ``chrf`` (sacrebleu chrF, 0..1, on the paper-normalised text by default);
+* ``tsed``, ``tsed_exact``, ``cand_errors``, ``ref_errors``, ``crystalbleu`` (``eval.signals``);
 * ``cbs_<p|r|f1|f3>_L<layer>`` and ``..._ctx`` (CodeBERTScore with the embedded MiniLM at that
   layer, without / with the natural-language intent as context).
 """
@@ -27,6 +28,10 @@ CODEBLEU_METRICS = ("bleu", "weighted_ngram_match", "syntax_match", "dataflow_ma
                     "syntax_match_native", "dataflow_match_native", "codebleu_compat",
                     "codebleu_native")
 BERT_PARTS = ("p", "r", "f1", "f3")
+#: Token-alignment statistics per CodeBERTScore variant: the lowest and the lower-quartile token
+#: similarity of the candidate side (``p``: what the reference lacks a match for) and of the
+#: reference side (``r``: what the candidate is missing).
+BERT_STATS = ("pmin", "rmin", "pq25", "rq25")
 _RESULT_FIELD = {"p": "precision", "r": "recall", "f1": "f1", "f3": "f3"}
 Scores = dict[str, list[float]]
 Progress = Callable[[str], None]
@@ -82,22 +87,33 @@ def codebleu_scores(items: Sequence[Item], normalise: bool = False) -> tuple[Sco
 
 
 def chrf_scores(items: Sequence[Item], normalise: bool = True) -> Scores:
-    """sentence chrF (sacrebleu defaults: char order 6, beta 2), scaled to 0..1."""
-    from sacrebleu.metrics import CHRF
+    """sentence chrF (``refscore.metrics.chrf``: sacrebleu, char order 6, beta 2), 0..1."""
+    from ..metrics.chrf import score_chrf
 
-    chrf = CHRF()
-    values = []
-    for item in items:
-        refs = _maybe_normalise(item.references, normalise)
-        cand = paper_normalise(item.candidate) if normalise else item.candidate
-        values.append(chrf.sentence_score(cand, refs).score / 100.0)
-    return {"chrf": values}
+    return {"chrf": [score_chrf(item.candidate, item.references, normalise).score
+                     for item in items]}
 
 
 def length_features(items: Sequence[Item]) -> Scores:
     """``len_ratio`` and ``ref_len`` per item (``combined.length_inputs``)."""
     rows = [length_inputs(item.candidate, item.references) for item in items]
     return {"len_ratio": [r["len_ratio"] for r in rows], "ref_len": [r["ref_len"] for r in rows]}
+
+
+def _quantile(values: Sequence[float], q: float) -> float:
+    """Lower ``q`` quantile (nearest rank) of ``values``; 0.0 when empty."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return float(ordered[min(len(ordered) - 1, int(q * len(ordered)))])
+
+
+def alignment_stats(result: object) -> dict[str, float]:
+    """``BERT_STATS`` of one ``BertScore`` (from its token alignments)."""
+    cand = [t.similarity for t in getattr(result, "candidate_tokens")]
+    ref = [t.similarity for t in getattr(result, "reference_tokens")]
+    return {"pmin": min(cand, default=0.0), "rmin": min(ref, default=0.0),
+            "pq25": _quantile(cand, 0.25), "rq25": _quantile(ref, 0.25)}
 
 
 def _chunks(items: Sequence[Item], size: int) -> Iterable[list[int]]:
@@ -123,7 +139,8 @@ def bert_scores(items: Sequence[Item], layers: Sequence[int], contexts: Sequence
 
     multi = encoder if isinstance(encoder, MultiLayerEncoder) else MultiLayerEncoder(layers)
     scorers = {layer: BertScorer(multi.view(layer)) for layer in layers}
-    out: Scores = {bert_name(p, l, c): [] for c in contexts for l in layers for p in BERT_PARTS}
+    out: Scores = {bert_name(p, l, c): [] for c in contexts for l in layers
+                   for p in (*BERT_PARTS, *BERT_STATS)}
     order = sorted(range(len(items)), key=lambda i: items[i].problem)
     ordered = [items[i] for i in order]
     values: dict[str, dict[int, float]] = {name: {} for name in out}
@@ -138,6 +155,8 @@ def bert_scores(items: Sequence[Item], layers: Sequence[int], contexts: Sequence
                 for i, res in zip(block, scorer.score_batch(pairs)):
                     for part in BERT_PARTS:
                         values[bert_name(part, layer, context)][order[i]] = getattr(res, _RESULT_FIELD[part])
+                    for stat, value in alignment_stats(res).items():
+                        values[bert_name(stat, layer, context)][order[i]] = value
         multi.clear()
         done += len(block)
         if progress:

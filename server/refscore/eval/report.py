@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 
 from .data import CONALA, HUMANEVAL_LANGUAGES
+from .report_cv import cv_section, signals_section, verdict_lines
 
 #: Paper Kendall tau on HumanEval (their CodeBERT models for CodeBERTScore).
 PAPER_HUMANEVAL = {
@@ -186,46 +187,6 @@ def layer_section(result: dict[str, Any]) -> list[str]:
     return out + _table(["layer", "P", "R", "F1", "F3"], rows) + [""]
 
 
-def cv_section(result: dict[str, Any]) -> list[str]:
-    """Per-fold choices and held-out agreement."""
-    cv = result.get("cross_validation")
-    if not cv:
-        return []
-    k = len(cv["folds"])
-    out = [f"## Defaults by cross-validation ({k} folds by problem)", "",
-           "In each fold the layer and F1/F3 are chosen by mean tau over the datasets on the "
-           "training problems only, and the combined score is fitted on those problems; the "
-           "held-out problems are scored with that fold's choice. Held-out numbers pool the "
-           "out-of-fold scores.", ""]
-    rows = [[str(f["fold"]), str(f["layer"]), f["part"].upper(), _f(f["train_mean_tau"]),
-             f.get("method", "pointwise") + " (inner: " + ", ".join(
-                 f"{m} {v:.3f}" for m, v in f.get("inner", {}).items()) + ")",
-             ", ".join(f"{n} {c:+.2f}" for n, c in f["coef"].items())] for f in cv["folds"]]
-    out += _table(["fold", "layer", "F", "train mean tau", "method (inner-CV criterion)",
-                   "combined weights (standardised)"], rows)
-    out += [""]
-    rows = []
-    for name, key in (("CodeBERTScore, CV-chosen layer/F", "bert_held_out"),
-                      ("Combined RefScore", "combined_held_out")):
-        held = cv[key]
-        langs = [l for l in HUMANEVAL_LANGUAGES if l in held]
-        rows.append([name, _f(_mean(held[l]["tau"] for l in langs)),
-                     _f(_mean(held[l]["spearman"] for l in langs)),
-                     _f(held.get(CONALA, {}).get("tau")), _f(held.get(CONALA, {}).get("pearson")),
-                     _f(held.get(CONALA, {}).get("spearman"))])
-    out += _table(["held-out", "HumanEval mean tau", "HumanEval mean Spearman", "CoNaLa tau",
-                   "CoNaLa Pearson", "CoNaLa Spearman"], rows)
-    model = result.get("combined_model")
-    if model:
-        out += ["", f"Shipped `{result.get('combined_saved', 'combined.json')}` (fitted on every "
-                f"problem of this run): method {model.get('method')}, CodeBERTScore layer "
-                f"{model['bert']['layer']} (default F: {model['bert']['default_part'].upper()}), "
-                "weights on standardised inputs: "
-                + ", ".join(f"{n} {c:+.2f}" for n, c in zip(model["features"], model["coef"]))
-                + f", intercept {model['intercept']:+.2f}.", ""]
-    return out + [""]
-
-
 def _best(table: dict[str, dict], stat: str, names: Sequence[str]) -> tuple[str, float] | None:
     scored = [(n, table[n][stat]) for n in names if n in table and table[n].get(stat) is not None]
     return max(scored, key=lambda x: x[1]) if scored else None
@@ -260,37 +221,29 @@ def guide_section(result: dict[str, Any]) -> list[str]:
                    f"metric: {_label(best[0])} (mean {best[1]:.3f}). Compare it with the tau "
                    "column: where pooled Spearman is far below tau, a fixed cut-off misjudges "
                    "whole tasks, so treat any cut-off as a hint, not a verdict.")
-    comb = result.get("cross_validation", {}).get("combined_held_out")
-    if comb:
-        langs = [l for l in HUMANEVAL_LANGUAGES if l in comb]
-        tau = _mean(comb[l]["tau"] for l in langs)
-        sp = _mean(comb[l]["spearman"] for l in langs)
-        co = comb.get(CONALA, {}).get("tau")
-        single = _best(means, "tau", names)
-        better = tau is not None and single is not None and tau > single[1]
-        out.append(f"* The combined RefScore score, scored only on problems it was not fitted on: "
-                   f"HumanEval mean tau {_f(tau)}, mean pooled Spearman {_f(sp)}, CoNaLa tau "
-                   f"{_f(co)}. " + ("It ranks better than every single metric on HumanEval, "
-                                    "so it is the number to show as the headline, with the "
-                                    "paper metrics beside it." if better else
-                                    "It does not rank better than the best single metric "
-                                    "here; show it only beside that metric. " + _why_short(result)))
-    out.append("* These are sample estimates: with a few dozen problems per language a "
-               "difference of a few hundredths of tau is within noise (compare the per-fold "
-               "choices below).")
+    out += verdict_lines(result)
+    sizes = [c["problems"] for d, c in result.get("counts", {}).items() if d in HUMANEVAL_LANGUAGES]
+    out.append(f"* With {min(sizes) if sizes else 0} or more problems per language, differences of "
+               "about a hundredth of tau are within noise: compare the per-fold numbers below.")
     return out + [""]
 
 
-def _why_short(result: dict[str, Any]) -> str:
-    """Why a combination fitted on a sample does not beat the best single metric."""
-    folds = len(result.get("cross_validation", {}).get("folds") or []) or 5
-    sizes = [c["problems"] for d, c in result.get("counts", {}).items() if d in HUMANEVAL_LANGUAGES]
-    per_fold = min(sizes) * (folds - 1) // folds if sizes else 0
-    return (f"Why: each fold is fitted on about {per_fold} problems per HumanEval language, few "
-            "for ten inputs; CodeBERTScore P, R and F3 move together, so the fitted weights are "
-            "large, of opposite sign and change from fold to fold (see the weights below); and "
-            "the fit serves tau and pooled Spearman at once. A run on all problems (no "
-            "`--sample`, a GPU makes it practical) is what would tell whether a combination helps.")
+def runtime_lines(result: dict[str, Any]) -> list[str]:
+    """This command's time and the scoring time stored with the reused scores."""
+    timing = result.get("timing", {})
+    lines = [f"* Runtime: {result['runtime_s']:.0f} s for this command on this machine (2 shared "
+             f"CPU cores), of which {result.get('scoring_s', 0):.0f} s loading and scoring"]
+    stored = timing.get("unit_seconds") or {}
+    if stored:
+        groups: dict[str, float] = {}
+        for key, seconds in stored.items():
+            group = key.split("/")[-1]
+            groups[group] = groups.get(group, 0.0) + seconds
+        lines.append("* Scoring time held in the scores file (worker seconds summed over the runs "
+                     "that filled it; an interrupted or extended run reuses what is there): "
+                     + ", ".join(f"{g} {v / 60:.0f} min" for g, v in sorted(groups.items()))
+                     + f"; total {sum(groups.values()) / 3600:.1f} h")
+    return lines
 
 
 def render(result: dict[str, Any], command: str, extra: Sequence[str] = ()) -> str:
@@ -302,7 +255,7 @@ def render(result: dict[str, Any], command: str, extra: Sequence[str] = ()) -> s
              "Generated by `refscore eval`; do not edit the tables by hand.", "",
              "## Settings", "",
              f"* Command: `{command}`",
-             f"* Runtime: {result['runtime_s']:.0f} s on this machine",
+             *runtime_lines(result),
              f"* Data: `{s['data_dir']}`; {counts}; sampling seed {s['seed']} (whole problems)",
              f"* Normalisation (paper: newlines to spaces, spaces collapsed, ' to \"): {s['normalise']}",
              f"* CodeBERTScore: embedded all-MiniLM-L6-v2, layers {s['layers']}, no IDF, no "
@@ -310,8 +263,9 @@ def render(result: dict[str, Any], command: str, extra: Sequence[str] = ()) -> s
              "* Kendall tau: the paper's protocol (pairs inside one problem whose outcomes "
              "differ; metric differences under 0.001 are ties; counts pooled over problems); "
              "Spearman and Pearson pooled over all items of a dataset", ""]
-    for section in (guide_section, humaneval_section, conala_section, layer_section,
-                    cv_section):
+    for section in (guide_section, humaneval_section, conala_section, layer_section):
         lines += section(result)
+    lines += signals_section(result, _label)
+    lines += cv_section(result)
     lines += list(extra)
     return "\n".join(lines).rstrip() + "\n"

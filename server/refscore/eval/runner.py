@@ -17,10 +17,8 @@ import numpy as np
 from .correlation import agreement
 from .cv import Table, problem_folds
 from .data import CONALA, HUMANEVAL_LANGUAGES, Item, load
-from .metrics import (BERT_PARTS, bert_name, bert_scores, chrf_scores, codebleu_scores,
-                      length_features)
-
-METRIC_GROUPS = ("codebleu", "chrf", "cbs")
+from .metrics import BERT_PARTS, bert_name, length_features
+from .tasks import GROUPS as METRIC_GROUPS
 
 
 @dataclass
@@ -39,37 +37,11 @@ class EvalConfig:
     normalise: str = "chrf"  # "chrf" (chrF only, as the paper), "all", "none"
     folds: int = 5
     threads: int | None = 1
-    jobs: int = 1  # worker processes (datasets are scored in parallel)
+    jobs: int = 1  # worker processes (chunks of every dataset are scored in parallel)
 
 
 def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
-
-
-def score_items(items: Sequence[Item], config: EvalConfig, dataset: str,
-                encoder: Any = None) -> tuple[dict[str, list[float]], dict[str, Any]]:
-    """All requested metric columns for one dataset, and timing/failure notes."""
-    columns: dict[str, list[float]] = {}
-    notes: dict[str, Any] = {}
-    norm_all = config.normalise == "all"
-    columns.update(length_features(items))
-    if "codebleu" in config.metrics:
-        start = time.monotonic()
-        cb, failures = codebleu_scores(items, norm_all)
-        columns.update(cb)
-        notes["codebleu_s"] = time.monotonic() - start
-        notes["codebleu_failures"] = failures
-    if "chrf" in config.metrics:
-        start = time.monotonic()
-        columns.update(chrf_scores(items, config.normalise in ("chrf", "all")))
-        notes["chrf_s"] = time.monotonic() - start
-    wants_bert = config.bert_datasets is None or dataset in config.bert_datasets
-    if "cbs" in config.metrics and wants_bert:
-        start = time.monotonic()
-        columns.update(bert_scores(items, config.layers, config.contexts, norm_all,
-                                   encoder=encoder))
-        notes["cbs_s"] = time.monotonic() - start
-    return columns, notes
 
 
 def build_table(dataset: str, items: Sequence[Item], columns: dict[str, list[float]]) -> Table:
@@ -102,7 +74,8 @@ def humaneval_means(per_dataset: dict[str, dict[str, dict]]) -> dict[str, dict]:
     return out
 
 
-def _set_threads(threads: int | None) -> None:
+def set_threads(threads: int | None) -> None:
+    """Torch CPU threads for this process (no-op without torch)."""
     if threads:
         try:
             import torch
@@ -112,60 +85,78 @@ def _set_threads(threads: int | None) -> None:
             pass
 
 
-def _score_dataset(config: EvalConfig, dataset: str) -> tuple[dict[str, list[float]], dict[str, Any]]:
-    """Worker: score one dataset in its own process (own encoder)."""
-    _set_threads(config.threads)
-    items = load(Path(config.data_dir), [dataset], config.sample, config.conala_sample,
-                 config.seed)[dataset]
-    _log(f"{dataset}: {len(items)} items, {len(set(i.problem for i in items))} problems")
-    return score_items(items, config, dataset)
+def score_all(config: EvalConfig, scores_path: Path | None = None, use_cache: bool = True,
+              checkpoint_s: float = 120.0, cache_from: Sequence[Path] = (),
+              ) -> tuple[dict[str, Table], dict[str, Any], float]:
+    """Load, sample and score: (tables, timing notes, seconds).
 
+    Values already in the scores file (``scores_path``) are reused; the rest is scored in
+    ``config.jobs`` processes and checkpointed into that file every ``checkpoint_s`` seconds,
+    so an interrupted run continues where it stopped. ``cache_from``: other scores files whose
+    values are reused too (and written into ``scores_path``)."""
+    from .execute import execute, plan
+    from .store import ScoreStore
 
-def score_all(config: EvalConfig) -> tuple[dict[str, Table], dict[str, Any], float]:
-    """Load, sample and score: (tables, timing notes, seconds). With ``config.jobs`` > 1 the
-    datasets are scored in that many worker processes, largest first."""
     start = time.monotonic()
-    _set_threads(config.threads)
+    set_threads(config.threads)
     data = load(Path(config.data_dir), config.datasets, config.sample, config.conala_sample,
                 config.seed)
-    results: dict[str, tuple[dict[str, list[float]], dict[str, Any]]] = {}
-    if config.jobs > 1 and len(data) > 1:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+    for dataset, items in data.items():
+        _log(f"{dataset}: {len(items)} items, {len(set(i.problem for i in items))} problems")
+    store = ScoreStore(scores_path if use_cache else None)
+    if scores_path is not None:
+        store.path = Path(scores_path)
+    for other in cache_from:
+        _log(f"{store.merge_from(Path(other))} cached rows taken from {other}")
+    if store.rows():
+        _log(f"reusing {store.rows()} cached rows")
+    work = plan(config, data, store)
+    notes = execute(work, config, store, checkpoint_s, lambda: _meta(config, store, {}, 0.0))
+    tables = {d: build_table(d, items, columns_for(config, items, store, work.params.get(d, {})))
+              for d, items in data.items()}
+    seconds = time.monotonic() - start
+    notes["wall_s"] = seconds
+    notes["unit_seconds"] = dict(store.seconds)
+    if store.path is not None:
+        store.save(_meta(config, store, notes, seconds), tables)
+    return tables, notes, seconds
 
-        cost = {d: sum(len(i.candidate) + len(i.context) for i in items) for d, items in data.items()}
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(min(config.jobs, len(data)), mp_context=context) as pool:
-            futures = {d: pool.submit(_score_dataset, config, d)
-                       for d in sorted(data, key=lambda d: -cost[d])}
-            results = {d: f.result() for d, f in futures.items()}
-    else:
-        encoder = None
-        if "cbs" in config.metrics:
-            from .layers import MultiLayerEncoder
 
-            encoder = MultiLayerEncoder(config.layers)
-        for dataset, items in data.items():
-            _log(f"{dataset}: {len(items)} items, {len(set(i.problem for i in items))} problems")
-            results[dataset] = score_items(items, config, dataset, encoder)
-    tables = {d: build_table(d, data[d], results[d][0]) for d in data}
-    notes = {d: results[d][1] for d in data}
-    return tables, notes, time.monotonic() - start
+def _meta(config: EvalConfig, store: Any, notes: dict[str, Any], seconds: float) -> dict[str, Any]:
+    meta = dict(store.loaded_meta)
+    meta.update({"settings": asdict(config), "timing": notes or meta.get("timing", {}),
+                 "scoring_s": seconds or meta.get("scoring_s", 0.0),
+                 "datasets": list(config.datasets) if notes else meta.get("datasets", [])})
+    return meta
+
+
+def columns_for(config: EvalConfig, items: Sequence[Item], store: Any,
+                params: dict[str, Any]) -> dict[str, list[float]]:
+    """Every requested column of one dataset, read from the store (length features computed)."""
+    from .execute import wants_group
+    from .store import item_key
+    from .tasks import units
+
+    keys = [item_key(i) for i in items]
+    columns: dict[str, Any] = dict(length_features(items))
+    dataset = items[0].dataset if items else ""
+    for group in config.metrics:
+        if not wants_group(config, group, dataset):
+            continue
+        for spec in units(group, config, params.get(group)):
+            for col, name in zip(spec.columns, spec.table_names):
+                columns[name] = store.column(spec.name, col, keys)
+    return columns
 
 
 def save_scores(path: Path, config: EvalConfig, tables: dict[str, Table], notes: dict[str, Any],
                 seconds: float) -> None:
     """Per-item scores (npz) so that the analysis can be redone without rescoring."""
-    arrays: dict[str, np.ndarray] = {}
-    for name, table in tables.items():
-        arrays[f"{name}/target"] = table.target
-        arrays[f"{name}/problem"] = table.problem
-        for col, values in table.columns.items():
-            arrays[f"{name}/col/{col}"] = values
-    meta = {"settings": asdict(config), "timing": notes, "scoring_s": seconds,
-            "datasets": list(tables)}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(path, __meta__=np.array(json.dumps(meta)), **arrays)
+    from .store import ScoreStore
+
+    store = ScoreStore(None)
+    store.save({"settings": asdict(config), "timing": notes, "scoring_s": seconds,
+                "datasets": list(tables)}, tables, path)
 
 
 def load_scores(path: Path) -> tuple[EvalConfig, dict[str, Table], dict[str, Any], float]:
@@ -190,7 +181,12 @@ def load_scores(path: Path) -> tuple[EvalConfig, dict[str, Table], dict[str, Any
 def analyse(config: EvalConfig, tables: dict[str, Table], notes: dict[str, Any],
             scoring_s: float, save_combined: Path | None = None) -> dict[str, Any]:
     """Correlate and cross-validate scored tables; returns the JSON-able result."""
+    from .features import derived_columns
+    from .report_cv import verdict
+
     start = time.monotonic()
+    for table in tables.values():
+        table.columns.update(derived_columns(table))
     per_dataset = {d: agreements(t) for d, t in tables.items()}
     result: dict[str, Any] = {
         "settings": asdict(config),
@@ -200,6 +196,9 @@ def analyse(config: EvalConfig, tables: dict[str, Table], notes: dict[str, Any],
         "humaneval_mean": humaneval_means(per_dataset),
         "timing": notes,
     }
+    exact = [t.columns["tsed_exact"] for t in tables.values() if "tsed_exact" in t.columns]
+    if exact:
+        result["tsed_exact_share"] = float(np.mean(np.concatenate(exact)))
     bert_tables = [t for t in tables.values()
                    if bert_name("f3", config.layers[0], False) in t.columns]
     if "cbs" in config.metrics and False in config.contexts and len(bert_tables) == len(tables) \
@@ -211,9 +210,14 @@ def analyse(config: EvalConfig, tables: dict[str, Table], notes: dict[str, Any],
         _log(f"cross-validation: {config.folds} folds by problem")
         result["cross_validation"] = cross_validate(bert_tables, folds, config.folds, config.layers,
                                                      seed=config.seed)
+        _log("cross-validation done; fitting the shipped combination" if save_combined else
+             "cross-validation done")
+        result["verdict"] = verdict(result)
         if save_combined is not None:
             model = fit_final(bert_tables, config.layers, asdict(config), seed=config.seed)
             model["fitted"]["cross_validation"] = result["cross_validation"]["combined_held_out"]
+            model["headline"] = bool(result["verdict"] and result["verdict"]["ship"])
+            model["verdict"] = result["verdict"]
             save_combined.parent.mkdir(parents=True, exist_ok=True)
             save_combined.write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
             result["combined_saved"] = str(save_combined)
@@ -224,11 +228,10 @@ def analyse(config: EvalConfig, tables: dict[str, Table], notes: dict[str, Any],
 
 
 def run(config: EvalConfig, save_combined: Path | None = None,
-        scores_out: Path | None = None) -> dict[str, Any]:
-    """Score everything, optionally save the per-item scores, then analyse."""
-    tables, notes, seconds = score_all(config)
-    if scores_out is not None:
-        save_scores(scores_out, config, tables, notes, seconds)
+        scores_out: Path | None = None, use_cache: bool = True,
+        cache_from: Sequence[Path] = ()) -> dict[str, Any]:
+    """Score everything (reusing and updating the scores file ``scores_out``), then analyse."""
+    tables, notes, seconds = score_all(config, scores_out, use_cache, cache_from=cache_from)
     return analyse(config, tables, notes, seconds, save_combined)
 
 

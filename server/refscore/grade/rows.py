@@ -11,14 +11,17 @@ from .runner import GradeResult
 
 BERT_FIELDS = ("precision", "recall", "f1", "f3")
 #: Numeric columns, in report order; each gets a histogram in the HTML report.
-SCORE_COLUMNS = ("codebleu", *COMPONENTS, *(f"codebertscore_{f}" for f in BERT_FIELDS))
+#: Scores computed only when --metrics names them (chrF, TSED).
+TEXT_COLUMNS = ("chrf", "tsed")
+SCORE_COLUMNS = ("codebleu", *COMPONENTS, *(f"codebertscore_{f}" for f in BERT_FIELDS), *TEXT_COLUMNS)
 COLUMNS = ("id", "problem", "language", "source", *SCORE_COLUMNS, "codebertscore_model",
-           "codebertscore_layer", "codebleu_signature", "codebertscore_signature", "cached",
-           "warnings", "errors")
+           "codebertscore_layer", "codebleu_signature", "codebertscore_signature",
+           *(f"{c}_signature" for c in TEXT_COLUMNS), "cached", "warnings", "errors")
 LABELS = {
     "codebleu": "CodeBLEU", "ngram_match": "n-gram", "weighted_ngram_match": "weighted",
     "syntax_match": "syntax", "dataflow_match": "dataflow", "codebertscore_precision": "BERT P",
     "codebertscore_recall": "BERT R", "codebertscore_f1": "BERT F1", "codebertscore_f3": "BERT F3",
+    "chrf": "chrF", "tsed": "TSED",
 }
 
 
@@ -41,6 +44,11 @@ def result_row(result: GradeResult) -> dict[str, Any]:
             row[f"codebertscore_{name}"] = _number(getattr(bert, name))
         row.update(codebertscore_model=bert.model, codebertscore_layer=bert.layer,
                    codebertscore_signature=bert.signature)
+    for name in TEXT_COLUMNS:
+        value = getattr(report, name, None) if report is not None else None
+        if value is not None:
+            row[name] = _number(value.score)
+            row[f"{name}_signature"] = value.signature
     return row
 
 

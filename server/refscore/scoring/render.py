@@ -43,9 +43,25 @@ def render_table(candidate: str, reference: str, report: ScoreReport, explain: b
                 lines.append(f"    [{item.component}] {item.text}")
         elif explain and result.rule == "compat":
             lines.append("  (the package's rule gives numbers only; explanations come with --codebleu-rule native)")
+    lines += _text_metric_lines(report)
     for error in report.errors:
         lines.append(f"  note: {error}")
     return "\n".join(lines)
+
+
+def _text_metric_lines(report: ScoreReport) -> list[str]:
+    """chrF and TSED lines (when the report has them)."""
+    lines = []
+    if report.chrf is not None:
+        lines.append(f"  chrF                      {_value(report.chrf.score)}")
+        lines.append(f"    signature: {report.chrf.signature}")
+    if report.tsed is not None:
+        tsed = report.tsed
+        how = "" if tsed.exact else "   (label bound: a tree is over the node cap)"
+        lines.append(f"  TSED                      {_value(tsed.score)}   "
+                     f"{tsed.distance:g} edits / {tsed.nodes} nodes{how}")
+        lines.append(f"    signature: {tsed.signature}")
+    return lines
 
 
 def render_functions(pairs: Sequence[FunctionPair]) -> str:

@@ -5,10 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
+from ..metrics.chrf import ChrfScore
 from ..metrics.codebertscore_result import BertScore
 from ..metrics.codebleu import DEFAULT_WEIGHTS, CodeBleuResult, ComponentScore, Explanation
+from ..metrics.tsed import TsedScore
 
 ALL_METRICS = ("codebleu", "codebertscore")
+#: Metrics computed on request only (``--metrics chrf,tsed``): text metrics on the CPU, filled in
+#: by ``scoring.text_metrics`` in the process that asks (the daemon never sees them).
+TEXT_METRICS = ("chrf", "tsed")
+KNOWN_METRICS = (*ALL_METRICS, *TEXT_METRICS)
 #: CodeBLEU rules: ours (``native``) or the ``codebleu`` package's numbers (``compat``); see
 #: docs/codebleu.md for where they differ.
 CODEBLEU_RULES = ("native", "compat")
@@ -47,6 +53,8 @@ class ScoreReport:
     codebleu: CodeBleuResult | None = None
     codebertscore: BertScore | None = None
     errors: list[str] = field(default_factory=list)
+    chrf: ChrfScore | None = None
+    tsed: TsedScore | None = None
 
     def to_dict(self, explain: bool = False) -> dict[str, Any]:
         """Plain JSON-ready data (``codebleu`` keeps the package's five keys plus details)."""
@@ -62,6 +70,10 @@ class ScoreReport:
                 out["codebleu_details"]["explanations"] = [plain(e) for e in self.codebleu.explanations]
         if self.codebertscore is not None:
             out["codebertscore"] = self.codebertscore.to_dict(explain)
+        for name in TEXT_METRICS:
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value.to_dict()
         if self.errors:
             out["errors"] = list(self.errors)
         return out
@@ -83,6 +95,10 @@ class ScoreReport:
         bert = data.get("codebertscore")
         if bert is not None:
             report.codebertscore = BertScore.from_dict(bert)
+        if data.get("chrf") is not None:
+            report.chrf = ChrfScore.from_dict(data["chrf"])
+        if data.get("tsed") is not None:
+            report.tsed = TsedScore.from_dict(data["tsed"])
         return report
 
 

@@ -16,6 +16,7 @@ from typing import Protocol, Sequence
 from .codebleu import corpus_codebleu_compat, score_codebleu
 from .pragma import without_pragmas
 from .report import ScoreReport, ScoreRequest
+from .text_metrics import add_text_metrics
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +69,8 @@ class LocalScorer:
         return reports
 
     def score_codebleu(self, request: ScoreRequest) -> ScoreReport:
-        """A report holding the CodeBLEU part of ``request`` (or the error that prevented it)."""
+        """A report holding the CodeBLEU part of ``request`` (or the error that prevented it),
+        and chrF / TSED when the request names them."""
         report = ScoreReport(language=request.language)
         if "codebleu" in request.metrics:
             stripped = without_pragmas(request.candidate, request.language)
@@ -83,7 +85,7 @@ class LocalScorer:
             except Exception as error:  # noqa: BLE001 - one failing request reports, the rest go on
                 log.exception("CodeBLEU failed")
                 report.errors.append(f"codebleu: {type(error).__name__}: {error}")
-        return report
+        return add_text_metrics(request, report)  # chrF / TSED when asked
 
     def add_codebertscore(self, requests: Sequence[ScoreRequest], reports: Sequence[ScoreReport]) -> None:
         """Fill ``codebertscore`` of each report, all requests in one batched call (the daemon

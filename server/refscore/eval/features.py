@@ -1,0 +1,81 @@
+"""Inputs the combined score may use, as columns of a score table.
+
+Every input is something ``score``, ``grade`` and the editor can compute for one candidate and
+its references (``refscore.eval.combined.report_components`` builds the same values from a
+``ScoreReport``): CodeBERTScore of the embedded MiniLM at one layer without context (scores and
+token-alignment statistics), chrF, the native CodeBLEU components, TSED, length and parse-error
+features. CrystalBLEU needs a corpus and CodeBERTScore with the intent needs one, so neither is an
+input (both are measured alone in the report).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from .cv import Table
+
+#: Candidate-level inputs the ranking part may select from (``{layer}``: the chosen layer).
+RANKING_POOL = (
+    "cbs_f3", "cbs_f1", "cbs_p", "cbs_r", "cbs_pq25", "cbs_rq25", "cbs_pmin", "cbs_rmin",
+    "chrf", "ngram_match", "weighted_ngram_match", "syntax_match", "dataflow_match", "tsed",
+    "len_ratio", "abs_len_ratio", "extra_errors",
+)
+#: Problem-level inputs (constant within a problem): only the calibration across problems uses them.
+CALIBRATION = ("ref_len",)
+
+_COLUMN = {
+    "chrf": "chrf", "ngram_match": "bleu", "weighted_ngram_match": "weighted_ngram_match",
+    "syntax_match": "syntax_match_native", "dataflow_match": "dataflow_match_native",
+    "tsed": "tsed", "len_ratio": "len_ratio", "ref_len": "ref_len",
+}
+
+
+def _derived(name: str) -> Callable[[Table, int], np.ndarray] | None:
+    if name == "abs_len_ratio":
+        return lambda t, layer: np.abs(t.columns["len_ratio"])
+    if name == "extra_errors":  # parse errors the candidate has beyond the reference's
+        return lambda t, layer: np.log1p(np.maximum(0.0, t.columns["cand_errors"] - t.columns["ref_errors"]))
+    return None
+
+
+def source_column(name: str, layer: int) -> str:
+    """Score-table column behind a (non-derived) input."""
+    if name.startswith("cbs_"):
+        return f"cbs_{name[4:]}_L{layer}"
+    return _COLUMN[name]
+
+
+def available(table: Table, names: tuple[str, ...] | list[str], layer: int) -> list[str]:
+    """The inputs of ``names`` that ``table`` has the columns for."""
+    out = []
+    for name in names:
+        if name == "abs_len_ratio":
+            ok = "len_ratio" in table.columns
+        elif name == "extra_errors":
+            ok = "cand_errors" in table.columns and "ref_errors" in table.columns
+        else:
+            ok = source_column(name, layer) in table.columns
+        if ok:
+            out.append(name)
+    return out
+
+
+def column(table: Table, name: str, layer: int) -> np.ndarray:
+    """Values of one input over ``table`` (not-applicable NaN counts 0, as in the correlations)."""
+    derived = _derived(name)
+    values = derived(table, layer) if derived else table.columns[source_column(name, layer)]
+    return np.nan_to_num(np.asarray(values, dtype=float))
+
+
+def matrix(table: Table, names: tuple[str, ...] | list[str], layer: int) -> np.ndarray:
+    """(rows, inputs) matrix of ``names`` over ``table``."""
+    if not len(names):
+        return np.zeros((len(table.target), 0))
+    return np.column_stack([column(table, n, layer) for n in names])
+
+
+def derived_columns(table: Table) -> dict[str, np.ndarray]:
+    """The derived inputs ``table`` can have, as columns (for the agreement tables)."""
+    return {name: column(table, name, 0) for name in available(table, ["abs_len_ratio", "extra_errors"], 0)}

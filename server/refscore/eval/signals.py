@@ -1,0 +1,75 @@
+"""Evaluation columns of the structural and corpus signals: TSED, parse errors, CrystalBLEU.
+
+Each goes through RefScore's metric modules (``refscore.metrics.tsed``, ``.crystalbleu``).
+CrystalBLEU's ignored n-grams come from every distinct text of the dataset (candidates and
+references, no outcome or grade): the corpus a grading run has.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ..metrics import crystalbleu, tsed
+from .data import Item, paper_normalise
+
+#: TSED unit columns: the score, whether it was exact, and the parse-error counts of both sides.
+TSED_COLUMNS = ("tsed", "tsed_exact", "cand_errors", "ref_errors")
+
+
+def tsed_unit() -> str:
+    """Cache unit name of the TSED columns."""
+    return f"tsed:named:unit:max{tsed.DEFAULT_MAX_NODES}"
+
+
+def crystal_unit(digest: str) -> str:
+    """Cache unit name of CrystalBLEU for one corpus (its ignored n-grams' digest)."""
+    return f"crystalbleu:k{crystalbleu.DEFAULT_K}:{digest}"
+
+
+def tsed_scores(items: Sequence[Item], normalise: bool = False) -> dict[str, list[float]]:
+    """TSED against the best reference, and candidate/reference parse-error counts."""
+    out: dict[str, list[float]] = {name: [] for name in TSED_COLUMNS}
+    for item in items:
+        cand_text = paper_normalise(item.candidate) if normalise else item.candidate
+        refs = [paper_normalise(r) if normalise else r for r in item.references]
+        try:
+            cand = tsed.label_tree(cand_text, item.language)
+            best = (0.0, 0.0, 0, True)
+            ref_errors = 0
+            for index, text in enumerate(refs):
+                ref = tsed.label_tree(text, item.language)
+                pair = tsed.tsed_pair(cand, ref)
+                if index == 0 or pair[0] > best[0]:
+                    best, ref_errors = pair, ref.errors
+        except (RecursionError, ValueError):  # a pathological text: no structure signal
+            for name in TSED_COLUMNS:
+                out[name].append(0.0)
+            continue
+        out["tsed"].append(best[0])
+        out["tsed_exact"].append(1.0 if best[3] else 0.0)
+        out["cand_errors"].append(float(cand.errors))
+        out["ref_errors"].append(float(ref_errors))
+    return out
+
+
+def crystal_params(items: Sequence[Item], normalise: bool = False) -> dict[str, Any]:
+    """The dataset's ignored n-grams (and their digest, which names the cache unit)."""
+    texts: list[tuple[str, str]] = []
+    for item in items:
+        texts.append((paper_normalise(item.candidate) if normalise else item.candidate,
+                      item.language))
+        texts.extend((paper_normalise(r) if normalise else r, item.language)
+                     for r in item.references)
+    ignored = crystalbleu.corpus_ignored(texts)
+    return {"ignored": ignored, "ignored_digest": ignored.digest}
+
+
+def crystal_scores(items: Sequence[Item], ignored: crystalbleu.IgnoredNgrams,
+                   normalise: bool = False) -> dict[str, list[float]]:
+    """CrystalBLEU of every item against its references."""
+    values = []
+    for item in items:
+        cand = paper_normalise(item.candidate) if normalise else item.candidate
+        refs = [paper_normalise(r) if normalise else r for r in item.references]
+        values.append(crystalbleu.score_crystalbleu(cand, refs, item.language, ignored).score)
+    return {"crystalbleu": values}
