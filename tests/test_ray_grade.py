@@ -240,3 +240,19 @@ def test_an_unreachable_cluster_is_one_line(tmp_path, inputs, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 5 and len(err) == 1 and "cannot connect to the Ray cluster" in err[0]
     assert main(["grade", "--engine", "ray", str(inputs["jsonl"]), "-r", str(inputs["jsonl"])]) == 2
+
+
+def test_grade_dataset_from_python(cluster, inputs, tmp_path):
+    address, env = cluster
+    script = ("import sys, json; from refscore.grade.ray_engine import grade_dataset; "
+              "done = grade_dataset([sys.argv[1]], sys.argv[2], metrics=('codebleu',), address=sys.argv[3], "
+              "block_lines=8); print(json.dumps(done.stats.summary()))")
+    done = subprocess.run([sys.executable, "-c", script, str(inputs["parquet"]), str(tmp_path), address],
+                          env=env, capture_output=True, text=True, timeout=200)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1])["submissions"] == 40
+    assert main(["grade", "--jsonl", str(inputs["parquet"]), "--metrics", "codebleu", "-o", str(tmp_path / "local"),
+                 "-q", "--no-cache"]) == 0
+    expected = json.loads((tmp_path / "local" / "grade.json").read_text(encoding="utf-8"))["submissions"]
+    _same(expected, _rows(tmp_path / "grade.jsonl"))
+    assert (tmp_path / "grade.parquet").exists() and (tmp_path / "grade.html").exists()

@@ -51,8 +51,12 @@ def device_kind(cluster: Cluster, settings: GradeSettings) -> str:
     return "cuda" if cluster.gpus >= 1 else "cpu"
 
 
-def run_ray(job: BlockJob, cluster: Cluster, progress: Progress, actors: int | None = None) -> BlockRun:
-    """Plan, skip what parts hold, score the rest on the cluster; the run's blocks and counts."""
+def run_ray(job: BlockJob, cluster: Cluster, progress: Progress, actors: int | None = None,
+            actors_per_gpu: int = 1) -> BlockRun:
+    """Plan, skip what parts hold, score the rest on the cluster; the run's blocks and counts.
+    ``actors``: size of the model's actor pool (default: one per GPU, else one per CPU);
+    ``actors_per_gpu`` > 1 shares each GPU between that many actors (each actor's CPU-side work,
+    tokenizing and matching, would otherwise leave a fast GPU waiting)."""
     store, run = job.store, BlockRun()
     pending: list[dict[str, str]] = []
     for spec, _ in scan_blocks(job.inputs, job.block_lines, job.tag(), spool_dir=job.work / "input"):
@@ -69,7 +73,7 @@ def run_ray(job: BlockJob, cluster: Cluster, progress: Progress, actors: int | N
         pending.append({"spec": spec.to_json(), "skip": json.dumps(sorted(done))})
     try:
         if pending:
-            for count in _execute(pending, job, cluster, actors):
+            for count in _execute(pending, job, cluster, actors, max(1, actors_per_gpu)):
                 run.scored += count
                 progress.update(scored=count)
     finally:
@@ -77,13 +81,14 @@ def run_ray(job: BlockJob, cluster: Cluster, progress: Progress, actors: int | N
     return run
 
 
-def _execute(pending: list[dict[str, str]], job: BlockJob, cluster: Cluster, actors: int | None) -> Iterable[int]:
+def _execute(pending: list[dict[str, str]], job: BlockJob, cluster: Cluster, actors: int | None,
+             per_gpu: int) -> Iterable[int]:
     """Run the pipeline; yields the number of items of each part written."""
     import ray
 
     with warnings.catch_warnings():  # Ray Data's deprecation notes and advice on concurrency
         warnings.simplefilter("ignore")
-        ds = _dataset(pending, job, cluster, actors)
+        ds = _dataset(pending, job, cluster, actors, per_gpu)
         try:
             for batch in ds.iter_batches(batch_size=None, batch_format="numpy"):
                 for count in batch["items"]:
@@ -94,7 +99,8 @@ def _execute(pending: list[dict[str, str]], job: BlockJob, cluster: Cluster, act
                                f"rerun the same command to resume (scored blocks are kept in {job.work})") from None
 
 
-def _dataset(pending: list[dict[str, str]], job: BlockJob, cluster: Cluster, actors: int | None) -> Any:
+def _dataset(pending: list[dict[str, str]], job: BlockJob, cluster: Cluster, actors: int | None,
+             per_gpu: int) -> Any:
     """The Ray Data pipeline: read + CodeBLEU tasks, then (with CodeBERTScore) the model's actors."""
     import ray
 
@@ -107,9 +113,9 @@ def _dataset(pending: list[dict[str, str]], job: BlockJob, cluster: Cluster, act
     ds = ds.map_batches(read_and_codebleu, batch_size=1, batch_format="numpy",
                         fn_kwargs={**common, "final": not bert}, num_cpus=1 if (gpus or not bert) else 0.25)
     if bert:
-        size = min(len(pending), actors or max(1, int(cluster.gpus if gpus else cluster.cpus)))
+        size = min(len(pending), actors or max(1, int(cluster.gpus * per_gpu if gpus else cluster.cpus)))
         ds = ds.map_batches(_stage_with(common), batch_size=None, batch_format="numpy", concurrency=size,
-                            num_gpus=1 if gpus else 0, num_cpus=1 if gpus else 0.75)
+                            num_gpus=1 / per_gpu if gpus else 0, num_cpus=1 if gpus else 0.75)
     return ds
 
 
@@ -194,7 +200,7 @@ def grade_dataset(inputs: Sequence[str | Path], out_dir: str | Path, *, metrics:
                   language: str | None = None, address: str | None = None, work: str | Path | None = None,
                   block_lines: int = DEFAULT_BLOCK_LINES, batch_size: int = 32, model: str | None = None,
                   layer: int | None = None, device: str | None = None, idf: str | None = None,
-                  codebleu_rule: str = "native", actors: int | None = None,
+                  codebleu_rule: str = "native", actors: int | None = None, actors_per_gpu: int = 1,
                   title: str = "RefScore grade report") -> Assembled:
     """Grade JSONL / JSONL.gz / Parquet inputs on the cluster at ``address`` and write
     ``grade.{csv,json,jsonl,parquet,html}`` into ``out_dir`` (parts in ``work``, default
@@ -208,7 +214,7 @@ def grade_dataset(inputs: Sequence[str | Path], out_dir: str | Path, *, metrics:
     cluster = connect(address)
     job = BlockJob([Path(p).resolve() for p in inputs], settings, Path(work or out / "grade.parts").resolve(),
                    language, block_lines, device_kind(cluster, settings))
-    run = run_ray(job, cluster, Progress(0, enabled=False), actors)
+    run = run_ray(job, cluster, Progress(0, enabled=False), actors, actors_per_gpu)
     outputs = {kind: out / f"grade.{kind}" for kind in ("csv", "json", "jsonl", "parquet", "html")}
     info = {"refscore_version": __version__, "engine": "ray", "metrics": list(metrics),
             "weights": list(settings.weights), "codebleu_rule": codebleu_rule, "scorer": settings.scorer_tag,
