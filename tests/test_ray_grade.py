@@ -256,3 +256,25 @@ def test_grade_dataset_from_python(cluster, inputs, tmp_path):
     expected = json.loads((tmp_path / "local" / "grade.json").read_text(encoding="utf-8"))["submissions"]
     _same(expected, _rows(tmp_path / "grade.jsonl"))
     assert (tmp_path / "grade.parquet").exists() and (tmp_path / "grade.html").exists()
+
+
+def test_eval_on_ray_gives_the_local_tables(cluster, tmp_path):
+    from refscore.eval.data import default_data_dir
+
+    data = Path(os.environ.get("REFSCORE_EVAL_DATA", default_data_dir()))
+    if not (data / "humaneval").is_dir():
+        pytest.skip("no ../shared/data")
+    args = ["eval", "--data", str(data), "--languages", "python,js", "--sample", "2",
+            "--metrics", "codebleu,chrf,cbs", "--cbs-languages", "js", "--layers", "6", "--contexts", "none"]
+    assert main([*args, "--out", str(tmp_path / "local.json")]) == 0
+    address, env = cluster
+    done = subprocess.run([sys.executable, "-m", "refscore", *args, "--engine", "ray", "--ray-address", address,
+                           "--out", str(tmp_path / "ray.json")], env=env, capture_output=True, text=True, timeout=200)
+    assert done.returncode == 0, done.stderr
+    local, ray = (json.loads((tmp_path / f"{n}.json").read_text(encoding="utf-8")) for n in ("local", "ray"))
+    assert ray["settings"]["engine"] == "ray" and ray["counts"] == local["counts"]
+    for dataset, metrics in local["agreement"].items():
+        for metric, stats in metrics.items():
+            for key, value in stats.items():
+                got = ray["agreement"][dataset][metric][key]
+                assert got == pytest.approx(value, abs=1e-6), (dataset, metric, key)

@@ -77,6 +77,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="torch CPU threads (default 1: faster on a busy machine; 0 = torch default)")
     p.add_argument("--jobs", type=int, default=1,
                    help="worker processes scoring chunks of problems in parallel (default 1)")
+    p.add_argument("--engine", choices=("local", "ray"), default="local",
+                   help="local (default) or ray: the scoring tasks run on a Ray cluster (docs/scale.md)")
+    p.add_argument("--ray-address", metavar="ADDR", default=None,
+                   help="the Ray cluster for --engine ray (default: $RAY_ADDRESS, else a private one here)")
     p.add_argument("--out", type=Path, default=None, help="write the JSON result here")
     p.add_argument("--report", type=Path, default=None, help="write the markdown report here")
     p.add_argument("--save-combined", type=Path, default=None,
@@ -115,7 +119,7 @@ def handle(args: argparse.Namespace) -> int:
         metrics=list(args.metrics), layers=list(args.layers),
         contexts=[c == "nl" for c in args.contexts], bert_datasets=args.cbs_languages,
         normalise=args.normalise, folds=args.folds, threads=args.threads or None,
-        jobs=max(1, args.jobs))
+        jobs=max(1, args.jobs), engine=args.engine, ray_address=args.ray_address)
     if not Path(config.data_dir).is_dir():
         print(f"refscore eval: data folder not found: {config.data_dir}", file=sys.stderr)
         return EXIT_INPUT

@@ -109,7 +109,11 @@ def execute(work: Plan, config: Any, store: ScoreStore, checkpoint_s: float,
             last_save = time.monotonic()
 
     try:
-        if config.jobs > 1 and len(work.tasks) > 1:
+        if getattr(config, "engine", "local") == "ray":
+            from ..scale.eval_ray import run_tasks_on_ray
+
+            run_tasks_on_ray(work.tasks, config, finished)
+        elif config.jobs > 1 and len(work.tasks) > 1:
             _run_pool(work.tasks, config, finished)
         else:
             for task in work.tasks:

@@ -38,6 +38,8 @@ class EvalConfig:
     folds: int = 5
     threads: int | None = 1
     jobs: int = 1  # worker processes (chunks of every dataset are scored in parallel)
+    engine: str = "local"  # "ray": the scoring tasks run on a Ray cluster (scale/eval_ray)
+    ray_address: str | None = None
 
 
 def _log(message: str) -> None:
