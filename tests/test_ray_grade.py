@@ -57,9 +57,9 @@ def cluster():
 
 
 def _pairs() -> list[dict]:
-    """Real pairs from the parity data (Go, Rust, C, Ruby), some with a task description."""
+    """Real pairs from the parity data (Go, Ruby), some with a task description."""
     rows = []
-    for language in ("go", "rust", "c", "ruby"):
+    for language in ("go", "ruby"):
         lines = (ROOT / "tests" / "data" / "parity" / f"{language}.jsonl").read_text(encoding="utf-8").splitlines()
         for number, line in enumerate(lines):
             pair = json.loads(line)

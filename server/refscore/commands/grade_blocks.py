@@ -130,7 +130,9 @@ def _score(args: argparse.Namespace, job: BlockJob, progress: Progress) -> Block
         from ..embed.device import select_device
 
         job.device_kind = "cuda" if select_device(job.settings.device).startswith("cuda") else "cpu"
-    scorer = open_scorer("daemon_or_local" if args.daemon else "local", autostart=True)
+    # as the in-memory grader: --backend scores in this process (the daemon has its own engine)
+    daemon = args.daemon and not getattr(args, "backend", None)
+    scorer = open_scorer("daemon_or_local" if daemon else "local", autostart=True)
     try:
         return run_local(job, scorer, progress)
     finally:
