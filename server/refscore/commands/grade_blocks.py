@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..errors import EXIT_OK
+from ..errors import EXIT_OK, InputFileError
 from ..grade.assemble import Assembled, IncompleteRun, assemble
 from ..grade.block_run import BlockJob, BlockRun, count_lines, run_local
 from ..grade.blocks import DEFAULT_BLOCK_LINES
@@ -91,6 +91,8 @@ def run(args: argparse.Namespace, metrics: tuple[str, ...], weights: tuple[float
     job = BlockJob(inputs, settings, work, args.lang, args.block_lines or DEFAULT_BLOCK_LINES)
     try:
         run_ = _score(args, job, progress)
+        if not run_.items:
+            raise InputFileError("no submissions found in the inputs given")
         info = {"refscore_version": __version__, "engine": args.engine, "metrics": list(metrics),
                 "weights": list(weights), "codebleu_rule": args.codebleu_rule, "scorer": tag,
                 "interrupted": False, "scored_now": run_.scored, "from_cache": run_.from_before,

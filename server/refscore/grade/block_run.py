@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from ..errors import InputFileError
 from ..safe_read import open_regular
 from .assemble import BlockRef
 from .blocks import DEFAULT_BLOCK_LINES, is_parquet, items_of, scan_blocks
@@ -60,21 +62,26 @@ class BlockRun:
 
 def count_lines(path: Path) -> int:
     """Physical lines of a JSONL (or .gz) file, or rows of a Parquet file (for progress)."""
-    if is_parquet(path):
-        import pyarrow.parquet as pq
+    try:
+        if is_parquet(path):
+            import pyarrow.parquet as pq
 
+            with open_regular(path) as handle:
+                return int(pq.ParquetFile(handle).metadata.num_rows)
+        lines, last = 0, b"\n"
         with open_regular(path) as handle:
-            return int(pq.ParquetFile(handle).metadata.num_rows)
-    lines, last = 0, b"\n"
-    with open_regular(path) as handle:
-        stream = gzip.GzipFile(fileobj=handle) if path.suffix == ".gz" else handle
-        while True:
-            chunk = stream.read(1 << 20)
-            if not chunk:
-                break
-            lines += chunk.count(b"\n")
-            last = chunk[-1:]
-    return lines + (last != b"\n")
+            stream = gzip.GzipFile(fileobj=handle) if path.suffix == ".gz" else handle
+            while True:
+                chunk = stream.read(1 << 20)
+                if not chunk:
+                    break
+                lines += chunk.count(b"\n")
+                last = chunk[-1:]
+        return lines + (last != b"\n")
+    except ImportError:
+        raise InputFileError(f"{path}: reading Parquet needs pyarrow (pip install 'refscore[ray]')") from None
+    except (OSError, EOFError, zlib.error, ValueError) as error:  # pyarrow's ArrowInvalid is a ValueError
+        raise InputFileError(f"{path}: cannot read ({error})") from None
 
 
 def run_local(job: BlockJob, scorer: Scorer, progress: Progress) -> BlockRun:

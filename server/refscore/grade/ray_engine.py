@@ -40,6 +40,7 @@ from .parts import PartStore
 from .progress import Progress
 from .runner import GradeSettings, scorer_tag
 
+
 class RayJobFailed(RefScoreError):
     """The Ray job stopped; the parts written so far are kept for a rerun."""
 
@@ -84,8 +85,6 @@ def run_ray(job: BlockJob, cluster: Cluster, progress: Progress, actors: int | N
 def _execute(pending: list[dict[str, str]], job: BlockJob, cluster: Cluster, actors: int | None,
              per_gpu: int) -> Iterable[int]:
     """Run the pipeline; yields the number of items of each part written."""
-    import ray
-
     with warnings.catch_warnings():  # Ray Data's deprecation notes and advice on concurrency
         warnings.simplefilter("ignore")
         ds = _dataset(pending, job, cluster, actors, per_gpu)
@@ -93,7 +92,7 @@ def _execute(pending: list[dict[str, str]], job: BlockJob, cluster: Cluster, act
             for batch in ds.iter_batches(batch_size=None, batch_format="numpy"):
                 for count in batch["items"]:
                     yield int(count)
-        except (ray.exceptions.RayError, RuntimeError) as error:
+        except Exception as error:  # noqa: BLE001 - RayError, Ray Data's UserCodeException...: one line
             text = str(error).strip().splitlines()
             raise RayJobFailed(f"the Ray job failed ({type(error).__name__}: {text[-1] if text else ''}); "
                                f"rerun the same command to resume (scored blocks are kept in {job.work})") from None
