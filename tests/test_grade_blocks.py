@@ -160,3 +160,15 @@ def test_summary_page_stays_small_and_statistics_match(tmp_path):
 def test_parquet_schema_types_every_report_column():
     schema = parquet_schema()
     assert str(schema.field("codebleu").type) == "double" and str(schema.field("errors").type) == "list<item: string>"
+
+
+def test_hostile_inputs_are_one_line(tmp_path, capsys):
+    (tmp_path / "empty.jsonl").write_bytes(b"\n\n")
+    (tmp_path / "bad.jsonl.gz").write_bytes(b"not gzip")
+    (tmp_path / "bad.parquet").write_bytes(b"not parquet")
+    for name in ("empty.jsonl", "bad.jsonl.gz", "bad.parquet", "missing.jsonl"):
+        for extra in ([], ["--block-lines", "4"]):
+            capsys.readouterr()
+            assert main(["grade", "--jsonl", str(tmp_path / name), "--metrics", "codebleu", "-q", *extra]) == 3
+            err = capsys.readouterr().err.strip().splitlines()
+            assert len(err) == 1 and "Traceback" not in err[0], (name, err)
