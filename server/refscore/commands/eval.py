@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import shlex
+import signal
 import sys
 from pathlib import Path
 
@@ -27,6 +28,20 @@ def _layers(value: str) -> list[int]:
         else:
             out.append(int(part))
     return sorted(set(out))
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _on_sigterm(handler: object) -> object:
+    """Install ``handler`` for SIGTERM where this thread may (returns the previous one)."""
+    if handler is None:
+        return None
+    try:
+        return signal.signal(signal.SIGTERM, handler)  # type: ignore[arg-type]
+    except ValueError:  # not the main thread
+        return None
 
 
 def _command_line() -> str:
@@ -132,6 +147,7 @@ def handle(args: argparse.Namespace) -> int:
         if args.save_scores:
             args.save_scores.parent.mkdir(parents=True, exist_ok=True)
             args.save_scores.with_suffix(".cmd").write_text(command + "\n", encoding="utf-8")
+        previous = _on_sigterm(_interrupt)  # a stopped run saves its scores too
         try:
             result = run(config, args.save_combined, args.save_scores, not args.no_cache,
                          args.cache_from)
@@ -139,6 +155,8 @@ def handle(args: argparse.Namespace) -> int:
             print("refscore eval: interrupted" + (f"; finished scores are in {args.save_scores}, "
                   "the same command continues" if args.save_scores else ""), file=sys.stderr)
             return 130
+        finally:
+            _on_sigterm(previous)
     result["command"] = command
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -51,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="each sub-folder of a SUBMISSION folder is one submission (files matching --pattern)")
     sc = p.add_argument_group("scoring")
     sc.add_argument("--metrics", default=",".join(ALL_METRICS),
-                    help=f"comma-separated, from {','.join(ALL_METRICS)},chrf,tsed (default: "
+                    help=f"comma-separated, from {','.join(ALL_METRICS)},chrf,tsed,crystalbleu (default: "
                          f"{','.join(ALL_METRICS)})")
     sc.add_argument("--weights", default=",".join(str(w) for w in DEFAULT_WEIGHTS),
                     help="CodeBLEU weights: n-gram,weighted,syntax,dataflow (default 0.25 each); "
@@ -160,6 +160,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--batch-size must be at least 1")
     outputs = _outputs(args)
     if grade_blocks.wanted(args):
+        if "crystalbleu" in metrics:
+            raise UsageError("--metrics crystalbleu needs the whole run at once (not --engine ray "
+                             "or --block-lines)")
         return grade_blocks.run(args, metrics, weights, outputs)
     items = collect(args)
     options.check_layer(args.layer, args.model, [i.language for i in items.items if i.language], metrics)
@@ -179,6 +182,10 @@ def run(args: argparse.Namespace) -> int:
         scorer.close()
     for note in getattr(scorer, "notes", ()):
         print(f"refscore: note: {note}", file=sys.stderr)
+    if "crystalbleu" in metrics:  # its ignored n-grams come from this run's texts
+        from ..grade.crystal import add_crystalbleu
+
+        add_crystalbleu(graded.results)
     rows = rows_for(graded.results)
     info = {"refscore_version": __version__, "metrics": list(metrics), "weights": list(weights),
             "codebleu_rule": args.codebleu_rule,

@@ -63,6 +63,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     metrics = options.parse_metrics(args.metrics)
+    if "crystalbleu" in metrics:
+        raise options.UsageError("--metrics crystalbleu needs a corpus of submissions: use refscore grade")
     options.check_device(args.device, metrics)
     apply_backend(args.backend)
     reference_paths = [args.reference, *args.also_reference]

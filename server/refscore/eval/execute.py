@@ -146,7 +146,9 @@ def _run_pool(tasks: Sequence[Task], config: Any, finished: Callable[..., None])
                     task = pending.pop(future)
                     result, task_notes = future.result()
                     finished(task, result, task_notes)
-        except BaseException:
+        except BaseException:  # interrupted: stop the workers now, their chunks are rescored later
             for future in pending:
                 future.cancel()
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.terminate()
             raise

@@ -11,8 +11,8 @@ from .runner import GradeResult
 
 BERT_FIELDS = ("precision", "recall", "f1", "f3")
 #: Numeric columns, in report order; each gets a histogram in the HTML report.
-#: Scores computed only when --metrics names them (chrF, TSED).
-TEXT_COLUMNS = ("chrf", "tsed")
+#: Scores computed only when --metrics names them (chrF, TSED, CrystalBLEU).
+TEXT_COLUMNS = ("chrf", "tsed", "crystalbleu")
 SCORE_COLUMNS = ("codebleu", *COMPONENTS, *(f"codebertscore_{f}" for f in BERT_FIELDS), *TEXT_COLUMNS)
 COLUMNS = ("id", "problem", "language", "source", *SCORE_COLUMNS, "codebertscore_model",
            "codebertscore_layer", "codebleu_signature", "codebertscore_signature",
@@ -21,7 +21,7 @@ LABELS = {
     "codebleu": "CodeBLEU", "ngram_match": "n-gram", "weighted_ngram_match": "weighted",
     "syntax_match": "syntax", "dataflow_match": "dataflow", "codebertscore_precision": "BERT P",
     "codebertscore_recall": "BERT R", "codebertscore_f1": "BERT F1", "codebertscore_f3": "BERT F3",
-    "chrf": "chrF", "tsed": "TSED",
+    "chrf": "chrF", "tsed": "TSED", "crystalbleu": "CrystalBLEU",
 }
 
 

@@ -8,13 +8,16 @@ from typing import Any
 from ..metrics.chrf import ChrfScore
 from ..metrics.codebertscore_result import BertScore
 from ..metrics.codebleu import DEFAULT_WEIGHTS, CodeBleuResult, ComponentScore, Explanation
+from ..metrics.crystalbleu import CrystalScore
 from ..metrics.tsed import TsedScore
 
 ALL_METRICS = ("codebleu", "codebertscore")
 #: Metrics computed on request only (``--metrics chrf,tsed``): text metrics on the CPU, filled in
 #: by ``scoring.text_metrics`` in the process that asks (the daemon never sees them).
 TEXT_METRICS = ("chrf", "tsed")
-KNOWN_METRICS = (*ALL_METRICS, *TEXT_METRICS)
+#: Metrics of a whole run (CrystalBLEU's ignored n-grams come from the run's texts): ``grade`` only.
+CORPUS_METRICS = ("crystalbleu",)
+KNOWN_METRICS = (*ALL_METRICS, *TEXT_METRICS, *CORPUS_METRICS)
 #: CodeBLEU rules: ours (``native``) or the ``codebleu`` package's numbers (``compat``); see
 #: docs/codebleu.md for where they differ.
 CODEBLEU_RULES = ("native", "compat")
@@ -55,6 +58,7 @@ class ScoreReport:
     errors: list[str] = field(default_factory=list)
     chrf: ChrfScore | None = None
     tsed: TsedScore | None = None
+    crystalbleu: CrystalScore | None = None
 
     def to_dict(self, explain: bool = False) -> dict[str, Any]:
         """Plain JSON-ready data (``codebleu`` keeps the package's five keys plus details)."""
@@ -70,7 +74,7 @@ class ScoreReport:
                 out["codebleu_details"]["explanations"] = [plain(e) for e in self.codebleu.explanations]
         if self.codebertscore is not None:
             out["codebertscore"] = self.codebertscore.to_dict(explain)
-        for name in TEXT_METRICS:
+        for name in (*TEXT_METRICS, *CORPUS_METRICS):
             value = getattr(self, name)
             if value is not None:
                 out[name] = value.to_dict()
@@ -99,6 +103,8 @@ class ScoreReport:
             report.chrf = ChrfScore.from_dict(data["chrf"])
         if data.get("tsed") is not None:
             report.tsed = TsedScore.from_dict(data["tsed"])
+        if data.get("crystalbleu") is not None:
+            report.crystalbleu = CrystalScore.from_dict(data["crystalbleu"])
         return report
 
 

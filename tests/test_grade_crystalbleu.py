@@ -1,0 +1,55 @@
+"""``refscore grade --metrics crystalbleu``: the ignored n-grams come from the run's texts; a
+run too small for them says so in one line per submission; ``score`` refuses it."""
+
+from __future__ import annotations
+
+import json
+
+from refscore.cli import main
+from refscore.metrics.crystalbleu import code_tokens, ignored_ngrams, sentence_crystalbleu
+
+REFERENCE = "def total(xs):\n    s = 0\n    for x in xs:\n        s += x\n    return s\n"
+
+
+def _submissions(tmp_path, count):
+    paths = []
+    for k in range(count):
+        body = [f"    return sum(xs) + {k}\n", f"    s = {k}\n    for x in xs:\n        s += x\n    return s\n",
+                f"    t = 0\n    for v in xs:\n        t = t + v * {k}\n    return t\n"][k % 3]
+        path = tmp_path / f"sub{k:02d}.py"
+        path.write_text(f"def total(xs):\n{body}")
+        paths.append(path)
+    return paths
+
+
+def test_grade_scores_crystalbleu_against_the_runs_corpus(tmp_path):
+    ref = tmp_path / "ref.py"
+    ref.write_text(REFERENCE)
+    subs = _submissions(tmp_path, 24)
+    out = tmp_path / "out"
+    code = main(["grade", "-r", str(ref), *map(str, subs), "-o", str(out), "--metrics", "codebleu,crystalbleu",
+                 "--no-daemon", "--quiet"])
+    assert code == 0
+    rows = json.loads((out / "grade.json").read_text())["submissions"]
+    assert len(rows) == 24 and all(r["crystalbleu"] is not None for r in rows)
+    texts = list(dict.fromkeys([p.read_text() for p in subs] + [REFERENCE]))
+    ignored = ignored_ngrams([code_tokens(t, "python") for t in texts])
+    first = next(r for r in rows if r["id"].endswith("sub01.py"))
+    want = sentence_crystalbleu([code_tokens(REFERENCE, "python")], code_tokens(subs[1].read_text(), "python"),
+                                ignored.ngrams)
+    assert abs(first["crystalbleu"] - want) < 1e-12
+    assert f"|corpus:{len(texts)}|" in first["crystalbleu_signature"]
+    assert "crystalbleu" in (out / "grade.csv").read_text().splitlines()[0]
+
+
+def test_a_small_run_gets_one_clear_line_and_score_refuses(tmp_path, capsys):
+    ref = tmp_path / "ref.py"
+    ref.write_text(REFERENCE)
+    subs = _submissions(tmp_path, 3)
+    out = tmp_path / "out"
+    main(["grade", "-r", str(ref), *map(str, subs), "-o", str(out), "--metrics", "codebleu,crystalbleu",
+          "--no-daemon", "--quiet"])
+    rows = json.loads((out / "grade.json").read_text())["submissions"]
+    assert all(r["crystalbleu"] is None and any("at least 20 texts" in e for e in r["errors"]) for r in rows)
+    assert main(["score", str(ref), str(subs[0]), "--metrics", "crystalbleu", "--no-daemon"]) == 2
+    assert "use refscore grade" in capsys.readouterr().err
