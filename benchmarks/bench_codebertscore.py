@@ -51,16 +51,17 @@ def _package_load_time(path: str, layers: int) -> float:
 
 
 class _ForwardTimer:
-    """Adds up the time an encoder spends in its model calls (``Encoder.run_model``)."""
+    """Adds up the wall time an encoder spends in its forward passes (``Encoder._forward``: the
+    model calls, side by side on ONNX Runtime, and putting their vectors in place)."""
 
     def __init__(self, encoder) -> None:
         self.encoder, self.total = encoder, 0.0
-        original = encoder.run_model
+        original = encoder._forward
 
-        def timed(ids, mask):
+        def timed(*args, **kwargs):
             start = time.perf_counter()
             try:
-                return original(ids, mask)
+                return original(*args, **kwargs)
             finally:
                 if str(encoder.device).startswith("cuda"):
                     import torch
@@ -68,10 +69,10 @@ class _ForwardTimer:
                     torch.cuda.synchronize()
                 self.total += time.perf_counter() - start
 
-        encoder.run_model = timed
+        encoder._forward = timed
 
     def restore(self) -> None:
-        del self.encoder.run_model
+        del self.encoder._forward
 
 
 def _stack(result):

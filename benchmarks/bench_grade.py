@@ -10,9 +10,9 @@ command (CSV, JSON and HTML reports, no cache). Timers wrapped around the Scorer
 forward pass, the rest of CodeBERTScore (tokenizing, matching), CodeBLEU, and the grader itself
 (reading inputs, writing reports).
 
-``--backends`` grades the same items once per CodeBERTScore encoder backend in one process
-(alternating for ``--rounds``; each backend's model is loaded before its clock starts and every
-embedding cache is emptied before each run), and prints the items/s of each and their ratio.
+``--backends`` grades the same items once per CodeBERTScore encoder backend, each run a fresh
+process as a user's ``refscore grade`` would be (``$REFSCORE_ENCODER_BACKEND`` set, model loading
+included), alternating for ``--rounds``, and prints the best items/s of each and their ratio.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import gzip
 import io
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -81,19 +82,6 @@ def convert(data: Path, count: int, target: Path) -> int:
     return written
 
 
-def _prepare(backend: str | None) -> None:
-    """Select ``backend``, load its model before the clock starts, and empty every embedding cache."""
-    if backend is not None:
-        os.environ["REFSCORE_ENCODER_BACKEND"] = backend
-    from refscore.embed import encoder
-    from refscore.embed.models import scorer_for
-
-    scorer_for("python")
-    for loaded in list(encoder._LOADED.values()):
-        loaded.cache.clear()
-        loaded.window_cache.clear()
-
-
 def grade_once(source: Path, out: Path, n: int, args: argparse.Namespace, label: str) -> float:
     """One end-to-end ``refscore grade`` run; prints where the time went; returns items/s."""
     from refscore.cli import main as refscore_main
@@ -109,7 +97,8 @@ def grade_once(source: Path, out: Path, n: int, args: argparse.Namespace, label:
     errors = report["summary"]["with_errors"]
     scorer_s = TIMES["scorer"]
     model_s = TIMES["model_forward"]
-    print(f"{label}items {n}, metrics {args.metrics}, batch {args.batch_size}, exit {code}, with errors {errors}")
+    backend = os.environ.get("REFSCORE_ENCODER_BACKEND", "auto")
+    print(f"{label}backend {backend}, items {n}, metrics {args.metrics}, batch {args.batch_size}, exit {code}, with errors {errors}")
     print(f"wall {wall:.1f} s  ->  {n / wall:.1f} items/s end to end "
           f"({n / max(1e-9, wall - TIMES['model_load']):.1f} items/s without model loading)")
     rows = [("in the Scorer (score_many)", scorer_s), ("  model loading", TIMES["model_load"]),
@@ -122,6 +111,28 @@ def grade_once(source: Path, out: Path, n: int, args: argparse.Namespace, label:
     return n / wall
 
 
+def compare(args: argparse.Namespace, backends: list[str]) -> int:
+    """Each backend in a fresh process per round (alternating); the best items/s of each."""
+    best: dict[str, float] = {}
+    argv = [sys.executable, __file__, "--items", str(args.items), "--data", str(args.data),
+            "--metrics", args.metrics, "--batch-size", str(args.batch_size)]
+    for _ in range(max(1, args.rounds)):
+        for backend in backends:
+            env = {**os.environ, "REFSCORE_ENCODER_BACKEND": backend}
+            done = subprocess.run(argv, env=env, capture_output=True, text=True)
+            print(f"[{backend}] " + done.stdout.strip().replace("\n", f"\n[{backend}] "), flush=True)
+            if done.returncode != 0:
+                print(done.stderr, file=sys.stderr)
+                return done.returncode
+            rate = float(done.stdout.split("items/s end to end")[0].split("->")[-1])
+            best[backend] = max(best.get(backend, 0.0), rate)
+    base = backends[0]
+    print("best items/s end to end: " + ", ".join(f"{b} {r:.1f} ({r / best[base]:.2f}x {base})"
+                                                 for b, r in best.items()))
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=1000)
@@ -129,32 +140,23 @@ def main() -> int:
     parser.add_argument("--metrics", default="codebleu,codebertscore")
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--out", type=Path, help="keep the reports here (default: a temporary folder)")
-    parser.add_argument("--backends", default="", help="comma-separated encoder backends to compare in one run "
-                        "(torch, onnx, onnx-int8); default: the automatic choice, model load included")
+    parser.add_argument("--backends", default="", help="comma-separated encoder backends to compare "
+                        "(torch, onnx, onnx-int8), each in a fresh process; default: one run, automatic choice")
     parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args()
     if not args.data.exists():
         print(f"bench_grade: {args.data} not found (pass --data)", file=sys.stderr)
         return 2
-    instrument()
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
-    print(f"load average {os.getloadavg()[0]:.1f}")
-    best: dict[str, float] = {}
+    if backends:
+        print(f"load average {os.getloadavg()[0]:.1f}")
+        return compare(args, backends)
+    instrument()
     with tempfile.TemporaryDirectory() as tmp:
         out = args.out or Path(tmp) / "out"
         source = Path(tmp) / "humaneval.jsonl"
         n = convert(args.data, args.items, source)
-        if not backends:
-            grade_once(source, out, n, args, "")
-            return 0
-        for _ in range(max(1, args.rounds)):
-            for backend in backends:
-                _prepare(backend)
-                rate = grade_once(source, out, n, args, f"[{backend}] ")
-                best[backend] = max(best.get(backend, 0.0), rate)
-    base = backends[0]
-    print("best items/s: " + ", ".join(f"{b} {r:.1f} ({r / best[base]:.2f}x {base})" for b, r in best.items()))
-    print(f"load average at the end {os.getloadavg()[0]:.1f}")
+        grade_once(source, out, n, args, "")
     return 0
 
 

@@ -276,3 +276,56 @@ def test_an_edit_reencodes_only_the_windows_it_touched(backend):
         assert torch.equal(edited.embeddings, full.embeddings)
     else:
         assert torch.allclose(edited.embeddings, full.embeddings, atol=1e-5)
+
+
+# -- the command line and the daemon ------------------------------------------------------------
+
+
+def _cli_env(tmp_path: Path) -> dict[str, str]:
+    from tests.lsp.daemon import daemon_env
+
+    return {**os.environ, "PYTHONPATH": str(ROOT / "server"), "HF_HUB_OFFLINE": "1", **daemon_env(tmp_path)}
+
+
+@needs_onnx
+def test_score_backend_option_gives_the_same_numbers_in_process(tmp_path):
+    import json
+
+    from tests.support.daemons import daemon_pids_in, refscore
+
+    ref, cand = tmp_path / "ref.py", tmp_path / "cand.py"
+    ref.write_text("def add(a, b):\n    return a + b\n")
+    cand.write_text("def add(x, y):\n    total = x + y\n    return total\n")
+    env = _cli_env(tmp_path)
+    answers = {}
+    for backend in ("torch", "onnx", "onnx-int8"):
+        done = refscore("score", str(ref), str(cand), "--json", "--metrics", "codebertscore",
+                        "--backend", backend, env=env)
+        assert done.returncode == 0, done.stderr
+        answers[backend] = json.loads(done.stdout)["codebertscore"]
+    assert not daemon_pids_in(tmp_path / "run")  # --backend scores in this process
+    torch_, onnx_ = answers["torch"], answers["onnx"]
+    assert all(abs(torch_[k] - onnx_[k]) <= TOL for k in ("precision", "recall", "f1", "f3"))
+    assert torch_["signature"] == onnx_["signature"] and "precision:int8" in answers["onnx-int8"]["signature"]
+
+
+@needs_onnx
+def test_daemon_backend_option_and_status(tmp_path):
+    import json
+
+    from tests.support.daemons import refscore, stop_daemon_in, wait_until
+
+    env = _cli_env(tmp_path)
+    try:
+        started = refscore("daemon", "start", "--backend", "torch", env=env)
+        assert started.returncode == 0, started.stderr
+
+        def models():  # the model loads in the background after start
+            return json.loads(refscore("daemon", "status", "--json", env=env).stdout).get("models")
+
+        assert wait_until(models, timeout=180, interval=0.5)
+        assert {m.get("backend") for m in models()} == {"torch"}
+        bad = refscore("daemon", "start", "--backend", "cuda", env=env)
+        assert bad.returncode == 2 and "invalid choice" in bad.stderr
+    finally:
+        stop_daemon_in(tmp_path / "run")
