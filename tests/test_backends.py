@@ -288,25 +288,34 @@ def _cli_env(tmp_path: Path) -> dict[str, str]:
 
 
 @needs_onnx
-def test_score_backend_option_gives_the_same_numbers_in_process(tmp_path):
+def test_score_backend_option_travels_to_the_daemon_with_the_same_numbers(tmp_path):
+    """``--backend`` is a request setting like the model or layer: the daemon honours it (no switch
+    to in-process scoring), and torch and ONNX give the same numbers there and in this process."""
     import json
 
-    from tests.support.daemons import daemon_pids_in, refscore
+    from tests.support.daemons import daemon_pids_in, refscore, stop_daemon_in
 
     ref, cand = tmp_path / "ref.py", tmp_path / "cand.py"
     ref.write_text("def add(a, b):\n    return a + b\n")
     cand.write_text("def add(x, y):\n    total = x + y\n    return total\n")
     env = _cli_env(tmp_path)
     answers = {}
-    for backend in ("torch", "onnx", "onnx-int8"):
-        done = refscore("score", str(ref), str(cand), "--json", "--metrics", "codebertscore",
-                        "--backend", backend, env=env)
-        assert done.returncode == 0, done.stderr
-        answers[backend] = json.loads(done.stdout)["codebertscore"]
-    assert not daemon_pids_in(tmp_path / "run")  # --backend scores in this process
-    torch_, onnx_ = answers["torch"], answers["onnx"]
-    assert all(abs(torch_[k] - onnx_[k]) <= TOL for k in ("precision", "recall", "f1", "f3"))
-    assert torch_["signature"] == onnx_["signature"] and "precision:int8" in answers["onnx-int8"]["signature"]
+    try:
+        for backend in ("torch", "onnx", "onnx-int8"):
+            for where in ("daemon", "local"):
+                done = refscore("score", str(ref), str(cand), "--json", "--metrics", "codebertscore",
+                                "--backend", backend, *(["--no-daemon"] if where == "local" else []), env=env)
+                assert done.returncode == 0 and "note:" not in done.stderr, done.stderr
+                answers[backend, where] = json.loads(done.stdout)["codebertscore"]
+        assert daemon_pids_in(tmp_path / "run")  # the daemon served the requests that allowed it
+    finally:
+        stop_daemon_in(tmp_path / "run")
+    for backend in ("torch", "onnx"):
+        for key in ("precision", "recall", "f1", "f3"):
+            assert abs(answers[backend, "daemon"][key] - answers["torch", "local"][key]) <= TOL
+    assert answers["torch", "daemon"]["signature"] == answers["onnx", "local"]["signature"]
+    assert "precision:int8" in answers["onnx-int8", "daemon"]["signature"]
+    assert answers["onnx-int8", "daemon"]["f1"] == answers["onnx-int8", "local"]["f1"]
 
 
 @needs_onnx

@@ -169,10 +169,10 @@ def run(args: argparse.Namespace) -> int:
     for note in items.notes:
         print(f"refscore: note: {note}", file=sys.stderr)
     idf = _idf_setting(args.idf)
-    tag = scorer_tag(args.model, args.layer, args.device, idf) + backend_tag()  # int8 only
+    tag = scorer_tag(args.model, args.layer, args.device, idf) + backend_tag(args.backend)  # int8 only
     settings = GradeSettings(metrics, weights, args.batch_size, tag, args.codebleu_rule,
-                             args.model, args.layer, args.device, idf, args.per_function)
-    scorer = open_scorer("daemon_or_local" if args.daemon and not args.backend else "local", autostart=True)
+                             args.model, args.layer, args.device, idf, args.per_function, args.backend)
+    scorer = open_scorer("daemon_or_local" if args.daemon else "local", autostart=True)
     cache = ReportCache(_cache_path(args, outputs))
     mode = "none" if args.quiet else args.progress
     progress = Progress(len(items.items), tty=None if mode == "auto" else mode == "bar", enabled=mode != "none")

@@ -79,9 +79,9 @@ def run(args: argparse.Namespace, metrics: tuple[str, ...], weights: tuple[float
     from .grade import report_threshold, threshold_metric
 
     idf = idf_setting(args.idf)
-    tag = scorer_tag(args.model, args.layer, args.device, idf) + _backend_tag()
+    tag = scorer_tag(args.model, args.layer, args.device, idf) + _backend_tag(args.backend)
     settings = GradeSettings(metrics, weights, args.batch_size, tag, args.codebleu_rule,  # type: ignore[arg-type]
-                             args.model, args.layer, args.device, idf)
+                             args.model, args.layer, args.device, idf, backend=args.backend)
     outputs = _outputs(args, reports)
     work, temporary = _work(args, reports)
     inputs = [Path(p).resolve() for p in args.jsonl]
@@ -149,13 +149,13 @@ def _echo(row: dict[str, Any]) -> None:
     print(row_line(row))
 
 
-def _backend_tag() -> str:
+def _backend_tag(choice: str | None) -> str:
     """The encoder engine's part of the cache key (int8 ONNX only), where this build has one."""
     try:
         from ..embed.backends import backend_tag
     except ImportError:
         return ""
-    return backend_tag()
+    return backend_tag(choice)
 
 
 def _print_summary(done: Assembled, outputs: dict[str, Path], run_: BlockRun) -> None:

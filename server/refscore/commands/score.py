@@ -8,7 +8,7 @@ import sys
 
 from ..analysis.positions import LinePositions
 from ..bidi import bidi_warning
-from ..embed.backends import BACKENDS, apply_backend
+from ..embed.backends import BACKENDS
 from ..metrics.codebertscore_result import BertScore
 from ..scoring.factory import open_scorer
 from ..scoring.heat import DEFAULT_WEAK_THRESHOLD, candidate_words, missing_words, render_heat, token_records
@@ -66,7 +66,6 @@ def run(args: argparse.Namespace) -> int:
     if "crystalbleu" in metrics:
         raise options.UsageError("--metrics crystalbleu needs a corpus of submissions: use refscore grade")
     options.check_device(args.device, metrics)
-    apply_backend(args.backend)
     reference_paths = [args.reference, *args.also_reference]
     references = tuple(read_source(p) for p in reference_paths)
     idf = idf_setting(args.idf)
@@ -75,11 +74,10 @@ def run(args: argparse.Namespace) -> int:
         spec = resolve_language(args.lang, args.reference, path)
         requests.append(ScoreRequest(read_source(path), references, spec.name, args.context, metrics,
                                      model=args.model, layer=args.layer, codebleu_rule=args.codebleu_rule,
-                                     device=args.device, idf=idf))
+                                     device=args.device, idf=idf, backend=args.backend))
     options.check_layer(args.layer, args.model, [r.language for r in requests], metrics)
     needs_model = "codebertscore" in metrics
-    in_process = args.no_daemon or args.backend is not None  # a daemon keeps its own backend
-    scorer = open_scorer("local" if in_process else "daemon_or_local", autostart=needs_model)
+    scorer = open_scorer("local" if args.no_daemon else "daemon_or_local", autostart=needs_model)
     try:
         reports = scorer.score_many(requests)
         functions = [score_functions(r, scorer) for r in requests] if args.per_function else []

@@ -65,16 +65,16 @@ def choose_backend(requested: str | None, device: str, *, have_onnx: bool | None
 
 
 def apply_backend(choice: str | None) -> None:
-    """Make ``choice`` (a command's ``--backend``) this process's setting. Commands given one score
-    in their own process: a daemon keeps the backend it was started with (``refscore daemon start
-    --backend``, or ``$REFSCORE_ENCODER_BACKEND``, which daemons inherit)."""
+    """Make ``choice`` (a command's ``--backend``) this process's default. Requests carry their own
+    ``backend`` (``ScoreRequest.backend``), which every engine honours; a request without one gets
+    the default of the process that scores it (a daemon's: ``refscore daemon start --backend``)."""
     if choice:
         os.environ[BACKEND_ENV] = requested_backend(choice)
 
 
-def backend_tag() -> str:
+def backend_tag(choice: str | None = None) -> str:
     """The part of a results cache key that the backend decides: empty unless it moves numbers."""
-    precision = APPROXIMATE.get(requested_backend())
+    precision = APPROXIMATE.get(requested_backend(choice))
     return f"|precision={precision}" if precision else ""
 
 

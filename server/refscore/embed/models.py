@@ -1,6 +1,6 @@
 """The one place that decides which loaded CodeBERTScore scorer serves a request, and keeps it.
 
-``scorer_for(language, model, layer, device, idf)`` resolves the model from local files only
+``scorer_for(language, model, layer, device, idf, backend)`` resolves the model from local files only
 (``registry.resolve_model``: an explicit model, else the paper model when cached, else the
 embedded MiniLM), loads its encoder once per process (``encoder.encoder_for``) and keeps one
 ``BertScorer`` per resolved (model folder, layer, device, IDF file, encoder backend) for the life
@@ -38,14 +38,14 @@ def idf_key(idf: str | None) -> Hashable:
 
 
 def scorer_for(language: str | None = None, model: str | None = None, layer: int | None = None,
-               device: str | None = None, idf: str | None = None) -> BertScorer:
+               device: str | None = None, idf: str | None = None, backend: str | None = None) -> BertScorer:
     """The process-wide scorer for these settings (loaded on first use).
 
     Raises ``ModelNotAvailableError`` for an explicit model that is not on this machine, and
     whatever loading raises (a bad layer, a corrupt file, a missing IDF file) otherwise."""
     spec = resolve_model(language, model, layer)
     where = select_device(device)
-    backend = requested_backend()  # $REFSCORE_ENCODER_BACKEND (refscore ... --backend sets it)
+    backend = requested_backend(backend)  # the request's, else $REFSCORE_ENCODER_BACKEND, else auto
     key = (spec.path, spec.layer, where, idf_key(idf), backend)
     with _LOCK:
         scorer = _SCORERS.get(key)

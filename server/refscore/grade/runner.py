@@ -39,6 +39,7 @@ class GradeSettings:
     device: str | None = None
     idf: str | None = None
     per_function: bool = False  # also score each top-level function (not part of the cache key)
+    backend: str | None = None  # encoder engine; in the cache key through ``scorer_tag`` only when approximate
 
     def cache_tag(self) -> str:
         """A stable string of the settings that change scores (not the batch size)."""
@@ -157,7 +158,7 @@ def request_for(item: GradeItem, settings: GradeSettings) -> ScoreRequest:
     return ScoreRequest(candidate=item.candidate, references=item.references, language=item.language,
                         context=item.context, metrics=settings.metrics, weights=settings.weights,
                         explain=True, codebleu_rule=settings.codebleu_rule, model=settings.model,
-                        layer=settings.layer, device=settings.device, idf=settings.idf)
+                        layer=settings.layer, device=settings.device, idf=settings.idf, backend=settings.backend)
 
 
 def _score_functions(results: Sequence[GradeResult], scorer: Scorer, settings: GradeSettings) -> None:

@@ -19,7 +19,8 @@ def score_requests(requests: Sequence[ScoreRequest], reports: Sequence[ScoreRepo
     groups: dict[int, tuple[object, list[int]]] = {}
     for index, request in enumerate(requests):
         try:
-            scorer = scorer_for(request.language, request.model, request.layer, request.device, request.idf)
+            scorer = scorer_for(request.language, request.model, request.layer, request.device, request.idf,
+                                request.backend)
         except Exception as error:  # noqa: BLE001 - a model that cannot load is reported, CodeBLEU goes on
             reports[index].errors.append(f"codebertscore unavailable: {error}")
             continue

@@ -39,6 +39,7 @@ class ScoreRequest:
     codebleu_rule: str = "native"  # one of CODEBLEU_RULES; compat scores carry no explanations
     device: str | None = None  # cpu, cuda, cuda:1 ...; None: the scorer's default (GPU when there is one)
     idf: str | None = None  # IDF weights file (absolute path) or "references"; None: no IDF weighting
+    backend: str | None = None  # encoder engine (embed.backends.BACKENDS); None: the scorer's default
     #: the editor's unsaved buffer: CodeBERTScore may encode top-level definitions one by one
     #: (fast updates, not the exact numbers; signature ``split:defs``; embed/incremental.py)
     live: bool = False
@@ -145,4 +146,5 @@ def request_from_dict(data: dict[str, Any]) -> ScoreRequest:
         context=data.get("context"), metrics=tuple(data.get("metrics", ALL_METRICS)),
         weights=tuple(data.get("weights", DEFAULT_WEIGHTS)), explain=bool(data.get("explain", True)),
         model=data.get("model"), layer=data.get("layer"), codebleu_rule=data.get("codebleu_rule", "native"),
-        device=data.get("device"), idf=data.get("idf"), live=bool(data.get("live", False)))
+        device=data.get("device"), idf=data.get("idf"), live=bool(data.get("live", False)),
+        backend=data.get("backend"))

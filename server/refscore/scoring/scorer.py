@@ -44,8 +44,8 @@ class LocalScorer:
     kind = "local"
 
     def __init__(self, model: str | None = None, layer: int | None = None, device: str | None = None,
-                 idf: str | None = None) -> None:
-        self.model, self.layer, self.device, self.idf = model, layer, device, idf
+                 idf: str | None = None, backend: str | None = None) -> None:
+        self.model, self.layer, self.device, self.idf, self.backend = model, layer, device, idf, backend
 
     def score(self, request: ScoreRequest) -> ScoreReport:
         return self.score_many([request])[0]
@@ -105,8 +105,9 @@ class LocalScorer:
 
     def with_defaults(self, request: ScoreRequest) -> ScoreRequest:
         """``request`` with this scorer's model, layer, device and IDF where it leaves them unset."""
-        if (self.model, self.layer, self.device, self.idf) == (None, None, None, None):
+        if (self.model, self.layer, self.device, self.idf, self.backend) == (None, None, None, None, None):
             return request
         return replace(request, model=request.model or self.model,
                        layer=request.layer if request.layer is not None else self.layer,
-                       device=request.device or self.device, idf=request.idf or self.idf)
+                       device=request.device or self.device, idf=request.idf or self.idf,
+                       backend=request.backend or self.backend)

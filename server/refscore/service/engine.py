@@ -281,7 +281,8 @@ class Engine:
         layer = request.layer if request is not None and request.layer is not None else cfg.layer
         device = (request.device if request is not None else None) or cfg.device
         idf = request.idf if request is not None else None
-        wanted = (language, model, layer, device, idf)
+        backend = request.backend if request is not None else None
+        wanted = (language, model, layer, device, idf, backend)
         key = self._specs.get(wanted)
         if key is not None and key in self._loaded:
             return None  # the common case, without taking the lock
@@ -291,7 +292,7 @@ class Engine:
                     spec = resolve_model(language, model, layer)
                 except ModelNotAvailableError as error:
                     return self._remember(("resolve", model), f"{error}. CodeBLEU still works.")
-                key = self._specs[wanted] = (spec.path, spec.layer, spec.model_id, device, idf)
+                key = self._specs[wanted] = (spec.path, spec.layer, spec.model_id, device, idf, backend)
             if key in self._loaded:
                 return None
             if key in self._model_errors:
@@ -300,7 +301,7 @@ class Engine:
             try:
                 from ..embed.models import scorer_for
 
-                encoder = scorer_for(language, model, layer, device, idf).encoder
+                encoder = scorer_for(language, model, layer, device, idf, backend).encoder
             except ImportError as error:
                 return self._remember(key, bert_missing(error))
             except BaseException as error:  # noqa: BLE001 - OOM, corrupt files, bad config: all reported

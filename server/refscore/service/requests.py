@@ -7,6 +7,7 @@ import os
 from typing import Any
 
 from .. import languages
+from ..embed.backends import BACKENDS
 from ..scoring.report import ALL_METRICS, CODEBLEU_RULES, request_from_dict
 from . import wire
 
@@ -51,7 +52,9 @@ def parse_request(data: Any):  # -> ScoreRequest
         raise RpcError(wire.INVALID_PARAMS, "request.model must be a string or null")
     if layer is not None and (not isinstance(layer, int) or isinstance(layer, bool)):
         raise RpcError(wire.INVALID_PARAMS, "request.layer must be an integer or null")
-    device, idf = data.get("device"), data.get("idf")
+    device, idf, backend = data.get("device"), data.get("idf"), data.get("backend")
+    if backend is not None and backend not in BACKENDS:
+        raise RpcError(wire.INVALID_PARAMS, f"request.backend must be one of {list(BACKENDS)} or null")
     if device is not None and not isinstance(device, str):
         raise RpcError(wire.INVALID_PARAMS, "request.device must be a string or null")
     if idf is not None and (not isinstance(idf, str) or not (idf == "references" or os.path.isabs(idf))):
