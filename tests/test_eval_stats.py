@@ -184,12 +184,13 @@ def test_length_inputs_use_the_closest_reference():
     assert got["ref_len"] == pytest.approx(math.log(5))
 
 
-def test_shipped_combination_prefers_a_closer_candidate():
+def test_shipped_combination_reads_and_rises_with_its_inputs():
     from refscore.eval.combined import load_model, required_inputs
 
     model = load_model()
     names = required_inputs(model)
-    assert {"cbs_f3", "chrf"} <= set(names) and model["bert"]["layer"] in range(1, 7)
-    close = {n: 0.9 for n in names} | {"len_ratio": 0.0, "ref_len": 3.0}
-    far = {n: 0.2 for n in names} | {"len_ratio": -1.0, "ref_len": 3.0}
-    assert 0.0 < combined_score(far) < combined_score(close) < 1.0
+    assert model["version"] == 2 and isinstance(model["headline"], bool)
+    assert model["bert"]["layer"] in range(1, 7) and names[-1] == "ref_len"
+    up = {n: m + s * (1 if c > 0 else -1) for n, m, s, c in zip(names, model["mean"], model["scale"], model["coef"])}
+    down = {n: m - s * (1 if c > 0 else -1) for n, m, s, c in zip(names, model["mean"], model["scale"], model["coef"])}
+    assert 0.0 < combined_score(down) < combined_score({}) < combined_score(up) < 1.0

@@ -30,25 +30,18 @@ def tsed_scores(items: Sequence[Item], normalise: bool = False) -> dict[str, lis
     """TSED against the best reference, and candidate/reference parse-error counts."""
     out: dict[str, list[float]] = {name: [] for name in TSED_COLUMNS}
     for item in items:
-        cand_text = paper_normalise(item.candidate) if normalise else item.candidate
+        cand = paper_normalise(item.candidate) if normalise else item.candidate
         refs = [paper_normalise(r) if normalise else r for r in item.references]
         try:
-            cand = tsed.label_tree(cand_text, item.language)
-            best = (0.0, 0.0, 0, True)
-            ref_errors = 0
-            for index, text in enumerate(refs):
-                ref = tsed.label_tree(text, item.language)
-                pair = tsed.tsed_pair(cand, ref)
-                if index == 0 or pair[0] > best[0]:
-                    best, ref_errors = pair, ref.errors
+            result = tsed.score_tsed(cand, refs, item.language)
         except (RecursionError, ValueError):  # a pathological text: no structure signal
             for name in TSED_COLUMNS:
                 out[name].append(0.0)
             continue
-        out["tsed"].append(best[0])
-        out["tsed_exact"].append(1.0 if best[3] else 0.0)
-        out["cand_errors"].append(float(cand.errors))
-        out["ref_errors"].append(float(ref_errors))
+        out["tsed"].append(result.score)
+        out["tsed_exact"].append(1.0 if result.exact else 0.0)
+        out["cand_errors"].append(float(result.candidate_errors))
+        out["ref_errors"].append(float(result.reference_errors))
     return out
 
 

@@ -13,11 +13,14 @@ BERT_FIELDS = ("precision", "recall", "f1", "f3")
 #: Numeric columns, in report order; each gets a histogram in the HTML report.
 #: Scores computed only when --metrics names them (chrF, TSED, CrystalBLEU).
 TEXT_COLUMNS = ("chrf", "tsed", "crystalbleu")
-SCORE_COLUMNS = ("codebleu", *COMPONENTS, *(f"codebertscore_{f}" for f in BERT_FIELDS), *TEXT_COLUMNS)
+#: ``refscore``: the combined headline number, when the shipped combination earned it.
+SCORE_COLUMNS = ("refscore", "codebleu", *COMPONENTS, *(f"codebertscore_{f}" for f in BERT_FIELDS),
+                 *TEXT_COLUMNS)
 COLUMNS = ("id", "problem", "language", "source", *SCORE_COLUMNS, "codebertscore_model",
            "codebertscore_layer", "codebleu_signature", "codebertscore_signature",
-           *(f"{c}_signature" for c in TEXT_COLUMNS), "cached", "warnings", "errors")
+           *(f"{c}_signature" for c in ("refscore", *TEXT_COLUMNS)), "cached", "warnings", "errors")
 LABELS = {
+    "refscore": "RefScore",
     "codebleu": "CodeBLEU", "ngram_match": "n-gram", "weighted_ngram_match": "weighted",
     "syntax_match": "syntax", "dataflow_match": "dataflow", "codebertscore_precision": "BERT P",
     "codebertscore_recall": "BERT R", "codebertscore_f1": "BERT F1", "codebertscore_f3": "BERT F3",
@@ -44,7 +47,7 @@ def result_row(result: GradeResult) -> dict[str, Any]:
             row[f"codebertscore_{name}"] = _number(getattr(bert, name))
         row.update(codebertscore_model=bert.model, codebertscore_layer=bert.layer,
                    codebertscore_signature=bert.signature)
-    for name in TEXT_COLUMNS:
+    for name in ("refscore", *TEXT_COLUMNS):
         value = getattr(report, name, None) if report is not None else None
         if value is not None:
             row[name] = _number(value.score)

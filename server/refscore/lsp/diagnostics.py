@@ -11,6 +11,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from .headline import headline
 from .render import bert_data, bert_line, codebleu_data, codebleu_line, has_tokens, num
 from .results import Result
 from .trojan import bidi_diagnostics
@@ -34,6 +35,9 @@ def summary_range(result: Result) -> types.Range:
 def summary_message(result: Result) -> str:
     report = result.report
     parts: list[str] = []
+    combined = headline(result)
+    if combined is not None:  # the combined number first, its components after it
+        parts.append(f"{num(combined.score)} combined")
     if report is not None and report.codebleu is not None:
         parts.append(codebleu_line(report.codebleu))
     bert = result.bert
@@ -57,6 +61,9 @@ def _summary(result: Result) -> types.Diagnostic:
         data["codebleu"] = codebleu_data(report.codebleu)
     if result.bert is not None:
         data["codebertscore"] = bert_data(result.bert)
+    combined = headline(result)
+    if combined is not None:
+        data["refscore"] = combined.to_dict()
     return types.Diagnostic(range=summary_range(result), message=summary_message(result),
                             severity=types.DiagnosticSeverity.Information, source=SOURCE, code=SUMMARY, data=data)
 

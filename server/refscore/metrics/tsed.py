@@ -46,18 +46,22 @@ class TsedScore:
     nodes: int  # max(candidate nodes, best reference nodes)
     exact: bool  # False when the linear-time bound was used
     signature: str
+    candidate_errors: int = 0  # ERROR and MISSING nodes in the candidate's parse
+    reference_errors: int = 0  # ... and in the best reference's
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
         return {"score": self.score, "distance": self.distance, "nodes": self.nodes,
-                "exact": self.exact, "signature": self.signature}
+                "exact": self.exact, "signature": self.signature,
+                "candidate_errors": self.candidate_errors, "reference_errors": self.reference_errors}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "TsedScore":
         """Inverse of ``to_dict``."""
         return cls(float(data["score"]), float(data.get("distance", 0.0)),
                    int(data.get("nodes", 0)), bool(data.get("exact", True)),
-                   str(data.get("signature", "")))
+                   str(data.get("signature", "")), int(data.get("candidate_errors", 0)),
+                   int(data.get("reference_errors", 0)))
 
 
 def label_tree(code: str, language: str) -> LabelTree:
@@ -129,8 +133,10 @@ def score_tsed(candidate: str, references: Sequence[str] | str, language: str,
     refs = [references] if isinstance(references, str) else list(references)
     cand = label_tree(candidate, language)
     best: tuple[float, float, int, bool] = (0.0, 0.0, cand.size, True)
+    ref_errors = 0
     for index, ref in enumerate(refs):
-        pair = tsed_pair(cand, label_tree(ref, language), max_nodes)
+        tree = label_tree(ref, language)
+        pair = tsed_pair(cand, tree, max_nodes)
         if index == 0 or pair[0] > best[0]:
-            best = pair
-    return TsedScore(best[0], best[1], best[2], best[3], signature(max_nodes))
+            best, ref_errors = pair, tree.errors
+    return TsedScore(best[0], best[1], best[2], best[3], signature(max_nodes), cand.errors, ref_errors)

@@ -22,7 +22,8 @@ from typing import Literal, Sequence
 
 from .report import ScoreReport, ScoreRequest
 from .scorer import LocalScorer, Scorer
-from .text_metrics import add_text_metrics, fill_text_metrics, wants_text_metrics, without_text_metrics
+from .headline import add_refscore
+from .text_metrics import add_text_metrics, fill_text_metrics, without_text_metrics
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +73,7 @@ class DaemonOrLocal:
 
             try:  # the daemon scores CodeBLEU and CodeBERTScore; chrF and TSED are filled in here
                 reports = self.client.score_many([without_text_metrics(r) for r in requests])
-                return fill_text_metrics(requests, reports)
+                return [add_refscore(q, r) for q, r in zip(requests, fill_text_metrics(requests, reports))]
             except DaemonError as error:
                 self._give_up_daemon(error)
         return self.local.score_many(requests)
@@ -80,8 +81,6 @@ class DaemonOrLocal:
     def submit(self, request: ScoreRequest, document: str | None = None) -> "Future[ScoreReport]":
         if self.client is None:
             return self.local.submit(request, document)
-        if not wants_text_metrics(request):
-            return self.client.submit(request, document)
         return _with_text_metrics(request, self.client.submit(without_text_metrics(request), document))
 
     def close(self) -> None:
@@ -98,7 +97,8 @@ class DaemonOrLocal:
 
 
 def _with_text_metrics(request: ScoreRequest, inner: "Future[ScoreReport]") -> "Future[ScoreReport]":
-    """A future of ``inner``'s report with chrF / TSED added (cancelling it cancels ``inner``)."""
+    """A future of ``inner``'s report with chrF / TSED and the headline added (cancelling it
+    cancels ``inner``)."""
     outer: Future[ScoreReport] = Future()
 
     def done(future: "Future[ScoreReport]") -> None:
@@ -109,7 +109,7 @@ def _with_text_metrics(request: ScoreRequest, inner: "Future[ScoreReport]") -> "
         elif future.exception() is not None:
             outer.set_exception(future.exception())  # type: ignore[arg-type]
         else:
-            outer.set_result(add_text_metrics(request, future.result()))
+            outer.set_result(add_refscore(request, add_text_metrics(request, future.result())))
 
     outer.add_done_callback(lambda f: inner.cancel() if f.cancelled() else None)
     inner.add_done_callback(done)

@@ -22,6 +22,11 @@ def _value(score: float | None) -> str:
 def render_table(candidate: str, reference: str, report: ScoreReport, explain: bool = False) -> str:
     """A readable table of every score in the report."""
     lines = [f"{candidate}  vs  {reference}  [{report.language}]"]
+    if report.refscore is not None:
+        lines.append(f"  RefScore                  {_value(report.refscore.score)}   "
+                     "combined (docs/correlation.md), from: "
+                     + ", ".join(f"{n} {v:.3f}" for n, v in report.refscore.components))
+        lines.append(f"    signature: {report.refscore.signature}")
     result = report.codebleu
     if result is not None:
         lines.append(f"  CodeBLEU                  {_value(result.score)}")

@@ -49,6 +49,25 @@ class ScoreRequest:
         return self.model, self.layer, self.device, self.idf
 
 
+@dataclass(frozen=True)
+class RefScore:
+    """The combined score, the inputs it used and how it was made."""
+
+    score: float
+    components: tuple[tuple[str, float], ...]
+    signature: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (components as an object)."""
+        return {"score": self.score, "components": dict(self.components), "signature": self.signature}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "RefScore":
+        """Inverse of ``to_dict``."""
+        pairs = dict(data.get("components", {})).items()
+        return cls(float(data["score"]), tuple((str(k), float(v)) for k, v in pairs), str(data.get("signature", "")))
+
+
 @dataclass
 class ScoreReport:
     """Everything known about one scored candidate; ``errors`` says what could not be computed."""
@@ -60,10 +79,13 @@ class ScoreReport:
     chrf: ChrfScore | None = None
     tsed: TsedScore | None = None
     crystalbleu: CrystalScore | None = None
+    refscore: RefScore | None = None  # the combined headline number (scoring.headline)
 
     def to_dict(self, explain: bool = False) -> dict[str, Any]:
         """Plain JSON-ready data (``codebleu`` keeps the package's five keys plus details)."""
         out: dict[str, Any] = {"language": self.language}
+        if self.refscore is not None:
+            out["refscore"] = self.refscore.to_dict()
         if self.codebleu is not None:
             out["codebleu"] = self.codebleu.as_package_dict()
             out["codebleu_details"] = {
@@ -104,6 +126,8 @@ class ScoreReport:
             report.chrf = ChrfScore.from_dict(data["chrf"])
         if data.get("tsed") is not None:
             report.tsed = TsedScore.from_dict(data["tsed"])
+        if data.get("refscore") is not None:
+            report.refscore = RefScore.from_dict(data["refscore"])
         if data.get("crystalbleu") is not None:
             report.crystalbleu = CrystalScore.from_dict(data["crystalbleu"])
         return report

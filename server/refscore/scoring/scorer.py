@@ -16,6 +16,7 @@ from typing import Protocol, Sequence
 from .codebleu import corpus_codebleu_compat, score_codebleu
 from .pragma import without_pragmas
 from .report import ScoreReport, ScoreRequest
+from .headline import add_refscore
 from .text_metrics import add_text_metrics
 
 log = logging.getLogger(__name__)
@@ -66,6 +67,8 @@ class LocalScorer:
         wants_bert = [i for i, r in enumerate(requests) if "codebertscore" in r.metrics]
         if wants_bert:
             self.add_codebertscore([requests[i] for i in wants_bert], [reports[i] for i in wants_bert])
+            for i in wants_bert:
+                add_refscore(requests[i], reports[i])  # the combined headline, when it applies
         return reports
 
     def score_codebleu(self, request: ScoreRequest) -> ScoreReport:

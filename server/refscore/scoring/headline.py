@@ -1,0 +1,130 @@
+"""The headline "RefScore" number: the combined score measured in docs/correlation.md.
+
+``refscore/eval/combined.json`` holds the fitted combination and its ``headline`` flag (set by
+``refscore eval --save-combined`` only when, held out, it beat every single metric on HumanEval
+ranking and pooled Spearman without losing on CoNaLa). With the flag set, a report that has
+CodeBLEU (native rule) and CodeBERTScore from the embedded MiniLM at the fitted layer (no
+context, IDF or rescaling, full precision) gets ``report.refscore``: the number in 0..1 (read
+as: how likely the code is correct, judging by its similarity to the reference), the component
+values it was computed from and a signature. chrF, TSED and the length and parse-error inputs are
+computed here when the model uses them. When an input cannot be had, ``refscore`` stays unset
+(``components`` says why; the components are shown as before).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from functools import lru_cache
+from typing import Any, Mapping
+
+from ..metrics.signature import build_signature
+from .report import RefScore, ScoreReport, ScoreRequest
+
+log = logging.getLogger(__name__)
+METRIC = "refscore"
+_STATS = {"pmin": ("candidate_tokens", "min"), "rmin": ("reference_tokens", "min"),
+          "pq25": ("candidate_tokens", "q25"), "rq25": ("reference_tokens", "q25")}
+
+
+@lru_cache(maxsize=1)
+def headline_model() -> dict[str, Any] | None:
+    """The shipped combination when it earned the headline, else None."""
+    from ..eval.combined import DEFAULT_PATH, load_model
+
+    try:
+        model = load_model()
+    except (OSError, ValueError) as error:
+        log.info("no combined score: %s", error)
+        return None
+    if not model.get("headline") or model.get("version") != 2:
+        return None
+    model = dict(model)
+    model["digest"] = hashlib.sha1(DEFAULT_PATH.read_bytes()).hexdigest()[:10]
+    return model
+
+
+def signature(model: Mapping[str, Any]) -> str:
+    """``refscore|fit:<digest>|cbs:all-MiniLM-L6-v2@6|inputs:<n>|version:...``."""
+    bert = model["bert"]
+    return build_signature(METRIC, (("fit", model.get("digest", "")), ("cbs", f"{bert['model']}@{bert['layer']}"),
+                                    ("inputs", len(model["features"]))))
+
+
+def _quantile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return float(ordered[min(len(ordered) - 1, int(q * len(ordered)))])
+
+
+def _bert_inputs(report: ScoreReport, model: Mapping[str, Any], needed: set[str]) -> tuple[dict[str, float], str | None]:
+    bert = report.codebertscore
+    want = model["bert"]
+    if bert is None:
+        return {}, "needs CodeBERTScore"
+    if (bert.model, bert.layer) != (want["model"], want["layer"]) or bert.idf or bert.rescaled or bert.context \
+            or "precision:" in bert.signature:
+        return {}, (f"needs CodeBERTScore from {want['model']} layer {want['layer']} without context, IDF or "
+                    f"rescaling (got {bert.model} layer {bert.layer})")
+    out = {"cbs_p": bert.precision, "cbs_r": bert.recall, "cbs_f1": bert.f1, "cbs_f3": bert.f3}
+    for name in needed & {f"cbs_{s}" for s in _STATS}:
+        side, how = _STATS[name[4:]]
+        if not bert.candidate_tokens and not bert.reference_tokens:
+            return {}, "needs CodeBERTScore token alignments"
+        sims = [t.similarity for t in getattr(bert, side)]
+        out[name] = min(sims, default=0.0) if how == "min" else _quantile(sims, 0.25)
+    return out, None
+
+
+def components(request: ScoreRequest, report: ScoreReport, model: Mapping[str, Any]) -> tuple[dict[str, float], str | None]:
+    """The model's input values for one scored pair, or the reason they cannot all be had."""
+    import math
+
+    from ..eval.combined import length_inputs
+    from .pragma import without_pragmas
+
+    needed = set(model["features"])
+    if report.codebleu is None or report.codebleu.rule != "native":
+        return {}, "needs CodeBLEU with the native rule"
+    values, reason = _bert_inputs(report, model, needed)
+    if reason:
+        return {}, reason
+    values.update({c.name: (c.score or 0.0) for c in report.codebleu.components})
+    candidate = without_pragmas(request.candidate, request.language).text
+    try:
+        if "chrf" in needed:
+            from ..metrics.chrf import score_chrf
+
+            values["chrf"] = (report.chrf or score_chrf(candidate, request.references)).score
+        if needed & {"tsed", "extra_errors"}:
+            from ..metrics.tsed import score_tsed
+
+            tsed = report.tsed or score_tsed(candidate, request.references, request.language)
+            values["tsed"] = tsed.score
+            values["extra_errors"] = math.log1p(max(0, tsed.candidate_errors - tsed.reference_errors))
+    except (ImportError, ValueError, RecursionError) as error:
+        return {}, str(error)
+    lengths = length_inputs(candidate, request.references)
+    values.update(lengths, abs_len_ratio=abs(lengths["len_ratio"]))
+    missing = needed - set(values)
+    if missing:
+        return {}, f"cannot compute {', '.join(sorted(missing))}"
+    return {name: float(values[name]) for name in model["features"]}, None
+
+
+def add_refscore(request: ScoreRequest, report: ScoreReport) -> ScoreReport:
+    """Set ``report.refscore`` when the headline model applies to this request and report."""
+    model = headline_model()
+    if model is None or report.refscore is not None or "codebertscore" not in request.metrics \
+            or "codebleu" not in request.metrics:
+        return report
+    values, reason = components(request, report, model)
+    if reason:
+        log.info("RefScore (combined) not computed: %s", reason)
+        return report
+    from ..eval.combined import combined_score
+
+    report.refscore = RefScore(combined_score(values, model), tuple(values.items()), signature(model))
+    return report
+

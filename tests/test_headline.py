@@ -1,0 +1,116 @@
+"""The headline "RefScore" number (scoring.headline): computed only when the shipped combination
+earned it, from the same inputs as ``refscore eval``, shown first by score, grade and the editor."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from refscore.eval.combined import combined_score, length_inputs
+from refscore.metrics.chrf import score_chrf
+from refscore.metrics.tsed import score_tsed
+from refscore.scoring import headline as headline_module
+from refscore.scoring.report import ScoreReport, ScoreRequest
+from refscore.scoring.scorer import LocalScorer
+
+pytest.importorskip("sacrebleu")
+pytest.importorskip("apted")
+
+REF = "def running_max(xs):\n    out, best = [], None\n    for x in xs:\n        best = x if best is None else max(best, x)\n        out.append(best)\n    return out\n"
+CAND = "def running_max(xs):\n    result = []\n    for i, x in enumerate(xs):\n        result.append(max(xs[:i + 1]))\n    return result\n"
+FEATURES = ["cbs_f3", "cbs_rq25", "chrf", "tsed", "extra_errors", "abs_len_ratio", "syntax_match", "ref_len"]
+MODEL = {"version": 2, "headline": True, "digest": "test000000", "features": FEATURES,
+         "mean": [0.6, 0.4, 0.3, 0.5, 0.0, 0.3, 0.3, 3.0], "scale": [0.2, 0.2, 0.2, 0.2, 0.5, 0.3, 0.2, 1.0],
+         "coef": [0.8, 0.2, 0.5, 0.1, -0.3, -0.2, 0.1, -0.2], "intercept": -0.5,
+         "bert": {"model": "all-MiniLM-L6-v2", "layer": 6, "context": False, "default_part": "f3"}}
+
+
+@pytest.fixture
+def shipped(monkeypatch):
+    monkeypatch.setattr(headline_module, "headline_model", lambda: MODEL)
+    return MODEL
+
+
+def test_headline_is_the_combination_of_the_reports_own_numbers(shipped):
+    request = ScoreRequest(CAND, (REF,), "python")
+    report = LocalScorer().score(request)
+    assert report.refscore is not None and 0 < report.refscore.score < 1
+    values = dict(report.refscore.components)
+    assert list(values) == FEATURES
+    bert = report.codebertscore
+    assert values["cbs_f3"] == bert.f3
+    sims = sorted(t.similarity for t in bert.reference_tokens)
+    assert values["cbs_rq25"] == sims[int(0.25 * len(sims))]
+    assert values["chrf"] == score_chrf(CAND, [REF]).score
+    tsed = score_tsed(CAND, [REF], "python")
+    assert values["tsed"] == tsed.score and values["extra_errors"] == 0.0
+    assert values["abs_len_ratio"] == abs(length_inputs(CAND, [REF])["len_ratio"])
+    assert values["syntax_match"] == next(c.score for c in report.codebleu.components if c.name == "syntax_match")
+    assert report.refscore.score == pytest.approx(combined_score(values, MODEL))
+    assert report.refscore.signature.startswith("refscore|fit:test000000|cbs:all-MiniLM-L6-v2@6|inputs:8|")
+    assert report.chrf is None and report.tsed is None  # components live in the headline, not as extra metrics
+    back = ScoreReport.from_dict(json.loads(json.dumps(report.to_dict(explain=True))))
+    assert back.refscore == report.refscore
+
+
+def test_no_headline_without_the_flag_or_the_right_inputs(monkeypatch, shipped):
+    scorer = LocalScorer()
+    assert scorer.score(ScoreRequest(CAND, (REF,), "python", metrics=("codebleu",))).refscore is None
+    assert scorer.score(ScoreRequest(CAND, (REF,), "python", codebleu_rule="compat")).refscore is None
+    assert scorer.score(ScoreRequest(CAND, (REF,), "python", context="running maximum")).refscore is None
+    monkeypatch.setattr(headline_module, "headline_model", lambda: None)
+    assert scorer.score(ScoreRequest(CAND, (REF,), "python")).refscore is None
+
+
+def test_the_shipped_file_decides(monkeypatch):
+    from refscore.eval.combined import load_model
+
+    headline_module.headline_model.cache_clear()
+    model = headline_module.headline_model()
+    assert (model is not None) == bool(load_model().get("headline"))
+
+
+def test_score_table_and_grade_row_show_it_first(shipped, tmp_path, capsys):
+    from refscore.cli import main
+
+    ref, cand = tmp_path / "ref.py", tmp_path / "cand.py"
+    ref.write_text(REF)
+    cand.write_text(CAND)
+    assert main(["score", str(ref), str(cand), "--no-daemon"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].strip().startswith("RefScore") and "combined" in lines[1]
+    assert main(["score", str(ref), str(cand), "--no-daemon", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert math.isfinite(data["refscore"]["score"]) and set(data["refscore"]["components"]) == set(FEATURES)
+    out = tmp_path / "out"
+    assert main(["grade", "-r", str(ref), str(cand), "-o", str(out), "--no-daemon", "--quiet"]) == 0
+    row = json.loads((out / "grade.json").read_text())["submissions"][0]
+    assert row["refscore"] == pytest.approx(data["refscore"]["score"]) and row["refscore_signature"].startswith("refscore|")
+    header = (out / "grade.csv").read_text().splitlines()[0].split(",")
+    assert header.index("refscore") < header.index("codebleu")
+
+
+def test_editor_summary_leads_with_the_combined_number(shipped):
+    from pathlib import Path
+
+    from refscore import languages
+    from refscore.lsp.diagnostics import summary_message
+    from refscore.lsp.headline import headline
+    from refscore.lsp.references import ReferenceChoice
+    from refscore.lsp.results import Result
+
+    request = ScoreRequest(CAND, (REF,), "python")
+    report = LocalScorer().score(request)
+    report.refscore = None  # the editor computes it from its own parts
+    codebleu_only = ScoreReport(report.language, codebleu=report.codebleu)
+    result = Result("file:///c.py", 3, CAND, languages.get("python"), ReferenceChoice((Path("/r/ref.py"),), "settings"),
+                    (REF,), ("file:///r/ref.py",), report, bert_state="done")
+    combined = headline(result)
+    assert combined is not None and combined.score == pytest.approx(combined_score(dict(combined.components), MODEL))
+    message = summary_message(result)
+    assert message.startswith(f"RefScore vs ref.py (settings): {combined.score:.2f} combined; CodeBLEU ")
+    pending = Result("file:///c.py", 4, CAND, languages.get("python"), ReferenceChoice((Path("/r/ref.py"),), "settings"),
+                     (REF,), ("file:///r/ref.py",), codebleu_only, bert_state="pending")
+    assert headline(pending) is None and "combined" not in summary_message(pending)
