@@ -222,6 +222,26 @@ def test_auto_falls_back_to_torch_when_the_export_fails(roberta, tmp_path, monke
 
 
 @needs_onnx
+def test_a_failed_export_is_remembered(roberta, tmp_path, monkeypatch):
+    from refscore.embed import onnx_export
+    from refscore.embed.registry import resolve_model
+
+    monkeypatch.setenv("REFSCORE_ONNX_DIR", str(tmp_path / "onnx"))
+    calls = []
+
+    def unsupported(*args):
+        calls.append(args)
+        raise RuntimeError("Exporting the operator 'aten::frobnicate' is not supported")
+
+    monkeypatch.setattr(onnx_export, "_export", unsupported)
+    spec = resolve_model(None, roberta, 2)
+    for _ in range(2):
+        with pytest.raises(onnx_export.ExportError, match="frobnicate.*remembered in"):
+            onnx_export.ensure_exported(spec.model_id, spec.path, 2)
+    assert len(calls) == 1  # the second process (or call) does not try again
+
+
+@needs_onnx
 def test_exports_of_deleted_models_are_pruned(roberta, tmp_path, monkeypatch):
     import shutil
 

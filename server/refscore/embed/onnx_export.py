@@ -12,7 +12,8 @@
   by model, layer and a hash of everything that could change the graph (model folder, weight
   files' sizes and times, torch, transformers, onnx, onnxruntime and RefScore versions, export
   format). A file lock keeps concurrent processes from exporting the same model twice; files are
-  written under a temporary name and renamed into place.
+  written under a temporary name and renamed into place. An export that fails is remembered
+  (``.failed`` beside where the file would be), so later processes go straight to torch.
 * ``onnx-int8``: dynamic int8 quantisation (per output channel: half the error of one scale per
   tensor, measured) of the checked fp32 file; its own difference from torch eager is measured and
   written beside it (``.json``), never checked against 1e-4.
@@ -98,16 +99,25 @@ def ensure_exported(model_id: str, model_path: str, layer: int, quant: bool = Fa
     target = exported_path(model_id, model_path, layer, quant, directory)
     if target.is_file():
         return target
+    _raise_if_failed_before(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     with _file_lock(target.with_suffix(".lock")):
         if target.is_file():  # another process finished it while we waited
             return target
+        _raise_if_failed_before(target)
         started = time.perf_counter()
-        if quant:
-            source = ensure_exported(model_id, model_path, layer, False, directory)
-            report = _quantize(source, target, model_path, layer)
-        else:
-            report = _export(model_path, layer, target)
+        try:
+            if quant:
+                source = ensure_exported(model_id, model_path, layer, False, directory)
+                report = _quantize(source, target, model_path, layer)
+            else:
+                report = _export(model_path, layer, target)
+        except (OSError, MemoryError):
+            raise  # the disk or memory of the moment: try again next time
+        except Exception as error:  # noqa: BLE001 - the model cannot be exported: remembered
+            message = error if isinstance(error, ExportError) else f"{type(error).__name__}: {error}"
+            _write_atomic(target.with_suffix(".failed"), str(message).encode("utf-8", "replace"))
+            raise ExportError(f"{message} (remembered in {target.with_suffix('.failed')})") from error
         report.update(seconds=round(time.perf_counter() - started, 2), model_path=str(Path(model_path).resolve()),
                       layer=layer, quant=quant)
         _write_atomic(target.with_suffix(".json"), json.dumps(report, indent=1).encode())
@@ -133,11 +143,21 @@ def prune(directory: Path, keep: Path) -> list[Path]:
         with contextlib.suppress(OSError):
             same = same and time.time() - path.stat().st_mtime > _REPLACED_AFTER_S
         if stale or same:
-            for extra in (path, path.with_suffix(".json"), path.with_suffix(".lock")):
+            for extra in (path, path.with_suffix(".json"), path.with_suffix(".lock"), path.with_suffix(".failed")):
                 with contextlib.suppress(OSError):
                     extra.unlink()
             gone.append(path)
     return gone
+
+
+def _raise_if_failed_before(target: Path) -> None:
+    """An export that failed with these very versions fails again at once (delete the ``.failed``
+    file to try again)."""
+    try:
+        reason = target.with_suffix(".failed").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return
+    raise ExportError(f"{reason} (remembered in {target.with_suffix('.failed')})")
 
 
 def export_report(path: Path) -> dict[str, Any]:
@@ -213,7 +233,8 @@ def _hidden_module(model: Any) -> Any:
 def _trace(model: Any, path: Path) -> None:
     import torch
 
-    ids = torch.full((2, 16), 1000, dtype=torch.long)
+    token = min(1000, int(getattr(model.config, "vocab_size", 1001) or 1001) - 1)
+    ids = torch.full((2, 16), token, dtype=torch.long)
     mask = torch.ones_like(ids)
     mask[1, 9:] = 0  # a padded row: the mask must stay in the graph
     axes = {"input_ids": {0: "batch", 1: "sequence"}, "attention_mask": {0: "batch", 1: "sequence"},
