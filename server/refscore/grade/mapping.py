@@ -160,10 +160,12 @@ def load_jsonl(path: str | Path, default_language: str | None = None) -> ItemSet
     return result
 
 
-def _capped_lines(stream: IO[bytes], path: Path, limit: float = MAX_JSONL_BYTES) -> Iterator[tuple[int, bytes]]:
+def _capped_lines(stream: IO[bytes], path: Path, limit: float | None = None) -> Iterator[tuple[int, bytes]]:
     """Numbered lines without their end; a line over ``MAX_INPUT_BYTES`` comes back cut to
     ``MAX_INPUT_BYTES + 1`` bytes (the rest is skipped); InputFileError past ``limit`` bytes
-    (streaming readers that hold one block at a time pass ``math.inf``)."""
+    (default ``MAX_JSONL_BYTES``, read at call time; streaming readers that hold one block at a
+    time pass ``math.inf``)."""
+    limit = MAX_JSONL_BYTES if limit is None else limit
     total = number = 0
     while True:
         line = stream.readline(MAX_INPUT_BYTES + 1)
