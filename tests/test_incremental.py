@@ -88,6 +88,17 @@ def test_live_scores_encode_definitions_one_by_one_and_say_so(scorer):
     assert torch.equal(whole.embeddings[: len(alone.ids) - 1], alone.embeddings[:-1])
 
 
+def test_a_live_pair_never_changes_an_exact_pair_of_the_same_batch(scorer):
+    """The daemon coalesces clients' requests: an editor's live request and the CLI's exact one
+    for the same texts may share a batch."""
+    from refscore.embed.bertscorer import ScorePair
+
+    alone = _score(scorer, CANDIDATE, REFERENCE, live=False)
+    live, exact = scorer.score_batch([ScorePair(CANDIDATE, REFERENCE, "python", None, True),
+                                      ScorePair(CANDIDATE, REFERENCE, "python", None, False)])
+    assert exact == alone and "|split:defs|" in live.signature
+
+
 def test_one_definition_or_an_unknown_language_scores_exactly(scorer):
     one, ref = function(0), function(1)
     assert _score(scorer, one, ref, live=True) == _score(scorer, one, ref, live=False)

@@ -285,11 +285,14 @@ class BertScorer:
         for p, refs in zip(items, refs_of):
             if p.live:
                 live.update(((_as_text(t), p.context or None), p.language) for t in (p.candidate, *refs))
-        prepared = prepare_texts(self.encoder, texts, self.batch_size, parts=live)
+        exact_texts = [t for p, refs in zip(items, refs_of) if not p.live
+                       for t in [(_as_text(p.candidate), p.context), *((_as_text(r), p.context) for r in refs)]]
+        exact = prepare_texts(self.encoder, exact_texts, self.batch_size)  # never the live encoding
+        split = prepare_texts(self.encoder, list(live), self.batch_size, parts=live) if live else {}
         idf = self.idf_table
         if self._idf_mode is not None and idf is None:
             idf = idf_from_references(self.encoder, [_as_text(r) for refs in refs_of for r in refs])
-        return [self._result(p, refs, prepared, idf) for p, refs in zip(items, refs_of)]
+        return [self._result(p, refs, split if p.live else exact, idf) for p, refs in zip(items, refs_of)]
 
     def _result(self, pair: ScorePair, refs: list[str],
                 prepared: Mapping[tuple[str, str | None], PreparedText],
