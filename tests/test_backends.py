@@ -74,6 +74,18 @@ def test_cli_rejects_an_unknown_backend_in_one_line(tmp_path):
     assert "invalid choice: 'gpu'" in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_editor_setting_names_the_backend_of_its_requests():
+    from refscore.lsp.requests import request_for
+    from refscore.lsp.settings import parse_settings
+
+    settings, problems = parse_settings({"backend": "ONNX-int8"})
+    assert not problems
+    assert request_for(settings, "x = 1", ["x = 2"], "python", None, ("codebertscore",)).backend == "onnx-int8"
+    settings, problems = parse_settings({"backend": "tpu"})
+    assert settings.backend is None
+    assert problems == ["refscore.backend: backend is one of auto, torch, onnx, onnx-int8; using None"]
+
+
 # -- parity with torch eager -----------------------------------------------------------------------
 
 torch = pytest.importorskip("torch")

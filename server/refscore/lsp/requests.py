@@ -14,4 +14,5 @@ def request_for(settings: Settings, candidate: str, references: Sequence[str], l
     """A request for ``candidate`` scored with ``settings`` (``context``: the pragma's, else the setting's)."""
     return ScoreRequest(candidate=candidate, references=tuple(references), language=language,
                         context=context or settings.context, metrics=metrics, weights=settings.codebleu_weights,
-                        explain=True, model=settings.model, layer=settings.layer, device=settings.device)
+                        explain=True, model=settings.model, layer=settings.layer, device=settings.device,
+                        backend=settings.backend)

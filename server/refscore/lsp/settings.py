@@ -29,6 +29,7 @@ class Settings:
     model: str | None = None
     layer: int | None = None
     device: str | None = None
+    backend: str | None = None  # CodeBERTScore encoder engine (embed.backends.BACKENDS); None: the daemon's
     debounce_ms: int = 150
     references: Mapping[str, Any] = field(default_factory=dict)  # glob -> path or [paths]
     inlay_hints: bool = False
@@ -53,6 +54,7 @@ _KEYS: tuple[tuple[str, str], ...] = (
     ("model", "model"),
     ("layer", "layer"),
     ("device", "device"),
+    ("backend", "backend"),
     ("debounceMs", "debounce_ms"),
     ("references", "references"),
     ("inlayHints.enabled", "inlay_hints"),
@@ -99,6 +101,12 @@ def _convert(name: str, value: Any, default: Any) -> Any:
         return value
     if name in ("model", "device", "context"):
         return str(value) or None
+    if name == "backend":
+        from ..embed.backends import BACKENDS
+
+        if str(value).strip().lower() not in BACKENDS:
+            raise ValueError(f"backend is one of {', '.join(BACKENDS)}")
+        return str(value).strip().lower()
     if name == "references":
         if not isinstance(value, Mapping):
             raise ValueError("references maps candidate globs to reference paths")
