@@ -129,3 +129,17 @@ def test_calibration_keeps_each_problems_order(lam):
         m = np.array([k == key for k in rows.keys()])
         order = np.argsort(ranking[m], kind="stable")
         assert np.all(np.diff(predicted[m][order]) >= -1e-12)
+
+
+def test_paired_bootstrap_differences():
+    from refscore.eval.bootstrap import paired_differences
+
+    tables = _tables()
+    good = {t.dataset: t.columns["chrf"] for t in tables}
+    noise = {t.dataset: t.columns["ngram_match" if "ngram_match" in t.columns else "bleu"] for t in tables}
+    same = paired_differences(tables, good, good, replicates=50)
+    assert same["humaneval_tau"] == [0.0, 0.0, 0.0] and same["conala_tau"] == [0.0, 0.0, 0.0]
+    better = paired_differences(tables, good, noise, replicates=200, seed=1)
+    for key in ("humaneval_tau", "humaneval_spearman", "conala_tau"):
+        estimate, low, high = better[key]
+        assert 0 < low <= estimate <= high

@@ -119,13 +119,24 @@ def execute(work: Plan, config: Any, store: ScoreStore, checkpoint_s: float,
             for task in work.tasks:
                 result, task_notes = run_task(task, config)
                 finished(task, result, task_notes)
+        store.runs.append(_run_record(config, done, start, interrupted=False))
     except BaseException:
+        store.runs.append(_run_record(config, done, start, interrupted=True))
         if store.path is not None:
             store.save(meta())
             _log(f"interrupted: {store.rows()} cached rows saved to {store.path}; run the same "
                  "command again to continue")
         raise
     return notes
+
+
+def _run_record(config: Any, items: int, start: float, interrupted: bool) -> dict[str, Any]:
+    """What one scoring run did (kept in the scores file; the report states it)."""
+    import datetime
+
+    return {"date": datetime.date.today().isoformat(), "wall_s": round(time.monotonic() - start, 1),
+            "jobs": config.jobs, "metrics": list(config.metrics), "item_groups": items,
+            "interrupted": interrupted}
 
 
 def _run_pool(tasks: Sequence[Task], config: Any, finished: Callable[..., None]) -> None:

@@ -140,7 +140,12 @@ def cross_validate(tables: Sequence[Table], folds: Mapping[ProblemKey, int], k: 
                          "single": single, "inputs": model.inputs, "lambda": lam,
                          "selection": log, "coef": dict(zip(model.inputs, model.coef.tolist())),
                          "held_out": per_fold})
+    from .bootstrap import paired_differences
+
     return {"folds": fold_log,
+            "differences": {"vs_bert": paired_differences(tables, held["combined"], held["bert"], seed=seed),
+                            "vs_single": paired_differences(tables, held["combined"], held["single"],
+                                                            seed=seed)},
             "bert_held_out": held_out_agreement(tables, held["bert"]),
             "single_held_out": held_out_agreement(tables, held["single"]),
             "combined_held_out": held_out_agreement(tables, held["combined"]),

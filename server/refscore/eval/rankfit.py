@@ -32,6 +32,8 @@ SELECTION_LAMBDA = 0.01
 MAX_INPUTS = 8
 MIN_GAIN = 0.001
 INNER_FOLDS = 4
+#: Inner-CV selection criterion (``agreement_criterion``).
+CRITERION = "datasets"
 CALIBRATION_L2 = 1e-3
 
 
@@ -202,9 +204,13 @@ def model_input(rows: Rows, mask: np.ndarray, cols: Sequence[int]) -> np.ndarray
     return np.column_stack([rows.x[mask][:, list(cols)], rows.calib[mask]])
 
 
-def agreement_criterion(rows: Rows, scores: np.ndarray, mask: np.ndarray | None = None) -> float:
-    """Mean over datasets of (grouped tau + pooled Spearman) / 2 on ``rows[mask]``."""
-    values = []
+def agreement_criterion(rows: Rows, scores: np.ndarray, mask: np.ndarray | None = None,
+                        kind: str | None = None) -> float:
+    """Selection criterion on ``rows[mask]``. ``datasets`` (the default): mean over datasets of
+    (grouped tau + pooled Spearman) / 2. ``goals``: mean of HumanEval mean tau, HumanEval mean
+    Spearman and CoNaLa tau (the three numbers the headline rule compares)."""
+    taus: dict[str, float] = {}
+    sps: dict[str, float] = {}
     for d in range(len(rows.names)):
         sel = rows.dataset == d if mask is None else (rows.dataset == d) & mask
         if sel.sum() < 3:
@@ -212,8 +218,16 @@ def agreement_criterion(rows: Rows, scores: np.ndarray, mask: np.ndarray | None 
         tau = grouped_kendall_tau(rows.raw_target[sel], scores[sel], rows.problem[sel]).tau
         rho = spearman(scores[sel], rows.raw_target[sel])
         if tau is not None and rho is not None:
-            values.append((tau + rho) / 2)
-    return float(np.mean(values)) if values else float("-inf")
+            taus[rows.names[d]], sps[rows.names[d]] = tau, rho
+    if not taus:
+        return float("-inf")
+    if (kind or CRITERION) == "goals":
+        he = [n for n in taus if n != CONALA]
+        parts = [float(np.mean([taus[n] for n in he])), float(np.mean([sps[n] for n in he]))] if he else []
+        if CONALA in taus:
+            parts.append(taus[CONALA])
+        return float(np.mean(parts))
+    return float(np.mean([(taus[n] + sps[n]) / 2 for n in taus]))
 
 
 class InnerCV:

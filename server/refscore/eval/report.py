@@ -32,6 +32,8 @@ LABELS = {
     "codebleu_compat": "CodeBLEU, package final-score rule",
     "codebleu_native": "CodeBLEU, native final-score rule",
     "chrf": "chrF (sacrebleu, normalised text)",
+    "tsed": "TSED (tree edit distance)",
+    "crystalbleu": "CrystalBLEU (k = 500)",
     "len_ratio": "length ratio only (log candidate/reference tokens)",
 }
 PAPER_KEY = {"bleu": "bleu", "codebleu_compat": "codebleu", "chrf": "chrf"}
@@ -201,7 +203,7 @@ def guide_section(result: dict[str, Any]) -> list[str]:
     best = _best(means, "tau", names)
     if best:
         out.append(f"* Ranking several candidates for the same task (HumanEval, tests as the "
-                   f"truth): the best single metric here is {_label(best[0])} (mean tau "
+                   f"truth): the best metric in the tables below is {_label(best[0])} (mean tau "
                    f"{best[1]:.3f}).")
     best = _best(conala, "tau", names)
     if best:
@@ -222,9 +224,8 @@ def guide_section(result: dict[str, Any]) -> list[str]:
                    "column: where pooled Spearman is far below tau, a fixed cut-off misjudges "
                    "whole tasks, so treat any cut-off as a hint, not a verdict.")
     out += verdict_lines(result)
-    sizes = [c["problems"] for d, c in result.get("counts", {}).items() if d in HUMANEVAL_LANGUAGES]
-    out.append(f"* With {min(sizes) if sizes else 0} or more problems per language, differences of "
-               "about a hundredth of tau are within noise: compare the per-fold numbers below.")
+    out.append("* How much of a difference is noise: see the bootstrap intervals and the per-fold "
+               "numbers in the cross-validation section.")
     return out + [""]
 
 
@@ -243,6 +244,12 @@ def runtime_lines(result: dict[str, Any]) -> list[str]:
                      "that filled it; an interrupted or extended run reuses what is there): "
                      + ", ".join(f"{g} {v / 60:.0f} min" for g, v in sorted(groups.items()))
                      + f"; total {sum(groups.values()) / 3600:.1f} h")
+    for run in timing.get("scoring_runs") or []:
+        lines.append(f"* Scoring run of {run['date']}: {run['wall_s'] / 60:.0f} min wall, "
+                     f"{run['jobs']} worker process(es), metrics {', '.join(run['metrics'])}, "
+                     f"{run['item_groups']} item-metric groups"
+                     + (" (interrupted)" if run.get("interrupted") else "")
+                     + (f"; {run['note']}" if run.get("note") else ""))
     return lines
 
 

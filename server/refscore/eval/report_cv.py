@@ -167,7 +167,26 @@ def cv_section(result: dict[str, Any]) -> list[str]:
     langs = [lang for lang in HUMANEVAL_LANGUAGES if lang in cv["combined_held_out"]]
     out += _table(["held-out", *[f"{lang} tau" for lang in langs], "HumanEval mean tau",
                    "HumanEval mean Spearman", "CoNaLa tau", "CoNaLa Spearman"], rows)
+    out += _difference_lines(cv)
     return out + [""] + _model_lines(result) + [""]
+
+
+def _ci(values: Sequence[float] | None) -> str:
+    if not values:
+        return "–"
+    return f"{values[0]:+.3f} [{values[1]:+.3f}, {values[2]:+.3f}]"
+
+
+def _difference_lines(cv: dict[str, Any]) -> list[str]:
+    diffs = cv.get("differences")
+    if not diffs:
+        return []
+    rows = [[name] + [_ci(diffs[key].get(stat)) for stat in ("humaneval_tau", "humaneval_spearman", "conala_tau")]
+            for name, key in (("combined minus CV-chosen CodeBERTScore", "vs_bert"),
+                              ("combined minus CV-chosen single metric", "vs_single"))]
+    return ["", "Held-out differences with 95% intervals (paired bootstrap over problems, "
+            "500 resamples; an interval that contains 0 is not a reliable difference):", ""] + \
+        _table(["difference", "HumanEval mean tau", "HumanEval mean Spearman", "CoNaLa tau"], rows)
 
 
 def _model_lines(result: dict[str, Any]) -> list[str]:
@@ -201,4 +220,9 @@ def verdict_lines(result: dict[str, Any]) -> list[str]:
         failed = ", ".join(k.replace("_", " ") for k, ok in v["checks"].items() if not ok)
         line += (f"It does not meet the rule for the headline ({failed}), so the products keep "
                  "showing the components and no combined number.")
+        conala = result["cross_validation"].get("differences", {}).get("vs_bert", {}).get("conala_tau")
+        if conala and not v["checks"]["conala_tau"]:
+            noise = "is within noise" if conala[1] <= 0 <= conala[2] else "is a reliable loss"
+            line += (f" Its CoNaLa difference to CodeBERTScore, {_ci(conala)} with a 95% bootstrap "
+                     f"interval, {noise}; the rule asks for no loss beyond {CONALA_MARGIN}.")
     return [line]

@@ -119,6 +119,7 @@ def score_all(config: EvalConfig, scores_path: Path | None = None, use_cache: bo
     seconds = time.monotonic() - start
     notes["wall_s"] = seconds
     notes["unit_seconds"] = dict(store.seconds)
+    notes["scoring_runs"] = list(store.runs)
     if store.path is not None:
         store.save(_meta(config, store, notes, seconds), tables)
     return tables, notes, seconds

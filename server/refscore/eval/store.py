@@ -66,6 +66,7 @@ class ScoreStore:
         self.units: dict[str, Unit] = {}
         self.loaded_meta: dict[str, Any] = {}
         self.seconds: dict[str, float] = {}  # "dataset/group" -> scoring seconds, over all runs
+        self.runs: list[dict[str, Any]] = []  # one record per run that scored something
         if self.path is not None and self.path.is_file():
             self._load(self.path)
 
@@ -74,6 +75,7 @@ class ScoreStore:
             meta = json.loads(str(npz["__meta__"]))
             self.loaded_meta = meta
             self.seconds = {k: float(v) for k, v in meta.get("unit_seconds", {}).items()}
+            self.runs = list(meta.get("scoring_runs", []))
             for n, spec in enumerate(meta.get("units", [])):
                 keys = npz[f"cache/{n}/keys"].tolist()
                 values = npz[f"cache/{n}/values"]
@@ -94,6 +96,7 @@ class ScoreStore:
                     added += 1
         for key, seconds in other.seconds.items():
             self.seconds[key] = self.seconds.get(key, 0.0) + seconds
+        self.runs += [run for run in other.runs if run not in self.runs]
         return added
 
     def unit(self, name: str, columns: Sequence[str]) -> Unit:
@@ -140,7 +143,8 @@ class ScoreStore:
             arrays[f"{dataset}/problem"] = table.problem
             for col, values in table.columns.items():
                 arrays[f"{dataset}/col/{col}"] = values
-        full_meta = {**meta, "units": specs, "unit_seconds": dict(self.seconds)}
+        full_meta = {**meta, "units": specs, "unit_seconds": dict(self.seconds),
+                     "scoring_runs": list(self.runs)}
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_name(target.name + ".partial.npz")
         np.savez_compressed(partial, __meta__=np.array(json.dumps(full_meta)), **arrays)
