@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
 from lsprotocol import types
-from pygls.uris import from_fs_path
 from pytest_lsp import LanguageClient, client_capabilities, make_test_lsp_client
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,7 +28,8 @@ def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 
 def uri(path: Path) -> str:
-    return from_fs_path(str(path.resolve()))
+    """The document URI a real client sends: percent-encoded (VS Code and Neovim write a space as %20)."""
+    return path.resolve().as_uri()
 
 
 class Session:

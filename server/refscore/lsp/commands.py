@@ -16,8 +16,6 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from pygls.uris import from_fs_path, to_fs_path
-
 from ..scoring.pairing import best_region
 from . import arguments
 from .missing import missing_items
@@ -25,6 +23,7 @@ from .render import bert_data, codebleu_data
 from .requests import request_for
 from .scorers import ScorerUnavailable
 from .server import RefScoreServer
+from .uris import file_uri, fs_path
 
 SET_REFERENCE = "refscore.setReference"
 MISSING = "refscore.missingFromReference"
@@ -82,15 +81,15 @@ def register(server: RefScoreServer) -> None:
         if names is None:
             ls.explicit_references.pop(uri, None)
         else:
-            base = Path(to_fs_path(uri) or ".").parent
+            base = (fs_path(uri) or Path(".")).parent
             paths = []
             for name in names:
-                path = Path(to_fs_path(name) if name.startswith("file:") else name).expanduser()
+                path = (fs_path(name) or Path(name)) if name.startswith("file:") else Path(name).expanduser()
                 paths.append((path if path.is_absolute() else base / path).resolve())
             ls.explicit_references[uri] = tuple(paths)
-        if uri in ls.workspace.text_documents:
+        if ls.document(uri) is not None:
             ls.loop.schedule(uri, immediate=True)
-        return {"references": [from_fs_path(str(p)) for p in ls.explicit_references.get(uri, ())]}
+        return {"references": [file_uri(p) for p in ls.explicit_references.get(uri, ())]}
 
     @server.command(MISSING)
     def missing(ls: RefScoreServer, *args: Any) -> list[dict[str, Any]]:

@@ -14,8 +14,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pygls.uris import to_fs_path
-
 from ..scoring.pairing import best_region, pair_functions
 from ..scoring.per_function import bert_requests, with_bert
 from ..scoring.report import ScoreReport, ScoreRequest
@@ -23,6 +21,7 @@ from . import snapshot
 from .requests import request_for
 from .results import Insertion, Result
 from .scorers import ScorerUnavailable, Superseded
+from .uris import fs_path
 
 if TYPE_CHECKING:
     from .server import RefScoreServer
@@ -107,7 +106,7 @@ class ScoringLoop:
         self.daemon.shutdown(wait=False, cancel_futures=True)
 
     def _current(self, uri: str) -> Any:
-        return self.server.workspace.text_documents.get(uri)
+        return self.server.document(uri)
 
     def _stale(self, uri: str, version: int) -> bool:
         """The document moved on, or this task was superseded (a cancellation that Python 3.11's
@@ -127,7 +126,7 @@ class ScoringLoop:
                 return
             version, text = document.version, document.source
             loop = asyncio.get_running_loop()
-            open_texts = {u: d.source for u, d in self.server.workspace.text_documents.items()}
+            open_texts = snapshot.editor_texts(self.server.workspace.text_documents.values())
             prepared = await loop.run_in_executor(
                 self.cpu, snapshot.prepare, uri, text, document.language_id, settings,
                 self.server.explicit_references.get(uri), self.server.folders(), open_texts, self.reader)
@@ -154,7 +153,7 @@ class ScoringLoop:
             raise
         except Exception as error:  # noqa: BLE001 - one message, never a dead loop
             log.exception("scoring %s failed", uri)
-            self.server.notice(f"RefScore could not score {Path(to_fs_path(uri) or uri).name}: "
+            self.server.notice(f"RefScore could not score {(fs_path(uri) or Path(uri)).name}: "
                                f"{type(error).__name__}: {error}")
 
     def _store(self, result: Result) -> None:

@@ -13,7 +13,6 @@ from cattrs import Converter
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import default_converter
-from pygls.uris import to_fs_path
 
 from .. import __version__
 from . import diagnostics
@@ -21,6 +20,7 @@ from .loop import ScoringLoop
 from .results import Result
 from .scorers import Scorers
 from .settings import Settings
+from .uris import document_key, fs_path
 
 log = logging.getLogger(__name__)
 
@@ -78,12 +78,21 @@ class RefScoreServer(LanguageServer):
         except Exception:  # noqa: BLE001 - before initialize
             return out
         for folder in workspace.folders.values():
-            path = to_fs_path(folder.uri)
-            if path:
-                out.append(Path(path).resolve())
-        if not out and workspace.root_path:
-            out.append(Path(workspace.root_path).resolve())
+            path = fs_path(folder.uri)
+            if path is not None:
+                out.append(path.resolve())
+        root = fs_path(workspace.root_uri) if not out and workspace.root_uri else None
+        if root is not None:
+            out.append(root.resolve())
         return out
+
+    def document(self, uri: str) -> Any:
+        """The open document ``uri`` names (pygls files them by the unquoted URI), else None."""
+        return self.workspace.text_documents.get(document_key(uri))
+
+    def open_uris(self) -> list[str]:
+        """Every open document, by the URI its client gave."""
+        return [document.uri for document in list(self.workspace.text_documents.values())]
 
     # -- output --------------------------------------------------------------------------------
 

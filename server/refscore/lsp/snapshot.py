@@ -1,7 +1,8 @@
 """Everything a document needs before scoring: its language, its references and their texts.
 
-A reference open in the editor is read from the editor (its unsaved text counts); otherwise from
-disk, cached by (mtime, size) so a file changed on disk is read again.
+A reference open in the editor is read from the editor (its unsaved text counts, whatever URI
+spelling or symbolic link the editor opened it by); otherwise from disk, cached by (mtime, size)
+so a file changed on disk is read again.
 """
 
 from __future__ import annotations
@@ -9,14 +10,13 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
-
-from pygls.uris import from_fs_path, to_fs_path
+from typing import Any, Iterable, Mapping, Sequence
 
 from .. import languages
 from ..errors import InputFileError
 from ..scoring.inputs import read_source
 from .references import ReferenceChoice, find_references
+from .uris import file_uri, fs_path
 
 #: Documents longer than this (code points) are not scored live; one message says so.
 MAX_LIVE_CHARS = 1_000_000
@@ -73,11 +73,23 @@ def folder_of(path: Path, folders: Sequence[Path]) -> Path | None:
     return max(holding, key=lambda f: len(f.parts)) if holding else None
 
 
+def editor_texts(documents: Iterable[Any]) -> dict[str, str]:
+    """The editor's text of every open file, by its resolved path (the key ``prepare`` looks up)."""
+    out: dict[str, str] = {}
+    for document in list(documents):
+        path = fs_path(document.uri)
+        if path is not None:
+            try:
+                out[str(path.resolve())] = document.source
+            except (OSError, RuntimeError):  # a symlink loop: not a reference anyone can name
+                continue
+    return out
+
+
 def prepare(uri: str, text: str, language_id: str, settings: Any, explicit: Sequence[Path] | None,
             folders: Sequence[Path], open_texts: Mapping[str, str], reader: ReferenceReader) -> Prepared | None:
     """Find and read the references of one document; None when it has no reference."""
-    fs_path = to_fs_path(uri)
-    path = Path(fs_path) if fs_path and uri.startswith("file:") else None
+    path = fs_path(uri)
     spec = language_of(language_id, path)
     if path is not None:
         candidate, folder = path, folder_of(path, folders)
@@ -99,9 +111,9 @@ def prepare(uri: str, text: str, language_id: str, settings: Any, explicit: Sequ
     for ref in choice.paths:
         if path is not None and ref == path.resolve():
             return Prepared(spec, choice, problem=f"RefScore: {ref.name} is its own reference")
-        ref_uri = from_fs_path(str(ref)) or str(ref)
+        ref_uri = file_uri(ref)
         try:
-            texts.append(open_texts[ref_uri] if ref_uri in open_texts else reader.read(ref))
+            texts.append(open_texts[str(ref)] if str(ref) in open_texts else reader.read(ref))
         except InputFileError as error:
             return Prepared(spec, choice, problem=f"RefScore: reference ({choice.source}) {error}")
         uris.append(ref_uri)

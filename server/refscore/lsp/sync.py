@@ -13,13 +13,11 @@
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pygls.uris import to_fs_path
-
 from .settings import parse_settings
+from .uris import fs_path
 
 if TYPE_CHECKING:
     from .server import RefScoreServer
@@ -28,8 +26,8 @@ log = logging.getLogger(__name__)
 
 
 def _path_of(uri: str) -> str | None:
-    path = to_fs_path(uri) if uri.startswith("file:") else None
-    return str(Path(path).resolve()) if path else None
+    path = fs_path(uri)
+    return str(path.resolve()) if path is not None else None
 
 
 def _rescore_dependents(server: "RefScoreServer", uri: str) -> None:
@@ -48,7 +46,7 @@ def _note_insertion(server: "RefScoreServer", params: types.DidChangeTextDocumen
     change = changes[0]
     if len("".join(change.text.split())) < max(server.settings.insertion_min_chars, 1):
         return
-    document = server.workspace.text_documents.get(params.text_document.uri)
+    document = server.document(params.text_document.uri)
     if document is None:
         return
     from .positions import Positions
@@ -75,7 +73,7 @@ def apply_settings(server: "RefScoreServer", section: Any) -> None:
     for problem in problems:
         server.notice(problem)
     server.settings = settings
-    for uri in list(server.workspace.text_documents):
+    for uri in server.open_uris():
         server.loop.schedule(uri, immediate=True)
 
 
@@ -137,7 +135,7 @@ def register(server: "RefScoreServer") -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(ls: "RefScoreServer", params: types.DidChangeWatchedFilesParams) -> None:
-        for uri in list(ls.workspace.text_documents):
+        for uri in ls.open_uris():
             ls.loop.schedule(uri)
 
     @server.feature(types.SHUTDOWN)
