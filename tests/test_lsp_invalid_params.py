@@ -68,3 +68,21 @@ async def test_set_reference_still_accepts_good_arguments(tmp_path: Path) -> Non
         result = await s.command("refscore.setReference", doc, "other.py")
         assert result["references"] == [uri(other)]
         assert (await s.command("refscore.setReference", doc, None))["references"] == []
+
+
+@pytest.mark.parametrize("command, arguments, expected", [
+    ("refscore.missingFromReference", [], "refscore.missingFromReference takes [documentUri]"),
+    ("refscore.missingFromReference", [5], "the first argument must be a document URI"),
+    ("refscore.noSuchCommand", ["file:///a.py"], "refscore.noSuchCommand"),
+])
+@pytest.mark.asyncio
+async def test_other_commands_with_bad_arguments_get_one_line_and_no_traceback(
+        tmp_path: Path, command: str, arguments: list, expected: str) -> None:
+    async with session(tmp_path) as s:
+        with pytest.raises(JsonRpcException) as caught:
+            await s.command(command, *arguments)
+        error = caught.value
+        assert expected in error.message
+        assert "Traceback" not in error.message and "\n" not in error.message.strip()
+        assert not error.data, error.data  # pygls put the server's traceback here
+        assert all("Traceback" not in m.message and "\n" not in m.message.strip() for m in s.client.messages)

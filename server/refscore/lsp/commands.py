@@ -93,9 +93,8 @@ def register(server: RefScoreServer) -> None:
 
     @server.command(MISSING)
     def missing(ls: RefScoreServer, *args: Any) -> list[dict[str, Any]]:
-        if not args or not isinstance(args[0], str):
-            raise ValueError(f"{MISSING} takes [documentUri]")
-        result = ls.loop.results.get(args[0])
+        uri = arguments.document_uri(MISSING, "[documentUri]", args)
+        result = ls.loop.results.get(uri)
         if result is None or result.problem is not None:
             return []
         return missing_items(result, ls.settings.weak_threshold)

@@ -17,6 +17,7 @@ from pygls.protocol import default_converter
 from .. import __version__
 from . import diagnostics
 from .loop import ScoringLoop
+from .protocol import RefScoreProtocol, first_line
 from .results import Result
 from .scorers import Scorers
 from .settings import Settings
@@ -45,7 +46,8 @@ class RefScoreServer(LanguageServer):
     """Holds the settings, the scorers, the loop and what the client opted into."""
 
     def __init__(self, allow_daemon: bool = True) -> None:
-        super().__init__("refscore", __version__, converter_factory=strict_converter)
+        super().__init__("refscore", __version__, protocol_cls=RefScoreProtocol,
+                         converter_factory=strict_converter)
         self.settings = Settings()
         self.scorers = Scorers(allow_daemon=allow_daemon)
         self.loop = ScoringLoop(self)

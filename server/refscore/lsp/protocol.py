@@ -1,0 +1,34 @@
+"""pygls's protocol, except that no traceback ever reaches the client.
+
+pygls answers a request whose handler raised with an InternalError carrying the server's
+traceback in ``data``, and shows ``Error in server: ...`` for a notification that failed. Here
+the reply keeps the error's code and its first line; the traceback goes to the log only.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from lsprotocol.types import ResponseError
+from pygls.protocol import LanguageServerProtocol
+
+log = logging.getLogger(__name__)
+
+
+def first_line(text: str) -> str:
+    """The first non-blank line of ``text`` (what a client is shown of an error)."""
+    return next((line.strip() for line in str(text).splitlines() if line.strip()), "internal error")
+
+
+class RefScoreProtocol(LanguageServerProtocol):
+    """Replies with one-line errors and no traceback data."""
+
+    def _send_response(self, msg_id: Any, result: Any | None = None, error: ResponseError | None = None) -> None:
+        if error is not None:
+            data = error.data
+            if isinstance(data, dict) and "traceback" in data:
+                log.debug("request %s failed:\n%s", msg_id, "".join(map(str, data["traceback"])))
+                data = None
+            error = ResponseError(code=error.code, message=first_line(error.message), data=data)
+        super()._send_response(msg_id, result=result, error=error)
