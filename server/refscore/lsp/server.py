@@ -98,6 +98,15 @@ class RefScoreServer(LanguageServer):
 
     # -- output --------------------------------------------------------------------------------
 
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """A failed notification handler: one line (pygls showed ``Error in server: ...``); a failed
+        request already got its error reply."""
+        from pygls.exceptions import FeatureRequestError
+
+        if source is FeatureRequestError:
+            return
+        self.notice(f"RefScore: internal error: {first_line(str(error))}", types.MessageType.Error)
+
     def notice(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
         """Show ``message`` once per session (and log it every time)."""
         log.warning(message)
