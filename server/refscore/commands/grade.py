@@ -19,6 +19,7 @@ from ..grade.mapping import load_mapping
 from ..grade.progress import Progress
 from ..grade.rows import LABELS, SCORE_COLUMNS, rows_for, summary, threshold_failures
 from ..grade.runner import GradeSettings, run_grading, scorer_tag
+from ..grade.targets import STDOUT, check_outputs, is_stream, regular_targets, write_target
 from ..metrics.codebleu import DEFAULT_WEIGHTS
 from ..scoring.factory import open_scorer
 from ..scoring.report import ALL_METRICS, CODEBLEU_RULES
@@ -100,8 +101,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run)
 
 
-def collect(args: argparse.Namespace) -> ItemSet:
-    """Every input named on the command line, as items (ids made unique)."""
+def collect(args: argparse.Namespace, own: list[Path] | None = None) -> ItemSet:
+    """Every input named on the command line, as items (ids made unique). ``own``: this run's
+    reports and cache, never graded (``-o`` may name a folder inside the submissions)."""
+    own = [p for p in own or () if str(p) != STDOUT]
     items = ItemSet()
     if args.submissions:
         if not args.reference:
@@ -112,12 +115,12 @@ def collect(args: argparse.Namespace) -> ItemSet:
 
             context = read_source(args.context_file)
         problem = load_problem(args.reference, args.lang, context, strict=True)
-        subs = expand(args.submissions, args.pattern, args.per_folder, exclude=args.reference)
+        subs = expand(args.submissions, args.pattern, args.per_folder, exclude=[*args.reference, *own])
         items.extend(items_for(problem, subs, args.pattern))
     elif args.reference:
         raise UsageError("--reference given but no SUBMISSION to grade")
     for path in args.mapping:
-        items.extend(load_mapping(path, args.lang))
+        items.extend(load_mapping(path, args.lang, exclude=own))
     for path in args.jsonl:
         items.extend(load_records(path, args.lang))
     if not (args.submissions or args.mapping or args.jsonl):
@@ -144,10 +147,19 @@ def _cache_path(args: argparse.Namespace, outputs: dict[str, Path]) -> Path | No
         return None
     if args.cache:
         return Path(args.cache)
-    if outputs:
-        first = next(iter(outputs.values()))
+    files = regular_targets(outputs)  # never beside standard output or a pipe
+    if files:
+        first = write_target(files[0])
         return first.with_name(f"{first.stem}.cache.jsonl")
     return None
+
+
+def check_targets(args: argparse.Namespace, outputs: dict[str, Path], cache: Path | None = None) -> None:
+    """Reports (and the cache) that clash with an input or each other, or cannot be written:
+    one line before anything is scored."""
+    named = [*args.reference, *args.mapping, *args.jsonl, *args.submissions]
+    named += [p for p in (args.context_file, args.idf) if p]
+    check_outputs({**outputs, **({"cache": cache} if cache else {})}, named)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -163,8 +175,10 @@ def run(args: argparse.Namespace) -> int:
         if "crystalbleu" in metrics:
             raise UsageError("--metrics crystalbleu needs the whole run at once (not --engine ray "
                              "or --block-lines)")
-        return grade_blocks.run(args, metrics, weights, outputs)
-    items = collect(args)
+        return grade_blocks.run(args, metrics, weights, outputs)  # checks its outputs itself
+    check_targets(args, outputs, _cache_path(args, outputs))
+    cache_path = _cache_path(args, outputs)
+    items = collect(args, own=[*outputs.values(), *([cache_path] if cache_path else [])])
     options.check_layer(args.layer, args.model, [i.language for i in items.items if i.language], metrics)
     for note in items.notes:
         print(f"refscore: note: {note}", file=sys.stderr)
@@ -173,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
     settings = GradeSettings(metrics, weights, args.batch_size, tag, args.codebleu_rule,
                              args.model, args.layer, args.device, idf, args.per_function, args.backend)
     scorer = open_scorer("daemon_or_local" if args.daemon else "local", autostart=True)
-    cache = ReportCache(_cache_path(args, outputs))
+    cache = ReportCache(cache_path)
     mode = "none" if args.quiet else args.progress
     progress = Progress(len(items.items), tty=None if mode == "auto" else mode == "bar", enabled=mode != "none")
     try:
@@ -222,10 +236,17 @@ def _print_summary(rows: list, outputs: dict[str, Path], graded: Any, cache: Rep
     stats = summary(rows)
     means = ", ".join(f"{LABELS[c]} mean {m['mean']:.3f}" for c, m in stats["metrics"].items()
                       if c in ("codebleu", "codebertscore_f1"))
+    out = summary_stream(outputs)
     print(f"graded {stats['submissions']} submission(s): {stats['with_errors']} with errors"
-          + (f"; {means}" if means else "") + f"; {graded.from_cache} from cache")
+          + (f"; {means}" if means else "") + f"; {graded.from_cache} from cache", file=out)
     for kind, path in outputs.items():
-        print(f"wrote {path}")
+        print(f"wrote {'standard output' if str(path) == STDOUT else path}", file=out)
+
+
+def summary_stream(outputs: dict[str, Path]) -> Any:
+    """Where the summary lines go: stderr when a report is written to standard output or a
+    stream (so ``--json - | jq`` reads JSON only), else stdout."""
+    return sys.stderr if any(is_stream(p) for p in outputs.values()) else sys.stdout
 
 
 def row_line(row: dict) -> str:
@@ -253,7 +274,7 @@ def report_threshold(args: argparse.Namespace, metric: str, count: int, first: l
     """Say whether every submission reaches ``--fail-under`` (``count`` do not; ``first`` are
     the first of them); the exit code."""
     if not count:
-        print(f"all submissions reach {LABELS[metric]} {args.fail_under:g}")
+        print(f"all submissions reach {LABELS[metric]} {args.fail_under:g}", file=summary_stream(_outputs(args)))
         return EXIT_OK
     print(f"{count} submission(s) below {LABELS[metric]} {args.fail_under:g}:", file=sys.stderr)
     for row in first:

@@ -23,6 +23,7 @@ from ..grade.blocks import DEFAULT_BLOCK_LINES
 from ..grade.progress import Progress
 from ..grade.rows import LABELS
 from ..grade.runner import GradeSettings, scorer_tag
+from ..grade.targets import STDOUT, is_stream, regular_targets, write_target
 from .bert_options import idf_setting
 from .options import UsageError
 
@@ -51,8 +52,9 @@ def wanted(args: argparse.Namespace) -> bool:
 def _outputs(args: argparse.Namespace, reports: dict[str, Path]) -> dict[str, Path]:
     """The usual reports plus the row files (``.jsonl`` and ``.parquet`` beside the first)."""
     outputs = dict(reports)
-    if reports:
-        first = next(iter(reports.values()))
+    files = regular_targets(reports)  # the row files go beside a report file, never beside a stream
+    if files:
+        first = write_target(files[0])
         outputs["jsonl"] = first.with_suffix(".jsonl")
         try:
             import pyarrow  # noqa: F401
@@ -67,8 +69,9 @@ def _work(args: argparse.Namespace, reports: dict[str, Path]) -> tuple[Path, boo
     """The parts folder and whether it is temporary (``--no-cache`` or nowhere to keep it)."""
     if not args.no_cache and args.cache:
         return Path(args.cache).resolve(), False
-    if not args.no_cache and reports:
-        first = next(iter(reports.values()))
+    files = regular_targets(reports)
+    if not args.no_cache and files:
+        first = write_target(files[0])
         return first.with_name(f"{first.stem}.parts").resolve(), False
     return Path(tempfile.mkdtemp(prefix="refscore-grade-")), True
 
@@ -83,6 +86,9 @@ def run(args: argparse.Namespace, metrics: tuple[str, ...], weights: tuple[float
     settings = GradeSettings(metrics, weights, args.batch_size, tag, args.codebleu_rule,  # type: ignore[arg-type]
                              args.model, args.layer, args.device, idf, backend=args.backend)
     outputs = _outputs(args, reports)
+    from .grade import check_targets
+
+    check_targets(args, outputs)  # the row files too: `--jsonl runs.jsonl --csv runs.csv` makes runs.jsonl
     work, temporary = _work(args, reports)
     inputs = [Path(p).resolve() for p in args.jsonl]
     mode = "none" if args.quiet else args.progress
@@ -162,7 +168,8 @@ def _print_summary(done: Assembled, outputs: dict[str, Path], run_: BlockRun) ->
     stats = done.stats.summary()
     means = ", ".join(f"{LABELS[c]} mean {m['mean']:.3f}" for c, m in stats["metrics"].items()
                       if c in ("codebleu", "codebertscore_f1"))
+    out = sys.stderr if any(is_stream(p) for p in outputs.values()) else sys.stdout
     print(f"graded {stats['submissions']} submission(s): {stats['with_errors']} with errors"
-          + (f"; {means}" if means else "") + f"; {run_.from_before} from earlier runs")
+          + (f"; {means}" if means else "") + f"; {run_.from_before} from earlier runs", file=out)
     for path in outputs.values():
-        print(f"wrote {path}")
+        print(f"wrote {'standard output' if str(path) == STDOUT else path}", file=out)

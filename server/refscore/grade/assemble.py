@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Callable, Iterator, Sequence
@@ -19,6 +20,7 @@ from .parts import PartStore
 from .rows import COLUMNS, SCORE_COLUMNS, threshold_failures
 from .stream_stats import RowStats
 from .summary_html import build_summary_html
+from .targets import STDOUT, is_stream, write_target
 from .writers import csv_text
 
 PARQUET_ROW_GROUP = 65_536
@@ -97,15 +99,31 @@ def assemble(blocks: Sequence[BlockRef], store: PartStore, outputs: dict[str, Pa
 
 
 def _tmp(path: Path) -> Path:
+    """Where ``path`` is written before the rename (a stream is written in place)."""
+    if is_stream(path):
+        return path
+    path = write_target(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     return path.with_name(f".{path.name}.{os.getpid()}.tmp")
 
 
+def _open(path: Path) -> IO[str]:
+    if str(path) == STDOUT:
+        sys.stdout.flush()
+        return open(sys.stdout.fileno(), "w", encoding="utf-8", newline="", closefd=False)
+    return open(_tmp(path), "w", encoding="utf-8", newline="")
+
+
+def _finish(path: Path) -> None:
+    """Rename the finished temporary file over ``path`` (nothing to do for a stream)."""
+    if not is_stream(path):
+        os.replace(_tmp(path), write_target(path))
+
+
 def _replace_with(path: Path, write: Callable[[IO[str]], Any]) -> None:
-    tmp = _tmp(path)
-    with open(tmp, "w", encoding="utf-8", newline="") as fh:
+    with _open(path) as fh:
         write(fh)
-    os.replace(tmp, path)
+    _finish(path)
 
 
 class _Writers:
@@ -113,7 +131,7 @@ class _Writers:
 
     def __init__(self, outputs: dict[str, Path], info: dict[str, Any], summary: dict[str, Any]) -> None:
         self.targets = {k: outputs[k] for k in ("csv", "json", "jsonl") if k in outputs}
-        self.handles = {k: open(_tmp(p), "w", encoding="utf-8", newline="") for k, p in self.targets.items()}
+        self.handles = {k: _open(p) for k, p in self.targets.items()}
         self.first = True
         self.parquet = _ParquetOut(outputs["parquet"]) if "parquet" in outputs else None
         if "json" in self.handles:
@@ -143,14 +161,15 @@ class _Writers:
             self.handles["json"].write("\n]}\n")
         for kind, handle in self.handles.items():
             handle.close()
-            os.replace(_tmp(self.targets[kind]), self.targets[kind])
+            _finish(self.targets[kind])
         if self.parquet is not None:
             self.parquet.close()
 
     def abandon(self) -> None:
         for kind, handle in self.handles.items():
             handle.close()
-            _tmp(self.targets[kind]).unlink(missing_ok=True)
+            if not is_stream(self.targets[kind]):
+                _tmp(self.targets[kind]).unlink(missing_ok=True)
         if self.parquet is not None:
             self.parquet.abandon()
 

@@ -28,7 +28,7 @@ import json
 import os
 import zlib
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any, Iterable, Iterator
 
 try:
     import tomllib
@@ -50,8 +50,10 @@ MAX_JSONL_BYTES = 1024 * 1024 * 1024
 SKIP_CHUNK = 1024 * 1024
 
 
-def load_mapping(path: str | Path, default_language: str | None = None) -> ItemSet:
-    """Items for every problem of a TOML or CSV mapping file."""
+def load_mapping(path: str | Path, default_language: str | None = None,
+                 exclude: Iterable[str | Path] = ()) -> ItemSet:
+    """Items for every problem of a TOML or CSV mapping file; ``exclude``: files never graded
+    (the run's own reports)."""
     path = Path(path)
     problems = _toml_problems(path) if path.suffix.lower() == ".toml" else _csv_problems(path)
     base = path.parent
@@ -61,7 +63,7 @@ def load_mapping(path: str | Path, default_language: str | None = None) -> ItemS
     for index, entry in enumerate(problems, 1):
         result.notes.extend(check_problem(entry, path, index))
     for index, entry in enumerate(problems, 1):
-        result.extend(_problem_items(entry, base, index, default_language, path))
+        result.extend(_problem_items(entry, base, index, default_language, path, list(exclude)))
     return result
 
 
@@ -113,7 +115,8 @@ def _as_list(value: Any) -> list[str]:
 
 
 def _problem_items(entry: dict[str, Any], base: Path, index: int, default_language: str | None,
-                   mapping: Path) -> ItemSet:
+                   mapping: Path, exclude: list[str | Path] | None = None) -> ItemSet:
+    exclude = exclude or []
     references = [base / r for r in _as_list(entry.get("reference", entry.get("references")))]
     name = str(entry.get("name") or (references[0].stem if references else f"problem {index}"))
     context = entry.get("context")
@@ -132,7 +135,7 @@ def _problem_items(entry: dict[str, Any], base: Path, index: int, default_langua
         problem.error = f"{mapping}: problem {name!r} has no reference"
     pattern = entry.get("pattern")
     subs = expand([base / s for s in _as_list(entry.get("submissions"))], pattern,
-                  bool(entry.get("per_folder", False)), exclude=references)
+                  bool(entry.get("per_folder", False)), exclude=[*references, *exclude])
     subs = [sub._replace(id=os.path.relpath(sub.id, base)) if sub.files is not None else sub for sub in subs]
     result = items_for(problem, subs, pattern, id_prefix=f"{name}/", base=base)
     if not subs:

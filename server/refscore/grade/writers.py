@@ -5,11 +5,13 @@ from __future__ import annotations
 import csv
 import json
 import os
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
 from .rows import COLUMNS, summary
+from .targets import STDOUT, is_stream, write_target
 
 #: First characters that make a spreadsheet cell a formula (or hide one behind a control).
 FORMULA_STARTS = frozenset("=+-@\t\r\n")
@@ -18,8 +20,12 @@ FORMULA_STARTS = frozenset("=+-@\t\r\n")
 def atomic_write(path: str | Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file, so a crash leaves the old file. The
     report gets the permissions any new file gets (0666 less the umask), not the temporary
-    file's 0600."""
-    path = Path(path)
+    file's 0600. Standard output (``-``) and other streams (``/dev/stdout``, a pipe) are written
+    straight to; a link to a file is written through (``targets``)."""
+    if is_stream(path):
+        write_stream(path, text)
+        return
+    path = write_target(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
@@ -30,6 +36,16 @@ def atomic_write(path: str | Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_stream(path: str | Path, text: str) -> None:
+    """Write ``text`` to standard output (``-``) or to an existing stream such as ``/dev/stdout``."""
+    if str(path) == STDOUT:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
 
 
 def neutralise(text: str) -> str:

@@ -1,0 +1,138 @@
+"""Where `refscore grade` writes its reports: standard output and streams are written to, never
+replaced; links are written through; a report that would overwrite an input (the reference, the
+JSONL of completions) or another report, or that cannot be written, is one line before any
+scoring; the run's own reports inside a submission folder are never graded. Real CLI runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from refscore.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+REF = "def add(a, b):\n    total = a + b\n    return total\n"
+CAND = "def add(x, y):\n    s = x + y\n    return s\n"
+QUICK = ("--metrics", "codebleu", "-q")
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def refscore(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1",
+           "PYTHONPATH": os.pathsep.join(p for p in (str(REPO / "server"), os.environ.get("PYTHONPATH")) if p)}
+    return subprocess.run([sys.executable, "-m", "refscore", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def _class(tmp_path: Path) -> None:
+    (tmp_path / "ref.py").write_text(REF)
+    (tmp_path / "subs").mkdir()
+    for name in ("a.py", "b.py"):
+        (tmp_path / "subs" / name).write_text(CAND)
+    lines = [json.dumps({"id": f"c{i}", "candidate": CAND, "reference": REF, "language": "python"})
+             for i in range(3)]
+    (tmp_path / "runs.jsonl").write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("blocks", [(), ("--block-lines", "1")], ids=["in-memory", "block-wise"])
+def test_json_report_on_standard_output(tmp_path: Path, blocks: tuple[str, ...]) -> None:
+    """`--json -` prints the JSON report (nothing else) on stdout and creates no file named `-`."""
+    _class(tmp_path)
+    result = refscore("grade", "--jsonl", "runs.jsonl", *QUICK, *blocks, "--json", "-", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert [row["id"] for row in report["submissions"]] == ["c0", "c1", "c2"]
+    assert "graded 3 submission(s)" in result.stderr and "wrote standard output" in result.stderr
+    assert not (tmp_path / "-").exists()
+    assert not list(tmp_path.glob("-*"))  # no cache file named after it either
+
+
+@pytest.mark.parametrize("blocks", [(), ("--block-lines", "1")], ids=["in-memory", "block-wise"])
+def test_report_to_a_fifo_is_streamed_not_replaced(tmp_path: Path, blocks: tuple[str, ...]) -> None:
+    """A FIFO (like `--json >(jq .)` or `/dev/stdout`) is written to; it stays a FIFO (an atomic
+    rename used to put a regular file in its place: as root, `--json /dev/stdout` replaced
+    /dev/stdout itself)."""
+    _class(tmp_path)
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    result = refscore("grade", "--jsonl", "runs.jsonl", *QUICK, *blocks, "--json", str(fifo), cwd=tmp_path)
+    if reader.is_alive():  # the FIFO was never opened for writing: release the reader
+        with open(fifo, "wb"):
+            pass
+    reader.join(10)
+    assert result.returncode == 0, result.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert len(json.loads(received[0])["submissions"]) == 3
+    assert not (tmp_path / "pipe.cache.jsonl").exists() and not (tmp_path / "pipe.jsonl").exists()
+
+
+def test_report_through_a_link_keeps_the_link(tmp_path: Path) -> None:
+    _class(tmp_path)
+    (tmp_path / "real").mkdir()
+    os.symlink("real/grade.json", tmp_path / "link.json")
+    assert main(["grade", "-r", str(tmp_path / "ref.py"), str(tmp_path / "subs"), *QUICK, "--no-cache",
+                 "--json", str(tmp_path / "link.json")]) == 0
+    assert (tmp_path / "link.json").is_symlink()
+    assert len(json.loads((tmp_path / "real" / "grade.json").read_text())["submissions"]) == 2
+
+
+@pytest.mark.parametrize("args, says", [
+    (("-r", "ref.py", "subs", "--json", "ref.py"), "--json ref.py: is an input of this run"),
+    (("-r", "ref.py", "subs", "--csv", "subs/a.py"), "--csv subs/a.py: names a python source file"),
+    (("-r", "ref.py", "subs", "--csv", "r.out", "--json", "r.out"), "the CSV report is written there too"),
+    (("-r", "ref.py", "subs", "--json", "r.json", "--cache", "r.json"), "the JSON report is written there too"),
+    (("--jsonl", "runs.jsonl", "--json", "runs.jsonl"), "--json runs.jsonl: is an input"),
+    (("--jsonl", "runs.jsonl", "--block-lines", "1", "--csv", "runs.csv"), "the row file runs.jsonl: is an input"),
+])
+def test_reports_that_would_overwrite_inputs_or_each_other_are_refused(tmp_path: Path, args: tuple[str, ...],
+                                                                       says: str) -> None:
+    """Exit 2 in one line, every input unchanged (the reference and the completions used to be
+    overwritten by the report, `--csv x --json x` kept only the JSON)."""
+    _class(tmp_path)
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    result = refscore("grade", *args, *QUICK, cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert says in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+
+
+@pytest.mark.parametrize("args, says", [
+    (("-o", "afile/out"), "a file is in the way of the folder afile"),
+    (("--csv", "afile/x.csv"), "a file is in the way of the folder afile"),
+    (("--csv", "subs"), "--csv subs: is a folder"),
+    (("--json", "/proc/refscore-test/grade.json"), "--json /proc/refscore-test/grade.json: cannot write a report"),
+])
+def test_reports_that_cannot_be_written_are_one_line_before_scoring(tmp_path: Path, args: tuple[str, ...],
+                                                                    says: str) -> None:
+    """Exit 3 with one line (was `internal error: NotADirectoryError` / `IsADirectoryError`, exit
+    5, after the whole class had been scored)."""
+    _class(tmp_path)
+    (tmp_path / "afile").write_text("x")
+    result = refscore("grade", "-r", "ref.py", "subs", *QUICK, "--no-cache", *args, cwd=tmp_path)
+    assert result.returncode == 3, result.stderr
+    assert says in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert "internal error" not in result.stderr and "graded" not in result.stdout
+
+
+def test_own_reports_inside_the_submission_folder_are_not_graded(tmp_path: Path) -> None:
+    """`-o subs/report` run twice: the second run grades the same two files (its reports and
+    cache were graded as four more submissions, each an error)."""
+    _class(tmp_path)
+    for _ in range(2):
+        assert main(["grade", "-r", str(tmp_path / "ref.py"), str(tmp_path / "subs"), *QUICK,
+                     "-o", str(tmp_path / "subs" / "report")]) == 0
+    rows = json.loads((tmp_path / "subs" / "report" / "grade.json").read_text())["submissions"]
+    assert [Path(r["id"]).name for r in rows] == ["a.py", "b.py"]
+    assert all(not r["errors"] for r in rows)
