@@ -80,3 +80,29 @@ async def test_metrics_off_and_inlay_hints_off_by_default(tmp_path: Path) -> Non
             text_document=types.TextDocumentIdentifier(uri=doc),
             range=types.Range(types.Position(0, 0), types.Position(30, 0)))), 30)
         assert not hints
+
+
+async def test_values_of_the_wrong_kind_get_one_message_each_and_the_default(tmp_path: Path) -> None:
+    """What a hand-edited settings.json or a Lua table can hold: infinities, objects where a
+    string is expected, booleans for numbers. Each is one message naming the setting, never an
+    internal error, and the default is used (the document is still scored)."""
+    cand = workspace(tmp_path)
+    bad = {"debounceMs": float("inf"), "weakTokens": {"maxCount": float("inf"), "threshold": True},
+           "insertion": {"minChars": float("-inf")}, "model": {"name": "x"}, "context": ["a task"],
+           "device": 5, "layer": -1, "metrics": 5}
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        await s.wait_summary(doc)
+        s.client.set_configuration(bad, section="refscore")
+        s.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+        names = ("debounceMs", "weakTokens.maxCount", "weakTokens.threshold", "insertion.minChars", "model",
+                 "context", "device", "layer", "metrics")
+        await s.wait_for(lambda: len(s.client.messages) >= len(names), what="one message per bad value")
+        await asyncio.sleep(0.3)
+        shown = [m.message for m in s.client.messages]
+        assert not [m for m in shown if "internal error" in m or "Error in server" in m], shown
+        for name in names:
+            assert len([m for m in shown if m.startswith(f"refscore.{name}:")]) == 1, (name, shown)
+        assert all("\n" not in m for m in shown)
+        summary = await s.wait_summary(doc)  # the defaults: both metrics, so CodeBERTScore is asked for
+        assert "CodeBLEU" in summary.message

@@ -8,6 +8,7 @@ or ill-typed values fall back to the default, with one log line saying which.
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping
 
@@ -75,38 +76,55 @@ def _lookup(section: Mapping[str, Any], dotted: str) -> Any:
     return value
 
 
+def _number(value: Any, what: str) -> float:
+    """A finite JSON number (not a boolean, not a string)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"must be {what}, not {_shown(value)}")
+    return float(value)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
 def _convert(name: str, value: Any, default: Any) -> Any:
     if name == "metrics":
-        items = [value] if isinstance(value, str) else list(value)
-        chosen = tuple(m for m in METRICS if m in {str(v).lower() for v in items})
-        if len(chosen) != len(items):
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, (list, tuple)) or not all(isinstance(v, str) for v in items):
+            raise ValueError(f"must be a list of metric names from {list(METRICS)}, not {_shown(value)}")
+        wanted = {v.strip().lower() for v in items}
+        if not wanted <= set(METRICS):
             raise ValueError(f"metrics must be a subset of {list(METRICS)}")
-        return chosen
+        return tuple(m for m in METRICS if m in wanted)
     if name == "codebleu_weights":
         if not isinstance(value, (list, tuple)):
             raise ValueError(f"codebleu.weights is a list of {USAGE}")
         return check_weights(value)  # WeightsError (a ValueError) says what is allowed
     if name == "weak_threshold":
-        number = float(value)
+        number = _number(value, "a similarity between -1 and 1")
         if not -1.0 <= number <= 1.0:
             raise ValueError("weakTokens.threshold is a similarity between -1 and 1")
         return number
     if name in ("weak_max_count", "debounce_ms", "insertion_min_chars"):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        number = _number(value, "a non-negative number")
+        if number < 0:
             raise ValueError("must be a non-negative number")
-        return min(int(value), 10_000)
+        return min(int(number), 10_000)
     if name == "layer":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError("must be an integer")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"must be a hidden layer number (0 or more), not {_shown(value)}")
         return value
     if name in ("model", "device", "context"):
-        return str(value) or None
+        if not isinstance(value, str):
+            raise ValueError(f"must be a string or null, not {_shown(value)}")
+        return value if value.strip() else None
     if name == "backend":
         from ..embed.backends import BACKENDS
 
-        if str(value).strip().lower() not in BACKENDS:
+        if not isinstance(value, str) or value.strip().lower() not in BACKENDS:
             raise ValueError(f"backend is one of {', '.join(BACKENDS)}")
-        return str(value).strip().lower()
+        return value.strip().lower()
     if name == "references":
         if not isinstance(value, Mapping):
             raise ValueError("references maps candidate globs to reference paths")

@@ -85,8 +85,8 @@ def register(server: "RefScoreServer") -> None:
         if isinstance(options.get("settings"), dict):
             settings, problems = parse_settings(options["settings"])
             ls.settings = settings
-            for problem in problems:
-                log.warning(problem)
+            for problem in problems:  # showMessage is allowed before the initialize reply
+                ls.notice(problem)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: "RefScoreServer", params: types.InitializedParams) -> None:
