@@ -34,7 +34,7 @@ __all__ = ["score"]
 PACKAGE_DEFAULT_LAYER = 10
 
 
-def _spec(lang: str | None, model_type: str | None, num_layers: int | None) -> ModelSpec:
+def _spec(lang: str | None, model_type: str | None, num_layers: int | None, warn: bool = True) -> ModelSpec:
     if model_type is not None:
         model_type = str(model_type)
         layer = num_layers if num_layers is not None else (known_layer(model_type) or PACKAGE_DEFAULT_LAYER)
@@ -43,8 +43,9 @@ def _spec(lang: str | None, model_type: str | None, num_layers: int | None) -> M
     path = local_model_path(paper_id)
     if path is not None:
         return ModelSpec(paper_id, path, num_layers if num_layers is not None else paper_layer)
-    warnings.warn(f"{paper_id} is not in the local Hugging Face cache; using the embedded "
-                  "all-MiniLM-L6-v2 instead", stacklevel=3)
+    if warn:
+        warnings.warn(f"{paper_id} is not in the local Hugging Face cache; using the embedded "
+                      "all-MiniLM-L6-v2 instead", stacklevel=4)
     return resolve_model(layer=num_layers, prefer_paper=False)
 
 
@@ -98,17 +99,55 @@ def _padding_floors(flat: Sequence[tuple[Any, Any]], batch_size: int) -> list[tu
 
 
 def score(cands: Sequence[str], refs: Sequence[Union[str, Sequence[str]]], lang: str | None = None,
-          model_type: str | None = None, num_layers: int | None = None,
-          idf: Union[bool, Mapping[int, float]] = False, sources: Sequence[str] | None = None,
-          batch_size: int = 64, device: str | None = None, rescale_with_baseline: bool = False,
-          baseline_path: str | None = None, **_ignored: Any) -> tuple[Any, Any, Any, Any]:
-    """CodeBERTScore of each candidate against its reference(s): ``(P, R, F1, F3)`` tensors.
+          model_type: str | None = None, num_layers: int | None = None, verbose: bool = False,
+          idf: Union[bool, Mapping[int, float]] = False, device: str | None = None, batch_size: int = 64,
+          nthreads: int = 4, all_layers: bool = False, return_hash: bool = False,
+          rescale_with_baseline: bool = False, baseline_path: str | None = None, no_punc: bool = True,
+          sources: Sequence[str] | None = None, chunk_overlap: float = 0.5) -> Any:
+    """CodeBERTScore of each candidate against its reference(s): ``(P, R, F1, F3)`` tensors, or
+    ``((P, R, F1, F3), hash)`` with ``return_hash`` (the package's hash string).
 
-    ``refs`` holds one string per candidate or one list of strings per candidate (the best value
-    of each component is kept). ``idf`` is False, True (IDF from the references) or a
-    ``{token_id: weight}`` dict. ``sources`` holds one context per candidate. Extra keyword
-    arguments of the package (``verbose``, ``nthreads``, ...) are accepted and ignored.
+    The package's parameters, in its order. ``refs`` holds one string per candidate or one list
+    of strings per candidate (the best value of each component is kept). ``idf`` is False, True
+    (IDF from the references) or a ``{token_id: weight}`` dict. ``sources`` holds one context per
+    candidate. ``verbose`` and ``nthreads`` change no number and are ignored; ``all_layers=True``,
+    ``no_punc=False`` and a ``chunk_overlap`` other than 0.5 would change the numbers or their
+    shape and are refused (NotImplementedError), never silently ignored.
     """
+    _refuse_unsupported(all_layers, no_punc, chunk_overlap)
+    out = _score(cands, refs, lang, model_type, num_layers, idf, sources, batch_size, device,
+                 rescale_with_baseline, baseline_path)
+    if return_hash:
+        spec = _spec(lang, model_type, num_layers, warn=False)  # the model that made the numbers
+        model = str(model_type) if model_type is not None else spec.model_id
+        return out, package_hash(model, spec.layer, idf, rescale_with_baseline, baseline_path is not None)
+    return out
+
+
+def _refuse_unsupported(all_layers: bool, no_punc: bool, chunk_overlap: float) -> None:
+    if all_layers:
+        raise NotImplementedError("refscore.compat.score: all_layers=True is not supported (score one "
+                                  "layer at a time with num_layers=N)")
+    if not no_punc:
+        raise NotImplementedError("refscore.compat.score: no_punc=False is not supported (punctuation-only "
+                                  "tokens are always left out, as by the package's default)")
+    if chunk_overlap != 0.5:
+        raise NotImplementedError(f"refscore.compat.score: chunk_overlap={chunk_overlap!r} is not supported "
+                                  "(long inputs use the package's default overlap, 0.5)")
+
+
+def package_hash(model: str, layer: int, idf: Any, rescaled: bool, custom_baseline: bool) -> str:
+    """code-bert-score's ``get_hash``: ``MODEL_LLAYER_idf|_no-idf[-rescaled|-custom-rescaled]``."""
+    text = f"{model}_L{layer}{'_idf' if idf else '_no-idf'}"
+    if rescaled:
+        text += "-custom-rescaled" if custom_baseline else "-rescaled"
+    return text
+
+
+def _score(cands: Sequence[str], refs: Sequence[Union[str, Sequence[str]]], lang: str | None,
+           model_type: str | None, num_layers: int | None, idf: Union[bool, Mapping[int, float]],
+           sources: Sequence[str] | None, batch_size: int, device: str | None, rescale_with_baseline: bool,
+           baseline_path: str | None) -> tuple[Any, Any, Any, Any]:
     torch = torch_module()
     if len(cands) != len(refs):
         raise ValueError("Different number of candidates and references")

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple, Union
 
+from ..analysis.text import MAX_INPUT_BYTES
 from ..languages import CODEBLEU_PACKAGE_LANGUAGES
+from ..safe_read import read_capped
 from ..scoring.codebleu import corpus_codebleu_compat
 
 AVAILABLE_LANGS = list(CODEBLEU_PACKAGE_LANGUAGES)
@@ -16,6 +20,7 @@ def calc_codebleu(
     lang: str,
     weights: Tuple[float, float, float, float] = (0.25, 0.25, 0.25, 0.25),
     tokenizer: Optional[Callable] = None,
+    keywords_dir: Optional[Union[str, os.PathLike]] = None,
     *,
     workers: int = 1,
 ) -> Dict[str, float]:
@@ -24,7 +29,9 @@ def calc_codebleu(
     Returns the keys ``codebleu``, ``ngram_match_score``, ``weighted_ngram_match_score``,
     ``syntax_match_score`` and ``dataflow_match_score``. ``workers`` (not in the package): score
     a large corpus in that many processes (at least 100 pairs each); the numbers are the same up
-    to floating-point rounding.
+    to floating-point rounding. ``keywords_dir``: as in the package, a folder holding
+    ``<lang>.txt``, one keyword per line, for the weighted n-gram match (default: the package's
+    lists, which RefScore carries).
     """
     if len(references) != len(predictions):
         raise ValueError("Number of references and predictions should be the same")
@@ -32,5 +39,16 @@ def calc_codebleu(
         raise ValueError(f"Language {lang} is not supported (yet). Available languages: {AVAILABLE_LANGS}")
     if len(weights) != 4:
         raise ValueError("weights should be a tuple of 4 floats (alpha, beta, gamma, theta)")
+    keywords = _keywords(keywords_dir, lang) if keywords_dir is not None else None
     nested = [list(ref) if isinstance(ref, (list, tuple)) else [ref] for ref in references]
-    return corpus_codebleu_compat(nested, predictions, lang, weights, tokenizer, workers).as_package_dict()
+    return corpus_codebleu_compat(nested, predictions, lang, weights, tokenizer, workers,
+                                  keywords).as_package_dict()
+
+
+def _keywords(folder: Union[str, os.PathLike], lang: str) -> frozenset[str]:
+    """``<folder>/<lang>.txt`` read as the package reads it (each line stripped)."""
+    folder = Path(folder)
+    if not folder.exists():
+        raise ValueError(f"keywords_dir {folder} does not exist")
+    text = read_capped(folder / f"{lang}.txt", MAX_INPUT_BYTES).decode("utf-8")
+    return frozenset(line.strip() for line in text.splitlines(keepends=True))

@@ -59,34 +59,36 @@ def _pair_stats(ref_tokens: Sequence[TokenAnalysis], cand_tokens: TokenAnalysis,
 
 def corpus_codebleu_compat(references: Sequence[Sequence[str]], predictions: Sequence[str], language: str,
                            weights: Sequence[float] = DEFAULT_WEIGHTS, tokenizer: Tokenizer | None = None,
-                           workers: int = 1) -> CodeBleuResult:
+                           workers: int = 1, keywords: frozenset[str] | None = None) -> CodeBleuResult:
     """Corpus CodeBLEU exactly as ``codebleu`` 0.7.0 computes it (deterministic dataflow order).
 
     ``workers`` > 1 splits a large corpus over that many processes (``scoring.parallel``); the
-    statistics are sums, so the result is the same up to floating-point rounding.
+    statistics are sums, so the result is the same up to floating-point rounding. ``keywords``:
+    the weighted n-gram match's keyword list (default: the language's).
     """
     spec = languages.get(language)
     if workers != 1:
         from .parallel import corpus_stats_parallel
 
-        total = corpus_stats_parallel(references, predictions, spec.name, tokenizer, workers)
+        total = corpus_stats_parallel(references, predictions, spec.name, tokenizer, workers, keywords)
     else:
-        total = corpus_stats(references, predictions, spec.name, tokenizer)
+        total = corpus_stats(references, predictions, spec.name, tokenizer, keywords)
     if total is None:
         raise ValueError("no predictions to score")
     return combine(total, weights, "compat", spec.name, "custom" if tokenizer else "ws", _grammar(spec))
 
 
 def corpus_stats(references: Sequence[Sequence[str]], predictions: Sequence[str], language: str,
-                 tokenizer: Tokenizer | None = None) -> PairStats | None:
+                 tokenizer: Tokenizer | None = None, keywords: frozenset[str] | None = None) -> PairStats | None:
     """The package's pair statistics, summed over the corpus (None for an empty corpus)."""
     with gc_paused():
-        return _corpus_stats(references, predictions, language, tokenizer)
+        return _corpus_stats(references, predictions, language, tokenizer, keywords)
 
 
 def _corpus_stats(references: Sequence[Sequence[str]], predictions: Sequence[str], language: str,
-                  tokenizer: Tokenizer | None) -> PairStats | None:
+                  tokenizer: Tokenizer | None, keywords: frozenset[str] | None) -> PairStats | None:
     spec = languages.get(language)
+    keywords = spec.keywords if keywords is None else keywords
     total: PairStats | None = None
     for refs, prediction in zip(references, predictions):
         refs = [r.strip() for r in refs]
@@ -98,7 +100,7 @@ def _corpus_stats(references: Sequence[Sequence[str]], predictions: Sequence[str
              analyse_structure(strip_compat_times(prediction, spec.name, index + 1), spec.name, "compat"))
             for index, ref in enumerate(refs)
         ]
-        stats, _ = _pair_stats(ref_tokens, cand_tokens, structures, spec.keywords)
+        stats, _ = _pair_stats(ref_tokens, cand_tokens, structures, keywords)
         total = stats if total is None else total + stats
     return total
 

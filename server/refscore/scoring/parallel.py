@@ -23,18 +23,19 @@ MIN_PAIRS_PER_WORKER = 100
 
 
 def corpus_stats_parallel(references: Sequence[Sequence[str]], predictions: Sequence[str], language: str,
-                          tokenizer: Tokenizer | None, workers: int) -> PairStats | None:
+                          tokenizer: Tokenizer | None, workers: int,
+                          keywords: frozenset[str] | None = None) -> PairStats | None:
     """``corpus_stats`` with up to ``workers`` processes (0 or less: a ValueError)."""
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
     pairs = list(zip(references, predictions))
     workers = min(workers, len(pairs) // MIN_PAIRS_PER_WORKER, os.cpu_count() or 1)
     if workers <= 1 or not _picklable(tokenizer):
-        return corpus_stats(references, predictions, language, tokenizer)
+        return corpus_stats(references, predictions, language, tokenizer, keywords)
     size = -(-len(pairs) // (workers * 4))  # a few chunks per worker even out their lengths
     chunks = [pairs[i:i + size] for i in range(0, len(pairs), size)]
     with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
-        sums = list(pool.map(_chunk_stats, [(chunk, language, tokenizer) for chunk in chunks]))
+        sums = list(pool.map(_chunk_stats, [(chunk, language, tokenizer, keywords) for chunk in chunks]))
     total: PairStats | None = None
     for part in sums:
         if part is not None:
@@ -42,9 +43,10 @@ def corpus_stats_parallel(references: Sequence[Sequence[str]], predictions: Sequ
     return total
 
 
-def _chunk_stats(job: tuple[list[tuple[Any, str]], str, Tokenizer | None]) -> PairStats | None:
-    chunk, language, tokenizer = job
-    return corpus_stats([refs for refs, _ in chunk], [prediction for _, prediction in chunk], language, tokenizer)
+def _chunk_stats(job: tuple[list[tuple[Any, str]], str, Tokenizer | None, frozenset[str] | None]) -> PairStats | None:
+    chunk, language, tokenizer, keywords = job
+    return corpus_stats([refs for refs, _ in chunk], [prediction for _, prediction in chunk], language, tokenizer,
+                        keywords)
 
 
 def _picklable(value: Any) -> bool:

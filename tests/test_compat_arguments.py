@@ -1,0 +1,96 @@
+"""The drop-in APIs take the packages' arguments: `calc_codebleu(..., keywords_dir=)` as
+codebleu 0.7.0 does (it was a TypeError), and `score(..., return_hash=True)` returns
+`((P, R, F1, F3), hash)` as code-bert-score 0.4.1 does; the package options that would change the
+numbers or their shape (`all_layers`, `no_punc=False`, `chunk_overlap`) and misspelled keywords
+are refused, never silently ignored (they used to be swallowed by `**kwargs`)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+import bert_fixtures
+from refscore.compat import calc_codebleu
+
+REFS = ["def f(a):\n    if a:\n        return a + 1\n    return len(a)", "int g(int x) { return x * 2; }"]
+PREDS = ["def f(x):\n    return x + 1 if x else 0", "int g(int y) { if (y) return y; return 2; }"]
+
+
+@pytest.fixture(autouse=True)
+def _quiet_package() -> None:
+    logging.getLogger().setLevel(logging.ERROR)  # the package warns about missing dataflow
+
+
+def _package_keywords() -> Path:
+    import codebleu
+
+    return Path(codebleu.__file__).parent / "keywords"
+
+
+@pytest.mark.parametrize("lang, pair", [("python", 0), ("cpp", 1)])
+def test_keywords_dir_is_the_packages_argument(tmp_path: Path, lang: str, pair: int) -> None:
+    from codebleu import calc_codebleu as package
+
+    custom = tmp_path / "kw"
+    custom.mkdir()
+    (custom / f"{lang}.txt").write_text("return\nx\ny\n  if  \n", encoding="utf-8")
+    refs, preds = [REFS[pair]], [PREDS[pair]]
+    for folder in (_package_keywords(), custom):
+        expected = package(refs, preds, lang, keywords_dir=folder)
+        assert calc_codebleu(refs, preds, lang, keywords_dir=folder) == pytest.approx(expected, abs=1e-12)
+        assert calc_codebleu(refs, preds, lang, keywords_dir=str(folder)) == pytest.approx(expected, abs=1e-12)
+    default = calc_codebleu(refs, preds, lang)
+    custom_result = calc_codebleu(refs, preds, lang, keywords_dir=custom)
+    assert custom_result["weighted_ngram_match_score"] != default["weighted_ngram_match_score"]
+
+
+def test_keywords_dir_reaches_the_worker_processes(tmp_path: Path) -> None:
+    (tmp_path / "python.txt").write_text("return\nx\n", encoding="utf-8")
+    refs, preds = [REFS[0]] * 240, [PREDS[0]] * 240
+    one = calc_codebleu(refs, preds, "python", keywords_dir=tmp_path)
+    assert calc_codebleu(refs, preds, "python", keywords_dir=tmp_path, workers=2) == pytest.approx(one, abs=1e-9)
+
+
+def test_a_missing_keywords_dir_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="does not exist"):
+        calc_codebleu(REFS[:1], PREDS[:1], "python", keywords_dir=tmp_path / "nowhere")
+
+
+# -- code_bert_score.score ------------------------------------------------------------------------
+
+
+def _kw() -> dict:
+    return dict(model_type=bert_fixtures.minilm_path(), num_layers=6)
+
+
+def test_return_hash_gives_scores_and_the_packages_hash() -> None:
+    from code_bert_score.utils import get_hash
+
+    from refscore.compat import score
+
+    cands, refs = ["return a + b"], ["return x + y"]
+    plain = score(cands, refs, **_kw())
+    (p, r, f1, f3), code = score(cands, refs, return_hash=True, **_kw())
+    assert [t.tolist() for t in (p, r, f1, f3)] == [t.tolist() for t in plain]
+    assert code == get_hash(bert_fixtures.minilm_path(), 6, False, False, use_custom_baseline=False)
+    _, code = score(cands, refs, idf=True, lang="python", rescale_with_baseline=True, return_hash=True, **_kw())
+    assert code == get_hash(bert_fixtures.minilm_path(), 6, True, True, use_custom_baseline=False)
+
+
+@pytest.mark.parametrize("option", [dict(all_layers=True), dict(no_punc=False), dict(chunk_overlap=0.25)])
+def test_options_that_change_the_numbers_are_refused(option: dict) -> None:
+    from refscore.compat import score
+
+    with pytest.raises(NotImplementedError, match=next(iter(option))):
+        score(["return a"], ["return b"], **option, **_kw())
+
+
+def test_package_options_that_change_nothing_are_accepted_and_typos_are_not() -> None:
+    from refscore.compat import score
+
+    quiet = score(["return a"], ["return b"], verbose=False, nthreads=2, no_punc=True, chunk_overlap=0.5, **_kw())
+    assert len(quiet) == 4
+    with pytest.raises(TypeError):
+        score(["return a"], ["return b"], rescale_baseline=True, **_kw())  # the package's TypeError too
