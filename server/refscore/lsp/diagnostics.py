@@ -12,6 +12,7 @@ from typing import Any
 from lsprotocol import types
 
 from .headline import headline
+from .positions import Positions
 from .render import bert_data, bert_line, codebleu_data, codebleu_line, has_tokens, num
 from .results import Result
 from .trojan import bidi_diagnostics
@@ -23,9 +24,9 @@ INSERTED_BLOCK = "refscore.inserted-block"
 PROBLEM = "refscore.problem"
 
 
-def summary_range(result: Result) -> types.Range:
-    """The first non-blank line (the summary's home)."""
-    positions = result.positions
+def summary_range(result: Result, positions: Positions | None = None) -> types.Range:
+    """The first non-blank line (the summary's home) of the result's text, or of ``positions``'."""
+    positions = positions or result.positions
     for line in range(min(positions.line_count, 50)):
         if positions.line_text(line).strip():
             return positions.line_range(line)

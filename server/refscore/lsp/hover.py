@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from .current import view
 from .diagnostics import summary_range
 from .missing import link, missing_items
 from .render import bert_line, codebleu_line, has_tokens, num
@@ -46,7 +47,8 @@ def summary_hover(result: Result, threshold: float) -> str:
     return "\n".join(lines)
 
 
-def token_hover(result: Result, offset: int) -> tuple[str, types.Range] | None:
+def token_hover(result: Result, offset: int) -> tuple[str, int, int] | None:
+    """The hover of the token at ``offset`` of the result's text: its markdown and its span."""
     bert = result.bert
     if has_tokens(bert):
         token = next((t for t in bert.candidate_tokens if t.start <= offset < t.end), None)
@@ -59,7 +61,7 @@ def token_hover(result: Result, offset: int) -> tuple[str, types.Range] | None:
             lines.append(f"matched reference token {link(result.reference_uris[index], line, token.match_text or '')}"
                          f" (line {line + 1})")
         lines += ["", *(f"- {b}" for b in _breakdown(result))]
-        return "\n".join(lines), result.positions.range(token.start, token.end)
+        return "\n".join(lines), token.start, token.end
     word = _word_at(result.text, offset)
     if word is None:
         return None
@@ -75,7 +77,7 @@ def token_hover(result: Result, offset: int) -> tuple[str, types.Range] | None:
     else:
         lines.append("not in the reference")
     lines += ["", *(f"- {b}" for b in _breakdown(result))]
-    return "\n".join(lines), result.positions.range(start, end)
+    return "\n".join(lines), start, end
 
 
 def _word_at(text: str, offset: int) -> tuple[int, int] | None:
@@ -92,16 +94,18 @@ def _word_at(text: str, offset: int) -> tuple[int, int] | None:
 def register(server: "RefScoreServer") -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: "RefScoreServer", params: types.HoverParams) -> Any:
-        result = ls.loop.results.get(params.text_document.uri)
-        if result is None or result.problem is not None or result.report is None:
+        seen = view(ls, params.text_document.uri)
+        if seen is None or seen.result.problem is not None or seen.result.report is None:
             return None
-        summary = summary_range(result)
+        result = seen.result
+        summary = summary_range(result, seen.positions)  # the summary line of the text shown now
         if params.position.line == summary.start.line:
             return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
                                                             value=summary_hover(result, ls.settings.weak_threshold)),
                                range=summary)
-        found = token_hover(result, result.positions.offset(params.position))
-        if found is None:
+        offset = seen.offset(params.position)
+        found = token_hover(result, offset) if offset is not None else None
+        rng = seen.range(found[1], found[2]) if found is not None else None
+        if found is None or rng is None:  # nothing there, or a token the latest edit changed
             return None
-        value, rng = found
-        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value), range=rng)
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=found[0]), range=rng)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from .current import view
 from .render import num
 
 if TYPE_CHECKING:
@@ -26,12 +27,17 @@ def lens_title(pair: Any) -> str:
 def register(server: "RefScoreServer") -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
     def code_lens(ls: "RefScoreServer", params: types.CodeLensParams) -> list[types.CodeLens]:
-        result = ls.loop.results.get(params.text_document.uri)
-        if result is None or result.problem is not None:
+        seen = view(ls, params.text_document.uri)
+        if seen is None or seen.result.problem is not None:
             return []
+        result = seen.result
         lenses = []
         for pair in result.functions:
-            rng = result.positions.range(pair.function.start, pair.function.start)
+            # the lens stays while the function's first character is untouched by an unscored edit
+            start = seen.span(pair.function.start, pair.function.start + 1)
+            if start is None:
+                continue
+            rng = seen.positions.range(start[0], start[0])
             data: dict[str, Any] = {"function": pair.function.name, "codebleu": pair.codebleu, "f3": pair.f3,
                                     "f1": pair.f1, "matchedBy": pair.matched_by}
             if pair.region is not None:

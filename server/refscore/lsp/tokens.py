@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from .current import View, view
 from .render import has_tokens
 from .results import Result
 
@@ -30,27 +31,31 @@ def token_scores(result: Result) -> dict[str, Any] | None:
     return {"uri": result.uri, "version": result.version, "tokens": tokens}
 
 
-def line_similarities(result: Result) -> dict[int, float]:
-    """Mean token similarity per line (0-based)."""
+def line_similarities(seen: View) -> dict[int, float]:
+    """Mean token similarity per line (0-based) of the current text; tokens an unscored edit
+    touched are left out."""
+    result = seen.result
     if not has_tokens(result.bert):
         return {}
     sums: dict[int, list[float]] = defaultdict(list)
     for token in result.bert.candidate_tokens:
-        sums[result.positions.position(token.start).line].append(token.similarity)
+        moved = seen.span(token.start, token.end)
+        if moved is not None:
+            sums[seen.positions.position(moved[0]).line].append(token.similarity)
     return {line: sum(values) / len(values) for line, values in sums.items()}
 
 
 def register(server: "RefScoreServer") -> None:
     @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
     def inlay_hints(ls: "RefScoreServer", params: types.InlayHintParams) -> list[types.InlayHint]:
-        result = ls.loop.results.get(params.text_document.uri)
-        if not ls.settings.inlay_hints or result is None:
+        seen = view(ls, params.text_document.uri)
+        if not ls.settings.inlay_hints or seen is None:
             return []
         hints = []
-        for line, value in sorted(line_similarities(result).items()):
+        for line, value in sorted(line_similarities(seen).items()):
             if not params.range.start.line <= line <= params.range.end.line:
                 continue
-            end = result.positions.line_range(line).end
+            end = seen.positions.line_range(line).end
             hints.append(types.InlayHint(position=end, label=f" sim {value:.2f}", padding_left=True,
                                          kind=types.InlayHintKind.Parameter))
         return hints
