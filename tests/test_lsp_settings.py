@@ -106,3 +106,21 @@ async def test_values_of_the_wrong_kind_get_one_message_each_and_the_default(tmp
         assert all("\n" not in m for m in shown)
         summary = await s.wait_summary(doc)  # the defaults: both metrics, so CodeBERTScore is asked for
         assert "CodeBLEU" in summary.message
+
+
+async def test_turning_inlay_hints_off_asks_the_client_to_drop_them(tmp_path: Path) -> None:
+    """The client keeps the hints it has until it is asked to refresh them: turning the setting
+    off must ask (the server only asked while hints were on, so the old ones stayed)."""
+    cand = workspace(tmp_path)
+    async with session(tmp_path, settings={"inlayHints": {"enabled": True}}, capabilities="neovim") as s:
+        doc = s.open(cand)
+        await s.wait_summary(doc)
+        await s.wait_for(lambda: s.hint_refreshes > 0, what="a refresh while hints are on")
+        s.client.set_configuration({"metrics": ["codebleu"], "inlayHints": {"enabled": False}}, section="refscore")
+        before = s.hint_refreshes
+        s.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+        await s.wait_for(lambda: s.hint_refreshes > before, what="a refresh after turning hints off")
+        hints = await asyncio.wait_for(s.client.text_document_inlay_hint_async(types.InlayHintParams(
+            text_document=types.TextDocumentIdentifier(uri=doc),
+            range=types.Range(types.Position(0, 0), types.Position(30, 0)))), 30)
+        assert not hints

@@ -40,6 +40,7 @@ class Session:
         self.versions: dict[str, int] = {}
         self.token_scores: list[dict[str, Any]] = []
         self.lens_refreshes = 0
+        self.hint_refreshes = 0
         self.published: list[tuple[str, int | None, list[types.Diagnostic]]] = []
         #: (document, version) -> when its first diagnostics arrived (``time.perf_counter``)
         self.arrivals: dict[tuple[str, int | None], float] = {}
@@ -145,7 +146,7 @@ async def session(root: Path, settings: dict[str, Any] | None = None,
 
     @client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
     def _hint_refresh(params: Any) -> None:
-        return None
+        helper.hint_refreshes += 1
 
     client.set_configuration({"metrics": ["codebleu"], **(settings or {})}, section="refscore")
     await client.start_io(*server_command(daemon), env=server_env(env))

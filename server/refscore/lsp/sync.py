@@ -72,7 +72,9 @@ def apply_settings(server: "RefScoreServer", section: Any) -> None:
     settings, problems = parse_settings(section)
     for problem in problems:
         server.notice(problem)
-    server.settings = settings
+    hints_were_on, server.settings = server.settings.inlay_hints, settings
+    if hints_were_on and not settings.inlay_hints and server._supports("workspace", "inlay_hint", "refresh_support"):
+        server.workspace_inlay_hint_refresh(None)  # the client drops the hints it shows (on: after each result)
     for uri in server.open_uris():
         server.loop.schedule(uri, immediate=True)
 
