@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from .. import languages
 from ..analysis.positions import LinePositions
 from ..bidi import bidi_warning
 from ..embed.backends import BACKENDS
@@ -69,9 +70,10 @@ def run(args: argparse.Namespace) -> int:
     reference_paths = [args.reference, *args.also_reference]
     references = tuple(read_source(p) for p in reference_paths)
     idf = idf_setting(args.idf)
-    requests = []
+    requests, mismatches = [], []
     for path in args.candidates:
         spec = resolve_language(args.lang, args.reference, path)
+        mismatches.append(None if args.lang else language_mismatch(spec.name, path, reference_paths))
         requests.append(ScoreRequest(read_source(path), references, spec.name, args.context, metrics,
                                      model=args.model, layer=args.layer, codebleu_rule=args.codebleu_rule,
                                      device=args.device, idf=idf, backend=args.backend))
@@ -88,6 +90,9 @@ def run(args: argparse.Namespace) -> int:
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     for index, (path, request, report) in enumerate(zip(args.candidates, requests, reports)):
         warnings = _bidi_warnings(path, request.candidate, reference_paths, references)
+        if mismatches[index]:
+            print(f"refscore: warning: {mismatches[index]}", file=sys.stderr)
+            warnings.append(mismatches[index])
         if args.json:
             data = {"candidate": path, "reference": args.reference, **report.to_dict(explain=args.explain),
                     "warnings": warnings}
@@ -104,6 +109,20 @@ def run(args: argparse.Namespace) -> int:
         if bert is not None and not args.no_heat:
             print(_heat_section(bert, request.candidate, references, color))
     return 0
+
+
+def language_mismatch(language: str, candidate: str, reference_paths: list[str]) -> str | None:
+    """Say so when a reference's extension names another language than the candidate's (it is
+    parsed with the candidate's grammar, so the syntax and dataflow numbers mean little)."""
+    for path in reference_paths:
+        try:
+            other = languages.for_path(path).name
+        except languages.UnknownLanguageError:
+            continue
+        if other != language:
+            return (f"{candidate} is {language} but the reference {path} is {other}: both scored as {language} "
+                    "(pass --lang to choose)")
+    return None
 
 
 def _bidi_warnings(path: str, candidate: str, reference_paths: list[str], references: tuple[str, ...]) -> list[str]:
