@@ -84,6 +84,34 @@ def test_fail_metric_that_is_not_computed(tmp_path: Path) -> None:
                 "--fail-metric codebertscore_f1 is not computed", "codebleu")
 
 
+@pytest.mark.parametrize("column, metrics", [("chrf", "codebleu"), ("tsed", "codebleu,chrf"),
+                                             ("crystalbleu", "codebleu")])
+def test_fail_metric_of_a_text_metric_that_is_not_computed(tmp_path: Path, column: str, metrics: str) -> None:
+    """chrF/TSED/CrystalBLEU columns were taken for CodeBLEU ones: every submission failed as
+    `not scored`, exit 1."""
+    usage_error(grade(tmp_path, "--metrics", metrics, "--fail-metric", column, "--fail-under", "0.5"),
+                f"--fail-metric {column} is not computed", f"add {column} to --metrics")
+
+
+def test_fail_metric_refscore_without_a_shipped_combination(tmp_path: Path) -> None:
+    """With no headline number shipped (combined.json says so) the column is never filled: every
+    submission failed as `not scored`, exit 1."""
+    from refscore.scoring.headline import headline_model
+
+    if headline_model() is not None:
+        pytest.skip("this version ships the combined RefScore number")
+    usage_error(grade(tmp_path, "--fail-metric", "refscore", "--fail-under", "0.1"),
+                "--fail-metric refscore", "ships no combined RefScore number")
+
+
+def test_fail_under_reads_the_first_text_metric_when_neither_codebleu_nor_bert_is_computed(tmp_path: Path) -> None:
+    """`--metrics chrf,tsed --fail-under X` read CodeBERTScore F1 (never computed): all failed."""
+    result = grade(tmp_path, "--metrics", "chrf,tsed", "--fail-under", "0")
+    assert result.returncode == 0, result.stderr
+    assert "all submissions reach chrF 0" in result.stdout
+    assert "chrF 0." in result.stdout and "TSED" in result.stdout  # the terminal line shows the scores
+
+
 def test_fail_under_in_range_still_works(tmp_path: Path) -> None:
     result = grade(tmp_path, "--metrics", "codebleu", "--fail-under", "0")
     assert result.returncode == 0, result.stderr

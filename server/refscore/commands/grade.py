@@ -29,6 +29,8 @@ from .grade_blocks import STREAM_THRESHOLD
 from .options import UsageError
 
 EXIT_INTERRUPTED = 130
+#: The score columns a terminal line and the summary show, when computed.
+SHOWN = ("refscore", "codebleu", "codebertscore_f1", "chrf", "tsed", "crystalbleu")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -94,7 +96,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     out.add_argument("--fail-under", type=float, metavar="X",
                      help="exit 1 if any submission scores below X (or could not be scored)")
     out.add_argument("--fail-metric", default=None, choices=SCORE_COLUMNS,
-                     help="metric for --fail-under (default: codebleu, else codebertscore_f1)")
+                     help="metric for --fail-under (default: codebleu, else codebertscore_f1, else the first "
+                          "of chrf, tsed, crystalbleu in --metrics)")
     out.add_argument("--progress", choices=("auto", "bar", "lines", "none"), default="auto",
                      help="progress on stderr: bar on a terminal, lines otherwise (default auto)")
     out.add_argument("-q", "--quiet", action="store_true", help="no progress, only the summary")
@@ -234,8 +237,7 @@ def _print_summary(rows: list, outputs: dict[str, Path], graded: Any, cache: Rep
         for row in rows:
             print(row_line(row))
     stats = summary(rows)
-    means = ", ".join(f"{LABELS[c]} mean {m['mean']:.3f}" for c, m in stats["metrics"].items()
-                      if c in ("codebleu", "codebertscore_f1"))
+    means = ", ".join(f"{LABELS[c]} mean {m['mean']:.3f}" for c, m in stats["metrics"].items() if c in SHOWN)
     out = summary_stream(outputs)
     print(f"graded {stats['submissions']} submission(s): {stats['with_errors']} with errors"
           + (f"; {means}" if means else "") + f"; {graded.from_cache} from cache", file=out)
@@ -251,8 +253,7 @@ def summary_stream(outputs: dict[str, Path]) -> Any:
 
 def row_line(row: dict) -> str:
     """One submission's line on the terminal (when no report file is written)."""
-    scores = "  ".join(f"{LABELS[c]} {row[c]:.3f}" for c in ("codebleu", "codebertscore_f1")
-                       if isinstance(row.get(c), float))
+    scores = "  ".join(f"{LABELS[c]} {row[c]:.3f}" for c in SHOWN if isinstance(row.get(c), float))
     notes = "; ".join(row["errors"])
     return reveal(f"{row['id']}  {scores}" + (f"  [{notes}]" if notes else ""))
 
@@ -267,7 +268,7 @@ def _threshold(args: argparse.Namespace, rows: list) -> int:
 
 def threshold_metric(args: argparse.Namespace) -> str:
     """The metric ``--fail-under`` applies to."""
-    return args.fail_metric or ("codebleu" if "codebleu" in options.parse_metrics(args.metrics) else "codebertscore_f1")
+    return args.fail_metric or options.default_fail_metric(options.parse_metrics(args.metrics))
 
 
 def report_threshold(args: argparse.Namespace, metric: str, count: int, first: list) -> int:

@@ -25,7 +25,7 @@ from ..grade.rows import LABELS
 from ..grade.runner import GradeSettings, scorer_tag
 from ..grade.targets import STDOUT, is_stream, regular_targets, write_target
 from .bert_options import idf_setting
-from .options import UsageError
+from .options import UsageError, default_fail_metric
 
 #: Above this many input lines, the local engine grades block by block (bounded memory).
 STREAM_THRESHOLD = 20_000
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace, metrics: tuple[str, ...], weights: tuple[float
         echo = None if outputs else _echo
         try:
             done = assemble(run_.blocks, job.store, outputs, info, args.title,
-                            "codebleu" if "codebleu" in metrics else "codebertscore_f1",
+                            default_fail_metric(metrics),  # the ranking column
                             (metric, args.fail_under) if metric else None, echo)
         except IncompleteRun as error:  # parts vanished under us (another run cleaning up?)
             raise UsageError(f"{error}; rerun the same command to finish") from None
@@ -165,9 +165,11 @@ def _backend_tag(choice: str | None) -> str:
 
 
 def _print_summary(done: Assembled, outputs: dict[str, Path], run_: BlockRun) -> None:
+    from .grade import SHOWN
+
     stats = done.stats.summary()
     means = ", ".join(f"{LABELS[c]} mean {m['mean']:.3f}" for c, m in stats["metrics"].items()
-                      if c in ("codebleu", "codebertscore_f1"))
+                      if c in SHOWN)
     out = sys.stderr if any(is_stream(p) for p in outputs.values()) else sys.stdout
     print(f"graded {stats['submissions']} submission(s): {stats['with_errors']} with errors"
           + (f"; {means}" if means else "") + f"; {run_.from_before} from earlier runs", file=out)

@@ -52,13 +52,42 @@ def check_fail_under(value: float | None) -> None:
         raise UsageError(f"--fail-under {value:g}: a threshold is a score from 0 to 1")
 
 
+#: Metrics whose one score column has the metric's name.
+_OWN_COLUMN = ("chrf", "tsed", "crystalbleu")
+
+
 def metric_of(column: str) -> str:
-    """The metric that fills a score column (``codebertscore_f1`` -> ``codebertscore``)."""
-    return "codebertscore" if column.startswith("codebertscore") else "codebleu"
+    """The metric that fills a score column (``codebertscore_f1`` -> ``codebertscore``, ``chrf``
+    -> ``chrf``, ``syntax_match`` -> ``codebleu``)."""
+    if column.startswith("codebertscore"):
+        return "codebertscore"
+    return column if column in _OWN_COLUMN else "codebleu"
+
+
+def default_fail_metric(metrics: Sequence[str]) -> str:
+    """The column ``--fail-under`` reads without ``--fail-metric``: CodeBLEU, else CodeBERTScore
+    F1, else the first metric named (``--metrics chrf,tsed``: chrF)."""
+    if "codebleu" in metrics:
+        return "codebleu"
+    if "codebertscore" in metrics:
+        return "codebertscore_f1"
+    return next(m for m in metrics if m in _OWN_COLUMN)
 
 
 def check_fail_metric(column: str | None, metrics: Sequence[str]) -> None:
-    """``--fail-metric`` must be a column the chosen metrics compute."""
+    """``--fail-metric`` must be a column the chosen metrics compute (``refscore``: only when this
+    version ships the combined number, from CodeBLEU and CodeBERTScore)."""
+    if column == "refscore":
+        from ..scoring.headline import headline_model
+
+        if headline_model() is None:
+            raise UsageError("--fail-metric refscore: this version ships no combined RefScore number "
+                             "(docs/correlation.md says why); choose codebleu, codebertscore_f1 or another "
+                             "score column")
+        missing = [m for m in ("codebleu", "codebertscore") if m not in metrics]
+        if missing:
+            raise UsageError(f"--fail-metric refscore needs {' and '.join(missing)} in --metrics")
+        return
     if column is not None and metric_of(column) not in metrics:
         raise UsageError(f"--fail-metric {column} is not computed with --metrics {','.join(metrics)}; "
                          f"add {metric_of(column)} to --metrics or choose a {'/'.join(metrics)} column")
