@@ -169,3 +169,26 @@ async def test_unsaved_buffer_uses_pragma_only(tmp_path: Path) -> None:
         assert summary.data["references"] == [uri(tmp_path / "key.py")]
         await asyncio.sleep(0.3)
         assert s.diagnostics(plain) == []
+
+
+async def test_workspace_folders_added_and_removed_rescore_open_documents(tmp_path: Path) -> None:
+    """Multi-root: a folder added later brings its reference/ convention to the documents
+    already open in it; removing it takes it away (no edit needed either way)."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    write(second / "reference" / "lab" / "task.py", samples.REFERENCE)
+    cand = write(second / "lab" / "task.py", samples.CANDIDATE)
+    async with session(first) as s:
+        doc = s.open(cand)
+        witness = s.open(samples.write_pair(first, "w"))
+        await s.wait_summary(witness)
+        await asyncio.sleep(0.3)
+        assert s.summary(doc) is None  # not in a workspace folder: no reference/ to look in
+        folder = types.WorkspaceFolder(uri=uri(second), name="second")
+        s.client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(added=[folder], removed=[])))
+        found = await s.wait_summary(doc)
+        assert found.data["referenceSource"] == "convention" and found.data["version"] == 1
+        s.client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(added=[], removed=[folder])))
+        await s.wait_for(lambda: s.summary(doc) is None, what="diagnostics cleared when the folder went")

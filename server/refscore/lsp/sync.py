@@ -4,6 +4,8 @@
   open candidate's reference reschedules those candidates too;
 * ``workspace/didChangeWatchedFiles`` (registered dynamically when the client allows) rescores
   every open document, so references changed on disk, created or deleted are noticed;
+* ``workspace/didChangeWorkspaceFolders`` rescores every open document (folders root the
+  conventions and the settings' globs);
 * a single change event inserting at least ``insertion.minChars`` non-blank characters is marked
   as a large insertion (scored on its own);
 * settings come from ``workspace/configuration`` (section ``refscore``), else from
@@ -134,6 +136,12 @@ def register(server: "RefScoreServer") -> None:
         ls.loop.forget(uri)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         _rescore_dependents(ls, uri)  # the reference's text now comes from disk again
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def did_change_workspace_folders(ls: "RefScoreServer", params: types.DidChangeWorkspaceFoldersParams) -> None:
+        # pygls has updated its folders: conventions and settings globs start from them
+        for uri in ls.open_uris():
+            ls.loop.schedule(uri, immediate=True)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(ls: "RefScoreServer", params: types.DidChangeWatchedFilesParams) -> None:
