@@ -167,7 +167,8 @@ def read_block(spec: BlockSpec) -> list[bytes]:
     path = Path(spec.path)
     with open_regular(path) as handle:
         handle.seek(spec.start)
-        lines = [line for _, line in itertools.islice(_capped_lines(handle, path, math.inf), spec.lines)]
+        lines = [line for _, line in itertools.islice(_capped_lines(handle, path, math.inf, spec.start == 0),
+                                                      spec.lines)]
     if len(lines) != spec.lines:
         raise InputFileError(f"{path}: changed while grading (block {spec.index} is short); rerun")
     return lines

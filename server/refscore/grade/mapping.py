@@ -146,6 +146,9 @@ def _problem_items(entry: dict[str, Any], base: Path, index: int, default_langua
 # -- JSONL ----------------------------------------------------------------------------------------
 
 
+BOM = b"\xef\xbb\xbf"
+
+
 def load_jsonl(path: str | Path, default_language: str | None = None) -> ItemSet:
     """Items from a JSONL file (optionally gzipped): one candidate/reference pair per line.
     Read as a stream through ``safe_read`` (regular files only; each line and the whole text
@@ -163,11 +166,13 @@ def load_jsonl(path: str | Path, default_language: str | None = None) -> ItemSet
     return result
 
 
-def _capped_lines(stream: IO[bytes], path: Path, limit: float | None = None) -> Iterator[tuple[int, bytes]]:
+def _capped_lines(stream: IO[bytes], path: Path, limit: float | None = None,
+                  at_start: bool = True) -> Iterator[tuple[int, bytes]]:
     """Numbered lines without their end; a line over ``MAX_INPUT_BYTES`` comes back cut to
     ``MAX_INPUT_BYTES + 1`` bytes (the rest is skipped); InputFileError past ``limit`` bytes
     (default ``MAX_JSONL_BYTES``, read at call time; streaming readers that hold one block at a
-    time pass ``math.inf``)."""
+    time pass ``math.inf``). ``at_start``: the stream starts at the file's start, so a UTF-8 byte
+    order mark there (Windows editors, PowerShell, ``utf-8-sig`` writers) is dropped."""
     limit = MAX_JSONL_BYTES if limit is None else limit
     total = number = 0
     while True:
@@ -186,6 +191,8 @@ def _capped_lines(stream: IO[bytes], path: Path, limit: float | None = None) -> 
                     break
         if total > limit:
             raise InputFileError(f"{path}: more than {describe_limit(int(limit))} of JSONL, over the limit")
+        if number == 1 and at_start and line.startswith(BOM):
+            line = line[len(BOM):]
         yield number, line.rstrip(b"\r")
 
 

@@ -1,0 +1,47 @@
+"""A JSONL file that starts with a UTF-8 byte order mark (Windows PowerShell 5 `Out-File
+-Encoding utf8`, Notepad, pandas with `utf-8-sig`) is read like one without: its first line used
+to be an error row (`not valid JSON (Unexpected UTF-8 BOM)`). Mapping files already allowed it.
+In memory, block by block and gzipped."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from refscore.cli import main
+
+REF = "def add(a, b):\n    total = a + b\n    return total\n"
+CAND = "def add(x, y):\n    s = x + y\n    return s\n"
+BOM = b"\xef\xbb\xbf"
+
+
+def _lines() -> bytes:
+    rows = [{"id": f"c{i}", "candidate": CAND, "reference": REF, "language": "python"} for i in range(3)]
+    return "\r\n".join(json.dumps(r) for r in rows).encode("utf-8") + b"\r\n"
+
+
+@pytest.mark.parametrize("name", ["runs.jsonl", "runs.jsonl.gz"])
+@pytest.mark.parametrize("blocks", [(), ("--block-lines", "2")], ids=["in-memory", "block-wise"])
+def test_a_byte_order_mark_does_not_cost_the_first_line(tmp_path: Path, name: str, blocks: tuple[str, ...]) -> None:
+    data = BOM + _lines()
+    (tmp_path / name).write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    out = tmp_path / "out.json"
+    assert main(["grade", "--jsonl", str(tmp_path / name), *blocks, "--metrics", "codebleu", "-q", "--no-cache",
+                 "--json", str(out)]) == 0
+    rows = json.loads(out.read_text(encoding="utf-8"))["submissions"]
+    assert [r["id"] for r in rows] == ["c0", "c1", "c2"]
+    assert all(not r["errors"] and r["codebleu"] == rows[0]["codebleu"] for r in rows)
+
+
+def test_a_byte_order_mark_inside_the_file_is_still_an_error(tmp_path: Path) -> None:
+    """Only the file's first bytes may be a byte order mark; on a later line it is not JSON."""
+    lines = _lines().split(b"\r\n")
+    (tmp_path / "runs.jsonl").write_bytes(b"\n".join([lines[0], BOM + lines[1], lines[2]]) + b"\n")
+    out = tmp_path / "out.json"
+    assert main(["grade", "--jsonl", str(tmp_path / "runs.jsonl"), "--metrics", "codebleu", "-q", "--no-cache",
+                 "--json", str(out)]) == 0
+    rows = json.loads(out.read_text(encoding="utf-8"))["submissions"]
+    assert [bool(r["errors"]) for r in rows] == [False, True, False]
