@@ -53,7 +53,8 @@ def test_lsp_ids_include_the_react_flavours() -> None:
 def test_node_type_facts_are_node_types_of_the_grammar(name: str) -> None:
     spec = languages.get(name)
     kinds = _node_kinds(spec)
-    for fact in ("comment_node_types", "function_types", "function_values", "class_types"):
+    for fact in ("comment_node_types", "function_types", "function_values", "class_types", "function_binding_types",
+                 "function_wrapper_types", "declarator_name_types"):
         assert getattr(spec, fact) <= kinds, f"{name}.{fact}: {sorted(getattr(spec, fact) - kinds)}"
     assert spec.keywords, f"{name} has no keyword list"
 
@@ -94,6 +95,31 @@ def test_functions_use_the_languages_own_node_types() -> None:
     assert [f.name for f in top_level_functions(tsx, languages.get("tsx"))] == ["App"]
     ruby = "module M\n  class K\n    def run\n    end\n  end\nend\n"
     assert [f.name for f in top_level_functions(ruby, languages.get("ruby"))] == ["M.K.run"]
+
+
+def test_function_finding_names_no_node_type_of_its_own() -> None:
+    """scoring/functions.py reads every node type from the registry: none of its string
+    literals (field names given to ``child_by_field_name`` aside) is a node type of a grammar."""
+    import ast
+
+    kinds = {lang.node_kind_for_id(i) for lang in (spec.ts_language for spec in LANGUAGES)
+             for i in range(lang.node_kind_count) if lang.node_kind_is_named(i)}
+    tree = ast.parse((PACKAGE / "scoring" / "functions.py").read_text(encoding="utf-8"))
+    fields = {id(arg) for call in ast.walk(tree) if isinstance(call, ast.Call)
+              and getattr(call.func, "attr", "") == "child_by_field_name" for arg in call.args}
+    named = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)
+             and isinstance(node.value, str) and id(node) not in fields}
+    assert not named & kinds, sorted(named & kinds)
+
+
+def test_decorators_and_bound_functions_come_from_the_registry() -> None:
+    python = "@cache\n@other(1)\ndef f(x):\n    return x\n"
+    [f] = top_level_functions(python, languages.get("python"))
+    assert (f.name, f.start, f.line) == ("f", 0, 0)  # the decorators belong to the function's span
+    js = "const a = () => 1, b = function () {}; let c = 5;\n"
+    assert [f.name for f in top_level_functions(js, languages.get("javascript"))] == ["a", "b"]
+    cpp = "int *f(int a) { return 0; }\nvoid S::m() {}\nS::~S() {}\nbool operator==(S a, S b) { return true; }\n"
+    assert [f.name for f in top_level_functions(cpp, languages.get("cpp"))] == ["f", "S::m", "S::~S", "operator=="]
 
 
 def test_paper_models_are_keyed_by_canonical_names_and_resolve_every_alias() -> None:

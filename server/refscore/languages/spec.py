@@ -34,6 +34,11 @@ class LanguageSpec:
     when it differs. ``function_types`` are definitions of named functions and methods,
     ``function_values`` function expressions that name a function when assigned to a variable
     (``const f = () => ...``), ``class_types`` the bodies that qualify a method's name.
+    ``function_binding_types`` are the nodes whose ``value`` field holds such an expression (the
+    function is then named by the binding's ``name``), ``function_wrapper_types`` the nodes that
+    wrap a definition and belong to its span (Python's decorators), and ``declarator_name_types``
+    the nodes that end a C-style ``declarator`` chain with the function's name
+    (``int *f(int)``: pointer_declarator -> function_declarator -> identifier).
     """
 
     name: str
@@ -54,6 +59,9 @@ class LanguageSpec:
     function_types: frozenset[str] = _NO_TYPES
     function_values: frozenset[str] = _NO_TYPES
     class_types: frozenset[str] = _NO_TYPES
+    function_binding_types: frozenset[str] = _NO_TYPES
+    function_wrapper_types: frozenset[str] = _NO_TYPES
+    declarator_name_types: frozenset[str] = _NO_TYPES
 
     @property
     def keywords(self) -> frozenset[str]:

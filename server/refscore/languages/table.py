@@ -10,6 +10,7 @@ _JAVA_COMMENT_NODES = frozenset({"line_comment", "block_comment"})
 _JS_FUNCTIONS = dict(
     function_types=frozenset({"function_declaration", "generator_function_declaration", "method_definition"}),
     function_values=frozenset({"arrow_function", "function_expression", "function", "generator_function"}),
+    function_binding_types=frozenset({"variable_declarator"}),  # const f = () => ...
 )
 _TS_CLASSES = frozenset({"class", "class_declaration", "enum_declaration", "interface_declaration", "module"})
 _TS = dict(in_codebleu_package=False, dataflow="typescript", keywords_file="typescript",
@@ -20,6 +21,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
                  lsp_ids=("python",), aliases=("py",), line_comments=("#",), block_comments=(),
                  compat_comments="tokenize", docstrings=True, dataflow="python",
                  function_types=frozenset({"function_definition"}),
+                 function_wrapper_types=frozenset({"decorated_definition"}),  # @decorator lines belong to it
                  class_types=frozenset({"class_definition", "module"})),
     LanguageSpec("java", "tree_sitter_java", extensions=(".java",), lsp_ids=("java",),
                  comment_node_types=_JAVA_COMMENT_NODES, dataflow="java",
@@ -37,10 +39,13 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
                  lsp_ids=("typescriptreact",), **_TS),
     LanguageSpec("c", "tree_sitter_c", extensions=(".c", ".h"), lsp_ids=("c",), dataflow="csharp",
                  function_types=frozenset({"function_definition"}),
+                 declarator_name_types=frozenset({"identifier", "field_identifier"}),
                  class_types=frozenset({"struct_specifier"}), **_C_FAMILY_COMMENTS),
     LanguageSpec("cpp", "tree_sitter_cpp", extensions=(".cpp", ".cc", ".cxx", ".hpp", ".hh", ".hxx", ".c++"),
                  lsp_ids=("cpp",), aliases=("c++",), dataflow="csharp",
                  function_types=frozenset({"function_definition"}),
+                 declarator_name_types=frozenset({"identifier", "field_identifier", "qualified_identifier",
+                                                  "destructor_name", "operator_name"}),
                  class_types=frozenset({"class_specifier", "struct_specifier"}), **_C_FAMILY_COMMENTS),
     LanguageSpec("c_sharp", "tree_sitter_c_sharp", extensions=(".cs",), lsp_ids=("csharp",),
                  aliases=("csharp", "c#", "cs"), dataflow="csharp",

@@ -1,7 +1,8 @@
 """Top-level functions and methods of a text (for per-function code lenses), with code-point spans.
 
 Reads the language registry's parser and node types (``LanguageSpec.function_types``,
-``function_values``, ``class_types``); functions are found outside other functions, inside
+``function_values``, ``function_binding_types``, ``function_wrapper_types``, ``class_types``,
+``declarator_name_types``); no node type is named here. Functions are found outside other functions, inside
 classes, impls, namespaces and modules, so nested helpers belong to their enclosing function.
 """
 
@@ -30,7 +31,7 @@ class Function:
         return self.name.rsplit(".", 1)[-1]
 
 
-def _name(node, source: bytes) -> str | None:
+def _name(node, source: bytes, spec: LanguageSpec) -> str | None:
     named = node.child_by_field_name("name")
     if named is not None:
         return source[named.start_byte:named.end_byte].decode("utf-8", "replace")
@@ -38,8 +39,7 @@ def _name(node, source: bytes) -> str | None:
     for _ in range(8):  # C/C++: int *f(int) -> function_declarator -> identifier
         if declarator is None:
             return None
-        if declarator.type in ("identifier", "field_identifier", "qualified_identifier", "destructor_name",
-                               "operator_name"):
+        if declarator.type in spec.declarator_name_types:
             return source[declarator.start_byte:declarator.end_byte].decode("utf-8", "replace")
         declarator = declarator.child_by_field_name("declarator")
     return None
@@ -51,22 +51,23 @@ def top_level_functions(text: str, spec: LanguageSpec) -> list[Function]:
     root = spec.parse(source).root_node
     offsets = OffsetMap(text)
     functions, values, classes = spec.function_types, spec.function_values, spec.class_types
+    bindings, wrappers = spec.function_binding_types, spec.function_wrapper_types
     found: list[Function] = []
     stack = [(root, 0, "")]
     while stack and len(found) < MAX_FUNCTIONS:
         node, depth, owner = stack.pop()
         kind = node.type
-        value = node.child_by_field_name("value") if kind == "variable_declarator" else None
+        value = node.child_by_field_name("value") if kind in bindings else None
         if kind in functions or (value is not None and value.type in values):
-            name = _name(node, source) or f"<anonymous@{node.start_point[0] + 1}>"
-            span_node = node.parent if node.parent is not None and node.parent.type == "decorated_definition" else node
+            name = _name(node, source, spec) or f"<anonymous@{node.start_point[0] + 1}>"
+            span_node = node.parent if node.parent is not None and node.parent.type in wrappers else node
             found.append(Function(f"{owner}{name}", offsets.from_byte(span_node.start_byte),
                                   offsets.from_byte(span_node.end_byte), span_node.start_point[0]))
             continue
         if depth >= MAX_DEPTH:
             continue
         if kind in classes:
-            class_name = _name(node, source)
+            class_name = _name(node, source, spec)
             owner = f"{owner}{class_name}." if class_name else owner
         for child in reversed(node.named_children):
             stack.append((child, depth + 1, owner))
