@@ -112,6 +112,28 @@ def test_fail_under_reads_the_first_text_metric_when_neither_codebleu_nor_bert_i
     assert "chrF 0." in result.stdout and "TSED" in result.stdout  # the terminal line shows the scores
 
 
+@pytest.mark.parametrize("extra, says", [
+    (("--jsonl", "runs.jsonl", "--context", "Add two numbers."), "--context applies to SUBMISSION files"),
+    (("--mapping", "week.toml", "--pattern", "*.py"), "--pattern applies to SUBMISSION files"),
+    (("--mapping", "week.toml", "--per-folder"), "--per-folder applies to SUBMISSION files"),
+    (("--jsonl", "runs.jsonl", "--context-file", "task.txt"), "--context-file applies to SUBMISSION files"),
+    (("-r", "ref.py", "cand.py", "--context", "a", "--context-file", "task.txt"), "give one"),
+    (("--jsonl", "runs.jsonl", "--ray-address", "127.0.0.1:1"), "--ray-address is for --engine ray"),
+])
+def test_options_that_would_be_ignored(tmp_path: Path, extra: tuple[str, ...], says: str) -> None:
+    """Each of these was silently ignored (the mapping, the JSONL lines or --context-file won)."""
+    (tmp_path / "ref.py").write_text(REFERENCE.read_text())
+    (tmp_path / "cand.py").write_text(CANDIDATE.read_text())
+    (tmp_path / "task.txt").write_text("Add two numbers.")
+    (tmp_path / "week.toml").write_text('[[problem]]\nreference = "ref.py"\nsubmissions = ["cand.py"]\n')
+    (tmp_path / "runs.jsonl").write_text(json.dumps({"candidate": "x = 1", "reference": "x = 2",
+                                                     "language": "python"}) + "\n")
+    result = subprocess.run([sys.executable, "-m", "refscore", "grade", *extra, "--metrics", "codebleu", "-q",
+                             "--no-cache"], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                            env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    usage_error(result, says)
+
+
 def test_fail_under_in_range_still_works(tmp_path: Path) -> None:
     result = grade(tmp_path, "--metrics", "codebleu", "--fail-under", "0")
     assert result.returncode == 0, result.stderr

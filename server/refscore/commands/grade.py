@@ -134,6 +134,23 @@ def collect(args: argparse.Namespace, own: list[Path] | None = None) -> ItemSet:
     return items
 
 
+def check_applicable(args: argparse.Namespace) -> None:
+    """Options that would be ignored are usage errors: the SUBMISSION options without
+    SUBMISSION files (a mapping and JSONL lines carry their own), ``--context`` with
+    ``--context-file``, ``--ray-address`` without ``--engine ray``."""
+    if args.context is not None and args.context_file:
+        raise UsageError("--context and --context-file both give the task description; give one")
+    if not args.submissions:
+        given = [flag for flag, value in (("--context", args.context is not None), ("--context-file", args.context_file),
+                                          ("--pattern", args.pattern), ("--per-folder", args.per_folder)) if value]
+        if given:
+            raise UsageError(f"{given[0]} applies to SUBMISSION files graded against --reference; a mapping "
+                             "file has context, context_file, pattern and per_folder keys per problem, and a "
+                             "JSONL line its own \"context\"")
+    if args.ray_address and args.engine != "ray":
+        raise UsageError("--ray-address is for --engine ray")
+
+
 def _outputs(args: argparse.Namespace) -> dict[str, Path]:
     paths: dict[str, Path] = {}
     if args.out_dir:
@@ -173,6 +190,7 @@ def run(args: argparse.Namespace) -> int:
     apply_backend(args.backend)
     if args.batch_size < 1:
         raise UsageError("--batch-size must be at least 1")
+    check_applicable(args)
     outputs = _outputs(args)
     if grade_blocks.wanted(args):
         if "crystalbleu" in metrics:
