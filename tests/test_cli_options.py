@@ -134,6 +134,20 @@ def test_options_that_would_be_ignored(tmp_path: Path, extra: tuple[str, ...], s
     usage_error(result, says)
 
 
+@pytest.mark.parametrize("args, usage", [
+    (("score", "a.py", "b.py", "--weights", "1,1,1,1"), "refscore score"),
+    (("grade", "--bogus"), "refscore grade"),
+    (("daemon", "status", "--bogus"), "refscore daemon status"),
+])
+def test_an_unknown_option_shows_the_subcommands_usage(args: tuple[str, ...], usage: str) -> None:
+    """The top level's `usage: refscore [-h] [--version] COMMAND ...` was shown instead."""
+    result = refscore(*args)
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"usage: {usage} [-h]"), result.stderr
+    assert f"{usage}: error: unrecognized arguments: {args[-1] if args[0] != 'score' else '--weights 1,1,1,1'}" \
+        in result.stderr
+
+
 def test_fail_under_in_range_still_works(tmp_path: Path) -> None:
     result = grade(tmp_path, "--metrics", "codebleu", "--fail-under", "0")
     assert result.returncode == 0, result.stderr
