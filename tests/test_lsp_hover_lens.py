@@ -84,3 +84,21 @@ async def test_java_lenses_qualified_by_class(tmp_path: Path) -> None:
         assert lenses["Calc.add"]["referenceFunction"] == "Calc.add" and lenses["Calc.add"]["matchedBy"] == "name"
         assert lenses["Calc.times"]["referenceFunction"] == "Calc.mul"
         assert lenses["Calc.times"]["matchedBy"] == "alignment"
+
+
+async def test_token_hover_matches_whole_tokens_of_the_reference(tmp_path: Path) -> None:
+    """Without CodeBERTScore a token is in the reference when the reference has that same
+    whitespace token (CodeBLEU's n-gram unit), not when its text occurs inside another one:
+    `s` is not in a reference that only has `result` and `values`; `0` is, on line 13."""
+    ref = tmp_path / "t.ref.py"
+    ref.write_text(samples.REFERENCE, encoding="utf-8")
+    cand = tmp_path / "t.py"
+    cand.write_text(samples.CANDIDATE, encoding="utf-8")
+    lines = samples.CANDIDATE.splitlines()
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        await s.wait_summary(doc)
+        s_hover = (await s.hover(doc, 11, lines[11].index("s"))).contents.value  # '    s = 0'
+        assert s_hover.startswith("**s**") and "not in the reference" in s_hover, s_hover
+        zero = (await s.hover(doc, 11, lines[11].index("0"))).contents.value
+        assert "also in the reference" in zero and f"{uri(ref)}#L13" in zero, zero

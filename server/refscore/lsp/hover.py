@@ -4,6 +4,7 @@ reference token it matched (with a link to that reference line) and the componen
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -68,10 +69,11 @@ def token_hover(result: Result, offset: int) -> tuple[str, int, int] | None:
     start, end = word
     text = result.text[start:end]
     lines = [f"**{text}**"]
+    whole = re.compile(r"(?<!\S)" + re.escape(text) + r"(?!\S)")  # the same whitespace token (CodeBLEU's unit)
     for index, ref in enumerate(result.reference_texts):
-        at = ref.find(text)
-        if at >= 0:
-            line = result.reference_positions(index).position(at).line
+        found = whole.search(ref)
+        if found is not None:
+            line = result.reference_positions(index).position(found.start()).line
             lines.append(f"also in the reference: {link(result.reference_uris[index], line, text)} (line {line + 1})")
             break
     else:
