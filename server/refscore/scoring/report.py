@@ -44,6 +44,16 @@ class ScoreRequest:
     #: (fast updates, not the exact numbers; signature ``split:defs``; embed/incremental.py)
     live: bool = False
 
+    def __post_init__(self) -> None:
+        """One reference or metric given as a string means that one (a string used to be taken as
+        a sequence of one-character references); lists become tuples."""
+        for name in ("references", "metrics", "weights"):
+            value = getattr(self, name)
+            if isinstance(value, str) and name != "weights":
+                object.__setattr__(self, name, (value,))
+            elif isinstance(value, list):
+                object.__setattr__(self, name, tuple(value))
+
     def bert_settings(self) -> tuple[str | None, int | None, str | None, str | None]:
         """(model, layer, device, idf): what decides which CodeBERTScore scorer serves this."""
         return self.model, self.layer, self.device, self.idf
