@@ -55,6 +55,7 @@ class RefScoreServer(LanguageServer):
         self.token_scores = False  # initializationOptions.tokenScores
         self.settings_ready: asyncio.Event | None = None  # set once the client's settings are read
         self._notices: set[str] = set()
+        self._heat: set[str] = set()  # documents whose last tokenScores notification had tokens
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve over stdio with the resynchronising reader (``stdio``), not pygls's."""
@@ -120,16 +121,29 @@ class RefScoreServer(LanguageServer):
         found = diagnostics.build(result, self.settings) if result is not None else []
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=found))
-        if result is not None and self.token_scores:
-            from .tokens import token_scores
-
-            payload = token_scores(result)
-            if payload is not None:
-                self.protocol.notify(TOKEN_SCORES, payload)
+        if self.token_scores:
+            self._send_token_scores(uri, version, result)
         if self._supports("workspace", "code_lens", "refresh_support"):
             self.workspace_code_lens_refresh(None)
         if self.settings.inlay_hints and self._supports("workspace", "inlay_hint", "refresh_support"):
             self.workspace_inlay_hint_refresh(None)
+
+    def _send_token_scores(self, uri: str, version: int, result: Result | None) -> None:
+        """The heat map's notification; an empty one once a document that had token scores will
+        get none (CodeBERTScore off or unavailable, a problem, no reference), so clients clear it."""
+        from .tokens import token_scores
+
+        payload = token_scores(result) if result is not None else None
+        if payload is not None:
+            self.protocol.notify(TOKEN_SCORES, payload)
+            self._heat.add(uri)
+        elif uri in self._heat and (result is None or result.bert_state != "pending"):
+            self.protocol.notify(TOKEN_SCORES, {"uri": uri, "version": version, "tokens": []})
+            self._heat.discard(uri)
+
+    def forget_heat(self, uri: str) -> None:
+        """The document was closed: its client dropped what it drew."""
+        self._heat.discard(uri)
 
     async def wait_for_settings(self, timeout: float = 5.0) -> None:
         """Wait (boundedly) until the first ``workspace/configuration`` answer has been applied."""

@@ -134,6 +134,7 @@ def register(server: "RefScoreServer") -> None:
     def did_close(ls: "RefScoreServer", params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         ls.loop.forget(uri)
+        ls.forget_heat(uri)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         _rescore_dependents(ls, uri)  # the reference's text now comes from disk again
 

@@ -1,0 +1,58 @@
+"""End to end with the real daemon: a client that draws the ``refscore/tokenScores`` heat map
+(the Neovim handler of docs/editor.md) is told when a document will have no token scores any more:
+CodeBERTScore switched off in the settings, or the document's reference gone (a problem). An empty
+``tokens`` list clears what it drew; before, the old colours stayed on the text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+
+from tests.lsp import samples
+from tests.lsp.daemon import bert_unavailable, daemon_env, stop_daemon
+from tests.lsp.harness import session
+
+REASON = bert_unavailable()
+pytestmark = [pytest.mark.asyncio, pytest.mark.skipif(REASON is not None, reason=REASON or "")]
+MODEL_WAIT = 180.0
+BOTH = {"metrics": ["codebleu", "codebertscore"]}
+
+
+@pytest.fixture
+def daemon(tmp_path: Path):
+    env = daemon_env(tmp_path)
+    yield env
+    stop_daemon(env)
+
+
+def payloads(s, doc: str) -> list[dict]:
+    return [p for p in s.token_scores if p["uri"] == doc]
+
+
+async def test_heat_is_cleared_when_no_token_scores_will_come(tmp_path: Path, daemon: dict[str, str]) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    cand = samples.write_pair(ws, "task")
+    other = samples.write_pair(ws, "other")
+    async with session(ws, settings=BOTH, init_options={"tokenScores": True}, daemon=True, env=daemon) as s:
+        doc, doc2 = s.open(cand), s.open(other)
+        for d in (doc, doc2):
+            await s.wait_for(lambda d=d: payloads(s, d) and payloads(s, d)[-1]["tokens"], timeout=MODEL_WAIT,
+                             what="token scores")
+        # the reference goes away: a problem, and no heat on the text any more
+        await s.command("refscore.setReference", doc2, "missing.py")
+        await s.wait_for(lambda: any(d.code == "refscore.problem" for d in s.diagnostics(doc2)), what="problem")
+        await s.wait_for(lambda: payloads(s, doc2)[-1]["tokens"] == [], what="heat cleared after the problem")
+        # CodeBERTScore switched off: CodeBLEU only, and the heat cleared
+        s.client.set_configuration({"metrics": ["codebleu"]}, section="refscore")
+        s.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+        await s.wait_for(lambda: (d := s.summary(doc)) and d.data["codebertscoreState"] == "off", what="off")
+        last = await s.wait_for(lambda: payloads(s, doc)[-1]["tokens"] == [] and payloads(s, doc)[-1],
+                                what="heat cleared after switching CodeBERTScore off")
+        assert last["version"] == 1
+        cleared = len(payloads(s, doc))
+        s.replace_all(doc, samples.CANDIDATE + "\n")  # no token scores before, none now: nothing more is sent
+        await s.wait_summary(doc, version=2)
+        assert len(payloads(s, doc)) == cleared
