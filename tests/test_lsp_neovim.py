@@ -71,3 +71,34 @@ def test_neovim_shows_summary_weak_tokens_and_hover(tmp_path: Path) -> None:
     assert "similarity" in result["hover"] and "matched reference token" in result["hover"]
     assert result["token_payloads"] >= 1
     assert result["heat_marks"] >= 1  # the documented heat-map handler coloured weak tokens
+
+
+@pytest.mark.skipif(NVIM is None, reason=NVIM_REASON)
+def test_neovim_scores_a_path_with_spaces_and_gets_current_ranges_while_an_edit_waits(tmp_path: Path) -> None:
+    """Neovim percent-encodes the file's URI (`my%20hw`): the file is scored (it never was), and
+    code lenses and hovers asked while a shrinking edit waits for its debounce have ranges in
+    the buffer as it is now (they had the old text's: lenses below its last line)."""
+    ws = tmp_path / "my hw (week 1)"
+    ws.mkdir()
+    cand = samples.write_pair(ws, "fizz buzz")
+    out = tmp_path / "out.json"
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**server_env(), "REFSCORE_CMD": json.dumps(server_command()), "REFSCORE_ROOT": str(ws),
+           "REFSCORE_FILE": str(cand), "REFSCORE_OUT": str(out), "HOME": str(home),
+           "XDG_STATE_HOME": str(home / "state"), "XDG_DATA_HOME": str(home / "data"),
+           "XDG_CONFIG_HOME": str(home / "config")}
+    run = subprocess.run([NVIM, "--headless", "--clean", "-l", str(SCRIPT.with_name("nvim_edit.lua"))], env=env,
+                         capture_output=True, text=True, timeout=150, stdin=subprocess.DEVNULL)
+    assert out.exists(), f"Neovim wrote nothing: rc={run.returncode}\n{run.stdout}\n{run.stderr}"
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert not result["errors"], result["errors"]
+    assert "%20" in result["uri"]
+    assert result["ready"] and "RefScore vs fizz buzz.ref.py (convention): CodeBLEU" in result["first_message"]
+    assert result["stale_version"] == result["first_version"]  # asked before the edit was scored
+    assert result["line_count"] == 1
+    assert all(line < result["line_count"] for line in result["lens_lines"]), result["lens_lines"]
+    if "hover_end" in result:
+        line, character = result["hover_end"]
+        assert line == 0 and character <= len(result["final_line"])
+    assert result["rescored"] and result["final_version"] != result["first_version"]

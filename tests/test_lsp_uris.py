@@ -31,6 +31,9 @@ async def test_paths_with_spaces_and_brackets_are_scored(tmp_path: Path) -> None
         assert "%20" in doc and "%23" in doc  # what real clients send
         first = await s.wait_summary(doc, version=1)
         assert first.data["referenceSource"] == "convention"
+        assert first.message.startswith("RefScore vs fizz #1.py (convention): CodeBLEU")
+        summary_hover = await s.hover(doc, 0, 1)
+        assert summary_hover.contents.value.startswith("**RefScore** vs [fizz #1.py](file://")
         assert [path_of(u) for u in first.data["references"]] == [root / "reference" / "lab 1" / "fizz #1.py"]
         version = s.insert(doc, 0, 0, "# edited\n")
         second = await s.wait_summary(doc, version=version)

@@ -16,6 +16,7 @@ from .positions import Positions
 from .render import bert_data, bert_line, codebleu_data, codebleu_line, has_tokens, num
 from .results import Result
 from .trojan import bidi_diagnostics
+from .uris import file_name
 
 SOURCE = "refscore"
 SUMMARY = "refscore.summary"
@@ -50,7 +51,7 @@ def summary_message(result: Result) -> str:
         parts.append("CodeBERTScore unavailable")
     if report is not None:
         parts.extend(report.errors[:2])
-    refs = ", ".join(u.rsplit("/", 1)[-1] for u in result.reference_uris)
+    refs = ", ".join(file_name(u) for u in result.reference_uris)
     return f"RefScore vs {refs} ({result.choice.source}): " + "; ".join(parts or ["no metric enabled"])
 
 

@@ -14,6 +14,7 @@ from .diagnostics import summary_range
 from .missing import link, missing_items
 from .render import bert_line, codebleu_line, has_tokens, num
 from .results import Result
+from .uris import file_name
 
 if TYPE_CHECKING:
     from .server import RefScoreServer
@@ -34,7 +35,7 @@ def _breakdown(result: Result) -> list[str]:
 
 
 def summary_hover(result: Result, threshold: float) -> str:
-    lines = ["**RefScore** vs " + ", ".join(link(u, 0, u.rsplit("/", 1)[-1]) for u in result.reference_uris)
+    lines = ["**RefScore** vs " + ", ".join(link(u, 0, file_name(u)) for u in result.reference_uris)
              + f" ({result.choice.source})", ""]
     lines += [f"- {line}" for line in _breakdown(result)]
     items = missing_items(result, threshold)

@@ -16,7 +16,7 @@ from .. import languages
 from ..errors import InputFileError
 from ..scoring.inputs import read_source
 from .references import ReferenceChoice, find_references
-from .uris import file_uri, fs_path
+from .uris import file_name, file_uri, fs_path
 
 #: Documents longer than this (code points) are not scored live; one message says so.
 MAX_LIVE_CHARS = 1_000_000
@@ -95,7 +95,7 @@ def prepare(uri: str, text: str, language_id: str, settings: Any, explicit: Sequ
         candidate, folder = path, folder_of(path, folders)
     else:  # an unsaved buffer: relative pragma paths start at the first workspace folder
         folder = folders[0] if folders else None
-        candidate = (folder or Path.home()) / (uri.rsplit("/", 1)[-1].split(":")[-1] or "untitled")
+        candidate = (folder or Path.home()) / (file_name(uri).split(":")[-1] or "untitled")
     choice = find_references(candidate, text, spec, folder, settings.references, explicit, on_disk=path is not None)
     if choice is None:
         return None

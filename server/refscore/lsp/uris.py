@@ -36,6 +36,11 @@ def file_uri(path: Path | str) -> str:
     return Path(path).as_uri()
 
 
+def file_name(uri: str) -> str:
+    """The last path segment of a URI as a person reads it (``fizz%20buzz.py`` -> ``fizz buzz.py``)."""
+    return unquote(uri.rsplit("/", 1)[-1])
+
+
 def document_key(uri: str) -> str:
     """The key pygls files an open document under (its unquoted URI)."""
     return unquote(uri)
