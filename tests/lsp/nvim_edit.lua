@@ -6,14 +6,8 @@
 local cmd = vim.json.decode(os.getenv("REFSCORE_CMD"))
 local result = { errors = {} }
 
-local function finish()
-  local fh = assert(io.open(os.getenv("REFSCORE_OUT"), "w"))
-  fh:write(vim.json.encode(result))
-  fh:close()
-  for _, client in ipairs(vim.lsp.get_clients()) do client:stop(true) end
-  vim.wait(3000, function() return #vim.lsp.get_clients() == 0 end, 50)
-  vim.cmd("qa!")
-end
+local write_and_quit = dofile(vim.fs.dirname(debug.getinfo(1, "S").source:sub(2)) .. "/nvim_finish.lua")
+local function finish() write_and_quit(result, os.getenv("REFSCORE_OUT")) end
 
 local function summary(buf)
   for _, d in ipairs(vim.diagnostic.get(buf)) do

@@ -9,14 +9,8 @@ local out_path = os.getenv("REFSCORE_OUT")
 local wait_ms = tonumber(os.getenv("REFSCORE_WAIT_MS") or "120000")
 local result = { errors = {} }
 
-local function finish()
-  local fh = assert(io.open(out_path, "w"))
-  fh:write(vim.json.encode(result))
-  fh:close()
-  for _, client in ipairs(vim.lsp.get_clients()) do client:stop(true) end
-  vim.wait(3000, function() return #vim.lsp.get_clients() == 0 end, 50)
-  vim.cmd("qa!")
-end
+local write_and_quit = dofile(vim.fs.dirname(debug.getinfo(1, "S").source:sub(2)) .. "/nvim_finish.lua")
+local function finish() write_and_quit(result, out_path) end
 
 local ok, err = pcall(function()
   vim.cmd.edit(vim.fn.fnameescape(os.getenv("REFSCORE_FILE")))
