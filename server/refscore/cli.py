@@ -16,6 +16,8 @@ from typing import Sequence
 from . import __version__
 from .errors import EXIT_INTERNAL, EXIT_USAGE, RefScoreError
 
+EXIT_INTERRUPTED = 130
+
 SUBCOMMANDS = ("score", "grade", "serve", "daemon", "eval")
 
 
@@ -57,7 +59,47 @@ def _parser_for(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
     return parser
 
 
+class _Interrupt:
+    """Whether Ctrl-C was pressed: ``import torch`` swallows a KeyboardInterrupt that arrives while
+    its C part imports numpy (it then goes on without numpy), so the command ran to the end and
+    exited 0; the flag still says 130."""
+
+    seen = False
+
+    @classmethod
+    def handler(cls, signum: int, frame: object) -> None:
+        cls.seen = True
+        raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; its exit code. Ctrl-C at any point (also while the commands' modules are
+    still being imported, or swallowed by a library) is one line and 130, never a traceback."""
+    import signal
+
+    _Interrupt.seen = False
+    previous = signal.getsignal(signal.SIGINT)
+    watching = previous is signal.default_int_handler  # not when ignored (nohup, a background job)
+    try:
+        if watching:
+            signal.signal(signal.SIGINT, _Interrupt.handler)
+    except ValueError:  # not the main thread: signals are the main thread's business
+        watching = False
+    try:
+        code = _main(argv)
+    except KeyboardInterrupt:
+        code = EXIT_INTERRUPTED
+        print("refscore: interrupted", file=sys.stderr)
+    finally:
+        if watching:
+            signal.signal(signal.SIGINT, previous)
+    if _Interrupt.seen and code != EXIT_INTERRUPTED:
+        print("refscore: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # the subcommand's usage, not the top level's, says what it takes
@@ -72,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return error.exit_code
     except KeyboardInterrupt:
         print("refscore: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return 0
     except Exception as error:  # noqa: BLE001 - one clear line, never a traceback

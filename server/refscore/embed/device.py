@@ -12,6 +12,7 @@ def select_device(requested: str | None = None) -> str:
     choice = requested or os.environ.get(DEVICE_ENV) or None
     if choice:
         return str(choice)
+    import numpy  # noqa: F401 - first: torch's C init swallows a Ctrl-C that lands in its numpy import
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"
