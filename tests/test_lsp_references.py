@@ -192,3 +192,19 @@ async def test_workspace_folders_added_and_removed_rescore_open_documents(tmp_pa
         s.client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
             event=types.WorkspaceFoldersChangeEvent(added=[], removed=[folder])))
         await s.wait_for(lambda: s.summary(doc) is None, what="diagnostics cleared when the folder went")
+
+
+async def test_set_reference_on_an_unsaved_buffer_starts_from_the_workspace_folder(tmp_path: Path) -> None:
+    """An ``untitled:`` buffer has no folder: a relative path given to ``refscore.setReference``
+    starts at the first workspace folder, as its pragma paths do (not at the server's working
+    directory, which depends on how the editor started it)."""
+    key = write(tmp_path / "keys" / "key.py", samples.REFERENCE)
+    async with session(tmp_path) as s:
+        doc = "untitled:Untitled-3"
+        s.versions[doc] = 1
+        s.client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
+            uri=doc, language_id="python", version=1, text=samples.CANDIDATE)))
+        answer = await s.command("refscore.setReference", doc, "keys/key.py")
+        assert answer["references"] == [uri(key)]
+        summary = await s.wait_summary(doc)
+        assert summary.data["referenceSource"] == "command" and summary.data["references"] == [uri(key)]

@@ -81,7 +81,12 @@ def register(server: RefScoreServer) -> None:
         if names is None:
             ls.explicit_references.pop(uri, None)
         else:
-            base = (fs_path(uri) or Path(".")).parent
+            path_of_document = fs_path(uri)
+            if path_of_document is not None:
+                base = path_of_document.parent
+            else:  # an unsaved buffer: relative paths start at the first workspace folder, as pragmas do
+                folders = ls.folders()
+                base = folders[0] if folders else Path.home()
             paths = []
             for name in names:
                 path = (fs_path(name) or Path(name)) if name.startswith("file:") else Path(name).expanduser()
