@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from tests.lsp import samples
@@ -86,3 +87,21 @@ async def test_other_commands_with_bad_arguments_get_one_line_and_no_traceback(
         assert "Traceback" not in error.message and "\n" not in error.message.strip()
         assert not error.data, error.data  # pygls put the server's traceback here
         assert all("Traceback" not in m.message and "\n" not in m.message.strip() for m in s.client.messages)
+
+
+@pytest.mark.asyncio
+async def test_changes_to_a_document_that_is_not_open_are_ignored_quietly(tmp_path: Path) -> None:
+    """A client's didChange/didSave/didClose for a document it never opened: ignored (one log
+    line), no message to the user (pygls raised KeyError, shown as an error), and the document
+    is scored normally once it is opened."""
+    cand = samples.write_pair(tmp_path, "n")
+    async with session(tmp_path) as s:
+        doc = uri(cand)
+        s.versions[doc] = 1
+        s.insert(doc, 0, 0, "x")
+        s.client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri=doc)))
+        s.client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri=doc)))
+        assert await s.hover(doc, 0, 0) is None
+        opened = s.open(cand)
+        await s.wait_summary(opened, version=1)
+        assert s.client.messages == []

@@ -83,6 +83,10 @@ def dispatch(server: JsonRPCServer, writer: StdoutWriter, data: Any) -> None:
         if method is not None and "id" in data:
             send_error(writer, _valid_id(request_id), type(error)(text, error.code))
         return
+    if method == "textDocument/didChange" and _not_open(server, message):
+        # pygls would raise KeyError (an error shown to the user) for the client's mistake
+        log.warning("LSP: ignored textDocument/didChange for %s, which is not open", message.params.text_document.uri)
+        return
     try:
         protocol.handle_message(message)
     except Exception as error:  # noqa: BLE001 - as pygls: one bad message must not stop the server
@@ -91,6 +95,15 @@ def dispatch(server: JsonRPCServer, writer: StdoutWriter, data: Any) -> None:
             server.report_server_error(error, JsonRpcException)
         except Exception:  # noqa: BLE001 - reporting is best effort
             log.warning("LSP: could not report the error to the client")
+
+
+def _not_open(server: JsonRPCServer, message: Any) -> bool:
+    """Whether a didChange names a document the client never opened (or closed)."""
+    document = getattr(server, "document", None)
+    try:
+        return document is not None and document(message.params.text_document.uri) is None
+    except (AttributeError, RuntimeError):  # before initialize: pygls answers that itself
+        return False
 
 
 def send_error(writer: StdoutWriter, request_id: int | str | None, error: JsonRpcException) -> None:
