@@ -1,7 +1,8 @@
 """End to end with the real daemon: a client that draws the ``refscore/tokenScores`` heat map
 (the Neovim handler of docs/editor.md) is told when a document will have no token scores any more:
 CodeBERTScore switched off in the settings, or the document's reference gone (a problem). An empty
-``tokens`` list clears what it drew; before, the old colours stayed on the text."""
+``tokens`` list clears what it drew; before, the old colours stayed on the text. A daemon that
+answers but cannot score (a layer outside the model) makes CodeBERTScore unavailable, with why."""
 
 from __future__ import annotations
 
@@ -56,3 +57,25 @@ async def test_heat_is_cleared_when_no_token_scores_will_come(tmp_path: Path, da
         s.replace_all(doc, samples.CANDIDATE + "\n")  # no token scores before, none now: nothing more is sent
         await s.wait_summary(doc, version=2)
         assert len(payloads(s, doc)) == cleared
+
+
+async def test_a_layer_outside_the_model_is_unavailable_with_its_reason(tmp_path: Path, daemon: dict[str, str]) -> None:
+    """The daemon answers but cannot score (``refscore.layer`` 99 on a 6-layer model): the summary
+    says CodeBERTScore is unavailable and why (its state said ``done`` with no numbers), and the
+    heat map is cleared."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    cand = samples.write_pair(ws, "task")
+    async with session(ws, settings=BOTH, init_options={"tokenScores": True}, daemon=True, env=daemon) as s:
+        doc = s.open(cand)
+        await s.wait_for(lambda: payloads(s, doc) and payloads(s, doc)[-1]["tokens"], timeout=MODEL_WAIT,
+                         what="token scores")
+        s.client.set_configuration({**BOTH, "layer": 99}, section="refscore")
+        s.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+        summary = await s.wait_for(lambda: (d := s.summary(doc)) and d.data["codebertscoreState"] not in
+                                   ("pending", "done") and d, what="CodeBERTScore unavailable")
+        assert summary.data["codebertscoreState"] == "unavailable" and "codebertscore" not in summary.data
+        assert "layer 99 is outside 0..6" in summary.message and "CodeBLEU" in summary.message
+        hover = await s.hover(doc, 0, 1)
+        assert "CodeBERTScore unavailable: " in hover.contents.value and "layer 99" in hover.contents.value
+        await s.wait_for(lambda: payloads(s, doc)[-1]["tokens"] == [], what="heat cleared")

@@ -242,8 +242,11 @@ class ScoringLoop:
         if insertion is not None:
             bert = reports[-1].codebertscore
             insertion = replace(insertion, f3=bert.f3 if bert is not None else None)
+        bert, errors = reports[0].codebertscore, list(reports[0].errors)
+        # the daemon answered but could not score (a layer outside the model, a model not on disk)
+        state, note = ("done", None) if bert is not None or not errors else ("unavailable", errors[0])
         self._store(replace(
-            result, bert_state="done", insertion=insertion,
+            result, bert_state=state, bert_note=note, insertion=insertion,
             report=replace(result.report, codebertscore=reports[0].codebertscore,
                            errors=list(result.report.errors) + list(reports[0].errors)),
             functions=with_bert(result.functions, reports[1:1 + len(per_function)])))
