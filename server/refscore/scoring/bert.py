@@ -30,10 +30,28 @@ def score_requests(requests: Sequence[ScoreRequest], reports: Sequence[ScoreRepo
                            requests[i].context, requests[i].live) for i in indices]
         try:
             results = scorer.score_batch(pairs)  # type: ignore[attr-defined]
-        except Exception as error:  # noqa: BLE001
-            log.warning("CodeBERTScore failed: %s: %s", type(error).__name__, error)
-            for i in indices:
-                reports[i].errors.append(f"codebertscore: {type(error).__name__}: {error}")
-            continue
+        except Exception:  # noqa: BLE001 - one bad pair (a text over the limit) must not cost the others
+            if len(pairs) == 1:
+                _failed(reports[indices[0]])
+                continue
+            results = [_alone(scorer, pair, reports[i]) for i, pair in zip(indices, pairs)]
         for i, result in zip(indices, results):
-            reports[i].codebertscore = result
+            if result is not None:
+                reports[i].codebertscore = result
+
+
+def _alone(scorer: object, pair: object, report: ScoreReport) -> object | None:
+    """One pair scored on its own after its batch failed; None (and the error) if it fails too."""
+    try:
+        return scorer.score_batch([pair])[0]  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001
+        _failed(report)
+        return None
+
+
+def _failed(report: ScoreReport) -> None:
+    import sys
+
+    error = sys.exc_info()[1]
+    log.info("CodeBERTScore failed: %s: %s", type(error).__name__, error)  # the report says it; the daemon logs it
+    report.errors.append(f"codebertscore: {type(error).__name__}: {error}")
