@@ -208,3 +208,22 @@ async def test_set_reference_on_an_unsaved_buffer_starts_from_the_workspace_fold
         assert answer["references"] == [uri(key)]
         summary = await s.wait_summary(doc)
         assert summary.data["referenceSource"] == "command" and summary.data["references"] == [uri(key)]
+
+
+async def test_a_reference_written_from_the_editor_is_found_without_a_file_watcher(tmp_path: Path) -> None:
+    """Neovim on Linux has no file watcher: a candidate with no reference yet gets its score
+    when the reference is written from the editor (didOpen then didSave of ``task.ref.py``),
+    not only at its own next edit."""
+    cand = write(tmp_path / "task.py", samples.CANDIDATE)
+    async with session(tmp_path, capabilities="neovim") as s:
+        doc = s.open(cand)
+        witness = s.open(samples.write_pair(tmp_path, "w"))
+        await s.wait_summary(witness)
+        await asyncio.sleep(0.3)
+        assert s.summary(doc) is None
+        ref = tmp_path / "task.ref.py"
+        ref_doc = s.open(ref, text=samples.REFERENCE)  # a new buffer: not on disk yet
+        ref.write_text(samples.REFERENCE, encoding="utf-8")  # :write
+        s.client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri=ref_doc)))
+        found = await s.wait_summary(doc, version=1)
+        assert found.data["referenceSource"] == "convention"

@@ -1,7 +1,8 @@
 """Document lifecycle and configuration: what triggers scoring.
 
 * open/change/save of a document schedules it (debounced); a change of a document that is some
-  open candidate's reference reschedules those candidates too;
+  open candidate's reference reschedules those candidates too; a save also reschedules the open
+  documents that have no reference yet (the file written may be theirs);
 * ``workspace/didChangeWatchedFiles`` (registered dynamically when the client allows) rescores
   every open document, so references changed on disk, created or deleted are noticed;
 * ``workspace/didChangeWorkspaceFolders`` rescores every open document (folders root the
@@ -129,6 +130,9 @@ def register(server: "RefScoreServer") -> None:
     def did_save(ls: "RefScoreServer", params: types.DidSaveTextDocumentParams) -> None:
         ls.loop.saved(params.text_document.uri)  # the exact CodeBERTScore replaces a live one
         _rescore_dependents(ls, params.text_document.uri)
+        for uri in ls.open_uris():  # the file written may be the reference they lacked (no watcher needed)
+            if uri not in ls.loop.results and uri != params.text_document.uri:
+                ls.loop.schedule(uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: "RefScoreServer", params: types.DidCloseTextDocumentParams) -> None:
