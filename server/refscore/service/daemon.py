@@ -225,6 +225,10 @@ class Daemon:
             await self._read_loop(conn, reader)
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
+        except asyncio.CancelledError:
+            # the daemon is stopping: end quietly (Python 3.11's stream callback calls
+            # task.exception() on a cancelled handler and logged that as an error with a traceback)
+            pass
         except Exception:  # noqa: BLE001 - one bad connection never takes the daemon down
             log.exception("connection %d failed", conn.id)
         finally:
