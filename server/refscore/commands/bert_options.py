@@ -13,7 +13,8 @@ MAX_IDF_BYTES = 64 * 1024 * 1024
 
 def idf_setting(idf: str | None) -> str | None:
     """``--idf`` as requests carry it: ``references`` or an absolute path (the daemon has its own
-    working folder). A missing, special (FIFO, device) or oversized file is an input error (exit 3)."""
+    working folder). A missing, special (FIFO, device), oversized or unreadable file (not JSON, not
+    token id -> finite weight) is an input error (exit 3), found before anything is scored."""
     if idf is None or idf == "references":
         return idf
     path = Path(idf).expanduser()
@@ -21,4 +22,10 @@ def idf_setting(idf: str | None) -> str | None:
         open_regular(path, MAX_IDF_BYTES).close()
     except InputFileError as error:
         raise InputFileError(f"IDF file {error}".replace(": no such file", ": no such IDF file")) from None
+    from ..embed.files import load_idf
+
+    try:  # a broken file is one line now, not an error on every scored pair
+        load_idf(path)
+    except (ValueError, InputFileError) as error:
+        raise InputFileError(f"IDF file {error}") from None
     return str(path.resolve())

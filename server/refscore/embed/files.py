@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from pathlib import Path
 from typing import Sequence
 
@@ -18,15 +19,24 @@ MAX_SETTINGS_FILE_BYTES = 64 * 1024 * 1024  # an IDF table or baseline CSV is a 
 
 def load_idf(path: str | Path) -> IdfTable:
     """Read an IDF JSON file: ``{"default": w, "num_docs": n, "idf": {"<token id>": w, ...}}``
-    (a bare ``{"<token id>": w}`` object also works, default 0)."""
-    data = json.loads(read_capped(path, MAX_SETTINGS_FILE_BYTES).decode("utf-8"))
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a JSON object of token id -> weight")
-    if "idf" in data:
-        table = IdfTable.from_mapping(data["idf"], float(data.get("default", 0.0)))
-        table.num_docs = int(data.get("num_docs", 0))
-        return table
-    return IdfTable.from_mapping(data, 0.0)
+    (a bare ``{"<token id>": w}`` object also works, default 0). Anything else is a ValueError
+    that names the file and says what is wrong (weights must be finite numbers)."""
+    data = read_capped(path, MAX_SETTINGS_FILE_BYTES)
+    try:
+        data = json.loads(data.decode("utf-8"))
+        if not isinstance(data, dict) or not isinstance(data.get("idf", {}), dict):
+            raise ValueError("expected a JSON object of token id -> weight")
+        if "idf" in data:
+            table = IdfTable.from_mapping(data["idf"], float(data.get("default", 0.0)))
+            table.num_docs = int(data.get("num_docs", 0))
+        else:
+            table = IdfTable.from_mapping(data, 0.0)
+    except (ValueError, TypeError) as error:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise ValueError(f"{path}: not an IDF file ({error}); expected {{\"<token id>\": weight, ...}} or "
+                         "{\"idf\": {...}, \"default\": weight}") from None
+    if not all(math.isfinite(w) for w in (table.default, *table.weights.values())):
+        raise ValueError(f"{path}: not an IDF file (a weight is not a finite number)")
+    return table
 
 
 def save_idf(table: IdfTable, path: str | Path) -> None:

@@ -1,0 +1,61 @@
+"""`--idf FILE` that is not an IDF table (not JSON, not an object, a non-numeric key, a NaN
+weight, not UTF-8, `"idf"` not an object): one line naming the file, exit 3, before anything is
+scored. It used to exit 0 with every pair's CodeBERTScore replaced by a bare message such as
+`codebertscore unavailable: Expecting property name enclosed in double quotes` (in `grade`: an
+error row per submission)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from refscore.embed.files import load_idf
+
+REPO = Path(__file__).resolve().parents[1]
+REF = "def add(a, b):\n    total = a + b\n    return total\n"
+
+pytestmark = pytest.mark.timeout(300)
+
+BROKEN = {
+    "array.json": b"[1, 2]",
+    "not_json.json": b"{bad",
+    "word_key.json": json.dumps({"weights": {"a": 1}}).encode(),
+    "nan.json": b'{"5": NaN}',
+    "utf16.json": b"\xff\xfe{\x00}\x00",
+    "idf_list.json": json.dumps({"idf": [1]}).encode(),
+}
+
+
+def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1",
+           "PYTHONPATH": os.pathsep.join(p for p in (str(REPO / "server"), os.environ.get("PYTHONPATH")) if p)}
+    return subprocess.run([sys.executable, "-m", "refscore", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=240, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("command", ["score", "grade"])
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_a_broken_idf_file_is_one_line_and_exit_3(tmp_path: Path, name: str, command: str) -> None:
+    (tmp_path / "ref.py").write_text(REF)
+    (tmp_path / "cand.py").write_text(REF.replace("total", "s"))
+    (tmp_path / name).write_bytes(BROKEN[name])
+    args = (["score", "ref.py", "cand.py", "--no-daemon", "--json"] if command == "score"
+            else ["grade", "-r", "ref.py", "cand.py", "--no-cache", "-q"])
+    result = _run(*args, "--idf", name, cwd=tmp_path)
+    assert result.returncode == 3, (result.stdout, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"refscore: IDF file {name}: not an IDF file"), lines
+    assert result.stdout == ""
+
+
+def test_a_good_idf_file_still_loads(tmp_path: Path) -> None:
+    (tmp_path / "idf.json").write_text(json.dumps({"default": 1.5, "num_docs": 3, "idf": {"101": 0.0, "7": 2.0}}))
+    table = load_idf(tmp_path / "idf.json")
+    assert table.weights == {101: 0.0, 7: 2.0} and table.default == 1.5 and table.num_docs == 3
+    (tmp_path / "bare.json").write_text(json.dumps({"7": 2}))
+    assert load_idf(tmp_path / "bare.json").weights == {7: 2.0}
