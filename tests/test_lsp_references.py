@@ -227,3 +227,36 @@ async def test_a_reference_written_from_the_editor_is_found_without_a_file_watch
         s.client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri=ref_doc)))
         found = await s.wait_summary(doc, version=1)
         assert found.data["referenceSource"] == "convention"
+
+
+async def test_files_changed_on_disk_rescore_only_the_documents_they_concern(tmp_path: Path) -> None:
+    """A program writing a log file in the workspace sends a change event every few ms: the open
+    candidates are not rescored (and their CodeBERTScore not restarted) for files that are not
+    their references; a change to a reference, or a file created (maybe a new ``.ref`` file),
+    still rescores."""
+    ref = write(tmp_path / "task.ref.py", samples.REFERENCE)
+    cand = write(tmp_path / "task.py", samples.CANDIDATE)
+    log = write(tmp_path / "run.log", "")
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        await s.wait_summary(doc)
+        published = len([p for p in s.published if p[0] == doc])
+        for line in range(20):
+            log.write_text(f"line {line}\n", encoding="utf-8")
+            s.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+                types.FileEvent(uri=uri(log), type=types.FileChangeType.Changed)]))
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.6)
+        assert len([p for p in s.published if p[0] == doc]) == published
+        ref.write_text(samples.CANDIDATE, encoding="utf-8")
+        s.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+            types.FileEvent(uri=uri(ref), type=types.FileChangeType.Changed)]))
+        await s.wait_for(lambda: (d := s.summary(doc)) and d.data["codebleu"]["score"] > 0.99, what="rescored")
+        other = write(tmp_path / "other.py", samples.CANDIDATE)
+        other_doc = s.open(other)
+        await asyncio.sleep(0.3)
+        assert s.summary(other_doc) is None
+        write(tmp_path / "other.ref.py", samples.REFERENCE)
+        s.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+            types.FileEvent(uri=uri(tmp_path / "other.ref.py"), type=types.FileChangeType.Created)]))
+        await s.wait_summary(other_doc)

@@ -3,8 +3,9 @@
 * open/change/save of a document schedules it (debounced); a change of a document that is some
   open candidate's reference reschedules those candidates too; a save also reschedules the open
   documents that have no reference yet (the file written may be theirs);
-* ``workspace/didChangeWatchedFiles`` (registered dynamically when the client allows) rescores
-  every open document, so references changed on disk, created or deleted are noticed;
+* ``workspace/didChangeWatchedFiles`` (registered dynamically when the client allows): a file
+  created or deleted rescores every open document (it may be, or have been, someone's
+  reference), a file changed rescores the open candidates it is a reference of;
 * ``workspace/didChangeWorkspaceFolders`` rescores every open document (folders root the
   conventions and the settings' globs);
 * a single change event inserting at least ``insertion.minChars`` non-blank characters is marked
@@ -150,8 +151,12 @@ def register(server: "RefScoreServer") -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(ls: "RefScoreServer", params: types.DidChangeWatchedFilesParams) -> None:
-        for uri in ls.open_uris():
-            ls.loop.schedule(uri)
+        if any(change.type != types.FileChangeType.Changed for change in params.changes):
+            for uri in ls.open_uris():  # created or deleted: which file is whose reference may change
+                ls.loop.schedule(uri)
+            return
+        for change in params.changes:  # changed: only the candidates it is a reference of
+            _rescore_dependents(ls, change.uri)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: "RefScoreServer", params: Any) -> None:
