@@ -100,3 +100,21 @@ def test_an_overlong_length_with_nothing_after_it_is_still_served() -> None:
     finally:
         assert server.close() == 0
     assert server.log_lines("runs past its")
+
+
+def test_large_correct_messages_followed_by_more_are_no_fault() -> None:
+    """A 300 kB didOpen and a request right behind it (as editors send them): the next header
+    arrives with the body's last bytes. Both are served and nothing is reported (the reader took
+    that header for a sign of an overlong length and logged a fault for a correct message)."""
+    server = RawServer()
+    try:
+        server.initialize()
+        text = "".join(f"def f{i}(x):\n    return x * {i}\n\n" for i in range(10_000))
+        opened = {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": "file:///nowhere/big.py", "languageId": "python", "version": 1, "text": text}}}
+        for request_id in (2, 3):
+            server.send(frame(opened) + frame(request(request_id, "textDocument/hover", HOVER)))
+            assert "error" not in server.reply(request_id)
+    finally:
+        assert server.close() == 0
+    assert not server.log_lines("LSP framing:"), server.log_lines("LSP framing:")

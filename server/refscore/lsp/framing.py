@@ -230,6 +230,8 @@ class FrameReader:
             if more is False:
                 self._fault(f"the stream ended inside a {length}-byte body")
                 return None
+            if len(self._buf) >= length:
+                break  # complete: a header arriving with its last bytes is the next message's
             idle = more is None and idle_checked != len(self._buf)
             if idle:
                 idle_checked = len(self._buf)
