@@ -148,6 +148,26 @@ def test_an_unknown_option_shows_the_subcommands_usage(args: tuple[str, ...], us
         in result.stderr
 
 
+@pytest.mark.parametrize("command", ["score", "grade", "grade-blocks"])
+def test_a_model_this_machine_does_not_have_is_one_line(tmp_path: Path, command: str) -> None:
+    """`--model` naming no local model was a note on every scored pair and exit 0."""
+    empty = tmp_path / "empty-model"
+    empty.mkdir()
+    for model, says in (("no-such-org/no-such-model-xyz", "never downloads"), (str(empty), "holds no model")):
+        if command == "score":
+            result = score("--model", model)
+        elif command == "grade":
+            result = grade(tmp_path, "--model", model)
+        else:
+            runs = tmp_path / "runs.jsonl"
+            runs.write_text(json.dumps({"candidate": "x = 1", "reference": "x = 2", "language": "python"}) + "\n")
+            result = refscore("grade", "--jsonl", str(runs), "--block-lines", "1", "--no-cache", "-q", "--model", model)
+        assert result.returncode == 3, (result.stdout, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("refscore: --model: ") and says in lines[0], lines
+    assert grade(tmp_path, "--model", "no-such-org/x", "--metrics", "codebleu").returncode == 0  # not used
+
+
 def test_fail_under_in_range_still_works(tmp_path: Path) -> None:
     result = grade(tmp_path, "--metrics", "codebleu", "--fail-under", "0")
     assert result.returncode == 0, result.stderr

@@ -191,6 +191,7 @@ def run(args: argparse.Namespace) -> int:
     if args.batch_size < 1:
         raise UsageError("--batch-size must be at least 1")
     check_applicable(args)
+    options.check_layer(None, args.model, (), metrics)  # --model, for the block-wise engines too
     outputs = _outputs(args)
     if grade_blocks.wanted(args):
         if "crystalbleu" in metrics:

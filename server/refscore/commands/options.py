@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from ..errors import EXIT_USAGE, RefScoreError
+from ..errors import EXIT_USAGE, InputFileError, RefScoreError
 from ..metrics.weights import Weights, WeightsError
 from ..metrics.weights import parse_weights as _parse_weights
 from ..scoring.report import KNOWN_METRICS
@@ -119,11 +119,21 @@ def check_device(device: str | None, metrics: Sequence[str]) -> None:
 
 
 def check_layer(layer: int | None, model: str | None, languages: Iterable[str], metrics: Sequence[str]) -> None:
-    """``--layer`` must be a hidden layer of the model each language would use (0 is the
-    embeddings, N the last of N layers). Models that cannot be found are left to the scorer."""
-    if layer is None or "codebertscore" not in metrics:
+    """``--model`` must be a model this machine has (one line, exit 3: it was a note on every
+    scored pair, exit 0); ``--layer`` must be a hidden layer of the model each language would use
+    (0 is the embeddings, N the last of N layers). A per-language default model that cannot be
+    found is left to the scorer (it falls back to the embedded one)."""
+    if "codebertscore" not in metrics:
         return
     from ..embed import ModelNotAvailableError, resolve_model
+
+    if model is not None:
+        try:
+            resolve_model(model=model)
+        except ModelNotAvailableError as error:
+            raise InputFileError(f"--model: {error}") from None
+    if layer is None:
+        return
 
     for language in dict.fromkeys(languages):
         try:

@@ -127,6 +127,10 @@ def resolve_model(language: str | None = None, model: str | None = None,
     """
     if model is not None:
         path = local_model_path(model)
+        if path is None and Path(model).expanduser().is_dir():
+            raise ModelNotAvailableError(
+                f"model folder {model!r} holds no model: it needs config.json and the weights "
+                "(model.safetensors or pytorch_model.bin)")
         if path is None:
             raise ModelNotAvailableError(
                 f"model {model!r} is not a local folder and not in the local Hugging Face cache; "
