@@ -136,3 +136,27 @@ def test_own_reports_inside_the_submission_folder_are_not_graded(tmp_path: Path)
     rows = json.loads((tmp_path / "subs" / "report" / "grade.json").read_text())["submissions"]
     assert [Path(r["id"]).name for r in rows] == ["a.py", "b.py"]
     assert all(not r["errors"] for r in rows)
+
+
+@pytest.mark.parametrize("cache, says", [("/dev/zero", "is a character device"), ("pipe", "is a named pipe (FIFO)"),
+                                         ("-", "is standard output")])
+def test_a_cache_that_is_not_a_regular_file_is_one_line(tmp_path: Path, cache: str, says: str) -> None:
+    """`--cache /dev/zero` read zeros until memory ran out (MemoryError, exit 5), a FIFO hung."""
+    _class(tmp_path)
+    os.mkfifo(tmp_path / "pipe")
+    result = refscore("grade", "-r", "ref.py", "subs", *QUICK, "--cache", cache, cwd=tmp_path, timeout=60)
+    assert result.returncode == 3, result.stderr
+    assert f"--cache {cache}: {says}" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("cache", ["/dev/zero", "afile", "afile/parts"])
+def test_a_block_wise_cache_that_cannot_be_a_folder_is_one_line(tmp_path: Path, cache: str) -> None:
+    """Block-wise grading keeps scored blocks in the `--cache` folder: a file there was
+    `internal error: NotADirectoryError` (exit 5)."""
+    _class(tmp_path)
+    (tmp_path / "afile").write_text("x")
+    result = refscore("grade", "--jsonl", "runs.jsonl", "--block-lines", "1", *QUICK, "--cache", cache,
+                      cwd=tmp_path, timeout=60)
+    assert result.returncode == 3, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("refscore: --cache ") and "internal error" not in lines[0]

@@ -76,6 +76,19 @@ def _work(args: argparse.Namespace, reports: dict[str, Path]) -> tuple[Path, boo
     return Path(tempfile.mkdtemp(prefix="refscore-grade-")), True
 
 
+def _check_work_folder(work: Path, name: str) -> None:
+    """The folder that keeps scored blocks between runs: one line (exit 3) when it cannot be one."""
+    from ..grade.targets import OutputFileError
+
+    if work.exists() and not work.is_dir():
+        raise OutputFileError(f"{name} {work}: is not a folder; block-wise grading keeps its scored blocks "
+                              "in a folder (name a new or existing folder)")
+    try:
+        work.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise OutputFileError(f"{name} {work}: cannot create the folder ({error.strerror or error})") from None
+
+
 def run(args: argparse.Namespace, metrics: tuple[str, ...], weights: tuple[float, ...],
         reports: dict[str, Path]) -> int:
     """Grade block by block on the chosen engine, then write the reports."""
@@ -90,6 +103,8 @@ def run(args: argparse.Namespace, metrics: tuple[str, ...], weights: tuple[float
 
     check_targets(args, outputs)  # the row files too: `--jsonl runs.jsonl --csv runs.csv` makes runs.jsonl
     work, temporary = _work(args, reports)
+    if not temporary:
+        _check_work_folder(work, "--cache" if args.cache else "the scored-blocks folder")
     inputs = [Path(p).resolve() for p in args.jsonl]
     mode = "none" if args.quiet else args.progress
     progress = Progress(sum(count_lines(p) for p in inputs), tty=None if mode == "auto" else mode == "bar",

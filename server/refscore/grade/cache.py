@@ -31,7 +31,12 @@ class ReportCache:
 
     def _load(self) -> None:
         assert self.path is not None
-        with open(self.path, encoding="utf-8", errors="replace") as fh:
+        import io
+
+        from ..safe_read import open_regular
+
+        # regular files only, opened without blocking: a FIFO or /dev/zero is refused, not waited on or read forever
+        with io.TextIOWrapper(open_regular(self.path), encoding="utf-8", errors="replace") as fh:
             for line in fh:
                 if not line.strip():
                     continue

@@ -82,6 +82,10 @@ def check_outputs(outputs: Mapping[str, Path], inputs: Iterable[str | Path]) -> 
             raise OutputClashError(f"{flag} {path}: the {seen[key]} is written there too; "
                                    "give each its own file")
         seen[key] = "cache" if kind == "cache" else f"{kind.upper()} {'rows' if kind in LABELS else 'report'}"
+        if kind == "cache" and (key == STDOUT or is_stream(path)):  # read back on the next run: a file
+            what = "standard output" if key == STDOUT else _kind_of(path)
+            raise OutputFileError(f"{flag} {path}: is {what}; the cache is read back by the next run, "
+                                  "so it must be a regular file")
         if key == STDOUT or is_stream(path):
             continue
         _check_writable(flag, write_target(path))
@@ -118,3 +122,12 @@ def _source_language(path: str | Path) -> str | None:
         return languages.for_path(path).name
     except (languages.UnknownLanguageError, ValueError):
         return None
+
+
+def _kind_of(path: str | Path) -> str:
+    from ..safe_read import kind_of
+
+    try:
+        return kind_of(os.stat(path).st_mode) or "not a regular file"
+    except OSError:
+        return "not a regular file"
