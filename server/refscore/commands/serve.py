@@ -31,4 +31,12 @@ def run(args: argparse.Namespace) -> int:
 
     server = build_server(allow_daemon=not args.no_daemon)
     server.start_io()
-    return 0
+    # ``exit`` (or the client gone): end now. Work still in flight (a daemon call, a large
+    # CodeBLEU) runs in worker threads the interpreter would join first, for up to minutes.
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # pygls closed stdout on exit
+            pass
+    os._exit(0)
