@@ -66,3 +66,19 @@ async def test_score_text_request(tmp_path: Path) -> None:
         bad = await asyncio.wait_for(s.client.protocol.send_request_async(
             "refscore/scoreText", {"uri": doc}), WAIT)
         assert "takes" in bad.error
+
+
+async def test_score_text_compares_a_function_with_its_namesake(tmp_path: Path) -> None:
+    """A completion defining ``fizzbuzz`` is scored against the reference's ``fizzbuzz``, even
+    when a short unrelated reference function gets a higher CodeBLEU (``total`` did)."""
+    cand = samples.write_pair(tmp_path, "t")
+    text = "def fizzbuzz(n):\n    return n\n"
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        await s.wait_summary(doc)
+        answer = await asyncio.wait_for(s.client.protocol.send_request_async(
+            "refscore/scoreText", {"uri": doc, "text": text}), WAIT)
+        assert answer.region.function == "fizzbuzz"
+        reference = samples.REFERENCE[: samples.REFERENCE.index("\n\n\ndef total") + 1]
+        assert answer.codebleu.score == pytest.approx(score_codebleu([reference], text, "python").score)
+        assert (answer.region.range.start.line, answer.region.range.end.line) == (0, 8)

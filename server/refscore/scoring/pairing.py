@@ -100,7 +100,10 @@ def pair_texts(pair: FunctionPair, text: str, references: Sequence[str]) -> tupl
 
 def best_region(snippet: str, references: Sequence[str], spec: LanguageSpec, score_many: ScoreMany,
                 weights: tuple[float, float, float, float]) -> tuple[Region, ScoreReport] | None:
-    """The reference region (a function or the whole text) that ``snippet`` scores best against."""
+    """The reference region (a function or the whole text) that ``snippet`` scores best against.
+    A snippet that defines one function is compared with its namesake when the reference has one
+    (as function lenses pair by name first): a short ``def fizzbuzz`` scored best against a short
+    unrelated reference function."""
     regions = [Region(i, 0, len(ref), None) for i, ref in enumerate(references)]
     for index, ref in enumerate(references):
         regions.extend(Region(index, f.start, f.end, f.name) for f in top_level_functions(ref, spec)[:60])
@@ -108,7 +111,11 @@ def best_region(snippet: str, references: Sequence[str], spec: LanguageSpec, sco
         return None
     reports = score_many([_request(snippet, references[r.reference_index][r.start:r.end], spec, weights)
                           for r in regions])
-    best = max(range(len(regions)), key=lambda k: (_codebleu(reports[k]), regions[k].name is not None))
+    defined = top_level_functions(snippet, spec)
+    short = defined[0].short_name if len(defined) == 1 else None
+    namesakes = [k for k, r in enumerate(regions) if short is not None and r.name is not None
+                 and r.name.rsplit(".", 1)[-1] == short]
+    best = max(namesakes or range(len(regions)), key=lambda k: (_codebleu(reports[k]), regions[k].name is not None))
     return regions[best], reports[best]
 
 
