@@ -61,3 +61,26 @@ async def test_an_open_reference_under_an_encoded_uri_counts_with_its_unsaved_te
         chosen = answer["references"] if isinstance(answer, dict) else answer.references
         assert [path_of(u) for u in chosen] == [ref]
         await s.wait_for(lambda: (d := s.summary(doc)) and d.data["referenceSource"] == "command", what="command")
+
+
+async def test_a_workspace_opened_through_a_symbolic_link(tmp_path: Path) -> None:
+    """The editor opens the workspace by a linked path (macOS's /tmp is /private/tmp, a home
+    folder on another disk): conventions under reference/ and settings globs still apply (the
+    folder was resolved and the document's path not, so the document was in no folder)."""
+    real = tmp_path / "real"
+    (real / "lab").mkdir(parents=True)
+    (real / "reference" / "lab").mkdir(parents=True)
+    (real / "reference" / "lab" / "fizz.py").write_text(samples.REFERENCE, encoding="utf-8")
+    (real / "lab" / "fizz.py").write_text(samples.CANDIDATE, encoding="utf-8")
+    (real / "keys").mkdir()
+    (real / "keys" / "other.py").write_text(samples.REFERENCE, encoding="utf-8")
+    (real / "lab" / "other.py").write_text(samples.CANDIDATE, encoding="utf-8")
+    linked = tmp_path / "linked"
+    linked.symlink_to(real, target_is_directory=True)
+    async with session(linked, settings={"references": {"lab/other.py": "keys/other.py"}}) as s:
+        doc = s.open(linked / "lab" / "fizz.py")
+        assert "/linked/" in doc  # the editor's spelling, not resolved
+        found = await s.wait_summary(doc)
+        assert found.data["referenceSource"] == "convention"
+        other = await s.wait_summary(s.open(linked / "lab" / "other.py"))
+        assert other.data["referenceSource"] == "settings"

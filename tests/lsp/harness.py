@@ -28,8 +28,9 @@ def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 
 def uri(path: Path) -> str:
-    """The document URI a real client sends: percent-encoded (VS Code and Neovim write a space as %20)."""
-    return path.resolve().as_uri()
+    """The document URI a real client sends: percent-encoded (VS Code and Neovim write a space as
+    %20), absolute but with symbolic links as the user named them (editors do not resolve them)."""
+    return Path(os.path.abspath(path)).as_uri()
 
 
 class Session:

@@ -67,6 +67,14 @@ def language_of(language_id: str, path: Path | None) -> languages.LanguageSpec |
     return spec
 
 
+def _real(path: Path) -> Path:
+    """``path`` with symbolic links resolved (as given when they loop)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path
+
+
 def folder_of(path: Path, folders: Sequence[Path]) -> Path | None:
     """The innermost workspace folder holding ``path``."""
     holding = [f for f in folders if path == f or f in path.parents]
@@ -92,7 +100,10 @@ def prepare(uri: str, text: str, language_id: str, settings: Any, explicit: Sequ
     path = fs_path(uri)
     spec = language_of(language_id, path)
     if path is not None:
-        candidate, folder = path, folder_of(path, folders)
+        # folders are resolved: a document opened through a linked folder is in them too (a linked
+        # file keeps its own folder: its pragma paths and .ref file are where the user sees it)
+        candidate = _real(path.parent) / path.name
+        folder = folder_of(candidate, folders)
     else:  # an unsaved buffer: relative pragma paths start at the first workspace folder
         folder = folders[0] if folders else None
         candidate = (folder or Path.home()) / (file_name(uri).split(":")[-1] or "untitled")
