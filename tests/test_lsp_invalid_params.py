@@ -105,3 +105,19 @@ async def test_changes_to_a_document_that_is_not_open_are_ignored_quietly(tmp_pa
         opened = s.open(cand)
         await s.wait_summary(opened, version=1)
         assert s.client.messages == []
+
+
+def test_failed_requests_leave_one_log_line_and_no_traceback() -> None:
+    """The server's log (what the editor shows as its output) gets one line per failed request:
+    pygls logged a full traceback even for a bad argument answered with InvalidParams."""
+    server = RawServer()
+    try:
+        server.initialize()
+        for request_id, command, args in ((2, "refscore.setReference", []), (3, "refscore.missingFromReference", [5]),
+                                          (4, "refscore.noSuchCommand", [])):
+            server.send(frame(request(request_id, "workspace/executeCommand", {"command": command, "arguments": args})))
+            assert server.reply(request_id)["error"]["code"] == INVALID_PARAMS
+    finally:
+        assert server.close() == 0
+    assert b"Traceback" not in server.stderr and b'File "' not in server.stderr, server.stderr[-1500:]
+    assert server.log_lines("refscore.missingFromReference takes [documentUri]")

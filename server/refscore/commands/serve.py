@@ -27,7 +27,10 @@ def run(args: argparse.Namespace) -> int:
         logging.basicConfig(filename=args.log_file, level=level, format="%(asctime)s %(name)s %(message)s")
     else:
         logging.basicConfig(stream=sys.stderr, level=level, format="refscore serve: %(name)s: %(message)s")
+    from ..lsp.protocol import one_line_errors
     from ..lsp.server import build_server
+
+    one_line_errors()  # a failed request is one log line, never a traceback (REFSCORE_DEBUG=1: tracebacks)
 
     server = build_server(allow_daemon=not args.no_daemon)
     server.start_io()

@@ -32,3 +32,29 @@ class RefScoreProtocol(LanguageServerProtocol):
                 data = None
             error = ResponseError(code=error.code, message=first_line(error.message), data=data)
         super()._send_response(msg_id, result=result, error=error)
+
+
+class OneLineErrors(logging.Filter):
+    """Log records with an exception become one line (``... : JsonRpcInvalidParams: message``):
+    pygls logs a full traceback for every request that fails, even a bad argument answered with
+    InvalidParams, and the log is what editors show. ``REFSCORE_DEBUG=1`` keeps the tracebacks."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and record.exc_info[1] is not None:
+            error = record.exc_info[1]
+            record.msg = f"{record.getMessage()}: {type(error).__name__}: {first_line(str(error))}"
+            record.args = None
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+def one_line_errors() -> None:
+    """Install ``OneLineErrors`` on the root logger's handlers (unless ``REFSCORE_DEBUG=1``)."""
+    import os
+
+    if os.environ.get("REFSCORE_DEBUG") == "1":
+        return
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, OneLineErrors) for f in handler.filters):
+            handler.addFilter(OneLineErrors())
