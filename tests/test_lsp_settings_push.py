@@ -38,3 +38,34 @@ def test_bad_initialization_settings_are_shown_once() -> None:
     for name in ("refscore.debounceMs", "refscore.weakTokens.threshold", "refscore.metrics"):
         assert len([m for m in messages if m.startswith(name + ":")]) == 1, (name, messages)
     assert b"Traceback" not in server.stderr
+
+
+def test_a_client_with_no_refscore_section_keeps_the_initialization_settings(tmp_path) -> None:
+    """A client that supports ``workspace/configuration`` but has no ``refscore`` section (Emacs
+    eglot configured through ``:initializationOptions``) answers ``[null]``: the settings given at
+    initialization stay (they were replaced by the defaults, silently)."""
+    from tests.lsp import samples
+
+    cand = samples.write_pair(tmp_path, "task")
+    server = RawServer()
+    try:
+        server.send(frame(request(1, "initialize", {
+            "processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {"workspace": {"configuration": True}},
+            "initializationOptions": {"settings": {"metrics": ["codebleu"], "codebleu": {"weights": [0, 0, 1, 0]}}}})))
+        assert "result" in server.reply(1)
+        server.send(frame(notification("initialized")))
+        server.send(frame(notification("textDocument/didOpen", {"textDocument": {
+            "uri": cand.as_uri(), "languageId": "python", "version": 1, "text": cand.read_text(encoding="utf-8")}})))
+        answered, signature, deadline = False, None, time.monotonic() + 30
+        while signature is None and time.monotonic() < deadline:
+            message = server.messages.get(timeout=30)
+            assert message is not None
+            if message.get("method") == "workspace/configuration" and not answered:
+                server.send(frame({"jsonrpc": "2.0", "id": message["id"], "result": [None]}))
+                answered = True
+            if message.get("method") == "textDocument/publishDiagnostics" and answered:
+                summary = [d for d in message["params"]["diagnostics"] if d.get("code") == "refscore.summary"]
+                signature = summary[0]["data"]["codebleu"]["signature"] if summary else None
+    finally:
+        assert server.close() == 0
+    assert answered and signature is not None and "w:0,0,1,0" in signature, signature

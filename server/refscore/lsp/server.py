@@ -53,6 +53,7 @@ class RefScoreServer(LanguageServer):
         self.loop = ScoringLoop(self)
         self.explicit_references: dict[str, tuple[Path, ...]] = {}
         self.token_scores = False  # initializationOptions.tokenScores
+        self.initial_settings: dict[str, Any] | None = None  # initializationOptions.settings
         self.settings_ready: asyncio.Event | None = None  # set once the client's settings are read
         self._notices: set[str] = set()
         self._heat: set[str] = set()  # documents whose last tokenScores notification had tokens

@@ -73,6 +73,8 @@ async def refresh_settings(server: "RefScoreServer") -> None:
 
 
 def apply_settings(server: "RefScoreServer", section: Any) -> None:
+    if section is None:  # the client has no refscore section: the initializationOptions ones stay
+        section = server.initial_settings
     settings, problems = parse_settings(section)
     for problem in problems:
         server.notice(problem)
@@ -89,6 +91,7 @@ def register(server: "RefScoreServer") -> None:
         options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
         ls.token_scores = bool(options.get("tokenScores"))
         if isinstance(options.get("settings"), dict):
+            ls.initial_settings = options["settings"]
             settings, problems = parse_settings(options["settings"])
             ls.settings = settings
             for problem in problems:  # showMessage is allowed before the initialize reply
