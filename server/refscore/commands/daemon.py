@@ -63,6 +63,41 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=lambda args: (parser.print_help(), 2)[1])
 
 
+def check_settings(args: argparse.Namespace) -> None:
+    """Settings that cannot work are usage errors (exit 2) at ``start``/``run``, as for ``score``:
+    ``--max-batch 0`` made every CodeBERTScore request wait forever, ``--idle-timeout nan`` broke
+    ``daemon status``, ``--device potato`` and ``--layer 99`` failed only on the first request. A
+    ``--model`` that is not here is not refused: each CodeBERTScore result says so (docs/daemon.md)."""
+    import math
+
+    from ..errors import InputFileError
+    from . import options
+
+    for name in ("workers", "max_batch", "lanes", "large_chars"):
+        value = getattr(args, name, None)
+        if value is not None and value < 1:
+            raise options.UsageError(f"--{name.replace('_', '-')} {value}: must be at least 1")
+    for name, low, what in (("idle_timeout", 0.0, "0 or more seconds (0: never)"),
+                            ("batch_wait", 0.0, "0 or more milliseconds"), ("max_message_mb", 1e-9, "more than 0")):
+        value = getattr(args, name, None)
+        if value is not None and not (math.isfinite(value) and value >= low):
+            raise options.UsageError(f"--{name.replace('_', '-')} {value:g}: must be {what}")
+    idle = os.environ.get("REFSCORE_DAEMON_IDLE")
+    if idle and args.idle_timeout is None:
+        try:
+            seconds = float(idle)
+        except ValueError:
+            seconds = math.nan
+        if not (math.isfinite(seconds) and seconds >= 0):
+            raise options.UsageError(f"$REFSCORE_DAEMON_IDLE {idle!r}: must be 0 or more seconds (0: never)")
+    options.check_device(args.device, ("codebertscore",))
+    if args.layer is not None:
+        try:
+            options.check_layer(args.layer, args.model, ("python",), ("codebertscore",))
+        except InputFileError:
+            pass  # a model that is not here: the daemon reports it in each CodeBERTScore result
+
+
 def _settings_argv(args: argparse.Namespace) -> list[str]:
     """The options of ``start`` to pass on to ``run``."""
     argv: list[str] = []
@@ -79,6 +114,7 @@ def _settings_argv(args: argparse.Namespace) -> list[str]:
 def run_foreground(args: argparse.Namespace) -> int:
     from ..service.daemon import DaemonConfig, run_daemon
 
+    check_settings(args)
     overrides: dict[str, Any] = {
         "idle_timeout": args.idle_timeout, "workers": args.workers, "max_batch": args.max_batch, "lanes": args.lanes,
         "batch_wait": None if args.batch_wait is None else args.batch_wait / 1000.0,
@@ -101,6 +137,7 @@ def run_foreground(args: argparse.Namespace) -> int:
 def run_start(args: argparse.Namespace) -> int:
     from ..service import DaemonClient
 
+    check_settings(args)
     argv = _settings_argv(args)
     client = DaemonClient(autostart=True, daemon_args=argv)
     info = client.connect()
