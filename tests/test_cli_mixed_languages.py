@@ -45,3 +45,41 @@ def test_no_warning_with_lang_or_a_reference_without_a_known_extension(files: Pa
     assert rows[0]["warnings"] == [] and "warning" not in err
     rows, err = _score(files, capsys, str(files / "ref.txt"), str(files / "Cand.java"))
     assert rows[0]["warnings"] == [] and "warning" not in err
+
+
+CPP_REF = "int add(int a, int b) { return a + b; }\n"
+
+
+def test_a_cpp_class_may_hand_in_headers_and_c_files(tmp_path: Path) -> None:
+    """`.h` names C, but C++ projects use it for their headers: a student folder with `add.h`
+    beside `add.cpp` was refused whole as `wrong language (c; the reference is cpp)`. C files and
+    headers are read as C++ for a C++ problem; the reverse (C++ files for a C problem) is still
+    refused, and so is another language."""
+    (tmp_path / "ref.cpp").write_text(CPP_REF)
+    alice = tmp_path / "cls" / "alice"
+    alice.mkdir(parents=True)
+    (alice / "add.h").write_text("#pragma once\nint add(int a, int b);\n")
+    (alice / "add.cpp").write_text('#include "add.h"\nint add(int x, int y) { return x + y; }\n')
+    (tmp_path / "cls" / "bob").mkdir()
+    (tmp_path / "cls" / "bob" / "add.py").write_text("def add(a, b):\n    return a + b\n")
+    out = tmp_path / "out.json"
+    assert main(["grade", "-r", str(tmp_path / "ref.cpp"), str(tmp_path / "cls"), "--per-folder", "--metrics",
+                 "codebleu", "-q", "--no-cache", "--json", str(out)]) == 0
+    rows = {Path(r["id"]).name: r for r in json.loads(out.read_text())["submissions"]}
+    assert rows["alice"]["errors"] == [] and rows["alice"]["codebleu"] > 0.3
+    assert "wrong language (python; the reference is cpp)" in rows["bob"]["errors"][0]
+    (tmp_path / "ref.c").write_text(CPP_REF)
+    assert main(["grade", "-r", str(tmp_path / "ref.c"), str(alice / "add.cpp"), "--metrics", "codebleu", "-q",
+                 "--no-cache", "--json", str(out)]) == 0
+    assert "wrong language (cpp; the reference is c)" in json.loads(out.read_text())["submissions"][0]["errors"][0]
+
+
+def test_score_reads_a_header_against_a_cpp_reference_as_cpp(tmp_path: Path, capsys) -> None:
+    (tmp_path / "ref.cpp").write_text(CPP_REF)
+    (tmp_path / "cand.h").write_text("int add(int x, int y) { return x + y; }\n")
+    (tmp_path / "a.ts").write_text("const f = (x: number) => x + 1;\n")
+    (tmp_path / "b.tsx").write_text("const f = (x: number) => x + 1;\n")
+    rows, err = _score(tmp_path, capsys, str(tmp_path / "ref.cpp"), str(tmp_path / "cand.h"))
+    assert rows[0]["language"] == "cpp" and rows[0]["warnings"] == [] and "warning" not in err
+    rows, err = _score(tmp_path, capsys, str(tmp_path / "a.ts"), str(tmp_path / "b.tsx"))
+    assert rows[0]["language"] == "tsx" and rows[0]["warnings"] == [] and "warning" not in err

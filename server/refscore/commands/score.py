@@ -119,7 +119,7 @@ def language_mismatch(language: str, candidate: str, reference_paths: list[str])
             other = languages.for_path(path).name
         except languages.UnknownLanguageError:
             continue
-        if other != language:
+        if not (languages.get(language).takes(other) or languages.get(other).takes(language)):
             return (f"{candidate} is {language} but the reference {path} is {other}: both scored as {language} "
                     "(pass --lang to choose)")
     return None

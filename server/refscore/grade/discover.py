@@ -219,6 +219,6 @@ def _language_problem(path: Path, problem: Problem) -> str | None:
             return None
         return (f"{path}: cannot tell the language from {path.suffix or 'a name without extension'!r} "
                 f"(use --lang {problem.language} to score it as {problem.language})")
-    if spec.name != problem.language:
+    if problem.language is not None and not languages.get(problem.language).takes(spec.name):
         return f"{path}: wrong language ({spec.name}; the reference is {problem.language})"
     return None

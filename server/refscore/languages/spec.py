@@ -62,6 +62,14 @@ class LanguageSpec:
     function_binding_types: frozenset[str] = _NO_TYPES
     function_wrapper_types: frozenset[str] = _NO_TYPES
     declarator_name_types: frozenset[str] = _NO_TYPES
+    #: languages whose files this one's grammar also reads: a submission with such an extension
+    #: is scored as this language, not refused as another (C++: ``.c`` and ``.h`` files;
+    #: TypeScript and TSX: each other's)
+    accepts: tuple[str, ...] = ()
+
+    def takes(self, other: str) -> bool:
+        """Whether a file whose extension names ``other`` may be scored as this language."""
+        return other == self.name or other in self.accepts
 
     @property
     def keywords(self) -> frozenset[str]:

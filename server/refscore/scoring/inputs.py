@@ -35,6 +35,8 @@ def resolve_language(explicit: str | None, *paths: str | Path) -> languages.Lang
                 continue
         if not specs:
             return languages.for_path(paths[-1])  # raises the helpful message
+        if len(specs) > 1 and specs[0].takes(specs[-1].name) and not specs[-1].takes(specs[0].name):
+            return specs[0]  # a C candidate (.c, .h) of a C++ reference is read as C++
         return specs[-1]  # the candidate's extension wins
     except languages.UnknownLanguageError as error:
         raise LanguageError(str(error)) from None
