@@ -137,7 +137,8 @@ def collect(args: argparse.Namespace, own: list[Path] | None = None) -> ItemSet:
 def check_applicable(args: argparse.Namespace) -> None:
     """Options that would be ignored are usage errors: the SUBMISSION options without
     SUBMISSION files (a mapping and JSONL lines carry their own), ``--context`` with
-    ``--context-file``, ``--ray-address`` without ``--engine ray``."""
+    ``--context-file``, ``--ray-address`` without ``--engine ray``, ``--fail-metric`` without
+    ``--fail-under`` (a CI job would pass without any check)."""
     if args.context is not None and args.context_file:
         raise UsageError("--context and --context-file both give the task description; give one")
     if not args.submissions:
@@ -149,6 +150,8 @@ def check_applicable(args: argparse.Namespace) -> None:
                              "JSONL line its own \"context\"")
     if args.ray_address and args.engine != "ray":
         raise UsageError("--ray-address is for --engine ray")
+    if args.fail_metric and args.fail_under is None:
+        raise UsageError(f"--fail-metric {args.fail_metric} needs --fail-under X (the threshold to check)")
 
 
 def _outputs(args: argparse.Namespace) -> dict[str, Path]:
