@@ -76,8 +76,9 @@ async def test_spans_after_an_edit_move_with_it(tmp_path: Path) -> None:
 @given(st.text(alphabet="ab\n\r😀é ", max_size=40), st.integers(0, 40), st.integers(0, 40),
        st.text(alphabet="ab\n😀", max_size=8))
 def test_mapped_spans_hold_the_same_text(old: str, a: int, b: int, inserted: str) -> None:
-    """Any single edit: a span the view keeps has the same text in both versions, an offset it
-    maps back points at the same character."""
+    """Any single edit: a span the view keeps has the same text in both versions, no more
+    characters are left out than the edit replaced (where it was is ambiguous in ``aa`` -> ``a``),
+    and an offset it maps back points at the same character."""
     start, end = sorted((min(a, len(old)), min(b, len(old))))
     new = old[:start] + inserted + old[end:]
     seen = View(Result("file:///a.py", 1, old, None, ReferenceChoice((), "command")), new)
@@ -86,8 +87,8 @@ def test_mapped_spans_hold_the_same_text(old: str, a: int, b: int, inserted: str
             moved = seen.span(i, j)
             if moved is not None:
                 assert new[moved[0]:moved[1]] == old[i:j]
-        if i < start or i >= end:  # outside the replaced text: always kept
-            assert seen.span(i, min(i + 1, len(old))) is not None or i >= len(old)
+    kept = sum(seen.span(i, i + 1) is not None for i in range(len(old)))
+    assert kept >= len(old) - (end - start)  # never more left out than the edit replaced
     for k in range(len(new)):
         back = seen.to_result(k)
         if back is not None:
