@@ -94,14 +94,16 @@ def test_fail_metric_of_a_text_metric_that_is_not_computed(tmp_path: Path, colum
 
 
 def test_fail_metric_refscore_without_a_shipped_combination(tmp_path: Path) -> None:
-    """With no headline number shipped (combined.json says so) the column is never filled: every
-    submission failed as `not scored`, exit 1."""
+    """With no headline number shipped (combined.json says so), or without the metrics it is made
+    of, the column is never filled: every submission failed as `not scored`, exit 1."""
     from refscore.scoring.headline import headline_model
 
-    if headline_model() is not None:
-        pytest.skip("this version ships the combined RefScore number")
-    usage_error(grade(tmp_path, "--fail-metric", "refscore", "--fail-under", "0.1"),
-                "--fail-metric refscore", "ships no combined RefScore number")
+    if headline_model() is None:
+        usage_error(grade(tmp_path, "--fail-metric", "refscore", "--fail-under", "0.1"),
+                    "--fail-metric refscore", "ships no combined RefScore number")
+    else:
+        usage_error(grade(tmp_path, "--metrics", "codebleu", "--fail-metric", "refscore", "--fail-under", "0.1"),
+                    "--fail-metric refscore needs codebertscore in --metrics")
 
 
 def test_fail_under_reads_the_first_text_metric_when_neither_codebleu_nor_bert_is_computed(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from ..grade.mapping import load_mapping
 from ..grade.progress import Progress
 from ..grade.rows import LABELS, SCORE_COLUMNS, rows_for, summary, threshold_failures
 from ..grade.runner import GradeSettings, run_grading, scorer_tag
-from ..grade.targets import STDOUT, check_outputs, is_stream, regular_targets, write_target
+from ..grade.targets import STDOUT, check_outputs, is_stdout, regular_targets, write_target
 from ..metrics.codebleu import DEFAULT_WEIGHTS
 from ..scoring.factory import open_scorer
 from ..scoring.report import ALL_METRICS, CODEBLEU_RULES
@@ -268,9 +268,9 @@ def _print_summary(rows: list, outputs: dict[str, Path], graded: Any, cache: Rep
 
 
 def summary_stream(outputs: dict[str, Path]) -> Any:
-    """Where the summary lines go: stderr when a report is written to standard output or a
-    stream (so ``--json - | jq`` reads JSON only), else stdout."""
-    return sys.stderr if any(is_stream(p) for p in outputs.values()) else sys.stdout
+    """Where the summary lines go: stderr when a report is written to standard output (``-``,
+    ``/dev/stdout``: so ``--json - | jq`` reads JSON only), else stdout."""
+    return sys.stderr if any(is_stdout(p) for p in outputs.values()) else sys.stdout
 
 
 def row_line(row: dict) -> str:

@@ -23,7 +23,7 @@ from ..grade.blocks import DEFAULT_BLOCK_LINES
 from ..grade.progress import Progress
 from ..grade.rows import LABELS
 from ..grade.runner import GradeSettings, scorer_tag
-from ..grade.targets import STDOUT, is_stream, regular_targets, write_target
+from ..grade.targets import STDOUT, is_stdout, regular_targets, write_target
 from .bert_options import idf_setting
 from .options import UsageError, default_fail_metric
 
@@ -185,7 +185,7 @@ def _print_summary(done: Assembled, outputs: dict[str, Path], run_: BlockRun) ->
     stats = done.stats.summary()
     means = ", ".join(f"{LABELS[c]} mean {m['mean']:.3f}" for c, m in stats["metrics"].items()
                       if c in SHOWN)
-    out = sys.stderr if any(is_stream(p) for p in outputs.values()) else sys.stdout
+    out = sys.stderr if any(is_stdout(p) for p in outputs.values()) else sys.stdout
     print(f"graded {stats['submissions']} submission(s): {stats['with_errors']} with errors"
           + (f"; {means}" if means else "") + f"; {run_.from_before} from earlier runs", file=out)
     for path in outputs.values():

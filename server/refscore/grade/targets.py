@@ -50,6 +50,18 @@ def is_stream(path: str | Path) -> bool:
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
+def is_stdout(path: str | Path) -> bool:
+    """``-``, or a stream that is this process's standard output (``/dev/stdout``, ``/dev/fd/1``)."""
+    if str(path) == STDOUT:
+        return True
+    if not is_stream(path):
+        return False
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(1))
+    except (OSError, ValueError):
+        return False
+
+
 def write_target(path: str | Path) -> Path:
     """The file an atomic write replaces: a link's target (the link is kept), else ``path``."""
     path = Path(path)
