@@ -7,6 +7,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from lsprotocol import types
 
 from refscore.scoring.codebleu import score_codebleu
 from tests.lsp import samples
@@ -82,3 +83,25 @@ async def test_score_text_compares_a_function_with_its_namesake(tmp_path: Path) 
         reference = samples.REFERENCE[: samples.REFERENCE.index("\n\n\ndef total") + 1]
         assert answer.codebleu.score == pytest.approx(score_codebleu([reference], text, "python").score)
         assert (answer.region.range.start.line, answer.region.range.end.line) == (0, 8)
+
+
+async def test_an_inserted_block_stays_until_the_next_edit(tmp_path: Path) -> None:
+    """Rescoring the same version (settings changed, the reference edited) keeps the block's
+    diagnostic: it is cleared by the document's next edit only (it went at any rescoring)."""
+    cand = samples.write_pair(tmp_path, "t")
+    lines = samples.CANDIDATE.splitlines()
+    async with session(tmp_path, settings={"insertion": {"minChars": 40}}) as s:
+        doc = s.open(cand)
+        await s.wait_summary(doc, version=1)
+        version = s.insert(doc, len(lines) + 1, 0, BLOCK)
+        await s.wait_for(lambda: [d for d in s.diagnostics(doc) if d.code == "refscore.inserted-block"], what="block")
+        s.client.set_configuration({"metrics": ["codebleu"], "insertion": {"minChars": 40},
+                                    "codebleu": {"weights": [1, 1, 1, 2]}}, section="refscore")
+        s.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+        rescored = await s.wait_for(lambda: (d := s.summary(doc)) and "w:0.2,0.2,0.2,0.4" in d.data["codebleu"]["signature"]
+                                    and d, what="rescored with the new weights")
+        assert rescored.data["version"] == version
+        assert [d for d in s.diagnostics(doc) if d.code == "refscore.inserted-block"]
+        later = s.insert(doc, 0, 0, "#")
+        await s.wait_summary(doc, version=later)
+        assert not [d for d in s.diagnostics(doc) if d.code == "refscore.inserted-block"]

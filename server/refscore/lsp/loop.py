@@ -138,7 +138,7 @@ class ScoringLoop:
                 return
             result = Result(uri, version, text, prepared.spec, prepared.choice, prepared.texts,
                             prepared.uris, problem=prepared.problem, codec=self.server.workspace.position_codec)
-            insertion = self.insertions.pop(uri, None)
+            insertion = self.insertions.get(uri)  # kept: a rescoring of this version shows it too
             if result.problem is None:
                 await loop.run_in_executor(self.cpu, self._codebleu_phase, result, settings,
                                            insertion if insertion and insertion[0] == version else None)
