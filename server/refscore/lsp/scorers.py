@@ -3,7 +3,8 @@
 * CodeBLEU runs in this process (``open_scorer("local")``: milliseconds, no model).
 * CodeBERTScore comes only from the shared daemon (``open_scorer("daemon")``): the editor loop
   never loads a transformer itself. When the daemon cannot be had, CodeBERTScore is switched off
-  and ``bert_unavailable`` says why, once; a later call tries again.
+  and ``bert_unavailable`` says why, once; a call ``RETRY_AFTER_S`` later tries again (a daemon
+  that died: the next call).
 
 All calls block; the loop runs them in its own thread pools, never on the event loop.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import replace
 
 from ..scoring.factory import open_scorer
@@ -22,6 +24,8 @@ log = logging.getLogger(__name__)
 
 #: A daemon call that takes longer than this (a first model load included) is given up on.
 DAEMON_TIMEOUT_S = 180.0
+#: After the daemon could not be had, the next attempt waits this long (an edit after it tries again).
+RETRY_AFTER_S = 15.0
 
 
 class ScorerUnavailable(RuntimeError):
@@ -41,6 +45,7 @@ class Scorers:
         self._local_error: str | None = None
         self._remote: Scorer | None = None
         self._remote_tried = False
+        self._retry_at = 0.0  # when a daemon that could not be had is tried again
         self.allow_daemon = allow_daemon
         self.bert_unavailable: str | None = None
         self.model_ready = False
@@ -59,9 +64,12 @@ class Scorers:
 
     def _remote_scorer(self) -> Scorer:
         with self._lock:
-            if not self._remote_tried:
+            retry = self._remote is None and self._remote_tried and time.monotonic() >= self._retry_at
+            if not self._remote_tried or (retry and self.allow_daemon):
                 self._remote_tried = True
                 self._remote = self._connect()
+                if self._remote is None:
+                    self._retry_at = time.monotonic() + RETRY_AFTER_S
             if self._remote is None:
                 raise ScorerUnavailable(self.bert_unavailable or "CodeBERTScore is unavailable")
             return self._remote
