@@ -19,7 +19,7 @@ def _table(dataset: str, problems: int = 16, per: int = 8, seed: int = 0, graded
     problem = np.repeat(np.arange(problems), per)
     quality = rng.normal(size=n)
     target = np.round(np.clip(quality + 2, 0, 4) * 2) / 2 if graded else (quality > 0).astype(float)
-    cols = {"chrf": 0.5 + 0.2 * quality + rng.normal(0, 0.15, n),  # informative
+    cols = {"chrfpp": 0.5 + 0.2 * quality + rng.normal(0, 0.15, n),  # informative
             "bleu": rng.uniform(size=n),  # noise
             "len_ratio": rng.normal(0, 0.3, n), "ref_len": np.repeat(rng.uniform(1, 4, problems), per)}
     for layer in (5, 6):
@@ -39,7 +39,7 @@ def _folds(tables, k=4):
 
 def test_pair_statistics_equal_the_listed_pairs():
     tables = _tables()
-    rows = build_rows(tables, ["chrf", "ngram_match", "cbs_f3"], 6)
+    rows = build_rows(tables, ["chrfpp", "ngram_match", "cbs_f3"], 6)
     stats = problem_stats(rows)
     for index, key in enumerate(stats.keys[:20]):
         mask = np.array([k == key for k in rows.keys()])
@@ -85,41 +85,68 @@ def test_combination_finds_the_informative_input_and_ranks_held_out_problems():
     tables = _tables()
     result = cross_validate(tables, _folds(tables), 4, [5, 6], seed=3)
     for fold in result["folds"]:
-        assert "chrf" in fold["inputs"] and fold["coef"]["chrf"] > 0
+        assert "chrfpp" in fold["inputs"] and fold["coef"]["chrfpp"] > 0
         assert set(fold["held_out"]) == {"bert", "single", "combined"}
     held = result["combined_held_out"]
     assert held["python"]["tau"] > 0.4 and held["conala"]["tau"] > 0.3
     assert set(result["single_held_out"]) == {"python", "java", "conala"}
 
 
+def _length_dependent_table(dataset: str, seed: int) -> Table:
+    """Short references rank by ``cbs_p``, long ones by ``chrf`` (each noise elsewhere)."""
+    rng = np.random.default_rng(seed)
+    problems, per = 30, 8
+    n = problems * per
+    problem = np.repeat(np.arange(problems), per)
+    ref_len = np.repeat(np.where(np.arange(problems) % 2 == 0, 1.0, 4.0), per)
+    quality = rng.normal(size=n)
+    short = ref_len < 2.5
+    cols = {"chrf": np.where(short, rng.normal(size=n), quality + rng.normal(0, 0.3, n)),
+            "bleu": rng.uniform(size=n), "len_ratio": rng.normal(0, 0.3, n), "ref_len": ref_len}
+    for part in ("p", "r", "f1", "f3"):
+        signal = quality if part == "p" else rng.normal(size=n)
+        cols[f"cbs_{part}_L6"] = np.where(short, signal + rng.normal(0, 0.3, n), rng.normal(size=n))
+    return Table(dataset, (quality > 0).astype(float), problem, cols)
+
+
+def test_an_input_whose_weight_depends_on_the_reference_length_is_found():
+    tables = [_length_dependent_table("python", 1), _length_dependent_table("java", 2)]
+    pool = ("chrf", "cbs_p", "cbs_r", "len_ratio", "chrf_by_ref_len", "cbs_p_by_ref_len")
+    with_terms = cross_validate(tables, _folds(tables), 4, [6], seed=3, pool=pool)
+    without = cross_validate(tables, _folds(tables), 4, [6], seed=3, pool=pool[:4])
+    assert all(any(name.endswith("_by_ref_len") for name in fold["inputs"]) for fold in with_terms["folds"])
+    for dataset in ("python", "java"):
+        assert with_terms["combined_held_out"][dataset]["tau"] > without["combined_held_out"][dataset]["tau"] + 0.1
+
+
 def test_final_model_is_what_combined_score_reads():
-    from refscore.eval.combined import combined_score
+    from refscore.eval.combined import FORMAT_VERSION, combined_score
 
     tables = _tables()
     model = fit_final(tables, [5, 6], {"note": "test"}, seed=3)
-    assert model["version"] == 2 and "chrf" in model["features"] and model["features"][-1] == "ref_len"
+    assert model["version"] == FORMAT_VERSION and "chrfpp" in model["features"] and model["features"][-1] == "ref_len"
     rows = build_rows(tables, model["fitted"]["pool"], model["bert"]["layer"])
     mean = dict(zip(model["features"], model["mean"]))
-    good = dict(mean) | {"chrf": mean["chrf"] + 0.3}
-    bad = dict(mean) | {"chrf": mean["chrf"] - 0.3}
+    good = dict(mean) | {"chrfpp": mean["chrfpp"] + 0.3}
+    bad = dict(mean) | {"chrfpp": mean["chrfpp"] - 0.3}
     assert combined_score(bad, model) < combined_score(mean, model) < combined_score(good, model)
     assert len(rows.target) == sum(len(t.target) for t in tables)
 
 
 def test_selection_stops_without_gain():
     tables = _tables()
-    rows = build_rows(tables, ["chrf", "ngram_match"], 6)
+    rows = build_rows(tables, ["chrfpp", "ngram_match"], 6)
     stats = problem_stats(rows)
     cols, lam, log = rankfit.select(rows, stats, np.ones(len(rows.target), dtype=bool), seed=1,
                                     max_inputs=2)
-    assert rows.pool[cols[0]] == "chrf" and lam in rankfit.LAMBDAS
+    assert rows.pool[cols[0]] == "chrfpp" and lam in rankfit.LAMBDAS
     assert log[-1]["lambda"] == lam
 
 
 @pytest.mark.parametrize("lam", [0.001, 10.0])
 def test_calibration_keeps_each_problems_order(lam):
     tables = _tables()
-    rows = build_rows(tables, ["chrf", "ngram_match"], 6)
+    rows = build_rows(tables, ["chrfpp", "ngram_match"], 6)
     stats = problem_stats(rows)
     every = np.ones(len(rows.target), dtype=bool)
     model = rankfit.fit(rows, stats, every, [0, 1], lam)
@@ -135,7 +162,7 @@ def test_paired_bootstrap_differences():
     from refscore.eval.bootstrap import paired_differences
 
     tables = _tables()
-    good = {t.dataset: t.columns["chrf"] for t in tables}
+    good = {t.dataset: t.columns["chrfpp"] for t in tables}
     noise = {t.dataset: t.columns["ngram_match" if "ngram_match" in t.columns else "bleu"] for t in tables}
     same = paired_differences(tables, good, good, replicates=50)
     assert same["humaneval_tau"] == [0.0, 0.0, 0.0] and same["conala_tau"] == [0.0, 0.0, 0.0]

@@ -185,12 +185,11 @@ def test_length_inputs_use_the_closest_reference():
 
 
 def test_shipped_combination_reads_and_rises_with_its_inputs():
-    from refscore.eval.combined import load_model, required_inputs
+    from refscore.eval.combined import FORMAT_VERSION, load_model, required_inputs
 
     model = load_model()
     names = required_inputs(model)
-    # version 1 (the sample fit) carries no headline decision: it never earns the headline
-    assert model["version"] in (1, 2) and isinstance(model.get("headline", False), bool)
+    assert model["version"] == FORMAT_VERSION and isinstance(model["headline"], bool)
     assert model["bert"]["layer"] in range(1, 7) and names[-1] == "ref_len"
     up = {n: m + s * (1 if c > 0 else -1) for n, m, s, c in zip(names, model["mean"], model["scale"], model["coef"])}
     down = {n: m - s * (1 if c > 0 else -1) for n, m, s, c in zip(names, model["mean"], model["scale"], model["coef"])}

@@ -73,7 +73,7 @@ def test_an_interrupted_run_continues_with_the_same_numbers(tmp_path, monkeypatc
     with pytest.raises(KeyboardInterrupt):
         execute(work, config, store, checkpoint_s=1e9, meta=lambda: {})
     resumed = ScoreStore(path)  # what the interrupted run left on disk
-    assert resumed.rows() == 10  # two finished tasks of five items
+    assert resumed.rows() == 20  # two finished tasks of five items, each in the chrF and chrF++ units
     work = plan(config, {"python": items}, resumed)
     assert len(work.tasks) == 4 and work.cached["python/chrf"] == 10
     monkeypatch.setattr(execute_module, "run_task", real)

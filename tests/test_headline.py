@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from refscore.eval.combined import combined_score, length_inputs
+from refscore.eval.combined import FORMAT_VERSION, REF_LEN_CENTRE, combined_score, length_inputs
 from refscore.metrics.chrf import score_chrf
 from refscore.metrics.tsed import score_tsed
 from refscore.scoring import headline as headline_module
@@ -20,10 +20,12 @@ pytest.importorskip("apted")
 
 REF = "def running_max(xs):\n    out, best = [], None\n    for x in xs:\n        best = x if best is None else max(best, x)\n        out.append(best)\n    return out\n"
 CAND = "def running_max(xs):\n    result = []\n    for i, x in enumerate(xs):\n        result.append(max(xs[:i + 1]))\n    return result\n"
-FEATURES = ["cbs_f3", "cbs_rq25", "chrf", "tsed", "extra_errors", "abs_len_ratio", "syntax_match", "ref_len"]
-MODEL = {"version": 2, "headline": True, "digest": "test000000", "features": FEATURES,
-         "mean": [0.6, 0.4, 0.3, 0.5, 0.0, 0.3, 0.3, 3.0], "scale": [0.2, 0.2, 0.2, 0.2, 0.5, 0.3, 0.2, 1.0],
-         "coef": [0.8, 0.2, 0.5, 0.1, -0.3, -0.2, 0.1, -0.2], "intercept": -0.5,
+FEATURES = ["cbs_f3", "cbs_rq25", "chrf", "tsed", "extra_errors", "abs_len_ratio", "syntax_match",
+            "cbs_p_by_ref_len", "chrf_by_ref_len", "ref_len"]
+MODEL = {"version": FORMAT_VERSION, "headline": True, "digest": "test000000", "features": FEATURES,
+         "mean": [0.6, 0.4, 0.3, 0.5, 0.0, 0.3, 0.3, 0.5, 0.2, 3.0],
+         "scale": [0.2, 0.2, 0.2, 0.2, 0.5, 0.3, 0.2, 0.6, 0.4, 1.0],
+         "coef": [0.8, 0.2, 0.5, 0.1, -0.3, -0.2, 0.1, -0.3, 0.1, -0.2], "intercept": -0.5,
          "bert": {"model": "all-MiniLM-L6-v2", "layer": 6, "context": False, "default_part": "f3"}}
 
 
@@ -48,11 +50,40 @@ def test_headline_is_the_combination_of_the_reports_own_numbers(shipped):
     assert values["tsed"] == tsed.score and values["extra_errors"] == 0.0
     assert values["abs_len_ratio"] == abs(length_inputs(CAND, [REF])["len_ratio"])
     assert values["syntax_match"] == next(c.score for c in report.codebleu.components if c.name == "syntax_match")
+    ref_len = length_inputs(CAND, [REF])["ref_len"]
+    assert values["cbs_p_by_ref_len"] == pytest.approx(bert.precision * (ref_len - REF_LEN_CENTRE))
+    assert values["chrf_by_ref_len"] == pytest.approx(values["chrf"] * (ref_len - REF_LEN_CENTRE))
     assert report.refscore.score == pytest.approx(combined_score(values, MODEL))
-    assert report.refscore.signature.startswith("refscore|fit:test000000|cbs:all-MiniLM-L6-v2@6|inputs:8|")
+    assert report.refscore.signature.startswith("refscore|fit:test000000|cbs:all-MiniLM-L6-v2@6|inputs:10|")
     assert report.chrf is None and report.tsed is None  # components live in the headline, not as extra metrics
     back = ScoreReport.from_dict(json.loads(json.dumps(report.to_dict(explain=True))))
     assert back.refscore == report.refscore
+    shares = dict(report.refscore.contributions)
+    assert list(shares) == FEATURES
+    logit = MODEL["intercept"] + sum(shares.values())
+    assert report.refscore.score == pytest.approx(1 / (1 + math.exp(-logit)))
+    strongest = report.refscore.strongest(3)
+    assert [abs(c) for _, _, c in strongest] == sorted((abs(c) for c in shares.values()), reverse=True)[:3]
+
+
+def test_parse_errors_without_tsed_skip_the_tree_edit_distance(monkeypatch):
+    from refscore.metrics import tsed as tsed_module
+
+    features = [f for f in FEATURES if f != "tsed"]
+    keep = [FEATURES.index(f) for f in features]
+    model = dict(MODEL, features=features, **{k: [MODEL[k][i] for i in keep] for k in ("mean", "scale", "coef")})
+    monkeypatch.setattr(headline_module, "headline_model", lambda: model)
+    broken = CAND.replace("    return result\n", "    return (result\n")
+    expected = score_tsed(broken, [REF], "python")
+    assert expected.candidate_errors > expected.reference_errors
+
+    def no_apted(*args):
+        raise AssertionError("APTED should not run")
+
+    monkeypatch.setattr(tsed_module, "edit_distance", no_apted)
+    report = LocalScorer().score(ScoreRequest(broken, (REF,), "python"))
+    values = dict(report.refscore.components)
+    assert values["extra_errors"] == pytest.approx(math.log1p(expected.candidate_errors - expected.reference_errors))
 
 
 def test_no_headline_without_the_flag_or_the_right_inputs(monkeypatch, shipped):
@@ -81,6 +112,7 @@ def test_score_table_and_grade_row_show_it_first(shipped, tmp_path, capsys):
     assert main(["score", str(ref), str(cand), "--no-daemon"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].strip().startswith("RefScore") and "combined" in lines[1]
+    assert lines[2].strip().startswith("moved most by") and lines[2].count("), ") == 3 and "CodeBERTScore F3 " in lines[2]
     assert main(["score", str(ref), str(cand), "--no-daemon", "--json"]) == 0
     data = json.loads(capsys.readouterr().out.splitlines()[0])
     assert math.isfinite(data["refscore"]["score"]) and set(data["refscore"]["components"]) == set(FEATURES)
@@ -111,6 +143,19 @@ def test_editor_summary_leads_with_the_combined_number(shipped):
     assert combined is not None and combined.score == pytest.approx(combined_score(dict(combined.components), MODEL))
     message = summary_message(result)
     assert message.startswith(f"RefScore vs ref.py (settings): {combined.score:.2f} combined; CodeBLEU ")
+    from refscore.lsp.hover import summary_hover
+
+    hover = summary_hover(result, 0.45)
+    first = hover.splitlines()[2]
+    assert first.startswith(f"- RefScore {combined.score:.2f} combined (moved most by ") and combined.signature in first
     pending = Result("file:///c.py", 4, CAND, languages.get("python"), ReferenceChoice((Path("/r/ref.py"),), "settings"),
                      (REF,), ("file:///r/ref.py",), codebleu_only, bert_state="pending")
     assert headline(pending) is None and "combined" not in summary_message(pending)
+
+
+def test_an_interaction_input_is_shown_by_its_base_value():
+    from refscore.eval.combined import REF_LEN_CENTRE, describe_input
+
+    values = {"cbs_p_by_ref_len": 0.6 * (3.5 - REF_LEN_CENTRE), "ref_len": 3.5}
+    assert describe_input("cbs_p_by_ref_len", values) == "CodeBERTScore precision (weighed by reference length) 0.600"
+    assert describe_input("chrfpp", {"chrfpp": 0.25}) == "chrF++ 0.250"

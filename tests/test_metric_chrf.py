@@ -34,6 +34,16 @@ def test_same_number_as_sacrebleu_sentence_chrf(cand, refs, normalise):
     assert score_chrf(cand, refs, normalise).score == pytest.approx(want, abs=1e-12)
 
 
+@pytest.mark.parametrize("cand,refs", PAIRS)
+def test_chrf_plus_plus_is_sacrebleus_word_order_two(cand, refs):
+    from sacrebleu.metrics import CHRF
+
+    want = CHRF(word_order=2).sentence_score(paper_normalise(cand), [paper_normalise(x) for x in refs]).score / 100
+    result = score_chrf(cand, refs, word_order=2)
+    assert result.score == pytest.approx(want, abs=1e-12)
+    assert parse_signature(result.signature)[1]["nw"] == "2"
+
+
 def test_normaliser_and_signature():
     assert paper_normalise("a\n  b\t'c'") == 'a b "c"'
     result = score_chrf("x", "x")

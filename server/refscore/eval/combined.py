@@ -13,7 +13,11 @@ Inputs (keys of ``components``), all on a 0..1 scale, names from ``combined.json
 * ``chrf``: sacrebleu sentence chrF / 100 on ``refscore.eval.data.paper_normalise``-d texts;
 * ``ngram_match``, ``weighted_ngram_match``, ``syntax_match``, ``dataflow_match``: the native
   CodeBLEU components (``score_codebleu``); ``dataflow_match`` may be None (not applicable);
-* ``len_ratio``, ``ref_len``: from ``length_inputs(candidate, references)`` below.
+* ``len_ratio``, ``ref_len``: from ``length_inputs(candidate, references)`` below;
+* ``<input>_by_ref_len``: an input times ``ref_len - REF_LEN_CENTRE`` (``interaction_inputs``).
+  Inside one problem ``ref_len`` is constant, so such a term lets an input's weight in the ranking
+  grow or shrink with the reference's length: a one-line snippet and a function body are not
+  judged by the same mix.
 
 A missing or None input takes the training mean stored in the file.
 """
@@ -29,6 +33,28 @@ from typing import Any, Mapping, Sequence
 from ..metrics.chrf import paper_normalise  # noqa: F401 - part of this module's API
 
 DEFAULT_PATH = Path(__file__).with_name("combined.json")
+#: Format of ``combined.json`` this module reads (3: interaction inputs).
+FORMAT_VERSION = 3
+#: Suffix of an interaction input and the ``ref_len`` it is centred on (log of about 11 tokens,
+#: between a one-line snippet and a function body; a fixed constant, not fitted).
+INTERACTION_SUFFIX = "_by_ref_len"
+REF_LEN_CENTRE = 2.5
+
+
+def interaction_base(name: str) -> str | None:
+    """The input an interaction input multiplies (``cbs_p`` for ``cbs_p_by_ref_len``), else None."""
+    return name[:-len(INTERACTION_SUFFIX)] if name.endswith(INTERACTION_SUFFIX) else None
+
+
+def interaction_inputs(values: Mapping[str, float], names: Sequence[str]) -> dict[str, float]:
+    """The interaction inputs among ``names``, from ``values`` (which hold each base and
+    ``ref_len``)."""
+    out = {}
+    for name in names:
+        base = interaction_base(name)
+        if base is not None and base in values and "ref_len" in values:
+            out[name] = float(values[base]) * (float(values["ref_len"]) - REF_LEN_CENTRE)
+    return out
 
 
 def length_inputs(candidate: str, references: Sequence[str]) -> dict[str, float]:
@@ -59,14 +85,45 @@ def required_inputs(model: Mapping[str, Any] | None = None) -> list[str]:
 
 def linear_part(components: Mapping[str, float | None], model: Mapping[str, Any]) -> float:
     """The logit: intercept plus weighted standardised inputs (missing inputs -> training mean)."""
-    total = float(model["intercept"])
-    for name, mean, scale, coef in zip(model["features"], model["mean"], model["scale"],
-                                       model["coef"]):
+    return float(model["intercept"]) + sum(share for _, share in contributions(components, model))
+
+
+#: What each input means, for people reading a RefScore's explanation.
+INPUT_LABELS = {
+    "cbs_p": "CodeBERTScore precision", "cbs_r": "CodeBERTScore recall", "cbs_f1": "CodeBERTScore F1",
+    "cbs_f3": "CodeBERTScore F3", "cbs_pq25": "CodeBERTScore weakest quarter of candidate tokens",
+    "cbs_rq25": "CodeBERTScore weakest quarter of reference tokens",
+    "cbs_pmin": "CodeBERTScore weakest candidate token", "cbs_rmin": "CodeBERTScore weakest reference token",
+    "chrf": "chrF", "chrfpp": "chrF++", "ngram_match": "CodeBLEU n-gram match",
+    "weighted_ngram_match": "CodeBLEU weighted n-gram match", "syntax_match": "CodeBLEU syntax match",
+    "dataflow_match": "CodeBLEU dataflow match", "tsed": "TSED", "len_ratio": "length ratio (log)",
+    "abs_len_ratio": "length difference (log)", "extra_errors": "parse errors beyond the reference's (log)",
+    "ref_len": "reference length (log tokens)",
+}
+
+
+def describe_input(name: str, components: Mapping[str, float]) -> str:
+    """``label value`` of one input for a reader; an interaction input shows its base's value
+    (the product itself means little to a person)."""
+    base, value = interaction_base(name), float(components.get(name, 0.0))
+    if base is not None:
+        shift = float(components.get("ref_len", REF_LEN_CENTRE)) - REF_LEN_CENTRE
+        shown = components.get(base, value / shift if shift else None)
+        label = f"{INPUT_LABELS.get(base, base)} (weighed by reference length)"
+        return label if shown is None else f"{label} {float(shown):.3f}"
+    return f"{INPUT_LABELS.get(name, name)} {value:.3f}"
+
+
+def contributions(components: Mapping[str, float | None], model: Mapping[str, Any]) -> list[tuple[str, float]]:
+    """Each input's share of the logit (weight x standardised value; 0 at the training mean), in
+    the model's order: what pulled this score up or down."""
+    out = []
+    for name, mean, scale, coef in zip(model["features"], model["mean"], model["scale"], model["coef"]):
         value = components.get(name)
         if value is None or (isinstance(value, float) and math.isnan(value)):
             value = mean
-        total += coef * (float(value) - mean) / scale
-    return total
+        out.append((name, coef * (float(value) - mean) / scale))
+    return out
 
 
 def combined_score(components: Mapping[str, float | None],

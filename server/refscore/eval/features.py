@@ -1,11 +1,12 @@
 """Inputs the combined score may use, as columns of a score table.
 
 Every input is something ``score``, ``grade`` and the editor can compute for one candidate and
-its references (``refscore.eval.combined.report_components`` builds the same values from a
+its references (``refscore.scoring.headline.components`` builds the same values from a
 ``ScoreReport``): CodeBERTScore of the embedded MiniLM at one layer without context (scores and
 token-alignment statistics), chrF, the native CodeBLEU components, TSED, length and parse-error
-features. CrystalBLEU needs a corpus and CodeBERTScore with the intent needs one, so neither is an
-input (both are measured alone in the report).
+features, and the main scores times the reference's length (``combined.interaction_inputs``).
+CrystalBLEU needs a corpus and CodeBERTScore with the intent needs one, so neither is an input
+(both are measured alone in the report).
 """
 
 from __future__ import annotations
@@ -14,25 +15,30 @@ from typing import Callable
 
 import numpy as np
 
+from .combined import INTERACTION_SUFFIX, REF_LEN_CENTRE, interaction_base
 from .cv import Table
 
 #: Candidate-level inputs the ranking part may select from (``{layer}``: the chosen layer).
 RANKING_POOL = (
     "cbs_f3", "cbs_f1", "cbs_p", "cbs_r", "cbs_pq25", "cbs_rq25", "cbs_pmin", "cbs_rmin",
-    "chrf", "ngram_match", "weighted_ngram_match", "syntax_match", "dataflow_match", "tsed",
+    "chrfpp", "ngram_match", "weighted_ngram_match", "syntax_match", "dataflow_match", "tsed",
     "len_ratio", "abs_len_ratio", "extra_errors",
+    *(f"{name}{INTERACTION_SUFFIX}" for name in ("cbs_f3", "cbs_f1", "cbs_p", "cbs_r", "chrfpp")),
 )
 #: Problem-level inputs (constant within a problem): only the calibration across problems uses them.
 CALIBRATION = ("ref_len",)
 
 _COLUMN = {
-    "chrf": "chrf", "ngram_match": "bleu", "weighted_ngram_match": "weighted_ngram_match",
+    "chrf": "chrf", "chrfpp": "chrfpp", "ngram_match": "bleu", "weighted_ngram_match": "weighted_ngram_match",
     "syntax_match": "syntax_match_native", "dataflow_match": "dataflow_match_native",
     "tsed": "tsed", "len_ratio": "len_ratio", "ref_len": "ref_len",
 }
 
 
 def _derived(name: str) -> Callable[[Table, int], np.ndarray] | None:
+    base = interaction_base(name)
+    if base is not None:  # the base input's weight varies with the reference's length
+        return lambda t, layer: column(t, base, layer) * (t.columns["ref_len"] - REF_LEN_CENTRE)
     if name == "abs_len_ratio":
         return lambda t, layer: np.abs(t.columns["len_ratio"])
     if name == "extra_errors":  # parse errors the candidate has beyond the reference's
@@ -51,7 +57,10 @@ def available(table: Table, names: tuple[str, ...] | list[str], layer: int) -> l
     """The inputs of ``names`` that ``table`` has the columns for."""
     out = []
     for name in names:
-        if name == "abs_len_ratio":
+        base = interaction_base(name)
+        if base is not None:
+            ok = "ref_len" in table.columns and bool(available(table, [base], layer))
+        elif name == "abs_len_ratio":
             ok = "len_ratio" in table.columns
         elif name == "extra_errors":
             ok = "cand_errors" in table.columns and "ref_errors" in table.columns

@@ -17,14 +17,14 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from .combined import FORMAT_VERSION
 from .cv import ProblemKey, Table, held_out_agreement, mean_tau, split
 from .data import HUMANEVAL_LANGUAGES
 from .features import RANKING_POOL
 from .rankfit import build_rows, fit, model_input, problem_stats, select
 
-COMBINED_VERSION = 2
 #: Single metrics the combination is compared with (the best is chosen on training problems).
-SINGLE_CANDIDATES = ("chrf", "bleu", "weighted_ngram_match", "syntax_match_native",
+SINGLE_CANDIDATES = ("chrf", "chrfpp", "bleu", "weighted_ngram_match", "syntax_match_native",
                      "codebleu_native", "tsed", "crystalbleu")
 
 
@@ -163,7 +163,7 @@ def fit_final(tables: Sequence[Table], layers: Sequence[int], settings: Mapping,
     cols, lam, log = select(rows, stats, everything, seed + 1)
     model = fit(rows, stats, everything, cols, lam)
     return {
-        "version": COMBINED_VERSION,
+        "version": FORMAT_VERSION,
         "features": model.inputs, "mean": model.mean.tolist(), "scale": model.scale.tolist(),
         "coef": model.coef.tolist(), "intercept": model.intercept,
         "method": "pairwise ridge ranking + logistic calibration",

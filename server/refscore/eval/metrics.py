@@ -8,7 +8,7 @@ Metric names (columns of the score table):
   does not apply, counted as 0 in the correlations, as the package's component does), ``codebleu_compat`` and
   ``codebleu_native`` (the two final-score rules);
 * ``len_ratio``, ``ref_len`` (length features for the combined score, see ``length_features``);
-* ``chrf`` (sacrebleu chrF, 0..1, on the paper-normalised text by default);
+* ``chrf``, ``chrfpp`` (sacrebleu chrF and chrF++, 0..1, on the paper-normalised text by default);
 * ``tsed``, ``tsed_exact``, ``cand_errors``, ``ref_errors``, ``crystalbleu`` (``eval.signals``);
 * ``cbs_<p|r|f1|f3>_L<layer>`` and ``..._ctx`` (CodeBERTScore with the embedded MiniLM at that
   layer, without / with the natural-language intent as context).
@@ -87,11 +87,13 @@ def codebleu_scores(items: Sequence[Item], normalise: bool = False) -> tuple[Sco
 
 
 def chrf_scores(items: Sequence[Item], normalise: bool = True) -> Scores:
-    """sentence chrF (``refscore.metrics.chrf``: sacrebleu, char order 6, beta 2), 0..1."""
-    from ..metrics.chrf import score_chrf
+    """sentence chrF and chrF++ (``refscore.metrics.chrf``: sacrebleu, char order 6, beta 2;
+    word order 0 and 2), 0..1."""
+    from ..metrics.chrf import CHRF_PLUS_WORD_ORDER, score_chrf
 
-    return {"chrf": [score_chrf(item.candidate, item.references, normalise).score
-                     for item in items]}
+    return {"chrf": [score_chrf(item.candidate, item.references, normalise).score for item in items],
+            "chrfpp": [score_chrf(item.candidate, item.references, normalise, CHRF_PLUS_WORD_ORDER).score
+                       for item in items]}
 
 
 def length_features(items: Sequence[Item]) -> Scores:

@@ -32,6 +32,7 @@ LABELS = {
     "codebleu_compat": "CodeBLEU, package final-score rule",
     "codebleu_native": "CodeBLEU, native final-score rule",
     "chrf": "chrF (sacrebleu, normalised text)",
+    "chrfpp": "chrF++ (sacrebleu, word bigrams too, normalised text)",
     "tsed": "TSED (tree edit distance)",
     "crystalbleu": "CrystalBLEU (k = 500)",
     "len_ratio": "length ratio only (log candidate/reference tokens)",

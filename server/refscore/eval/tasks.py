@@ -58,7 +58,8 @@ def units(group: str, config: Any, params: dict[str, Any] | None = None,
     if group == "codebleu":
         return [UnitSpec(f"codebleu:norm={norm}", CODEBLEU_METRICS, CODEBLEU_METRICS)]
     if group == "chrf":
-        return [UnitSpec(f"chrf:norm={norm}", ("chrf",), ("chrf",))]
+        return [UnitSpec(f"chrf:norm={norm}", ("chrf",), ("chrf",)),
+                UnitSpec(f"chrfpp:norm={norm}", ("chrfpp",), ("chrfpp",))]
     if group == "tsed":
         from .signals import TSED_COLUMNS, tsed_unit
 

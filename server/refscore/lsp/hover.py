@@ -12,7 +12,8 @@ from lsprotocol import types
 from .current import view
 from .diagnostics import summary_range
 from .missing import link, missing_items
-from .render import bert_line, codebleu_line, has_tokens, num
+from .headline import headline
+from .render import bert_line, codebleu_line, has_tokens, num, refscore_line
 from .results import Result
 from .uris import file_name
 
@@ -24,6 +25,9 @@ MAX_MISSING_LINES = 8
 
 def _breakdown(result: Result) -> list[str]:
     lines = []
+    combined = headline(result)
+    if combined is not None:  # the headline first, with what moved it and how it was made
+        lines.append(f"{refscore_line(combined)}; `{combined.signature}`")
     report = result.report
     if report is not None and report.codebleu is not None:
         lines.append(codebleu_line(report.codebleu))

@@ -6,6 +6,7 @@ from typing import Any
 
 from ..metrics.codebertscore_result import BertScore
 from ..metrics.codebleu import CodeBleuResult
+from ..scoring.report import RefScore
 
 COMPONENT_LABELS = {
     "ngram_match": "n-gram",
@@ -29,6 +30,15 @@ def bert_line(bert: BertScore) -> str:
     """``CodeBERTScore P 0.91 R 0.88 F1 0.89 F3 0.88 [model L6]``."""
     return (f"CodeBERTScore P {num(bert.precision)} R {num(bert.recall)} F1 {num(bert.f1)} F3 {num(bert.f3)} "
             f"[{bert.model} layer {bert.layer}]")
+
+
+def refscore_line(combined: RefScore) -> str:
+    """``RefScore 0.43 combined (moved most by CodeBERTScore recall 0.753 +0.38, ...)``."""
+    from ..eval.combined import describe_input
+
+    values = dict(combined.components)
+    pulls = ", ".join(f"{describe_input(n, values)} {c:+.2f}" for n, _, c in combined.strongest(3))
+    return f"RefScore {num(combined.score)} combined" + (f" (moved most by {pulls})" if pulls else "")
 
 
 def bert_data(bert: BertScore) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """chrF: character n-gram F-score (Popović 2015), computed by sacrebleu, on a 0..1 scale.
 
 sacrebleu's sentence chrF with its defaults (character order 6, word order 0, beta 2: recall
-weighs more), best over several references as sacrebleu does. By default both sides go through
+weighs more), best over several references as sacrebleu does; ``word_order=2`` gives chrF++
+(word unigrams and bigrams too, Popović 2017), an input of the combined RefScore score. By default both sides go through
 the CodeBERTScore paper's normaliser first (newlines to spaces, whitespace runs collapsed,
 ``'`` to ``"``), the setting measured in docs/correlation.md. sacrebleu is an optional
 dependency (``pip install 'refscore[eval]'``); without it ``score_chrf`` raises ImportError with
@@ -20,6 +21,7 @@ from .signature import build_signature
 METRIC = "chrf"
 CHAR_ORDER = 6
 WORD_ORDER = 0
+CHRF_PLUS_WORD_ORDER = 2
 BETA = 2
 _SPACES = re.compile(r"\s+")
 
@@ -49,13 +51,13 @@ class ChrfScore:
                    str(data.get("signature", "")))
 
 
-@lru_cache(maxsize=1)
-def _chrf() -> Any:
+@lru_cache(maxsize=4)
+def _chrf(word_order: int = WORD_ORDER) -> Any:
     try:
         from sacrebleu.metrics import CHRF
     except ImportError as error:  # one clear line for the report's errors
         raise ImportError("chrF needs sacrebleu (pip install 'refscore[eval]')") from error
-    return CHRF(char_order=CHAR_ORDER, word_order=WORD_ORDER, beta=BETA)
+    return CHRF(char_order=CHAR_ORDER, word_order=word_order, beta=BETA)
 
 
 def _sacrebleu_version() -> str:
@@ -64,22 +66,24 @@ def _sacrebleu_version() -> str:
     return str(sacrebleu.__version__)
 
 
-def signature(normalise: bool = True) -> str:
-    """``chrf|nc:6|nw:0|beta:2|norm:paper|sacrebleu:2.6.0|version:...``."""
-    return build_signature(METRIC, (("nc", CHAR_ORDER), ("nw", WORD_ORDER), ("beta", BETA),
+def signature(normalise: bool = True, word_order: int = WORD_ORDER) -> str:
+    """``chrf|nc:6|nw:0|beta:2|norm:paper|sacrebleu:2.6.0|version:...`` (``nw:2``: chrF++)."""
+    return build_signature(METRIC, (("nc", CHAR_ORDER), ("nw", word_order), ("beta", BETA),
                                     ("norm", "paper" if normalise else "none"),
                                     ("sacrebleu", _sacrebleu_version())))
 
 
-def score_chrf(candidate: str, references: Sequence[str] | str, normalise: bool = True) -> ChrfScore:
-    """Sentence chrF of ``candidate`` against ``references`` (best reference), 0..1.
+def score_chrf(candidate: str, references: Sequence[str] | str, normalise: bool = True,
+               word_order: int = WORD_ORDER) -> ChrfScore:
+    """Sentence chrF (``word_order=2``: chrF++) of ``candidate`` against ``references`` (best
+    reference), 0..1.
 
     An empty candidate or no reference scores 0.0."""
     refs = [references] if isinstance(references, str) else list(references)
-    chrf = _chrf()
+    chrf = _chrf(word_order)
     if normalise:
         candidate = paper_normalise(candidate)
         refs = [paper_normalise(r) for r in refs]
     value = chrf.sentence_score(candidate, refs).score / 100.0 if refs else 0.0
-    return ChrfScore(float(value), normalise, signature(normalise))
+    return ChrfScore(float(value), normalise, signature(normalise, word_order))
 

@@ -90,6 +90,11 @@ def label_tree(code: str, language: str) -> LabelTree:
     return LabelTree(top, sum(labels.values()), labels, errors)
 
 
+def parse_errors(code: str, language: str) -> int:
+    """ERROR and MISSING nodes in the parse of ``code`` (what ``TsedScore`` counts), in linear time."""
+    return label_tree(code, language).errors
+
+
 def bound_distance(a: LabelTree, b: LabelTree) -> float:
     """Linear-time lower bound of the edit distance: max(nodes) - shared labels."""
     shared = sum((a.labels & b.labels).values())

@@ -7,7 +7,7 @@ CodeBLEU (native rule) and CodeBERTScore from the embedded MiniLM at the fitted 
 context, IDF or rescaling, full precision) gets ``report.refscore``: the number in 0..1 (read
 as: how likely the code is correct, judging by its similarity to the reference), the component
 values it was computed from and a signature. chrF, TSED and the length and parse-error inputs are
-computed here when the model uses them. When an input cannot be had, ``refscore`` stays unset
+computed here when the model uses them (chrF++ too). When an input cannot be had, ``refscore`` stays unset
 (``components`` says why; the components are shown as before).
 """
 
@@ -30,14 +30,14 @@ _STATS = {"pmin": ("candidate_tokens", "min"), "rmin": ("reference_tokens", "min
 @lru_cache(maxsize=1)
 def headline_model() -> dict[str, Any] | None:
     """The shipped combination when it earned the headline, else None."""
-    from ..eval.combined import DEFAULT_PATH, load_model
+    from ..eval.combined import DEFAULT_PATH, FORMAT_VERSION, load_model
 
     try:
         model = load_model()
     except (OSError, ValueError) as error:
         log.info("no combined score: %s", error)
         return None
-    if not model.get("headline") or model.get("version") != 2:
+    if not model.get("headline") or model.get("version") != FORMAT_VERSION:
         return None
     model = dict(model)
     model["digest"] = hashlib.sha1(DEFAULT_PATH.read_bytes()).hexdigest()[:10]
@@ -81,10 +81,11 @@ def components(request: ScoreRequest, report: ScoreReport, model: Mapping[str, A
     """The model's input values for one scored pair, or the reason they cannot all be had."""
     import math
 
-    from ..eval.combined import length_inputs
+    from ..eval.combined import interaction_base, interaction_inputs, length_inputs
     from .pragma import without_pragmas
 
     needed = set(model["features"])
+    needed |= {base for base in map(interaction_base, model["features"]) if base}
     if report.codebleu is None or report.codebleu.rule != "native":
         return {}, "needs CodeBLEU with the native rule"
     values, reason = _bert_inputs(report, model, needed)
@@ -97,16 +98,26 @@ def components(request: ScoreRequest, report: ScoreReport, model: Mapping[str, A
             from ..metrics.chrf import score_chrf
 
             values["chrf"] = (report.chrf or score_chrf(candidate, request.references)).score
-        if needed & {"tsed", "extra_errors"}:
+        if "chrfpp" in needed:
+            from ..metrics.chrf import CHRF_PLUS_WORD_ORDER, score_chrf
+
+            values["chrfpp"] = score_chrf(candidate, request.references, word_order=CHRF_PLUS_WORD_ORDER).score
+        if "tsed" in needed or ("extra_errors" in needed and report.tsed is not None):
             from ..metrics.tsed import score_tsed
 
             tsed = report.tsed or score_tsed(candidate, request.references, request.language)
             values["tsed"] = tsed.score
             values["extra_errors"] = math.log1p(max(0, tsed.candidate_errors - tsed.reference_errors))
+        elif "extra_errors" in needed:  # parse errors only: no tree edit distance (APTED) needed
+            from ..metrics.tsed import parse_errors
+
+            fewest = min((parse_errors(r, request.language) for r in request.references), default=0)
+            values["extra_errors"] = math.log1p(max(0, parse_errors(candidate, request.language) - fewest))
     except (ImportError, ValueError, RecursionError) as error:
         return {}, str(error)
     lengths = length_inputs(candidate, request.references)
     values.update(lengths, abs_len_ratio=abs(lengths["len_ratio"]))
+    values.update(interaction_inputs(values, model["features"]))
     missing = needed - set(values)
     if missing:
         return {}, f"cannot compute {', '.join(sorted(missing))}"
@@ -123,8 +134,9 @@ def add_refscore(request: ScoreRequest, report: ScoreReport) -> ScoreReport:
     if reason:
         log.info("RefScore (combined) not computed: %s", reason)
         return report
-    from ..eval.combined import combined_score
+    from ..eval.combined import combined_score, contributions
 
-    report.refscore = RefScore(combined_score(values, model), tuple(values.items()), signature(model))
+    report.refscore = RefScore(combined_score(values, model), tuple(values.items()), signature(model),
+                               tuple(contributions(values, model)))
     return report
 

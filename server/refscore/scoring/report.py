@@ -66,16 +66,27 @@ class RefScore:
     score: float
     components: tuple[tuple[str, float], ...]
     signature: str
+    #: each input's share of the logit (what pulled the score up or down), in the model's order
+    contributions: tuple[tuple[str, float], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form (components as an object)."""
-        return {"score": self.score, "components": dict(self.components), "signature": self.signature}
+        """JSON form (components and contributions as objects)."""
+        return {"score": self.score, "components": dict(self.components), "signature": self.signature,
+                "contributions": dict(self.contributions)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "RefScore":
         """Inverse of ``to_dict``."""
-        pairs = dict(data.get("components", {})).items()
-        return cls(float(data["score"]), tuple((str(k), float(v)) for k, v in pairs), str(data.get("signature", "")))
+        def pairs(key: str) -> tuple[tuple[str, float], ...]:
+            return tuple((str(k), float(v)) for k, v in dict(data.get(key, {})).items())
+
+        return cls(float(data["score"]), pairs("components"), str(data.get("signature", "")), pairs("contributions"))
+
+    def strongest(self, count: int = 4) -> list[tuple[str, float, float]]:
+        """(input, value, contribution) of the ``count`` inputs that moved the score most."""
+        values = dict(self.components)
+        ranked = sorted(self.contributions, key=lambda item: -abs(item[1]))[:count]
+        return [(name, values.get(name, 0.0), share) for name, share in ranked]
 
 
 @dataclass
