@@ -39,6 +39,20 @@ def test_cache_key_depends_on_content_and_settings():
     assert a.cache_key("s") != b.cache_key("s")
 
 
+def test_a_new_fit_of_the_combined_number_is_a_new_cache_key(monkeypatch):
+    from refscore.grade.runner import GradeSettings
+    from refscore.scoring import headline
+
+    both = GradeSettings(metrics=("codebleu", "codebertscore"))
+    monkeypatch.setattr(headline, "headline_model", lambda: {"digest": "fit-one"})
+    first = both.cache_tag()
+    assert first != GradeSettings(metrics=("codebleu",)).cache_tag()
+    monkeypatch.setattr(headline, "headline_model", lambda: {"digest": "fit-two"})
+    assert both.cache_tag() != first
+    monkeypatch.setattr(headline, "headline_model", lambda: None)
+    assert "refscore" not in both.cache_tag()
+
+
 def test_progress_lines_and_bar():
     now = [0.0]
     out = io.StringIO()

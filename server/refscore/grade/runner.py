@@ -47,6 +47,12 @@ class GradeSettings:
                "scorer": self.scorer_tag}
         if self.codebleu_rule != "native":  # native runs keep the cache keys they always had
             tag["codebleu_rule"] = self.codebleu_rule
+        elif {"codebleu", "codebertscore"} <= set(self.metrics):
+            from ..scoring.headline import headline_model
+
+            model = headline_model()
+            if model is not None:  # a new fit of the combined number is a new score
+                tag["refscore"] = model["digest"]
         return json.dumps(tag, sort_keys=True)
 
 
