@@ -159,3 +159,23 @@ def test_an_interaction_input_is_shown_by_its_base_value():
     values = {"cbs_p_by_ref_len": 0.6 * (3.5 - REF_LEN_CENTRE), "ref_len": 3.5}
     assert describe_input("cbs_p_by_ref_len", values) == "CodeBERTScore precision (weighed by reference length) 0.600"
     assert describe_input("chrfpp", {"chrfpp": 0.25}) == "chrF++ 0.250"
+
+
+def test_score_and_grade_say_why_the_combined_number_is_missing(shipped, tmp_path, capsys):
+    from refscore.cli import main
+
+    ref, cand = tmp_path / "ref.py", tmp_path / "cand.py"
+    ref.write_text(REF)
+    cand.write_text(CAND)
+    assert main(["score", str(ref), str(cand), "--no-daemon", "--context", "running maximum"]) == 0
+    captured = capsys.readouterr()
+    assert "RefScore" not in captured.out.splitlines()[1]
+    note = [line for line in captured.err.splitlines() if "combined RefScore" in line]
+    assert note == ["refscore: note: no combined RefScore number for 1 of 1 pair(s): it was fitted on CodeBERTScore "
+                    "from all-MiniLM-L6-v2 layer 6 without context, IDF or rescaling, not with a context "
+                    "(--context or a mapping's context)"]
+    out = tmp_path / "out"
+    assert main(["grade", "-r", str(ref), str(cand), "-o", str(out), "--no-daemon", "--quiet", "--layer", "5"]) == 0
+    assert "not with --layer 5" in capsys.readouterr().err
+    assert main(["score", str(ref), str(cand), "--no-daemon"]) == 0
+    assert "combined RefScore" not in capsys.readouterr().err  # nothing to say when it is there

@@ -225,6 +225,7 @@ def run(args: argparse.Namespace) -> int:
         from ..grade.crystal import add_crystalbleu
 
         add_crystalbleu(graded.results)
+    _headline_note(graded.results, settings)
     rows = rows_for(graded.results)
     info = {"refscore_version": __version__, "metrics": list(metrics), "weights": list(weights),
             "codebleu_rule": args.codebleu_rule,
@@ -239,6 +240,17 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return EXIT_INTERRUPTED
     return _threshold(args, rows)
+
+
+def _headline_note(results: list, settings: GradeSettings) -> None:
+    """One line when the combined RefScore number applies but some rows lack it, and why."""
+    from ..grade.runner import request_for
+    from ..scoring.headline import missing_note
+
+    scored = [r for r in results if r.report is not None]
+    note = missing_note([request_for(r.item, settings) for r in scored], [r.report for r in scored])
+    if note:
+        print(f"refscore: note: {note}", file=sys.stderr)
 
 
 def _write(outputs: dict[str, Path], results: list, rows: list, info: dict, title: str) -> None:

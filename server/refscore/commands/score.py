@@ -85,8 +85,11 @@ def run(args: argparse.Namespace) -> int:
         functions = [score_functions(r, scorer) for r in requests] if args.per_function else []
     finally:
         scorer.close()
-    for note in getattr(scorer, "notes", ()):
-        print(f"refscore: note: {note}", file=sys.stderr)
+    from ..scoring.headline import missing_note
+
+    for note in [*getattr(scorer, "notes", ()), missing_note(requests, reports)]:
+        if note:
+            print(f"refscore: note: {note}", file=sys.stderr)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     for index, (path, request, report) in enumerate(zip(args.candidates, requests, reports)):
         warnings = _bidi_warnings(path, request.candidate, reference_paths, references)

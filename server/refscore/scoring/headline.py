@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from ..metrics.signature import build_signature
 from .report import RefScore, ScoreReport, ScoreRequest
@@ -63,10 +63,12 @@ def _bert_inputs(report: ScoreReport, model: Mapping[str, Any], needed: set[str]
     want = model["bert"]
     if bert is None:
         return {}, "needs CodeBERTScore"
-    if (bert.model, bert.layer) != (want["model"], want["layer"]) or bert.idf or bert.rescaled or bert.context \
-            or "precision:" in bert.signature:
-        return {}, (f"needs CodeBERTScore from {want['model']} layer {want['layer']} without context, IDF or "
-                    f"rescaling (got {bert.model} layer {bert.layer})")
+    got = [what for what, differs in (
+        (f"model {bert.model}", bert.model != want["model"]), (f"layer {bert.layer}", bert.layer != want["layer"]),
+        ("a context", bool(bert.context)), ("IDF", bool(bert.idf)), ("rescaling", bool(bert.rescaled)),
+        ("reduced precision", "precision:" in bert.signature)) if differs]
+    if got:
+        return {}, f"{_FITTED_ON.format(**want)}, not with {', '.join(got)}"
     out = {"cbs_p": bert.precision, "cbs_r": bert.recall, "cbs_f1": bert.f1, "cbs_f3": bert.f3}
     for name in needed & {f"cbs_{s}" for s in _STATS}:
         side, how = _STATS[name[4:]]
@@ -75,6 +77,40 @@ def _bert_inputs(report: ScoreReport, model: Mapping[str, Any], needed: set[str]
         sims = [t.similarity for t in getattr(bert, side)]
         out[name] = min(sims, default=0.0) if how == "min" else _quantile(sims, 0.25)
     return out, None
+
+
+_FITTED_ON = "it was fitted on CodeBERTScore from {model} layer {layer} without context, IDF or rescaling"
+
+
+def blocker(request: ScoreRequest) -> str | None:
+    """Why the combined number cannot be had for ``request``, from its settings alone (before
+    scoring; a default model that resolves to another encoder is only seen in the report)."""
+    model = headline_model()
+    if model is None or not {"codebleu", "codebertscore"} <= set(request.metrics):
+        return None
+    want = model["bert"]
+    if request.codebleu_rule != "native":
+        return "it needs CodeBLEU's native rule (--codebleu-rule native)"
+    got = [what for what, differs in (
+        (f"--model {request.model}", request.model not in (None, want["model"])),
+        (f"--layer {request.layer}", request.layer not in (None, want["layer"])),
+        ("a context (--context or a mapping's context)", bool(request.context)),
+        ("--idf", bool(request.idf)), ("--backend onnx-int8", request.backend == "onnx-int8")) if differs]
+    return f"{_FITTED_ON.format(**want)}, not with {', '.join(got)}" if got else None
+
+
+def missing_note(requests: Sequence[ScoreRequest], reports: Sequence[ScoreReport]) -> str | None:
+    """One line for ``score`` and ``grade`` when the combined number applies to this version but
+    some scored pairs lack it, saying why (None when every pair has it or it does not apply)."""
+    if headline_model() is None:
+        return None
+    lacking = [(q, r) for q, r in zip(requests, reports) if r.refscore is None and not r.errors
+               and {"codebleu", "codebertscore"} <= set(q.metrics)]
+    if not lacking:
+        return None
+    request, report = lacking[0]
+    reason = blocker(request) or components(request, report, headline_model())[1] or "see the log"
+    return f"no combined RefScore number for {len(lacking)} of {len(reports)} pair(s): {reason}"
 
 
 def components(request: ScoreRequest, report: ScoreReport, model: Mapping[str, Any]) -> tuple[dict[str, float], str | None]:
