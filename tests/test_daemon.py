@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from refscore.scoring.headline import headline_model
 from refscore.scoring.report import ScoreRequest
 from refscore.scoring.scorer import LocalScorer
 from refscore.service import DaemonClient, DaemonConnectionLost, DaemonUnavailable, RemoteError, RequestCancelled
@@ -435,6 +436,10 @@ def test_codebertscore_batches_across_clients_and_waits_for_the_model(place: Pla
     a, b = json.loads(via_daemon.stdout), json.loads(in_process.stdout)
     assert a["codebleu"] == b["codebleu"]
     assert a["codebertscore"]["f1"] == pytest.approx(b["codebertscore"]["f1"], abs=1e-5)
+    assert ("refscore" in a) == ("refscore" in b) == (headline_model() is not None)  # the combined number too
+    if "refscore" in a:
+        assert a["refscore"]["score"] == pytest.approx(b["refscore"]["score"], abs=1e-4)
+        assert a["refscore"]["signature"] == b["refscore"]["signature"]
     assert clients[0].status()["requests"]["served"] == 25
     for client in clients:
         client.close()
