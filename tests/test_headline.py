@@ -145,6 +145,12 @@ def test_editor_summary_leads_with_the_combined_number(shipped):
     assert message.startswith(f"RefScore vs ref.py (settings): {combined.score:.2f} combined; CodeBLEU ")
     from refscore.lsp.hover import summary_hover
 
+    from refscore.lsp.diagnostics import _summary
+
+    data = _summary(result).data["refscore"]
+    assert data["score"] == combined.score and data["signature"] == combined.signature
+    assert [s["input"] for s in data["strongest"]] == [n for n, _, _ in combined.strongest()]
+    assert all(s["text"].split()[-1].replace(".", "").isdigit() for s in data["strongest"])
     hover = summary_hover(result, 0.45)
     first = hover.splitlines()[2]
     assert first.startswith(f"- RefScore {combined.score:.2f} combined (moved most by ") and combined.signature in first

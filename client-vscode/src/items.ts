@@ -57,6 +57,14 @@ export function scoreEntries(summary: Summary, missing: readonly MissingItem[]):
   const refs = summary.references.map(baseName).join(", ");
   const how = summary.referenceSource !== undefined ? ` (${summary.referenceSource})` : "";
   const out: Entry[] = [];
+  if (summary.refscore !== undefined) {
+    out.push({ label: "RefScore (combined)", separator: true });
+    out.push({ label: `RefScore ${fmt(summary.refscore.score)}`, description: "how likely correct, judging by similarity", target: top });
+    for (const pull of summary.refscore.strongest) {
+      const sign = pull.contribution >= 0 ? "+" : "";
+      out.push({ label: pull.text, description: `${sign}${pull.contribution.toFixed(2)} on the logit`, target: top });
+    }
+  }
   if (summary.codebleu !== undefined) {
     out.push({ label: "CodeBLEU", separator: true });
     out.push({ label: `CodeBLEU ${fmt(summary.codebleu.score)}`, description: `vs ${refs}${how}`, target: top });

@@ -16,6 +16,13 @@ export interface BertData {
   layer?: number;
 }
 
+/** The combined RefScore number (present only when the server computed it) and what moved it most. */
+export interface RefScoreData {
+  score: number | null;
+  signature: string | undefined;
+  strongest: { text: string; contribution: number }[];
+}
+
 /** `off`, `pending`, `done` or `unavailable` (kept as a string: the server may add states). */
 export type BertState = string;
 
@@ -27,6 +34,7 @@ export interface Summary {
   bertState: BertState | undefined;
   codebleu: CodeBleuData | undefined;
   codebertscore: BertData | undefined;
+  refscore: RefScoreData | undefined;
   message: string;
 }
 
@@ -95,6 +103,17 @@ function parseBert(value: unknown): BertData | undefined {
   };
 }
 
+function parseRefScore(value: unknown): RefScoreData | undefined {
+  if (!isRecord(value) || num(value.score) === null) {
+    return undefined;
+  }
+  const strongest = Array.isArray(value.strongest)
+    ? value.strongest.filter(isRecord).flatMap((s) =>
+      typeof s.text === "string" && num(s.contribution) !== null ? [{ text: s.text, contribution: num(s.contribution) as number }] : [])
+    : [];
+  return { score: num(value.score), signature: typeof value.signature === "string" ? value.signature : undefined, strongest };
+}
+
 /** The file's state from its RefScore diagnostics; undefined when there is none (no reference). */
 export function fileState(diagnostics: readonly DiagnosticLike[]): FileState | undefined {
   for (const diagnostic of diagnostics) {
@@ -113,6 +132,7 @@ export function fileState(diagnostics: readonly DiagnosticLike[]): FileState | u
         bertState: typeof data.codebertscoreState === "string" ? data.codebertscoreState : undefined,
         codebleu: parseCodeBleu(data.codebleu),
         codebertscore: parseBert(data.codebertscore),
+        refscore: parseRefScore(data.refscore),
         message: diagnostic.message,
       };
     }
@@ -141,13 +161,16 @@ export function fmt(value: number | null | undefined): string {
 /** What the status item says when CodeBERTScore needs RefScore: Set Up CodeBERTScore. */
 export const SETUP_TEXT = "CodeBERTScore: set up";
 
-/** `CodeBLEU 0.64 · F3 0.81` (`F3 …` while pending; `CodeBERTScore: set up` when it needs that), for the status bar. */
+/** `RefScore 0.71 · CodeBLEU 0.64 · F3 0.81` (RefScore when the server sent the combined number; `F3 …` while pending; `CodeBERTScore: set up` when it needs that), for the status bar. */
 export function statusText(state: FileState, busy: boolean, bertSetup = false): string {
   const icon = busy ? "$(sync~spin)" : state.kind === "problem" ? "$(warning)" : "$(beaker)";
   if (state.kind === "problem") {
     return `${icon} RefScore`;
   }
   const parts: string[] = [];
+  if (state.refscore !== undefined) {
+    parts.push(`RefScore ${fmt(state.refscore.score)}`);
+  }
   if (state.codebleu !== undefined) {
     parts.push(`CodeBLEU ${fmt(state.codebleu.score)}`);
   }

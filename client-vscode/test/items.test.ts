@@ -61,3 +61,11 @@ test("without CodeBERTScore the panel says its state", () => {
   const s = { ...summary(), codebertscore: undefined, bertState: "unavailable" };
   assert.ok(scoreEntries(s, []).some((e) => e.label === "CodeBERTScore unavailable"));
 });
+
+test("the panel opens with the combined number and what moved it most, when there is one", () => {
+  const s: Summary = { ...summary(), refscore: { score: 0.66, signature: "refscore|fit:x", strongest: [{ text: "chrF++ 0.400", contribution: -0.2 }] } };
+  const entries = scoreEntries(s, []);
+  assert.deepEqual(entries.slice(0, 3).map((e) => e.label), ["RefScore (combined)", "RefScore 0.66", "chrF++ 0.400"]);
+  assert.equal(entries[2].description, "-0.20 on the logit");
+  assert.equal(scoreEntries(summary(), [])[0].label, "CodeBLEU");
+});

@@ -75,3 +75,13 @@ test("status text says CodeBERTScore needs setting up (instead of F3) when the i
   assert.equal(statusText(codebleuOnly, false), "$(beaker) CodeBLEU 0.64");
   assert.match(statusTooltip(codebleuOnly, false, true), /RefScore: Set Up CodeBERTScore/);
 });
+
+test("the combined RefScore number leads the status text when the server sent it", () => {
+  const refscore = { score: 0.7123, signature: "refscore|fit:x", strongest: [{ input: "cbs_r", text: "CodeBERTScore recall 0.810", contribution: 0.41 }, { text: 5 }] };
+  const state = fileState([summaryDiagnostic({ ...done, refscore })]);
+  assert.ok(state && state.kind === "summary");
+  assert.deepEqual(state.refscore?.strongest, [{ text: "CodeBERTScore recall 0.810", contribution: 0.41 }]);
+  assert.equal(statusText(state, false), "$(beaker) RefScore 0.71 · CodeBLEU 0.64 · F3 0.81");
+  const broken = fileState([summaryDiagnostic({ ...done, refscore: { score: "high" } })]);
+  assert.ok(broken && broken.kind === "summary" && broken.refscore === undefined);
+});

@@ -13,7 +13,7 @@ from lsprotocol import types
 
 from .headline import headline
 from .positions import Positions
-from .render import bert_data, bert_line, codebleu_data, codebleu_line, has_tokens, num
+from .render import bert_data, bert_line, codebleu_data, codebleu_line, has_tokens, num, refscore_data
 from .results import Result
 from .trojan import bidi_diagnostics
 from .uris import file_name
@@ -65,7 +65,7 @@ def _summary(result: Result) -> types.Diagnostic:
         data["codebertscore"] = bert_data(result.bert)
     combined = headline(result)
     if combined is not None:
-        data["refscore"] = combined.to_dict()
+        data["refscore"] = refscore_data(combined)
     return types.Diagnostic(range=summary_range(result), message=summary_message(result),
                             severity=types.DiagnosticSeverity.Information, source=SOURCE, code=SUMMARY, data=data)
 

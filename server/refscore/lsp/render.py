@@ -41,6 +41,16 @@ def refscore_line(combined: RefScore) -> str:
     return f"RefScore {num(combined.score)} combined" + (f" (moved most by {pulls})" if pulls else "")
 
 
+def refscore_data(combined: RefScore) -> dict[str, Any]:
+    """The combined number for a client: ``to_dict()`` plus ``strongest``, the inputs that moved it
+    most as ``{input, text, contribution}`` (``text`` ready to show)."""
+    from ..eval.combined import describe_input
+
+    values = dict(combined.components)
+    return {**combined.to_dict(), "strongest": [{"input": n, "text": describe_input(n, values), "contribution": c}
+                                                for n, _, c in combined.strongest()]}
+
+
 def bert_data(bert: BertScore) -> dict[str, Any]:
     return {"precision": bert.precision, "recall": bert.recall, "f1": bert.f1, "f3": bert.f3,
             "model": bert.model, "layer": bert.layer, "signature": bert.signature}
