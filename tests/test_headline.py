@@ -120,6 +120,8 @@ def test_score_table_and_grade_row_show_it_first(shipped, tmp_path, capsys):
     assert main(["grade", "-r", str(ref), str(cand), "-o", str(out), "--no-daemon", "--quiet"]) == 0
     row = json.loads((out / "grade.json").read_text())["submissions"][0]
     assert row["refscore"] == pytest.approx(data["refscore"]["score"]) and row["refscore_signature"].startswith("refscore|")
+    page = (out / "grade.html").read_text()
+    assert "RefScore combines signals from CodeBERTScore, chrF, TSED, parse errors, length and CodeBLEU into one" in page
     header = (out / "grade.csv").read_text().splitlines()[0].split(",")
     assert header.index("refscore") < header.index("codebleu")
 

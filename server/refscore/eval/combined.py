@@ -102,6 +102,19 @@ INPUT_LABELS = {
 }
 
 
+def input_families(features: Sequence[str]) -> list[str]:
+    """The kinds of signal a model combines, in order (``CodeBERTScore``, ``chrF++``, ``length``...)."""
+    out: list[str] = []
+    for name in features:
+        name = interaction_base(name) or name
+        family = ("CodeBERTScore" if name.startswith("cbs_") else "chrF++" if name == "chrfpp" else "chrF" if name == "chrf"
+                  else "CodeBLEU" if name.endswith("_match") else "TSED" if name == "tsed"
+                  else "parse errors" if name == "extra_errors" else "length")
+        if family not in out:
+            out.append(family)
+    return out
+
+
 def describe_input(name: str, components: Mapping[str, float]) -> str:
     """``label value`` of one input for a reader; an interaction input shows its base's value
     (the product itself means little to a person)."""

@@ -92,6 +92,8 @@ def build_html(results: Sequence[GradeResult], rows: Sequence[dict[str, Any]], s
         out.append(histogram_svg(LABELS.get(column, column), values))
     out.append("</section>")
     out.append(_table(rows, columns))
+    if "refscore" in columns:
+        out.append(_trust_note())
     out.append(_legend(low, any(r.get("codebertscore_f1") is not None for r in rows)))
     first = next((i for i, r in enumerate(results) if r.report is not None), 0)
     for index, (result, row) in enumerate(zip(results, rows)):
@@ -123,6 +125,27 @@ def _table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
         out.append(f'<td class="err" data-v="{safe_attr(notes)}">{safe_text(notes)}</td></tr>')
     out.append("</tbody></table></div>")
     return "".join(out)
+
+
+def _trust_note() -> str:
+    """What the combined RefScore number is and how far it was found to agree (held out)."""
+    from ..scoring.headline import headline_model
+
+    from ..eval.combined import input_families
+
+    model = headline_model() or {}
+    held = (model.get("verdict") or {}).get("combined") or {}
+    families = input_families(model.get("features", []))
+    kinds = ", ".join(families[:-1]) + f" and {families[-1]}" if len(families) > 1 else "".join(families)
+    measured = ""
+    if held.get("humaneval_tau") is not None and held.get("conala_tau") is not None:
+        measured = (f" On problems it was not fitted on it ordered candidates as the tests did with Kendall tau "
+                    f"{held['humaneval_tau']:.2f} (HumanEval) and agreed with human graders at tau "
+                    f"{held['conala_tau']:.2f} (CoNaLa), better than any single metric.")
+    return (f'<p class="legend">RefScore combines signals from {safe_text(kinds or "several metrics")} into '
+            "one number in 0..1: how likely the code is correct, judging by its similarity to the reference."
+            f"{safe_text(measured)} Use it to rank submissions and to find the ones worth reading; a correct "
+            "solution written differently from the reference can still score low.</p>")
 
 
 def _legend(low: float, with_bert: bool) -> str:
