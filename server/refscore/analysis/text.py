@@ -61,6 +61,11 @@ def line_starts(text: str) -> list[int]:
     return starts
 
 
+#: Lines longer than this many characters get checkpoints (``OffsetMap``): offsets on them cost
+#: O(_STEP) each instead of O(line length).
+_STEP = 256
+
+
 class OffsetMap:
     """Converts tree-sitter byte offsets and (row, byte column) points to code-point offsets."""
 
@@ -69,6 +74,7 @@ class OffsetMap:
         self._ascii = text.isascii()
         self._line_starts = line_starts(text)
         self._byte_starts: list[int] | None = None
+        self._marks: dict[int, list[int]] = {}  # long line -> byte offset of every _STEP-th character
 
     def _bytes_per_line(self) -> list[int]:
         if self._byte_starts is None:
@@ -87,8 +93,21 @@ class OffsetMap:
         if self._ascii:
             return start + byte_column
         end = self._line_starts[row + 1] - 1 if row + 1 < len(self._line_starts) else len(self._text)
-        prefix = self._text[start:end].encode("utf-8")[:byte_column]
-        return start + len(prefix.decode("utf-8", errors="ignore"))
+        if end - start <= _STEP:
+            prefix = self._text[start:end].encode("utf-8")[:byte_column]
+            return start + len(prefix.decode("utf-8", errors="ignore"))
+        # a long line (minified code): from the nearest checkpoint, not the line's start each time
+        marks = self._marks.get(row)
+        if marks is None:
+            marks, total = [], 0
+            for at in range(start, end, _STEP):
+                marks.append(total)
+                total += len(self._text[at:min(at + _STEP, end)].encode("utf-8"))
+            self._marks[row] = marks
+        k = max(0, bisect_right(marks, byte_column) - 1)
+        at = start + k * _STEP
+        prefix = self._text[at:min(at + _STEP, end)].encode("utf-8")[:byte_column - marks[k]]
+        return at + len(prefix.decode("utf-8", errors="ignore"))
 
     def from_byte(self, offset: int) -> int:
         """Code-point offset of a byte offset."""
