@@ -94,10 +94,15 @@ def bert_stage(staged: Sequence[Staged], settings: GradeSettings, scorer: LocalS
     """Stage two: CodeBERTScore for every scorable item, one ``add_codebertscore`` per batch."""
     if "codebertscore" not in settings.metrics:
         return
+    from ..scoring.headline import add_refscore
+
     for batch in _batches(staged, settings.batch_size):
         reports = [s.report for s in batch]
         assert all(r is not None for r in reports), "stage one makes a report for every scorable item"
-        scorer.add_codebertscore([request_for(s.item, settings) for s in batch], reports)  # type: ignore[arg-type]
+        requests = [request_for(s.item, settings) for s in batch]
+        scorer.add_codebertscore(requests, reports)  # type: ignore[arg-type]
+        for request, report in zip(requests, reports):  # the combined headline, as score_many adds it
+            add_refscore(request, report)  # type: ignore[arg-type]
 
 
 def settings_to_dict(settings: GradeSettings) -> dict[str, Any]:
