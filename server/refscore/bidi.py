@@ -5,7 +5,8 @@ marks U+200E, U+200F, U+061C) change the order in which text is displayed, not t
 which it is read. In code they can make what a reviewer sees differ from what runs (CVE-2021-42574);
 in a file name they can make ``bidi_<U+202E>cod.py`` display as another name. RefScore scores such
 code (it is only text to the metrics) but warns about it in every front end, and shows names with
-the controls replaced by visible ``<U+202E>`` markers.
+the controls replaced by visible ``<U+202E>`` markers. ``printable`` does the same for control
+characters too, for whatever goes to a terminal (names, ids, code in the heat view).
 """
 
 from __future__ import annotations
@@ -69,3 +70,15 @@ def bidi_warning(text: str) -> str | None:
 def reveal(text: str) -> str:
     """``text`` with each bidi control replaced by a visible ``<U+202E>`` marker."""
     return BIDI_PATTERN.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
+
+
+#: C0 and C1 control characters and DEL. In a name on a terminal, ESC can clear the screen or
+#: recolour what follows, CR and LF can forge lines of output ("all submissions reach ...").
+CONTROL_CHARACTERS = frozenset([chr(c) for c in range(0x20)] + ["\x7f"] + [chr(c) for c in range(0x80, 0xA0)])
+_UNSAFE = re.compile("[" + re.escape("".join(sorted(CONTROL_CHARACTERS | BIDI_CONTROLS))) + "]")
+
+
+def printable(text: str, keep: str = "") -> str:
+    """``text`` for a terminal: bidi controls, control characters and DEL replaced by visible
+    ``<U+001B>`` markers, except those in ``keep`` (``"\n\t"`` for code shown as code)."""
+    return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else f"<U+{ord(m.group()):04X}>", text)

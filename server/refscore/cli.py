@@ -110,7 +110,9 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         return int(args.handler(args) or 0)
     except RefScoreError as error:
-        print(f"refscore: {error}", file=sys.stderr)
+        from .bidi import printable  # a file name in the message may hold control characters
+
+        print(f"refscore: {printable(str(error))}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
         print("refscore: interrupted", file=sys.stderr)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..bidi import reveal
+from ..bidi import printable
 from ..embed.backends import BACKENDS, apply_backend, backend_tag
 from ..errors import EXIT_BELOW_THRESHOLD, EXIT_OK, InputFileError
 from ..grade.cache import ReportCache
@@ -206,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
     items = collect(args, own=[*outputs.values(), *([cache_path] if cache_path else [])])
     options.check_layer(args.layer, args.model, [i.language for i in items.items if i.language], metrics)
     for note in items.notes:
-        print(f"refscore: note: {note}", file=sys.stderr)
+        print(f"refscore: note: {printable(note)}", file=sys.stderr)
     idf = _idf_setting(args.idf)
     tag = scorer_tag(args.model, args.layer, args.device, idf) + backend_tag(args.backend)  # int8 only
     settings = GradeSettings(metrics, weights, args.batch_size, tag, args.codebleu_rule,
@@ -289,7 +289,7 @@ def row_line(row: dict) -> str:
     """One submission's line on the terminal (when no report file is written)."""
     scores = "  ".join(f"{LABELS[c]} {row[c]:.3f}" for c in SHOWN if isinstance(row.get(c), float))
     notes = "; ".join(row["errors"])
-    return reveal(f"{row['id']}  {scores}" + (f"  [{notes}]" if notes else ""))
+    return printable(f"{row['id']}  {scores}" + (f"  [{notes}]" if notes else ""))
 
 
 def _threshold(args: argparse.Namespace, rows: list) -> int:
@@ -315,7 +315,7 @@ def report_threshold(args: argparse.Namespace, metric: str, count: int, first: l
     for row in first:
         value = row.get(metric)
         shown = f"{value:.3f}" if isinstance(value, float) else "not scored"
-        print(reveal(f"  {row['id']}: {shown}"), file=sys.stderr)
+        print(printable(f"  {row['id']}: {shown}"), file=sys.stderr)
     if count > len(first):
         print(f"  ... and {count - len(first)} more", file=sys.stderr)
     return EXIT_BELOW_THRESHOLD

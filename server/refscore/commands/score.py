@@ -8,7 +8,7 @@ import sys
 
 from .. import languages
 from ..analysis.positions import LinePositions
-from ..bidi import bidi_warning
+from ..bidi import bidi_warning, printable
 from ..embed.backends import BACKENDS
 from ..metrics.codebertscore_result import BertScore
 from ..scoring.factory import open_scorer
@@ -89,12 +89,12 @@ def run(args: argparse.Namespace) -> int:
 
     for note in [*getattr(scorer, "notes", ()), missing_note(requests, reports)]:
         if note:
-            print(f"refscore: note: {note}", file=sys.stderr)
+            print(f"refscore: note: {printable(note)}", file=sys.stderr)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     for index, (path, request, report) in enumerate(zip(args.candidates, requests, reports)):
         warnings = _bidi_warnings(path, request.candidate, reference_paths, references)
         if mismatches[index]:
-            print(f"refscore: warning: {mismatches[index]}", file=sys.stderr)
+            print(f"refscore: warning: {printable(mismatches[index])}", file=sys.stderr)
             warnings.append(mismatches[index])
         if args.json:
             data = {"candidate": path, "reference": args.reference, **report.to_dict(explain=args.explain),
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
                 data["functions"] = [pair_record(p) for p in functions[index]]
             print(json.dumps(data))
             continue
-        print(render_table(path, args.reference, report, explain=args.explain))
+        print(render_table(printable(path), printable(args.reference), report, explain=args.explain))
         if functions:
             print(render_functions(functions[index]))
         bert = report.codebertscore
@@ -133,7 +133,7 @@ def _bidi_warnings(path: str, candidate: str, reference_paths: list[str], refere
     texts = [(path, candidate), *zip(reference_paths, references)]
     warnings = [f"{name}: {w}" for name, text in texts if (w := bidi_warning(text))]
     for warning in warnings:
-        print(f"refscore: warning: {warning}", file=sys.stderr)
+        print(f"refscore: warning: {printable(warning)}", file=sys.stderr)
     return warnings
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..analysis.positions import LinePositions
+from ..bidi import printable
 from ..metrics.codebertscore_align import WordAlignment, merge_pieces
 from ..metrics.codebertscore_result import BertScore
 
@@ -55,18 +56,21 @@ def render_heat(candidate: str, words: list[WordAlignment], *, color: bool,
 
     Without colour, weak words are marked «like this» and borderline ones ‹like this›.
     """
+    def safe(text: str) -> str:  # the code's own control characters never reach the terminal raw
+        return printable(text.replace("\r\n", "\n"), keep="\n\t")
+
     pieces, position = [], 0
     for word in words:
         if word.similarity >= threshold + 0.15:
             continue
         weak = word.similarity < threshold
-        pieces.append(candidate[position:word.start])
+        pieces.append(safe(candidate[position:word.start]))
         if color:
-            pieces.append(f"{_RED if weak else _YELLOW}{word.text}{_RESET}")
+            pieces.append(f"{_RED if weak else _YELLOW}{safe(word.text)}{_RESET}")
         else:
-            pieces.append(f"«{word.text}»" if weak else f"‹{word.text}›")
+            pieces.append(f"«{safe(word.text)}»" if weak else f"‹{safe(word.text)}›")
         position = word.end
-    pieces.append(candidate[position:])
+    pieces.append(safe(candidate[position:]))
     lines = "".join(pieces).split("\n")
     shown = lines[:max_lines]
     if len(lines) > max_lines:
