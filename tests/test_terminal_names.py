@@ -76,3 +76,12 @@ def test_score_header_and_heat_view_show_control_characters_as_markers(tmp_path:
     coloured = _run("score", "ref.py", ESC_NAME, "--no-daemon", "--color", "always", cwd=tmp_path)
     heat = coloured.stdout.split("heat view", 1)[1]
     assert '"<U+001B>[' in heat and "\x1b[2J" not in heat  # only RefScore's own colour codes are raw
+
+
+def test_explanations_of_reference_code_show_control_characters_as_markers(tmp_path: Path) -> None:
+    (tmp_path / "ref.py").write_text('x = "\x1b[2J"\ny = 1\n')
+    (tmp_path / "cand.py").write_text("x = 1\n")
+    result = _run("score", "ref.py", "cand.py", "--no-daemon", "--metrics", "codebleu", "--explain", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    _clean(result.stdout)
+    assert '[syntax_match] string: "<U+001B>[2J"' in result.stdout

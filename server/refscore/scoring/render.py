@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ..bidi import printable
 from .pairing import FunctionPair
 from .report import ScoreReport
 
@@ -49,7 +50,7 @@ def render_table(candidate: str, reference: str, report: ScoreReport, explain: b
         if explain and result.explanations:
             lines.append("  missing from the candidate (first 15):")
             for item in result.explanations[:15]:
-                lines.append(f"    [{item.component}] {item.text}")
+                lines.append(f"    [{item.component}] {printable(item.text)}")  # reference code: no raw ESC
         elif explain and result.rule == "compat":
             lines.append("  (the package's rule gives numbers only; explanations come with --codebleu-rule native)")
     lines += _text_metric_lines(report)
