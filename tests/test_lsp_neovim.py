@@ -89,7 +89,7 @@ def test_neovim_scores_a_path_with_spaces_and_gets_current_ranges_while_an_edit_
            "XDG_STATE_HOME": str(home / "state"), "XDG_DATA_HOME": str(home / "data"),
            "XDG_CONFIG_HOME": str(home / "config")}
     run = subprocess.run([NVIM, "--headless", "--clean", "-l", str(SCRIPT.with_name("nvim_edit.lua"))], env=env,
-                         capture_output=True, text=True, timeout=150, stdin=subprocess.DEVNULL)
+                         capture_output=True, text=True, timeout=200, stdin=subprocess.DEVNULL)
     assert out.exists(), f"Neovim wrote nothing: rc={run.returncode}\n{run.stdout}\n{run.stderr}"
     result = json.loads(out.read_text(encoding="utf-8"))
     assert not result["errors"], result["errors"]

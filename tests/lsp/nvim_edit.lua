@@ -1,6 +1,6 @@
 -- Drives `refscore serve` (CodeBLEU only) from a real headless Neovim on a file whose path has
 -- spaces (Neovim sends it percent-encoded): waits for the summary, shrinks the buffer with two
--- quick edits (the second waits for the debounce), asks for code lenses and a hover meanwhile,
+-- quick edits (they wait for the 10 s debounce), asks for code lenses and a hover meanwhile,
 -- then waits for the new version's summary. Writes JSON to REFSCORE_OUT.
 -- Environment: REFSCORE_CMD (JSON list), REFSCORE_ROOT, REFSCORE_FILE, REFSCORE_OUT.
 local cmd = vim.json.decode(os.getenv("REFSCORE_CMD"))
@@ -28,7 +28,7 @@ local ok, err = pcall(function()
     name = "refscore",
     cmd = cmd,
     root_dir = os.getenv("REFSCORE_ROOT"),
-    settings = { refscore = { metrics = { "codebleu" }, debounceMs = 4000 } },
+    settings = { refscore = { metrics = { "codebleu" }, debounceMs = 10000 } },
   }, { bufnr = buf })
   result.uri = vim.uri_from_bufnr(buf)
   result.ready = vim.wait(60000, function() return summary(buf) ~= nil end, 50)
@@ -36,8 +36,8 @@ local ok, err = pcall(function()
   result.first_message = first and first.message or vim.NIL
   result.first_version = version_of(first) or vim.NIL
 
-  vim.api.nvim_buf_set_lines(buf, 2, -1, false, {})  -- scored at once (after a quiet spell) ...
-  vim.api.nvim_buf_set_lines(buf, 1, -1, false, {})  -- ... but superseded: this one waits 4 s
+  vim.api.nvim_buf_set_lines(buf, 2, -1, false, {})  -- two quick edits, moments after the open was
+  vim.api.nvim_buf_set_lines(buf, 1, -1, false, {})  -- scored: both wait for the 10 s debounce
   result.line_count = vim.api.nvim_buf_line_count(buf)
   local params = { textDocument = { uri = result.uri } }
   result.lens_lines = {}
@@ -53,7 +53,7 @@ local ok, err = pcall(function()
   end
   result.stale_version = version_of(summary(buf)) or vim.NIL
 
-  result.rescored = vim.wait(30000, function()
+  result.rescored = vim.wait(60000, function()
     local d = summary(buf)
     return d ~= nil and version_of(d) ~= result.first_version
   end, 50)
