@@ -179,6 +179,30 @@ def test_a_small_request_does_not_wait_for_a_large_one(place: Place) -> None:
         assert large.result(timeout=600).codebleu is not None
 
 
+def test_two_large_requests_run_at_once_and_stop_apart(place: Place) -> None:
+    start_daemon(place, "--large-workers", "2")
+    with DaemonClient(autostart=False) as client:
+        first = client.submit(large_request(1), document="file:///one.py")
+        second = client.submit(large_request(3), document="file:///two.py")
+        assert wait_until(lambda: client.status()["queue"]["large_running"] == 2, timeout=60)
+        assert wait_until(lambda: len(worker_pids_in(place.run)) == 2, timeout=60)
+        assert client.status()["large_workers"] == 2
+        before = set(worker_pids_in(place.run))
+        newer = client.submit(codebleu_request(CANDIDATE + "\n# edited\n"), document="file:///one.py")
+        with pytest.raises(RequestCancelled):
+            first.result(timeout=60)
+        assert newer.result(timeout=60).codebleu is not None
+        assert wait_until(lambda: len(set(worker_pids_in(place.run)) & before) == 1, timeout=30)  # only its process ended
+        assert second.result(timeout=600).codebleu is not None
+        status = client.status()
+    assert status["requests"]["stopped"] == 1 and status["queue"]["large_running"] == 0
+
+
+def test_large_workers_must_be_at_least_one(place: Place) -> None:
+    done = refscore("daemon", "start", "--large-workers", "0", env=place.env)
+    assert done.returncode == 2 and "--large-workers 0: must be at least 1" in done.stderr
+
+
 def test_abandoned_large_work_stops(place: Place) -> None:
     start_daemon(place)
     code = ("import sys\nsys.path.insert(0, sys.argv[1])\n"

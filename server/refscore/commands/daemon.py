@@ -36,6 +36,9 @@ def _add_settings(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--large-chars", type=int, metavar="N",
                         help="requests with more characters than this (all texts) run in the large lanes, "
                              "CodeBLEU in a worker process that is killed when the work is abandoned (default 100000)")
+    parser.add_argument("--large-workers", type=int, metavar="N",
+                        help="large CodeBLEU requests run at once, each in a worker process (default: half the "
+                             "cores, 1 to 4)")
     parser.add_argument("--advertise-version", help=argparse.SUPPRESS)  # tests: pose as another version
 
 
@@ -73,7 +76,7 @@ def check_settings(args: argparse.Namespace) -> None:
     from ..errors import InputFileError
     from . import options
 
-    for name in ("workers", "max_batch", "lanes", "large_chars"):
+    for name in ("workers", "max_batch", "lanes", "large_chars", "large_workers"):
         value = getattr(args, name, None)
         if value is not None and value < 1:
             raise options.UsageError(f"--{name.replace('_', '-')} {value}: must be at least 1")
@@ -102,7 +105,7 @@ def _settings_argv(args: argparse.Namespace) -> list[str]:
     """The options of ``start`` to pass on to ``run``."""
     argv: list[str] = []
     for name in ("idle_timeout", "workers", "max_batch", "batch_wait", "lanes", "model", "layer", "device", "backend",
-                 "transport", "max_message_mb", "large_chars", "advertise_version"):
+                 "transport", "max_message_mb", "large_chars", "large_workers", "advertise_version"):
         value = getattr(args, name, None)
         if value is not None:
             argv += ["--" + name.replace("_", "-"), str(value)]
@@ -121,7 +124,7 @@ def run_foreground(args: argparse.Namespace) -> int:
         "model": args.model, "layer": args.layer, "device": args.device, "transport": args.transport,
         "max_message_bytes": None if args.max_message_mb is None else int(args.max_message_mb * 1024 * 1024),
         "preload": args.preload or None, "advertise_version": args.advertise_version,
-        "large_chars": args.large_chars,
+        "large_chars": args.large_chars, "large_workers": args.large_workers,
     }
     if args.backend:  # read by the encoder when the model loads
         os.environ["REFSCORE_ENCODER_BACKEND"] = args.backend
@@ -245,7 +248,8 @@ def render_status(s: dict[str, Any]) -> str:
         ("queue", f"codebleu {queue.get('codebleu', 0)}, codebertscore {queue.get('codebertscore', 0)}, "
                   f"in flight {queue.get('in_flight', 0)}"),
         ("large lanes", f"over {s.get('large_chars', 0):,} characters: codebleu {queue.get('codebleu_large', 0)} "
-                        f"queued, {queue.get('large_running', 0)} running in a worker process; "
+                        f"queued, {queue.get('large_running', 0)} of {s.get('large_workers', 1)} worker processes "
+                        "busy; "
                         f"codebertscore {queue.get('codebertscore_large', 0)} queued"),
         ("requests", f"{req.get('served', 0)} served, {req.get('cancelled', 0)} cancelled "
                      f"({req.get('superseded', 0)} superseded, {req.get('stopped', 0)} stopped while running), "

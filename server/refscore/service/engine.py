@@ -9,7 +9,8 @@ A ``Job`` is one score request. It has up to two stages that run at the same tim
   request at a time.
 
 Large requests (over ``large_chars`` characters) take lanes of their own (``lanes``): CodeBLEU in
-a worker process, CodeBERTScore in a batcher thread of their own, so they never hold up small ones.
+worker processes (``large_workers`` at once), CodeBERTScore in a batcher thread of their own, so
+they never hold up small ones.
 
 A job that is superseded (a newer job with the same key: client + document) or cancelled (its
 client asked, or disconnected) fails with ``Cancelled`` at once; stages not yet started never run,
@@ -57,6 +58,8 @@ class EngineConfig:
     preload: bool = False
     #: Requests with more characters than this (all texts together) take the large lanes.
     large_chars: int = DEFAULT_LARGE_CHARS
+    #: Large CodeBLEU requests run at once, each in a worker process; None: half the cores, 1 to 4.
+    large_workers: int | None = None
 
 
 class Engine:
@@ -71,7 +74,7 @@ class Engine:
         self._bert_queue: deque[Job] = deque()
         self._bert_large: deque[Job] = deque()  # served by a lane of its own, one job at a time
         self._large_bert_lane: threading.Thread | None = None
-        self.large_codebleu = LargeCodeBleuLane(self._large_codebleu_done)
+        self.large_codebleu = LargeCodeBleuLane(self._large_codebleu_done, config.large_workers)
         self._latest: dict[Hashable, Job] = {}
         self._unfinished = 0
         self._codebleu_waiting = 0
@@ -360,7 +363,7 @@ class Engine:
             stats = dict(self.stats, stopped=self.large_codebleu.stopped)
             queue = {"codebleu": self._codebleu_waiting, "codebertscore": len(self._bert_queue),
                      "codebleu_large": self.large_codebleu.waiting(), "codebertscore_large": len(self._bert_large),
-                     "large_running": int(self.large_codebleu.running is not None), "in_flight": self._unfinished}
+                     "large_running": self.large_codebleu.running_count(), "in_flight": self._unfinished}
         batches = stats.pop("batches")
         batched = stats.pop("batched_requests")
         batch_seconds = stats.pop("batch_seconds")
@@ -378,6 +381,7 @@ class Engine:
             "torch_threads": self.torch_threads,
             "max_batch": self.config.max_batch,
             "large_chars": self.config.large_chars,
+            "large_workers": len(self.large_codebleu.workers),
         }
 
     def close(self) -> None:

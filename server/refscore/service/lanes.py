@@ -4,9 +4,10 @@ A request is *large* when its texts (candidate, references, context) hold more t
 ``large_chars`` characters together (default ``DEFAULT_LARGE_CHARS``). Large requests run in lanes
 of their own:
 
-* CodeBLEU: ``LargeCodeBleuLane``, one request at a time in a killable worker process
-  (``worker.CodeBleuWorker``); a request abandoned while it runs (its client disconnected,
-  cancelled it or superseded it, or the daemon is stopping) has its process killed at once;
+* CodeBLEU: ``LargeCodeBleuLane``, up to ``workers`` requests at once, each in a killable worker
+  process of its own (``worker.CodeBleuWorker``; default: half the cores, at most 4); a request
+  abandoned while it runs (its client disconnected, cancelled it or superseded it, or the daemon is
+  stopping) has its process killed at once;
 * CodeBERTScore: a batcher thread of their own, one request per batch (``engine``).
 
 Small requests keep the CodeBLEU thread pool and the shared CodeBERTScore batches, so a two-line
@@ -59,20 +60,28 @@ class Job:
             return not self.cancelled
 
 
+def default_large_workers() -> int:
+    """Large CodeBLEU requests run at once by default: half the cores, 1 to 4."""
+    import os
+
+    return max(1, min(4, (os.cpu_count() or 1) // 2))
+
+
 class LargeCodeBleuLane:
-    """Runs the CodeBLEU stage of large jobs, one at a time, in a worker process it can kill.
+    """Runs the CodeBLEU stage of large jobs, up to ``workers`` at once, each in a worker process
+    it can kill.
 
     ``done(job, report)`` is called for every job put here: ``report`` is None when the stage
     never ran or was stopped (the job was cancelled), else the CodeBLEU report."""
 
-    def __init__(self, done: Callable[[Job, ScoreReport | None], None]) -> None:
+    def __init__(self, done: Callable[[Job, ScoreReport | None], None], workers: int | None = None) -> None:
         self._done = done
         self._queue: deque[Job] = deque()
         self._cond = threading.Condition()
         self._closing = False
-        self._thread: threading.Thread | None = None
-        self.worker = CodeBleuWorker()
-        self.running: Job | None = None
+        self._threads: list[threading.Thread] = []
+        self.workers = [CodeBleuWorker() for _ in range(max(1, workers or default_large_workers()))]
+        self.running: dict[int, Job] = {}  # worker index -> the job it runs
         self.stopped = 0  # running stages stopped because their job was abandoned
 
     def put(self, job: Job) -> None:
@@ -82,9 +91,13 @@ class LargeCodeBleuLane:
             else:
                 closing = False
                 self._queue.append(job)
-                if self._thread is None:
-                    self._thread = threading.Thread(target=self._loop, name="refscore-codebleu-large", daemon=True)
-                    self._thread.start()
+                busy = len(self.running) + len(self._queue)
+                if len(self._threads) < len(self.workers) and busy > len(self._threads):
+                    index = len(self._threads)
+                    thread = threading.Thread(target=self._loop, args=(index,), daemon=True,
+                                              name=f"refscore-codebleu-large-{index}")
+                    self._threads.append(thread)
+                    thread.start()
                 self._cond.notify()
         if closing:
             self._done(job, None)
@@ -93,7 +106,12 @@ class LargeCodeBleuLane:
         with self._cond:
             return len(self._queue)
 
-    def _loop(self) -> None:
+    def running_count(self) -> int:
+        """Large CodeBLEU stages running now."""
+        with self._cond:
+            return len(self.running)
+
+    def _loop(self, index: int) -> None:
         while True:
             with self._cond:
                 while not self._queue and not self._closing:
@@ -101,18 +119,18 @@ class LargeCodeBleuLane:
                 if self._closing:
                     return
                 job = self._queue.popleft()
-                self.running = job
+                self.running[index] = job
             try:
-                report = self._run(job)
+                report = self._run(job, self.workers[index])
             finally:
                 with self._cond:
-                    self.running = None
+                    self.running.pop(index, None)
             self._done(job, report)
 
-    def _run(self, job: Job) -> ScoreReport | None:
+    def _run(self, job: Job, worker: CodeBleuWorker) -> ScoreReport | None:
         if not job.begin_stage():
             return None
-        report = self.worker.run(job.request, stop=lambda: job.cancelled or self._closing)
+        report = worker.run(job.request, stop=lambda: job.cancelled or self._closing)
         if report is None:
             with self._cond:
                 self.stopped += 1
@@ -121,11 +139,12 @@ class LargeCodeBleuLane:
         return report
 
     def close(self) -> list[Job]:
-        """Stop: the running stage is killed; the jobs still queued are returned (not run)."""
+        """Stop: the running stages are killed; the jobs still queued are returned (not run)."""
         with self._cond:
             self._closing = True
             queued = list(self._queue)
             self._queue.clear()
             self._cond.notify_all()
-        self.worker.kill()
+        for worker in self.workers:
+            worker.kill()
         return queued
