@@ -57,10 +57,11 @@ def test_glob_does_not_recurse_through_folder_links(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     ids = [row["id"] for row in json.loads((tmp_path / "out.json").read_text())["submissions"]]
     assert ids == ["loop/a.py", "loop/sub/b.py"]
-    # a single-level wildcard may name a link once (finite); the same file is still graded once
+    # a single-level wildcard may name a link once (finite); the same file is still graded once,
+    # under the first name that reached it, whichever argument that was
     code, rows = grade_json(tmp_path, "-r", str(tmp_path / "ref.py"), str(loop / "*" / "*.py"), str(loop / "*.py"))
     assert code == 0
-    assert sorted(os.path.relpath(i, loop) for i in rows) == ["a.py", "self/a.py", "sub/b.py"]
+    assert sorted(os.path.relpath(i, loop) for i in rows) == ["self/a.py", "sub/b.py"]
 
 
 # -- defect 10: folders with nothing to grade ----------------------------------------------------------
@@ -205,3 +206,33 @@ def test_reports_respect_the_umask(tmp_path: Path, umask: int, mode: int) -> Non
     assert result.returncode == 0, result.stderr
     for name in ("grade.csv", "grade.json", "grade.html"):
         assert stat.S_IMODE((tmp_path / "out" / name).stat().st_mode) == mode, name
+
+
+def test_a_link_leading_out_of_the_class_is_an_error_row_never_read(tmp_path: Path) -> None:
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (tmp_path / "ref.py").write_text(REF)
+    (subs / "a.py").write_text(CAND)
+    secret = tmp_path / "secret.py"
+    secret.write_text("TOKEN = 'do-not-show'\n")
+    (subs / "b.py").symlink_to(secret)
+    (subs / "c.py").symlink_to(subs / "a.py")  # a link inside the class: the same file, graded once
+    out = tmp_path / "out"
+    code = main(["grade", "-r", str(tmp_path / "ref.py"), str(subs), str(subs / "b.py"), "--metrics", "codebleu",
+                 "--no-cache", "-q", "-o", str(out)])
+    assert code == 0
+    rows = {Path(r["id"]).name: r for r in json.loads((out / "grade.json").read_text())["submissions"]}
+    assert sorted(rows) == ["a.py", "b.py"]
+    assert rows["b.py"]["codebleu"] is None and "a symbolic link to a file outside" in rows["b.py"]["errors"][0]
+    assert "do-not-show" not in (out / "grade.html").read_text()
+
+
+def test_a_file_reached_by_several_arguments_is_graded_once(tmp_path: Path) -> None:
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (tmp_path / "ref.py").write_text(REF)
+    (subs / "a.py").write_text(CAND)
+    (subs / "b.py").write_text(REF)
+    code, rows = grade_json(tmp_path, "-r", str(tmp_path / "ref.py"), str(subs), str(subs / "a.py"),
+                            str(subs / "*.py"))
+    assert code == 0 and len(rows) == 2

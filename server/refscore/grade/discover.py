@@ -83,7 +83,9 @@ class Submission(NamedTuple):
 def expand(arguments: Iterable[str | Path], pattern: str | None = None, per_folder: bool = False,
            exclude: Iterable[str | Path] = ()) -> list[Submission]:
     """Turn command-line arguments into submissions, in order. A glob never follows a link to a
-    folder while recursing, and what one argument yields is unique by real path."""
+    folder while recursing, a file found inside a folder that links outside it is an error row
+    (never read: a submission cannot pull in ``/etc/passwd``), and every file is graded once
+    however many arguments reach it."""
     skip = {_real(p) for p in exclude}
     out: list[Submission] = []
     for arg in arguments:
@@ -100,8 +102,8 @@ def expand(arguments: Iterable[str | Path], pattern: str | None = None, per_fold
             found.extend(_expand_path(Path(text), pattern, per_folder, skip, from_glob=False))
         else:
             found.append(Submission(text, None))
-        out.extend(_unique(found))
-    return out
+        out.extend(found)
+    return _unique(out)  # `subs/ subs/*.py` grades each file once
 
 
 def _drop_nested_empty(found: list[Submission], matches: list[str]) -> list[Submission]:
@@ -129,6 +131,8 @@ def _expand_path(path: Path, pattern: str | None, per_folder: bool, skip: set[st
     if not path.is_dir():
         if _real(path) in skip or (from_glob and pattern and not fnmatch.fnmatch(path.name, pattern)):
             return []
+        if path.is_symlink() and _inside(path.parent, [path])[1]:
+            return [Submission(str(path), [], _OUTSIDE.format(folder=path.parent))]
         return [Submission(str(path), [path])]
     if per_folder:
         folders = [d for d in sorted(path.iterdir()) if d.is_dir() and not d.name.startswith(".")]
@@ -138,13 +142,28 @@ def _expand_path(path: Path, pattern: str | None, per_folder: bool, skip: set[st
             return [Submission(str(path), [], "no sub-folders (with --per-folder each sub-folder is one submission)")]
         out = []
         for folder in folders:
-            files = [f for f in _files(folder, pattern) if _real(f) not in skip]
+            files, outside = _inside(folder, [f for f in _files(folder, pattern) if _real(f) not in skip])
+            if outside:
+                out.append(Submission(str(outside[0]), [], _OUTSIDE.format(folder=folder)))
+                continue
             out.append(Submission(str(folder), files, None if files else _nothing(pattern)))
         return out
-    files = [f for f in _files(path, pattern) if _real(f) not in skip]
-    if not files:
-        return [Submission(str(path), [], _nothing(pattern))]
-    return [Submission(str(f), [f]) for f in files]
+    files, outside = _inside(path, [f for f in _files(path, pattern) if _real(f) not in skip])
+    subs = [Submission(str(f), [f]) for f in files] + [Submission(str(f), [], _OUTSIDE.format(folder=path))
+                                                       for f in outside]
+    return subs or [Submission(str(path), [], _nothing(pattern))]
+
+
+_OUTSIDE = "a symbolic link to a file outside {folder}: not read"
+
+
+def _inside(folder: Path, files: list[Path]) -> tuple[list[Path], list[Path]]:
+    """``files`` found in ``folder`` split into those really inside it and links leading out."""
+    root = _real(folder)
+    inside, outside = [], []
+    for f in files:
+        (inside if os.path.commonpath([root, _real(f)]) == root else outside).append(f)
+    return inside, outside
 
 
 def _nothing(pattern: str | None) -> str:
