@@ -19,9 +19,7 @@ from refscore.service.paths import FileLock
 from tests.lsp import samples
 from tests.lsp.harness import session
 
-pytestmark = pytest.mark.asyncio
-
-
+@pytest.mark.asyncio
 async def test_exit_does_not_wait_for_work_in_flight(tmp_path: Path) -> None:
     place = Path(tempfile.mkdtemp(prefix="rsx-"))  # short: a Unix socket path has at most 107 bytes
     run = place / "run"
@@ -49,3 +47,27 @@ async def test_exit_does_not_wait_for_work_in_flight(tmp_path: Path) -> None:
         silent.close()
         lock.release()
         shutil.rmtree(place, ignore_errors=True)
+
+
+def _frame(message: dict) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+@pytest.mark.parametrize("shutdown,code", [(True, 0), (False, 1)])
+def test_exit_code_says_whether_shutdown_came_first(tmp_path: Path, shutdown: bool, code: int) -> None:
+    """LSP: exit with 0 when a shutdown request came before ``exit``, else with 1."""
+    import subprocess
+    import sys
+
+    messages = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                 "params": {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}},
+                {"jsonrpc": "2.0", "method": "initialized", "params": {}}]
+    if shutdown:
+        messages.append({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+    messages.append({"jsonrpc": "2.0", "method": "exit"})
+    done = subprocess.run([sys.executable, "-m", "refscore", "serve", "--no-daemon"],
+                          input=b"".join(_frame(m) for m in messages), capture_output=True, timeout=60,
+                          env={**os.environ, "REFSCORE_RUNTIME_DIR": str(tmp_path / "run")})
+    assert done.returncode == code, done.stderr.decode(errors="replace")[-2000:]
+    assert b"Traceback" not in done.stderr

@@ -34,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
 
     server = build_server(allow_daemon=not args.no_daemon)
     server.start_io()
+    # LSP: exit code 0 after a ``shutdown`` request, 1 when ``exit`` (or the client's end) came without one
+    code = 0 if getattr(server.protocol, "_shutdown", False) else 1
     # ``exit`` (or the client gone): end now. Work still in flight (a daemon call, a large
     # CodeBLEU) runs in worker threads the interpreter would join first, for up to minutes.
     logging.shutdown()
@@ -42,4 +44,4 @@ def run(args: argparse.Namespace) -> int:
             stream.flush()
         except (OSError, ValueError):  # pygls closed stdout on exit
             pass
-    os._exit(0)
+    os._exit(code)
