@@ -12,7 +12,7 @@ import pytest
 
 from refscore.analysis.document import analyse_structure
 from refscore.compat import calc_codebleu
-from refscore.scoring.codebleu import score_codebleu
+from refscore.scoring.codebleu import corpus_codebleu_compat, score_codebleu
 
 REFERENCE = """def total(values):
     result = 0
@@ -26,6 +26,28 @@ def test_identical_code_scores_one() -> None:
     result = score_codebleu([REFERENCE], REFERENCE, "python")
     assert result.score == pytest.approx(1.0)
     assert result.explanations == ()
+
+
+@pytest.mark.parametrize("code,language", [("x = 1", "python"), ("return x", "python"), ("f()", "python"),
+                                           ("x = 1;", "java"), ("x++;", "javascript"), ("a", "go")])
+def test_a_copy_of_a_short_text_scores_one_natively(code: str, language: str) -> None:
+    """Texts shorter than four tokens have no 4-grams: the native rule leaves that order out
+    (sacrebleu's effective order) instead of counting it 0.1 / 1, so a copy scores 1."""
+    result = score_codebleu([code], code, language)
+    assert result.component("ngram_match").score == pytest.approx(1.0)
+    assert result.component("weighted_ngram_match").score == pytest.approx(1.0)
+    assert result.score == pytest.approx(1.0)
+    compat = calc_codebleu([code], [code], language)  # the package's numbers are kept for comparison
+    assert compat["ngram_match_score"] < 1.0
+    assert corpus_codebleu_compat([[code]], [code], language).score == pytest.approx(compat["codebleu"])
+
+
+def test_effective_order_changes_nothing_from_four_tokens_on() -> None:
+    candidate = "def total(values):\n    return sum(values)\n"
+    native = score_codebleu([REFERENCE], candidate, "python")
+    compat = corpus_codebleu_compat([[REFERENCE]], [candidate], "python")
+    for name in ("ngram_match", "weighted_ngram_match"):
+        assert native.component(name).score == pytest.approx(compat.component(name).score, abs=1e-12)
 
 
 def test_no_matching_dataflow_scores_zero_not_full_credit() -> None:

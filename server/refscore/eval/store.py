@@ -1,6 +1,6 @@
 """The scores file as a cache: every metric value of every item, keyed by the item's texts.
 
-A *unit* is one metric group under one setting (``codebleu:norm=no``, ``cbs:...:L6:ctx=no``);
+A *unit* is one metric group under one setting (``codebleu:effective-order:norm=no``, ``cbs:...:L6:ctx=no``);
 it holds a fixed list of columns and one row per scored item key. ``item_key`` hashes what a
 score depends on (language, candidate, references, context), so a run on a sample, a run on
 everything and a run with more layers share their work, and an interrupted run (the file is

@@ -18,6 +18,9 @@ from .metrics import (BERT_PARTS, BERT_STATS, CODEBLEU_METRICS, bert_name, bert_
 
 #: Metric groups ``refscore eval --metrics`` accepts.
 GROUPS = ("codebleu", "chrf", "tsed", "crystalbleu", "cbs")
+#: Version of the CodeBLEU unit's numbers (a change to how they are computed must not reuse
+#: values cached by an older run; "effective-order": the native rule's short-text fix).
+CODEBLEU_UNIT = "effective-order"
 #: Items per task (CodeBERTScore chunks end at a problem boundary).
 CHUNK = {"codebleu": 400, "chrf": 2000, "tsed": 300, "crystalbleu": 2000, "cbs": 256}
 _ENCODERS: dict[tuple, Any] = {}
@@ -56,7 +59,7 @@ def units(group: str, config: Any, params: dict[str, Any] | None = None,
     """The units a group fills under ``config`` (CodeBERTScore: one per layer and context)."""
     norm = "paper" if _norm(config, group) else "no"
     if group == "codebleu":
-        return [UnitSpec(f"codebleu:norm={norm}", CODEBLEU_METRICS, CODEBLEU_METRICS)]
+        return [UnitSpec(f"codebleu:{CODEBLEU_UNIT}:norm={norm}", CODEBLEU_METRICS, CODEBLEU_METRICS)]
     if group == "chrf":
         return [UnitSpec(f"chrf:norm={norm}", ("chrf",), ("chrf",)),
                 UnitSpec(f"chrfpp:norm={norm}", ("chrfpp",), ("chrfpp",))]

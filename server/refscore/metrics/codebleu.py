@@ -83,17 +83,30 @@ class CodeBleuResult:
         return {"codebleu": self.score, **values}
 
 
-def component_scores(stats: PairStats) -> tuple[float, float, float, float | None]:
-    """The four component values; dataflow is None when the references have no dataflow."""
+def component_scores(stats: PairStats, rule: Rule = "compat") -> tuple[float, float, float, float | None]:
+    """The four component values; dataflow is None when the references have no dataflow. The
+    native rule counts only the n-gram orders a text has (``ngram.score_from_stats``)."""
     syntax = stats.syntax_matched / stats.syntax_total if stats.syntax_total else 0.0
     dataflow = stats.dataflow_matched / stats.dataflow_total if stats.dataflow_total else None
-    return score_from_stats(stats.ngram), score_from_stats(stats.weighted), syntax, dataflow
+    native = rule != "compat"
+    # the weighted match is a recall: the package's brevity penalty (against a length of 2) only
+    # ever hits one-token candidates, so the native rule drops it
+    return (score_from_stats(stats.ngram, effective_order=native),
+            score_from_stats(stats.weighted, effective_order=native, brevity=not native), syntax, dataflow)
+
+
+def _unigram_total(stats: NgramStats, rule: Rule) -> float:
+    """What the shown ``matched/total`` divides by: the package's count, or under the native rule
+    what there is to count."""
+    if rule != "compat" and stats.possible is not None:
+        return stats.possible[0]
+    return stats.denominators[0]
 
 
 def combine(stats: PairStats, weights: Sequence[float], rule: Rule, language: str, tokenizer: str = "ws",
             grammar: str = "", explanations: Sequence[Explanation] = ()) -> CodeBleuResult:
     """Apply the final-score rule to the component values (native: weights normalised to sum 1)."""
-    ngram, weighted, syntax, dataflow = component_scores(stats)
+    ngram, weighted, syntax, dataflow = component_scores(stats, rule)
     if rule != "compat":
         weights = normalise(weights)
     alpha, beta, gamma, theta = weights
@@ -111,9 +124,9 @@ def combine(stats: PairStats, weights: Sequence[float], rule: Rule, language: st
         score = alpha * ngram + beta * weighted + gamma * syntax + theta * dataflow
         dataflow_value = dataflow
     components = (
-        ComponentScore("ngram_match", ngram, used[0], stats.ngram.numerators[0], stats.ngram.denominators[0]),
+        ComponentScore("ngram_match", ngram, used[0], stats.ngram.numerators[0], _unigram_total(stats.ngram, rule)),
         ComponentScore("weighted_ngram_match", weighted, used[1], stats.weighted.numerators[0],
-                       stats.weighted.denominators[0]),
+                       _unigram_total(stats.weighted, rule)),
         ComponentScore("syntax_match", syntax, used[2], stats.syntax_matched, stats.syntax_total),
         ComponentScore("dataflow_match", dataflow_value, used[3], stats.dataflow_matched, stats.dataflow_total),
     )

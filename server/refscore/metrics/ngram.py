@@ -3,6 +3,11 @@
 Clipped n-gram precision against the best reference counts, brevity penalty against the closest
 reference length (ties go to the shorter), NLTK's smoothing method 1 (0.1 added to empty orders).
 Every score is built from additive sufficient statistics, so corpus scores are sums of pair stats.
+
+The native rule (``effective_order=True``) differs for texts shorter than the highest order: an
+order with no n-grams to count (a 3-token text has no 4-grams) is left out and the other orders'
+weights are scaled up, as sacrebleu's sentence BLEU does with ``effective_order``; the package
+counts such an order as 0.1 / 1, so that a copy of ``x = 1`` scores 0.56, not 1.
 """
 
 from __future__ import annotations
@@ -23,21 +28,27 @@ class NgramStats:
     """Additive statistics of an n-gram match (numerators/denominators per order, lengths)."""
 
     numerators: tuple[float, ...]
-    denominators: tuple[float, ...]
+    denominators: tuple[float, ...]  # as the package counts them (at least 1 per pair)
     hyp_length: int
     ref_length: int
+    #: what there is to count per order, not raised to 1 (0: the text has no n-grams of that order)
+    possible: tuple[float, ...] | None = None
 
     def __add__(self, other: "NgramStats") -> "NgramStats":
+        possible = None
+        if self.possible is not None and other.possible is not None:
+            possible = tuple(a + b for a, b in zip(self.possible, other.possible))
         return NgramStats(
             tuple(a + b for a, b in zip(self.numerators, other.numerators)),
             tuple(a + b for a, b in zip(self.denominators, other.denominators)),
             self.hyp_length + other.hyp_length,
             self.ref_length + other.ref_length,
+            possible,
         )
 
     @classmethod
     def zero(cls, orders: int = 4) -> "NgramStats":
-        return cls((0,) * orders, (0,) * orders, 0, 0)
+        return cls((0,) * orders, (0,) * orders, 0, 0, (0,) * orders)
 
 
 def closest_length(reference_lengths: Sequence[int], hyp_length: int) -> int:
@@ -65,7 +76,8 @@ def bleu_stats(references: Sequence[TokenAnalysis], candidate: TokenAnalysis, or
         denominators.append(max(1, length - n))  # the number of candidate n-grams
     return NgramStats(
         tuple(numerators), tuple(denominators), length,
-        closest_length([r.length for r in references], length))
+        closest_length([r.length for r in references], length),
+        tuple(max(0, length - n) for n in range(orders)))
 
 
 def _clipped_matches(references: Sequence[TokenAnalysis], candidate: TokenAnalysis, n: int) -> int:
@@ -83,13 +95,23 @@ def _clipped_matches(references: Sequence[TokenAnalysis], candidate: TokenAnalys
     return clipped_overlap(cand_counts, best)
 
 
-def score_from_stats(stats: NgramStats, weights: Sequence[float] = DEFAULT_NGRAM_WEIGHTS) -> float:
-    """Combine statistics into a BLEU-style score (geometric mean of smoothed precisions x BP)."""
+def score_from_stats(stats: NgramStats, weights: Sequence[float] = DEFAULT_NGRAM_WEIGHTS,
+                     effective_order: bool = False, brevity: bool = True) -> float:
+    """Combine statistics into a BLEU-style score (geometric mean of smoothed precisions x BP).
+
+    ``effective_order`` (the native rule): orders with nothing to count are left out, the other
+    weights scaled to the same total, and each order divided by what there is to count.
+    ``brevity=False``: no brevity penalty (a recall needs none)."""
     if stats.numerators[0] == 0:
         return 0.0
-    penalty = brevity_penalty(stats.ref_length, stats.hyp_length)
+    penalty = brevity_penalty(stats.ref_length, stats.hyp_length) if brevity else 1.0
+    rows = list(zip(weights, stats.numerators, stats.denominators))
+    if effective_order and stats.possible is not None:
+        kept = [(w, num, possible) for w, num, possible in zip(weights, stats.numerators, stats.possible) if possible > 0]
+        scale = math.fsum(weights) / (math.fsum(w for w, _, _ in kept) or 1.0)
+        rows = [(w * scale, num, possible) for w, num, possible in kept]
     logs = []
-    for weight, numerator, denominator in zip(weights, stats.numerators, stats.denominators):
+    for weight, numerator, denominator in rows:
         if numerator == 0:
             numerator += SMOOTHING_EPSILON
         logs.append(weight * math.log(numerator / denominator))

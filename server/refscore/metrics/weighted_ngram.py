@@ -28,11 +28,12 @@ def weighted_stats(references: Sequence[TokenAnalysis], candidate: TokenAnalysis
     Unigrams: each reference token counts with its weight, so the total is 0.2 x the other
     tokens + 1 x the keyword tokens, and the matched part likewise over the clipped overlap.
     """
-    numerators, denominators = [], []
+    numerators, denominators, possibles = [], [], []
     for n in range(orders):
         cand_counts = candidate.counts[n]
         numerator: float = 0
         denominator: float = 0
+        possible: float = 0  # the same, not raised to 1 per reference
         for reference in references:
             ref_counts = reference.counts[n]
             overlap = overlaps[n] if overlaps is not None else clipped_overlap(ref_counts, cand_counts)
@@ -48,10 +49,13 @@ def weighted_stats(references: Sequence[TokenAnalysis], candidate: TokenAnalysis
                 total = OTHER_WEIGHT * (reference.length - key_total) + KEYWORD_WEIGHT * key_total
                 numerator += matched
                 denominator += max(1, total)
+                possible += total
             else:
                 numerator += overlap
                 denominator += max(1, max(0, reference.length - n))  # the number of reference n-grams
+                possible += max(0, reference.length - n)
         numerators.append(numerator)
         denominators.append(denominator)
+        possibles.append(possible)
     ref_length = closest_length([PACKAGE_REFERENCE_LENGTH] * len(references), candidate.length)
-    return NgramStats(tuple(numerators), tuple(denominators), candidate.length, ref_length)
+    return NgramStats(tuple(numerators), tuple(denominators), candidate.length, ref_length, tuple(possibles))
