@@ -183,3 +183,26 @@ def test_abbreviated_options_are_refused(tmp_path: Path) -> None:
     assert result.returncode == 2 and "unrecognized arguments: --out" in result.stderr
     assert not (tmp_path / "report.csv").exists()
     assert score("--metric", "codebleu").returncode == 2
+
+
+def test_score_takes_weights_like_grade(tmp_path: Path) -> None:
+    only_ngram = json.loads(score("--metrics", "codebleu", "--json", "--weights", "1,0,0,0").stdout)["codebleu"]
+    assert only_ngram["codebleu"] == pytest.approx(only_ngram["ngram_match_score"])
+    usage_error(score("--metrics", "codebleu", "--weights", "nan,1,1,1"), "--weights")
+    graded = tmp_path / "g.json"
+    assert refscore("grade", "-r", str(REFERENCE), str(CANDIDATE), "--no-cache", "-q", "--metrics", "codebleu",
+                    "--weights", "1,0,0,0", "--json", str(graded)).returncode == 0
+    row = json.loads(graded.read_text())["submissions"][0]
+    assert row["codebleu"] == pytest.approx(only_ngram["codebleu"])
+
+
+def test_score_takes_the_task_from_a_file_like_grade(tmp_path: Path) -> None:
+    task = tmp_path / "task.txt"
+    task.write_text("Return the running maximum of a list.", encoding="utf-8")
+    from_file = score("--metrics", "codebertscore", "--json", "--context-file", str(task))
+    inline = score("--metrics", "codebertscore", "--json", "--context", task.read_text(encoding="utf-8"))
+    assert from_file.returncode == inline.returncode == 0, from_file.stderr + inline.stderr
+    assert json.loads(from_file.stdout)["codebertscore"]["f3"] == json.loads(inline.stdout)["codebertscore"]["f3"]
+    usage_error(score("--context", "x", "--context-file", str(task)), "--context and --context-file")
+    missing = score("--context-file", str(tmp_path / "nope.txt"))
+    assert missing.returncode == 3 and "Traceback" not in missing.stderr

@@ -16,7 +16,7 @@ from ..scoring.heat import DEFAULT_WEAK_THRESHOLD, candidate_words, missing_word
 from ..scoring.inputs import read_source, resolve_language
 from ..scoring.per_function import pair_record, score_functions
 from ..scoring.render import render_functions, render_table
-from ..scoring.report import ALL_METRICS, CODEBLEU_RULES, ScoreRequest
+from ..scoring.report import ALL_METRICS, CODEBLEU_RULES, DEFAULT_WEIGHTS, ScoreRequest
 from . import options
 from .bert_options import idf_setting
 
@@ -31,10 +31,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--also-reference", action="append", default=[], metavar="FILE",
                         help="another acceptable reference (repeatable)")
     parser.add_argument("--context", help="task description, used as CodeBERTScore context")
+    parser.add_argument("--context-file", metavar="FILE", help="read the task description from FILE")
     parser.add_argument("--metrics", default=",".join(ALL_METRICS),
                         help=f"comma-separated metrics from {','.join(ALL_METRICS)},chrf,tsed (default: "
                              f"{','.join(ALL_METRICS)}; CodeBERTScore loads a transformer, a few seconds on "
                              "a CPU; chrF and TSED need refscore[eval])")
+    parser.add_argument("--weights", default=",".join(str(w) for w in DEFAULT_WEIGHTS),
+                        help="CodeBLEU weights: n-gram,weighted,syntax,dataflow (default 0.25 each); "
+                             "the native rule normalises them to sum to 1")
     parser.add_argument("--json", action="store_true", help="print JSON (one object per candidate, one per line)")
     parser.add_argument("--explain", action="store_true", help="list what the reference has that the candidate lacks")
     parser.add_argument("--codebleu-rule", choices=CODEBLEU_RULES, default="native",
@@ -63,7 +67,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    metrics = options.parse_metrics(args.metrics)
+    metrics, weights = options.parse_metrics(args.metrics), options.parse_weights(args.weights)
+    if args.context is not None and args.context_file:
+        raise options.UsageError("--context and --context-file both give the task description; give one")
+    context = read_source(args.context_file) if args.context_file else args.context
     if "crystalbleu" in metrics:
         raise options.UsageError("--metrics crystalbleu needs a corpus of submissions: use refscore grade")
     options.check_device(args.device, metrics)
@@ -74,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     for path in args.candidates:
         spec = resolve_language(args.lang, args.reference, path)
         mismatches.append(None if args.lang else language_mismatch(spec.name, path, reference_paths))
-        requests.append(ScoreRequest(read_source(path), references, spec.name, args.context, metrics,
+        requests.append(ScoreRequest(read_source(path), references, spec.name, context, metrics, weights,
                                      model=args.model, layer=args.layer, codebleu_rule=args.codebleu_rule,
                                      device=args.device, idf=idf, backend=args.backend))
     options.check_layer(args.layer, args.model, [r.language for r in requests], metrics)
