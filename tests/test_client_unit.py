@@ -34,7 +34,9 @@ def client() -> Path:
 def test_client_unit_tests_pass(client: Path) -> None:
     done = subprocess.run(["node", "scripts/unit.mjs"], cwd=client, capture_output=True, text=True, timeout=600)
     summary = [line for line in done.stdout.splitlines() if line.startswith(("# pass", "# fail"))]
-    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    failed = ["\n".join(lines[i:i + 20]) for i, line in enumerate(lines) if line.lstrip().startswith("not ok")]
+    assert done.returncode == 0, "\n\n".join(failed)[-8000:] or done.stdout[-6000:] + done.stderr[-2000:]
     assert summary and summary[-1] == "# fail 0" and int(summary[0].split()[-1]) > 40, summary
 
 

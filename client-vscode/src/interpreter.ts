@@ -125,7 +125,8 @@ export function judge(stdout: string, strategy: ImportStrategy): { ok: true; fac
       ok: false,
       reason: strategy === "fromEnvironment" && /No module named '?refscore/.test(why)
         ? "the refscore package is not installed there"
-        : strategy === "fromEnvironment" ? why : `the bundled server does not load there (${why})`,
+        : strategy === "fromEnvironment" ? `refscore does not load there (${why}; reinstall it with its dependencies)`
+          : `the bundled server does not load there (${why})`,
     };
   }
   return { ok: true, facts };

@@ -48,6 +48,8 @@ test("judging a probe: Python 3.10+, refscore importable, what CodeBERTScore nee
   assert.deepEqual(judge(facts({ python: "2.7.18", refscore: null }), "fromEnvironment"), { ok: false, reason: "Python 2.7.18 is too old (RefScore needs 3.10 or newer)" });
   assert.deepEqual(judge(facts({ refscore: null, importError: "ModuleNotFoundError: No module named 'refscore'" }), "fromEnvironment"),
     { ok: false, reason: "the refscore package is not installed there" });
+  assert.deepEqual(judge(facts({ refscore: null, importError: "ModuleNotFoundError: No module named 'tree_sitter'" }), "fromEnvironment"),
+    { ok: false, reason: "refscore does not load there (ModuleNotFoundError: No module named 'tree_sitter'; reinstall it with its dependencies)" });
   const broken = judge(facts({ refscore: null, importError: "ImportError: tree_sitter._binding" }), "useBundled");
   assert.deepEqual(broken, { ok: false, reason: "the bundled server does not load there (ImportError: tree_sitter._binding)" });
   assert.deepEqual(judge("hello", "useBundled"), { ok: false, reason: "unexpected output: hello" });
