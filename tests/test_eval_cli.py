@@ -52,6 +52,35 @@ def test_eval_rejects_bad_options_and_missing_data(tmp_path):
     assert main(["eval", "--data", str(tmp_path / "nope"), "--metrics", "chrf"]) == 3
 
 
+@pytest.mark.parametrize("args,says", [
+    (("--layers", "9"), "--layers 9: all-MiniLM-L6-v2 has hidden layers 0 to 6"),
+    (("--layers", "3-1"), "--layers (nothing)"),
+    (("--sample", "0"), "--sample 0: must be at least 1"),
+    (("--conala-sample", "-3"), "--conala-sample -3: must be at least 1"),
+    (("--folds", "1"), "--folds 1: must be at least 2"),
+    (("--jobs", "0"), "--jobs 0: must be at least 1"),
+    (("--metrics", "foo"), "--metrics foo: choose from codebleu, chrf, tsed, crystalbleu, cbs"),
+])
+def test_each_bad_eval_option_is_one_line_before_any_work(tmp_path, capsys, args, says):
+    assert main(["eval", *args, "--out", str(tmp_path / "r.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"refscore eval: {says}") and not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.parametrize("content", [None, b"not a scores file", "fifo"])
+def test_from_scores_that_is_no_scores_file_is_one_line(tmp_path, capsys, content):
+    import os
+
+    path = tmp_path / "scores.npz"
+    if content == "fifo":
+        os.mkfifo(path)
+    elif content is not None:
+        path.write_bytes(content)
+    assert main(["eval", "--from-scores", str(path)]) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "not a scores file written by --save-scores" in err[0]
+
+
 def test_layer_view_matches_a_scorer_cut_at_that_layer():
     from refscore.eval.layers import MultiLayerEncoder
     from refscore.embed.bertscorer import BertScorer, ScorePair

@@ -114,6 +114,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=handle)
 
 
+#: Hidden layers of the embedded all-MiniLM-L6-v2 (0: the embeddings).
+_LAYERS = range(0, 7)
+
+
+def _check(args: argparse.Namespace, groups: tuple[str, ...]) -> str | None:
+    """The first option value ``eval`` cannot run with, as one line (None when all are usable)."""
+    for option, values, allowed in (("--languages", args.languages, _DATASETS), ("--metrics", args.metrics, groups),
+                                    ("--contexts", args.contexts, ("none", "nl"))):
+        unknown = [v for v in values if v not in allowed]
+        if unknown or not values:
+            return f"{option} {','.join(unknown) or '(nothing)'}: choose from {', '.join(allowed)}"
+    if not args.layers or any(layer not in _LAYERS for layer in args.layers):
+        return (f"--layers {','.join(map(str, args.layers)) or '(nothing)'}: all-MiniLM-L6-v2 has hidden layers "
+                f"{_LAYERS.start} to {_LAYERS.stop - 1}")
+    for option, value, low in (("--folds", args.folds, 2), ("--jobs", args.jobs, 1), ("--sample", args.sample, 1),
+                               ("--conala-sample", args.conala_sample, 1), ("--threads", args.threads, 0)):
+        if value is not None and value < low:
+            return f"{option} {value}: must be at least {low}"
+    return None
+
+
 def handle(args: argparse.Namespace) -> int:
     """Run the evaluation and write the requested outputs."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -121,12 +142,9 @@ def handle(args: argparse.Namespace) -> int:
     from ..eval.report import render
     from ..eval.runner import METRIC_GROUPS, EvalConfig, analyse, load_scores, run
 
-    bad = [d for d in args.languages if d not in _DATASETS]
-    bad += [m for m in args.metrics if m not in METRIC_GROUPS]
-    bad += [c for c in args.contexts if c not in ("none", "nl")]
-    if bad or not args.layers or args.folds < 2:
-        print(f"refscore eval: invalid option value(s): {', '.join(bad) or 'layers/folds'}",
-              file=sys.stderr)
+    problem = _check(args, METRIC_GROUPS)
+    if problem:
+        print(f"refscore eval: {problem}", file=sys.stderr)
         return EXIT_USAGE
     config = EvalConfig(
         data_dir=str(args.data or default_data_dir()), datasets=list(args.languages),
@@ -139,7 +157,14 @@ def handle(args: argparse.Namespace) -> int:
         print(f"refscore eval: data folder not found: {config.data_dir}", file=sys.stderr)
         return EXIT_INPUT
     if args.from_scores:
-        config, tables, notes, seconds = load_scores(args.from_scores)
+        try:
+            if not args.from_scores.is_file():  # a FIFO or a device is never opened
+                raise FileNotFoundError(f"{args.from_scores} is not a regular file")
+            config, tables, notes, seconds = load_scores(args.from_scores)
+        except (OSError, ValueError, KeyError) as error:  # missing, not an npz, not a scores file
+            print(f"refscore eval: {args.from_scores}: not a scores file written by --save-scores "
+                  f"({type(error).__name__}: {error})"[:300], file=sys.stderr)
+            return EXIT_INPUT
         result = analyse(config, tables, notes, seconds, args.save_combined)
         command = _scoring_command(args.from_scores)
     else:
