@@ -73,7 +73,7 @@ def _bert_inputs(report: ScoreReport, model: Mapping[str, Any], needed: set[str]
     for name in needed & {f"cbs_{s}" for s in _STATS}:
         side, how = _STATS[name[4:]]
         if not bert.candidate_tokens and not bert.reference_tokens:
-            return {}, "needs CodeBERTScore token alignments"
+            return {}, "the candidate and the reference have no tokens to compare"
         sims = [t.similarity for t in getattr(bert, side)]
         out[name] = min(sims, default=0.0) if how == "min" else _quantile(sims, 0.25)
     return out, None
