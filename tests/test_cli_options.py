@@ -138,7 +138,7 @@ def test_options_that_would_be_ignored(tmp_path: Path, extra: tuple[str, ...], s
 
 
 @pytest.mark.parametrize("args, usage", [
-    (("score", "a.py", "b.py", "--weights", "1,1,1,1"), "refscore score"),
+    (("score", "a.py", "b.py", "--threshold", "0.5"), "refscore score"),
     (("grade", "--bogus"), "refscore grade"),
     (("daemon", "status", "--bogus"), "refscore daemon status"),
 ])
@@ -147,7 +147,7 @@ def test_an_unknown_option_shows_the_subcommands_usage(args: tuple[str, ...], us
     result = refscore(*args)
     assert result.returncode == 2
     assert result.stderr.startswith(f"usage: {usage} [-h]"), result.stderr
-    assert f"{usage}: error: unrecognized arguments: {args[-1] if args[0] != 'score' else '--weights 1,1,1,1'}" \
+    assert f"{usage}: error: unrecognized arguments: {args[-1] if args[0] != 'score' else '--threshold 0.5'}" \
         in result.stderr
 
 
