@@ -236,3 +236,15 @@ def test_a_file_reached_by_several_arguments_is_graded_once(tmp_path: Path) -> N
     code, rows = grade_json(tmp_path, "-r", str(tmp_path / "ref.py"), str(subs), str(subs / "a.py"),
                             str(subs / "*.py"))
     assert code == 0 and len(rows) == 2
+
+
+def test_an_empty_reference_is_said_once_not_silently_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "ref.py").write_text("\n  \n")
+    (tmp_path / "a.py").write_text(CAND)
+    (tmp_path / "b.py").write_text(REF)
+    code, rows = grade_json(tmp_path, "-r", str(tmp_path / "ref.py"), str(tmp_path / "a.py"), str(tmp_path / "b.py"))
+    err = capsys.readouterr().err
+    assert code == 0 and err.count("is empty: there is nothing to compare with") == 1
+    assert all(row["codebleu"] == 0 for row in rows.values())
+    assert main(["score", str(tmp_path / "ref.py"), str(tmp_path / "a.py"), "--metrics", "codebleu", "--no-daemon"]) == 0
+    assert "warning: the reference" in capsys.readouterr().err

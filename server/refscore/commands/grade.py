@@ -131,6 +131,10 @@ def collect(args: argparse.Namespace, own: list[Path] | None = None) -> ItemSet:
     if not items.items:
         raise InputFileError("no submissions found in the inputs given")
     unique_ids(items.items)
+    empty = {name for item in items.items for name, text in zip(item.reference_names, item.references)
+             if not text.strip()}
+    items.notes.extend(f"the reference {name} is empty: there is nothing to compare with, so what is graded "
+                       "against it scores 0" for name in sorted(empty))
     return items
 
 

@@ -76,6 +76,10 @@ def run(args: argparse.Namespace) -> int:
     options.check_device(args.device, metrics)
     reference_paths = [args.reference, *args.also_reference]
     references = tuple(read_source(p) for p in reference_paths)
+    for path, text in zip(reference_paths, references):
+        if not text.strip():
+            print(f"refscore: warning: the reference {path} is empty: there is nothing to compare with",
+                  file=sys.stderr)
     idf = idf_setting(args.idf)
     requests, mismatches = [], []
     for path in args.candidates:
