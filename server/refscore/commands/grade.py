@@ -272,8 +272,9 @@ def _write(outputs: dict[str, Path], results: list, rows: list, info: dict, titl
 
 def _print_summary(rows: list, outputs: dict[str, Path], graded: Any, cache: ReportCache) -> None:
     if not outputs:
+        width = min(60, max((len(printable(str(row["id"]))) for row in rows), default=0))
         for row in rows:
-            print(row_line(row))
+            print(row_line(row, width))
     stats = summary(rows)
     means = ", ".join(f"{LABELS[c]} mean {m['mean']:.3f}" for c, m in stats["metrics"].items() if c in SHOWN)
     out = summary_stream(outputs)
@@ -289,11 +290,13 @@ def summary_stream(outputs: dict[str, Path]) -> Any:
     return sys.stderr if any(is_stdout(p) for p in outputs.values()) else sys.stdout
 
 
-def row_line(row: dict) -> str:
-    """One submission's line on the terminal (when no report file is written)."""
+def row_line(row: dict, width: int = 0) -> str:
+    """One submission's line on the terminal (when no report file is written); ids padded to
+    ``width`` so the scores line up."""
     scores = "  ".join(f"{LABELS[c]} {row[c]:.3f}" for c in SHOWN if isinstance(row.get(c), float))
     notes = "; ".join(row["errors"])
-    return printable(f"{row['id']}  {scores}" + (f"  [{notes}]" if notes else ""))
+    shown = printable(str(row["id"]))
+    return f"{shown:<{width}}  " + printable(scores + (f"  [{notes}]" if notes else ""))
 
 
 def _threshold(args: argparse.Namespace, rows: list) -> int:
