@@ -209,7 +209,8 @@ def test_score_per_function_json_and_table(tmp_path):
     assert functions["plus"]["matched_by"] == "alignment" and functions["plus"]["reference_function"] == "add"
     assert all(0 <= f["codebleu"] <= 1 for f in functions.values())
     table = subprocess.run(base, capture_output=True, text=True, timeout=120)
-    assert table.returncode == 0 and "per function:" in table.stdout and "plus (line 5) vs add" in table.stdout
+    assert table.returncode == 0 and "per function:" in table.stdout
+    assert "plus (line 5) vs add (line 1, alignment)" in table.stdout and "neg (line 1) vs neg (line 5, name)" in table.stdout
 
 
 def test_grade_per_function_field(tmp_path):

@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
             continue
         print(render_table(printable(path), printable(args.reference), report, explain=args.explain))
         if functions:
-            print(render_functions(functions[index]))
+            print(render_functions(functions[index], references))
         bert = report.codebertscore
         if bert is not None and not args.no_heat:
             print(_heat_section(bert, request.candidate, references, color))

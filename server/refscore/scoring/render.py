@@ -74,15 +74,19 @@ def _text_metric_lines(report: ScoreReport) -> list[str]:
     return lines
 
 
-def render_functions(pairs: Sequence[FunctionPair]) -> str:
-    """One line per top-level candidate function: its reference function and scores."""
+def render_functions(pairs: Sequence[FunctionPair], references: Sequence[str] = ()) -> str:
+    """One line per top-level candidate function: its reference function (with its line when
+    ``references`` are given: overloads share a name) and scores."""
     if not pairs:
         return "  per function: no top-level functions in the candidate"
     lines = ["  per function:"]
     for pair in pairs:
         region = pair.region
+        where = ""
+        if region is not None and region.name and region.reference_index < len(references):
+            where = f"line {references[region.reference_index].count(chr(10), 0, region.start) + 1}, "
         target = ("(no reference function)" if region is None
-                  else f"vs {region.name or 'the whole reference'} ({pair.matched_by})")
+                  else f"vs {region.name or 'the whole reference'} ({where}{pair.matched_by})")
         scores = f"CodeBLEU {_value(pair.codebleu).strip()}"
         if pair.f3 is not None:
             scores += f"  F1 {pair.f1:.3f}  F3 {pair.f3:.3f}"
