@@ -114,8 +114,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=handle)
 
 
-#: Hidden layers of the embedded all-MiniLM-L6-v2 (0: the embeddings).
-_LAYERS = range(0, 7)
+def _layers_problem(layers: list[int]) -> str | None:
+    """``--layers`` must name hidden layers of the embedded model the evaluation encodes with (its
+    config read as ``options.hidden_layers`` reads it for ``--layer``; 0 is the embeddings)."""
+    from ..embed.registry import EMBEDDED_MODEL_ID, ModelNotAvailableError, embedded_model_path
+    from .options import hidden_layers
+
+    try:
+        total = hidden_layers(embedded_model_path())
+    except ModelNotAvailableError:
+        total = None  # no model here: CodeBERTScore says so when it is scored
+    if layers and all(layer >= 0 and (total is None or layer <= total) for layer in layers):
+        return None
+    return (f"--layers {','.join(map(str, layers)) or '(nothing)'}: {EMBEDDED_MODEL_ID} has hidden layers "
+            f"0 to {total if total is not None else 'N'}")
 
 
 def _check(args: argparse.Namespace, groups: tuple[str, ...]) -> str | None:
@@ -125,9 +137,9 @@ def _check(args: argparse.Namespace, groups: tuple[str, ...]) -> str | None:
         unknown = [v for v in values if v not in allowed]
         if unknown or not values:
             return f"{option} {','.join(unknown) or '(nothing)'}: choose from {', '.join(allowed)}"
-    if not args.layers or any(layer not in _LAYERS for layer in args.layers):
-        return (f"--layers {','.join(map(str, args.layers)) or '(nothing)'}: all-MiniLM-L6-v2 has hidden layers "
-                f"{_LAYERS.start} to {_LAYERS.stop - 1}")
+    layers = _layers_problem(args.layers)
+    if layers:
+        return layers
     for option, value, low in (("--folds", args.folds, 2), ("--jobs", args.jobs, 1), ("--sample", args.sample, 1),
                                ("--conala-sample", args.conala_sample, 1), ("--threads", args.threads, 0)):
         if value is not None and value < low:

@@ -22,6 +22,7 @@ from ..grade.runner import GradeSettings, run_grading, scorer_tag
 from ..grade.targets import STDOUT, check_outputs, is_stdout, regular_targets, write_target
 from ..metrics.codebleu import DEFAULT_WEIGHTS
 from ..scoring.factory import open_scorer
+from ..scoring.inputs import empty_reference
 from ..scoring.report import ALL_METRICS, CODEBLEU_RULES
 from . import grade_blocks, options
 from .bert_options import idf_setting as _idf_setting
@@ -131,10 +132,9 @@ def collect(args: argparse.Namespace, own: list[Path] | None = None) -> ItemSet:
     if not items.items:
         raise InputFileError("no submissions found in the inputs given")
     unique_ids(items.items)
-    empty = {name for item in items.items for name, text in zip(item.reference_names, item.references)
-             if not text.strip()}
-    items.notes.extend(f"the reference {name} is empty: there is nothing to compare with, so what is graded "
-                       "against it scores 0" for name in sorted(empty))
+    empty = {empty_reference(name, text) for item in items.items
+             for name, text in zip(item.reference_names, item.references)} - {None}
+    items.notes.extend(f"{line}, so what is graded against it scores 0" for line in sorted(empty))
     return items
 
 

@@ -13,7 +13,7 @@ from ..embed.backends import BACKENDS
 from ..metrics.codebertscore_result import BertScore
 from ..scoring.factory import open_scorer
 from ..scoring.heat import DEFAULT_WEAK_THRESHOLD, candidate_words, missing_words, render_heat, token_records
-from ..scoring.inputs import read_source, resolve_language
+from ..scoring.inputs import empty_reference, read_source, resolve_language
 from ..scoring.per_function import pair_record, score_functions
 from ..scoring.render import render_functions, render_table
 from ..scoring.report import ALL_METRICS, CODEBLEU_RULES, DEFAULT_WEIGHTS, ScoreRequest
@@ -76,10 +76,8 @@ def run(args: argparse.Namespace) -> int:
     options.check_device(args.device, metrics)
     reference_paths = [args.reference, *args.also_reference]
     references = tuple(read_source(p) for p in reference_paths)
-    for path, text in zip(reference_paths, references):
-        if not text.strip():
-            print(f"refscore: warning: the reference {path} is empty: there is nothing to compare with",
-                  file=sys.stderr)
+    for note in filter(None, (empty_reference(p, t) for p, t in zip(reference_paths, references))):
+        print(f"refscore: warning: {note}", file=sys.stderr)
     idf = idf_setting(args.idf)
     requests, mismatches = [], []
     for path in args.candidates:

@@ -46,6 +46,12 @@ def interaction_base(name: str) -> str | None:
     return name[:-len(INTERACTION_SUFFIX)] if name.endswith(INTERACTION_SUFFIX) else None
 
 
+def by_ref_len(value: Any, ref_len: Any) -> Any:
+    """An interaction input's value: ``value`` x (``ref_len`` - ``REF_LEN_CENTRE``); numbers or
+    numpy arrays (the eval's score-table columns)."""
+    return value * (ref_len - REF_LEN_CENTRE)
+
+
 def interaction_inputs(values: Mapping[str, float], names: Sequence[str]) -> dict[str, float]:
     """The interaction inputs among ``names``, from ``values`` (which hold each base and
     ``ref_len``)."""
@@ -53,7 +59,7 @@ def interaction_inputs(values: Mapping[str, float], names: Sequence[str]) -> dic
     for name in names:
         base = interaction_base(name)
         if base is not None and base in values and "ref_len" in values:
-            out[name] = float(values[base]) * (float(values["ref_len"]) - REF_LEN_CENTRE)
+            out[name] = float(by_ref_len(float(values[base]), float(values["ref_len"])))
     return out
 
 

@@ -15,7 +15,7 @@ from typing import Callable
 
 import numpy as np
 
-from .combined import INTERACTION_SUFFIX, REF_LEN_CENTRE, interaction_base
+from .combined import INTERACTION_SUFFIX, by_ref_len, interaction_base
 from .cv import Table
 
 #: Candidate-level inputs the ranking part may select from (``{layer}``: the chosen layer).
@@ -38,7 +38,7 @@ _COLUMN = {
 def _derived(name: str) -> Callable[[Table, int], np.ndarray] | None:
     base = interaction_base(name)
     if base is not None:  # the base input's weight varies with the reference's length
-        return lambda t, layer: column(t, base, layer) * (t.columns["ref_len"] - REF_LEN_CENTRE)
+        return lambda t, layer: by_ref_len(column(t, base, layer), t.columns["ref_len"])
     if name == "abs_len_ratio":
         return lambda t, layer: np.abs(t.columns["len_ratio"])
     if name == "extra_errors":  # parse errors the candidate has beyond the reference's

@@ -34,21 +34,15 @@ def bert_line(bert: BertScore) -> str:
 
 def refscore_line(combined: RefScore) -> str:
     """``RefScore 0.43 combined (moved most by CodeBERTScore recall 0.753 +0.38, ...)``."""
-    from ..eval.combined import describe_input
-
-    values = dict(combined.components)
-    pulls = ", ".join(f"{describe_input(n, values)} {c:+.2f}" for n, _, c in combined.strongest(3))
+    pulls = ", ".join(f"{text} {c:+.2f}" for _, text, c in combined.strongest(3))
     return f"RefScore {num(combined.score)} combined" + (f" (moved most by {pulls})" if pulls else "")
 
 
 def refscore_data(combined: RefScore) -> dict[str, Any]:
     """The combined number for a client: ``to_dict()`` plus ``strongest``, the inputs that moved it
     most as ``{input, text, contribution}`` (``text`` ready to show)."""
-    from ..eval.combined import describe_input
-
-    values = dict(combined.components)
-    return {**combined.to_dict(), "strongest": [{"input": n, "text": describe_input(n, values), "contribution": c}
-                                                for n, _, c in combined.strongest()]}
+    return {**combined.to_dict(), "strongest": [{"input": n, "text": text, "contribution": c}
+                                                for n, text, c in combined.strongest()]}
 
 
 def bert_data(bert: BertScore) -> dict[str, Any]:

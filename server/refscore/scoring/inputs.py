@@ -22,6 +22,11 @@ def read_source(path: str | Path) -> str:
         raise InputFileError(str(error)) from None
 
 
+def empty_reference(name: str | Path, text: str) -> str | None:
+    """The one line that says a reference holds nothing to compare with (None when it does)."""
+    return None if text.strip() else f"the reference {name} is empty: there is nothing to compare with"
+
+
 def resolve_language(explicit: str | None, *paths: str | Path) -> languages.LanguageSpec:
     """The language named by --lang, else the one the file extensions agree on."""
     try:

@@ -24,13 +24,10 @@ def render_table(candidate: str, reference: str, report: ScoreReport, explain: b
     """A readable table of every score in the report."""
     lines = [f"{candidate}  vs  {reference}  [{report.language}]"]
     if report.refscore is not None:
-        from ..eval.combined import describe_input
-
         lines.append(f"  RefScore                  {_value(report.refscore.score)}   combined: how likely the "
                      "code is correct, judging by its similarity (docs/correlation.md)")
-        values = dict(report.refscore.components)
-        lines.append("    moved most by (share of the logit): " + ", ".join(f"{describe_input(n, values)} ({c:+.2f})"
-                                                        for n, _, c in report.refscore.strongest()))
+        pulls = ", ".join(f"{text} ({c:+.2f})" for _, text, c in report.refscore.strongest())
+        lines.append(f"    moved most by (share of the logit): {pulls}")
         lines.append(f"    signature: {report.refscore.signature}")
     result = report.codebleu
     if result is not None:

@@ -82,11 +82,14 @@ class RefScore:
 
         return cls(float(data["score"]), pairs("components"), str(data.get("signature", "")), pairs("contributions"))
 
-    def strongest(self, count: int = 4) -> list[tuple[str, float, float]]:
-        """(input, value, contribution) of the ``count`` inputs that moved the score most."""
+    def strongest(self, count: int = 4) -> list[tuple[str, str, float]]:
+        """(input, its value for a reader, contribution) of the ``count`` inputs that moved the
+        score most."""
+        from ..eval.combined import describe_input
+
         values = dict(self.components)
         ranked = sorted(self.contributions, key=lambda item: -abs(item[1]))[:count]
-        return [(name, values.get(name, 0.0), share) for name, share in ranked]
+        return [(name, describe_input(name, values), share) for name, share in ranked]
 
 
 @dataclass
