@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from refscore.analysis.positions import LinePositions, utf16_units
 from refscore.analysis.text import OffsetMap
-from refscore.scoring import open_scorer
+from refscore.engines import open_scorer
 from refscore.scoring.report import ScoreRequest
 
 TEXT = st.lists(st.tuples(st.sampled_from("aé😀\n\r x"), st.integers(1, 700)), max_size=6).map(

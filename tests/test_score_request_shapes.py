@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from refscore.scoring import open_scorer
+from refscore.engines import open_scorer
 from refscore.scoring.report import ScoreRequest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "python"

@@ -15,7 +15,7 @@ import pytest
 
 import bert_fixtures  # noqa: F401  (offline env, import path)
 from refscore.metrics.signature import parse_signature
-from refscore.scoring.factory import open_scorer
+from refscore.engines import open_scorer
 from refscore.scoring.pragma import read_pragma, without_pragmas
 from refscore.scoring.report import ScoreReport, ScoreRequest
 from refscore.scoring.scorer import LocalScorer

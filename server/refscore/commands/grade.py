@@ -21,7 +21,7 @@ from ..grade.rows import LABELS, SCORE_COLUMNS, rows_for, summary, threshold_fai
 from ..grade.runner import GradeSettings, run_grading, scorer_tag
 from ..grade.targets import STDOUT, check_outputs, is_stdout, regular_targets, write_target
 from ..metrics.codebleu import DEFAULT_WEIGHTS
-from ..scoring.factory import open_scorer
+from ..engines import open_scorer
 from ..scoring.inputs import empty_reference
 from ..scoring.report import ALL_METRICS, CODEBLEU_RULES
 from . import grade_blocks, options

@@ -147,7 +147,7 @@ def _score(args: argparse.Namespace, job: BlockJob, progress: Progress) -> Block
         cluster = connect(args.ray_address)
         job.device_kind = device_kind(cluster, job.settings)
         return run_ray(job, cluster, progress)
-    from ..scoring.factory import open_scorer
+    from ..engines import open_scorer
 
     if "codebertscore" in job.settings.metrics:
         from ..embed.device import select_device

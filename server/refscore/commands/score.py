@@ -11,7 +11,7 @@ from ..analysis.positions import LinePositions
 from ..bidi import bidi_warning, printable
 from ..embed.backends import BACKENDS
 from ..metrics.codebertscore_result import BertScore
-from ..scoring.factory import open_scorer
+from ..engines import open_scorer
 from ..scoring.heat import DEFAULT_WEAK_THRESHOLD, candidate_words, missing_words, render_heat, token_records
 from ..scoring.inputs import empty_reference, read_source, resolve_language
 from ..scoring.per_function import pair_record, score_functions

@@ -1,4 +1,4 @@
-"""Which Scorer computes what for the editor, got from ``scoring.open_scorer`` like everywhere.
+"""Which Scorer computes what for the editor, got from ``engines.open_scorer`` like everywhere.
 
 * CodeBLEU runs in this process (``open_scorer("local")``: milliseconds, no model).
 * CodeBERTScore comes only from the shared daemon (``open_scorer("daemon")``): the editor loop
@@ -16,7 +16,7 @@ import threading
 import time
 from dataclasses import replace
 
-from ..scoring.factory import open_scorer
+from ..engines import open_scorer
 from ..scoring.report import ScoreReport, ScoreRequest
 from ..scoring.scorer import Scorer
 

@@ -8,7 +8,7 @@
 * ``engine.Engine``: the daemon's work (CodeBLEU thread pool, CodeBERTScore batcher, caches);
   ``lanes`` and ``worker``: large requests in lanes of their own, CodeBLEU in a killable process;
   ``reports``: its model-failure messages and status of models and caches.
-* ``connect_daemon``: a connected client (``refscore.scoring.open_scorer`` is what front ends call).
+* ``connect_daemon``: a connected client (``refscore.engines.open_scorer`` is what front ends call).
 
 Importing this package is cheap (no torch, no asyncio server).
 """
@@ -39,7 +39,7 @@ def connect_daemon(*, autostart: bool = True, **client_options: Any) -> DaemonCl
 
     Raises ``DaemonUnavailable`` when it cannot be had (disabled by ``$REFSCORE_NO_DAEMON``, not
     running and ``autostart`` off, or failing to start). Front ends call
-    ``refscore.scoring.open_scorer``, which decides what to do then."""
+    ``refscore.engines.open_scorer``, which decides what to do then."""
     if daemon_disabled():
         raise DaemonNotRunning(f"the daemon is disabled by ${NO_DAEMON_ENV}")
     client = DaemonClient(autostart=autostart, **client_options)

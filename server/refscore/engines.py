@@ -1,5 +1,8 @@
 """``open_scorer``: the one way every front end (CLI, grader, language server, eval) gets a Scorer.
 
+It sits above both ``scoring/`` (the in-process ``LocalScorer``) and ``service/`` (the daemon's
+client), so ``scoring/`` never imports ``service/``; ``service/`` imports ``scoring.report``.
+
 Policies:
 
 * ``"local"``: score in this process (``LocalScorer``).
@@ -20,10 +23,10 @@ import logging
 from concurrent.futures import Future
 from typing import Literal, Sequence
 
-from .report import ScoreReport, ScoreRequest
-from .scorer import LocalScorer, Scorer
-from .headline import add_refscore
-from .text_metrics import add_text_metrics, fill_text_metrics, without_text_metrics
+from .scoring.headline import add_refscore
+from .scoring.report import ScoreReport, ScoreRequest
+from .scoring.scorer import LocalScorer, Scorer
+from .scoring.text_metrics import add_text_metrics, fill_text_metrics, without_text_metrics
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +41,7 @@ def open_scorer(policy: Policy = "daemon_or_local", *, autostart: bool = True,
         return LocalScorer()
     if policy not in POLICIES:
         raise ValueError(f"unknown scorer policy {policy!r}; choose from {', '.join(POLICIES)}")
-    from ..service import DaemonError, DaemonNotRunning, DaemonUnavailable, connect_daemon
+    from .service import DaemonError, DaemonNotRunning, DaemonUnavailable, connect_daemon
 
     if policy == "daemon":
         return connect_daemon(autostart=autostart, timeout=timeout)
@@ -69,7 +72,7 @@ class DaemonOrLocal:
 
     def score_many(self, requests: Sequence[ScoreRequest]) -> list[ScoreReport]:
         if self.client is not None:
-            from ..service import DaemonError
+            from .service import DaemonError
 
             try:  # the daemon scores CodeBLEU and CodeBERTScore; chrF and TSED are filled in here
                 reports = self.client.score_many([without_text_metrics(r) for r in requests])
