@@ -1,3 +1,29 @@
-"""RefScore: score code against a reference solution (CodeBLEU, CodeBERTScore), live and in batch."""
+"""RefScore: score code against a reference solution (CodeBLEU, CodeBERTScore), live and in batch.
+
+``refscore.score(candidates, references, language=...)`` gives per-sample scores and
+``refscore.score_corpus(...)`` corpus scores (``refscore.api``); both load lazily, so ``import
+refscore`` stays cheap (no torch, no tree-sitter).
+"""
+
+from __future__ import annotations
+
+from typing import Any
 
 __version__ = "0.1.0"
+
+_LAZY = {
+    "score": "api", "score_corpus": "api",
+    "SampleScore": "api_types", "CorpusScore": "api_types", "AGGREGATIONS": "api_types",
+    "to_dicts": "api_types", "to_pandas": "api_types", "to_arrow": "api_types",
+    "ScoreInputError": "errors", "RefScoreError": "errors",
+}
+__all__ = ["__version__", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'refscore' has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(f".{module}", __name__), name)

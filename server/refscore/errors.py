@@ -18,6 +18,16 @@ class RefScoreError(Exception):
     exit_code = EXIT_INTERNAL
 
 
+class ScoreInputError(RefScoreError, ValueError, AssertionError):
+    """Bad arguments to a Python API (lengths that differ, an unknown language, bad weights).
+
+    Both a ValueError and an AssertionError: ``codebleu.calc_codebleu`` and
+    ``code_bert_score.score`` raise AssertionError for these, so a drop-in user's ``except
+    AssertionError`` catches it, and so do ``except ValueError`` and ``except RefScoreError``."""
+
+    exit_code = EXIT_USAGE
+
+
 class InputFileError(RefScoreError):
     """A file that cannot be scored: missing, unreadable, binary, not UTF-8, too large."""
 

@@ -21,6 +21,7 @@ import os
 import warnings
 from typing import Any, Mapping, Sequence, Union
 
+from ..errors import ScoreInputError
 from ..embed import torch_module
 from ..embed.encoder import encoder_for
 from ..embed.registry import ModelSpec, known_layer, local_model_path, paper_model, resolve_model
@@ -150,13 +151,13 @@ def _score(cands: Sequence[str], refs: Sequence[Union[str, Sequence[str]]], lang
            baseline_path: str | None) -> tuple[Any, Any, Any, Any]:
     torch = torch_module()
     if len(cands) != len(refs):
-        raise ValueError("Different number of candidates and references")
+        raise ScoreInputError("Different number of candidates and references")
     if lang is None and model_type is None:
-        raise ValueError("Either lang or model_type should be specified")
+        raise ScoreInputError("Either lang or model_type should be specified")
     if rescale_with_baseline and lang is None:
-        raise ValueError("Need to specify Language when rescaling with baseline")
+        raise ScoreInputError("Need to specify Language when rescaling with baseline")
     if sources is not None and len(sources) != len(cands):
-        raise ValueError("Different number of candidates and sources")
+        raise ScoreInputError("Different number of candidates and sources")
     groups = [[r] if isinstance(r, str) else list(r) for r in refs]
     spec = _spec(lang, model_type, num_layers)
     encoder = encoder_for(spec, device=device, half=False)

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple, Union
 
+from ..errors import ScoreInputError
 from ..analysis.text import MAX_INPUT_BYTES
 from ..languages import CODEBLEU_PACKAGE_LANGUAGES
 from ..safe_read import read_capped
@@ -34,11 +35,11 @@ def calc_codebleu(
     lists, which RefScore carries).
     """
     if len(references) != len(predictions):
-        raise ValueError("Number of references and predictions should be the same")
+        raise ScoreInputError("Number of references and predictions should be the same")
     if lang not in AVAILABLE_LANGS:
-        raise ValueError(f"Language {lang} is not supported (yet). Available languages: {AVAILABLE_LANGS}")
+        raise ScoreInputError(f"Language {lang} is not supported (yet). Available languages: {AVAILABLE_LANGS}")
     if len(weights) != 4:
-        raise ValueError("weights should be a tuple of 4 floats (alpha, beta, gamma, theta)")
+        raise ScoreInputError("weights should be a tuple of 4 floats (alpha, beta, gamma, theta)")
     keywords = _keywords(keywords_dir, lang) if keywords_dir is not None else None
     nested = [list(ref) if isinstance(ref, (list, tuple)) else [ref] for ref in references]
     return corpus_codebleu_compat(nested, predictions, lang, weights, tokenizer, workers,
@@ -49,6 +50,6 @@ def _keywords(folder: Union[str, os.PathLike], lang: str) -> frozenset[str]:
     """``<folder>/<lang>.txt`` read as the package reads it (each line stripped)."""
     folder = Path(folder)
     if not folder.exists():
-        raise ValueError(f"keywords_dir {folder} does not exist")
+        raise ScoreInputError(f"keywords_dir {folder} does not exist")
     text = read_capped(folder / f"{lang}.txt", MAX_INPUT_BYTES).decode("utf-8")
     return frozenset(line.strip() for line in text.splitlines(keepends=True))

@@ -1,0 +1,275 @@
+"""The plain Python API: ``refscore.score`` (per-sample) and ``refscore.score_corpus`` (corpus).
+
+A thin layer over the one scoring pipeline (``engines.open_scorer`` and ``ScoreRequest``, which the CLI,
+the editor and the grader use), so the numbers are ``refscore score --json``'s::
+
+    import refscore
+    rows = refscore.score(["def f(a):\\n    return a + 1"], ["def f(x):\\n    return x + 1"],
+                          language="python", metrics=("codebleu", "codebertscore"))
+    rows[0].codebleu, rows[0].codebertscore_f1, rows[0].refscore
+    refscore.score_corpus(candidates, references, language="python").codebleu
+
+Several references per candidate: give a list of references in place of one. How each metric
+combines them is ``aggregation`` (``api_types.AGGREGATIONS``; the defaults are the packages').
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
+
+from .api_types import (AGGREGATIONS, BERT_KEYS, CODEBLEU_KEYS, CorpusScore, SampleScore, mean_of)
+from .errors import ScoreInputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .scoring.report import ScoreReport, ScoreRequest
+    from .scoring.scorer import Scorer
+
+References = Sequence[Union[str, Sequence[str]]]
+DEFAULT_METRICS = ("codebleu", "codebertscore")
+#: metrics ``score`` computes (CrystalBLEU needs a whole run: ``refscore grade``)
+API_METRICS = ("codebleu", "codebertscore", "chrf", "tsed")
+
+
+def score(candidates: Sequence[str], references: References, language: str,
+          metrics: Sequence[str] = DEFAULT_METRICS, context: str | Sequence[str | None] | None = None, *,
+          aggregation: str | Mapping[str, str] | None = None, codebleu_rule: str = "native",
+          weights: Sequence[float] = (0.25, 0.25, 0.25, 0.25), model: str | None = None,
+          layer: int | None = None, device: str | None = None, idf: str | None = None,
+          backend: str | None = None, scorer: Union[str, "Scorer"] = "local") -> list[SampleScore]:
+    """Per-sample scores: one ``SampleScore`` per candidate, in order.
+
+    ``references``: one reference (a string) or several (a list of strings) per candidate.
+    ``context``: the task's natural-language intent for CodeBERTScore, one for all or one per
+    candidate. ``aggregation``: how several references combine, one name for every metric that
+    allows it or ``{metric: name}`` (``api_types.AGGREGATIONS``). ``scorer``: ``"local"`` (this
+    process), ``"daemon_or_local"``, ``"daemon"`` (``open_scorer``'s policies) or a Scorer to use
+    (not closed here). Bad arguments raise ``ScoreInputError`` (a ValueError and an AssertionError).
+    """
+    requests = build_requests(candidates, references, language, metrics, context, codebleu_rule, weights,
+                              model, layer, device, idf, backend)
+    chosen = resolve_aggregation(aggregation, requests[0].metrics if requests else tuple(metrics))
+    with _scorer(scorer) as engine:
+        reports = engine.score_many(requests)
+        per_reference = _per_reference_reports(engine, requests, chosen)
+    return [sample(q, r, per_reference.get(i), chosen) for i, (q, r) in enumerate(zip(requests, reports))]
+
+
+def score_corpus(candidates: Sequence[str], references: References, language: str,
+                 metrics: Sequence[str] = DEFAULT_METRICS, context: str | Sequence[str | None] | None = None,
+                 *, weights: Sequence[float] = (0.25, 0.25, 0.25, 0.25), **options: Any) -> CorpusScore:
+    """Corpus scores: CodeBLEU as corpus statistics (``codebleu.calc_codebleu``'s one number for
+    the corpus, the package's rule), the other metrics as means of the per-sample scores, which
+    are kept under ``samples``. ``options`` are ``score``'s."""
+    samples = score(candidates, references, language, metrics, context, weights=weights, **options)
+    spec_name = samples[0].language if samples else _language(language)
+    values: dict[str, float | None] = {}
+    how: dict[str, str] = {}
+    signatures: dict[str, str] = {}
+    if "codebleu" in metrics and samples:
+        from .scoring.codebleu import corpus_codebleu_compat
+
+        refs = [_references(r) for r in references]
+        result = corpus_codebleu_compat(refs, list(candidates), spec_name, tuple(weights))
+        values.update(result.as_package_dict())
+        how["codebleu"] = "corpus statistics (codebleu.calc_codebleu, package rule)"
+        signatures["codebleu"] = result.signature
+    for name, keys in (("codebertscore", [f"codebertscore_{k}" for k in BERT_KEYS]), ("chrf", ["chrf"]),
+                       ("tsed", ["tsed"]), ("refscore", ["refscore"])):
+        if name in metrics or (name == "refscore" and any(s.refscore is not None for s in samples)):
+            for key in keys:
+                values[key] = mean_of(getattr(s, key) for s in samples)
+            how[name] = "mean of per-sample"
+            sample_signature = next((dict(s.signatures).get(name) for s in samples if dict(s.signatures).get(name)), None)
+            if sample_signature:
+                signatures[name] = sample_signature
+    return CorpusScore(language=spec_name, samples=tuple(samples), corpus_aggregation=tuple(how.items()),
+                       signatures=tuple(signatures.items()), **values)
+
+
+def build_requests(candidates: Sequence[str], references: References, language: str, metrics: Sequence[str],
+                   context: str | Sequence[str | None] | None, codebleu_rule: str, weights: Sequence[float],
+                   model: str | None, layer: int | None, device: str | None, idf: str | None,
+                   backend: str | None) -> list["ScoreRequest"]:
+    """One pipeline request per candidate, every argument checked (``ScoreInputError``)."""
+    from .metrics.weights import WeightsError, check_weights
+    from .scoring.report import CODEBLEU_RULES, ScoreRequest
+
+    if isinstance(candidates, (str, bytes)) or isinstance(references, (str, bytes)):
+        raise ScoreInputError("candidates and references are lists (one entry per candidate), not one string")
+    candidates, references = list(candidates), list(references)
+    if len(candidates) != len(references):
+        raise ScoreInputError(f"{len(candidates)} candidates but {len(references)} references; "
+                              "give one reference (or a list of references) per candidate")
+    for index, text in enumerate(candidates):
+        if not isinstance(text, str):
+            raise ScoreInputError(f"candidate {index} is {type(text).__name__}, not str")
+    names = _metrics(metrics)
+    if codebleu_rule not in CODEBLEU_RULES:
+        raise ScoreInputError(f"codebleu_rule {codebleu_rule!r}; choose from {', '.join(CODEBLEU_RULES)}")
+    try:
+        checked_weights = check_weights(tuple(weights))
+    except WeightsError as error:
+        raise ScoreInputError(f"weights: {error}") from None
+    contexts = _contexts(context, len(candidates))
+    spec_name = _language(language)
+    return [ScoreRequest(text, _references(refs, index), spec_name, ctx, names, checked_weights, explain=False,
+                         model=model, layer=layer, codebleu_rule=codebleu_rule, device=device, idf=idf,
+                         backend=backend)
+            for index, (text, refs, ctx) in enumerate(zip(candidates, references, contexts))]
+
+
+def resolve_aggregation(aggregation: str | Mapping[str, str] | None, metrics: Sequence[str]) -> dict[str, str]:
+    """metric -> aggregation for every metric asked (and RefScore): the default unless chosen."""
+    chosen = {name: choices[0] for name, choices in AGGREGATIONS.items() if name in metrics or name == "refscore"}
+    if aggregation is None:
+        return chosen
+    if isinstance(aggregation, str):
+        for name in chosen:
+            if aggregation in AGGREGATIONS[name]:
+                chosen[name] = aggregation
+        if not any(aggregation in AGGREGATIONS[name] for name in chosen):
+            raise ScoreInputError(f"aggregation {aggregation!r} applies to none of {', '.join(chosen)}; "
+                                  f"choices: {_choices()}")
+        return chosen
+    for name, value in dict(aggregation).items():
+        if name not in AGGREGATIONS:
+            raise ScoreInputError(f"aggregation for unknown metric {name!r}; metrics: {', '.join(AGGREGATIONS)}")
+        if value not in AGGREGATIONS[name]:
+            raise ScoreInputError(f"aggregation {value!r} for {name}; choose from {', '.join(AGGREGATIONS[name])}")
+        chosen[name] = value
+    return chosen
+
+
+def sample(request: "ScoreRequest", report: "ScoreReport", singles: list["ScoreReport"] | None,
+           chosen: Mapping[str, str]) -> SampleScore:
+    """The typed per-sample row of one report (``singles``: its one-reference reports, when a
+    metric combines references by ``max`` or ``mean``)."""
+    values: dict[str, Any] = {}
+    signatures: dict[str, str] = {}
+    errors = list(report.errors)
+    if report.codebleu is not None:
+        values.update(report.codebleu.as_package_dict())
+        signatures["codebleu"] = report.codebleu.signature
+    if report.codebertscore is not None:
+        bert = report.codebertscore
+        values.update({f"codebertscore_{k}": getattr(bert, k) for k in BERT_KEYS})
+        signatures["codebertscore"] = bert.signature
+    for name in ("chrf", "tsed"):
+        result = getattr(report, name)
+        if result is not None:
+            values[name] = result.score
+            signatures[name] = result.signature
+    if report.refscore is not None:
+        values["refscore"] = report.refscore.score
+        signatures["refscore"] = report.refscore.signature
+    if singles:
+        values.update(_combined(singles, chosen))
+        errors.extend(e for single in singles for e in single.errors if e not in errors)
+    used = tuple((name, how) for name, how in chosen.items() if name in request.metrics or name == "refscore")
+    return SampleScore(language=request.language, references=len(request.references), aggregation=used,
+                       signatures=tuple(signatures.items()), errors=tuple(errors), report=report, **values)
+
+
+def _combined(singles: list["ScoreReport"], chosen: Mapping[str, str]) -> dict[str, float | None]:
+    """The values of the metrics aggregated by ``max`` or ``mean`` over one-reference reports."""
+    out: dict[str, float | None] = {}
+    how = chosen.get("codebleu")
+    if how in ("max", "mean") and all(s.codebleu is not None for s in singles):
+        rows = [s.codebleu.as_package_dict() for s in singles]  # type: ignore[union-attr]
+        if how == "max":  # the best reference's CodeBLEU, with its components
+            out.update(max(rows, key=lambda row: row["codebleu"]))
+        else:
+            out.update({key: sum(row[key] for row in rows) / len(rows) for key in CODEBLEU_KEYS})
+    how = chosen.get("codebertscore")
+    if how == "mean" and all(s.codebertscore is not None for s in singles):
+        for key in BERT_KEYS:
+            out[f"codebertscore_{key}"] = sum(getattr(s.codebertscore, key) for s in singles) / len(singles)
+    for name in ("chrf", "tsed"):
+        if chosen.get(name) == "mean" and all(getattr(s, name) is not None for s in singles):
+            out[name] = sum(getattr(s, name).score for s in singles) / len(singles)
+    return out
+
+
+def _per_reference_reports(engine: "Scorer", requests: Sequence["ScoreRequest"],
+                           chosen: Mapping[str, str]) -> dict[int, list["ScoreReport"]]:
+    """One-reference reports of each multi-reference request, for the metrics whose aggregation
+    is not the one the pipeline applies (CodeBLEU other than pooled, the others' mean)."""
+    needed = tuple(name for name, how in chosen.items()
+                   if name != "refscore" and how != AGGREGATIONS[name][0]
+                   and not (name == "codebertscore" and how == "max"))
+    wanted = [i for i, request in enumerate(requests) if len(request.references) > 1]
+    if not needed or not wanted:
+        return {}
+    singles = [replace(requests[i], references=(ref,), metrics=tuple(m for m in requests[i].metrics if m in needed))
+               for i in wanted for ref in requests[i].references]
+    reports = iter(engine.score_many(singles))
+    return {i: [next(reports) for _ in requests[i].references] for i in wanted}
+
+
+class _scorer:
+    """A context manager over ``open_scorer(policy)`` (closed at the end) or a Scorer given."""
+
+    def __init__(self, scorer: Union[str, "Scorer"]) -> None:
+        self.given = scorer
+        self.engine: Any = None
+
+    def __enter__(self) -> "Scorer":
+        if not isinstance(self.given, str):
+            self.engine = self.given
+            return self.engine
+        from .engines import open_scorer
+
+        try:
+            self.engine = open_scorer(self.given, autostart=self.given != "local")  # type: ignore[arg-type]
+        except ValueError as error:
+            raise ScoreInputError(str(error)) from None
+        return self.engine
+
+    def __exit__(self, *exc: object) -> None:
+        for note in getattr(self.engine, "notes", ()):
+            warnings.warn(f"refscore: {note}", RuntimeWarning, stacklevel=3)
+        if isinstance(self.given, str) and self.engine is not None:
+            self.engine.close()
+
+
+def _metrics(metrics: Sequence[str]) -> tuple[str, ...]:
+    names = (metrics,) if isinstance(metrics, str) else tuple(metrics)
+    names = tuple(dict.fromkeys(str(m).strip().lower() for m in names))
+    unknown = [m for m in names if m not in API_METRICS]
+    if unknown or not names:
+        what = f"{unknown[0]!r} is not one" if unknown else "none named"
+        raise ScoreInputError(f"metrics: {what}; choose from {', '.join(API_METRICS)}")
+    return names
+
+
+def _references(refs: str | Sequence[str], index: int = 0) -> tuple[str, ...]:
+    texts = (refs,) if isinstance(refs, str) else tuple(refs) if isinstance(refs, (list, tuple)) else None
+    if not texts or not all(isinstance(t, str) for t in texts):
+        raise ScoreInputError(f"references of candidate {index}: a string or a non-empty list of strings")
+    return texts
+
+
+def _contexts(context: str | Sequence[str | None] | None, count: int) -> list[str | None]:
+    if context is None or isinstance(context, str):
+        return [context] * count
+    contexts = list(context)
+    if len(contexts) != count or not all(c is None or isinstance(c, str) for c in contexts):
+        raise ScoreInputError(f"context: one string for all candidates or one (or None) per candidate ({count})")
+    return contexts
+
+
+def _language(language: str) -> str:
+    from . import languages
+
+    if not isinstance(language, str):
+        raise ScoreInputError(f"language is {type(language).__name__}, not str")
+    try:
+        return languages.get(language).name
+    except languages.UnknownLanguageError as error:
+        raise ScoreInputError(str(error)) from None
+
+
+def _choices() -> str:
+    return "; ".join(f"{name}: {', '.join(values)}" for name, values in AGGREGATIONS.items())

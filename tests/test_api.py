@@ -1,0 +1,153 @@
+"""`refscore.score` / `refscore.score_corpus`: the CLI's numbers, several references, typed rows,
+tables, bad input (real tree-sitter and the embedded model)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import refscore
+from refscore.compat import calc_codebleu
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+REFERENCE = "def total(values):\n    result = 0\n    for v in values:\n        result += v\n    return result\n"
+OTHER_REFERENCE = "def total(values):\n    return sum(values)\n"
+CANDIDATES = ["def total(xs):\n    return sum(xs)\n",
+              "def total(values):\n    acc = 0\n    for x in values:\n        acc = acc + x\n    return acc\n"]
+METRICS = ("codebleu", "codebertscore", "chrf")
+
+
+def cli_json(tmp_path: Path, references: list[str], candidates: list[str], *extra: str) -> list[dict]:
+    names = [f"ref{i}.py" for i in range(len(references))] + [f"cand{i}.py" for i in range(len(candidates))]
+    paths = []
+    for name, text in zip(names, references + candidates):
+        (tmp_path / name).write_text(text)
+        paths.append(str(tmp_path / name))
+    refs, cands = paths[:len(references)], paths[len(references):]
+    also = [arg for ref in refs[1:] for arg in ("--also-reference", ref)]
+    result = subprocess.run([sys.executable, "-m", "refscore", "score", refs[0], *cands, *also, "--json",
+                             "--no-daemon", "--metrics", ",".join(METRICS), *extra],
+                            capture_output=True, text=True, timeout=600, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert result.returncode == 0, result.stderr
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def assert_same_as_cli(row: refscore.SampleScore, data: dict) -> None:
+    for key, value in data["codebleu"].items():
+        assert getattr(row, key) == pytest.approx(value, abs=1e-12), key
+    for key in ("precision", "recall", "f1", "f3"):
+        assert getattr(row, f"codebertscore_{key}") == pytest.approx(data["codebertscore"][key], abs=1e-6), key
+    assert row.chrf == pytest.approx(data["chrf"]["score"], abs=1e-12)
+    assert dict(row.signatures)["codebertscore"] == data["codebertscore"]["signature"]
+    if "refscore" not in data:  # the compat rule: no combined number, here neither
+        assert row.refscore is None and "refscore" not in dict(row.signatures)
+        return
+    assert row.refscore == pytest.approx(data["refscore"]["score"], abs=1e-6)
+    assert dict(row.signatures)["refscore"] == data["refscore"]["signature"]
+
+
+def test_import_is_cheap() -> None:
+    code = "import sys, refscore; refscore.AGGREGATIONS; print(sorted(m for m in ('torch', 'tree_sitter', 'numpy') if m in sys.modules))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_numbers_equal_the_cli_one_and_two_references(tmp_path: Path) -> None:
+    rows = refscore.score(CANDIDATES, [REFERENCE, REFERENCE], language="python", metrics=METRICS)
+    for row, data in zip(rows, cli_json(tmp_path, [REFERENCE], CANDIDATES)):
+        assert_same_as_cli(row, data)
+        assert row.references == 1 and row.errors == () and row.refscore is not None
+    both = [[REFERENCE, OTHER_REFERENCE]] * 2
+    rows = refscore.score(CANDIDATES, both, language="python", metrics=METRICS)
+    for row, data in zip(rows, cli_json(tmp_path, [REFERENCE, OTHER_REFERENCE], CANDIDATES)):
+        assert_same_as_cli(row, data)
+        assert row.references == 2
+        assert dict(row.aggregation) == {"codebleu": "pooled", "codebertscore": "max", "chrf": "max",
+                                         "refscore": "inputs"}
+    compat = refscore.score(CANDIDATES, both, language="python", metrics=METRICS, codebleu_rule="compat")
+    for row, data in zip(compat, cli_json(tmp_path, [REFERENCE, OTHER_REFERENCE], CANDIDATES,
+                                          "--codebleu-rule", "compat")):
+        assert_same_as_cli(row, data)
+
+
+def test_aggregations_over_references() -> None:
+    refs = [REFERENCE, OTHER_REFERENCE]
+    singles = [refscore.score(CANDIDATES[:1], [ref], language="python", metrics=METRICS)[0] for ref in refs]
+    default = refscore.score(CANDIDATES[:1], [refs], language="python", metrics=METRICS)[0]
+    # the package's default for CodeBERTScore: the max per component
+    for key in ("precision", "recall", "f1", "f3"):
+        name = f"codebertscore_{key}"
+        assert getattr(default, name) == pytest.approx(max(getattr(s, name) for s in singles), abs=1e-6)
+    assert default.chrf == pytest.approx(max(s.chrf for s in singles))
+    mean = refscore.score(CANDIDATES[:1], [refs], language="python", metrics=METRICS, aggregation="mean")[0]
+    for name in ("codebleu", "syntax_match_score", "codebertscore_f1", "codebertscore_recall", "chrf"):
+        assert getattr(mean, name) == pytest.approx(sum(getattr(s, name) for s in singles) / 2, abs=1e-6), name
+    best = refscore.score(CANDIDATES[:1], [refs], language="python", metrics=("codebleu",),
+                          aggregation={"codebleu": "max"})[0]
+    winner = max(singles, key=lambda s: s.codebleu)
+    assert (best.codebleu, best.ngram_match_score) == pytest.approx((winner.codebleu, winner.ngram_match_score))
+    assert dict(best.aggregation) == {"codebleu": "max", "refscore": "inputs"}
+    # pooled statistics are not the best single reference's: the choice matters
+    assert default.codebleu != pytest.approx(best.codebleu)
+
+
+def test_corpus_codebleu_is_the_package_corpus_number_and_means_are_named() -> None:
+    refs = [REFERENCE, [REFERENCE, OTHER_REFERENCE]]
+    corpus = refscore.score_corpus(CANDIDATES, refs, language="python", metrics=("codebleu", "codebertscore"))
+    expected = calc_codebleu([[REFERENCE], [REFERENCE, OTHER_REFERENCE]], CANDIDATES, "python")
+    for key, value in expected.items():
+        assert getattr(corpus, key) == pytest.approx(value, abs=1e-12)
+    assert corpus.codebertscore_f1 == pytest.approx(sum(s.codebertscore_f1 for s in corpus.samples) / 2)
+    assert corpus.refscore == pytest.approx(sum(s.refscore for s in corpus.samples) / 2)
+    how = dict(corpus.corpus_aggregation)
+    assert how["codebleu"].startswith("corpus statistics") and how["codebertscore"] == "mean of per-sample"
+    assert json.loads(json.dumps(corpus.to_dict()))["samples"][1]["references"] == 2
+
+
+def test_rows_are_frozen_and_become_tables() -> None:
+    rows = refscore.score(CANDIDATES, [REFERENCE] * 2, language="py", metrics=("codebleu", "tsed"))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rows[0].codebleu = 1.0  # type: ignore[misc]
+    assert rows[0].language == "python" and rows[0].codebertscore_f1 is None and rows[0].tsed is not None
+    dicts = refscore.to_dicts(rows)
+    assert dicts[0]["codebleu"] == rows[0].codebleu and "report" not in dicts[0]
+    json.dumps(dicts)
+    frame = refscore.to_pandas(rows)
+    assert list(frame["codebleu"]) == [r.codebleu for r in rows]
+    assert frame["aggregation.codebleu"].tolist() == ["pooled", "pooled"]
+    table = refscore.to_arrow(rows)
+    assert table.num_rows == 2 and table.column("tsed").to_pylist() == [r.tsed for r in rows]
+    assert rows[1].report is not None and rows[1].report.codebleu is not None
+
+
+@pytest.mark.parametrize("call", [
+    lambda: refscore.score(["x = 1"], ["x = 1", "y = 2"], language="python", metrics=("codebleu",)),
+    lambda: refscore.score(["x = 1"], ["x = 1"], language="klingon", metrics=("codebleu",)),
+    lambda: refscore.score(["x = 1"], ["x = 1"], language="python", metrics=("bleurt",)),
+    lambda: refscore.score(["x = 1"], [[]], language="python", metrics=("codebleu",)),
+    lambda: refscore.score("x = 1", "x = 1", language="python", metrics=("codebleu",)),
+    lambda: refscore.score([b"x = 1"], ["x = 1"], language="python", metrics=("codebleu",)),
+    lambda: refscore.score(["x = 1"], ["x = 1"], language="python", metrics=("codebleu",), weights=(1, 1)),
+    lambda: refscore.score(["x = 1"], ["x = 1"], language="python", metrics=("codebleu",), aggregation="median"),
+    lambda: refscore.score(["x = 1"], ["x = 1"], language="python", metrics=("codebleu",),
+                           aggregation={"codebertscore": "pooled"}),
+    lambda: refscore.score(["x = 1"], ["x = 1"], language="python", context=["a", "b"], metrics=("codebleu",)),
+])
+def test_bad_arguments_are_one_clear_error_of_every_expected_type(call) -> None:
+    for kind in (ValueError, AssertionError, refscore.RefScoreError):
+        with pytest.raises(kind) as caught:
+            call()
+        assert isinstance(caught.value, refscore.ScoreInputError) and str(caught.value)
+
+
+def test_hostile_texts_get_defined_results() -> None:
+    texts = ["", "\x00\x01binary", "def f(:\n  ((((", "(" * 3000]
+    rows = refscore.score(texts, ["def f(x):\n    return x\n"] * len(texts), language="python", metrics=("codebleu",))
+    assert [0.0 <= r.codebleu <= 1.0 for r in rows] == [True] * len(texts)
