@@ -12,6 +12,7 @@ from ..bidi import bidi_warning, printable
 from ..embed.backends import BACKENDS
 from ..metrics.codebertscore_result import BertScore
 from ..engines import open_scorer
+from ..scoring.differences import difference_records, find_differences, placed_records, render_differences
 from ..scoring.heat import DEFAULT_WEAK_THRESHOLD, candidate_words, missing_words, render_heat, token_records
 from ..scoring.inputs import empty_reference, read_source, resolve_language
 from ..scoring.per_function import pair_record, score_functions
@@ -105,22 +106,36 @@ def run(args: argparse.Namespace) -> int:
         if mismatches[index]:
             print(f"refscore: warning: {printable(mismatches[index])}", file=sys.stderr)
             warnings.append(mismatches[index])
+        found = find_differences(request.candidate, references, report)
         if args.json:
             data = {"candidate": path, "reference": args.reference, **report.to_dict(explain=args.explain),
                     "warnings": warnings}
             if report.codebertscore is not None:
                 data["tokens"] = token_records(report.codebertscore, request.candidate, references)
+            data["differences"] = difference_records(found)
+            _place_explanations(data, found, request.candidate)
             if functions:
                 data["functions"] = [pair_record(p) for p in functions[index]]
             print(json.dumps(data))
             continue
         print(render_table(printable(path), printable(args.reference), report, explain=args.explain))
+        if args.explain:
+            print(render_differences(found, request.candidate))
         if functions:
             print(render_functions(functions[index], references))
         bert = report.codebertscore
         if bert is not None and not args.no_heat:
             print(_heat_section(bert, request.candidate, references, color))
     return 0
+
+
+def _place_explanations(data: dict, found, candidate: str) -> None:
+    """Each CodeBLEU explanation in ``data`` (``--explain``) with its candidate span beside its
+    reference span."""
+    explanations = data.get("codebleu_details", {}).get("explanations")
+    if explanations is not None and len(explanations) == len(found.explanations):
+        for item, placed in zip(explanations, placed_records(found, candidate)):
+            item.update(placed)
 
 
 def language_mismatch(language: str, candidate: str, reference_paths: list[str]) -> str | None:

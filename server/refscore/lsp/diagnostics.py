@@ -1,4 +1,5 @@
-"""A Result as diagnostics: the summary on the first line, weakly aligned tokens, an inserted block.
+"""A Result as diagnostics: the summary on the first line, weakly aligned tokens, the ranked
+differences from the reference, an inserted block.
 
 Every diagnostic has severity Information (Warning for a reference that cannot be read and for a
 bidi control character, see ``trojan``), source ``refscore`` and one of the stable codes below;
@@ -11,6 +12,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from ..metrics.differences import Difference
 from .headline import headline
 from .positions import Positions
 from .render import bert_data, bert_line, codebleu_data, codebleu_line, has_tokens, num, refscore_data
@@ -22,6 +24,7 @@ SOURCE = "refscore"
 SUMMARY = "refscore.summary"
 WEAK_TOKEN = "refscore.weak-token"
 INSERTED_BLOCK = "refscore.inserted-block"
+DIFFERENCE = "refscore.difference"
 PROBLEM = "refscore.problem"
 
 
@@ -98,6 +101,32 @@ def _weak(result: Result, token: Any) -> types.Diagnostic:
                             severity=types.DiagnosticSeverity.Information, source=SOURCE, code=WEAK_TOKEN, data=data)
 
 
+def _difference(result: Result, item: Difference) -> types.Diagnostic:
+    """A ranked difference, with the reference code it departs from as related information."""
+    ref_uri = result.reference_uris[item.reference_index]
+    ref_range = result.reference_positions(item.reference_index).range(item.reference_start, item.reference_end)
+    code = " ".join(result.reference_texts[item.reference_index][item.reference_start:item.reference_end].split())
+    code = code if len(code) <= 60 else code[:59] + "…"
+    related = types.DiagnosticRelatedInformation(
+        location=types.Location(uri=ref_uri, range=ref_range),
+        message=f"the reference (line {ref_range.start.line + 1}): {code}")
+    return types.Diagnostic(
+        range=result.positions.range(item.start, item.end), message=f"differs from the reference: {item.reason}",
+        severity=types.DiagnosticSeverity.Information, source=SOURCE, code=DIFFERENCE,
+        related_information=[related],
+        data={"kind": item.kind, "weight": round(item.weight, 6), "reference": {"uri": ref_uri, "range": {
+            "start": {"line": ref_range.start.line, "character": ref_range.start.character},
+            "end": {"line": ref_range.end.line, "character": ref_range.end.character}}}})
+
+
+def differences(result: Result, limit: int) -> list[types.Diagnostic]:
+    """The ``limit`` most significant differences from the reference."""
+    if limit <= 0 or result.report is None or not result.reference_uris:
+        return []
+    chosen = [d for d in result.differences.differences if d.reference_index < len(result.reference_uris)]
+    return [_difference(result, d) for d in chosen[:limit]]
+
+
 def _inserted(result: Result) -> types.Diagnostic:
     insertion = result.insertion
     assert insertion is not None
@@ -121,6 +150,7 @@ def build(result: Result, settings: Any) -> list[types.Diagnostic]:
                                  data={"version": result.version}), *bidi_diagnostics(result)]
     out = [_summary(result)]
     out.extend(_weak(result, t) for t in weak_tokens(result, settings.weak_threshold, settings.weak_max_count))
+    out.extend(differences(result, settings.differences_max_count))
     if result.insertion is not None:
         out.append(_inserted(result))
     out.extend(bidi_diagnostics(result))

@@ -8,6 +8,8 @@ from typing import Any
 
 from ..languages import LanguageSpec
 from ..metrics.codebertscore_result import BertScore
+from ..metrics.differences import Differences
+from ..scoring.differences import find_differences
 from ..scoring.pairing import FunctionPair, Region
 from ..scoring.report import ScoreReport
 from .positions import Positions
@@ -53,6 +55,13 @@ class Result:
         if index not in cache:
             cache[index] = Positions(self.reference_texts[index], self.codec)
         return cache[index]
+
+    @cached_property
+    def differences(self) -> Differences:
+        """Where the text departs from its reference, ranked (computed once per result)."""
+        if self.report is None or not self.reference_texts or self.spec is None:
+            return Differences()
+        return find_differences(self.text, self.reference_texts, self.report, self.spec.name)
 
     @property
     def bert(self) -> BertScore | None:

@@ -27,6 +27,7 @@ class Settings:
     codebleu_weights: tuple[float, float, float, float] = (0.25, 0.25, 0.25, 0.25)
     weak_threshold: float = 0.45  # CodeBERTScore similarity below which a token is "weak"
     weak_max_count: int = 5  # at most this many weak-token diagnostics per document
+    differences_max_count: int = 3  # at most this many ranked differences as diagnostics
     model: str | None = None
     layer: int | None = None
     device: str | None = None
@@ -52,6 +53,7 @@ _KEYS: tuple[tuple[str, str], ...] = (
     ("codebleu.weights", "codebleu_weights"),
     ("weakTokens.threshold", "weak_threshold"),
     ("weakTokens.maxCount", "weak_max_count"),
+    ("differences.maxCount", "differences_max_count"),
     ("model", "model"),
     ("layer", "layer"),
     ("device", "device"),
@@ -106,7 +108,7 @@ def _convert(name: str, value: Any, default: Any) -> Any:
         if not -1.0 <= number <= 1.0:
             raise ValueError("weakTokens.threshold is a similarity between -1 and 1")
         return number
-    if name in ("weak_max_count", "debounce_ms", "insertion_min_chars"):
+    if name in ("weak_max_count", "differences_max_count", "debounce_ms", "insertion_min_chars"):
         number = _number(value, "a non-negative number")
         if number < 0:
             raise ValueError("must be a non-negative number")

@@ -1,0 +1,64 @@
+"""Where a candidate departs from its reference: CodeBLEU's explanations placed on the candidate
+and one ranking of candidate spans (``rank_differences``). Pure: no I/O, no parsing (the
+caller passes the analyses: ``scoring.differences``).
+
+* ``align``: the token alignment (names read through a renaming);
+* ``placing``: each CodeBLEU explanation's candidate span (or none: absent code);
+* ``rank``: the weighted differences, one per candidate line, strongest first;
+* ``reasons``: the words; ``model``: the typed results.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ...analysis.leaves import CodeToken
+from ...analysis.positions import LinePositions
+from ..codebertscore_result import BertScore
+from ..codebleu import CodeBleuResult
+from .align import Alignment, align
+from .model import Difference, Differences, PlacedExplanation, range_dict
+from .placing import NodeSpan, place
+from .rank import Evidence, RawDifference, rank
+
+__all__ = ["Difference", "Differences", "PlacedExplanation", "rank_differences", "range_dict"]
+
+
+def _choose(alignments: Sequence[Alignment], bert: BertScore | None) -> int:
+    """The reference to explain against: CodeBERTScore's choice, else the best aligned one."""
+    if bert is not None and 0 <= bert.reference_index < len(alignments):
+        return bert.reference_index
+    return max(range(len(alignments)), key=lambda i: alignments[i].ratio)
+
+
+def rank_differences(candidate: str, references: Sequence[str], candidate_tokens: Sequence[CodeToken],
+                     reference_tokens: Sequence[Sequence[CodeToken]], candidate_nodes: Sequence[NodeSpan],
+                     codebleu: CodeBleuResult | None = None, bert: BertScore | None = None) -> Differences:
+    """The ranked differences of ``candidate`` from its reference, from the analyses of both
+    (``analysis.leaves.code_tokens`` per text, the candidate's subtrees as (type, start, end)
+    code-point spans) and the finished metric results; offsets into the texts as given."""
+    if not references:
+        return Differences(note="no reference")
+    alignments = [align(tokens, candidate_tokens) for tokens in reference_tokens]
+    index = _choose(alignments, bert)
+    alignment = alignments[index]
+    explanations = codebleu.explanations if codebleu is not None else ()
+    placed = place(alignment, explanations, candidate_nodes, index)
+    evidence = Evidence(placed, *_similarities(bert, index))
+    raw = rank(alignment, references[index], candidate, evidence)
+    cand_lines, ref_lines = LinePositions(candidate), LinePositions(references[index])
+    return Differences(tuple(_finish(d, index, cand_lines, ref_lines) for d in raw), placed)
+
+
+def _similarities(bert: BertScore | None, index: int) -> tuple[list[tuple[int, int, float]], list[tuple[int, int, float]]]:
+    if bert is None or bert.reference_index != index:
+        return [], []
+    return ([(t.start, t.end, t.similarity) for t in bert.candidate_tokens],
+            [(t.start, t.end, t.similarity) for t in bert.reference_tokens])
+
+
+def _finish(raw: RawDifference, index: int, cand: LinePositions, ref: LinePositions) -> Difference:
+    (a, b), (c, d) = cand.range(raw.start, raw.end)
+    (e, f), (g, h) = ref.range(raw.reference_start, raw.reference_end)
+    return Difference(raw.kind, raw.start, raw.end, (a, b, c, d), index, raw.reference_start, raw.reference_end,
+                      (e, f, g, h), raw.reason, raw.weight, raw.evidence)

@@ -1,0 +1,228 @@
+"""Rank candidate spans by how much they depart from the reference.
+
+Each unaligned run of tokens (``align.Chunk``) is a candidate span; its weight (0..1) combines:
+
+* ``alignment``: what changed (an operator, constant, name or keyword counts more than
+  punctuation), how compact the change is and how firmly aligned code surrounds it: a slip is a
+  small change inside code that otherwise matches, a rewrite in another style is a long one;
+* ``codebleu``: the CodeBLEU explanations placed on the span (dataflow edges, small subtrees,
+  n-gram runs the candidate lacks);
+* ``codebertscore``: how far below the candidate's typical token similarity the span's weakest
+  token is, on either side (the candidate's precision tokens, the reference's recall tokens).
+
+CodeBLEU explanations placed where no token differs become weaker differences of their own.
+Differences starting on the same candidate line are merged (the strongest one's reason).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from statistics import median
+from typing import Sequence
+
+from ...analysis.leaves import CodeToken
+from . import reasons
+from .align import Alignment, Chunk
+from .model import DifferenceKind, PlacedExplanation
+
+_KIND_WEIGHT = {"operator": 1.0, "number": 1.0, "name": 0.9, "literal": 0.9, "keyword": 0.8, "string": 0.6,
+                "punct": 0.25}
+_COMPONENT_WEIGHT = {"dataflow_match": 1.0, "syntax_match": 0.6, "ngram_match": 0.4}
+#: shares of the three signals in a difference's weight
+SHARES = {"alignment": 0.6, "codebleu": 0.2, "codebertscore": 0.2}
+Similarity = tuple[int, int, float]  # start, end, cosine
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the ranking reads besides the alignment (all optional)."""
+
+    placed: Sequence[PlacedExplanation] = ()
+    candidate_similarity: Sequence[Similarity] = ()
+    reference_similarity: Sequence[Similarity] = ()
+
+
+def _content(tokens: Sequence[CodeToken]) -> float:
+    return sum(_KIND_WEIGHT.get(t.kind, 0.5) for t in tokens)
+
+
+def alignment_weight(chunk: Chunk, alignment: Alignment) -> float:
+    """How much a chunk looks like a slip in otherwise matching code (0..1)."""
+    ref = alignment.reference[chunk.ref_lo:chunk.ref_hi]
+    cand = alignment.candidate[chunk.cand_lo:chunk.cand_hi]
+    if chunk.kind == "moved":  # the code is there, in another place: an order the reference does not have
+        return 0.5 / (1 + 0.05 * len(ref))
+    content = 1 - math.exp(-1.5 * max(_content(ref), _content(cand)))
+    context = 0.2 + 0.4 * (1 - math.exp(-chunk.before / 3)) + 0.4 * (1 - math.exp(-chunk.after / 3))
+    size = max(len(ref), len(cand))
+    compact = 1 / (1 + 0.12 * max(0, size - 2))
+    whole_lines = chunk.kind == "insert" and _whole_lines(alignment.candidate, chunk.cand_lo, chunk.cand_hi)
+    return content * context * compact * (0.6 if whole_lines else 1.0)
+
+
+def _whole_lines(tokens: Sequence[CodeToken], lo: int, hi: int) -> bool:
+    """Whether ``tokens[lo:hi]`` are whole lines (extra statements, not a change inside one)."""
+    first_alone = lo == 0 or tokens[lo - 1].line != tokens[lo].line
+    last_alone = hi == len(tokens) or tokens[hi].line != tokens[hi - 1].line
+    return first_alone and last_alone
+
+
+def _overlaps(a0: int, a1: int, b0: int, b1: int) -> bool:
+    return a0 < b1 and b0 < a1 if a1 > a0 else b0 <= a0 < b1
+
+
+def codebleu_weight(placed: Sequence[PlacedExplanation], start: int, end: int,
+                    ref_start: int, ref_end: int) -> float:
+    """Explanations on the span (candidate side) or on the code it lacks (reference side), the
+    smaller ones counting more."""
+    total = 0.0
+    for item in placed:
+        on_candidate = item.start is not None and item.end is not None and _overlaps(item.start, item.end, start, end)
+        on_reference = ref_end > ref_start and _overlaps(item.explanation.start, item.explanation.end, ref_start, ref_end)
+        if on_candidate or on_reference:
+            size = item.explanation.end - item.explanation.start
+            total += _COMPONENT_WEIGHT.get(item.explanation.component, 0.3) / (1 + size / 40)
+    return 1 - math.exp(-total)
+
+
+def similarity_weight(similarities: Sequence[Similarity], start: int, end: int, typical: float) -> float:
+    """How far below ``typical`` the weakest token in ``start:end`` is (0..1)."""
+    inside = [s for a, b, s in similarities if _overlaps(a, b, start, end)]
+    if not inside or typical <= 0:
+        return 0.0
+    return max(0.0, min(1.0, 1 - min(inside) / typical))
+
+
+def _typical(similarities: Sequence[Similarity]) -> float:
+    return median(s for _, _, s in similarities) if similarities else 0.0
+
+
+def _span(tokens: Sequence[CodeToken], text: str | None = None) -> tuple[int, int]:
+    """From the first token to the last; with ``text`` (the candidate), only as far as the code
+    runs on the first token's line with nothing but spaces between tokens (a range never takes in
+    a comment or another line)."""
+    if text is None:
+        return tokens[0].start, tokens[-1].end
+    end = tokens[0].end
+    for previous, token in zip(tokens, tokens[1:]):
+        if token.line != previous.line or text[previous.end:token.start].strip():
+            break
+        end = token.end
+    return tokens[0].start, end
+
+
+def _chunk_spans(chunk: Chunk, alignment: Alignment, reference: str,
+                 candidate: str) -> tuple[tuple[int, int], tuple[int, int], DifferenceKind] | None:
+    """(candidate span, reference span, kind) of a chunk; a missing run is shown on the
+    candidate line it would follow (or precede)."""
+    ref_tokens, cand_tokens = alignment.reference, alignment.candidate
+    ref_span = _span(ref_tokens[chunk.ref_lo:chunk.ref_hi]) if chunk.ref_hi > chunk.ref_lo else None
+    if chunk.kind == "delete":
+        if not cand_tokens:
+            return None
+        anchor = max(0, min(chunk.cand_lo - 1, len(cand_tokens) - 1))
+        assert ref_span is not None
+        return (_span(reasons.line_tokens(cand_tokens, candidate, anchor), candidate), ref_span, "missing")
+    cand_span = _span(cand_tokens[chunk.cand_lo:chunk.cand_hi], candidate)
+    if ref_span is None:  # extra code: the reference side is where it would be
+        at = min(chunk.ref_lo, len(ref_tokens) - 1)
+        if at < 0:
+            return None
+        ref_span = (ref_tokens[at].start, ref_tokens[at].end)
+        return cand_span, ref_span, "extra"
+    kinds = {t.kind for t in (*ref_tokens[chunk.ref_lo:chunk.ref_hi], *cand_tokens[chunk.cand_lo:chunk.cand_hi])}
+    if chunk.kind == "moved":
+        return cand_span, ref_span, "moved"
+    return cand_span, ref_span, "name" if kinds == {"name"} else "changed"
+
+
+def _reason(chunk: Chunk, alignment: Alignment, reference: str, candidate: str) -> str:
+    if chunk.kind == "delete":
+        return reasons.missing(alignment, chunk, reference)
+    if chunk.kind == "insert":
+        return reasons.extra(alignment, chunk, candidate)
+    if chunk.kind == "moved":
+        return reasons.moved(alignment, chunk, reference)
+    return reasons.replaced(alignment, chunk, reference, candidate)
+
+
+@dataclass(frozen=True)
+class RawDifference:
+    """A difference before its ranges are computed (offsets only)."""
+
+    kind: DifferenceKind
+    start: int
+    end: int
+    reference_start: int
+    reference_end: int
+    reason: str
+    weight: float
+    evidence: tuple[tuple[str, float], ...]
+
+
+def rank(alignment: Alignment, reference: str, candidate: str, evidence: Evidence) -> list[RawDifference]:
+    """The differences of an alignment, strongest first (one per candidate line)."""
+    cand_typical = _typical(evidence.candidate_similarity)
+    ref_typical = _typical(evidence.reference_similarity)
+    found: list[RawDifference] = []
+    covered: list[tuple[int, int]] = []
+    for chunk in alignment.chunks:
+        spans = _chunk_spans(chunk, alignment, reference, candidate)
+        if spans is None:
+            continue
+        (start, end), (ref_start, ref_end), kind = spans
+        shares = {
+            "alignment": alignment_weight(chunk, alignment),
+            "codebleu": codebleu_weight(evidence.placed, start, end, ref_start, ref_end),
+            "codebertscore": max(similarity_weight(evidence.candidate_similarity, start, end, cand_typical)
+                                 if kind != "missing" else 0.0,
+                                 similarity_weight(evidence.reference_similarity, ref_start, ref_end, ref_typical)),
+        }
+        weight = sum(SHARES[name] * value for name, value in shares.items())
+        found.append(RawDifference(kind, start, end, ref_start, ref_end, _reason(chunk, alignment, reference, candidate),
+                                   weight, tuple((k, SHARES[k] * v) for k, v in shares.items())))
+        covered.append((start, end))
+    found.extend(_explained(evidence, covered, candidate, cand_typical))
+    return _merge_lines(found, candidate)
+
+
+def _explained(evidence: Evidence, covered: Sequence[tuple[int, int]], candidate: str,
+               typical: float) -> list[RawDifference]:
+    """Syntax and dataflow explanations placed on one candidate line that no chunk covers."""
+    found = []
+    for item in evidence.placed:
+        if item.start is None or item.end is None or item.explanation.component == "ngram_match":
+            continue
+        if "\n" in candidate[item.start:item.end] or any(_overlaps(item.start, item.end, a, b) for a, b in covered):
+            continue
+        shares = {"codebleu": codebleu_weight([item], item.start, item.end, 0, 0),
+                  "codebertscore": similarity_weight(evidence.candidate_similarity, item.start, item.end, typical)}
+        weight = 0.5 * sum(SHARES[k] * v for k, v in shares.items())
+        explanation = item.explanation
+        found.append(RawDifference("structure", item.start, item.end, explanation.start, explanation.end,
+                                   reasons.explained(explanation.component, explanation.text), weight,
+                                   tuple((k, 0.5 * SHARES[k] * v) for k, v in shares.items())))
+    return found
+
+
+def _merge_lines(found: list[RawDifference], candidate: str) -> list[RawDifference]:
+    """One difference per candidate line (the strongest, its weight raised a little by the rest)."""
+    by_line: dict[int, list[RawDifference]] = {}
+    for item in found:
+        by_line.setdefault(candidate.count("\n", 0, item.start), []).append(item)
+    merged = []
+    for items in by_line.values():
+        items.sort(key=lambda d: (-d.weight, d.start))
+        strongest = items[0].weight
+        # a change inside a moved line says more than the move: its words lead
+        best = next((d for d in items if d.kind != "moved"), items[0])
+        if len(items) > 1:
+            rest = sum(d.weight for d in items) - strongest
+            reason = best.reason
+            if best.kind != "moved" and any(d.kind == "moved" for d in items):
+                reason += "; the line also stands in another place than in the reference"
+            best = replace(best, weight=min(1.0, strongest + 0.1 * rest), reason=reason)
+        merged.append(best)
+    merged.sort(key=lambda d: (-d.weight, d.start))
+    return merged
