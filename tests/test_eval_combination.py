@@ -22,6 +22,7 @@ def _table(dataset: str, problems: int = 16, per: int = 8, seed: int = 0, graded
     cols = {"chrfpp": 0.5 + 0.2 * quality + rng.normal(0, 0.15, n),  # informative
             "bleu": rng.uniform(size=n),  # noise
             "len_ratio": rng.normal(0, 0.3, n), "ref_len": np.repeat(rng.uniform(1, 4, problems), per)}
+    cols["ngram_match_native"] = cols["bleu"]  # the native n-gram input (noise too)
     for layer in (5, 6):
         for part in ("p", "r", "f1", "f3"):
             cols[f"cbs_{part}_L{layer}"] = 0.6 + 0.05 * quality * (layer - 4) + rng.normal(0, 0.2, n)
@@ -120,7 +121,7 @@ def test_an_input_whose_weight_depends_on_the_reference_length_is_found():
 
 
 def test_final_model_is_what_combined_score_reads():
-    from refscore.eval.combined import FORMAT_VERSION, combined_score
+    from refscore.combined import FORMAT_VERSION, combined_score
 
     tables = _tables()
     model = fit_final(tables, [5, 6], {"note": "test"}, seed=3)

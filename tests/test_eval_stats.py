@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from refscore.eval.combined import combined_score, linear_part
+from refscore.combined import combined_score, linear_part
 from refscore.eval.correlation import (average_ranks, grouped_kendall_tau, pearson, spearman)
 from refscore.eval.cv import Table, problem_folds, select_column, split
 from refscore.eval.data import Item, paper_normalise, sample_problems
@@ -177,7 +177,7 @@ def test_logistic_fit_recovers_the_direction():
 
 
 def test_length_inputs_use_the_closest_reference():
-    from refscore.eval.combined import length_inputs
+    from refscore.combined.inputs import length_inputs
 
     got = length_inputs("a b c", ["x", "w x y z"])  # 3 tokens; closest reference has 4
     assert got["len_ratio"] == pytest.approx(math.log(4 / 5))
@@ -185,7 +185,7 @@ def test_length_inputs_use_the_closest_reference():
 
 
 def test_shipped_combination_reads_and_rises_with_its_inputs():
-    from refscore.eval.combined import FORMAT_VERSION, load_model, required_inputs
+    from refscore.combined import FORMAT_VERSION, load_model, required_inputs
 
     model = load_model()
     names = required_inputs(model)

@@ -8,7 +8,8 @@ import math
 
 import pytest
 
-from refscore.eval.combined import FORMAT_VERSION, REF_LEN_CENTRE, combined_score, length_inputs
+from refscore.combined import FORMAT_VERSION, combined_score
+from refscore.combined.inputs import REF_LEN_CENTRE, length_inputs
 from refscore.metrics.chrf import score_chrf
 from refscore.metrics.tsed import score_tsed
 from refscore.scoring import headline as headline_module
@@ -96,7 +97,7 @@ def test_no_headline_without_the_flag_or_the_right_inputs(monkeypatch, shipped):
 
 
 def test_the_shipped_file_decides(monkeypatch):
-    from refscore.eval.combined import load_model
+    from refscore.combined import load_model
 
     headline_module.headline_model.cache_clear()
     model = headline_module.headline_model()
@@ -162,7 +163,8 @@ def test_editor_summary_leads_with_the_combined_number(shipped):
 
 
 def test_an_interaction_input_is_shown_by_its_base_value():
-    from refscore.eval.combined import REF_LEN_CENTRE, describe_input
+    from refscore.combined.inputs import REF_LEN_CENTRE
+    from refscore.combined.labels import describe_input
 
     values = {"cbs_p_by_ref_len": 0.6 * (3.5 - REF_LEN_CENTRE), "ref_len": 3.5}
     assert describe_input("cbs_p_by_ref_len", values) == "CodeBERTScore precision (weighed by reference length) 0.600"

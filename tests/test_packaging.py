@@ -138,7 +138,7 @@ def test_wheel_with_bert_extra_scores_offline_in_a_clean_venv(dists: dict[str, P
     assert bert is not None, f"no CodeBERTScore: {score.stderr}"
     assert bert["model"] == "all-MiniLM-L6-v2" and 0.0 < bert["f3"] <= 1.0, bert
     assert "not installed" not in score.stderr
-    from refscore.eval.combined import load_model
+    from refscore.combined import load_model
 
     if load_model().get("headline"):  # the bert extra brings every input of the combined number
         assert 0.0 < report["refscore"]["score"] < 1.0 and "combined RefScore" not in score.stderr, score.stderr

@@ -66,7 +66,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Correlation of BLEU, CodeBLEU (components, both rules), chrF and "
                     "CodeBERTScore with HumanEval functional correctness and CoNaLa human "
                     "grades (the CodeBERTScore paper's protocol); cross-validated defaults and "
-                    "the combined score.")
+                    "the combined RefScore number.")
     p.add_argument("--data", type=Path, default=None,
                    help="evaluation data folder (default: <repo>/../shared/data)")
     p.add_argument("--languages", type=_csv, default=list(_DATASETS),
@@ -99,7 +99,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, default=None, help="write the JSON result here")
     p.add_argument("--report", type=Path, default=None, help="write the markdown report here")
     p.add_argument("--save-combined", type=Path, default=None,
-                   help="fit the combined score on all sampled problems and save it (JSON)")
+                   help="fit the combined RefScore number on all sampled problems and save it (JSON)")
     p.add_argument("--save-scores", type=Path, default=None,
                    help="scores file (npz): every item's scores, kept per text, layer and "
                         "setting; values already there are reused, and it is checkpointed while "

@@ -3,6 +3,6 @@
 ``data`` (loading, sampling, the paper's normaliser), ``metrics`` (runners over RefScore's own
 APIs), ``layers`` (several MiniLM layers per forward pass), ``correlation`` (the paper's tau,
 Spearman, Pearson), ``cv`` and ``fit`` (cross-validation by problem, defaults, the combined
-fit), ``combined`` (the pure ``combined_score`` function and its ``combined.json``), ``runner``
-and ``report`` (``refscore eval``).
+fit of the combined RefScore number, whose inputs, formula and file live in the product package
+``refscore.combined``), ``runner`` and ``report`` (``refscore eval``).
 """

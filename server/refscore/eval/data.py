@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from .combined import paper_normalise  # noqa: F401 - part of this module's API (eval.metrics, tests)
+from ..metrics.chrf import paper_normalise  # noqa: F401 - part of this module's API (eval.metrics, tests)
 
 #: HumanEval languages as the data files name them.
 HUMANEVAL_LANGUAGES = ("python", "java", "js", "cpp")

@@ -1,12 +1,10 @@
-"""Inputs the combined score may use, as columns of a score table.
+"""The combined RefScore number's inputs as columns of a score table.
 
-Every input is something ``score``, ``grade`` and the editor can compute for one candidate and
-its references (``refscore.scoring.headline.components`` builds the same values from a
-``ScoreReport``): CodeBERTScore of the embedded MiniLM at one layer without context (scores and
-token-alignment statistics), chrF, the native CodeBLEU components, TSED, length and parse-error
-features, and the main scores times the reference's length (``combined.interaction_inputs``).
-CrystalBLEU needs a corpus and CodeBERTScore with the intent needs one, so neither is an input
-(both are measured alone in the report).
+The inputs and their formulas are defined once, in ``refscore.combined.inputs``; this module only
+maps each input to the score table's columns (``scoring.headline.components`` builds the same
+values from a ``ScoreReport``, through the same functions). CrystalBLEU needs a corpus and
+CodeBERTScore with the intent needs one, so neither is an input (both are measured alone in the
+report).
 """
 
 from __future__ import annotations
@@ -15,21 +13,12 @@ from typing import Callable
 
 import numpy as np
 
-from .combined import INTERACTION_SUFFIX, by_ref_len, interaction_base
+from ..combined.inputs import abs_len_ratio, by_ref_len, extra_errors, interaction_base
 from .cv import Table
 
-#: Candidate-level inputs the ranking part may select from (``{layer}``: the chosen layer).
-RANKING_POOL = (
-    "cbs_f3", "cbs_f1", "cbs_p", "cbs_r", "cbs_pq25", "cbs_rq25", "cbs_pmin", "cbs_rmin",
-    "chrfpp", "ngram_match", "weighted_ngram_match", "syntax_match", "dataflow_match", "tsed",
-    "len_ratio", "abs_len_ratio", "extra_errors",
-    *(f"{name}{INTERACTION_SUFFIX}" for name in ("cbs_f3", "cbs_f1", "cbs_p", "cbs_r", "chrfpp")),
-)
-#: Problem-level inputs (constant within a problem): only the calibration across problems uses them.
-CALIBRATION = ("ref_len",)
-
 _COLUMN = {
-    "chrf": "chrf", "chrfpp": "chrfpp", "ngram_match": "bleu", "weighted_ngram_match": "weighted_ngram_match",
+    "chrf": "chrf", "chrfpp": "chrfpp", "ngram_match": "ngram_match_native",
+    "weighted_ngram_match": "weighted_ngram_match_native",
     "syntax_match": "syntax_match_native", "dataflow_match": "dataflow_match_native",
     "tsed": "tsed", "len_ratio": "len_ratio", "ref_len": "ref_len",
 }
@@ -40,9 +29,11 @@ def _derived(name: str) -> Callable[[Table, int], np.ndarray] | None:
     if base is not None:  # the base input's weight varies with the reference's length
         return lambda t, layer: by_ref_len(column(t, base, layer), t.columns["ref_len"])
     if name == "abs_len_ratio":
-        return lambda t, layer: np.abs(t.columns["len_ratio"])
+        return lambda t, layer: abs_len_ratio(t.columns["len_ratio"])
     if name == "extra_errors":  # parse errors the candidate has beyond the reference's
-        return lambda t, layer: np.log1p(np.maximum(0.0, t.columns["cand_errors"] - t.columns["ref_errors"]))
+        return lambda t, layer: np.array([extra_errors(c, r) for c, r in
+                                          zip(t.columns["cand_errors"].tolist(), t.columns["ref_errors"].tolist())],
+                                         dtype=float)
     return None
 
 

@@ -1,7 +1,7 @@
-"""Cross-validated CodeBERTScore defaults and the combined score (nested, by problem).
+"""Cross-validated CodeBERTScore defaults and the combined RefScore number (nested, by problem).
 
 Per outer fold, on the training problems only: pick the CodeBERTScore layer and F variant by mean
-tau; pick the combined score's inputs and ridge strength by an inner cross-validation
+tau; pick the combined RefScore number's inputs and ridge strength by an inner cross-validation
 (``rankfit.select``); fit (``rankfit.fit``); score the held-out problems. The best single metric
 is also chosen on the training problems of each fold, so the comparison is like for like. Every
 held-out number pools out-of-fold scores; per-fold numbers come with them.
@@ -17,10 +17,10 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .combined import FORMAT_VERSION
+from ..combined.inputs import RANKING_POOL
+from ..combined.model import FORMAT_VERSION
 from .cv import ProblemKey, Table, held_out_agreement, mean_tau, split
 from .data import HUMANEVAL_LANGUAGES
-from .features import RANKING_POOL
 from .rankfit import build_rows, fit, model_input, problem_stats, select
 
 #: Single metrics the combination is compared with (the best is chosen on training problems).
@@ -105,7 +105,7 @@ def cross_validate(tables: Sequence[Table], folds: Mapping[ProblemKey, int], k: 
                    layers: Sequence[int], seed: int = 8, pool: Sequence[str] = RANKING_POOL,
                    ) -> dict[str, Any]:
     """Nested choices per fold; held-out agreement of the CV-chosen CodeBERTScore, the
-    CV-chosen single metric and the combined score, pooled and per fold."""
+    CV-chosen single metric and the combined RefScore number, pooled and per fold."""
     cache = _Cache(tables, pool)
     held = {name: {t.dataset: np.full(len(t.target), np.nan) for t in tables}
             for name in ("bert", "single", "combined")}

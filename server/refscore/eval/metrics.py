@@ -4,10 +4,11 @@ Metric names (columns of the score table):
 
 * ``bleu`` (CodeBLEU's n-gram component), ``weighted_ngram_match``, ``syntax_match``,
   ``dataflow_match`` (the package's components, via ``refscore.compat.calc_codebleu``),
-  ``syntax_match_native``, ``dataflow_match_native`` (``score_codebleu``; NaN when the dataflow
+  ``ngram_match_native``, ``weighted_ngram_match_native``, ``syntax_match_native``,
+  ``dataflow_match_native`` (``score_codebleu``, what ``score`` serves; NaN when the dataflow
   does not apply, counted as 0 in the correlations, as the package's component does), ``codebleu_compat`` and
   ``codebleu_native`` (the two final-score rules);
-* ``len_ratio``, ``ref_len`` (length features for the combined score, see ``length_features``);
+* ``len_ratio``, ``ref_len`` (length features for the combined RefScore number, see ``length_features``);
 * ``chrf``, ``chrfpp`` (sacrebleu chrF and chrF++, 0..1, on the paper-normalised text by default);
 * ``tsed``, ``tsed_exact``, ``cand_errors``, ``ref_errors``, ``crystalbleu`` (``eval.signals``);
 * ``cbs_<p|r|f1|f3>_L<layer>`` and ``..._ctx`` (CodeBERTScore with the embedded MiniLM at that
@@ -21,17 +22,18 @@ import time
 from typing import Callable, Iterable, Sequence
 
 from .. import languages
-from .combined import length_inputs
+from ..combined.inputs import TOKEN_STATS, bert_token_stats, length_inputs
 from .data import Item, paper_normalise
 
 CODEBLEU_METRICS = ("bleu", "weighted_ngram_match", "syntax_match", "dataflow_match",
+                    "ngram_match_native", "weighted_ngram_match_native",
                     "syntax_match_native", "dataflow_match_native", "codebleu_compat",
                     "codebleu_native")
 BERT_PARTS = ("p", "r", "f1", "f3")
-#: Token-alignment statistics per CodeBERTScore variant: the lowest and the lower-quartile token
-#: similarity of the candidate side (``p``: what the reference lacks a match for) and of the
-#: reference side (``r``: what the candidate is missing).
-BERT_STATS = ("pmin", "rmin", "pq25", "rq25")
+#: Token-alignment statistics per CodeBERTScore variant (``combined.inputs.token_stats``): the
+#: lowest and the lower-quartile token similarity of the candidate side (``p``: what the
+#: reference lacks a match for) and of the reference side (``r``: what the candidate is missing).
+BERT_STATS = tuple(TOKEN_STATS)
 _RESULT_FIELD = {"p": "precision", "r": "recall", "f1": "f1", "f3": "f3"}
 Scores = dict[str, list[float]]
 Progress = Callable[[str], None]
@@ -78,6 +80,8 @@ def codebleu_scores(items: Sequence[Item], normalise: bool = False) -> tuple[Sco
         out["weighted_ngram_match"].append(package["weighted_ngram_match_score"])
         out["syntax_match"].append(package["syntax_match_score"])
         out["dataflow_match"].append(package["dataflow_match_score"])
+        out["ngram_match_native"].append(comp["ngram_match"] or 0.0)
+        out["weighted_ngram_match_native"].append(comp["weighted_ngram_match"] or 0.0)
         out["syntax_match_native"].append(comp["syntax_match"] or 0.0)
         flow = comp["dataflow_match"]
         out["dataflow_match_native"].append(float("nan") if flow is None else flow)
@@ -100,22 +104,6 @@ def length_features(items: Sequence[Item]) -> Scores:
     """``len_ratio`` and ``ref_len`` per item (``combined.length_inputs``)."""
     rows = [length_inputs(item.candidate, item.references) for item in items]
     return {"len_ratio": [r["len_ratio"] for r in rows], "ref_len": [r["ref_len"] for r in rows]}
-
-
-def _quantile(values: Sequence[float], q: float) -> float:
-    """Lower ``q`` quantile (nearest rank) of ``values``; 0.0 when empty."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return float(ordered[min(len(ordered) - 1, int(q * len(ordered)))])
-
-
-def alignment_stats(result: object) -> dict[str, float]:
-    """``BERT_STATS`` of one ``BertScore`` (from its token alignments)."""
-    cand = [t.similarity for t in getattr(result, "candidate_tokens")]
-    ref = [t.similarity for t in getattr(result, "reference_tokens")]
-    return {"pmin": min(cand, default=0.0), "rmin": min(ref, default=0.0),
-            "pq25": _quantile(cand, 0.25), "rq25": _quantile(ref, 0.25)}
 
 
 def _chunks(items: Sequence[Item], size: int) -> Iterable[list[int]]:
@@ -157,7 +145,7 @@ def bert_scores(items: Sequence[Item], layers: Sequence[int], contexts: Sequence
                 for i, res in zip(block, scorer.score_batch(pairs)):
                     for part in BERT_PARTS:
                         values[bert_name(part, layer, context)][order[i]] = getattr(res, _RESULT_FIELD[part])
-                    for stat, value in alignment_stats(res).items():
+                    for stat, value in bert_token_stats(res).items():
                         values[bert_name(stat, layer, context)][order[i]] = value
         multi.clear()
         done += len(block)

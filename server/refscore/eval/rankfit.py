@@ -1,4 +1,4 @@
-"""The combined score's fit: a pairwise ranking ridge over inputs picked by forward selection,
+"""The combined RefScore number's fit: a pairwise ranking ridge over inputs picked by forward selection,
 then a calibration across problems.
 
 Ranking (what Kendall tau rewards): inside each problem, every pair of items whose targets
@@ -22,10 +22,11 @@ from typing import Sequence
 
 import numpy as np
 
+from ..combined.inputs import CALIBRATION
 from .correlation import TIE_THRESHOLD, grouped_kendall_tau, spearman
 from .cv import Table, problem_folds
 from .data import CONALA
-from .features import CALIBRATION, available, matrix
+from .features import available, matrix
 
 LAMBDAS = (0.001, 0.01, 0.1, 1.0, 10.0)
 SELECTION_LAMBDA = 0.01

@@ -26,6 +26,8 @@ LABELS = {
     "bleu": "BLEU (CodeBLEU n-gram component)",
     "weighted_ngram_match": "CodeBLEU weighted n-gram",
     "syntax_match": "CodeBLEU syntax (package)",
+    "ngram_match_native": "CodeBLEU n-gram (native, short-text rule)",
+    "weighted_ngram_match_native": "CodeBLEU weighted n-gram (native, short-text rule)",
     "syntax_match_native": "CodeBLEU syntax (native)",
     "dataflow_match": "CodeBLEU dataflow (package)",
     "dataflow_match_native": "CodeBLEU dataflow (native, n/a = 0)",

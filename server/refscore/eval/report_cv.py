@@ -1,6 +1,6 @@
 """Report sections on the new signals, the cross-validation and the headline decision.
 
-``verdict`` applies the rule for shipping the combined score as the headline number; the rule
+``verdict`` applies the rule for shipping the combined RefScore number as the headline number; the rule
 is printed in the report with the numbers it compared.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-from .combined import INTERACTION_SUFFIX, REF_LEN_CENTRE
+from ..combined.inputs import INTERACTION_SUFFIX, REF_LEN_CENTRE
 from .data import CONALA, HUMANEVAL_LANGUAGES
 
 #: Columns that are inputs or diagnostics, not metrics a user would read alone.
@@ -17,7 +17,7 @@ NOT_METRICS = ("len_ratio", "ref_len", "cand_errors", "ref_errors", "tsed_exact"
 _STATS = ("pmin", "rmin", "pq25", "rq25")
 #: Noise margin for "not losing on CoNaLa" (472 intents: a hundredth of tau is within noise).
 CONALA_MARGIN = 0.01
-#: Targets the combined score was built towards (held out): HumanEval mean tau, CoNaLa tau,
+#: Targets the combined RefScore number was built towards (held out): HumanEval mean tau, CoNaLa tau,
 #: HumanEval mean pooled Spearman. Reported whether reached or not; never used in any fit.
 GOALS = {"humaneval_tau": 0.45, "conala_tau": 0.53, "humaneval_spearman": 0.40}
 SIGNAL_LABELS = {
@@ -66,7 +66,7 @@ def held_summary(held: dict[str, dict]) -> dict[str, float | None]:
 
 
 def verdict(result: dict[str, Any]) -> dict[str, Any] | None:
-    """Whether the combined score earns the headline: held out, it must beat every single metric
+    """Whether the combined RefScore number earns the headline: held out, it must beat every single metric
     (scored on all problems, which favours the single metric) on HumanEval mean tau and on mean
     pooled Spearman, and stay within ``CONALA_MARGIN`` of the CV-chosen CodeBERTScore's held-out
     CoNaLa tau."""
@@ -138,9 +138,9 @@ def cv_section(result: dict[str, Any]) -> list[str]:
     if not cv:
         return []
     k = len(cv["folds"])
-    out = [f"## Combined score by cross-validation ({k} folds by problem)", "",
+    out = [f"## Combined RefScore number by cross-validation ({k} folds by problem)", "",
            "In each fold, on the training problems only: the CodeBERTScore layer and F1/F3 and the "
-           "best single metric are chosen by HumanEval mean tau; the combined score's inputs are "
+           "best single metric are chosen by HumanEval mean tau; the combined RefScore number's inputs are "
            "picked by forward selection and its ridge strength chosen, both by a 4-fold inner "
            "cross-validation (criterion: mean over datasets of tau and pooled Spearman); it is "
            "fitted (pairwise ranking ridge, then a logistic calibration on the ranking score and "
@@ -217,7 +217,7 @@ def verdict_lines(result: dict[str, Any]) -> list[str]:
     if v is None:
         return []
     comb = v["combined"]
-    line = (f"* The combined RefScore score, scored only on problems it was not fitted on: "
+    line = (f"* The combined RefScore number, scored only on problems it was not fitted on: "
             f"HumanEval mean tau {_f(comb['humaneval_tau'])}, mean pooled Spearman "
             f"{_f(comb['humaneval_spearman'])}, CoNaLa tau {_f(comb['conala_tau'])}. The best single "
             f"metrics on all problems: `{v['best_tau'][0]}` (tau {_f(v['best_tau'][1])}) and "

@@ -221,9 +221,9 @@ def analyse(config: EvalConfig, tables: dict[str, Table], notes: dict[str, Any],
             model["fitted"]["cross_validation"] = result["cross_validation"]["combined_held_out"]
             model["headline"] = bool(result["verdict"] and result["verdict"]["ship"])
             model["verdict"] = result["verdict"]
-            save_combined.parent.mkdir(parents=True, exist_ok=True)
-            save_combined.write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
-            result["combined_saved"] = str(save_combined)
+            from ..combined.model import save_model
+
+            result["combined_saved"] = str(save_model(model, save_combined))
             result["combined_model"] = model
     result["scoring_s"] = scoring_s
     result["runtime_s"] = scoring_s + time.monotonic() - start

@@ -129,9 +129,8 @@ def _table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
 
 def _trust_note() -> str:
     """What the combined RefScore number is and how far it was found to agree (held out)."""
+    from ..combined.labels import input_families
     from ..scoring.headline import headline_model
-
-    from ..eval.combined import input_families
 
     model = headline_model() or {}
     held = (model.get("verdict") or {}).get("combined") or {}

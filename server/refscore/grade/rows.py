@@ -13,7 +13,7 @@ BERT_FIELDS = ("precision", "recall", "f1", "f3")
 #: Numeric columns, in report order; each gets a histogram in the HTML report.
 #: Scores computed only when --metrics names them (chrF, TSED, CrystalBLEU).
 TEXT_COLUMNS = ("chrf", "tsed", "crystalbleu")
-#: ``refscore``: the combined headline number, when the shipped combination earned it.
+#: ``refscore``: the combined RefScore number, when the shipped combination earned it.
 SCORE_COLUMNS = ("refscore", "codebleu", *COMPONENTS, *(f"codebertscore_{f}" for f in BERT_FIELDS),
                  *TEXT_COLUMNS)
 COLUMNS = ("id", "problem", "language", "source", *SCORE_COLUMNS, "codebertscore_model",

@@ -11,7 +11,7 @@ _KEY = "_refscore_headline"
 
 
 def headline(result: Result) -> RefScore | None:
-    """The headline number when the shipped combination applies to this result, else None."""
+    """The combined RefScore number when the shipped combination applies to this result, else None."""
     cached = result.__dict__.get(_KEY, False)
     if cached is not False:
         return cached

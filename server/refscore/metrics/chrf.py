@@ -2,7 +2,7 @@
 
 sacrebleu's sentence chrF with its defaults (character order 6, word order 0, beta 2: recall
 weighs more), best over several references as sacrebleu does; ``word_order=2`` gives chrF++
-(word unigrams and bigrams too, Popović 2017), an input of the combined RefScore score. By default both sides go through
+(word unigrams and bigrams too, Popović 2017), an input of the combined RefScore number. By default both sides go through
 the CodeBERTScore paper's normaliser first (newlines to spaces, whitespace runs collapsed,
 ``'`` to ``"``), the setting measured in docs/correlation.md. sacrebleu is an optional
 dependency (``pip install 'refscore[eval]'``); without it ``score_chrf`` raises ImportError with

@@ -1,46 +1,45 @@
-"""The headline "RefScore" number: the combined score measured in docs/correlation.md.
+"""The combined RefScore number of a scored pair, shown first ("headline") when it earned it.
 
-``refscore/eval/combined.json`` holds the fitted combination and its ``headline`` flag (set by
+``refscore/combined/combined.json`` holds the fitted combination and its ``headline`` flag (set by
 ``refscore eval --save-combined`` only when, held out, it beat every single metric on HumanEval
 ranking and pooled Spearman without losing on CoNaLa). With the flag set, a report that has
 CodeBLEU (native rule) and CodeBERTScore from the embedded MiniLM at the fitted layer (no
 context, IDF or rescaling, full precision) gets ``report.refscore``: the number in 0..1 (read
 as: how likely the code is correct, judging by its similarity to the reference), the component
 values it was computed from and a signature. chrF, TSED and the length and parse-error inputs are
-computed here when the model uses them (chrF++ too). When an input cannot be had, ``refscore`` stays unset
+computed here when the model uses them (chrF++ too), each through ``refscore.combined.inputs``, the
+functions the eval's fit uses. When an input cannot be had, ``refscore`` stays unset
 (``components`` says why; the components are shown as before).
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
+from ..combined import inputs
+from ..combined.formula import combined_score, contributions
+from ..combined.model import FORMAT_VERSION, digest, load_model
 from ..metrics.signature import build_signature
 from .report import RefScore, ScoreReport, ScoreRequest
 
 log = logging.getLogger(__name__)
 METRIC = "refscore"
-_STATS = {"pmin": ("candidate_tokens", "min"), "rmin": ("reference_tokens", "min"),
-          "pq25": ("candidate_tokens", "q25"), "rq25": ("reference_tokens", "q25")}
 
 
 @lru_cache(maxsize=1)
 def headline_model() -> dict[str, Any] | None:
     """The shipped combination when it earned the headline, else None."""
-    from ..eval.combined import DEFAULT_PATH, FORMAT_VERSION, load_model
-
     try:
         model = load_model()
     except (OSError, ValueError) as error:
-        log.info("no combined score: %s", error)
+        log.info("no combined RefScore number: %s", error)
         return None
     if not model.get("headline") or model.get("version") != FORMAT_VERSION:
         return None
     model = dict(model)
-    model["digest"] = hashlib.sha1(DEFAULT_PATH.read_bytes()).hexdigest()[:10]
+    model["digest"] = digest()
     return model
 
 
@@ -49,13 +48,6 @@ def signature(model: Mapping[str, Any]) -> str:
     bert = model["bert"]
     return build_signature(METRIC, (("fit", model.get("digest", "")), ("cbs", f"{bert['model']}@{bert['layer']}"),
                                     ("inputs", len(model["features"]))))
-
-
-def _quantile(values: list[float], q: float) -> float:
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return float(ordered[min(len(ordered) - 1, int(q * len(ordered)))])
 
 
 def _bert_inputs(report: ScoreReport, model: Mapping[str, Any], needed: set[str]) -> tuple[dict[str, float], str | None]:
@@ -70,12 +62,12 @@ def _bert_inputs(report: ScoreReport, model: Mapping[str, Any], needed: set[str]
     if got:
         return {}, f"{_FITTED_ON.format(**want)}, not with {', '.join(got)}"
     out = {"cbs_p": bert.precision, "cbs_r": bert.recall, "cbs_f1": bert.f1, "cbs_f3": bert.f3}
-    for name in needed & {f"cbs_{s}" for s in _STATS}:
-        side, how = _STATS[name[4:]]
+    wanted = needed & {f"cbs_{stat}" for stat in inputs.TOKEN_STATS}
+    if wanted:
         if not bert.candidate_tokens and not bert.reference_tokens:
             return {}, "the candidate and the reference have no tokens to compare"
-        sims = [t.similarity for t in getattr(bert, side)]
-        out[name] = min(sims, default=0.0) if how == "min" else _quantile(sims, 0.25)
+        stats = inputs.bert_token_stats(bert)
+        out.update({name: stats[name[4:]] for name in wanted})
     return out, None
 
 
@@ -115,13 +107,10 @@ def missing_note(requests: Sequence[ScoreRequest], reports: Sequence[ScoreReport
 
 def components(request: ScoreRequest, report: ScoreReport, model: Mapping[str, Any]) -> tuple[dict[str, float], str | None]:
     """The model's input values for one scored pair, or the reason they cannot all be had."""
-    import math
-
-    from ..eval.combined import interaction_base, interaction_inputs, length_inputs
     from .pragma import without_pragmas
 
     needed = set(model["features"])
-    needed |= {base for base in map(interaction_base, model["features"]) if base}
+    needed |= {base for base in map(inputs.interaction_base, model["features"]) if base}
     if report.codebleu is None or report.codebleu.rule != "native":
         return {}, "needs CodeBLEU with the native rule"
     values, reason = _bert_inputs(report, model, needed)
@@ -143,17 +132,17 @@ def components(request: ScoreRequest, report: ScoreReport, model: Mapping[str, A
 
             tsed = report.tsed or score_tsed(candidate, request.references, request.language)
             values["tsed"] = tsed.score
-            values["extra_errors"] = math.log1p(max(0, tsed.candidate_errors - tsed.reference_errors))
+            values["extra_errors"] = inputs.extra_errors(tsed.candidate_errors, tsed.reference_errors)
         elif "extra_errors" in needed:  # parse errors only: no tree edit distance (APTED) needed
             from ..metrics.tsed import parse_errors
 
             fewest = min((parse_errors(r, request.language) for r in request.references), default=0)
-            values["extra_errors"] = math.log1p(max(0, parse_errors(candidate, request.language) - fewest))
+            values["extra_errors"] = inputs.extra_errors(parse_errors(candidate, request.language), fewest)
     except (ImportError, ValueError, RecursionError) as error:
         return {}, str(error)
-    lengths = length_inputs(candidate, request.references)
-    values.update(lengths, abs_len_ratio=abs(lengths["len_ratio"]))
-    values.update(interaction_inputs(values, model["features"]))
+    lengths = inputs.length_inputs(candidate, request.references)
+    values.update(lengths, abs_len_ratio=inputs.abs_len_ratio(lengths["len_ratio"]))
+    values.update(inputs.interaction_inputs(values, model["features"]))
     missing = needed - set(values)
     if missing:
         return {}, f"cannot compute {', '.join(sorted(missing))}"
@@ -168,10 +157,8 @@ def add_refscore(request: ScoreRequest, report: ScoreReport) -> ScoreReport:
         return report
     values, reason = components(request, report, model)
     if reason:
-        log.info("RefScore (combined) not computed: %s", reason)
+        log.info("no combined RefScore number: %s", reason)
         return report
-    from ..eval.combined import combined_score, contributions
-
     report.refscore = RefScore(combined_score(values, model), tuple(values.items()), signature(model),
                                tuple(contributions(values, model)))
     return report

@@ -61,7 +61,7 @@ class ScoreRequest:
 
 @dataclass(frozen=True)
 class RefScore:
-    """The combined score, the inputs it used and how it was made."""
+    """The combined RefScore number, the inputs it used and how it was made."""
 
     score: float
     components: tuple[tuple[str, float], ...]
@@ -85,7 +85,7 @@ class RefScore:
     def strongest(self, count: int = 4) -> list[tuple[str, str, float]]:
         """(input, its value for a reader, contribution) of the ``count`` inputs that moved the
         score most."""
-        from ..eval.combined import describe_input
+        from ..combined.labels import describe_input
 
         values = dict(self.components)
         ranked = sorted(self.contributions, key=lambda item: -abs(item[1]))[:count]
@@ -103,7 +103,7 @@ class ScoreReport:
     chrf: ChrfScore | None = None
     tsed: TsedScore | None = None
     crystalbleu: CrystalScore | None = None
-    refscore: RefScore | None = None  # the combined headline number (scoring.headline)
+    refscore: RefScore | None = None  # the combined RefScore number (scoring.headline)
 
     def to_dict(self, explain: bool = False) -> dict[str, Any]:
         """Plain JSON-ready data (``codebleu`` keeps the package's five keys plus details)."""
