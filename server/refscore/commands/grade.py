@@ -214,7 +214,8 @@ def run(args: argparse.Namespace) -> int:
     idf = _idf_setting(args.idf)
     tag = scorer_tag(args.model, args.layer, args.device, idf) + backend_tag(args.backend)  # int8 only
     settings = GradeSettings(metrics, weights, args.batch_size, tag, args.codebleu_rule,
-                             args.model, args.layer, args.device, idf, args.per_function, args.backend)
+                             args.model, args.layer, args.device, idf, args.per_function, args.backend,
+                             explain="html" in outputs)  # only the HTML report shows token detail
     scorer = open_scorer("daemon_or_local" if args.daemon else "local", autostart=True)
     cache = ReportCache(cache_path)
     mode = "none" if args.quiet else args.progress

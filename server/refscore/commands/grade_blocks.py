@@ -97,7 +97,8 @@ def run(args: argparse.Namespace, metrics: tuple[str, ...], weights: tuple[float
     idf = idf_setting(args.idf)
     tag = scorer_tag(args.model, args.layer, args.device, idf) + _backend_tag(args.backend)
     settings = GradeSettings(metrics, weights, args.batch_size, tag, args.codebleu_rule,  # type: ignore[arg-type]
-                             args.model, args.layer, args.device, idf, backend=args.backend)
+                             args.model, args.layer, args.device, idf, backend=args.backend,
+                             explain=False)  # block reports keep no token detail
     outputs = _outputs(args, reports)
     from .grade import check_targets
 

@@ -25,9 +25,10 @@ from ..errors import ScoreInputError
 from ..embed import torch_module
 from ..embed.encoder import encoder_for
 from ..embed.registry import ModelSpec, known_layer, local_model_path, paper_model, resolve_model
-from ..metrics.codebertscore import IdfTable, best_over_references, model_input, rescale
+from ..metrics.codebertscore import IdfTable, model_input
+from ..metrics.codebertscore_batch import best_over_references
 from ..embed.files import load_baseline
-from ..embed.bertscorer import idf_from_references, match_pair, prepare_texts, unweighted_ids
+from ..embed.prepared import idf_from_references, match_device, match_prepared, prepare_texts, unweighted_ids
 
 __all__ = ["score"]
 
@@ -68,18 +69,23 @@ def _package_window_plans(encoder: Any, cands: Sequence[str], groups: Sequence[S
     refs = [model_input(r, ctx).text for group, ctx in zip(groups, contexts) for r in group]
     hyps = [model_input(c, ctx).text for c, group, ctx in zip(cands, groups, contexts) for _ in group]
     every = refs + hyps
-    if not every or max(len(t.encode("utf-8", "surrogatepass")) for t in every) + 2 <= encoder.window:
+    if not every:
+        return {}
+    limit = encoder.window
+    size_of = {t: len(t.encode("utf-8", "surrogatepass")) + 2 for t in dict.fromkeys(every)}  # >= tokens
+    if max(size_of.values()) <= limit:
         return {}
     if with_sources:
         order = every
     else:
-        order = sorted(dict.fromkeys(every), key=lambda t: len(t.split(" ")), reverse=True)
-    distinct = list(dict.fromkeys(order))
+        order = sorted(size_of, key=lambda t: len(t.split(" ")), reverse=True)
+    size = max(1, batch_size)
+    chunks = [order[start:start + size] for start in range(0, len(order), size)]
+    chunks = [c for c in chunks if max(size_of[t] for t in c) > limit]  # others cannot pass the window
+    distinct = list(dict.fromkeys(t for c in chunks for t in c))
     lengths = {enc.text: len(enc.ids) for enc in encoder.tokenize(distinct)}
     plans: dict[str, int] = {}
-    size = max(1, batch_size)
-    for start in range(0, len(order), size):
-        chunk = order[start:start + size]
+    for chunk in chunks:
         longest = max(lengths[t] for t in chunk)
         for t in chunk:
             plans[t] = longest
@@ -180,13 +186,10 @@ def _score(cands: Sequence[str], refs: Sequence[Union[str, Sequence[str]]], lang
     flat = [(prepared[(cand, ctx or None)], prepared[(r, ctx or None)])
             for cand, group, ctx in zip(cands, groups, contexts) for r in group]
     floors = _padding_floors(flat, batch_size)
-    scores = [match_pair(c, r, table, zero_ids, fl).scores for (c, r), fl in zip(flat, floors)]
-    rows, at = [], 0
-    for group in groups:
-        rows.append(best_over_references(scores[at:at + len(group)]))
-        at += len(group)
+    scores = match_prepared(flat, table, zero_ids, floors, device=match_device(encoder)).scores
+    rows, _ = best_over_references(scores, [len(group) for group in groups])
     if rescale_with_baseline:
-        base = _baseline(baseline_path, encoder.layer)
-        rows = [rescale(r, base) for r in rows]
-    out = torch.tensor(rows, dtype=torch.float32).reshape(len(rows), 4)
+        base = torch.tensor(_baseline(baseline_path, encoder.layer), dtype=torch.float64)
+        rows = (rows - base) / (1 - base)
+    out = rows.to(torch.float32).reshape(len(groups), 4)
     return out[:, 0], out[:, 1], out[:, 2], out[:, 3]

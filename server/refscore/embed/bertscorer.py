@@ -18,31 +18,29 @@ undefined value (a zero IDF weight sum) is reported as 0.0 too.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
-from ..metrics.codebertscore import (
-    IdfTable,
-    ModelInput,
-    PairMatch,
-    best_over_references,
-    greedy_match,
-    matching_rows,
-    model_input,
-    normalize_rows,
-    rescale,
-    token_weights,
-)
+from ..metrics.codebertscore import IdfTable, token_weights
+from ..metrics.codebertscore_batch import best_over_references
 from ..metrics.codebertscore_result import BertScore, TokenAlignment
 from ..metrics.signature import build_signature, yes_no
 from .files import load_baseline, load_idf
+from .prepared import (  # noqa: F401 - re-exported: the drop-in API and tests import them from here
+    PreparedText,
+    idf_from_references,
+    match_device,
+    match_pair,
+    match_prepared,
+    prepare_texts,
+    unweighted_ids,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
 
-    from .encoder import Encoded, Encoder
+    from .encoder import Encoder
 
 SIGNATURE_PREFIX = "cbs"
 #: Default largest text (characters) a scorer accepts; beyond it ``InputTooLargeError``.
@@ -51,101 +49,6 @@ DEFAULT_MAX_CHARS = 200_000
 
 class InputTooLargeError(ValueError):
     """A text is longer than the scorer's ``max_chars`` (long texts are never truncated)."""
-
-
-# -- prepared texts (shared with refscore.compat.bertscore_api) -----------------------------------
-
-
-@dataclass
-class PreparedText:
-    """One text (with its optional context) embedded and reduced to its matching rows."""
-
-    original: str
-    source: ModelInput
-    encoded: "Encoded"
-    rows: list[int]  # indices into encoded tokens that take part in matching
-    emb: "torch.Tensor"  # (len(rows), d), unit rows
-    empty: bool  # no row besides special tokens
-
-    def row_ids(self) -> list[int]:
-        """Token ids of the matching rows."""
-        return [self.encoded.ids[i] for i in self.rows]
-
-    def row_span(self, k: int) -> tuple[int, int] | None:
-        """Span of matching row ``k`` in the original text (None for special tokens)."""
-        i = self.rows[k]
-        if self.encoded.special[i]:
-            return None
-        return self.source.to_original(*self.encoded.offsets[i])
-
-    def is_special(self, k: int) -> bool:
-        """Whether matching row ``k`` is a special token (CLS, SEP, ...)."""
-        return self.encoded.special[self.rows[k]]
-
-    def row_spans(self) -> list[tuple[int, int] | None]:
-        """``row_span`` of every matching row (one pass, for alignments of long texts)."""
-        delta = self.source.shift - self.source.code_start
-        special, offsets = self.encoded.special, self.encoded.offsets
-        return [None if special[i] else (offsets[i][0] + delta, offsets[i][1] + delta) for i in self.rows]
-
-
-def prepare_texts(encoder: "Encoder", items: Sequence[tuple[str, str | None]],
-                  batch_size: int | None = None,
-                  plan_lengths: Mapping[str, int] | None = None,
-                  parts: Mapping[tuple[str, str | None], str | None] | None = None,
-                  ) -> dict[tuple[str, str | None], PreparedText]:
-    """Embed each distinct (text, context) once and select its matching rows.
-
-    ``plan_lengths`` maps model texts to window-plan lengths (drop-in parity only). ``parts`` maps
-    (text, context) keys to their language: those are embedded definition by definition when they
-    have several (``embed.incremental``, the editor's live updates), the others exactly.
-    """
-    unique = list(dict.fromkeys((t, c or None) for t, c in items))
-    sources = [model_input(t, c) for t, c in unique]
-    split: dict[tuple[str, str | None], "Encoded"] = {}
-    if parts:
-        from .incremental import embed_in_parts
-
-        for key, src in zip(unique, sources):
-            if key in parts:
-                found = embed_in_parts(encoder, src, parts[key])
-                if found is not None:
-                    split[key] = found
-    exact = encoder.embed([s.text for k, s in zip(unique, sources) if k not in split], batch_size=batch_size,
-                          plan_lengths=plan_lengths)
-    rest = iter(exact)
-    encoded = [split[k] if k in split else next(rest) for k in unique]
-    out: dict[tuple[str, str | None], PreparedText] = {}
-    for (text, ctx), src, enc in zip(unique, sources, encoded):
-        rows = matching_rows(enc.tokens, enc.offsets, enc.special, src.code_start)
-        assert enc.embeddings is not None
-        emb = normalize_rows(enc.embeddings[rows])
-        empty = all(enc.special[i] for i in rows)
-        out[(text, ctx)] = PreparedText(text, src, enc, rows, emb, empty)
-    return out
-
-
-def unweighted_ids(encoder: "Encoder") -> set[int]:
-    """Ids that weigh 0 without IDF: the tokenizer's CLS and SEP (BOS/EOS for RoBERTa)."""
-    tok = encoder.tokenizer
-    return {i for i in (tok.cls_token_id, tok.sep_token_id) if i is not None}
-
-
-def idf_from_references(encoder: "Encoder", references: Sequence[str]) -> IdfTable:
-    """IDF over the references (stripped, without context, with special tokens), as the package
-    computes it; each reference string counts as one document, repeats included."""
-    stripped = [r.strip() for r in references]
-    distinct = list(dict.fromkeys(stripped))
-    ids = {enc.text: enc.ids for enc in encoder.tokenize(distinct)}
-    return IdfTable.from_documents(ids[r] for r in stripped)
-
-
-def match_pair(cand: PreparedText, ref: PreparedText, idf: IdfTable | None,
-               zero_ids: set[int], floor: tuple[bool, bool] = (False, False)) -> PairMatch:
-    """Greedy matching of one prepared candidate against one prepared reference."""
-    cw = cand.emb.new_tensor(token_weights(cand.row_ids(), idf, zero_ids))
-    rw = ref.emb.new_tensor(token_weights(ref.row_ids(), idf, zero_ids))
-    return greedy_match(cand.emb, cw, cand.empty, ref.emb, rw, ref.empty, floor)
 
 
 # -- results --------------------------------------------------------------------------------------
@@ -181,10 +84,10 @@ def _alignments(side: PreparedText, other: PreparedText, best: "torch.Tensor",
     return tuple(out)
 
 
-def _clean(values: Sequence[float]) -> tuple[float, ...]:
+def _clean(values: "torch.Tensor") -> "torch.Tensor":
     """NaN (an undefined score) as 0, and float32 rounding past a cosine's bounds cut back
     (a copy can sum to 1.0000001)."""
-    return tuple(0.0 if math.isnan(v) else min(1.0, max(-1.0, float(v))) for v in values)
+    return values.nan_to_num(nan=0.0).clamp(-1.0, 1.0)
 
 
 # -- the scorer -----------------------------------------------------------------------------------
@@ -199,6 +102,7 @@ class ScorePair:
     language: str | None = None
     context: str | None = None
     live: bool = False  # an editor's unsaved buffer: definitions may be encoded one by one
+    alignments: bool = True  # build per-token alignments (--explain, the editor, HTML detail)
 
 
 PairLike = Union[ScorePair, tuple]
@@ -264,9 +168,12 @@ class BertScorer:
         """Score one candidate against one or more references."""
         return self.score_batch([ScorePair(candidate, references, language, context)])[0]
 
-    def score_batch(self, pairs: Sequence[PairLike]) -> list[BertScore]:
-        """Score many pairs; shared texts (a reference used by many candidates) embed once.
+    def score_batch(self, pairs: Sequence[PairLike], alignments: bool | None = None) -> list[BertScore]:
+        """Score many pairs; shared texts (a reference used by many candidates) embed once, and
+        every (candidate, reference) pair is matched in batched tensor operations.
 
+        Token alignments are built for the pairs that ask for them (``ScorePair.alignments``,
+        or ``alignments`` for all); the others get none (same scores).
         Raises InputTooLargeError for a text over ``max_chars``."""
         items = [p if isinstance(p, ScorePair) else ScorePair(*p) for p in pairs]
         refs_of = [[r] if isinstance(r, str) else list(r) for r in (p.references for p in items)]
@@ -292,41 +199,61 @@ class BertScorer:
         idf = self.idf_table
         if self._idf_mode is not None and idf is None:
             idf = idf_from_references(self.encoder, [_as_text(r) for refs in refs_of for r in refs])
-        return [self._result(p, refs, split if p.live else exact, idf) for p, refs in zip(items, refs_of)]
+        return self._results(items, refs_of, exact, split, idf, alignments)
 
-    def _result(self, pair: ScorePair, refs: list[str],
-                prepared: Mapping[tuple[str, str | None], PreparedText],
-                idf: IdfTable | None) -> BertScore:
-        ctx = pair.context or None
-        cand = prepared[(_as_text(pair.candidate), ctx)]
-        matches, per_ref = [], []
-        for r in refs:
-            ref = prepared[(_as_text(r), ctx)]
-            m = match_pair(cand, ref, idf, self._zero_ids)
-            if cand.empty or ref.empty:
-                m.f1 = m.f3 = 0.0
-            matches.append((ref, m))
-            per_ref.append(_clean(m.scores))
-        scores = best_over_references(per_ref) if per_ref else (0.0, 0.0, 0.0, 0.0)
+    def _results(self, items: list[ScorePair], refs_of: list[list[str]],
+                 exact: Mapping[tuple[str, str | None], PreparedText],
+                 split: Mapping[tuple[str, str | None], PreparedText], idf: IdfTable | None,
+                 alignments: bool | None) -> list[BertScore]:
+        import torch
+
+        flat: list[tuple[PreparedText, PreparedText]] = []
+        keep: list[int] = []
+        cands = []
+        for p, refs in zip(items, refs_of):
+            prepared, ctx = (split if p.live else exact), p.context or None
+            cand = prepared[(_as_text(p.candidate), ctx)]
+            cands.append(cand)
+            if p.alignments if alignments is None else alignments:
+                keep.extend(range(len(flat), len(flat) + len(refs)))
+            flat.extend((cand, prepared[(_as_text(r), ctx)]) for r in refs)
+        match = match_prepared(flat, idf, self._zero_ids, keep=keep, device=match_device(self.encoder))
+        scores = match.scores
+        if flat:
+            empty = torch.tensor([c.empty or r.empty for c, r in flat], dtype=torch.bool)
+            scores[:, 2:] = torch.where(empty[:, None], 0.0, scores[:, 2:])
+        per_ref = _clean(scores)
+        groups = [len(refs) for refs in refs_of]
+        best, best_index = best_over_references(per_ref, groups)
         if self.baseline is not None:
-            scores = rescale(scores, self.baseline)
-        cand_tokens: tuple[TokenAlignment, ...] = ()
-        ref_tokens: tuple[TokenAlignment, ...] = ()
-        best_index = 0
-        if matches:
-            best_index = max(range(len(matches)), key=lambda i: (per_ref[i][2], -i))
-            ref, m = matches[best_index]
-            cw = token_weights(cand.row_ids(), idf, self._zero_ids)
-            rw = token_weights(ref.row_ids(), idf, self._zero_ids)
-            cand_tokens = _alignments(cand, ref, m.cand_best, m.cand_arg, cw)
-            ref_tokens = _alignments(ref, cand, m.ref_best, m.ref_arg, rw)
-        has_ctx = bool((pair.context or "").strip())
-        split = any(getattr(t.encoded, "parts", 1) > 1 for t in [cand, *(m[0] for m in matches)])
-        p, r, f1, f3 = _clean(scores)
-        return BertScore(
-            p, r, f1, f3, self.encoder.model_id, self.encoder.layer, self.encoder.device,
-            self.uses_idf, self.baseline is not None, has_ctx, self.signature(has_ctx, split),
-            cand_tokens, ref_tokens, best_index, tuple(per_ref))
+            base = torch.tensor(self.baseline, dtype=torch.float64)
+            best = (best - base) / (1 - base)
+        final, rows, order = _clean(best).tolist(), per_ref.tolist(), best_index.tolist()
+        out, at = [], 0
+        signatures: dict[tuple[bool, bool], str] = {}
+        wanted = set(keep)
+        for p, refs, cand, (pr, rc, f1, f3), index in zip(items, refs_of, cands, final, order):
+            pairs = flat[at:at + len(refs)]
+            cand_tokens: tuple[TokenAlignment, ...] = ()
+            ref_tokens: tuple[TokenAlignment, ...] = ()
+            if pairs and at + index in wanted:
+                ref = pairs[index][1]
+                m = match.tokens[at + index]
+                cw = token_weights(cand.row_ids(), idf, self._zero_ids)
+                rw = token_weights(ref.row_ids(), idf, self._zero_ids)
+                cand_tokens = _alignments(cand, ref, m.cand_best, m.cand_arg, cw)
+                ref_tokens = _alignments(ref, cand, m.ref_best, m.ref_arg, rw)
+            has_ctx = bool((p.context or "").strip())
+            split_defs = any(getattr(t.encoded, "parts", 1) > 1 for t in [cand, *(r for _, r in pairs)])
+            sig = signatures.get((has_ctx, split_defs))
+            if sig is None:
+                sig = signatures[(has_ctx, split_defs)] = self.signature(has_ctx, split_defs)
+            out.append(BertScore(
+                pr, rc, f1, f3, self.encoder.model_id, self.encoder.layer, self.encoder.device,
+                self.uses_idf, self.baseline is not None, has_ctx, sig, cand_tokens, ref_tokens,
+                index if pairs else 0, tuple(tuple(r) for r in rows[at:at + len(refs)])))
+            at += len(refs)
+        return out
 
 
 def _as_text(value: Any) -> str:

@@ -1,10 +1,14 @@
-"""Device and precision selection: CUDA when present, else CPU; fp16 only on CUDA."""
+"""Device and precision selection: CUDA when present, else CPU; half precision only on CUDA
+(fp16, or bf16 with ``$REFSCORE_HALF_DTYPE=bfloat16``)."""
 
 from __future__ import annotations
 
 import os
 
 DEVICE_ENV = "REFSCORE_DEVICE"
+HALF_DTYPE_ENV = "REFSCORE_HALF_DTYPE"
+#: Half-precision dtypes and the name the signature gives them (``precision:fp16``).
+HALF_DTYPES = {"float16": "fp16", "bfloat16": "bf16"}
 
 
 def select_device(requested: str | None = None) -> str:
@@ -19,7 +23,11 @@ def select_device(requested: str | None = None) -> str:
 
 
 def select_dtype(device: str, half: bool | None = None) -> str:
-    """``float16`` on CUDA unless ``half`` is False; always ``float32`` elsewhere."""
-    if not device.startswith("cuda"):
+    """``float16`` on CUDA unless ``half`` is False (``bfloat16`` when $REFSCORE_HALF_DTYPE says
+    so); always ``float32`` elsewhere."""
+    if not device.startswith("cuda") or half is False:
         return "float32"
-    return "float32" if half is False else "float16"
+    choice = (os.environ.get(HALF_DTYPE_ENV) or "float16").strip().lower()
+    if choice not in HALF_DTYPES:
+        raise ValueError(f"${HALF_DTYPE_ENV}={choice!r}: use one of {', '.join(HALF_DTYPES)}")
+    return choice

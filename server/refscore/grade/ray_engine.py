@@ -209,7 +209,7 @@ def grade_dataset(inputs: Sequence[str | Path], out_dir: str | Path, *, metrics:
 
     out = Path(out_dir).resolve()
     settings = GradeSettings(tuple(metrics), DEFAULT_WEIGHTS, batch_size, scorer_tag(model, layer, device, idf),
-                             codebleu_rule, model, layer, device, idf)
+                             codebleu_rule, model, layer, device, idf, explain=False)  # blocks keep no detail
     cluster = connect(address)
     job = BlockJob([Path(p).resolve() for p in inputs], settings, Path(work or out / "grade.parts").resolve(),
                    language, block_lines, device_kind(cluster, settings))

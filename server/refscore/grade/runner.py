@@ -40,11 +40,14 @@ class GradeSettings:
     idf: str | None = None
     per_function: bool = False  # also score each top-level function (not part of the cache key)
     backend: str | None = None  # encoder engine; in the cache key through ``scorer_tag`` only when approximate
+    explain: bool = True  # token alignments and CodeBLEU explanations (the HTML report's detail)
 
     def cache_tag(self) -> str:
         """A stable string of the settings that change scores (not the batch size)."""
         tag = {"v": __version__, "metrics": list(self.metrics), "weights": list(self.weights),
                "scorer": self.scorer_tag}
+        if not self.explain:  # reports without their detail: kept apart from those with it
+            tag["explain"] = False
         if self.codebleu_rule != "native":  # native runs keep the cache keys they always had
             tag["codebleu_rule"] = self.codebleu_rule
         elif {"codebleu", "codebertscore"} <= set(self.metrics):
@@ -163,7 +166,7 @@ def request_for(item: GradeItem, settings: GradeSettings) -> ScoreRequest:
     assert item.candidate is not None and item.language is not None
     return ScoreRequest(candidate=item.candidate, references=item.references, language=item.language,
                         context=item.context, metrics=settings.metrics, weights=settings.weights,
-                        explain=True, codebleu_rule=settings.codebleu_rule, model=settings.model,
+                        explain=settings.explain, codebleu_rule=settings.codebleu_rule, model=settings.model,
                         layer=settings.layer, device=settings.device, idf=settings.idf, backend=settings.backend)
 
 

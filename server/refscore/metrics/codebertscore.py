@@ -27,6 +27,7 @@ import re
 import string
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -40,8 +41,10 @@ BYTE_LEVEL_WHITESPACE = "\u0120\u010a\u0109"
 CONTEXT_SEPARATOR = " \n"
 
 
+@lru_cache(maxsize=1 << 16)
 def is_scored_token(token: str) -> bool:
-    """False for tokens that are only punctuation (not ``+-*/&|~``) or only whitespace."""
+    """False for tokens that are only punctuation (not ``+-*/&|~``) or only whitespace (kept per
+    token string: a vocabulary's tokens repeat across texts)."""
     core = token.strip(BYTE_LEVEL_WHITESPACE)
     return not all(ch in DROPPED_PUNCTUATION for ch in core)
 

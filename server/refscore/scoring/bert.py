@@ -27,7 +27,8 @@ def score_requests(requests: Sequence[ScoreRequest], reports: Sequence[ScoreRepo
         groups.setdefault(id(scorer), (scorer, []))[1].append(index)
     for scorer, indices in groups.values():
         pairs = [ScorePair(requests[i].candidate, list(requests[i].references), requests[i].language,
-                           requests[i].context, requests[i].live) for i in indices]
+                           requests[i].context, requests[i].live, needs_alignments(requests[i]))
+                 for i in indices]
         try:
             results = scorer.score_batch(pairs)  # type: ignore[attr-defined]
         except Exception:  # noqa: BLE001 - one bad pair (a text over the limit) must not cost the others
@@ -38,6 +39,19 @@ def score_requests(requests: Sequence[ScoreRequest], reports: Sequence[ScoreRepo
         for i, result in zip(indices, results):
             if result is not None:
                 reports[i].codebertscore = result
+
+
+def needs_alignments(request: ScoreRequest) -> bool:
+    """Whether a request's CodeBERTScore needs token alignments: it asks for the detail
+    (``explain``: --explain, the editor, the HTML report), or the combined RefScore number will be
+    computed for it from token similarities (``scoring.headline``). Otherwise none are built."""
+    if request.explain:
+        return True
+    if "codebleu" not in request.metrics or request.codebleu_rule != "native":
+        return False
+    from .headline import needs_token_stats
+
+    return needs_token_stats()
 
 
 def _alone(scorer: object, pair: object, report: ScoreReport) -> object | None:

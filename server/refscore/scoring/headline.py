@@ -26,6 +26,17 @@ from .report import RefScore, ScoreReport, ScoreRequest
 
 log = logging.getLogger(__name__)
 METRIC = "refscore"
+#: Inputs computed from CodeBERTScore's token alignments (a request needs them built).
+TOKEN_FEATURES = frozenset(f"cbs_{name}" for name in inputs.TOKEN_STATS)
+
+
+def needs_token_stats() -> bool:
+    """Whether the shipped headline number reads CodeBERTScore's token alignments."""
+    model = headline_model()
+    if model is None:
+        return False
+    needed = set(model["features"]) | {b for b in map(inputs.interaction_base, model["features"]) if b}
+    return bool(TOKEN_FEATURES & needed)
 
 
 @lru_cache(maxsize=1)
