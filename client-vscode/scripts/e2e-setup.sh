@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
-# Installs code-server 4.100.3 (VS Code 1.100.3, runs on Node 20) under client-vscode/.e2e/,
-# offline but for npm and Debian. Idempotent: a finished install is reused.
+# Installs code-server 4.100.3 (VS Code 1.100.3, runs on Node 20) into the machine's cache,
+# offline but for npm and Debian: $REFSCORE_E2E_CACHE, default ~/.cache/refscore-e2e (outside the
+# checkout, so fresh clones, worktrees and CI runs share one install). Idempotent: a finished
+# install is reused; two installs at once wait for each other.
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-e2e="$here/.e2e"
+cache="${REFSCORE_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/refscore-e2e}"
 version="4.100.3"
-prefix="$e2e/code-server-$version"
+prefix="$cache/code-server-$version"
 bin="$prefix/node_modules/.bin/code-server"
+
+if [[ -x "$bin" && -f "$prefix/.installed" ]]; then
+  echo "code-server $version: already installed at $prefix"
+  exit 0
+fi
+mkdir -p "$cache"
+# another install may be under way (another clone, worktree or CI run): wait for it, then look again
+exec 8>"$cache/install.lock"
+flock -w 1800 8 || { echo "another code-server install has held $cache/install.lock for 30 minutes" >&2; exit 2; }
 
 if [[ -x "$bin" && -f "$prefix/.installed" ]]; then
   echo "code-server $version: already installed at $prefix"
@@ -28,7 +38,7 @@ if ((${#need[@]})); then
 fi
 
 # @vscode/ripgrep's postinstall downloads a release unless its cache holds one: give it Debian's rg.
-tmp="$e2e/tmp"
+tmp="$cache/tmp"
 cache="$tmp/vscode-ripgrep-cache-1.15.11"
 mkdir -p "$cache"
 tarball="$cache/ripgrep-v13.0.0-10-x86_64-unknown-linux-musl.tar.gz"

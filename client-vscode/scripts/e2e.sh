@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end test in real VS Code (code-server 4.100.3) with the real server, driven from headless
-# Chromium. Installs what it needs on first use (cached under client-vscode/.e2e/), packages the
+# Chromium. Installs what it needs on first use (code-server cached in ~/.cache/refscore-e2e, or
+# $REFSCORE_E2E_CACHE; the run's files under client-vscode/.e2e/), packages the
 # extension, starts code-server on a fresh workspace copy, and lets scripts/e2e-drive.mjs assert
 # and take the screenshot. Exit status 0 means every check passed.
 #   REFSCORE_E2E_MODE configured (default): refscore.interpreter set to REFSCORE_PYTHON, every check;
@@ -20,7 +21,9 @@ screenshot="${REFSCORE_E2E_SCREENSHOT:-$repo/docs/vscode-heatmap.png}"
 # zero-config: code-server (and so the extension) sees only the system's directories on PATH
 clean_path="/usr/local/bin:/usr/bin:/bin"
 if [[ $mode == zero-config ]]; then
-  if PATH="$clean_path" command -v refscore >/dev/null || PATH="$clean_path" python3 -c "import refscore" 2>/dev/null; then
+  # as code-server is started below: without PYTHONPATH and the virtual environment's variables
+  if PATH="$clean_path" command -v refscore >/dev/null ||
+    env -u VIRTUAL_ENV -u PYTHONPATH -u PYTHONHOME PATH="$clean_path" python3 -c "import refscore" 2>/dev/null; then
     echo "zero-config e2e: RefScore is on the clean PATH ($clean_path); it must not be" >&2
     exit 2
   fi
@@ -34,7 +37,7 @@ mkdir -p "$e2e"
 exec 9>"$e2e/e2e.lock"
 flock -w 3600 9 || { echo "another e2e run has held $e2e/e2e.lock for an hour" >&2; exit 2; }
 bash "$here/scripts/e2e-setup.sh"
-codeserver="$e2e/code-server-4.100.3/node_modules/.bin/code-server"
+codeserver="${REFSCORE_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/refscore-e2e}/code-server-4.100.3/node_modules/.bin/code-server"
 
 echo "== packaging the extension and the harness"
 cd "$here"
