@@ -15,6 +15,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..safe_write import replace_file
+
 DEFAULT_PATH = Path(__file__).with_name("combined.json")
 #: Format of ``combined.json`` this package reads (3: interaction inputs).
 FORMAT_VERSION = 3
@@ -58,7 +60,6 @@ def save_model(model: Mapping[str, Any], path: str | Path = DEFAULT_PATH) -> Pat
     """Write a fitted combination (checked first) as ``combined.json`` is written."""
     check_model(model)
     out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
+    replace_file(out, json.dumps(model, indent=1) + "\n")  # never over a device or through a link
     _load.cache_clear()
     return out

@@ -10,7 +10,8 @@ import signal
 import sys
 from pathlib import Path
 
-from ..errors import EXIT_INPUT, EXIT_USAGE
+from ..errors import EXIT_INPUT, EXIT_USAGE, RefScoreError
+from ..safe_write import OutputClashError, check_distinct, check_writable, replace_file, source_language
 
 _DATASETS = ("python", "java", "js", "cpp", "conala")
 
@@ -133,7 +134,10 @@ def _layers_problem(layers: list[int]) -> str | None:
 def _check(args: argparse.Namespace, groups: tuple[str, ...]) -> str | None:
     """The first option value ``eval`` cannot run with, as one line (None when all are usable)."""
     for option, values, allowed in (("--languages", args.languages, _DATASETS), ("--metrics", args.metrics, groups),
-                                    ("--contexts", args.contexts, ("none", "nl"))):
+                                    ("--contexts", args.contexts, ("none", "nl")),
+                                    ("--cbs-languages", args.cbs_languages, args.languages)):
+        if values is None:
+            continue
         unknown = [v for v in values if v not in allowed]
         if unknown or not values:
             return f"{option} {','.join(unknown) or '(nothing)'}: choose from {', '.join(allowed)}"
@@ -145,6 +149,27 @@ def _check(args: argparse.Namespace, groups: tuple[str, ...]) -> str | None:
         if value is not None and value < low:
             return f"{option} {value}: must be at least {low}"
     return None
+
+
+def _outputs(args: argparse.Namespace) -> list[tuple[str, Path]]:
+    """Every file this run writes, with the option that names it."""
+    named = [("--out", args.out), ("--report", args.report), ("--save-combined", args.save_combined)]
+    if args.save_scores and not args.from_scores:
+        named += [("--save-scores", args.save_scores), ("--save-scores (its .cmd)", args.save_scores.with_suffix(".cmd"))]
+    return [(label, path) for label, path in named if path is not None]
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse, before anything is scored, outputs on one file, named like source code, or that
+    cannot be written (a device, a FIFO, a link, a folder, an unwritable place)."""
+    outputs = _outputs(args)
+    check_distinct(outputs)
+    for label, path in outputs:
+        if source_language(path):
+            raise OutputClashError(f"{label} {path}: names a {source_language(path)} source file; "
+                                   "choose another output name")
+    for label, path in outputs:
+        check_writable(path, label)
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -168,6 +193,11 @@ def handle(args: argparse.Namespace) -> int:
     if not Path(config.data_dir).is_dir():
         print(f"refscore eval: data folder not found: {config.data_dir}", file=sys.stderr)
         return EXIT_INPUT
+    try:
+        _check_outputs(args)
+    except RefScoreError as error:
+        print(f"refscore eval: {error}", file=sys.stderr)
+        return error.exit_code
     if args.from_scores:
         try:
             if not args.from_scores.is_file():  # a FIFO or a device is never opened
@@ -182,12 +212,14 @@ def handle(args: argparse.Namespace) -> int:
     else:
         command = _command_line()
         if args.save_scores:
-            args.save_scores.parent.mkdir(parents=True, exist_ok=True)
-            args.save_scores.with_suffix(".cmd").write_text(command + "\n", encoding="utf-8")
+            replace_file(args.save_scores.with_suffix(".cmd"), command + "\n")
         previous = _on_sigterm(_interrupt)  # a stopped run saves its scores too
         try:
             result = run(config, args.save_combined, args.save_scores, not args.no_cache,
                          args.cache_from)
+        except RefScoreError as error:  # a data file missing, damaged or not shaped as expected
+            print(f"refscore eval: {error}", file=sys.stderr)
+            return error.exit_code
         except KeyboardInterrupt:
             print("refscore eval: interrupted" + (f"; finished scores are in {args.save_scores}, "
                   "the same command continues" if args.save_scores else ""), file=sys.stderr)
@@ -195,12 +227,14 @@ def handle(args: argparse.Namespace) -> int:
         finally:
             _on_sigterm(previous)
     result["command"] = command
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    if args.report:
-        args.report.parent.mkdir(parents=True, exist_ok=True)
-        args.report.write_text(render(result, command), encoding="utf-8")
+    try:
+        if args.out:
+            replace_file(args.out, json.dumps(result, indent=1) + "\n")
+        if args.report:
+            replace_file(args.report, render(result, command))
+    except RefScoreError as error:  # swapped for a device or a link while scoring
+        print(f"refscore eval: {error}", file=sys.stderr)
+        return error.exit_code
     means = result.get("humaneval_mean", {})
     for metric in sorted(means, key=lambda m: -(means[m]["tau"] or -9))[:8]:
         print(f"{metric:32s} HumanEval mean tau {means[metric]['tau']:.3f}")

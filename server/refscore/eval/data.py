@@ -15,6 +15,8 @@ import os
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from ..errors import InputFileError
+from ..safe_read import open_regular, read_capped
 from ..metrics.chrf import paper_normalise  # noqa: F401 - part of this module's API (eval.metrics, tests)
 
 #: HumanEval languages as the data files name them.
@@ -51,38 +53,86 @@ def default_data_dir() -> Path:
     return beside if beside.is_dir() else Path("/work/shared/data")
 
 
+#: The most a data file may hold (compressed, and each decompressed line): the real ones are a few MB.
+MAX_DATA_BYTES = 256 * 1024 * 1024
+
+
+class EvalDataError(InputFileError):
+    """A data file that is missing, not a regular file, damaged or not shaped as expected (exit 3)."""
+
+
+def _open_lines(path: Path) -> Iterable[str]:
+    """The text lines of a (gzipped) regular file; a FIFO or a device is refused, never opened
+    blocking (``safe_read``)."""
+    handle = open_regular(path, MAX_DATA_BYTES)
+    with handle, gzip.GzipFile(fileobj=handle, mode="rb") as unzipped:
+        for raw in iter(lambda: unzipped.readline(MAX_DATA_BYTES + 1), b""):
+            if len(raw) > MAX_DATA_BYTES:
+                raise ValueError("a line over the limit")
+            yield raw.decode("utf-8")
+
+
 def load_humaneval(data_dir: Path, language: str) -> list[Item]:
     """All completions of one HumanEval language file, in file order."""
     if language not in HUMANEVAL_LANGUAGES:
         raise ValueError(f"unknown HumanEval language {language!r} ({', '.join(HUMANEVAL_LANGUAGES)})")
     path = Path(data_dir) / "humaneval" / f"{language}.jsonl.gz"
     items = []
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        for line in handle:
+    number = 0
+    try:
+        for number, line in enumerate(_open_lines(path), 1):
             if not line.strip():
                 continue
             row = json.loads(line)
-            items.append(Item(language, int(row["sample_idx"]), row["hyp"], (row["ref"],),
+            items.append(Item(language, int(row["sample_idx"]), _text(row, "hyp"), (_text(row, "ref"),),
                               row.get("nl") or "", float(row["passed"])))
+    except InputFileError as error:
+        raise EvalDataError(f"evaluation data file {error}") from None
+    except (OSError, EOFError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError,
+            RecursionError) as error:
+        where = f"line {number}" if number else "start"
+        raise EvalDataError(f"evaluation data file {path}: not a gzipped HumanEval JSONL file (at {where}: "
+                            f"{_reason(error)})") from None
     return items
 
 
 def load_conala(data_dir: Path) -> list[Item]:
     """The five graded system outputs per intent; target = mean grade over graders."""
     path = Path(data_dir) / "conala" / "conala-human-grades.json"
-    with open(path, encoding="utf-8") as handle:
-        rows = json.load(handle)
-    items = []
-    for index, row in enumerate(rows):
-        refs = row["snippet"]
-        refs = (refs,) if isinstance(refs, str) else tuple(refs)
-        for system in CONALA_SYSTEMS:
-            grades = row.get(f"grade-{system}") or {}
-            if system not in row or not grades:
-                continue
-            mean = sum(float(g) for g in grades.values()) / len(grades)
-            items.append(Item(CONALA, index, row[system] or "", refs, row.get("intent") or "", mean))
+    try:
+        rows = json.loads(read_capped(path, MAX_DATA_BYTES).decode("utf-8"))
+        items = []
+        for index, row in enumerate(rows):
+            refs = row["snippet"]
+            refs = (refs,) if isinstance(refs, str) else tuple(refs)
+            if not refs or not all(isinstance(r, str) for r in refs):
+                raise TypeError(f"intent {index}: snippet is not code")
+            for system in CONALA_SYSTEMS:
+                grades = row.get(f"grade-{system}") or {}
+                if system not in row or not grades:
+                    continue
+                mean = sum(float(g) for g in grades.values()) / len(grades)
+                items.append(Item(CONALA, index, str(row[system] or ""), refs, str(row.get("intent") or ""), mean))
+    except InputFileError as error:
+        raise EvalDataError(f"evaluation data file {error}") from None
+    except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError, ZeroDivisionError,
+            RecursionError) as error:
+        raise EvalDataError(f"evaluation data file {path}: not the CoNaLa human-grades JSON "
+                            f"({_reason(error)})") from None
     return items
+
+
+def _text(row: dict, key: str) -> str:
+    value = row[key]
+    if not isinstance(value, str):
+        raise TypeError(f"{key} is not a string")
+    return value
+
+
+def _reason(error: Exception) -> str:
+    if isinstance(error, KeyError):
+        return f"no {error} field"
+    return f"{type(error).__name__}: {error}"[:160]
 
 
 def problems_of(items: Iterable[Item]) -> list[int]:

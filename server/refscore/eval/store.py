@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..errors import InputFileError
+from ..safe_write import replacing
 from .data import Item
 
 KEY_CHARS = 24
@@ -68,7 +69,11 @@ class ScoreStore:
         self.seconds: dict[str, float] = {}  # "dataset/group" -> scoring seconds, over all runs
         self.runs: list[dict[str, Any]] = []  # one record per run that scored something
         if self.path is not None and self.path.is_file():
-            self._load(self.path)
+            try:
+                self._load(self.path)
+            except (OSError, ValueError, KeyError, TypeError, IndexError) as error:  # not an npz, or not ours
+                raise InputFileError(f"{self.path}: not a scores file written by --save-scores "
+                                     f"({type(error).__name__}); move it away or use --no-cache") from None
 
     def _load(self, path: Path) -> None:
         with np.load(path, allow_pickle=False) as npz:
@@ -145,10 +150,8 @@ class ScoreStore:
                 arrays[f"{dataset}/col/{col}"] = values
         full_meta = {**meta, "units": specs, "unit_seconds": dict(self.seconds),
                      "scoring_runs": list(self.runs)}
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(target.name + ".partial.npz")
-        np.savez_compressed(partial, __meta__=np.array(json.dumps(full_meta)), **arrays)
-        os.replace(partial, target)
+        with replacing(target) as handle:  # never over a device, a FIFO or through a link
+            np.savez_compressed(handle, __meta__=np.array(json.dumps(full_meta)), **arrays)
 
     def rows(self) -> int:
         """Stored rows over all units."""

@@ -15,28 +15,15 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from ..errors import EXIT_INPUT, EXIT_USAGE, RefScoreError
+from ..safe_write import OutputClashError, OutputFileError, check_writable
 
 STDOUT = "-"
 #: How a message names a file the run writes that no option names (block-wise grading's row files,
 #: named after the first report).
 LABELS = {"jsonl": "the row file", "parquet": "the row file"}
-
-
-class OutputFileError(RefScoreError):
-    """A report that cannot be written where it was asked for (exit 3)."""
-
-    exit_code = EXIT_INPUT
-
-
-class OutputClashError(RefScoreError):
-    """Reports asked for on one file, or on one of the run's inputs (a usage error, exit 2)."""
-
-    exit_code = EXIT_USAGE
 
 
 def is_stream(path: str | Path) -> bool:
@@ -106,17 +93,7 @@ def check_outputs(outputs: Mapping[str, Path], inputs: Iterable[str | Path]) -> 
 def _check_writable(flag: str, path: Path) -> None:
     if path.is_dir():
         raise OutputFileError(f"{flag} {path}: is a folder (name a file, or use -o DIR for a folder of reports)")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        os.close(fd)
-        os.unlink(probe)
-    except (FileExistsError, NotADirectoryError):
-        raise OutputFileError(f"{flag} {path}: cannot write a report there (a file is in the way of "
-                              f"the folder {path.parent})") from None
-    except OSError as error:
-        reason = error.strerror or str(error)
-        raise OutputFileError(f"{flag} {path}: cannot write a report there ({reason})") from None
+    check_writable(path, flag, noun="a report")
 
 
 def _key(path: str | Path) -> str:

@@ -4,38 +4,26 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..safe_write import current_umask, replace_file  # noqa: F401 - current_umask: this module's API
 from .rows import COLUMNS, summary
-from .targets import STDOUT, is_stream, write_target
+from .targets import STDOUT, is_stream
 
 #: First characters that make a spreadsheet cell a formula (or hide one behind a control).
 FORMULA_STARTS = frozenset("=+-@\t\r\n")
 
 
 def atomic_write(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file, so a crash leaves the old file. The
-    report gets the permissions any new file gets (0666 less the umask), not the temporary
-    file's 0600. Standard output (``-``) and other streams (``/dev/stdout``, a pipe) are written
-    straight to; a link to a file is written through (``targets``)."""
+    """Write ``text`` to ``path`` atomically through ``safe_write`` (a crash leaves the old file).
+    Standard output (``-``) and other streams (``/dev/stdout``, a pipe) are written straight to;
+    a link to a file is written through (``targets``)."""
     if is_stream(path):
         write_stream(path, text)
         return
-    path = write_target(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        os.chmod(tmp, 0o666 & ~current_umask())
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    replace_file(path, text, through_link=True)
 
 
 def write_stream(path: str | Path, text: str) -> None:
@@ -53,20 +41,6 @@ def neutralise(text: str) -> str:
     ``-``, ``@``, a tab or a line break) gets a leading ``'``, as OWASP recommends against CSV
     injection; the JSON report keeps the exact text."""
     return "'" + text if text[:1] in FORMULA_STARTS else text
-
-
-def current_umask() -> int:
-    """The process umask (read from /proc where it can be, so it is never changed, even briefly)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def _cell(value: Any) -> Any:

@@ -30,6 +30,7 @@ from concurrent.futures import Future
 from typing import Any, Sequence
 
 from .. import __version__
+from ..errors import EXIT_INPUT
 from ..scoring.report import ScoreReport, ScoreRequest, request_to_dict
 from . import paths, wire
 from .connection import (
@@ -232,8 +233,11 @@ class DaemonClient:
                 code = process.poll()
                 if code is not None:
                     if code != wire.EXIT_ALREADY_RUNNING:
-                        raise DaemonUnavailable(f"the scoring daemon exited with status {code} at start-up; "
-                                                f"see {startup_log()}{log_tail()}")
+                        failed = DaemonUnavailable(f"the scoring daemon exited with status {code} at start-up; "
+                                                   f"see {startup_log()}{log_tail()}")
+                        if code == EXIT_INPUT:  # a file in the way of its socket: the user's to move
+                            failed.exit_code = code
+                        raise failed
                     if not paths.lock_is_held(directory / paths.LOCK_NAME):
                         process = spawn_daemon(self.daemon_args)  # the one holding it has exited since
                 self._refuse_stopped_daemon()

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..errors import RefScoreError
 from . import paths, wire
 from .engine import Cancelled, Engine, EngineConfig
 from .requests import RpcError, parse_request, valid_id
@@ -154,11 +155,8 @@ class Daemon:
             self.config.transport == "auto" and paths.unix_sockets_usable())
         if use_unix:
             path = paths.socket_path()
-            try:
-                path.unlink()  # stale: we hold the lock, so no live daemon owns it
+            if paths.remove_stale_socket(path):  # stale: we hold the lock, so no live daemon owns it
                 log.info("removed a stale socket left by a daemon that died")
-            except FileNotFoundError:
-                pass
             old_mask = os.umask(0o177)  # the socket is born 0600: no window where others can connect
             try:
                 server = await asyncio.start_unix_server(self._handle, path=str(path), limit=wire.MAX_HEADER_BYTES)
@@ -441,6 +439,10 @@ def run_daemon(config: DaemonConfig) -> int:
         asyncio.run(daemon.serve())
         log.info("stopped after serving %d requests", daemon.engine.stats["served"])
         return 0
+    except RefScoreError as error:  # a file in the way of the socket: one line, no traceback
+        log.error("%s", error)
+        print(f"refscore daemon: {error}", file=sys.stderr)
+        return error.exit_code
     except Exception:  # noqa: BLE001
         log.exception("the daemon failed")
         return 5

@@ -23,7 +23,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from ..errors import EXIT_UNSAFE_RUNTIME_DIR, RefScoreError
+from ..errors import EXIT_INPUT, EXIT_UNSAFE_RUNTIME_DIR, RefScoreError
 
 RUNTIME_DIR_ENV = "REFSCORE_RUNTIME_DIR"
 LOG_DIR_ENV = "REFSCORE_LOG_DIR"
@@ -134,15 +134,36 @@ def unix_sockets_usable() -> bool:
     return hasattr(socket, "AF_UNIX") and len(os.fsencode(str(socket_path()))) <= MAX_SOCKET_PATH
 
 
-def write_private_json(path: Path, data: dict[str, Any]) -> None:
-    """Write ``data`` to ``path`` atomically, readable by this user only (0600)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+class SocketPathError(RefScoreError):
+    """Something that is not a socket sits where the daemon's socket goes (exit 3)."""
+
+    exit_code = EXIT_INPUT
+
+
+def remove_stale_socket(path: Path) -> bool:
+    """Remove a socket left by a daemon that died (the caller holds the daemon lock); True when
+    one was there. Anything else at ``path`` (a folder, a regular file, a link) is never removed:
+    ``SocketPathError`` in one line."""
     try:
-        os.write(fd, json.dumps(data, indent=1).encode("utf-8"))
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return False
+    if not stat.S_ISSOCK(mode):
+        from ..safe_read import kind_of
+
+        what = "a symbolic link" if stat.S_ISLNK(mode) else (kind_of(mode) or "a regular file")
+        raise SocketPathError(f"{path} is {what}, not the daemon's socket; RefScore does not remove it: "
+                              f"move it away, or set {RUNTIME_DIR_ENV} to another private directory")
+    path.unlink()
+    return True
+
+
+def write_private_json(path: Path, data: dict[str, Any]) -> None:
+    """Write ``data`` to ``path`` atomically, readable by this user only (0600), never over a
+    link or a device (``safe_write``)."""
+    from ..safe_write import replace_file
+
+    replace_file(path, json.dumps(data, indent=1), mode=0o600)
 
 
 def read_info() -> dict[str, Any] | None:

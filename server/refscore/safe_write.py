@@ -1,0 +1,183 @@
+"""Writing output files safely: the one path every command's outputs take (grade's reports,
+eval's results and scores, the daemon's files).
+
+* What is at the target is looked at with ``os.lstat`` and never followed: a character or block
+  device (``/dev/zero``, ``/dev/full``), a named pipe, a socket, a folder or a symbolic link there
+  is refused with one line (``OutputFileError``, exit 3); only a missing or regular file is
+  replaced. A link planted in an output folder therefore never redirects a write.
+* A regular file is replaced atomically: the bytes go to a temporary file beside it, which is
+  checked again and renamed over it, so a crash leaves the old file and a reader never sees half
+  of one. The new file gets the permissions any new file gets (0666 less the umask) unless a
+  mode is asked for (the daemon's 0600 files).
+* ``check_writable`` runs the same checks (and probes the folder with a temporary file) before a
+  long run starts, so a bad output is a line at once, not an error after an hour of scoring.
+* ``open_append`` appends to a regular file (``O_NOFOLLOW``: never through a link).
+
+``through_link=True`` keeps an older contract for a link the user named themselves: the file the
+link names is replaced and the link stays (``refscore grade --json link.json``).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO, Iterable, Iterator
+
+from .errors import EXIT_INPUT, EXIT_USAGE, RefScoreError
+
+_APPEND_FLAGS = (os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+                 | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+
+
+class OutputFileError(RefScoreError):
+    """An output that cannot be written where it was asked for (exit 3)."""
+
+    exit_code = EXIT_INPUT
+
+
+class OutputClashError(RefScoreError):
+    """Outputs asked for on one file, or on one of the run's inputs (a usage error, exit 2)."""
+
+    exit_code = EXIT_USAGE
+
+
+def refusal(path: str | Path) -> str | None:
+    """Why ``path`` must not be written (``is a symbolic link ...``), or None for a missing or
+    regular file. Nothing at the path is followed or opened."""
+    from .safe_read import kind_of
+
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:
+        return f"a file is in the way of the folder {Path(path).parent}"
+    except (OSError, ValueError) as error:
+        return f"cannot be looked at ({getattr(error, 'strerror', None) or error})"
+    if stat.S_ISLNK(mode):
+        return "is a symbolic link; outputs are never written through a link (remove it or name a plain file)"
+    if stat.S_ISDIR(mode):
+        return "is a folder; name a file"
+    kind = kind_of(mode)
+    return None if kind is None else f"is {kind}, not a regular file; outputs replace regular files only"
+
+
+def resolve(path: str | Path, through_link: bool = False) -> Path:
+    """The file a write replaces: ``path``, or with ``through_link`` the file a link there names."""
+    path = Path(path)
+    if through_link and path.is_symlink():
+        return Path(os.path.realpath(path))
+    return path
+
+
+def check_writable(path: str | Path, label: str, through_link: bool = False, noun: str = "a file") -> None:
+    """Refuse, in one line starting with ``label``, an output that cannot be written: something
+    other than a regular file at the path, or a folder that cannot be created or written to.
+    Creates the folder it goes in."""
+    target = resolve(path, through_link)
+    reason = refusal(target)
+    if reason:
+        raise OutputFileError(f"{label} {path}: {reason}")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        os.close(fd)
+        os.unlink(probe)
+    except (FileExistsError, NotADirectoryError):
+        raise OutputFileError(f"{label} {path}: cannot write {noun} there (a file is in the way of the folder "
+                              f"{target.parent})") from None
+    except (OSError, ValueError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise OutputFileError(f"{label} {path}: cannot write {noun} there ({reason})") from None
+
+
+def check_distinct(outputs: Iterable[tuple[str, str | Path]]) -> None:
+    """Two outputs on one file (``--out X --report X``): a usage error naming both."""
+    seen: dict[str, str] = {}
+    for label, path in outputs:
+        key = _key(path)
+        if key in seen:
+            raise OutputClashError(f"{label} {path}: {seen[key]} is written there too; give each its own file")
+        seen[key] = label
+
+
+@contextmanager
+def replacing(path: str | Path, mode: int | None = None, through_link: bool = False) -> Iterator[BinaryIO]:
+    """A binary handle on a temporary file that replaces ``path`` when the block ends without an
+    error (and is removed when it does not); ``OutputFileError`` when ``path`` is not a missing
+    or regular file, before anything is written and again just before the rename."""
+    target = resolve(path, through_link)
+    reason = refusal(target)
+    if reason:
+        raise OutputFileError(f"{path}: {reason}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        os.chmod(tmp, (0o666 & ~current_umask()) if mode is None else mode)
+        with os.fdopen(fd, "wb") as handle:
+            yield handle
+        reason = refusal(target)  # swapped for a link or a device while we wrote
+        if reason:
+            raise OutputFileError(f"{path}: {reason}")
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def replace_file(path: str | Path, data: bytes | str, mode: int | None = None, through_link: bool = False) -> None:
+    """Replace the regular file ``path`` with ``data`` (text is written as UTF-8) atomically."""
+    with replacing(path, mode, through_link) as handle:
+        handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def open_append(path: str | Path, mode: int = 0o666) -> BinaryIO:
+    """A binary handle appending to the regular file ``path`` (created with ``mode`` less the
+    umask); ``OutputFileError`` for a link, a device, a FIFO or a folder there."""
+    reason = refusal(path)
+    if reason:
+        raise OutputFileError(f"{path}: {reason}")
+    try:
+        fd = os.open(path, _APPEND_FLAGS, mode)
+    except OSError as error:  # ELOOP: a link appeared after the check
+        raise OutputFileError(f"{path}: cannot append there ({error.strerror or error})") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OutputFileError(f"{path}: is not a regular file; outputs go to regular files only")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "ab")
+
+
+def source_language(path: str | Path) -> str | None:
+    """The language a file name's extension says (``keep.py``: python), else None: an output
+    named so would replace source code."""
+    from . import languages
+
+    try:
+        return languages.for_path(path).name
+    except (languages.UnknownLanguageError, ValueError):
+        return None
+
+
+def current_umask() -> int:
+    """The process umask (read from /proc where it can be, so it is never changed, even briefly)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _key(path: str | Path) -> str:
+    try:
+        return os.path.realpath(path)
+    except ValueError:  # a NUL character
+        return str(path)
