@@ -161,7 +161,7 @@ def test_request_carries_every_setting_that_changes_a_number():
     request = ScoreRequest("a", ("b",), "python", context="c", model="m", layer=3, device="cpu",
                            idf="/tmp/idf.json", codebleu_rule="compat", weights=(0.1, 0.2, 0.3, 0.4))
     assert request_from_dict(json.loads(json.dumps(request_to_dict(request)))) == request
-    filled = LocalScorer(model="x", layer=2, device="cpu", idf="references").with_defaults(replace(request, model=None))
+    filled = LocalScorer(model="x", layer=2, device="cpu", idf="references").defaults.apply(replace(request, model=None))
     assert (filled.model, filled.layer, filled.device, filled.idf) == ("x", 3, "cpu", "/tmp/idf.json")
 
 

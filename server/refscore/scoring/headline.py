@@ -116,7 +116,7 @@ def missing_note(requests: Sequence[ScoreRequest], reports: Sequence[ScoreReport
     return f"no combined RefScore number for {len(lacking)} of {len(reports)} pair(s): {reason}"
 
 
-def components(request: ScoreRequest, report: ScoreReport, model: Mapping[str, Any]) -> tuple[dict[str, float], str | None]:
+def components(request: ScoreRequest, report: Any, model: Mapping[str, Any]) -> tuple[dict[str, float], str | None]:
     """The model's input values for one scored pair, or the reason they cannot all be had."""
     from .pragma import without_pragmas
 
@@ -160,17 +160,23 @@ def components(request: ScoreRequest, report: ScoreReport, model: Mapping[str, A
     return {name: float(values[name]) for name in model["features"]}, None
 
 
-def add_refscore(request: ScoreRequest, report: ScoreReport) -> ScoreReport:
-    """Set ``report.refscore`` when the headline model applies to this request and report."""
+def refscore_for(request: ScoreRequest, scores: Any) -> RefScore | None:
+    """The combined number of one scored request when the headline model applies to it, else
+    None. ``scores`` has the per-metric results (``codebleu``, ``codebertscore``, ``chrf``,
+    ``tsed``): the finish stage's ``parts.Metrics``, or a report."""
     model = headline_model()
-    if model is None or report.refscore is not None or "codebertscore" not in request.metrics \
-            or "codebleu" not in request.metrics:
-        return report
-    values, reason = components(request, report, model)
+    if model is None or "codebertscore" not in request.metrics or "codebleu" not in request.metrics:
+        return None
+    values, reason = components(request, scores, model)
     if reason:
         log.info("no combined RefScore number: %s", reason)
-        return report
-    report.refscore = RefScore(combined_score(values, model), tuple(values.items()), signature(model),
-                               tuple(contributions(values, model)))
-    return report
+        return None
+    return RefScore(combined_score(values, model), tuple(values.items()), signature(model),
+                    tuple(contributions(values, model)))
 
+
+def add_refscore(request: ScoreRequest, report: ScoreReport) -> ScoreReport:
+    """Set ``report.refscore`` when the headline model applies to this request and report."""
+    if report.refscore is None:
+        report.refscore = refscore_for(request, report)
+    return report

@@ -1,0 +1,109 @@
+"""What each stage of scoring hands the next (``scoring.pipeline``): frozen, typed, picklable.
+
+A request is ``Prepared`` once; the CPU stage makes its ``CpuScores``, the model stage its
+``ModelScores``, the corpus stage its ``CorpusScores``; the finish stage turns them into the one
+``ScoreReport``. Each part carries the error lines of its own stage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import NamedTuple
+
+from ..metrics.chrf import ChrfScore
+from ..metrics.codebertscore_result import BertScore
+from ..metrics.codebleu import CodeBleuResult
+from ..metrics.crystalbleu import CrystalScore
+from ..metrics.tsed import TsedScore
+from .pragma import Stripped
+from .report import ScoreReport, ScoreRequest
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A request ready for the metrics: its settings, and its candidate without pragma lines."""
+
+    request: ScoreRequest
+    stripped: Stripped
+
+    @property
+    def text(self) -> str:
+        """The candidate every metric reads (pragma lines removed)."""
+        return self.stripped.text
+
+    @property
+    def language(self) -> str:
+        return self.request.language
+
+
+@dataclass(frozen=True)
+class ModelDefaults:
+    """An engine's CodeBERTScore settings for requests that leave them unset (the daemon's
+    start-up ``--model``/``--layer``/``--device``)."""
+
+    model: str | None = None
+    layer: int | None = None
+    device: str | None = None
+    idf: str | None = None
+    backend: str | None = None
+
+    def apply(self, request: ScoreRequest) -> ScoreRequest:
+        """``request`` with these settings where it leaves them unset."""
+        if self == NO_DEFAULTS:
+            return request
+        return replace(request, model=request.model or self.model,
+                       layer=request.layer if request.layer is not None else self.layer,
+                       device=request.device or self.device, idf=request.idf or self.idf,
+                       backend=request.backend or self.backend)
+
+
+NO_DEFAULTS = ModelDefaults()
+
+
+@dataclass(frozen=True)
+class CpuScores:
+    """The CPU metrics of one request: CodeBLEU, chrF and TSED, those it asks for."""
+
+    codebleu: CodeBleuResult | None = None
+    chrf: ChrfScore | None = None
+    tsed: TsedScore | None = None
+    errors: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, report: ScoreReport) -> "CpuScores":
+        """The CPU part of a report made without CodeBERTScore (carried between Ray stages)."""
+        return cls(report.codebleu, report.chrf, report.tsed, tuple(report.errors))
+
+
+@dataclass(frozen=True)
+class ModelScores:
+    """CodeBERTScore of one request, or the line that says why there is none."""
+
+    codebertscore: BertScore | None = None
+    errors: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, report: ScoreReport) -> "ModelScores":
+        """The model part of a report another engine made for a CodeBERTScore-only request
+        (the daemon's answer to the editor)."""
+        return cls(report.codebertscore, tuple(report.errors))
+
+
+@dataclass(frozen=True)
+class CorpusScores:
+    """The metrics of one request that need a whole set of texts (CrystalBLEU)."""
+
+    crystalbleu: CrystalScore | None = None
+    errors: tuple[str, ...] = ()
+
+
+NO_CPU, NO_MODEL, NO_CORPUS = CpuScores(), ModelScores(), CorpusScores()
+
+
+class Metrics(NamedTuple):
+    """The per-metric results the combined number reads (``scoring.headline.components``)."""
+
+    codebleu: CodeBleuResult | None
+    codebertscore: BertScore | None
+    chrf: ChrfScore | None
+    tsed: TsedScore | None

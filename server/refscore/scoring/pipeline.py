@@ -1,0 +1,196 @@
+"""The stages of scoring, named once. Every engine composes these and nothing else.
+
+::
+
+    prepare(request)                      -> Prepared      pragma lines out: the text every metric reads
+    cpu_metrics(prepared)                 -> CpuScores     CodeBLEU, chrF, TSED (one request, CPU)
+    model_metrics(prepared..., defaults)  -> ModelScores   CodeBERTScore, many requests batched
+    corpus_statistics(prepared...)        -> CorpusStatistics   CrystalBLEU's ignored n-grams, a whole set
+    corpus_metrics(prepared, statistics)  -> CorpusScores  CrystalBLEU of one request
+    finish(prepared, cpu, model, corpus)  -> ScoreReport   the combined number; the report, built once
+
+``run_stages`` runs them over a batch in this process (``LocalScorer``). The daemon's engine runs
+the CPU stage in its thread pool and the model stage in its batcher; the editor runs the CPU stage
+here, the model stage through the daemon and finishes here; Ray runs the CPU stage in tasks and
+the model stage in actors. Each stage reports what it could not compute as error lines of its
+own; ``finish`` puts them in the report in stage order.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+from typing import Iterable, Mapping, Sequence
+
+from ..metrics.crystalbleu import IgnoredNgrams
+from .headline import missing_note, refscore_for
+from .parts import (NO_CORPUS, NO_CPU, NO_DEFAULTS, NO_MODEL, CorpusScores, CpuScores, Metrics, ModelDefaults,
+                    ModelScores, Prepared)
+from .pragma import without_pragmas
+from .report import TEXT_METRICS, ScoreReport, ScoreRequest
+
+log = logging.getLogger(__name__)
+
+__all__ = ["CorpusScores", "CorpusStatistics", "CpuScores", "ModelDefaults", "ModelScores", "Prepared",
+           "corpus_metrics", "corpus_statistics", "cpu_metrics", "finish", "model_metrics", "notes",
+           "prepare", "run_stages", "wants_cpu", "wants_model"]
+
+#: The metrics of the CPU stage.
+CPU_METRICS = ("codebleu", *TEXT_METRICS)
+
+
+# -- prepare ------------------------------------------------------------------------------------
+
+def prepare(request: ScoreRequest) -> Prepared:
+    """``request`` with its candidate's pragma lines removed (offsets kept to map back)."""
+    return Prepared(request, without_pragmas(request.candidate, request.language))
+
+
+def wants_cpu(request: ScoreRequest) -> bool:
+    """Whether ``request`` names a metric of the CPU stage."""
+    return any(m in CPU_METRICS for m in request.metrics)
+
+
+def wants_model(request: ScoreRequest) -> bool:
+    """Whether ``request`` asks for CodeBERTScore."""
+    return "codebertscore" in request.metrics
+
+
+# -- CPU metrics --------------------------------------------------------------------------------
+
+def cpu_metrics(prepared: Prepared) -> CpuScores:
+    """CodeBLEU, chrF and TSED, those the request names; each failure is one error line."""
+    request, errors = prepared.request, []
+    codebleu = None
+    if "codebleu" in request.metrics:
+        from .codebleu import corpus_codebleu_compat, score_codebleu
+
+        try:
+            if request.codebleu_rule == "compat":  # the package's numbers, as calc_codebleu gives them
+                codebleu = corpus_codebleu_compat([list(request.references)], [prepared.text], request.language,
+                                                  request.weights)
+            else:  # explanations are spans of the references: nothing to map back
+                codebleu = score_codebleu(request.references, prepared.text, request.language, request.weights,
+                                          explain=request.explain)
+        except Exception as error:  # noqa: BLE001 - one failing request reports, the rest go on
+            log.exception("CodeBLEU failed")
+            errors.append(f"codebleu: {type(error).__name__}: {error}")
+    text = {name: _text_metric(name, prepared, errors) for name in TEXT_METRICS if name in request.metrics}
+    if codebleu is None and not text and not errors:
+        return NO_CPU
+    return CpuScores(codebleu, text.get("chrf"), text.get("tsed"), tuple(errors))  # type: ignore[arg-type]
+
+
+def _text_metric(name: str, prepared: Prepared, errors: list[str]) -> object | None:
+    """chrF or TSED of ``prepared`` (None, and an error line, when it cannot be computed)."""
+    request = prepared.request
+    try:
+        if name == "chrf":
+            from ..metrics.chrf import score_chrf
+
+            return score_chrf(prepared.text, request.references)
+        from ..metrics.tsed import score_tsed
+
+        return score_tsed(prepared.text, request.references, request.language)
+    except (ImportError, ValueError, RecursionError) as error:
+        log.info("%s not computed: %s", name, error)
+        errors.append(f"{name}: {error}")
+        return None
+
+
+# -- the model ----------------------------------------------------------------------------------
+
+def model_metrics(prepared: Sequence[Prepared], defaults: ModelDefaults = NO_DEFAULTS) -> list[ModelScores]:
+    """CodeBERTScore of each request; requests that share a scorer go in one batch (the daemon
+    batches across its clients through this). ``defaults`` fill the settings a request leaves unset."""
+    if not prepared:
+        return []
+    requests = [replace(defaults.apply(p.request), candidate=p.text) for p in prepared]
+    try:
+        from .bert import score_requests
+
+        scored = score_requests(requests)
+    except ImportError as error:
+        return [ModelScores(errors=(f"codebertscore unavailable: {error}",)) for _ in prepared]
+    return [replace(s, codebertscore=p.stripped.restore_bert(s.codebertscore)) if s.codebertscore is not None else s
+            for p, s in zip(prepared, scored)]
+
+
+# -- corpus metrics -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CorpusStatistics:
+    """What the corpus metrics learn from a whole set of texts: CrystalBLEU's ignored n-grams per
+    language, or the line that says why a language has none."""
+
+    ignored: Mapping[str, IgnoredNgrams | str]
+
+
+def corpus_statistics(prepared: Iterable[Prepared]) -> CorpusStatistics:
+    """CrystalBLEU's ignored n-grams of each language, from every candidate and reference of the
+    requests that ask for CrystalBLEU (each distinct text counted once)."""
+    from ..metrics.crystalbleu import corpus_ignored
+
+    groups: dict[str, list[Prepared]] = {}
+    for item in prepared:
+        if "crystalbleu" in item.request.metrics:
+            groups.setdefault(item.language, []).append(item)
+    ignored: dict[str, IgnoredNgrams | str] = {}
+    for language, group in groups.items():
+        texts = [(p.text, language) for p in group] + [(ref, language) for p in group for ref in p.request.references]
+        try:
+            ignored[language] = corpus_ignored(texts)
+        except ValueError as error:
+            ignored[language] = str(error)
+    return CorpusStatistics(ignored)
+
+
+def corpus_metrics(prepared: Prepared, statistics: CorpusStatistics) -> CorpusScores:
+    """CrystalBLEU of one request against the set's ignored n-grams (when it asks for it)."""
+    if "crystalbleu" not in prepared.request.metrics:
+        return NO_CORPUS
+    from ..metrics.crystalbleu import score_crystalbleu
+
+    ignored = statistics.ignored.get(prepared.language, f"no corpus statistics for {prepared.language}")
+    if isinstance(ignored, str):
+        return CorpusScores(errors=(f"crystalbleu: {ignored}",))
+    try:
+        return CorpusScores(score_crystalbleu(prepared.text, prepared.request.references, prepared.language, ignored))
+    except (ValueError, RecursionError) as error:
+        return CorpusScores(errors=(f"crystalbleu: {error}",))
+
+
+# -- finish -------------------------------------------------------------------------------------
+
+def finish(prepared: Prepared, cpu: CpuScores = NO_CPU, model: ModelScores = NO_MODEL,
+           corpus: CorpusScores = NO_CORPUS) -> ScoreReport:
+    """The report of one request, built once: every stage's results and errors, and the combined
+    RefScore number when the shipped fit applies (``scoring.headline``)."""
+    request = prepared.request
+    metrics = Metrics(cpu.codebleu, model.codebertscore, cpu.chrf, cpu.tsed)
+    return ScoreReport(request.language, codebleu=cpu.codebleu, codebertscore=model.codebertscore,
+                       errors=[*cpu.errors, *model.errors, *corpus.errors], chrf=cpu.chrf, tsed=cpu.tsed,
+                       crystalbleu=corpus.crystalbleu, refscore=refscore_for(request, metrics))
+
+
+def notes(requests: Sequence[ScoreRequest], reports: Sequence[ScoreReport]) -> list[str]:
+    """Lines a front end prints about a set of finished reports (why the combined number is
+    missing for some)."""
+    note = missing_note(requests, reports)
+    return [note] if note else []
+
+
+# -- the in-process engine ----------------------------------------------------------------------
+
+def run_stages(requests: Sequence[ScoreRequest], defaults: ModelDefaults = NO_DEFAULTS,
+               statistics: CorpusStatistics | None = None) -> list[ScoreReport]:
+    """Every stage over ``requests`` in this process: CPU metrics one by one, CodeBERTScore in one
+    batched call, corpus metrics against ``statistics`` (None: none), one report each."""
+    prepared = [prepare(r) for r in requests]
+    cpu = [cpu_metrics(p) if wants_cpu(p.request) else NO_CPU for p in prepared]
+    model = [NO_MODEL] * len(prepared)
+    wanted = [i for i, p in enumerate(prepared) if wants_model(p.request)]
+    for i, scores in zip(wanted, model_metrics([prepared[i] for i in wanted], defaults)):
+        model[i] = scores
+    corpus = [corpus_metrics(p, statistics) if statistics is not None else NO_CORPUS for p in prepared]
+    return [finish(*parts) for parts in zip(prepared, cpu, model, corpus)]
