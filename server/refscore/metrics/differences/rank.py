@@ -3,14 +3,15 @@
 Each unaligned run of tokens (``align.Chunk``) is a candidate span; its weight (0..1) combines:
 
 * ``alignment``: what changed (an operator, constant, name or keyword counts more than
-  punctuation), how compact the change is and how firmly aligned code surrounds it: a slip is a
-  small change inside code that otherwise matches, a rewrite in another style is a long one;
+  punctuation) and how firmly aligned code surrounds it;
 * ``codebleu``: the CodeBLEU explanations placed on the span (dataflow edges, small subtrees,
   n-gram runs the candidate lacks);
 * ``codebertscore``: how far below the candidate's typical token similarity the span's weakest
   token is, on either side (the candidate's precision tokens, the reference's recall tokens).
 
-CodeBLEU explanations placed where no token differs become weaker differences of their own.
+All three are scaled by how compact the change is: a slip is a small change inside code that
+otherwise matches, a rewrite in another style a long one (whose evidence piles up). CodeBLEU
+explanations placed where no token differs become weaker differences of their own.
 Differences starting on the same candidate line are merged (the strongest one's reason).
 """
 
@@ -31,6 +32,8 @@ _KIND_WEIGHT = {"operator": 1.0, "number": 1.0, "name": 0.9, "literal": 0.9, "ke
 _COMPONENT_WEIGHT = {"dataflow_match": 1.0, "syntax_match": 0.6, "ngram_match": 0.4}
 #: shares of the three signals in a difference's weight
 SHARES = {"alignment": 0.6, "codebleu": 0.2, "codebertscore": 0.2}
+COMPACT_SIZE, COMPACT_SLOPE = 3, 0.25
+NAME_UNKNOWN = 0.6
 Similarity = tuple[int, int, float]  # start, end, cosine
 
 
@@ -55,10 +58,24 @@ def alignment_weight(chunk: Chunk, alignment: Alignment) -> float:
         return 0.5 / (1 + 0.05 * len(ref))
     content = 1 - math.exp(-1.5 * max(_content(ref), _content(cand)))
     context = 0.2 + 0.4 * (1 - math.exp(-chunk.before / 3)) + 0.4 * (1 - math.exp(-chunk.after / 3))
-    size = max(len(ref), len(cand))
-    compact = 1 / (1 + 0.12 * max(0, size - 2))
     whole_lines = chunk.kind == "insert" and _whole_lines(alignment.candidate, chunk.cand_lo, chunk.cand_hi)
-    return content * context * compact * (0.6 if whole_lines else 1.0)
+    return content * context * (0.6 if whole_lines else 1.0) * _name_factor(ref, cand, alignment)
+
+
+def _name_factor(ref: Sequence[CodeToken], cand: Sequence[CodeToken], alignment: Alignment) -> float:
+    """A name in place of another counts fully when both are names the renaming knows (one
+    variable used for another); a name it does not know is more likely a renaming it missed."""
+    if len(ref) != 1 or len(cand) != 1 or ref[0].kind != "name" or cand[0].kind != "name":
+        return 1.0
+    renames = dict(alignment.renames)
+    known = ref[0].text in renames and cand[0].text in set(renames.values())
+    return 1.0 if known else NAME_UNKNOWN
+
+
+def compactness(chunk: Chunk) -> float:
+    """1 for a change of up to ``COMPACT_SIZE`` tokens, less for longer ones (a rewrite, not a slip)."""
+    size = max(chunk.ref_hi - chunk.ref_lo, chunk.cand_hi - chunk.cand_lo)
+    return 1 / (1 + COMPACT_SLOPE * max(0, size - COMPACT_SIZE))
 
 
 def _whole_lines(tokens: Sequence[CodeToken], lo: int, hi: int) -> bool:
@@ -179,9 +196,10 @@ def rank(alignment: Alignment, reference: str, candidate: str, evidence: Evidenc
                                  if kind != "missing" else 0.0,
                                  similarity_weight(evidence.reference_similarity, ref_start, ref_end, ref_typical)),
         }
-        weight = sum(SHARES[name] * value for name, value in shares.items())
+        scale = 1.0 if chunk.kind == "moved" else compactness(chunk)
+        parts = tuple((k, scale * SHARES[k] * v) for k, v in shares.items())
         found.append(RawDifference(kind, start, end, ref_start, ref_end, _reason(chunk, alignment, reference, candidate),
-                                   weight, tuple((k, SHARES[k] * v) for k, v in shares.items())))
+                                   sum(v for _, v in parts), parts))
         covered.append((start, end))
     found.extend(_explained(evidence, covered, candidate, cand_typical))
     return _merge_lines(found, candidate)
