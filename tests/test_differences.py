@@ -130,3 +130,34 @@ def test_ranges_are_inside_the_candidate_on_code_never_comments_pragma_or_whites
         assert REFERENCE[item.reference_start:item.reference_end].strip()
     if candidate == REFERENCE or (pragma and candidate.split("\n", 1)[1] == REFERENCE):
         assert result.differences == ()
+
+
+JAVA = '''public class Stats {
+    public static int sumAbove(int[] values, int limit) {
+        int total = 0;
+        for (int i = 0; i < values.length; i++) {
+            if (values[i] > limit) {
+                total += values[i];
+            }
+        }
+        return total;
+    }
+}
+'''
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.integers(0, len(JAVA) - 1), max_size=5), st.sampled_from(
+    [("total += values[i]", "total = values[i]"), ("i < values", "i <= values"), ("> limit", "> total"),
+     ("int total = 0;", "")]))
+def test_block_and_line_comments_are_never_in_a_range(cuts, slip) -> None:
+    text = JAVA.replace(*slip)
+    for at in sorted({c for c in cuts if c < len(text) and text[c] == " "}, reverse=True):
+        text = text[:at] + " /* no+=here */ " + text[at:]  # a comment where a space was
+    text = "// refscore: reference=Stats.ref.java\n" + text
+    result = find_differences(text, (JAVA,), ScoreReport("java", codebleu=score_codebleu([JAVA], text, "java")))
+    assert result.differences
+    for item in result.differences:
+        piece = text[item.start:item.end]
+        assert piece and piece == piece.strip() and "/*" not in piece and "*/" not in piece and "//" not in piece
+        assert item.range[0] > 0  # never the pragma line

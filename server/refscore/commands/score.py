@@ -12,7 +12,8 @@ from ..bidi import bidi_warning, printable
 from ..embed.backends import BACKENDS
 from ..metrics.codebertscore_result import BertScore
 from ..engines import open_scorer
-from ..scoring.differences import difference_records, find_differences, placed_records, render_differences
+from ..scoring import pipeline
+from ..scoring.differences import difference_records, placed_records, render_differences
 from ..scoring.heat import DEFAULT_WEAK_THRESHOLD, candidate_words, missing_words, render_heat, token_records
 from ..scoring.inputs import empty_reference, read_source, resolve_language
 from ..scoring.per_function import pair_record, score_functions
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         if mismatches[index]:
             print(f"refscore: warning: {printable(mismatches[index])}", file=sys.stderr)
             warnings.append(mismatches[index])
-        found = find_differences(request.candidate, references, report)
+        found = pipeline.differences(request, report)
         if args.json:
             data = {"candidate": path, "reference": args.reference, **report.to_dict(explain=args.explain),
                     "warnings": warnings}

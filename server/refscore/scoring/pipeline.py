@@ -8,6 +8,9 @@
     corpus_statistics(prepared...)        -> CorpusStatistics   CrystalBLEU's ignored n-grams, a whole set
     corpus_metrics(prepared, statistics)  -> CorpusScores  CrystalBLEU of one request
     finish(prepared, cpu, model, corpus)  -> ScoreReport   the combined number; the report, built once
+    differences(request, report)          -> Differences   where the candidate departs from its reference,
+                                                           ranked (after the report is whole: the editor's
+                                                           gets its CodeBERTScore half later)
 
 ``run_stages`` runs them over a batch in this process (``LocalScorer``). The daemon's engine runs
 the CPU stage in its thread pool and the model stage in its batcher; the editor runs the CPU stage
@@ -23,6 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable, Mapping, Sequence
 
 from ..metrics.crystalbleu import IgnoredNgrams
+from ..metrics.differences import Differences
 from .headline import missing_note, refscore_for
 from .parts import (NO_CORPUS, NO_CPU, NO_DEFAULTS, NO_MODEL, CorpusScores, CpuScores, Metrics, ModelDefaults,
                     ModelScores, Prepared)
@@ -32,7 +36,7 @@ from .report import TEXT_METRICS, ScoreReport, ScoreRequest
 log = logging.getLogger(__name__)
 
 __all__ = ["CorpusScores", "CorpusStatistics", "CpuScores", "ModelDefaults", "ModelScores", "Prepared",
-           "corpus_metrics", "corpus_statistics", "cpu_metrics", "finish", "model_metrics", "notes",
+           "corpus_metrics", "corpus_statistics", "cpu_metrics", "differences", "finish", "model_metrics", "notes",
            "prepare", "run_stages", "wants_cpu", "wants_model"]
 
 #: The metrics of the CPU stage.
@@ -171,6 +175,15 @@ def finish(prepared: Prepared, cpu: CpuScores = NO_CPU, model: ModelScores = NO_
     return ScoreReport(request.language, codebleu=cpu.codebleu, codebertscore=model.codebertscore,
                        errors=[*cpu.errors, *model.errors, *corpus.errors], chrf=cpu.chrf, tsed=cpu.tsed,
                        crystalbleu=corpus.crystalbleu, refscore=refscore_for(request, metrics))
+
+
+def differences(request: ScoreRequest, report: ScoreReport) -> Differences:
+    """The ranked differences of a finished report's candidate from its reference (CodeBLEU's
+    explanations placed on the candidate; ``scoring.differences``). The CLI, the language server
+    and the grader call this on the report they show."""
+    from .differences import find_differences
+
+    return find_differences(request.candidate, request.references, report, request.language)
 
 
 def notes(requests: Sequence[ScoreRequest], reports: Sequence[ScoreReport]) -> list[str]:
