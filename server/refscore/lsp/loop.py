@@ -181,6 +181,7 @@ class ScoringLoop:
                                               settings.codebleu_weights)
         except Exception:  # noqa: BLE001 - lenses are optional; the summary still shows
             log.exception("function pairing failed")
+        _rank_differences(result)  # here in the CPU pool: publishing only reads them
         if insertion is not None:
             _, start, end = insertion
             found = best_region(result.text[start:end], result.reference_texts, spec, scorers.codebleu_many,
@@ -245,8 +246,19 @@ class ScoringLoop:
         bert, errors = reports[0].codebertscore, list(reports[0].errors)
         # the daemon answered but could not score (a layer outside the model, a model not on disk)
         state, note = ("done", None) if bert is not None or not errors else ("unavailable", errors[0])
-        self._store(replace(
+        updated = replace(
             result, bert_state=state, bert_note=note, insertion=insertion,
             report=replace(result.report, codebertscore=reports[0].codebertscore,
                            errors=list(result.report.errors) + list(reports[0].errors)),
-            functions=with_bert(result.functions, reports[1:1 + len(per_function)])))
+            functions=with_bert(result.functions, reports[1:1 + len(per_function)]))
+        # the ranked differences read the token similarities: ranked in the CPU pool, not on the event loop
+        await asyncio.get_running_loop().run_in_executor(self.cpu, _rank_differences, updated)
+        if self._stale(result.uri, result.version):
+            return
+        self._store(updated)
+
+
+def _rank_differences(result: Result) -> None:
+    """Compute the result's ranked differences (kept on it) where this runs."""
+    result.differences  # noqa: B018 - a cached property: computing it is the point
+

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -14,6 +15,8 @@ from ..scoring.pairing import FunctionPair, Region
 from ..scoring.report import ScoreReport
 from .positions import Positions
 from .references import ReferenceChoice
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,11 @@ class Result:
         """Where the text departs from its reference, ranked (computed once per result)."""
         if self.report is None or not self.reference_texts or self.spec is None:
             return Differences()
-        return find_differences(self.text, self.reference_texts, self.report, self.spec.name)
+        try:
+            return find_differences(self.text, self.reference_texts, self.report, self.spec.name)
+        except Exception as error:  # noqa: BLE001 - the differences are optional; the scores still show
+            log.exception("ranking the differences failed")
+            return Differences(note=f"differences failed: {type(error).__name__}")
 
     @property
     def bert(self) -> BertScore | None:
