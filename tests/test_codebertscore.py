@@ -154,6 +154,13 @@ def test_huge_input_is_a_clear_error(scorer):
         scorer.score(big, "x = 1")
 
 
+def test_a_huge_context_is_told_to_be_shorter_not_the_code(scorer):
+    """A 5 MB context (issue 25, item 19): the advice is about the context, not the code."""
+    with pytest.raises(InputTooLargeError, match="give a shorter context") as raised:
+        scorer.score("x = 1", "x = 1", context="words " * (1024 * 1024))
+    assert "smaller part" not in str(raised.value)
+
+
 def test_multiple_references_componentwise_best(scorer):
     res = scorer.score("return a + b", ["return a - b", "return a + b", "print(a)"])
     assert res.reference_index == 1 and res.f1 == pytest.approx(1.0, abs=1e-5)

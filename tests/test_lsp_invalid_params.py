@@ -121,3 +121,37 @@ def test_failed_requests_leave_one_log_line_and_no_traceback() -> None:
         assert server.close() == 0
     assert b"Traceback" not in server.stderr and b'File "' not in server.stderr, server.stderr[-1500:]
     assert server.log_lines("refscore.missingFromReference takes [documentUri]")
+
+
+def test_score_text_with_a_lone_surrogate_gets_invalid_params() -> None:
+    """``"\\udc00"`` in the JSON text decodes to a lone surrogate (issue 25, item 14)."""
+    server = RawServer()
+    try:
+        server.initialize()
+        body = b'{"jsonrpc": "2.0", "id": 2, "method": "refscore/scoreText", ' \
+               b'"params": {"uri": "file:///a.py", "text": "x = \\"\\udc00\\"\\n"}}'
+        server.send(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        error = server.reply(2)["error"]
+        assert error["code"] == INVALID_PARAMS and "lone surrogate (U+DC00)" in error["message"], error
+    finally:
+        assert server.close() == 0
+    assert b"UnicodeEncodeError" not in server.stderr
+
+
+@pytest.mark.parametrize("raw_id", [b'{"x":1}', b"true", b"NaN", b"1.5"])
+def test_a_request_whose_id_is_not_a_string_or_an_integer_is_an_invalid_request(raw_id: bytes) -> None:
+    """One answer each, with id null, naming the id as the client wrote it (issue 25, item 19)."""
+    server = RawServer()
+    try:
+        server.initialize()
+        body = b'{"jsonrpc": "2.0", "id": %s, "method": "refscore/scoreText", ' \
+               b'"params": {"uri": "file:///a.py", "text": "x"}}' % raw_id
+        server.send(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        error = server.reply(None)["error"]
+        assert error["code"] == -32600, error
+        assert f"the id {raw_id.decode().replace(':', ': ')} of refscore/scoreText" in error["message"], error
+        server.send(frame(request(3, "refscore/scoreText", {"uri": "file:///a.py", "text": "x"})))
+        assert "result" in server.reply(3)
+    finally:
+        assert server.close() == 0
+    assert b"Traceback" not in server.stderr

@@ -184,10 +184,12 @@ class BertScorer:
         for text, ctx in texts:
             size = len(text) + len(ctx or "")
             if size > self.max_chars:
+                advice = (f"the context is {len(ctx or '')} of them: give a shorter context, such as the "
+                          "task's description" if len(ctx or "") > len(text) else
+                          "score a smaller part, such as one function or class")
                 raise InputTooLargeError(
                     f"text of {size} characters is over the CodeBERTScore limit of "
-                    f"{self.max_chars} characters (texts are never truncated; score a smaller part, "
-                    "such as one function or class)")
+                    f"{self.max_chars} characters (texts are never truncated; {advice})")
         live: dict[tuple[str, str | None], str | None] = {}
         for p, refs in zip(items, refs_of):
             if p.live:

@@ -109,4 +109,11 @@ def register(server: RefScoreServer) -> None:
         uri, text = _field(params, "uri"), _field(params, "text")
         if not isinstance(uri, str) or not isinstance(text, str):
             return {"error": "refscore/scoreText takes {uri: string, text: string}"}
+        for name, value in (("uri", uri), ("text", text)):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as error:  # "\udc00" in the JSON: not a character
+                raise arguments.invalid(SCORE_TEXT, "{uri: string, text: string}",
+                                        f"{name} holds a lone surrogate (U+{ord(value[error.start]):04X}) at "
+                                        f"index {error.start}, which is not Unicode text") from None
         return await _score_text(ls, uri, text)

@@ -12,7 +12,9 @@ line, caps the length, and after any fault reports one line and skips to the nex
   error, and the bytes after its first are searched for the next header;
 * a length that runs past its message (too long): the complete JSON value at the start of the
   body is the message when the next header follows it, or when nothing more arrives for
-  ``IDLE_S`` seconds; the next header is read from where it starts.
+  ``IDLE_S`` seconds; the next header is read from where it starts. When no JSON value ends
+  before that header (a 100 MB claim over 1 KB of junk), the bytes before it are a body that
+  is not JSON: reported, and reading resumes at the header, never waiting for the claimed bytes.
 
 A header line cannot occur inside a JSON body (a raw CR LF is not allowed inside a JSON string),
 which is what makes the search for ``Content-Length: N`` CR LF safe.
@@ -224,8 +226,8 @@ class FrameReader:
     async def _body(self, length: int) -> bytes | None:
         """``length`` bytes, or fewer when the declared length runs past the message."""
         idle_checked = 0  # buffer size at the last idle check (each size is checked once)
+        searched = 0  # the buffer before this was searched for a header (what came with the header too)
         while len(self._buf) < length:
-            searched = len(self._buf)
             more = await self._more(IDLE_S if self._buf else None)
             if more is False:
                 self._fault(f"the stream ended inside a {length}-byte body")
@@ -235,10 +237,16 @@ class FrameReader:
             idle = more is None and idle_checked != len(self._buf)
             if idle:
                 idle_checked = len(self._buf)
-            if idle or (more and _LENGTH_LINE.search(self._buf, max(0, searched - _SEARCH_TAIL))):
+            header = _LENGTH_LINE.search(self._buf, max(0, searched - _SEARCH_TAIL))
+            searched = len(self._buf)
+            if idle or header:
                 early = self._overrun(length)
                 if early is not None:
                     return early
+            if header is not None:  # no JSON value ends before it: the body is junk, resync there
+                junk = bytes(self._buf[:header.start()])
+                del self._buf[:header.start()]
+                return junk
         body = bytes(self._buf[:length])
         del self._buf[:length]
         return body

@@ -68,6 +68,12 @@ def dispatch(server: JsonRPCServer, writer: StdoutWriter, data: Any) -> None:
         if not isinstance(data, dict) or "method" in data:
             send_error(writer, _valid_id(request_id), JsonRpcInvalidRequest(f"Invalid Request: {problem}"))
         return
+    if method is not None and "id" in data and request_id is not None and _valid_id(request_id) is None:
+        shown = json.dumps(request_id, allow_nan=True)[:40]  # as the client wrote it, never a Python repr
+        log.warning("LSP: ignored %s with the id %s (ids are strings or integers)", method, shown)
+        send_error(writer, None, JsonRpcInvalidRequest(f"Invalid Request: the id {shown} of {method} "
+                                                       "is not a string or an integer"))
+        return
     log.debug("LSP: received %s (id %r)", method or "a response", request_id)
     if getattr(protocol, "_shutdown", False) and method not in (None, "exit"):
         # pygls drops these silently; LSP says a request after shutdown gets InvalidRequest
