@@ -145,7 +145,10 @@ def align(reference: Sequence[CodeToken], candidate: Sequence[CodeToken]) -> Ali
     renames = _renaming(reference, candidate, first)
     # candidate keys: the reference name a candidate name stands for; reference keys: their own
     by_candidate = {cand: ref for ref, cand in renames.items()}
-    cand_keys = [by_candidate.get(t.text, "\x02" + t.text) if t.kind == "name" else t.text for t in candidate]
+    # a name the renaming does not know matches the same name on the other side (a call, a field
+    # the first pass did not align); a name the reference gave to another one does not
+    cand_keys = [by_candidate.get(t.text, "\x02" + t.text if t.text in renames else "\x01" + t.text)
+                 if t.kind == "name" else t.text for t in candidate]
     ref_keys = ["\x01" + t.text if t.kind == "name" and t.text not in renames else t.text for t in reference]
     pairs = [-1] * len(reference)
     found = opcodes(reference, candidate, ref_keys, cand_keys)

@@ -57,6 +57,10 @@ def replaced(alignment: Alignment, chunk: Chunk, reference: str, candidate: str)
         called = f" (called {_quote(own)} in this code)" if own and own != ref[0].text else ""
         return (f"the reference uses {_quote(ref[0].text)}{called} here, in {_quote(context)}; "
                 f"this uses {_quote(cand[0].text)}")
+    if len(ref) == 1 and len(cand) == 1 and {ref[0].kind, cand[0].kind} == {"name", "number"}:
+        what = {"name": "the variable", "number": "the constant"}
+        return (f"the reference has {what[ref[0].kind]} {_quote(ref_code)} here (in {_quote(context)}); "
+                f"this has {what[cand[0].kind]} {_quote(cand_code)}")
     if len(ref) == 1 and len(cand) == 1 and ref[0].kind == cand[0].kind == "number":
         return f"the reference has the constant {_quote(ref_code)} here (in {_quote(context)}); this has {_quote(cand_code)}"
     return f"the reference has {_quote(ref_code)} here (in {_quote(context)}); this has {_quote(cand_code)}"
