@@ -161,3 +161,21 @@ def test_block_and_line_comments_are_never_in_a_range(cuts, slip) -> None:
         piece = text[item.start:item.end]
         assert piece and piece == piece.strip() and "/*" not in piece and "*/" not in piece and "//" not in piece
         assert item.range[0] > 0  # never the pragma line
+
+
+def test_with_the_embedded_model_the_slip_leads_and_token_similarities_count() -> None:
+    """Real CodeBERTScore (the embedded all-MiniLM-L6-v2): its token similarities are one of the
+    signals, and the e2e sample's slip still leads."""
+    from refscore.scoring import pipeline
+    from refscore.scoring.report import ScoreRequest
+    from refscore.scoring.scorer import LocalScorer
+
+    sample = Path(__file__).resolve().parents[1] / "client-vscode" / "e2e" / "workspace"
+    candidate = (sample / "totals.py").read_text(encoding="utf-8")
+    request = ScoreRequest(candidate, (REFERENCE,), "python")
+    report = LocalScorer().score(request)
+    if report.codebertscore is None:
+        pytest.skip(f"CodeBERTScore unavailable here: {report.errors}")
+    first = pipeline.differences(request, report).differences[0]
+    assert first.range[0] == 8 and "`+=`" in first.reason
+    assert dict(first.evidence)["codebertscore"] > 0
