@@ -13,8 +13,8 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from refscore.cli import main  # noqa: E402
-from refscore.grade import GradeSettings, ReportCache, run_grading  # noqa: E402
 from refscore.grade.mapping import load_mapping  # noqa: E402
+from refscore import engines  # noqa: E402
 from refscore.scoring.report import ScoreRequest  # noqa: E402
 from refscore.scoring.scorer import LocalScorer  # noqa: E402
 from tests.data.grade.classgen import PY_REFERENCE, make_class  # noqa: E402
@@ -147,11 +147,9 @@ def test_html_report_is_complete_and_self_contained(graded):
     assert 'class="miss"' in html
 
 
-def test_interrupted_run_resumes_from_the_cache(tmp_path):
+def test_interrupted_run_writes_its_reports_and_resumes_from_the_parts(tmp_path, monkeypatch):
     gen = make_class(tmp_path / "class")
-    items = load_mapping(gen.mapping).items
-    settings = GradeSettings(metrics=("codebleu",), batch_size=4)
-    cache_path = tmp_path / "cache.jsonl"
+    cache = tmp_path / "parts"
 
     class StopsAfterTwoBatches:
         """The real scorer, with Ctrl-C arriving during the third batch."""
@@ -168,29 +166,35 @@ def test_interrupted_run_resumes_from_the_cache(tmp_path):
                 raise KeyboardInterrupt
             return self.inner.score_many(requests)
 
-    first = run_grading(items, StopsAfterTwoBatches(), settings, ReportCache(cache_path))
-    assert first.interrupted and first.scored == 8
-    assert sum(1 for r in first.results if r.report is not None) == 8
-    assert any("interrupted" in " ".join(r.errors) for r in first.results)
-    assert len(cache_path.read_text().splitlines()) == 8
+        def close(self) -> None:
+            pass
 
     out = tmp_path / "out"
-    code = main(["grade", "--mapping", str(gen.mapping), "--metrics", "codebleu", "--csv", str(out / "r.csv"),
-                 "--json", str(out / "r.json"), "--cache", str(cache_path), "--batch-size", "4", "-q"])
-    assert code == 0
+    args = ["grade", "--mapping", str(gen.mapping), "--metrics", "codebleu", "--csv", str(out / "r.csv"),
+            "--json", str(out / "r.json"), "--cache", str(cache), "--batch-size", "4", "-q"]
+    monkeypatch.setattr(engines, "open_scorer", lambda *a, **k: StopsAfterTwoBatches())
+    assert main(args) == 130
+    first = json.loads((out / "r.json").read_text())
+    unscorable = len(first["submissions"]) - len(gen.scored)
+    assert first["settings"]["interrupted"] is True and first["settings"]["scored_now"] == unscorable + 8
+    stopped = [s for s in first["submissions"] if any("interrupted" in e for e in s["errors"])]
+    assert len(stopped) == len(gen.scored) - 8 and all(s["codebleu"] is None for s in stopped)
+    monkeypatch.undo()
+
+    assert main(args) == 0
     data = json.loads((out / "r.json").read_text())
-    assert data["settings"]["from_cache"] == 8
+    assert data["settings"]["from_cache"] == unscorable + 8
     assert data["settings"]["scored_now"] == len(gen.scored) - 8
     assert sum(1 for s in data["submissions"] if s["cached"]) == 8
-    fresh = run_grading(load_mapping(gen.mapping).items, LocalScorer(), settings)
-    resumed = {s["id"]: s["codebleu"] for s in data["submissions"]}
-    for result in fresh.results:
-        expected = result.report.codebleu.score if result.report else None
-        assert resumed[result.item.id] == pytest.approx(expected) if expected is not None else resumed[result.item.id] is None
+    assert main(["grade", "--mapping", str(gen.mapping), "--metrics", "codebleu", "--json", str(out / "f.json"),
+                 "--no-cache", "-q"]) == 0
+    fresh = json.loads((out / "f.json").read_text())["submissions"]
+    assert [{k: v for k, v in s.items() if k != "cached"} for s in data["submissions"]] == \
+        [{k: v for k, v in s.items() if k != "cached"} for s in fresh]
 
-    # other settings do not reuse the cached scores
-    code = main(["grade", "--mapping", str(gen.mapping), "--metrics", "codebleu", "--weights", "0.1,0.1,0.4,0.4",
-                 "--json", str(out / "w.json"), "--cache", str(cache_path), "-q"])
+    # other settings do not reuse the scored parts
+    assert main(["grade", "--mapping", str(gen.mapping), "--metrics", "codebleu", "--weights", "0.1,0.1,0.4,0.4",
+                 "--json", str(out / "w.json"), "--cache", str(cache), "-q"]) == 0
     assert json.loads((out / "w.json").read_text())["settings"]["from_cache"] == 0
 
 
@@ -306,7 +310,7 @@ def test_codebleu_rule_compat_in_reports_and_cache(tmp_path):
     path = tmp_path / "runs.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     native_out, compat_out = tmp_path / "native.json", tmp_path / "compat.json"
-    cache = tmp_path / "shared.cache.jsonl"
+    cache = tmp_path / "shared.parts"
     assert main(["grade", "--jsonl", str(path), "--metrics", "codebleu", "--json", str(native_out),
                  "--cache", str(cache), "-q"]) == 0
     assert main(["grade", "--jsonl", str(path), "--metrics", "codebleu", "--json", str(compat_out),

@@ -1,5 +1,5 @@
-"""Block-wise grading without Ray: the streaming local engine against the in-memory one, resume
-from parts, and the pieces (blocks, parts, unique ids, streamed statistics, the summary page)."""
+"""Block-wise grading without Ray: any block size gives the one-block run's reports, resume from
+parts, and the pieces (blocks, parts, unique ids, streamed statistics, the summary page)."""
 
 from __future__ import annotations
 
@@ -12,13 +12,11 @@ import pytest
 from refscore.cli import main
 from refscore.grade.assemble import parquet_schema
 from refscore.grade.blocks import items_of, read_block, scan_blocks
+from refscore.grade.html_report import build_html
 from refscore.grade.ids import IdNamer
-from refscore.grade.items import GradeItem, unique_ids
 from refscore.grade.mapping import load_jsonl
 from refscore.grade.parts import PartStore
-from refscore.grade.rows import summary
 from refscore.grade.stream_stats import RowStats
-from refscore.grade.summary_html import build_summary_html
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.timeout(300)
@@ -47,6 +45,38 @@ def in_memory(jsonl, tmp_path_factory) -> list[dict]:
     out = tmp_path_factory.mktemp("memory")
     assert main(["grade", "--jsonl", str(jsonl), "--metrics", "codebleu", "-o", str(out), "-q", "--no-cache"]) == 0
     return json.loads((out / "grade.json").read_text(encoding="utf-8"))["submissions"]
+
+
+def summary(rows: list[dict]) -> dict:
+    """The statistics of ``rows``, computed here the plain way (the reports stream them)."""
+    out: dict = {"submissions": len(rows), "with_errors": sum(1 for r in rows if r["errors"]), "metrics": {}}
+    columns = [c for c in parquet_schema().names if parquet_schema().field(c).type == "double"]
+    for column in columns:
+        values = [r[column] for r in rows if isinstance(r.get(column), float)]
+        if values:
+            out["metrics"][column] = {"n": len(values), "mean": sum(values) / len(values), "min": min(values),
+                                      "max": max(values)}
+    return out
+
+
+def unique_ids(ids: list[str]) -> list[str]:
+    """Repeats suffixed ``#2``, ``#3``... skipping names already taken, the plain way."""
+    seen: dict[str, int] = {}
+    taken = set(ids)
+    out = []
+    for item_id in ids:
+        count = seen.get(item_id, 0) + 1
+        seen[item_id] = count
+        name = item_id
+        if count > 1:
+            name = f"{item_id}#{count}"
+            while name in taken:
+                count += 1
+                name = f"{item_id}#{count}"
+            seen[item_id] = count
+            taken.add(name)
+        out.append(name)
+    return out
 
 
 def _jsonl_rows(path: Path) -> list[dict]:
@@ -87,16 +117,22 @@ def test_rerun_scores_only_what_no_part_holds(jsonl, in_memory, tmp_path, capsys
     assert 0 < sum(r["cached"] for r in rows) <= len(rows) - lost
 
 
-def test_large_inputs_stream_on_their_own(jsonl, in_memory, tmp_path, monkeypatch):
-    from refscore.commands import grade_blocks
+def test_large_runs_get_the_summary_page_and_the_same_files(jsonl, in_memory, tmp_path, monkeypatch):
+    from refscore.grade import run
 
-    monkeypatch.setattr(grade_blocks, "STREAM_THRESHOLD", 10)
-    assert main(["grade", "--jsonl", str(jsonl), "--metrics", "codebleu", "-o", str(tmp_path), "-q"]) == 0
-    assert (tmp_path / "grade.jsonl").exists() and (tmp_path / "grade.parquet").exists()
-    html = (tmp_path / "grade.html").read_text(encoding="utf-8")
+    small = tmp_path / "small"
+    assert main(["grade", "--jsonl", str(jsonl), "--metrics", "codebleu", "-o", str(small), "-q"]) == 0
+    html = (small / "grade.html").read_text(encoding="utf-8")
+    assert 'id="results"' in html and "<details" in html and 'id="lowest"' not in html
+    monkeypatch.setattr(run, "DETAIL_LIMIT", 10)
+    large = tmp_path / "large"
+    assert main(["grade", "--jsonl", str(jsonl), "--metrics", "codebleu", "-o", str(large), "-q"]) == 0
+    assert sorted(p.name for p in large.iterdir()) == sorted(p.name for p in small.iterdir())
+    assert (large / "grade.jsonl").exists() and (large / "grade.parquet").exists()
+    assert (large / "grade.csv").read_bytes() == (small / "grade.csv").read_bytes()
+    html = (large / "grade.html").read_text(encoding="utf-8")
     assert 'id="summary"' in html and 'id="lowest"' in html and 'id="results"' not in html
     assert main(["grade", "--jsonl", str(jsonl), "--block-lines", "0"]) == 2
-    assert main(["grade", "--jsonl", str(jsonl), "--block-lines", "5", "--per-function"]) == 2
 
 
 def test_blocks_read_back_the_lines_they_scanned(tmp_path):
@@ -129,13 +165,11 @@ def test_id_namer_names_as_unique_ids_does():
     rng = random.Random(4)
     for _ in range(50):
         ids = [rng.choice(["a", "b", "a#2", "c#3", "c", "d"]) for _ in range(rng.randint(0, 30))]
-        items = [GradeItem(i, "x", ("y",), "python") for i in ids]
-        unique_ids(items)
         namer = IdNamer()
         for i in ids:
             namer.add(i)
         namer.freeze()
-        assert [namer.name(i) for i in ids] == [item.id for item in items]
+        assert [namer.name(i) for i in ids] == unique_ids(ids)
 
 
 def test_summary_page_stays_small_and_statistics_match(tmp_path):
@@ -153,7 +187,7 @@ def test_summary_page_stays_small_and_statistics_match(tmp_path):
         assert got["mean"] == pytest.approx(expected["mean"], abs=1e-12)
     assert [r["id"] for r in stats.lowest()] == [r["id"] for r in sorted(rows, key=lambda r: r["codebleu"])[:10]]
     assert [r["id"] for r in stats.highest()][0] == max(rows, key=lambda r: r["codebleu"])["id"]
-    html = build_summary_html(stats, {"metrics": ["codebleu"]}, "t", ["grade.parquet"])
+    html = build_html(stats, {"metrics": ["codebleu"]}, "t", ["grade.parquet"])
     assert len(html) < 100_000 and html.count("<tr") == 2 + 1 + 2 * 11
 
 

@@ -140,8 +140,9 @@ def test_own_reports_inside_the_submission_folder_are_not_graded(tmp_path: Path)
 
 @pytest.mark.parametrize("cache, says", [("/dev/zero", "is a character device"), ("pipe", "is a named pipe (FIFO)"),
                                          ("-", "is standard output")])
-def test_a_cache_that_is_not_a_regular_file_is_one_line(tmp_path: Path, cache: str, says: str) -> None:
-    """`--cache /dev/zero` read zeros until memory ran out (MemoryError, exit 5), a FIFO hung."""
+def test_a_cache_that_is_not_a_folder_is_one_line(tmp_path: Path, cache: str, says: str) -> None:
+    """The scored parts live in the `--cache` folder: `/dev/zero`, a FIFO or standard output
+    there is one line, exit 3 (a cache file of old read zeros until memory ran out, a FIFO hung)."""
     _class(tmp_path)
     os.mkfifo(tmp_path / "pipe")
     result = refscore("grade", "-r", "ref.py", "subs", *QUICK, "--cache", cache, cwd=tmp_path, timeout=60)

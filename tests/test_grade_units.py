@@ -1,4 +1,4 @@
-"""Unit tests of the grader's parts: ids, progress text, cache file, rows, heat map, histogram."""
+"""Unit tests of the grader's parts: block keys, progress text, part files, rows, heat map, histogram."""
 
 from __future__ import annotations
 
@@ -7,13 +7,15 @@ from dataclasses import replace
 
 import pytest
 
-from refscore.grade.cache import ReportCache
 from refscore.grade.heatmap import Heat, Missing, missing_heat, render_pane, token_heat
 from refscore.grade.histogram import bin_counts, histogram_svg
-from refscore.grade.items import GradeItem, unique_ids
+from refscore.grade.blocks import item_blocks
+from refscore.grade.items import GradeItem
+from refscore.grade.parts import PartStore
+from refscore.grade.plan import part_key
 from refscore.grade.progress import Progress, format_duration
-from refscore.grade.rows import result_row, summary, threshold_failures
-from refscore.grade.runner import GradeResult
+from refscore.grade.rows import GradeResult, result_row, threshold_failures
+from refscore.grade.stream_stats import RowStats
 from refscore.metrics.codebertscore_result import BertScore, TokenAlignment
 from refscore.scoring.report import ScoreReport
 
@@ -24,23 +26,20 @@ def _item(id_: str, text: str = "x = 1\n") -> GradeItem:
     return GradeItem(id_, text, ("x = 2\n",), "python")
 
 
-def test_unique_ids_suffix_repeats_without_clashing():
-    items = [_item("a"), _item("a"), _item("a#2"), _item("a")]
-    unique_ids(items)
-    ids = [i.id for i in items]
-    assert len(set(ids)) == 4 and ids[0] == "a" and ids[2] == "a#2"
+def _key(*items: GradeItem, tag: str = "s") -> str:
+    spec, _ = next(item_blocks(list(items), 10, ""))
+    return part_key(spec, tag)
 
 
-def test_cache_key_depends_on_content_and_settings():
-    a, b = _item("a"), _item("b")
-    assert a.cache_key("s") == b.cache_key("s")  # the id is not content
-    assert a.cache_key("s") != a.cache_key("t")
+def test_block_keys_depend_on_content_and_settings():
+    a, b = _item("a"), _item("a")
+    assert _key(a) == _key(b) and _key(a) != _key(a, tag="t")
     b.context = "task"
-    assert a.cache_key("s") != b.cache_key("s")
+    assert _key(a) != _key(b) and _key(a) != _key(_item("a", "x = 3\n"))
 
 
 def test_a_new_fit_of_the_combined_number_is_a_new_cache_key(monkeypatch):
-    from refscore.grade.runner import GradeSettings
+    from refscore.grade.settings import GradeSettings
     from refscore.scoring import headline
 
     both = GradeSettings(metrics=("codebleu", "codebertscore"))
@@ -71,19 +70,12 @@ def test_progress_lines_and_bar():
     assert format_duration(3725) == "1h02m" and format_duration(65) == "1m05s"
 
 
-def test_cache_survives_a_torn_last_line(tmp_path):
-    path = tmp_path / "c.jsonl"
-    cache = ReportCache(path)
-    cache.put_many([("k1", ScoreReport("python"))])
-    cache.close()
+def test_a_part_survives_a_torn_last_line(tmp_path):
+    store = PartStore(tmp_path)
+    path = store.write(0, "ab" * 20, [(0, {"id": "a", "errors": []}), (1, {"id": "b", "errors": []})])
     with open(path, "a") as fh:
-        fh.write('{"key": "k2", "report": {"langu')
-    again = ReportCache(path)
-    assert "k1" in again and "k2" not in again and again.skipped_lines == 1
-    again.put_many([("k3", ScoreReport("java"))])
-    again.close()
-    third = ReportCache(path)
-    assert third.get("k3").language == "java" and len(third) == 2
+        fh.write('{"offset": 2, "row": {"langu')
+    assert sorted(PartStore(tmp_path).rows(0, "ab" * 20)) == [0, 1]
 
 
 def test_rows_read_the_typed_codebertscore_rebuilt_from_its_summary():
@@ -98,7 +90,10 @@ def test_rows_read_the_typed_codebertscore_rebuilt_from_its_summary():
     nan = GradeResult(_item("b"), ScoreReport("python", codebertscore=replace(bert, f1=float("nan"))))
     assert result_row(nan)["codebertscore_f1"] is None
     rows = [row, result_row(nan)]
-    assert summary(rows)["metrics"]["codebertscore_f1"]["n"] == 1
+    stats = RowStats()
+    for r in rows:
+        stats.add(r)
+    assert stats.summary()["metrics"]["codebertscore_f1"]["n"] == 1
     assert [r["id"] for r in threshold_failures(rows, "codebertscore_f1", 0.5)] == ["b"]
 
 

@@ -89,7 +89,7 @@ def test_cli_metrics_option_accepts_chrf_and_tsed(tmp_path, capsys):
 
 def test_grade_rows_carry_the_requested_text_metrics():
     from refscore.grade.rows import COLUMNS, SCORE_COLUMNS, result_row
-    from refscore.grade.runner import GradeResult
+    from refscore.grade.rows import GradeResult
 
     assert {"chrf", "tsed"} <= set(SCORE_COLUMNS) and "chrf_signature" in COLUMNS
     report = LocalScorer().score(ScoreRequest("x = 1\n", ("x = 2\n",), "python", metrics=("codebleu", "chrf")))

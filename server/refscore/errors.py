@@ -28,6 +28,12 @@ class ScoreInputError(RefScoreError, ValueError, AssertionError):
     exit_code = EXIT_USAGE
 
 
+class UsageError(RefScoreError):
+    """A command line that cannot work (exit 2)."""
+
+    exit_code = EXIT_USAGE
+
+
 class InputFileError(RefScoreError):
     """A file that cannot be scored: missing, unreadable, binary, not UTF-8, too large."""
 

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from ..errors import EXIT_USAGE, InputFileError, RefScoreError
+from ..errors import InputFileError, UsageError  # noqa: F401 - UsageError: re-exported for the commands
 from ..metrics.weights import Weights, WeightsError
 from ..metrics.weights import parse_weights as _parse_weights
 from ..scoring.report import KNOWN_METRICS
@@ -18,12 +18,6 @@ _DEVICE = re.compile(r"(cpu|mps|cuda)(:(\d+))?")
 DEVICES = "cpu, cuda, cuda:N or mps"
 #: config.json keys that give a transformer's number of hidden layers
 _LAYER_KEYS = ("num_hidden_layers", "n_layer", "num_layers")
-
-
-class UsageError(RefScoreError):
-    """A command line that cannot work (exit 2)."""
-
-    exit_code = EXIT_USAGE
 
 
 def parse_metrics(text: str) -> tuple[str, ...]:

@@ -1,11 +1,13 @@
 """Batch grading: many submissions against references, through the shared Scorer.
 
-``discover``/``mapping`` turn inputs into ``GradeItem``s, ``runner`` scores them (cache,
-progress, Ctrl-C), ``rows``/``writers``/``html_report`` write the CSV, JSON and HTML reports.
+One path for every run (``run``): ``discover``/``mapping``/``blocks`` turn the inputs into blocks
+of ``GradeItem``s, ``plan`` makes pass one, an engine (``local_engine``, ``ray_engine``) scores
+the pending items into ``parts``, and ``assemble`` writes the CSV, JSON, JSONL, Parquet and HTML
+reports. ``job.GradeJob`` is the typed job the command builds from argv.
 """
 
-from .cache import ReportCache
 from .items import GradeItem, ItemSet
-from .runner import GradeResult, GradeRun, GradeSettings, run_grading
+from .job import GradeJob, Inputs, Threshold
+from .settings import GradeSettings
 
-__all__ = ["GradeItem", "GradeResult", "GradeRun", "GradeSettings", "ItemSet", "ReportCache", "run_grading"]
+__all__ = ["GradeItem", "GradeJob", "GradeSettings", "Inputs", "ItemSet", "Threshold"]

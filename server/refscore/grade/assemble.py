@@ -1,43 +1,40 @@
-"""The reports of a block-wise run, written from its parts in input order, one block at a time.
+"""The reports of every run, written from its parts in input order, one block at a time.
 
-Pass one reads every part for the ids (``ids.IdNamer``: repeated ids get ``#2``... as in the
-in-memory grader) and the summary; pass two writes the CSV, JSON, JSONL and Parquet files (each
-to a temporary name, renamed when complete) and the summary HTML. Memory stays bounded: one block
-of rows, the summary, the lowest and highest rows, and 8 bytes per id.
+Pass one reads every part for the ids (``ids.IdNamer``: repeated ids get ``#2``...) and the
+statistics (``stream_stats.RowStats``); pass two writes the CSV, JSON, JSONL and Parquet files
+(each to a temporary name, renamed when complete) and then the HTML page (``html_report``): with
+each submission's detail when the run keeps details (``BlockWork.detail``), else the summary
+kind. Memory stays bounded: one block of rows, the statistics, the lowest and highest rows, and 8
+bytes per id (plus every row's detail when the run keeps them, which only small runs do). An
+interrupted run is assembled too: ``fill`` gives the rows of the items no part holds.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 from .ids import IdNamer
+from .items import GradeItem
 from .parts import PartStore
-from .rows import COLUMNS, SCORE_COLUMNS, threshold_failures
+from .plan import PlannedBlock
+from .rows import COLUMNS, SCORE_COLUMNS, GradeResult, threshold_failures
 from .stream_stats import RowStats
-from .summary_html import build_summary_html
-from .targets import STDOUT, is_stream, write_target
-from .writers import csv_text
+from .targets import is_stream
+from .writers import csv_text, open_report, finish_report, replace_report, temporary_name
 
 PARQUET_ROW_GROUP = 65_536
+#: The widest id the terminal lines pad to.
+ID_WIDTH = 60
+#: ``fill(block, offsets_held)``: the entries (offset -> {"row", "detail"}) of the block's other items.
+Fill = Callable[[PlannedBlock, set[int]], dict[int, dict[str, Any]]]
 
 
 class IncompleteRun(RuntimeError):
     """A block has fewer scored items than it holds (the run did not finish)."""
-
-
-@dataclass(frozen=True)
-class BlockRef:
-    """A block of the run: which parts to read and what was scored before this run started."""
-
-    index: int
-    key: str
-    items: int
-    before: frozenset[int] | None = frozenset()  # offsets scored by an earlier run; None: all of them
 
 
 @dataclass
@@ -48,40 +45,63 @@ class Assembled:
     failures: int = 0
     first_failures: list[dict[str, Any]] = field(default_factory=list)
     from_cache: int = 0
+    scored_pairs: int = 0  # rows with a report
+    lacking: int = 0  # scored pairs without the combined number that applies to them
+    first_reason: str = ""  # why the first of them lacks it
+
+    def headline_note(self) -> str | None:
+        """The one line when some scored pairs lack the combined number that applies to them."""
+        from ..scoring.headline import missing_line
+
+        return missing_line(self.lacking, self.scored_pairs, self.first_reason) if self.lacking else None
 
 
-def block_rows(store: PartStore, block: BlockRef) -> list[tuple[int, dict[str, Any]]]:
-    """(offset, row) of the block in input order; IncompleteRun when some are missing."""
-    rows = store.rows(block.index, block.key)
-    if len(rows) < block.items:
-        raise IncompleteRun(f"block {block.index}: {len(rows)} of {block.items} items scored")
-    return sorted(rows.items())
+def block_entries(store: PartStore, block: PlannedBlock, fill: Fill | None = None) -> list[tuple[int, dict[str, Any]]]:
+    """(offset, entry) of the block in input order; IncompleteRun when some are missing."""
+    entries = store.entries(block.index, block.key)
+    if len(entries) < block.items and fill is not None:
+        entries.update(fill(block, set(entries)))
+    if len(entries) < block.items:
+        raise IncompleteRun(f"block {block.index}: {len(entries)} of {block.items} items scored")
+    return sorted(entries.items())
 
 
-def assemble(blocks: Sequence[BlockRef], store: PartStore, outputs: dict[str, Path], info: dict[str, Any],
+def assemble(blocks: Sequence[PlannedBlock], store: PartStore, outputs: dict[str, Path], info: dict[str, Any],
              title: str, rank_by: str | None, fail: tuple[str, float] | None = None,
-             echo: Callable[[dict[str, Any]], None] | None = None) -> Assembled:
-    """Write every requested output (kinds: csv, json, jsonl, parquet, html) from the parts."""
-    namer, totals = IdNamer(), RowStats(keep=0)
+             echo: Callable[[dict[str, Any], int], None] | None = None, fill: Fill | None = None,
+             detail: bool = False) -> Assembled:
+    """Write every requested output (kinds: csv, json, jsonl, parquet, html) from the parts.
+    ``echo(row, id_width)`` is called for each row in order (the terminal lines)."""
+    namer, totals, width = IdNamer(), RowStats(keep=0), 0
     for block in blocks:
-        for _, row in block_rows(store, block):
-            namer.add(str(row["id"]))
-            totals.add(row)
+        for _, entry in block_entries(store, block, fill):
+            namer.add(str(entry["row"]["id"]))
+            totals.add(entry["row"])
+            width = max(width, len(str(entry["row"]["id"])))
     namer.freeze()
     result = Assembled(RowStats(rank_by))
     writers = _Writers(outputs, info, totals.summary())
+    details: list[tuple[GradeResult, dict[str, Any]]] = []
     try:
         for block in blocks:
-            pairs = block_rows(store, block)
-            rows = [row for _, row in pairs]
-            for offset, row in pairs:
+            pairs = block_entries(store, block, fill)
+            rows = [entry["row"] for _, entry in pairs]
+            for offset, entry in pairs:
+                row = entry["row"]
                 row["id"] = namer.name(str(row["id"]))
                 earlier = block.before is None or offset in block.before
                 row["cached"] = bool(earlier and not row["errors"])
                 result.from_cache += row["cached"]
                 result.stats.add(row)
                 if echo is not None:
-                    echo(row)
+                    echo(row, min(ID_WIDTH, width))
+                meta = entry.get("meta") or {}
+                result.scored_pairs += bool(meta.get("scored"))
+                if meta.get("missing"):
+                    result.lacking += 1
+                    result.first_reason = result.first_reason or str(meta["missing"])
+                if detail and entry.get("detail") is not None:
+                    details.append((_result(entry["detail"], row), row))
             if fail is not None:
                 failed = threshold_failures(rows, *fail)
                 result.failures += len(failed)
@@ -92,38 +112,22 @@ def assemble(blocks: Sequence[BlockRef], store: PartStore, outputs: dict[str, Pa
         writers.abandon()
         raise
     if "html" in outputs:
+        from .html_report import build_html
+
         files = [outputs[k].name for k in ("csv", "json", "jsonl", "parquet") if k in outputs]
-        html = build_summary_html(result.stats, info, title, files)
-        _replace_with(outputs["html"], lambda fh: fh.write(html))
+        html = build_html(result.stats, info, title, files, details if detail else None)
+        replace_report(outputs["html"], lambda fh: fh.write(html))
     return result
 
 
-def _tmp(path: Path) -> Path:
-    """Where ``path`` is written before the rename (a stream is written in place)."""
-    if is_stream(path):
-        return path
-    path = write_target(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
+def _result(detail: dict[str, Any], row: dict[str, Any]) -> GradeResult:
+    """The item (under its report id) and full report a detail section shows."""
+    from ..scoring.report import ScoreReport
 
-
-def _open(path: Path) -> IO[str]:
-    if str(path) == STDOUT:
-        sys.stdout.flush()
-        return open(sys.stdout.fileno(), "w", encoding="utf-8", newline="", closefd=False)
-    return open(_tmp(path), "w", encoding="utf-8", newline="")
-
-
-def _finish(path: Path) -> None:
-    """Rename the finished temporary file over ``path`` (nothing to do for a stream)."""
-    if not is_stream(path):
-        os.replace(_tmp(path), write_target(path))
-
-
-def _replace_with(path: Path, write: Callable[[IO[str]], Any]) -> None:
-    with _open(path) as fh:
-        write(fh)
-    _finish(path)
+    item = dict(detail["item"])
+    item.update(id=row["id"], references=tuple(item["references"]), reference_names=tuple(item["reference_names"]))
+    report = ScoreReport.from_dict(detail["report"]) if detail.get("report") is not None else None
+    return GradeResult(GradeItem(**item), report, warnings=list(row["warnings"]))
 
 
 class _Writers:
@@ -131,7 +135,7 @@ class _Writers:
 
     def __init__(self, outputs: dict[str, Path], info: dict[str, Any], summary: dict[str, Any]) -> None:
         self.targets = {k: outputs[k] for k in ("csv", "json", "jsonl") if k in outputs}
-        self.handles = {k: _open(p) for k, p in self.targets.items()}
+        self.handles = {k: open_report(p) for k, p in self.targets.items()}
         self.first = True
         self.parquet = _ParquetOut(outputs["parquet"]) if "parquet" in outputs else None
         if "json" in self.handles:
@@ -161,7 +165,7 @@ class _Writers:
             self.handles["json"].write("\n]}\n")
         for kind, handle in self.handles.items():
             handle.close()
-            _finish(self.targets[kind])
+            finish_report(self.targets[kind])
         if self.parquet is not None:
             self.parquet.close()
 
@@ -169,7 +173,7 @@ class _Writers:
         for kind, handle in self.handles.items():
             handle.close()
             if not is_stream(self.targets[kind]):
-                _tmp(self.targets[kind]).unlink(missing_ok=True)
+                temporary_name(self.targets[kind]).unlink(missing_ok=True)
         if self.parquet is not None:
             self.parquet.abandon()
 
@@ -191,7 +195,7 @@ class _ParquetOut:
         import pyarrow.parquet as pq
 
         self.path, self.schema = path, parquet_schema()
-        self.writer = pq.ParquetWriter(str(_tmp(path)), self.schema)
+        self.writer = pq.ParquetWriter(str(temporary_name(path)), self.schema)
         self.pending: list[dict[str, Any]] = []
 
     def add(self, rows: Sequence[dict[str, Any]]) -> None:
@@ -209,16 +213,8 @@ class _ParquetOut:
     def close(self) -> None:
         self._flush()
         self.writer.close()
-        os.replace(_tmp(self.path), self.path)
+        os.replace(temporary_name(self.path), self.path)
 
     def abandon(self) -> None:
         self.writer.close()
-        _tmp(self.path).unlink(missing_ok=True)
-
-
-def read_jsonl_rows(path: Path) -> Iterator[dict[str, Any]]:
-    """Rows of a ``grade.jsonl`` written here, one at a time."""
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                yield json.loads(line)
+        temporary_name(self.path).unlink(missing_ok=True)

@@ -1,7 +1,8 @@
-"""Large inputs as fixed blocks of lines: the unit of scoring, retrying and resuming.
+"""Every input as fixed blocks: the unit of scoring, retrying and resuming, for every run.
 
-A JSONL, JSONL.gz or Parquet input is cut into blocks of ``block_lines`` physical lines (Parquet:
-rows). Each block has a ``key``: a hash of its bytes, its place in the input and the settings that
+Submissions read into memory (files, folders, mapping files) are cut into blocks of
+``block_lines`` items (``item_blocks``); a JSONL, JSONL.gz or Parquet input is cut into blocks of
+``block_lines`` physical lines (Parquet: rows). Each block has a ``key``: a hash of its bytes, its place in the input and the settings that
 decide a score, so a block scored once (by any engine, any worker) is never scored again while
 nothing changes. Lines are parsed by the JSONL grader's own rules (``mapping._jsonl_item``): a
 Parquet row is read as the JSON object of its columns, so both formats give the same items and
@@ -47,6 +48,7 @@ class BlockSpec:
     lines: int  # physical lines in the block (blank ones included)
     items: int  # non-blank lines: the items the block yields
     first_line: int  # number (1-based) of the block's first line in the input
+    kind: str = "lines"  # "lines": raw lines of an input; "items": submissions read into memory
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -54,6 +56,30 @@ class BlockSpec:
     @classmethod
     def from_json(cls, text: str) -> "BlockSpec":
         return cls(**json.loads(text))
+
+
+def count_lines(path: Path) -> int:
+    """Physical lines of a JSONL (or .gz) file, or rows of a Parquet file (for progress)."""
+    try:
+        if is_parquet(path):
+            import pyarrow.parquet as pq
+
+            with open_regular(path) as handle:
+                return int(pq.ParquetFile(handle).metadata.num_rows)
+        lines, last = 0, b"\n"
+        with open_regular(path) as handle:
+            stream = gzip.GzipFile(fileobj=handle) if path.suffix == ".gz" else handle
+            while True:
+                chunk = stream.read(1 << 20)
+                if not chunk:
+                    break
+                lines += chunk.count(b"\n")
+                last = chunk[-1:]
+        return lines + (last != b"\n")
+    except ImportError:
+        raise InputFileError(f"{path}: reading Parquet needs pyarrow (pip install 'refscore[ray]')") from None
+    except (OSError, EOFError, zlib.error, ValueError) as error:  # pyarrow's ArrowInvalid is a ValueError
+        raise InputFileError(f"{path}: cannot read ({error})") from None
 
 
 def is_parquet(path: str | Path) -> bool:
@@ -125,11 +151,11 @@ def block_key(name: str, first_line: int, lines: Sequence[bytes], tag: str) -> s
 
 
 def scan_blocks(paths: Sequence[str | Path], block_lines: int, tag: str,
-                spool_dir: Path | None = None) -> Iterator[tuple[BlockSpec, list[bytes]]]:
+                spool_dir: Path | None = None, first_index: int = 0) -> Iterator[tuple[BlockSpec, list[bytes]]]:
     """Every block of the inputs, in order, with its raw lines. With ``spool_dir``, blocks of
     gzip and Parquet inputs are also written there (one file each) so that ``read_block`` can
     read them anywhere the folder is visible."""
-    index = 0
+    index = first_index
     for raw in paths:
         path = Path(raw).resolve()
         plain = not is_parquet(path) and path.suffix != ".gz"
@@ -149,6 +175,38 @@ def scan_blocks(paths: Sequence[str | Path], block_lines: int, tag: str,
             offset = chunk[-1][2]
             yield spec, lines
             index += 1
+
+
+def item_blocks(items: Sequence[GradeItem], block_lines: int, tag: str,
+                spool_dir: Path | None = None) -> Iterator[tuple[BlockSpec, list[GradeItem]]]:
+    """Blocks of ``block_lines`` in-memory items (numbered from 0), each keyed by the items'
+    content and place. With ``spool_dir`` each block's items are written there as JSON lines
+    (``read_items`` reads them back on any worker that sees the folder)."""
+    for index, start in enumerate(range(0, len(items), max(1, block_lines))):
+        chunk = list(items[start:start + block_lines])
+        lines = [json.dumps(asdict(item), ensure_ascii=False).encode("utf-8", "surrogatepass") for item in chunk]
+        key = block_key("", start + 1, lines, tag)
+        where = str(_spool(spool_dir, key, lines)) if spool_dir is not None else ""
+        yield BlockSpec(index, key, "", where, 0, len(chunk), len(chunk), start + 1, "items"), chunk
+
+
+def item_from_json(line: bytes) -> GradeItem:
+    """A ``GradeItem`` from its JSON line (``item_blocks``' spooled form)."""
+    data = json.loads(line)
+    data["references"] = tuple(data["references"])
+    data["reference_names"] = tuple(data["reference_names"])
+    return GradeItem(**data)
+
+
+def read_items(spec: BlockSpec, default_language: str | None) -> list[tuple[int, GradeItem]]:
+    """(offset, item) of every item of the block, read back from ``spec.path``."""
+    if spec.kind == "items":  # whole lines of any length (one JSON object each, its texts escaped)
+        with open_regular(Path(spec.path)) as handle:
+            lines = handle.read().split(b"\n")[:spec.lines]
+        if len(lines) != spec.lines:
+            raise InputFileError(f"{spec.path}: changed while grading (block {spec.index} is short); rerun")
+        return [(offset, item_from_json(line)) for offset, line in enumerate(lines)]
+    return items_of(spec.name, spec.first_line, read_block(spec), default_language)
 
 
 def _spool(folder: Path, key: str, lines: Sequence[bytes]) -> Path:

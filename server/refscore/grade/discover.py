@@ -142,13 +142,13 @@ def _expand_path(path: Path, pattern: str | None, per_folder: bool, skip: set[st
             return [Submission(str(path), [], "no sub-folders (with --per-folder each sub-folder is one submission)")]
         out = []
         for folder in folders:
-            files, outside = _inside(folder, [f for f in _files(folder, pattern) if _real(f) not in skip])
+            files, outside = _inside(folder, [f for f in _files(folder, pattern, skip) if _real(f) not in skip])
             if outside:
                 out.append(Submission(str(outside[0]), [], _OUTSIDE.format(folder=folder)))
                 continue
             out.append(Submission(str(folder), files, None if files else _nothing(pattern)))
         return out
-    files, outside = _inside(path, [f for f in _files(path, pattern) if _real(f) not in skip])
+    files, outside = _inside(path, [f for f in _files(path, pattern, skip) if _real(f) not in skip])
     subs = [Submission(str(f), [f]) for f in files] + [Submission(str(f), [], _OUTSIDE.format(folder=path))
                                                        for f in outside]
     return subs or [Submission(str(path), [], _nothing(pattern))]
@@ -170,10 +170,13 @@ def _nothing(pattern: str | None) -> str:
     return f"no file matching {pattern!r}" if pattern else "empty folder (no file to grade)"
 
 
-def _files(folder: Path, pattern: str | None) -> list[Path]:
+def _files(folder: Path, pattern: str | None, skip: set[str] | None = None) -> list[Path]:
+    """Files under ``folder`` (hidden ones and folders in ``skip``, such as the run's parts, left out)."""
     found = []
+    skip = skip or set()
     for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__"
+                         and _real(Path(root) / d) not in skip)
         for name in sorted(files):
             if name.startswith(".") or (pattern and not fnmatch.fnmatch(name, pattern)):
                 continue

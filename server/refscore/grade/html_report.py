@@ -1,5 +1,11 @@
-"""The self-contained HTML report: summary, histograms, a sortable table, and per submission its
-heat-mapped code beside the reference. Inline CSS and JS only; no external URL of any kind."""
+"""The self-contained HTML report of every run, whatever its size or engine.
+
+Always: the header, the statistics of each score (n, mean, std, min, max) and its histogram. With
+details (runs of up to ``DETAIL_LIMIT`` lines): a sortable table of every submission and, per
+submission, its heat-mapped code beside the reference. Beyond that the page stays small: the
+lowest and highest submissions only (every row is in the CSV, JSON, JSONL and Parquet files beside
+it). Inline CSS and JS only; no external URL of any kind.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +13,12 @@ import math
 from typing import Any, Sequence
 
 from .heatmap import explanation_spans, heat_color, missing_heat, render_pane, safe_attr, safe_text, token_heat
-from .histogram import histogram_svg
-from .rows import LABELS, present_score_columns, summary
-from .runner import GradeResult
+from .histogram import counts_svg
+from .rows import LABELS, SCORE_COLUMNS, GradeResult
+from .stream_stats import RowStats
+
+#: Runs of up to this many input lines get each submission's detail in the HTML page.
+DETAIL_LIMIT = 20_000
 
 CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
@@ -74,32 +83,88 @@ def _similarity_floor(results: Sequence[GradeResult]) -> float:
     return max(0.0, min(0.9, min(sims))) if sims else 0.5
 
 
-def build_html(results: Sequence[GradeResult], rows: Sequence[dict[str, Any]], settings: dict[str, Any],
-               title: str = "RefScore grade report") -> str:
-    """The whole report as one HTML string."""
-    columns = present_score_columns(rows)
-    stats = summary(rows)
-    low = _similarity_floor(results)
+def _fmt(value: Any) -> str:
+    return f"{value:.3f}" if isinstance(value, float) and math.isfinite(value) else "&ndash;"
+
+
+def build_html(stats: RowStats, settings: dict[str, Any], title: str = "RefScore grade report",
+               files: Sequence[str] = (), details: Sequence[tuple[GradeResult, dict[str, Any]]] | None = None) -> str:
+    """The whole report as one HTML string; ``details``: every (result, row) of a small run."""
+    summary = stats.summary()
+    columns = [c for c in SCORE_COLUMNS if c in stats.columns]
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
            f"<title>{safe_attr(title)}</title><style>{CSS}</style></head><body>",
-           f"<header><h1>{safe_text(title)}</h1><p>{stats['submissions']} submissions, "
-           f"{stats['with_errors']} with errors &middot; metrics: {safe_text(', '.join(settings.get('metrics', [])))}"
-           f" &middot; refscore {safe_text(str(settings.get('refscore_version', '')))}</p></header><main>"]
+           f"<header><h1>{safe_text(title)}</h1><p>{summary['submissions']:,} submissions, "
+           f"{summary['with_errors']:,} with errors &middot; metrics: "
+           f"{safe_text(', '.join(settings.get('metrics', [])))} &middot; engine: "
+           f"{safe_text(str(settings.get('engine', 'local')))} &middot; refscore "
+           f"{safe_text(str(settings.get('refscore_version', '')))}</p></header><main>"]
+    if files:
+        shown = "; this page has every submission" if details is not None else \
+            "; this page shows statistics and the extremes only"
+        out.append('<p class="legend">Every item is in ' + ", ".join(safe_text(f) for f in files) + shown + ".</p>")
+    out.append(_statistics(stats, columns))
     out.append('<section class="hists">')
     for column in columns:
-        values = [float(r[column]) for r in rows if _num(r.get(column))]
-        out.append(histogram_svg(LABELS.get(column, column), values))
+        col = stats.columns[column]
+        out.append(counts_svg(LABELS.get(column, column), col.bins, col.n, col.total / col.n))
     out.append("</section>")
+    if details is None:
+        out.append(_extremes(stats, columns))
+        out.append("</main></body></html>")
+        return "\n".join(out)
+    results = [result for result, _ in details]
+    rows = [row for _, row in details]
+    low = _similarity_floor(results)
     out.append(_table(rows, columns))
     if "refscore" in columns:
         out.append(_trust_note())
     out.append(_legend(low, any(r.get("codebertscore_f1") is not None for r in rows)))
     first = next((i for i, r in enumerate(results) if r.report is not None), 0)
-    for index, (result, row) in enumerate(zip(results, rows)):
+    for index, (result, row) in enumerate(details):
         out.append(_detail(index, result, row, columns, low, index == first))
     out.append(f"</main><script>{JS}</script></body></html>")
     return "\n".join(out)
+
+
+def _statistics(stats: RowStats, columns: Sequence[str]) -> str:
+    out = ['<div class="tablewrap"><table id="summary"><thead><tr><th>Metric</th><th>n</th>'
+           "<th>mean</th><th>std</th><th>min</th><th>max</th></tr></thead><tbody>"]
+    for column in columns:
+        col = stats.columns[column]
+        out.append(f"<tr><td>{safe_text(LABELS.get(column, column))}</td><td class=\"num\">{col.n:,}</td>"
+                   + "".join(f'<td class="num">{_fmt(v)}</td>'
+                             for v in (col.total / col.n, col.std(), col.low, col.high)) + "</tr>")
+    out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+def _extremes(stats: RowStats, columns: Sequence[str]) -> str:
+    """The lowest and highest submissions by the ranking column (the page of a large run)."""
+    if not stats.rank_by or stats.rank_by not in stats.columns:
+        return ""
+    label = safe_text(LABELS.get(stats.rank_by, stats.rank_by))
+    return (f"<h2>Lowest {len(stats.lowest())} by {label}</h2>" + _brief("lowest", stats.lowest(), columns)
+            + f"<h2>Highest {len(stats.highest())} by {label}</h2>" + _brief("highest", stats.highest(), columns))
+
+
+def _brief(name: str, rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
+    head = ["Submission", "Problem", "Language", *(LABELS.get(c, c) for c in columns), "Notes"]
+    out = [f'<div class="tablewrap"><table id="{name}"><thead><tr>']
+    out.extend(f"<th>{safe_text(h)}</th>" for h in head)
+    out.append("</tr></thead><tbody>")
+    for row in rows:
+        out.append(f'<tr data-id="{safe_attr(str(row["id"]))}"><td>{safe_text(str(row["id"]))}</td>'
+                   f'<td>{safe_text(str(row.get("problem") or ""))}</td>'
+                   f'<td>{safe_text(str(row.get("language") or ""))}</td>')
+        for column in columns:
+            value = row.get(column)
+            style = f' style="background:{heat_color(value)}"' if isinstance(value, float) else ""
+            out.append(f'<td class="num"{style}>{_fmt(value)}</td>')
+        out.append(f'<td class="err">{safe_text("; ".join(row.get("errors") or []))}</td></tr>')
+    out.append("</tbody></table></div>")
+    return "".join(out)
 
 
 def _table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:

@@ -1,8 +1,7 @@
-"""``items.unique_ids`` for a stream too large to hold: the same names, in two passes.
+"""Unique report ids for every run, in two passes over a stream too large to hold.
 
 Pass one sees every id (``add``) and keeps an 8-byte hash of each; pass two (``name``) renames
-repeats exactly as ``unique_ids`` does (``x``, ``x#2``, ``x#3``... skipping names the input
-already uses). Memory: 8 bytes per item plus the repeated ids themselves. Two different ids with
+repeats ``x``, ``x#2``, ``x#3``... skipping names the input already uses. Memory: 8 bytes per item plus the repeated ids themselves. Two different ids with
 the same 64-bit hash can only make a repeat skip a free suffix (still unique names); at a million
 ids the chance of that is about 1 in 10^7.
 """

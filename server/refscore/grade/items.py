@@ -7,10 +7,7 @@ work the same for files, mapping files and JSONL. An item that could not be read
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, field
-from typing import Sequence
 
 
 @dataclass
@@ -33,12 +30,6 @@ class GradeItem:
         return self.error is None and self.candidate is not None and bool(self.references) \
             and self.language is not None
 
-    def cache_key(self, settings: str) -> str:
-        """Content hash of everything that decides the score, plus the run's settings."""
-        payload = json.dumps([self.candidate, list(self.references), self.language, self.context or None,
-                              settings], ensure_ascii=False)
-        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
-
 
 @dataclass
 class ItemSet:
@@ -51,20 +42,3 @@ class ItemSet:
         """Append another set's items and notes."""
         self.items.extend(other.items)
         self.notes.extend(other.notes)
-
-
-def unique_ids(items: Sequence[GradeItem]) -> None:
-    """Make ids unique in place by suffixing repeats with ``#2``, ``#3``..."""
-    seen: dict[str, int] = {}
-    taken = {item.id for item in items}
-    for item in items:
-        count = seen.get(item.id, 0) + 1
-        seen[item.id] = count
-        if count > 1:
-            candidate = f"{item.id}#{count}"
-            while candidate in taken:
-                count += 1
-                candidate = f"{item.id}#{count}"
-            seen[item.id] = count
-            taken.add(candidate)
-            item.id = candidate

@@ -1,7 +1,9 @@
 """Scored blocks on disk: one part file per scored piece of a block, written atomically.
 
 A part is named ``b<index>-<key>-<first>-<last>-<count>.jsonl`` and holds one
-``{"offset": n, "row": {...}}`` line per item (``offset``: the item's line within its block).
+``{"offset": n, "row": {...}, "meta": {"scored", "missing"}}`` line per item (``offset``: the item's place
+within its block; a run with the detailed HTML page adds ``"detail": {"item", "report"}``, the
+texts and full report).
 Writes go to a temporary file that is renamed into place, so a reader sees a whole part or none,
 and a piece scored twice (a retried task, two runs) writes the same name with the same rows. A
 block's results are the union of its parts with one row per offset: nothing is lost or doubled
@@ -29,17 +31,16 @@ class PartStore:
         self.folder = Path(folder)
         self._index: dict[tuple[int, str], list[tuple[int, Path]]] | None = None
 
-    def write(self, block: int, key: str, rows: Sequence[tuple[int, dict[str, Any]]]) -> Path | None:
-        """Write one part holding ``rows`` (offset, row) of block ``block``; None when empty."""
+    def write(self, block: int, key: str, rows: Sequence[tuple[Any, ...]]) -> Path | None:
+        """Write one part holding ``rows`` (offset, row[, detail]) of block ``block``; None when empty."""
         if not rows:
             return None
-        ordered = sorted(rows, key=lambda pair: pair[0])
+        ordered = sorted(rows, key=lambda entry: entry[0])
         name = f"b{block:08d}-{key[:KEY_CHARS]}-{ordered[0][0]}-{ordered[-1][0]}-{len(ordered)}.jsonl"
         self.folder.mkdir(parents=True, exist_ok=True)
         target = self.folder / name
         tmp = self.folder / f".{name}.{uuid.uuid4().hex}.tmp"
-        text = "".join(json.dumps({"offset": offset, "row": row}, ensure_ascii=False, allow_nan=False) + "\n"
-                       for offset, row in ordered)
+        text = "".join(json.dumps(_entry(*entry), ensure_ascii=False, allow_nan=False) + "\n" for entry in ordered)
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
@@ -80,14 +81,28 @@ class PartStore:
         return None if len(done) >= items else done
 
     def rows(self, block: int, key: str) -> dict[int, dict[str, Any]]:
-        """offset -> row for every scored item of the block (a whole part wins ties; torn or
-        foreign lines are skipped)."""
+        """offset -> row for every scored item of the block."""
+        return {offset: entry["row"] for offset, entry in self.entries(block, key).items()}
+
+    def entries(self, block: int, key: str) -> dict[int, dict[str, Any]]:
+        """offset -> ``{"row", "detail"?}`` for every scored item of the block (a whole part wins
+        ties; torn or foreign lines are skipped)."""
         out: dict[int, dict[str, Any]] = {}
         entries = sorted(self._scan().get((block, key[:KEY_CHARS]), []), key=lambda e: -e[0])
         for _, path in entries:
-            for offset, row in _read_part(path):
-                out.setdefault(offset, row)
+            for offset, entry in _read_part(path):
+                out.setdefault(offset, entry)
         return out
+
+
+def _entry(offset: int, row: dict[str, Any], detail: dict[str, Any] | None = None,
+           meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"offset": offset, "row": row}
+    if detail is not None:
+        out["detail"] = detail
+    if meta is not None:
+        out["meta"] = meta
+    return out
 
 
 def _read_part(path: Path) -> list[tuple[int, dict[str, Any]]]:
@@ -97,7 +112,8 @@ def _read_part(path: Path) -> list[tuple[int, dict[str, Any]]]:
             for line in fh:
                 try:
                     entry = json.loads(line)
-                    out.append((int(entry["offset"]), dict(entry["row"])))
+                    out.append((int(entry["offset"]), {"row": dict(entry["row"]), "detail": entry.get("detail"),
+                                                       "meta": entry.get("meta") or {}}))
                 except (ValueError, KeyError, TypeError):
                     continue
     except OSError:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from ..metrics.codebleu import COMPONENTS
-from ..scoring.per_function import pair_record
-from .runner import GradeResult
+from ..scoring.report import ScoreReport
+from .items import GradeItem
+
+INTERRUPTED = "not scored: the run was interrupted (rerun to finish; scored items are kept)"
 
 BERT_FIELDS = ("precision", "recall", "f1", "f3")
 #: Numeric columns, in report order; each gets a histogram in the HTML report.
@@ -28,14 +31,33 @@ LABELS = {
 }
 
 
+@dataclass
+class GradeResult:
+    """One item and what became of it."""
+
+    item: GradeItem
+    report: ScoreReport | None = None
+    cached: bool = False
+    warnings: list[str] = field(default_factory=list)
+    status_note: str | None = None  # e.g. interrupted before scoring
+
+    @property
+    def errors(self) -> list[str]:
+        """Every error: reading the input, scoring it, or not getting to it."""
+        out = [self.item.error] if self.item.error else []
+        if self.report is not None:
+            out.extend(self.report.errors)
+        if self.status_note:
+            out.append(self.status_note)
+        return out
+
+
 def result_row(result: GradeResult) -> dict[str, Any]:
     """The row for one result; scores are None where not computed."""
     item, report = result.item, result.report
     row: dict[str, Any] = {key: None for key in COLUMNS}
     row.update(id=item.id, problem=item.problem, language=item.language, source=item.source,
                cached=result.cached, warnings=list(result.warnings), errors=result.errors)
-    if result.functions is not None:  # JSON only (the CSV keeps its fixed columns)
-        row["functions"] = [pair_record(p) for p in result.functions]
     if report is not None and report.codebleu is not None:
         row["codebleu"] = _number(report.codebleu.score)
         row["codebleu_signature"] = report.codebleu.signature
@@ -64,30 +86,8 @@ def _number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def rows_for(results: Sequence[GradeResult]) -> list[dict[str, Any]]:
-    """Rows for every result, in order."""
-    return [result_row(r) for r in results]
-
-
-def present_score_columns(rows: Sequence[dict[str, Any]]) -> list[str]:
-    """Score columns that have at least one value (others are left out of the HTML)."""
-    return [c for c in SCORE_COLUMNS if any(_finite(r.get(c)) for r in rows)]
-
-
 def _finite(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Counts and per-metric mean/min/max over the rows that have the metric."""
-    out: dict[str, Any] = {"submissions": len(rows),
-                           "with_errors": sum(1 for r in rows if r["errors"]),
-                           "metrics": {}}
-    for column in present_score_columns(rows):
-        values = [r[column] for r in rows if _finite(r.get(column))]
-        out["metrics"][column] = {"n": len(values), "mean": sum(values) / len(values),
-                                  "min": min(values), "max": max(values)}
-    return out
 
 
 def threshold_failures(rows: Sequence[dict[str, Any]], column: str, threshold: float) -> list[dict[str, Any]]:

@@ -1,39 +1,19 @@
-"""CSV and JSON reports (the HTML report lives in ``html_report``)."""
+"""Report files: each written to a temporary name and renamed when complete (a stream, such as
+standard output or a pipe, is written in place), and the CSV's cells."""
 
 from __future__ import annotations
 
 import csv
-import json
+import os
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import IO, Any, Callable, Sequence
 
-from ..safe_write import current_umask, replace_file  # noqa: F401 - current_umask: this module's API
-from .rows import COLUMNS, summary
-from .targets import STDOUT, is_stream
+from .rows import COLUMNS
+from .targets import STDOUT, is_stream, write_target
 
 #: First characters that make a spreadsheet cell a formula (or hide one behind a control).
 FORMULA_STARTS = frozenset("=+-@\t\r\n")
-
-
-def atomic_write(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically through ``safe_write`` (a crash leaves the old file).
-    Standard output (``-``) and other streams (``/dev/stdout``, a pipe) are written straight to;
-    a link to a file is written through (``targets``)."""
-    if is_stream(path):
-        write_stream(path, text)
-        return
-    replace_file(path, text, through_link=True)
-
-
-def write_stream(path: str | Path, text: str) -> None:
-    """Write ``text`` to standard output (``-``) or to an existing stream such as ``/dev/stdout``."""
-    if str(path) == STDOUT:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
 
 
 def neutralise(text: str) -> str:
@@ -68,17 +48,31 @@ def csv_text(rows: Sequence[dict[str, Any]]) -> str:
     return buffer.getvalue()
 
 
-def json_text(rows: Sequence[dict[str, Any]], settings: dict[str, Any]) -> str:
-    """``{"settings", "summary", "submissions": [row, ...]}``, pretty-printed."""
-    payload = {"settings": settings, "summary": summary(rows), "submissions": list(rows)}
-    return json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False, default=str) + "\n"
+def temporary_name(path: Path) -> Path:
+    """Where ``path`` is written before the rename (a stream is written in place)."""
+    if is_stream(path):
+        return path
+    path = write_target(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
 
 
-def write_csv(path: str | Path, rows: Sequence[dict[str, Any]]) -> None:
-    """Write the CSV report."""
-    atomic_write(path, csv_text(rows))
+def open_report(path: Path) -> IO[str]:
+    """A text handle writing ``path``'s temporary file (standard output: the process's own)."""
+    if str(path) == STDOUT:
+        sys.stdout.flush()
+        return open(sys.stdout.fileno(), "w", encoding="utf-8", newline="", closefd=False)
+    return open(temporary_name(path), "w", encoding="utf-8", newline="")
 
 
-def write_json(path: str | Path, rows: Sequence[dict[str, Any]], settings: dict[str, Any]) -> None:
-    """Write the JSON report."""
-    atomic_write(path, json_text(rows, settings))
+def finish_report(path: Path) -> None:
+    """Rename the finished temporary file over ``path`` (nothing to do for a stream)."""
+    if not is_stream(path):
+        os.replace(temporary_name(path), write_target(path))
+
+
+def replace_report(path: Path, write: Callable[[IO[str]], Any]) -> None:
+    """Write a whole report with ``write(handle)``, then put it in place."""
+    with open_report(path) as fh:
+        write(fh)
+    finish_report(path)

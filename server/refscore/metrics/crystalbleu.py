@@ -95,19 +95,34 @@ def _ngrams(tokens: Sequence[str], n: int) -> list[Ngram]:
     return [tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)]
 
 
-def ignored_ngrams(documents: Iterable[Sequence[str]], k: int = DEFAULT_K) -> IgnoredNgrams:
-    """The ``k`` most frequent 1..4-grams over tokenised ``documents`` (n-grams do not cross
+class NgramCounts:
+    """1..4-gram counts of a growing corpus of tokenised documents (n-grams do not cross
     documents; equal counts keep first-seen order)."""
-    counts: Counter = Counter()
-    size = 0
-    for tokens in documents:
-        size += 1
+
+    def __init__(self) -> None:
+        self.counts: Counter = Counter()
+        self.documents = 0
+
+    def add(self, tokens: Sequence[str]) -> None:
+        """Count one more document."""
+        self.documents += 1
         for n in range(1, MAX_ORDER + 1):
-            counts.update(_ngrams(tokens, n))
-    if size < MIN_CORPUS:
-        raise ValueError(f"CrystalBLEU needs a corpus of at least {MIN_CORPUS} texts to find the "
-                         f"shared n-grams (got {size})")
-    return IgnoredNgrams(frozenset(g for g, _ in counts.most_common(k)), k, size)
+            self.counts.update(_ngrams(tokens, n))
+
+    def ignored(self, k: int = DEFAULT_K) -> IgnoredNgrams:
+        """The ``k`` most frequent n-grams so far (ValueError below ``MIN_CORPUS`` documents)."""
+        if self.documents < MIN_CORPUS:
+            raise ValueError(f"CrystalBLEU needs a corpus of at least {MIN_CORPUS} texts to find the "
+                             f"shared n-grams (got {self.documents})")
+        return IgnoredNgrams(frozenset(g for g, _ in self.counts.most_common(k)), k, self.documents)
+
+
+def ignored_ngrams(documents: Iterable[Sequence[str]], k: int = DEFAULT_K) -> IgnoredNgrams:
+    """The ``k`` most frequent 1..4-grams over tokenised ``documents`` (``NgramCounts``)."""
+    counts = NgramCounts()
+    for tokens in documents:
+        counts.add(tokens)
+    return counts.ignored(k)
 
 
 def signature(ignored: IgnoredNgrams) -> str:

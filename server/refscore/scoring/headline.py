@@ -105,15 +105,23 @@ def blocker(request: ScoreRequest) -> str | None:
 def missing_note(requests: Sequence[ScoreRequest], reports: Sequence[ScoreReport]) -> str | None:
     """One line for ``score`` and ``grade`` when the combined number applies to this version but
     some scored pairs lack it, saying why (None when every pair has it or it does not apply)."""
-    if headline_model() is None:
+    reasons = [reason for reason in map(missing_reason, requests, reports) if reason]
+    return missing_line(len(reasons), len(reports), reasons[0]) if reasons else None
+
+
+def missing_line(lacking: int, pairs: int, reason: str) -> str:
+    """``missing_note``'s line for ``lacking`` of ``pairs`` scored pairs, the first for ``reason``."""
+    return f"no combined RefScore number for {lacking} of {pairs} pair(s): {reason}"
+
+
+def missing_reason(request: ScoreRequest, report: ScoreReport) -> str | None:
+    """Why this scored pair lacks the combined number that applies to it (None when it has it, or
+    when it does not apply: another version, an error, a metric not asked for)."""
+    model = headline_model()
+    if model is None or report.refscore is not None or report.errors \
+            or not {"codebleu", "codebertscore"} <= set(request.metrics):
         return None
-    lacking = [(q, r) for q, r in zip(requests, reports) if r.refscore is None and not r.errors
-               and {"codebleu", "codebertscore"} <= set(q.metrics)]
-    if not lacking:
-        return None
-    request, report = lacking[0]
-    reason = blocker(request) or components(request, report, headline_model())[1] or "see the log"
-    return f"no combined RefScore number for {len(lacking)} of {len(reports)} pair(s): {reason}"
+    return blocker(request) or components(request, report, model)[1] or "see the log"
 
 
 def components(request: ScoreRequest, report: Any, model: Mapping[str, Any]) -> tuple[dict[str, float], str | None]:

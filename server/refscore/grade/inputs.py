@@ -1,0 +1,40 @@
+"""The submissions a job names that are read into memory: files, folders and globs against
+``--reference``, and mapping files (JSONL/Parquet files are read block by block, ``plan``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from ..errors import UsageError
+from .discover import expand, items_for, load_problem
+from .items import ItemSet
+from .job import Inputs
+from .mapping import load_mapping
+from .targets import STDOUT
+
+
+def read_submissions(inputs: Inputs, own: Sequence[Path] = ()) -> ItemSet:
+    """Every submission of the files and mapping files named, as items. ``own``: this run's
+    reports and parts folder, never graded (``-o`` may name a folder inside the submissions)."""
+    own = [p for p in own if str(p) != STDOUT]
+    if not (inputs.submissions or inputs.mappings or inputs.jsonl):
+        raise UsageError("nothing to grade: give SUBMISSION files with --reference, --mapping or --jsonl")
+    items = ItemSet()
+    if inputs.submissions:
+        if not inputs.references:
+            raise UsageError("grading files needs --reference REF (or use --mapping / --jsonl)")
+        context = inputs.context
+        if inputs.context_file:
+            from ..scoring.inputs import read_source
+
+            context = read_source(inputs.context_file)
+        problem = load_problem(list(inputs.references), inputs.language, context, strict=True)
+        subs = expand(inputs.submissions, inputs.pattern, inputs.per_folder,
+                      exclude=[*inputs.references, *own])
+        items.extend(items_for(problem, subs, inputs.pattern))
+    elif inputs.references:
+        raise UsageError("--reference given but no SUBMISSION to grade")
+    for path in inputs.mappings:
+        items.extend(load_mapping(path, inputs.language, exclude=own))
+    return items

@@ -1,0 +1,70 @@
+"""A grading job as typed, frozen data: what the command line asked for, checked at the edge.
+
+``commands/grade.py`` turns argv into a ``GradeJob``; everything below it (``grade.run`` and the
+modules it calls) reads this object, never an argparse namespace.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .blocks import DEFAULT_BLOCK_LINES
+from .settings import GradeSettings
+
+#: The engines a job can run on: this process, the shared scoring daemon, a Ray cluster.
+ENGINES = ("local", "daemon", "ray")
+#: The reports a job can ask for by name (``-o`` names all three).
+REPORT_KINDS = ("csv", "json", "html")
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Where the submissions come from."""
+
+    submissions: tuple[str, ...] = ()  # files, folders, globs graded against ``references``
+    references: tuple[str, ...] = ()
+    mappings: tuple[str, ...] = ()  # TOML / CSV mapping files
+    jsonl: tuple[str, ...] = ()  # JSONL, JSONL.gz or Parquet files of pairs, streamed block by block
+    language: str | None = None
+    context: str | None = None
+    context_file: str | None = None
+    pattern: str | None = None
+    per_folder: bool = False
+
+    def named_files(self) -> list[str]:
+        """Every file the inputs name (no report may overwrite one)."""
+        return [*self.references, *self.mappings, *self.jsonl, *self.submissions,
+                *([self.context_file] if self.context_file else [])]
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """``--fail-under``: every submission must reach ``value`` on ``metric``."""
+
+    metric: str
+    value: float
+
+
+@dataclass(frozen=True)
+class GradeJob:
+    """One ``refscore grade`` run."""
+
+    inputs: Inputs
+    settings: GradeSettings
+    engine: str = "local"  # one of ENGINES
+    ray_address: str | None = None
+    block_lines: int = DEFAULT_BLOCK_LINES
+    reports: tuple[tuple[str, Path], ...] = ()  # (kind, path) for kinds in REPORT_KINDS
+    title: str = "RefScore grade report"
+    cache: Path | None = None  # the scored-parts folder (default: beside the first report)
+    no_cache: bool = False
+    threshold: Threshold | None = None
+    rank_by: str = "codebleu"  # the column the summary page ranks by
+    progress: str = "auto"  # auto, bar, lines or none
+    idf_file: str | None = None  # an input file too (never overwritten)
+
+    @property
+    def report_paths(self) -> dict[str, Path]:
+        """kind -> path of every report asked for, in order."""
+        return dict(self.reports)

@@ -1,0 +1,149 @@
+"""Pass one over a run's blocks: what there is, what earlier runs scored, the run's corpus.
+
+Every ``grade`` run reads its inputs as blocks (``Sources.scan``): the submissions read into
+memory first, then each JSONL/Parquet file. Pass one (``plan_run``) walks every block once,
+holding one at a time: it counts the items, notes empty references, counts the CrystalBLEU corpus
+(``crystal.RunCorpus``) and then keys each block by its content and everything that decides its
+rows (``BlockWork.tag``), so the parts of earlier runs tell which items need no scoring. An engine
+then scores the pending items (pass two) and ``assemble`` writes the reports from the parts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from ..scoring.inputs import empty_reference
+from .blocks import BlockSpec, count_lines, item_blocks, items_of, scan_blocks
+from .crystal import Corpus, RunCorpus, corpus_from_data, corpus_tag, corpus_to_data
+from .items import GradeItem
+from .parts import PartStore
+from .settings import GradeSettings
+
+
+@dataclass(frozen=True)
+class BlockWork:
+    """What scoring any block of the run needs besides its items (plain data for Ray workers)."""
+
+    settings: GradeSettings
+    language: str | None = None  # the default language of JSONL lines (--lang)
+    detail: bool = False  # keep each item's texts and full report for the detailed HTML page
+    corpus: Corpus | None = None  # with CrystalBLEU: each language's ignored n-grams
+    device_kind: str = "cpu"  # "cuda" when CodeBERTScore runs on GPUs (half precision)
+
+    def tag(self) -> str:
+        """Everything besides a block's items that decides its rows (part of each part key)."""
+        bert = "codebertscore" in self.settings.metrics
+        extra = {"lang": self.language, "device": self.device_kind if bert else None, "detail": self.detail,
+                 "corpus": corpus_tag(self.corpus) if self.corpus is not None else None}
+        return self.settings.cache_tag() + json.dumps(extra, sort_keys=True)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"settings": self.settings.to_dict(), "language": self.language, "detail": self.detail,
+                "corpus": corpus_to_data(self.corpus) if self.corpus is not None else None,
+                "device_kind": self.device_kind}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "BlockWork":
+        corpus = corpus_from_data(data["corpus"]) if data.get("corpus") is not None else None
+        return cls(GradeSettings.from_dict(data["settings"]), data.get("language"), bool(data.get("detail")),
+                   corpus, str(data.get("device_kind", "cpu")))
+
+
+@dataclass(frozen=True)
+class PlannedBlock:
+    """A block of the run, the key of its parts and what earlier runs scored of it."""
+
+    spec: BlockSpec
+    key: str
+    before: frozenset[int] | None = frozenset()  # offsets scored by an earlier run; None: all of them
+
+    @property
+    def index(self) -> int:
+        return self.spec.index
+
+    @property
+    def items(self) -> int:
+        return self.spec.items
+
+
+@dataclass
+class Plan:
+    """Pass one's findings."""
+
+    blocks: list[PlannedBlock]
+    work: BlockWork
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def items(self) -> int:
+        return sum(b.items for b in self.blocks)
+
+    @property
+    def blank_lines(self) -> int:
+        return sum(b.spec.lines - b.spec.items for b in self.blocks)
+
+    @property
+    def pending(self) -> list[PlannedBlock]:
+        """Blocks with items no part holds."""
+        return [b for b in self.blocks if b.before is not None]
+
+    @property
+    def from_before(self) -> int:
+        return sum(b.items if b.before is None else len(b.before) for b in self.blocks)
+
+
+class Sources:
+    """A run's inputs: submissions read into memory, then JSONL/Parquet files read block by block."""
+
+    def __init__(self, items: Sequence[GradeItem], jsonl: Sequence[Path], language: str | None,
+                 block_lines: int) -> None:
+        self.items, self.jsonl, self.language = list(items), [Path(p).resolve() for p in jsonl], language
+        self.block_lines = block_lines
+
+    def scan(self, spool_dir: Path | None = None) -> Iterator[tuple[BlockSpec, list[tuple[int, GradeItem]]]]:
+        """Every block, in order, with its items (offset within the block, item)."""
+        index = 0
+        for spec, chunk in item_blocks(self.items, self.block_lines, "", spool_dir):
+            index = spec.index + 1
+            yield spec, list(enumerate(chunk))
+        for spec, lines in scan_blocks(self.jsonl, self.block_lines, "", spool_dir, first_index=index):
+            yield spec, items_of(spec.name, spec.first_line, lines, self.language)
+
+    def lines(self) -> int:
+        """Items in memory plus physical lines of the files (the run's size, for progress)."""
+        return len(self.items) + sum(count_lines(p) for p in self.jsonl)
+
+
+def part_key(spec: BlockSpec, tag: str) -> str:
+    """The key of a block's parts: its content key and the run's ``tag``."""
+    return hashlib.sha256(f"{spec.key}\n{tag}".encode("utf-8")).hexdigest()
+
+
+def plan_run(sources: Sources, work: BlockWork, store: PartStore, spool_dir: Path | None = None) -> Plan:
+    """Pass one (see the module docstring); ``work.corpus`` is filled here when CrystalBLEU is asked for."""
+    corpus = RunCorpus() if "crystalbleu" in work.settings.metrics else None
+    specs: list[BlockSpec] = []
+    empty: set[str] = set()
+    for spec, items in sources.scan(spool_dir):
+        specs.append(spec)
+        for _, item in items:
+            if corpus is not None:
+                corpus.add(item)
+            for name, text in zip(item.reference_names, item.references):
+                note = empty_reference(name, text)
+                if note:
+                    empty.add(note)
+    if corpus is not None:
+        work = BlockWork(work.settings, work.language, work.detail, corpus.finish(), work.device_kind)
+    tag = work.tag()
+    blocks = []
+    for spec in specs:
+        key = part_key(spec, tag)
+        done = store.done_offsets(spec.index, key, spec.items)
+        blocks.append(PlannedBlock(spec, key, None if done is None else frozenset(done)))
+    notes = [f"{line}, so what is graded against it scores 0" for line in sorted(empty)]
+    return Plan(blocks, work, notes)

@@ -1,0 +1,242 @@
+"""One path for every ``refscore grade`` run, whatever its size or engine:
+
+inputs -> blocks (``plan``: pass one) -> an engine (``local_engine`` in this process or through
+the daemon, ``ray_engine`` on a cluster: pass two) -> parts (``parts``) -> the reports
+(``assemble``). An in-memory class of 30 files is the one-block case of the same path. The parts
+are the one cache: a rerun of the same job scores only the items no part holds.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from .. import __version__
+from ..errors import EXIT_BELOW_THRESHOLD, EXIT_OK, InputFileError, UsageError
+from .assemble import Assembled, IncompleteRun, assemble
+from .block_score import Staged
+from .html_report import DETAIL_LIMIT
+from .inputs import read_submissions
+from .job import GradeJob
+from .local_engine import EngineRun
+from .parts import PartStore
+from .plan import BlockWork, Plan, PlannedBlock, Sources, plan_run
+from .progress import Progress
+from .rows import INTERRUPTED
+from .targets import STDOUT, OutputClashError, OutputFileError, check_outputs, regular_targets, write_target
+from .terminal import echo_row, note, print_summary, print_threshold
+
+EXIT_INTERRUPTED = 130
+
+
+@dataclass
+class Outcome:
+    """How a run went: the assembled reports' statistics and counts."""
+
+    assembled: Assembled
+    outputs: dict[str, Path]
+    scored_now: int
+    from_before: int
+    interrupted: bool
+
+    @property
+    def stats(self) -> Any:
+        return self.assembled.stats
+
+
+def output_files(job: GradeJob) -> dict[str, Path]:
+    """The reports asked for plus the row files: ``.jsonl`` (and ``.parquet`` where pyarrow is
+    installed) beside the first report file, for every run."""
+    reports = job.report_paths
+    outputs = dict(reports)
+    files = regular_targets(reports)  # the row files go beside a report file, never beside a stream
+    if files:
+        first = write_target(files[0])
+        outputs["jsonl"] = first.with_suffix(".jsonl")
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            pass
+        else:
+            outputs["parquet"] = first.with_suffix(".parquet")
+    return outputs
+
+
+def work_folder(job: GradeJob) -> tuple[Path, bool]:
+    """The scored-parts folder and whether it is temporary (``--no-cache`` or nowhere to keep it)."""
+    if not job.no_cache and job.cache:
+        return Path(job.cache).resolve(), False
+    files = regular_targets(job.report_paths)
+    if not job.no_cache and files:
+        first = write_target(files[0])
+        return first.with_name(f"{first.stem}.parts").resolve(), False
+    return Path(tempfile.mkdtemp(prefix="refscore-grade-")), True
+
+
+def _check_work_folder(work: Path, shown: str, outputs: dict[str, Path]) -> None:
+    """The folder that keeps scored parts between runs: one line (exit 3) when it cannot be one,
+    exit 2 when a report is written there."""
+    from ..safe_read import kind_of
+
+    for kind, path in outputs.items():
+        if str(path) != STDOUT and os.path.realpath(path) == str(work):
+            raise OutputClashError(f"{shown}: the {kind.upper()} report is written there too; give each its own "
+                                   "file or folder")
+    if shown.endswith(" -") or (work.exists() and not work.is_dir()):
+        what = "standard output" if shown.endswith(" -") else \
+            ("a file" if work.is_file() else kind_of(os.stat(work).st_mode) or "not a folder")
+        raise OutputFileError(f"{shown}: is {what}; grading keeps its scored parts in a folder "
+                              "(name a new or existing folder)")
+    try:
+        work.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise OutputFileError(f"{shown}: cannot create the folder ({error.strerror or error})") from None
+
+
+def run_job(job: GradeJob, check_languages: Callable[[Iterable[str]], None] | None = None) -> int:
+    """Grade, write the reports, say how it went; the exit code. ``check_languages``: called with
+    the run's languages before anything is scored (the command's ``--layer`` check)."""
+    try:
+        outcome = execute(job, check_languages=check_languages, echo=not job.report_paths, say=True)
+    except KeyboardInterrupt:
+        print("refscore: interrupted; rerun the same command to finish", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    headline = outcome.assembled.headline_note()
+    if headline:
+        note(headline)
+    print_summary(outcome.stats, outcome.outputs, outcome.from_before)
+    if outcome.interrupted:
+        done = outcome.scored_now + outcome.from_before
+        print(f"refscore: interrupted: {done} of {outcome.stats.rows} scored; rerun the same command to finish",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if job.threshold is None:
+        return EXIT_OK
+    reached = print_threshold(job.threshold.metric, job.threshold.value, outcome.assembled.failures,
+                              outcome.assembled.first_failures, outcome.outputs)
+    return EXIT_OK if reached else EXIT_BELOW_THRESHOLD
+
+
+def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] | None = None,
+            echo: bool = False, say: bool = False, actors: int | None = None, actors_per_gpu: int = 1) -> Outcome:
+    """The whole run without its summary lines (``ray_engine.grade_dataset`` calls it too)."""
+    start = time.perf_counter()
+    outputs = output_files(job)
+    work, temporary = work_folder(job)
+    check_outputs(outputs, [*job.inputs.named_files(), *([job.idf_file] if job.idf_file else [])])
+    if not temporary:
+        _check_work_folder(work, f"--cache {job.cache}" if job.cache else f"the scored-parts folder {work}", outputs)
+    try:
+        items = read_submissions(job.inputs, own=[*outputs.values(), work])
+        sources = Sources(items.items, [Path(p) for p in job.inputs.jsonl], job.inputs.language, job.block_lines)
+        lines = sources.lines()
+        cluster = _connect(job) if job.engine == "ray" else None
+        detail = lines <= DETAIL_LIMIT and "html" in outputs  # only the HTML page shows the detail
+        work_data = BlockWork(replace(job.settings, explain=detail), job.inputs.language, detail, None,
+                              _device_kind(job, cluster))
+        store = PartStore(work / "parts")
+        plan = plan_run(sources, work_data, store, spool_dir=work / "input" if cluster is not None else None)
+        if not plan.items:
+            raise InputFileError("no submissions found in the inputs given")
+        if check_languages is not None:
+            check_languages(sorted({i.language for i in items.items if i.language}))
+        if say:
+            for line in [*items.notes, *plan.notes]:
+                note(line)
+        mode = "none" if job.progress == "none" else job.progress
+        progress = Progress(lines, tty=None if mode == "auto" else mode == "bar", enabled=mode != "none")
+        progress.update(cached=plan.from_before, skipped=plan.blank_lines)
+        try:
+            run = _score(job, plan, sources, store, work, cluster, progress, actors, actors_per_gpu, say)
+        finally:
+            progress.close()
+        store.refresh()
+        info = {"refscore_version": __version__, "engine": job.engine, "metrics": list(job.settings.metrics),
+                "weights": list(job.settings.weights), "codebleu_rule": job.settings.codebleu_rule,
+                "scorer": job.settings.scorer_tag, "per_function": job.settings.per_function,
+                "interrupted": run.interrupted, "scored_now": run.scored, "from_cache": plan.from_before,
+                "block_lines": job.block_lines, "elapsed_s": round(time.perf_counter() - start, 3)}
+        fail = (job.threshold.metric, job.threshold.value) if job.threshold else None
+        fill = _placeholders(sources) if run.interrupted else None
+        try:
+            done = assemble(plan.blocks, store, outputs, info, job.title, job.rank_by, fail,
+                            echo_row if echo else None, fill, plan.work.detail)
+        except IncompleteRun as error:  # parts vanished under us (another run cleaning up?)
+            raise UsageError(f"{error}; rerun the same command to finish") from None
+    except KeyboardInterrupt:
+        if not temporary:
+            print(f"refscore: scored parts are kept in {work}", file=sys.stderr)
+        raise
+    finally:
+        if temporary:
+            shutil.rmtree(work, ignore_errors=True)
+    return Outcome(done, outputs, run.scored, plan.from_before, run.interrupted)
+
+
+def _connect(job: GradeJob) -> Any:
+    from ..scale.cluster import connect
+
+    return connect(job.ray_address)
+
+
+def _device_kind(job: GradeJob, cluster: Any) -> str:
+    """Where CodeBERTScore runs: ``cuda`` (half precision) or ``cpu`` (part of the parts' key)."""
+    if "codebertscore" not in job.settings.metrics:
+        return "cpu"
+    if cluster is not None:
+        from .ray_engine import device_kind
+
+        return device_kind(cluster, job.settings)
+    from ..embed.device import select_device
+
+    return "cuda" if select_device(job.settings.device).startswith("cuda") else "cpu"
+
+
+def _score(job: GradeJob, plan: Plan, sources: Sources, store: PartStore, work: Path, cluster: Any,
+           progress: Progress, actors: int | None, actors_per_gpu: int, say: bool) -> EngineRun:
+    """Pass two on the job's engine."""
+    if cluster is not None:
+        from .ray_engine import run_ray
+
+        return run_ray(plan, work, cluster, progress, actors, actors_per_gpu)
+    from ..engines import open_scorer
+    from .local_engine import run_local
+
+    scorer = open_scorer("daemon_or_local" if job.engine == "daemon" else "local", autostart=True)
+    try:
+        return run_local(plan, sources, store, scorer, progress)
+    finally:
+        scorer.close()
+        if say:
+            for line in getattr(scorer, "notes", ()):
+                note(line)
+
+
+def _placeholders(sources: Sources) -> Callable[[PlannedBlock, set[int]], dict[int, dict[str, Any]]]:
+    """``assemble``'s fill for an interrupted run: a row saying so for each item no part holds
+    (the inputs are read again, in order, once per assembly pass)."""
+    state: dict[str, Any] = {"scan": None, "last": -1}
+
+    def fill(block: PlannedBlock, held: set[int]) -> dict[int, dict[str, Any]]:
+        if state["scan"] is None or block.index <= state["last"]:
+            state["scan"] = sources.scan()
+        state["last"] = block.index
+        for spec, items in state["scan"]:
+            if spec.index == block.index:
+                out = {}
+                for offset, item in items:
+                    if offset not in held:
+                        staged = Staged(offset, item)
+                        _, row, detail, _ = staged.entry(True)
+                        row["errors"] = [*row["errors"], INTERRUPTED] if item.scorable else row["errors"]
+                        out[offset] = {"row": row, "detail": detail}
+                return out
+        return {}
+
+    return fill

@@ -1,0 +1,78 @@
+"""What decides a grade's scores besides the texts, and the request every engine sends for an item."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from .. import __version__
+from ..metrics.codebleu import DEFAULT_WEIGHTS
+from ..scoring.report import ALL_METRICS, ScoreRequest
+from .items import GradeItem
+
+
+@dataclass(frozen=True)
+class GradeSettings:
+    """Everything besides the texts that decides a score (part of every block's key)."""
+
+    metrics: tuple[str, ...] = ALL_METRICS
+    weights: tuple[float, float, float, float] = DEFAULT_WEIGHTS
+    batch_size: int = 32
+    scorer_tag: str = "model=default|layer=default"  # see ``scorer_tag``
+    codebleu_rule: str = "native"
+    model: str | None = None
+    layer: int | None = None
+    device: str | None = None
+    idf: str | None = None
+    per_function: bool = False  # also score each top-level function (``functions`` in the rows)
+    backend: str | None = None  # encoder engine; in the key through ``scorer_tag`` only when approximate
+    explain: bool = True  # token alignments and CodeBLEU explanations (only the detailed HTML page shows them)
+
+    def cache_tag(self) -> str:
+        """A stable string of the settings that change scores (not the batch size)."""
+        tag: dict[str, Any] = {"v": __version__, "metrics": list(self.metrics), "weights": list(self.weights),
+                               "scorer": self.scorer_tag}
+        if self.codebleu_rule != "native":  # native runs keep the keys they always had
+            tag["codebleu_rule"] = self.codebleu_rule
+        elif {"codebleu", "codebertscore"} <= set(self.metrics):
+            from ..scoring.headline import headline_model
+
+            model = headline_model()
+            if model is not None:  # a new fit of the combined number is a new score
+                tag["refscore"] = model["digest"]
+        if self.per_function:
+            tag["per_function"] = True
+        return json.dumps(tag, sort_keys=True)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (sent to Ray workers)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "GradeSettings":
+        """The inverse of ``to_dict``."""
+        values = dict(data)
+        values["metrics"] = tuple(values["metrics"])
+        values["weights"] = tuple(values["weights"])
+        return cls(**values)
+
+
+def scorer_tag(model: str | None = None, layer: int | None = None, device: str | None = None,
+               idf: str | None = None) -> str:
+    """The CodeBERTScore part of the key (every engine gives the same numbers for it)."""
+    tag = f"model={model or 'default'}|layer={'default' if layer is None else layer}"
+    if device:  # half precision on a GPU may differ in the last digits
+        tag += f"|device={device}"
+    if idf:
+        tag += f"|idf={idf}"
+    return tag
+
+
+def request_for(item: GradeItem, settings: GradeSettings) -> ScoreRequest:
+    """The request every engine sends for a scorable ``item`` under ``settings``."""
+    assert item.candidate is not None and item.language is not None
+    return ScoreRequest(candidate=item.candidate, references=item.references, language=item.language,
+                        context=item.context, metrics=settings.metrics, weights=settings.weights,
+                        explain=settings.explain, codebleu_rule=settings.codebleu_rule, model=settings.model,
+                        layer=settings.layer, device=settings.device, idf=settings.idf, backend=settings.backend)

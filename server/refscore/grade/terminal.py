@@ -1,0 +1,68 @@
+"""What ``refscore grade`` says on the terminal: a line per submission (when no report file is
+written), the summary, the files written, notes and the ``--fail-under`` verdict."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Mapping, Sequence, TextIO
+
+from ..bidi import printable
+from .rows import LABELS
+from .stream_stats import RowStats
+from .targets import STDOUT, is_stdout
+
+#: The score columns a terminal line and the summary show, when computed.
+SHOWN = ("refscore", "codebleu", "codebertscore_f1", "chrf", "tsed", "crystalbleu")
+
+
+def summary_stream(outputs: Mapping[str, Path]) -> TextIO:
+    """Where the summary lines go: stderr when a report is written to standard output (``-``,
+    ``/dev/stdout``: so ``--json - | jq`` reads JSON only), else stdout."""
+    return sys.stderr if any(is_stdout(p) for p in outputs.values()) else sys.stdout
+
+
+def note(text: str) -> None:
+    """One ``refscore: note:`` line on stderr."""
+    print(f"refscore: note: {printable(text)}", file=sys.stderr)
+
+
+def row_line(row: dict[str, Any], width: int = 0) -> str:
+    """One submission's line on the terminal; ids padded to ``width`` so the scores line up."""
+    scores = "  ".join(f"{LABELS[c]} {row[c]:.3f}" for c in SHOWN if isinstance(row.get(c), float))
+    notes = "; ".join(row["errors"])
+    shown = printable(str(row["id"]))
+    return f"{shown:<{width}}  " + printable(scores + (f"  [{notes}]" if notes else ""))
+
+
+def echo_row(row: dict[str, Any], width: int) -> None:
+    """Print ``row_line`` on stdout."""
+    print(row_line(row, width))
+
+
+def print_summary(stats: RowStats, outputs: Mapping[str, Path], from_before: int) -> None:
+    """``graded N submission(s): ...`` and a ``wrote`` line per file."""
+    summary = stats.summary()
+    means = ", ".join(f"{LABELS[c]} mean {m['mean']:.3f}" for c, m in summary["metrics"].items() if c in SHOWN)
+    out = summary_stream(outputs)
+    print(f"graded {summary['submissions']} submission(s): {summary['with_errors']} with errors"
+          + (f"; {means}" if means else "") + f"; {from_before} from earlier runs", file=out)
+    for path in outputs.values():
+        print(f"wrote {'standard output' if str(path) == STDOUT else path}", file=out)
+
+
+def print_threshold(metric: str, value: float, count: int, first: Sequence[dict[str, Any]],
+                    outputs: Mapping[str, Path]) -> bool:
+    """Say whether every submission reaches ``value`` on ``metric`` (``count`` do not; ``first``
+    are the first of them); True when all do."""
+    if not count:
+        print(f"all submissions reach {LABELS[metric]} {value:g}", file=summary_stream(outputs))
+        return True
+    print(f"{count} submission(s) below {LABELS[metric]} {value:g}:", file=sys.stderr)
+    for row in first:
+        score = row.get(metric)
+        shown = f"{score:.3f}" if isinstance(score, float) else "not scored"
+        print(printable(f"  {row['id']}: {shown}"), file=sys.stderr)
+    if count > len(first):
+        print(f"  ... and {count - len(first)} more", file=sys.stderr)
+    return False
