@@ -263,7 +263,7 @@ def test_an_unreachable_cluster_is_one_line(tmp_path, inputs, capsys):
 
 def test_grade_dataset_from_python(cluster, inputs, tmp_path):
     address, env = cluster
-    script = ("import sys, json; from refscore.grade.ray_engine import grade_dataset; "
+    script = ("import sys, json; from refscore.grade.dataset import grade_dataset; "
               "done = grade_dataset([sys.argv[1]], sys.argv[2], metrics=('codebleu',), address=sys.argv[3], "
               "block_lines=8); print(json.dumps(done.stats.summary()))")
     done = subprocess.run([sys.executable, "-c", script, str(inputs["parquet"]), str(tmp_path), address],

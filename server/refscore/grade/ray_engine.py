@@ -16,10 +16,7 @@ A task or actor killed mid-block is retried by Ray; its part is written whole or
 the same name, so items are neither lost nor doubled. The driver then assembles the reports from
 the parts (``assemble``). ``work`` (and the inputs) must be on storage every node sees.
 
-From Python::
-
-    from refscore.grade.ray_engine import grade_dataset
-    grade_dataset(["completions.jsonl.gz"], "out/", metrics=("codebleu",), address="auto")
+From Python: ``refscore.grade.dataset.grade_dataset``.
 """
 
 from __future__ import annotations
@@ -29,12 +26,12 @@ import os
 import warnings
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable
 
 from ..errors import RefScoreError
 from ..scale.cluster import Cluster, RayUnavailable
 from .block_score import Staged, bert_stage, cpu_stage
-from .blocks import DEFAULT_BLOCK_LINES, BlockSpec, read_items
+from .blocks import BlockSpec, read_items
 from .local_engine import EngineRun
 from .parts import PartStore
 from .plan import BlockWork, Plan
@@ -183,29 +180,4 @@ def _stage_with(common: dict[str, Any]) -> type:
     return JobBertStage
 
 
-def grade_dataset(inputs: Sequence[str | Path], out_dir: str | Path, *, metrics: Sequence[str] = ("codebleu",),
-                  language: str | None = None, address: str | None = None, work: str | Path | None = None,
-                  block_lines: int = DEFAULT_BLOCK_LINES, batch_size: int = 32, model: str | None = None,
-                  layer: int | None = None, device: str | None = None, idf: str | None = None,
-                  codebleu_rule: str = "native", per_function: bool = False, actors: int | None = None,
-                  actors_per_gpu: int = 1, title: str = "RefScore grade report") -> Any:
-    """Grade JSONL / JSONL.gz / Parquet inputs on the cluster at ``address`` and write
-    ``grade.{csv,json,html}`` and the row files into ``out_dir`` (parts in ``work``, default
-    ``out_dir/grade.parts``). Rerunning resumes. Returns the run's ``run.Outcome``."""
-    from ..metrics.codebleu import DEFAULT_WEIGHTS
-    from .job import GradeJob, Inputs
-    from .run import execute
-    from .settings import scorer_tag
-
-    out = Path(out_dir).resolve()
-    settings = GradeSettings(tuple(metrics), DEFAULT_WEIGHTS, batch_size, scorer_tag(model, layer, device, idf),
-                             codebleu_rule, model, layer, device, idf, per_function)
-    job = GradeJob(Inputs(jsonl=tuple(str(p) for p in inputs), language=language), settings, engine="ray",
-                   ray_address=address, block_lines=block_lines, title=title,
-                   reports=tuple((kind, out / f"grade.{kind}") for kind in ("csv", "json", "html")),
-                   cache=Path(work).resolve() if work else None, progress="none",
-                   rank_by="codebleu" if "codebleu" in metrics else "codebertscore_f1")
-    return execute(job, actors=actors, actors_per_gpu=actors_per_gpu)
-
-
-__all__ = ["RayUnavailable", "RayJobFailed", "grade_dataset", "run_ray"]
+__all__ = ["RayUnavailable", "RayJobFailed", "run_ray"]

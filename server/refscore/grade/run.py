@@ -125,7 +125,7 @@ def run_job(job: GradeJob, check_languages: Callable[[Iterable[str]], None] | No
 
 def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] | None = None,
             echo: bool = False, say: bool = False, actors: int | None = None, actors_per_gpu: int = 1) -> Outcome:
-    """The whole run without its summary lines (``ray_engine.grade_dataset`` calls it too)."""
+    """The whole run without its summary lines (``dataset.grade_dataset`` calls it too)."""
     start = time.perf_counter()
     outputs = output_files(job)
     work, temporary = work_folder(job)

@@ -1,0 +1,37 @@
+"""Grade JSONL / JSONL.gz / Parquet files on a Ray cluster from Python (the ``grade`` command's
+one path, ``run.execute``, with ``--engine ray``)::
+
+    from refscore.grade.dataset import grade_dataset
+    grade_dataset(["completions.jsonl.gz"], "out/", metrics=("codebleu",), address="auto")
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from ..metrics.codebleu import DEFAULT_WEIGHTS
+from .blocks import DEFAULT_BLOCK_LINES
+from .job import GradeJob, Inputs
+from .run import Outcome, execute
+from .settings import GradeSettings, scorer_tag
+
+
+def grade_dataset(inputs: Sequence[str | Path], out_dir: str | Path, *, metrics: Sequence[str] = ("codebleu",),
+                  language: str | None = None, address: str | None = None, work: str | Path | None = None,
+                  block_lines: int = DEFAULT_BLOCK_LINES, batch_size: int = 32, model: str | None = None,
+                  layer: int | None = None, device: str | None = None, idf: str | None = None,
+                  codebleu_rule: str = "native", per_function: bool = False, actors: int | None = None,
+                  actors_per_gpu: int = 1, title: str = "RefScore grade report") -> Outcome:
+    """Grade JSONL / JSONL.gz / Parquet inputs on the cluster at ``address`` and write
+    ``grade.{csv,json,html}`` and the row files into ``out_dir`` (parts in ``work``, default
+    ``out_dir/grade.parts``). Rerunning resumes. Returns the run's ``run.Outcome``."""
+    out = Path(out_dir).resolve()
+    settings = GradeSettings(tuple(metrics), DEFAULT_WEIGHTS, batch_size, scorer_tag(model, layer, device, idf),
+                             codebleu_rule, model, layer, device, idf, per_function)
+    job = GradeJob(Inputs(jsonl=tuple(str(p) for p in inputs), language=language), settings, engine="ray",
+                   ray_address=address, block_lines=block_lines, title=title,
+                   reports=tuple((kind, out / f"grade.{kind}") for kind in ("csv", "json", "html")),
+                   cache=Path(work).resolve() if work else None, progress="none",
+                   rank_by="codebleu" if "codebleu" in metrics else "codebertscore_f1")
+    return execute(job, actors=actors, actors_per_gpu=actors_per_gpu)
