@@ -128,6 +128,9 @@ def test_ranges_are_inside_the_candidate_on_code_never_comments_pragma_or_whites
         assert item.range[0] == candidate.count("\n", 0, item.start)
         assert 0.0 <= item.weight <= 1.0
         assert REFERENCE[item.reference_start:item.reference_end].strip()
+        if item.kind in ("changed", "extra", "name") and "`" in item.reason:
+            named = " ".join(piece.split())
+            assert f"`{named if len(named) <= 48 else named[:47] + '…'}`" in item.reason  # the reason names its code
     if candidate == REFERENCE or (pragma and candidate.split("\n", 1)[1] == REFERENCE):
         assert result.differences == ()
 

@@ -154,6 +154,18 @@ def _chunk_spans(chunk: Chunk, alignment: Alignment, reference: str,
     return cand_span, ref_span, "name" if kinds == {"name"} else "changed"
 
 
+def _shown(chunk: Chunk, alignment: Alignment, end: int) -> Chunk:
+    """The chunk as far as its candidate range goes (a range stops at the end of the line or at a
+    comment), so the reason names the code the range covers."""
+    if chunk.kind == "delete":
+        return chunk
+    tokens = alignment.candidate
+    hi = chunk.cand_lo
+    while hi < chunk.cand_hi and tokens[hi].end <= end:
+        hi += 1
+    return chunk if hi == chunk.cand_hi else replace(chunk, cand_hi=max(hi, chunk.cand_lo + 1))
+
+
 def _reason(chunk: Chunk, alignment: Alignment, reference: str, candidate: str) -> str:
     if chunk.kind == "delete":
         return reasons.missing(alignment, chunk, reference)
@@ -198,7 +210,8 @@ def rank(alignment: Alignment, reference: str, candidate: str, evidence: Evidenc
         }
         scale = 1.0 if chunk.kind == "moved" else compactness(chunk)
         parts = tuple((k, scale * SHARES[k] * v) for k, v in shares.items())
-        found.append(RawDifference(kind, start, end, ref_start, ref_end, _reason(chunk, alignment, reference, candidate),
+        found.append(RawDifference(kind, start, end, ref_start, ref_end,
+                                   _reason(_shown(chunk, alignment, end), alignment, reference, candidate),
                                    sum(v for _, v in parts), parts))
         covered.append((start, end))
     found.extend(_explained(evidence, covered, candidate, cand_typical))

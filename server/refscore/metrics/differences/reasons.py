@@ -43,7 +43,8 @@ def replaced(alignment: Alignment, chunk: Chunk, reference: str, candidate: str)
     cand = alignment.candidate[chunk.cand_lo:chunk.cand_hi]
     ref_code, cand_code = snippet(reference, ref), snippet(candidate, cand)
     context = snippet(reference, line_tokens(alignment.reference, reference, chunk.ref_lo))
-    ref_op, cand_op = (_one(ref, "operator"), _one(cand, "operator"))
+    # the operator readings only where the change is the operator itself
+    ref_op, cand_op = (_one(ref, "operator"), _one(cand, "operator")) if len(ref) == len(cand) == 1 else (None, None)
     if ref_op is not None and ref_op.text in _AUGMENTED and cand_op is not None and cand_op.text == "=":
         target = _target(alignment, chunk.ref_lo)
         whom = f" to {_quote(target)}" if target else ""
