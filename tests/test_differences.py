@@ -182,3 +182,18 @@ def test_with_the_embedded_model_the_slip_leads_and_token_similarities_count() -
     first = pipeline.differences(request, report).differences[0]
     assert first.range[0] == 8 and "`+=`" in first.reason
     assert dict(first.evidence)["codebertscore"] > 0
+
+
+@pytest.mark.parametrize("candidate", [
+    "int f(int[] a){ int s = 0; for (int i = 0; i < a.length; i += 1) { s = s + a[i]; } return s; }",
+    "int f(int[] a){ int s = 0; for (int i = 0; i < a.length; i++) { s += a[i]; } return s; }",
+])
+def test_one_update_spelled_two_ways_is_no_difference(candidate: str) -> None:
+    reference = "int f(int[] a){ int s = 0; for (int i = 0; i < a.length; i++) { s += a[i]; } return s; }"
+    assert find_differences(candidate, (reference,), None, "java").differences == ()
+
+
+def test_an_update_with_more_operators_is_not_read_as_compound() -> None:
+    reference = "def f(x, y, z):\n    x -= y + z\n    return x\n"
+    candidate = "def f(x, y, z):\n    x = x - y + z\n    return x\n"  # (x - y) + z: another value
+    assert find_differences(candidate, (reference,), None, "python").differences

@@ -18,6 +18,7 @@ from functools import cached_property
 from typing import Literal, Sequence
 
 from ...analysis.leaves import CodeToken
+from .idioms import equivalent_keys, only_filler
 from .moves import refine
 
 ChunkKind = Literal["replace", "delete", "insert", "moved"]
@@ -151,7 +152,10 @@ def align(reference: Sequence[CodeToken], candidate: Sequence[CodeToken]) -> Ali
                  if t.kind == "name" else t.text for t in candidate]
     ref_keys = ["\x01" + t.text if t.kind == "name" and t.text not in renames else t.text for t in reference]
     pairs = [-1] * len(reference)
-    found = opcodes(reference, candidate, ref_keys, cand_keys)
+    ref_keys, cand_keys = equivalent_keys(reference, ref_keys), equivalent_keys(candidate, cand_keys)
+    found = [op for op in opcodes(reference, candidate, ref_keys, cand_keys)
+             if not (op[0] == "insert" and only_filler(cand_keys, op[3], op[4]))
+             and not (op[0] == "delete" and only_filler(ref_keys, op[1], op[2]))]
     for tag, i1, i2, j1, _ in found:
         if tag == "equal":
             for k in range(i2 - i1):
