@@ -100,7 +100,7 @@ def stage_profile(pairs: list[tuple[str, str]], language: str = "python") -> Non
     from refscore import languages
     from refscore.analysis.comments import strip_compat
     from refscore.analysis.document import analyse_tokens, count
-    from refscore.analysis.flat import flatten
+    from refscore.parsing.flat import flatten
     from refscore.dataflow import RULE_SETS, _assemble, dropped_types, normalized_keys
     from refscore.dataflow._tree import build
     from refscore.dataflow._walker import Walker

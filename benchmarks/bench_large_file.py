@@ -119,7 +119,8 @@ def _clear_caches() -> None:
 def time_score(reference: str, candidate: str, language: str, rule: str) -> tuple[float, float, float]:
     """Wall seconds and CPU seconds of one cold CodeBLEU score, and the score. The machines are
     shared: CPU time (one thread does the work) is what to compare, wall time is what a user sees."""
-    from refscore.scoring.codebleu import corpus_codebleu_compat, score_codebleu
+    from refscore.scoring.codebleu import score_codebleu
+    from refscore.scoring.corpus import corpus_codebleu_compat
 
     _clear_caches()
     wall, cpu = time.perf_counter(), time.process_time()

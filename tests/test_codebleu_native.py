@@ -12,7 +12,8 @@ import pytest
 
 from refscore.analysis.document import analyse_structure
 from refscore.compat import calc_codebleu
-from refscore.scoring.codebleu import corpus_codebleu_compat, score_codebleu
+from refscore.scoring.codebleu import score_codebleu
+from refscore.scoring.corpus import corpus_codebleu_compat
 
 REFERENCE = """def total(values):
     result = 0

@@ -12,7 +12,7 @@ if str(ROOT / "server") not in sys.path:
     sys.path.insert(0, str(ROOT / "server"))
 
 from refscore import languages  # noqa: E402
-from refscore.analysis.flat import flatten  # noqa: E402
+from refscore.parsing.flat import flatten  # noqa: E402
 from refscore.dataflow import MODES, dropped_types  # noqa: E402
 from refscore.dataflow._tree import build, mentioned, mentioned_by_walk  # noqa: E402
 from refscore.dataflow._kinds import union_states  # noqa: E402

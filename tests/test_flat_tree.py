@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from refscore import languages
-from refscore.analysis.flat import flatten
-from refscore.analysis.trees import _shape_keys, native_subtrees
+from refscore.parsing.flat import flatten
+from refscore.parsing.trees import _shape_keys, native_subtrees
 
 PARITY = Path(__file__).parent / "data" / "parity"
 

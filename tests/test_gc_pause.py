@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import threading
 
-from refscore.analysis.gc_pause import gc_paused
+from refscore.parsing.gc_pause import gc_paused
 from refscore.scoring.codebleu import score_codebleu
 
 

@@ -17,7 +17,7 @@ from refscore.analysis.comments import strip_compat
 from refscore.dataflow import RULE_SETS, extract_dataflow
 from refscore.embed.registry import FALLBACK_PAPER_MODEL, PAPER_MODELS, paper_model
 from refscore.languages import LANGUAGES, LanguageSpec
-from refscore.scoring.functions import top_level_functions
+from refscore.analysis.functions import top_level_functions
 
 PACKAGE = Path(__file__).resolve().parents[1] / "server" / "refscore"
 IDS = [s.name for s in LANGUAGES]
@@ -98,13 +98,13 @@ def test_functions_use_the_languages_own_node_types() -> None:
 
 
 def test_function_finding_names_no_node_type_of_its_own() -> None:
-    """scoring/functions.py reads every node type from the registry: none of its string
+    """analysis/functions.py reads every node type from the registry: none of its string
     literals (field names given to ``child_by_field_name`` aside) is a node type of a grammar."""
     import ast
 
     kinds = {lang.node_kind_for_id(i) for lang in (spec.ts_language for spec in LANGUAGES)
              for i in range(lang.node_kind_count) if lang.node_kind_is_named(i)}
-    tree = ast.parse((PACKAGE / "scoring" / "functions.py").read_text(encoding="utf-8"))
+    tree = ast.parse((PACKAGE / "analysis" / "functions.py").read_text(encoding="utf-8"))
     fields = {id(arg) for call in ast.walk(tree) if isinstance(call, ast.Call)
               and getattr(call.func, "attr", "") == "child_by_field_name" for arg in call.args}
     named = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)

@@ -84,7 +84,7 @@ def test_cli_scores_lone_cr_like_lf_with_both_metrics(tmp_path: Path) -> None:
 def test_functions_are_found_with_lone_cr_line_ends() -> None:
     """Per-function pairing (lenses, --per-function, scoreText regions) parses the same functions."""
     from refscore import languages
-    from refscore.scoring.functions import top_level_functions
+    from refscore.analysis.functions import top_level_functions
     from tests.lsp import samples
 
     spec = languages.get("python")

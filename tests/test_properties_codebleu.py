@@ -23,7 +23,8 @@ for _path in (str(ROOT), str(ROOT / "server")):
 
 from refscore import languages  # noqa: E402
 from refscore.metrics.codebleu import CodeBleuResult  # noqa: E402
-from refscore.scoring.codebleu import corpus_codebleu_compat, score_codebleu  # noqa: E402
+from refscore.scoring.codebleu import score_codebleu  # noqa: E402
+from refscore.scoring.corpus import corpus_codebleu_compat  # noqa: E402
 
 from tests.support.real_code import apply_edits, edits, texts  # noqa: E402
 

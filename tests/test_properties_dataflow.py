@@ -20,7 +20,7 @@ for _path in (str(ROOT), str(ROOT / "server")):
         sys.path.insert(0, _path)
 
 from refscore import languages  # noqa: E402
-from refscore.analysis.flat import flatten  # noqa: E402
+from refscore.parsing.flat import flatten  # noqa: E402
 from refscore.dataflow import MODES, _kinds, dropped_types, extract_raw_edges  # noqa: E402
 
 from tests.support.real_code import apply_edits, edits, texts  # noqa: E402

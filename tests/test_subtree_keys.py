@@ -7,7 +7,7 @@ from pathlib import Path
 
 from refscore import languages
 from refscore.analysis.comments import strip_compat
-from refscore.analysis.trees import _shape_keys, compat_subtree_keys
+from refscore.parsing.trees import _shape_keys, compat_subtree_keys
 
 PARITY = Path(__file__).parent / "data" / "parity"
 

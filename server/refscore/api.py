@@ -68,7 +68,7 @@ def score_corpus(candidates: Sequence[str], references: References, language: st
     how: dict[str, str] = {}
     signatures: dict[str, str] = {}
     if "codebleu" in metrics and samples:
-        from .scoring.codebleu import corpus_codebleu_compat
+        from .scoring.corpus import corpus_codebleu_compat
 
         refs = [_references(r) for r in references]
         result = corpus_codebleu_compat(refs, list(candidates), spec_name, tuple(weights))

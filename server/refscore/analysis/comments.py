@@ -5,7 +5,7 @@
   ``c_style`` for every other language: C/Java comment rules on the raw text), so the compat API
   reproduces its numbers.
 * Native analysis does not strip text at all: it parses the original text and skips the
-  language's comment nodes (see ``refscore.analysis.trees``), so positions stay true.
+  language's comment nodes (see ``refscore.parsing.trees``), so positions stay true.
 """
 
 from __future__ import annotations

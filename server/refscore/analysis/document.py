@@ -26,10 +26,10 @@ except ImportError:  # pragma: no cover - other Pythons
 
 from .. import languages
 from .cache import sized_cache
-from .gc_pause import gc_paused
+from ..parsing.gc_pause import gc_paused
 from .text import TextToken, normalize_line_breaks, whitespace_tokens
-from .flat import flatten
-from .trees import Subtree, sexp_keys
+from ..parsing.flat import flatten
+from ..parsing.trees import Subtree, sexp_keys
 
 Mode = Literal["compat", "native"]
 MAX_NGRAM = 4

@@ -13,7 +13,7 @@ from typing import Literal, NamedTuple
 from .. import languages
 from .cache import sized_cache
 from .text import OffsetMap
-from .trees import is_docstring
+from ..parsing.trees import is_docstring
 
 Kind = Literal["name", "number", "string", "keyword", "operator", "punct", "literal"]
 

@@ -10,7 +10,7 @@ from ..errors import ScoreInputError
 from ..analysis.text import MAX_INPUT_BYTES
 from ..languages import CODEBLEU_PACKAGE_LANGUAGES
 from ..safe_read import read_capped
-from ..scoring.codebleu import corpus_codebleu_compat
+from ..scoring.corpus import corpus_codebleu_compat
 
 AVAILABLE_LANGS = list(CODEBLEU_PACKAGE_LANGUAGES)
 

@@ -4,7 +4,7 @@
 mode: same edges, same order, same quirks, as the ``codebleu`` 0.7.0 package patched for
 deterministic order) or our native analysis (``mode="native"``: comments ignored, a working Rust
 extractor, TypeScript/TSX). One generic walker (`_walker`) runs per-language rule tables
-(``rules_*`` modules) over the flat tree ``refscore.analysis.flat`` reads in one pass; `_tree`
+(``rules_*`` modules) over the flat tree ``refscore.parsing.flat`` reads in one pass; `_tree`
 numbers its tokens.
 """
 
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
 from .. import languages
-from ..analysis.gc_pause import gc_paused
-from ..analysis.flat import FlatTree, flatten
+from ..parsing.gc_pause import gc_paused
+from ..parsing.flat import FlatTree, flatten
 from ._tree import Points, build
 from ._walker import Edge, Rules, Walker
 from .rules_go import GO

@@ -1,4 +1,4 @@
-"""The token table CodeBLEU's dataflow uses, over a flat tree read by ``refscore.analysis.flat``.
+"""The token table CodeBLEU's dataflow uses, over a flat tree read by ``refscore.parsing.flat``.
 
 The tree is read once (``flatten``: preorder node numbers, types, children, token spans); here
 its tokens are numbered the way the ``codebleu`` package numbers them:
@@ -18,7 +18,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from typing import Any, Optional
 
-from ..analysis.flat import FlatTree
+from ..parsing.flat import FlatTree
 
 #: Token kinds (first item of a node's token info).
 KEYWORD = 1      # a token whose type equals its text: no dataflow

@@ -26,6 +26,7 @@ from .cache import EmbeddingCache, text_key
 from .device import HALF_DTYPES, select_device, select_dtype
 from .overlap import prefetch
 from .registry import ModelSpec, resolve_model
+from .truncate import cut_layers
 from .windows import Window, plan_windows
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -56,23 +57,6 @@ class Encoded:
 
     def __len__(self) -> int:
         return len(self.ids)
-
-
-def _cut_layers(model: Any, layer: int) -> None:
-    """Keep only the first ``layer`` transformer blocks so the output is hidden layer ``layer``."""
-    import torch
-
-    for owner_name, list_name in (("encoder", "layer"), ("transformer", "layer"), ("encoder", "layers")):
-        owner = getattr(model, owner_name, None)
-        blocks = getattr(owner, list_name, None) if owner is not None else None
-        if isinstance(blocks, torch.nn.ModuleList):
-            if not 0 <= layer <= len(blocks):
-                raise ValueError(f"layer {layer} is outside 0..{len(blocks)} for this model")
-            setattr(owner, list_name, torch.nn.ModuleList(list(blocks)[:layer]))
-            if hasattr(model, "pooler"):
-                model.pooler = None
-            return
-    raise ValueError(f"unsupported encoder architecture: {type(model).__name__}")
 
 
 def _load_model(auto: Any, path: str, device: str) -> Any:
@@ -182,7 +166,7 @@ class Encoder:
             model = _load_model(AutoModel, self.spec.path, self.device)
         finally:
             hf_logging.set_verbosity(verbosity)
-        _cut_layers(model, self.layer)
+        cut_layers(model, self.layer)
         model.eval()
         model.to(device=self.device, dtype=getattr(torch, select_dtype(self.device, half)))
         return model

@@ -9,7 +9,7 @@ and those numbers are exact; but one window is already more than an editor's key
 For the editor's unsaved buffer (``ScoreRequest.live``) this module offers the other cut: the
 model text is tokenized whole, as usual (same tokens, offsets, special tokens), and each token
 takes its vector from encoding its *part* alone, a part being the lines from one top-level
-definition (function, method, class member; ``scoring.functions``) to the next. Parts are ordinary
+definition (function, method, class member; ``analysis.functions``) to the next. Parts are ordinary
 texts for the encoder, cached by content, so an edit re-encodes the one definition it touched
 (tens of tokens). Each token sees its own definition instead of a 512-token window, so the numbers
 are not those of the exact encode: on 16 real file pairs (versions of this repository's modules)
@@ -42,7 +42,7 @@ def definition_cuts(code: str, language: str | None) -> list[int]:
     if not language:
         return [0]
     from .. import languages
-    from ..scoring.functions import top_level_functions
+    from ..analysis.functions import top_level_functions
 
     try:
         spec = languages.get(language)

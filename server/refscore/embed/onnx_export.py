@@ -175,7 +175,7 @@ def _load_eager(model_path: str, layer: int) -> Any:
     from transformers import AutoModel
     from transformers.utils import logging as hf_logging
 
-    from .encoder import _cut_layers
+    from .truncate import cut_layers
 
     verbosity = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()
@@ -183,7 +183,7 @@ def _load_eager(model_path: str, layer: int) -> Any:
         model = AutoModel.from_pretrained(model_path, local_files_only=True, attn_implementation="eager")
     finally:
         hf_logging.set_verbosity(verbosity)
-    _cut_layers(model, layer)
+    cut_layers(model, layer)
     return model.eval()
 
 

@@ -110,7 +110,7 @@ def execute(work: Plan, config: Any, store: ScoreStore, checkpoint_s: float,
 
     try:
         if getattr(config, "engine", "local") == "ray":
-            from ..scale.eval_ray import run_tasks_on_ray
+            from .ray_tasks import run_tasks_on_ray
 
             run_tasks_on_ray(work.tasks, config, finished)
         elif config.jobs > 1 and len(work.tasks) > 1:

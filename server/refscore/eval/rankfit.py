@@ -27,6 +27,7 @@ from .correlation import TIE_THRESHOLD, grouped_kendall_tau, spearman
 from .cv import Table, problem_folds
 from .data import CONALA
 from .features import available, matrix
+from .logistic import fit_logistic
 
 LAMBDAS = (0.001, 0.01, 0.1, 1.0, 10.0)
 SELECTION_LAMBDA = 0.01
@@ -169,8 +170,6 @@ def _pair_system(stats: PairStats, cols: Sequence[int], scale: np.ndarray,
 
 def fit(rows: Rows, stats: PairStats, train: np.ndarray, cols: Sequence[int], lam: float) -> Model:
     """Ridge ranking on the training problems' stats, then the calibration on their rows."""
-    from .fit import fit_logistic
-
     cols = list(cols)
     pool_mean, pool_scale = _standardiser(rows.x[train])
     mean, scale = pool_mean[cols], pool_scale[cols]

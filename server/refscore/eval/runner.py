@@ -19,6 +19,7 @@ from .cv import Table, problem_folds
 from .data import CONALA, HUMANEVAL_LANGUAGES, Item, load
 from .metrics import BERT_PARTS, bert_name, length_features
 from .tasks import GROUPS as METRIC_GROUPS
+from .tasks import set_threads
 
 
 @dataclass
@@ -38,7 +39,7 @@ class EvalConfig:
     folds: int = 5
     threads: int | None = 1
     jobs: int = 1  # worker processes (chunks of every dataset are scored in parallel)
-    engine: str = "local"  # "ray": the scoring tasks run on a Ray cluster (scale/eval_ray)
+    engine: str = "local"  # "ray": the scoring tasks run on a Ray cluster (eval/ray_tasks.py)
     ray_address: str | None = None
 
 
@@ -74,17 +75,6 @@ def humaneval_means(per_dataset: dict[str, dict[str, dict]]) -> dict[str, dict]:
                        for stat in ("tau", "spearman", "pearson")}
         out[metric]["languages"] = len(langs)
     return out
-
-
-def set_threads(threads: int | None) -> None:
-    """Torch CPU threads for this process (no-op without torch)."""
-    if threads:
-        try:
-            import torch
-
-            torch.set_num_threads(threads)
-        except ImportError:  # pragma: no cover - only CodeBLEU/chrF then
-            pass
 
 
 def score_all(config: EvalConfig, scores_path: Path | None = None, use_cache: bool = True,

@@ -110,10 +110,19 @@ def _encoder(layers: Sequence[int]) -> Any:
     return _ENCODERS[key]
 
 
+def set_threads(threads: int | None) -> None:
+    """Torch CPU threads for this process (no-op without torch)."""
+    if threads:
+        try:
+            import torch
+
+            torch.set_num_threads(threads)
+        except ImportError:  # pragma: no cover - only CodeBLEU/chrF then
+            pass
+
+
 def run_task(task: Task, config: Any) -> tuple[dict[str, dict[str, list[float]]], dict[str, Any]]:
     """Score one task: ({unit name: {column: values}}, notes with seconds and failures)."""
-    from .runner import set_threads
-
     set_threads(config.threads)
     start = time.monotonic()
     items = task.items

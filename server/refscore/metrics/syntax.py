@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from ..analysis.trees import Subtree
+from ..parsing.trees import Subtree
 from .overlap import covered
 
 

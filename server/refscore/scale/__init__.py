@@ -1,2 +1,3 @@
-"""Scale-out on a Ray cluster: connecting (``cluster``) and the full-data evaluation
-(``eval_ray``). Grading on Ray lives in ``refscore.grade.ray_engine``; see docs/scale.md."""
+"""Scale-out on a Ray cluster: connecting to it (``cluster``). Grading on Ray lives in
+``refscore.grade.ray_engine``, the evaluation's Ray tasks in ``refscore.eval.ray_tasks``; see
+docs/scale.md."""

@@ -1,7 +1,8 @@
 """CodeBLEU over texts: analyse (cached), gather pair statistics, combine.
 
 ``score_codebleu`` is the native API (one candidate, one or more references, explanations with
-source ranges); ``corpus_codebleu_compat`` reproduces ``codebleu.calc_codebleu``.
+source ranges); ``corpus_stats`` gives the package's pair statistics of a corpus
+(``scoring.corpus.corpus_codebleu_compat`` combines them as ``codebleu.calc_codebleu`` does).
 """
 
 from __future__ import annotations
@@ -57,27 +58,6 @@ def _pair_stats(ref_tokens: Sequence[TokenAnalysis], cand_tokens: TokenAnalysis,
     return stats, flows
 
 
-def corpus_codebleu_compat(references: Sequence[Sequence[str]], predictions: Sequence[str], language: str,
-                           weights: Sequence[float] = DEFAULT_WEIGHTS, tokenizer: Tokenizer | None = None,
-                           workers: int = 1, keywords: frozenset[str] | None = None) -> CodeBleuResult:
-    """Corpus CodeBLEU exactly as ``codebleu`` 0.7.0 computes it (deterministic dataflow order).
-
-    ``workers`` > 1 splits a large corpus over that many processes (``scoring.parallel``); the
-    statistics are sums, so the result is the same up to floating-point rounding. ``keywords``:
-    the weighted n-gram match's keyword list (default: the language's).
-    """
-    spec = languages.get(language)
-    if workers != 1:
-        from .parallel import corpus_stats_parallel
-
-        total = corpus_stats_parallel(references, predictions, spec.name, tokenizer, workers, keywords)
-    else:
-        total = corpus_stats(references, predictions, spec.name, tokenizer, keywords)
-    if total is None:
-        raise ValueError("no predictions to score")
-    return combine(total, weights, "compat", spec.name, "custom" if tokenizer else "ws", _grammar(spec))
-
-
 def corpus_stats(references: Sequence[Sequence[str]], predictions: Sequence[str], language: str,
                  tokenizer: Tokenizer | None = None, keywords: frozenset[str] | None = None) -> PairStats | None:
     """The package's pair statistics, summed over the corpus (None for an empty corpus)."""
@@ -124,7 +104,7 @@ def _score_codebleu(references: Sequence[str], candidate: str, language: str,
     stats, flows = _pair_stats(ref_tokens, cand_tokens, [(r, cand_structure) for r in ref_structures],
                                spec.keywords, unmatched=explain)
     explanations = _explain(references, ref_tokens, cand_tokens, ref_structures, cand_structure, flows) if explain else ()
-    return combine(stats, weights, "native", spec.name, "ws", _grammar(spec), explanations)
+    return combine(stats, weights, "native", spec.name, "ws", grammar_signature(spec), explanations)
 
 
 def _explain(references: Sequence[str], ref_tokens: Sequence[TokenAnalysis], cand_tokens: TokenAnalysis,
@@ -201,5 +181,6 @@ def _shorten(text: str, width: int = 60) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def _grammar(spec: languages.LanguageSpec) -> str:
+def grammar_signature(spec: languages.LanguageSpec) -> str:
+    """The grammar part of a CodeBLEU signature (``tree-sitter-python==0.23.6``)."""
     return f"{spec.grammar_module.replace('_', '-')}=={spec.grammar_version}"

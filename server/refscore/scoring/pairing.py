@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 
 from ..languages import LanguageSpec
 from .report import ScoreReport, ScoreRequest
-from .functions import Function, top_level_functions
+from ..analysis.functions import Function, top_level_functions
 
 #: At most this many (candidate, reference) function pairs are scored to align unnamed matches.
 MAX_ALIGNMENT_PAIRS = 120

@@ -67,7 +67,8 @@ def cpu_metrics(prepared: Prepared) -> CpuScores:
     request, errors = prepared.request, []
     codebleu = None
     if "codebleu" in request.metrics:
-        from .codebleu import corpus_codebleu_compat, score_codebleu
+        from .codebleu import score_codebleu
+        from .corpus import corpus_codebleu_compat
 
         try:
             if request.codebleu_rule == "compat":  # the package's numbers, as calc_codebleu gives them

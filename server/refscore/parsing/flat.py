@@ -4,7 +4,7 @@ py-tree-sitter attribute access is what analysis time is spent on, so each node 
 in one ``TreeCursor`` walk. Nodes are numbered in preorder; per node we keep the type, the field
 name under its parent, the children's numbers and, for token-like nodes, the (start, end) byte
 offsets.
-The same walk builds the subtree keys (see ``refscore.analysis.trees`` for what they mean):
+The same walk builds the subtree keys (see ``refscore.parsing.trees`` for what they mean):
 
 * ``"compat"``: the S-expression-equivalent shape hashes of ``trees._shape_keys`` (None where
   those cannot tell, e.g. an anonymous node with children; the caller then falls back to

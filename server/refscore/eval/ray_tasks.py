@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from .cluster import connect
+from ..scale.cluster import connect
 
 IN_FLIGHT_PER_CPU = 2
 
 
 def _run(task: Any, config: Any) -> Any:
-    from ..eval.tasks import run_task
+    from .tasks import run_task
 
     return run_task(task, config)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..analysis.text import OffsetMap, normalize_line_breaks
+from .text import OffsetMap, normalize_line_breaks
 from ..languages import LanguageSpec
 
 MAX_DEPTH = 8

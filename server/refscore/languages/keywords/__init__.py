@@ -1,0 +1,1 @@
+"""Keyword lists per language (``<language>.txt``), read by ``refscore.languages``."""
