@@ -39,11 +39,6 @@ class BidiControl:
         return unicodedata.name(self.char, self.code)
 
 
-def has_bidi(text: str) -> bool:
-    """True when ``text`` holds a bidi control character."""
-    return BIDI_PATTERN.search(text) is not None
-
-
 def find_bidi(text: str) -> list[BidiControl]:
     """Every bidi control in ``text``, in order."""
     out = []

@@ -52,10 +52,6 @@ class Rows:
     names: list[str]
     pool: list[str]
 
-    def mask_for(self, keys: set[tuple[str, int]]) -> np.ndarray:
-        """Rows whose (dataset, problem) is in ``keys``."""
-        return np.array([(self.names[d], int(p)) in keys for d, p in zip(self.dataset, self.problem)])
-
     def keys(self) -> list[tuple[str, int]]:
         """(dataset, problem) of every row."""
         return [(self.names[d], int(p)) for d, p in zip(self.dataset, self.problem)]

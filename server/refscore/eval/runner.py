@@ -17,7 +17,7 @@ import numpy as np
 from .correlation import agreement
 from .cv import Table, problem_folds
 from .data import CONALA, HUMANEVAL_LANGUAGES, Item, load
-from .metrics import BERT_PARTS, bert_name, length_features
+from .metrics import bert_name, length_features
 from .tasks import GROUPS as METRIC_GROUPS
 from .tasks import set_threads
 
@@ -226,8 +226,3 @@ def run(config: EvalConfig, save_combined: Path | None = None,
     """Score everything (reusing and updating the scores file ``scores_out``), then analyse."""
     tables, notes, seconds = score_all(config, scores_out, use_cache, cache_from=cache_from)
     return analyse(config, tables, notes, seconds, save_combined)
-
-
-def parts() -> tuple[str, ...]:
-    """CodeBERTScore parts reported (P, R, F1, F3)."""
-    return BERT_PARTS

@@ -109,13 +109,3 @@ def quiet_ray_data() -> None:
         if hasattr(context, name):
             setattr(context, name, False)
     logging.getLogger("ray.data").setLevel(logging.ERROR)
-
-
-def disconnect() -> None:
-    """Leave the cluster (a private one stops)."""
-    try:
-        import ray
-    except ImportError:
-        return
-    if ray.is_initialized():
-        ray.shutdown()

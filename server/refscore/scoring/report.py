@@ -54,10 +54,6 @@ class ScoreRequest:
             elif isinstance(value, list):
                 object.__setattr__(self, name, tuple(value))
 
-    def bert_settings(self) -> tuple[str | None, int | None, str | None, str | None]:
-        """(model, layer, device, idf): what decides which CodeBERTScore scorer serves this."""
-        return self.model, self.layer, self.device, self.idf
-
 
 @dataclass(frozen=True)
 class RefScore:
