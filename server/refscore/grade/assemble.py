@@ -73,8 +73,12 @@ def assemble(blocks: Sequence[PlannedBlock], store: PartStore, outputs: dict[str
     """Write every requested output (kinds: csv, json, jsonl, parquet, html) from the parts.
     ``echo(row, id_width)`` is called for each row in order (the terminal lines)."""
     namer, totals, width = IdNamer(), RowStats(keep=0), 0
+    kept: dict[int, list[tuple[int, dict[str, Any]]]] = {}  # a run with details is small: read once
     for block in blocks:
-        for _, entry in block_entries(store, block, fill):
+        pairs = block_entries(store, block, fill)
+        if detail:
+            kept[block.index] = pairs
+        for _, entry in pairs:
             namer.add(str(entry["row"]["id"]))
             totals.add(entry["row"])
             width = max(width, len(str(entry["row"]["id"])))
@@ -84,7 +88,7 @@ def assemble(blocks: Sequence[PlannedBlock], store: PartStore, outputs: dict[str
     details: list[tuple[GradeResult, dict[str, Any]]] = []
     try:
         for block in blocks:
-            pairs = block_entries(store, block, fill)
+            pairs = kept.pop(block.index) if detail else block_entries(store, block, fill)
             rows = [entry["row"] for _, entry in pairs]
             for offset, entry in pairs:
                 row = entry["row"]

@@ -27,8 +27,9 @@ KEY_CHARS = 32
 class PartStore:
     """The part files of one grading job in ``folder``."""
 
-    def __init__(self, folder: str | Path) -> None:
+    def __init__(self, folder: str | Path, durable: bool = True) -> None:
         self.folder = Path(folder)
+        self.durable = durable  # fsync each part (a temporary folder, removed after the run, need not)
         self._index: dict[tuple[int, str], list[tuple[int, Path]]] | None = None
 
     def write(self, block: int, key: str, rows: Sequence[tuple[Any, ...]]) -> Path | None:
@@ -43,8 +44,9 @@ class PartStore:
         text = "".join(json.dumps(_entry(*entry), ensure_ascii=False, allow_nan=False) + "\n" for entry in ordered)
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if self.durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, target)
         if self._index is not None:
             entries = self._index.setdefault((block, key[:KEY_CHARS]), [])

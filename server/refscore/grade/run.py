@@ -140,7 +140,7 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
         detail = lines <= DETAIL_LIMIT and "html" in outputs  # only the HTML page shows the detail
         work_data = BlockWork(replace(job.settings, explain=detail), job.inputs.language, detail, None,
                               _device_kind(job, cluster))
-        store = PartStore(work / "parts")
+        store = PartStore(work / "parts", durable=not temporary)
         plan = plan_run(sources, work_data, store, spool_dir=work / "input" if cluster is not None else None)
         if not plan.items:
             raise InputFileError("no submissions found in the inputs given")
