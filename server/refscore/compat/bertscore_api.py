@@ -83,7 +83,7 @@ def _package_window_plans(encoder: Any, cands: Sequence[str], groups: Sequence[S
     chunks = [order[start:start + size] for start in range(0, len(order), size)]
     chunks = [c for c in chunks if max(size_of[t] for t in c) > limit]  # others cannot pass the window
     distinct = list(dict.fromkeys(t for c in chunks for t in c))
-    lengths = {enc.text: len(enc.ids) for enc in encoder.tokenize(distinct)}
+    lengths = {enc.text: len(enc.ids) for enc in encoder.tokenize(distinct, keep=True)}  # embed reuses it
     plans: dict[str, int] = {}
     for chunk in chunks:
         longest = max(lengths[t] for t in chunk)

@@ -102,6 +102,8 @@ class Encoder:
         # re-applies its truncation settings on every call); the model is (inference mode, no
         # state), so forward passes may run concurrently, e.g. one per daemon lane.
         self._tokenizer_lock = threading.Lock()
+        #: tokenizations a caller asked to keep (``tokenize(keep=True)``), used once by ``embed``
+        self._kept: dict[str, Encoded] = {}
 
         verbosity = hf_logging.get_verbosity()
         hf_logging.set_verbosity_error()
@@ -185,8 +187,9 @@ class Encoder:
 
     # -- tokenization ---------------------------------------------------------------------------
 
-    def tokenize(self, texts: Sequence[str]) -> list[Encoded]:
-        """Tokenize ``texts`` with special tokens, never truncating; offsets index each text."""
+    def tokenize(self, texts: Sequence[str], keep: bool = False) -> list[Encoded]:
+        """Tokenize ``texts`` with special tokens, never truncating; offsets index each text.
+        ``keep``: the next ``embed`` of these texts reuses this tokenization (once)."""
         if not texts:
             return []
         with self._tokenizer_lock:
@@ -198,7 +201,19 @@ class Encoder:
         for text, enc in zip(texts, batch.encodings):  # the Rust encodings: no per-id look-ups
             out.append(Encoded(text=text, ids=enc.ids, tokens=enc.tokens, offsets=enc.offsets,
                                special=list(map(bool, enc.special_tokens_mask))))
+        if keep:
+            with self._tokenizer_lock:
+                if len(self._kept) > 8192:
+                    self._kept.clear()
+                self._kept.update((e.text, Encoded(e.text, e.ids, e.tokens, e.offsets, e.special)) for e in out)
         return out
+
+    def _tokenize_fresh(self, texts: Sequence[str]) -> list[Encoded]:
+        """``tokenize(texts)``, taking the kept tokenizations first."""
+        with self._tokenizer_lock:
+            kept = {t: self._kept.pop(t) for t in texts if t in self._kept} if self._kept else {}
+        rest = iter(self.tokenize([t for t in texts if t not in kept]))
+        return [kept[t] if t in kept else next(rest) for t in texts]
 
     # -- embedding ------------------------------------------------------------------------------
 
@@ -214,7 +229,7 @@ class Encoder:
             t: self.cache.get((self.key, text_key(t), plan)) for t, plan in plans.items()}
         missing = [t for t, enc in unique.items() if enc is None]
         if missing:
-            fresh = self.tokenize(missing)
+            fresh = self._tokenize_fresh(missing)
             self._forward(fresh, batch_size or self.batch_size, [plans[t] for t in missing])
             for enc in fresh:
                 unique[enc.text] = enc

@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import torch
 
 #: Most similarity cells (B x N x M) per bucket, by device type.
-MAX_BUCKET_CELLS = {"cpu": 1 << 22, "cuda": 1 << 27}
+MAX_BUCKET_CELLS = {"cpu": 1 << 20, "cuda": 1 << 27}
 #: Most pairs per bucket.
 MAX_BUCKET_PAIRS = 1024
 
@@ -46,21 +46,26 @@ class BatchMatch:
 
 def buckets(cand_sizes: Sequence[int], ref_sizes: Sequence[int], max_cells: int,
             max_pairs: int = MAX_BUCKET_PAIRS) -> list[list[int]]:
-    """Pair indices grouped so a bucket's padded ``B x N x M`` stays within ``max_cells``: sorted
-    by reference size (in steps of 1/8) then candidate size, so a bucket carries little padding."""
-    order = sorted(range(len(cand_sizes)), key=lambda i: (_step(ref_sizes[i]), cand_sizes[i], ref_sizes[i]))
+    """Pair indices grouped by (candidate size, reference size), each rounded up in steps of
+    about 1/8, so a bucket carries little padding; a group is split so its padded ``B x N x M``
+    stays within ``max_cells``."""
+    groups: dict[tuple[int, int], list[int]] = {}
+    for i, (n, m) in enumerate(zip(cand_sizes, ref_sizes)):
+        groups.setdefault((_step(n), _step(m)), []).append(i)
     out: list[list[int]] = []
-    chunk: list[int] = []
-    n = m = 0
-    for i in order:
-        n2, m2 = max(n, cand_sizes[i], 1), max(m, ref_sizes[i], 1)
-        if chunk and ((len(chunk) + 1) * n2 * m2 > max_cells or len(chunk) >= max_pairs):
+    for key in sorted(groups):
+        members = sorted(groups[key], key=lambda i: (cand_sizes[i], ref_sizes[i]))
+        chunk: list[int] = []
+        n = m = 1
+        for i in members:
+            n2, m2 = max(n, cand_sizes[i]), max(m, ref_sizes[i])
+            if chunk and ((len(chunk) + 1) * n2 * m2 > max_cells or len(chunk) >= max_pairs):
+                out.append(chunk)
+                chunk, n2, m2 = [], max(cand_sizes[i], 1), max(ref_sizes[i], 1)
+            chunk.append(i)
+            n, m = n2, m2
+        if chunk:
             out.append(chunk)
-            chunk, n2, m2 = [], max(cand_sizes[i], 1), max(ref_sizes[i], 1)
-        chunk.append(i)
-        n, m = n2, m2
-    if chunk:
-        out.append(chunk)
     return out
 
 
@@ -93,6 +98,18 @@ def pad(rows: Sequence["torch.Tensor"], device: str) -> tuple["torch.Tensor", "t
         padded = padded.pin_memory().to(device, non_blocking=True)
         mask = mask.pin_memory().to(device, non_blocking=True)
     return padded, mask
+
+
+def _pad_flat(rows: Sequence["torch.Tensor"], width: int, device: str) -> "torch.Tensor":
+    """1-D ``rows`` zero-padded to (B, ``width``) on ``device``."""
+    import torch
+
+    out = torch.nn.utils.rnn.pad_sequence(list(rows), batch_first=True)
+    if out.shape[1] < width:
+        out = torch.nn.functional.pad(out, (0, width - out.shape[1]))
+    if not device.startswith("cpu"):
+        out = out.pin_memory().to(device, non_blocking=True)
+    return out
 
 
 def match_bucket(cand: "torch.Tensor", cand_mask: "torch.Tensor", cand_w: "torch.Tensor",
@@ -149,8 +166,8 @@ def match_pairs(cand_rows: Sequence["torch.Tensor"], cand_weights: Sequence["tor
     for idx in buckets([len(c) for c in cand_rows], [len(r) for r in ref_rows], cells):
         c, cm = pad([cand_rows[i] for i in idx], device)
         r, rm = pad([ref_rows[i] for i in idx], device)
-        cw, _ = pad([cand_weights[i] for i in idx], device)
-        rw, _ = pad([ref_weights[i] for i in idx], device)
+        cw = _pad_flat([cand_weights[i] for i in idx], c.shape[1], device)
+        rw = _pad_flat([ref_weights[i] for i in idx], r.shape[1], device)
         fl = floor_t[idx].to(device)
         p, rr, best = match_bucket(c, cm, cw, r, rm, rw, fl)
         pr[idx] = torch.stack([p, rr], dim=1).double().cpu()
