@@ -15,8 +15,7 @@ from typing import Sequence
 
 from . import __version__
 from .errors import EXIT_INTERNAL, EXIT_USAGE, RefScoreError
-
-EXIT_INTERRUPTED = 130
+from .vocabulary import EXIT_INTERRUPTED
 
 SUBCOMMANDS = ("score", "grade", "serve", "daemon", "eval")
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..errors import EXIT_INPUT, EXIT_USAGE, RefScoreError
 from ..safe_write import OutputClashError, check_distinct, check_writable, replace_file, source_language
+from ..vocabulary import EXIT_INTERRUPTED
 
 _DATASETS = ("python", "java", "js", "cpp", "conala")
 
@@ -223,7 +224,7 @@ def handle(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             print("refscore eval: interrupted" + (f"; finished scores are in {args.save_scores}, "
                   "the same command continues" if args.save_scores else ""), file=sys.stderr)
-            return 130
+            return EXIT_INTERRUPTED
         finally:
             _on_sigterm(previous)
     result["command"] = command

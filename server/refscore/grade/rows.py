@@ -8,6 +8,7 @@ from typing import Any, Sequence
 
 from ..metrics.codebleu import COMPONENTS
 from ..scoring.report import ScoreReport
+from ..vocabulary import COMPONENT_LABELS
 from .items import GradeItem
 
 INTERRUPTED = "not scored: the run was interrupted (rerun to finish; scored items are kept)"
@@ -24,8 +25,7 @@ COLUMNS = ("id", "problem", "language", "source", *SCORE_COLUMNS, "codebertscore
            *(f"{c}_signature" for c in ("refscore", *TEXT_COLUMNS)), "cached", "warnings", "errors")
 LABELS = {
     "refscore": "RefScore",
-    "codebleu": "CodeBLEU", "ngram_match": "n-gram", "weighted_ngram_match": "weighted",
-    "syntax_match": "syntax", "dataflow_match": "dataflow", "codebertscore_precision": "BERT P",
+    "codebleu": "CodeBLEU", **COMPONENT_LABELS, "codebertscore_precision": "BERT P",
     "codebertscore_recall": "BERT R", "codebertscore_f1": "BERT F1", "codebertscore_f3": "BERT F3",
     "chrf": "chrF", "tsed": "TSED", "crystalbleu": "CrystalBLEU",
 }

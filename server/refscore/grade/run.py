@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable
 
 from .. import __version__
 from ..errors import EXIT_BELOW_THRESHOLD, EXIT_OK, InputFileError, UsageError
+from ..vocabulary import EXIT_INTERRUPTED
 from .assemble import Assembled, IncompleteRun, assemble
 from .block_score import Staged
 from .html_report import DETAIL_LIMIT
@@ -31,8 +32,6 @@ from .progress import Progress
 from .rows import INTERRUPTED
 from .targets import STDOUT, OutputClashError, OutputFileError, check_outputs, regular_targets, write_target
 from .terminal import echo_row, note, print_summary, print_threshold
-
-EXIT_INTERRUPTED = 130
 
 
 @dataclass

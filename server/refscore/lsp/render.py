@@ -8,12 +8,7 @@ from ..metrics.codebertscore_result import BertScore
 from ..metrics.codebleu import CodeBleuResult
 from ..scoring.report import RefScore
 
-COMPONENT_LABELS = {
-    "ngram_match": "n-gram",
-    "weighted_ngram_match": "weighted",
-    "syntax_match": "syntax",
-    "dataflow_match": "dataflow",
-}
+from ..vocabulary import COMPONENT_LABELS
 
 
 def num(value: float | None) -> str:

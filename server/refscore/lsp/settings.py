@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping
 
 from ..metrics.weights import USAGE, check_weights
+from ..vocabulary import WEAK_TOKEN_THRESHOLD
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +26,7 @@ class Settings:
 
     metrics: tuple[str, ...] = METRICS
     codebleu_weights: tuple[float, float, float, float] = (0.25, 0.25, 0.25, 0.25)
-    weak_threshold: float = 0.45  # CodeBERTScore similarity below which a token is "weak"
+    weak_threshold: float = WEAK_TOKEN_THRESHOLD  # CodeBERTScore similarity below which a token is "weak"
     weak_max_count: int = 5  # at most this many weak-token diagnostics per document
     differences_max_count: int = 3  # at most this many ranked differences as diagnostics
     model: str | None = None

@@ -13,9 +13,8 @@ from ..analysis.positions import LinePositions
 from ..bidi import printable
 from ..metrics.codebertscore_align import WordAlignment, merge_pieces
 from ..metrics.codebertscore_result import BertScore
+from ..vocabulary import WEAK_TOKEN_THRESHOLD as DEFAULT_WEAK_THRESHOLD
 
-#: Below this similarity a candidate word is "weak" and a reference word "missing" (the editor's default).
-DEFAULT_WEAK_THRESHOLD = 0.45
 _RED, _YELLOW, _RESET = "\x1b[41;97m", "\x1b[43;30m", "\x1b[0m"
 
 

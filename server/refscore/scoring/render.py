@@ -8,12 +8,7 @@ from ..bidi import printable
 from .pairing import FunctionPair
 from .report import ScoreReport
 
-_LABELS = {
-    "ngram_match": "n-gram match (BLEU)",
-    "weighted_ngram_match": "weighted n-gram match",
-    "syntax_match": "syntax match (AST)",
-    "dataflow_match": "dataflow match",
-}
+from ..vocabulary import COMPONENT_LABELS_LONG as _LABELS
 
 
 def _value(score: float | None) -> str:
