@@ -80,6 +80,8 @@ async def test_codebertscore_end_to_end(tmp_path: Path, daemon: dict[str, str]) 
             text_document=types.TextDocumentIdentifier(uri=doc),
             range=types.Range(types.Position(0, 0), types.Position(len(lines), 0)))), WAIT)
         assert hints and all("sim" in str(h.label) for h in hints)
+        # padding comes from paddingLeft alone, never a leading space as well (issue 25, item 18)
+        assert all(h.padding_left and not str(h.label).startswith(" ") for h in hints)
 
         # the model's first load was announced as work-done progress
         kinds = [type(v).__name__ for reports in s.client.progress_reports.values() for v in reports]

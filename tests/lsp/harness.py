@@ -126,7 +126,7 @@ class Session:
 @asynccontextmanager
 async def session(root: Path, settings: dict[str, Any] | None = None,
                   init_options: dict[str, Any] | None = None, daemon: bool = False,
-                  capabilities: str = "visual-studio-code",
+                  capabilities: str | types.ClientCapabilities = "visual-studio-code",
                   env: dict[str, str] | None = None) -> AsyncIterator[Session]:
     """A running server for the workspace ``root``, initialised, shut down afterwards."""
     client = make_test_lsp_client()
@@ -153,7 +153,7 @@ async def session(root: Path, settings: dict[str, Any] | None = None,
     await client.start_io(*server_command(daemon), env=server_env(env))
     try:
         await asyncio.wait_for(client.initialize_session(types.InitializeParams(
-            capabilities=client_capabilities(capabilities),
+            capabilities=client_capabilities(capabilities) if isinstance(capabilities, str) else capabilities,
             root_uri=uri(root),
             workspace_folders=[types.WorkspaceFolder(uri=uri(root), name=root.name)],
             initialization_options=init_options)), WAIT)

@@ -13,6 +13,7 @@ from .current import view
 from .diagnostics import summary_range
 from .missing import link, missing_items
 from .headline import headline
+from .markup import hover_content
 from .render import bert_line, codebleu_line, has_tokens, num, refscore_line
 from .results import Result
 from .uris import file_name
@@ -107,12 +108,12 @@ def register(server: "RefScoreServer") -> None:
         result = seen.result
         summary = summary_range(result, seen.positions)  # the summary line of the text shown now
         if params.position.line == summary.start.line:
-            return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
-                                                            value=summary_hover(result, ls.settings.weak_threshold)),
+            return types.Hover(contents=hover_content(ls.client_capabilities,
+                                                      summary_hover(result, ls.settings.weak_threshold)),
                                range=summary)
         offset = seen.offset(params.position)
         found = token_hover(result, offset) if offset is not None else None
         rng = seen.range(found[1], found[2]) if found is not None else None
         if found is None or rng is None:  # nothing there, or a token the latest edit changed
             return None
-        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=found[0]), range=rng)
+        return types.Hover(contents=hover_content(ls.client_capabilities, found[0]), range=rng)

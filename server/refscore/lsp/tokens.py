@@ -56,6 +56,6 @@ def register(server: "RefScoreServer") -> None:
             if not params.range.start.line <= line <= params.range.end.line:
                 continue
             end = seen.positions.line_range(line).end
-            hints.append(types.InlayHint(position=end, label=f" sim {value:.2f}", padding_left=True,
+            hints.append(types.InlayHint(position=end, label=f"sim {value:.2f}", padding_left=True,
                                          kind=types.InlayHintKind.Parameter))
         return hints

@@ -1,0 +1,37 @@
+"""Hover text in the format the client asks for: markdown, or plain text when the client's
+``hover.contentFormat`` prefers it (Emacs eglot without markdown-mode), so that ``**key**``,
+link syntax and backslash escapes never show raw."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from lsprotocol import types
+
+_LINK = re.compile(r"\[((?:\\.|[^\]\\])*)\]\([^)\s]*\)")
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|])")
+
+
+def prefers_plain_text(capabilities: Any) -> bool:
+    """True when the client's first hover content format is plain text (or markdown is not
+    among them); a client that says nothing gets markdown."""
+    formats = getattr(getattr(getattr(capabilities, "text_document", None), "hover", None), "content_format", None)
+    if not formats:
+        return False
+    return formats[0] == types.MarkupKind.PlainText or types.MarkupKind.Markdown not in formats
+
+
+def plain_text(markdown: str) -> str:
+    """The markdown RefScore writes, as plain text: links become their label, ``**`` and
+    backticks go, escapes are undone."""
+    text = _LINK.sub(lambda m: m.group(1), markdown)
+    text = text.replace("**", "").replace("`", "")
+    return _ESCAPE.sub(r"\1", text)
+
+
+def hover_content(capabilities: Any, markdown: str) -> types.MarkupContent:
+    """``markdown`` as the client wants hover contents."""
+    if prefers_plain_text(capabilities):
+        return types.MarkupContent(kind=types.MarkupKind.PlainText, value=plain_text(markdown))
+    return types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown)
