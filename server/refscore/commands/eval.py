@@ -113,6 +113,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--from-scores", type=Path, default=None,
                    help="redo the analysis from saved scores instead of scoring again "
                         "(the settings come from the file; the runtime stays the scoring run's)")
+    p.add_argument("--protocol", choices=("default", "paper"), default="default",
+                   help="paper: the CodeBERTScore paper's HumanEval rows (BLEU, CodeBLEU, chrF) on its own "
+                        "fold protocol, beside the pooled tau (needs --paper-folds; docs/correlation.md)")
+    p.add_argument("--paper-folds", type=Path, default=None, metavar="CONSTANTS_PY",
+                   help="the paper's evaluation/constants.py (neulab/code-bert-score), read, never run")
     p.set_defaults(handler=handle)
 
 
@@ -176,6 +181,10 @@ def _check_outputs(args: argparse.Namespace) -> None:
 def handle(args: argparse.Namespace) -> int:
     """Run the evaluation and write the requested outputs."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if args.protocol == "paper":
+        from .eval_paper import handle_paper
+
+        return handle_paper(args)
     from ..eval.data import default_data_dir
     from ..eval.report import render
     from ..eval.runner import METRIC_GROUPS, EvalConfig, analyse, load_scores, run

@@ -270,8 +270,10 @@ def render(result: dict[str, Any], command: str, extra: Sequence[str] = ()) -> s
              f"* Normalisation (paper: newlines to spaces, spaces collapsed, ' to \"): {s['normalise']}",
              f"* CodeBERTScore: embedded all-MiniLM-L6-v2, layers {s['layers']}, no IDF, no "
              "rescaling, context = the task's natural-language intent where marked",
-             "* Kendall tau: the paper's protocol (pairs inside one problem whose outcomes "
-             "differ; metric differences under 0.001 are ties; counts pooled over problems); "
+             "* Kendall tau: the paper's pair rule (pairs inside one problem whose outcomes "
+             "differ; metric differences under 0.001 are ties; counts pooled over all problems, where "
+             "the paper averages five 30-problem folds: [correlation-paper.md](correlation-paper.md) "
+             "has its protocol and each difference from its table); "
              "Spearman and Pearson pooled over all items of a dataset", ""]
     for section in (guide_section, humaneval_section, conala_section, layer_section):
         lines += section(result)

@@ -1,0 +1,85 @@
+"""``refscore eval --protocol paper --paper-folds constants.py``: the CodeBERTScore paper's HumanEval
+rows (BLEU, CodeBLEU, chrF) on its protocol (``eval.paper``), beside this project's pooled tau,
+on the completion text as given and on the paper's normalised text."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..errors import EXIT_INPUT, EXIT_USAGE
+
+HUMANEVAL = ("python", "java", "js", "cpp")
+
+
+def handle_paper(args: argparse.Namespace) -> int:
+    """Score and print (and write ``--out`` JSON / ``--report`` markdown) the paper's rows."""
+    from ..eval.correlation import grouped_kendall_tau
+    from ..eval.data import default_data_dir, load_humaneval, sample_problems
+    from ..eval.metrics import chrf_scores, codebleu_scores
+    from ..eval.paper import FoldsError, codexglue_rule, load_folds, paper_tau
+
+    languages = [lang for lang in args.languages if lang in HUMANEVAL]
+    if not languages:
+        print(f"refscore eval: --protocol paper: --languages names no HumanEval language ({', '.join(HUMANEVAL)})",
+              file=sys.stderr)
+        return EXIT_USAGE
+    if args.paper_folds is None:
+        print("refscore eval: --protocol paper needs --paper-folds PATH: the paper's evaluation/constants.py "
+              "(neulab/code-bert-score)", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        folds = load_folds(args.paper_folds)
+    except FoldsError as error:
+        print(f"refscore eval: --paper-folds {error}", file=sys.stderr)
+        return EXIT_INPUT
+    data = Path(args.data or default_data_dir())
+    rows: dict[str, dict[str, tuple[float | None, float | None]]] = {}
+    for lang in languages:
+        try:
+            items = sample_problems(load_humaneval(data, lang), args.sample, args.seed)
+        except OSError as error:
+            print(f"refscore eval: {data}: {lang} data cannot be read ({error})", file=sys.stderr)
+            return EXIT_INPUT
+        target = [i.target for i in items]
+        problem = [i.problem for i in items]
+        columns: dict[str, list[float]] = {}
+        for text, normalise in (("as given", False), ("normalised", True)):
+            scores, _ = codebleu_scores(items, normalise)
+            columns[f"BLEU (n-gram component), {text}"] = scores["bleu"]
+            columns[f"CodeBLEU, package rule (codebleu 0.7.0), {text}"] = scores["codebleu_compat"]
+            columns[f"CodeBLEU, CodeXGLUE rule (dataflow 0 counts 0), {text}"] = list(codexglue_rule(scores))
+        columns["chrF, normalised"] = chrf_scores(items, True)["chrf"]
+        for name, values in columns.items():
+            pooled = grouped_kendall_tau(target, [v if v == v else 0.0 for v in values], problem).tau
+            rows.setdefault(name, {})[lang] = (paper_tau(target, values, problem, folds)[0], pooled)
+    text = render(rows, languages)
+    print(text)
+    if args.report:
+        args.report.write_text(text + "\n", encoding="utf-8")
+    if args.out:
+        args.out.write_text(json.dumps({"protocol": "paper", "rows": rows}, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+def render(rows: dict[str, dict[str, tuple[float | None, float | None]]], languages: list[str]) -> str:
+    """A markdown table: each cell 'paper folds / pooled', then the paper's number."""
+    from ..eval.paper import PAPER_MEAN, PAPER_TAU
+
+    def cell(value: float | None) -> str:
+        return "–" if value is None else f"{value:.3f}"
+
+    head = "| metric | " + " | ".join(languages) + " | mean | paper (" + " / ".join(languages) + " ; mean) |"
+    lines = [head, "|" + "---|" * (len(languages) + 3)]
+    for name, per in rows.items():
+        family = "bleu" if name.startswith("BLEU") else "codebleu" if name.startswith("CodeBLEU") else "chrf"
+        folds = [per[lang][0] for lang in languages]
+        pooled = [per[lang][1] for lang in languages]
+        means = [sum(v for v in vs if v is not None) / len(vs) if all(v is not None for v in vs) else None
+                 for vs in (folds, pooled)]
+        paper = " / ".join(cell(PAPER_TAU[family].get(lang)) for lang in languages) + f" ; {PAPER_MEAN[family]:.3f}"
+        cells = " | ".join(f"{cell(f)} / {cell(p)}" for f, p in zip(folds, pooled))
+        lines.append(f"| {name} | {cells} | {cell(means[0])} / {cell(means[1])} | {paper} |")
+    return "\n".join(lines)

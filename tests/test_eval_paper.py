@@ -1,0 +1,98 @@
+"""`refscore eval --protocol paper`: the paper's fold arrays read (never run) from its constants.py,
+its "test" folds (``pairs[~subset]`` on an integer array: problem 160 - i), fold-mean tau, and the
+command's rows and errors (real CodeBLEU and chrF on a few HumanEval problems)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from refscore.eval.correlation import grouped_kendall_tau
+from refscore.eval.data import default_data_dir
+from refscore.eval.paper import FoldsError, codexglue_rule, held_out_problems, load_folds, paper_tau
+
+CONSTANTS = '''import numpy as np
+import os
+os.system("echo this file is never run")
+CONALA_CV_SUBSETS = np.array([[1, 2]])
+HUMANEVAL_CV_SUBSETS = np.array(
+       [[  0,   1, 2],
+        [ 10,  20, 30]])
+'''
+
+
+def write_constants(tmp_path: Path) -> Path:
+    path = tmp_path / "constants.py"
+    path.write_text(CONSTANTS)
+    return path
+
+
+def test_folds_are_read_without_running_the_file(tmp_path: Path, capfd) -> None:
+    assert load_folds(write_constants(tmp_path)) == [[0, 1, 2], [10, 20, 30]]
+    assert "never run" not in capfd.readouterr().out
+    bad = tmp_path / "other.py"
+    bad.write_text("X = 1\n")
+    with pytest.raises(FoldsError, match="no HUMANEVAL_CV_SUBSETS"):
+        load_folds(bad)
+
+
+def test_the_papers_test_fold_counts_from_the_end() -> None:
+    # ~i == -(i + 1): numpy picks position 161 - (i + 1)
+    positions = np.arange(161)
+    fold = [0, 1, 28]
+    assert held_out_problems(fold) == sorted(positions[~np.array(fold)].tolist()) == [132, 159, 160]
+
+
+def test_fold_mean_tau_is_the_mean_of_each_folds_grouped_tau() -> None:
+    rng = np.random.default_rng(3)
+    problem = np.repeat(np.arange(161), 4)
+    target = rng.integers(0, 2, problem.size).astype(float)
+    metric = target * 0.3 + rng.random(problem.size)
+    folds = [[0, 1, 2], [5, 6, 7]]
+    mean, taus = paper_tau(target, metric, problem, folds)
+    expected = []
+    for fold in folds:
+        keep = np.isin(problem, held_out_problems(fold))
+        expected.append(grouped_kendall_tau(target[keep], metric[keep], problem[keep]).tau)
+    assert taus == pytest.approx(expected) and mean == pytest.approx(np.mean(expected))
+
+
+def test_codexglue_rule_counts_a_zero_dataflow_as_zero() -> None:
+    columns = {"bleu": [0.4], "weighted_ngram_match": [0.4], "syntax_match": [0.4], "dataflow_match": [0.0]}
+    assert codexglue_rule(columns) == pytest.approx([0.3])  # the package would give 0.55
+
+
+def run_eval(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "refscore", "eval", "--protocol", "paper", *args],
+                          capture_output=True, text=True, timeout=600, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+
+
+def test_option_errors_are_one_line() -> None:
+    result = run_eval("--languages", "js")
+    assert result.returncode == 2 and "--paper-folds" in result.stderr and "Traceback" not in result.stderr
+    result = run_eval("--languages", "conala", "--paper-folds", "x.py")
+    assert result.returncode == 2 and "HumanEval" in result.stderr
+    result = run_eval("--languages", "js", "--paper-folds", "/nonexistent/constants.py")
+    assert result.returncode == 3 and result.stderr.count("\n") == 1
+
+
+@pytest.mark.skipif(not (default_data_dir() / "humaneval" / "js.jsonl.gz").is_file(), reason="needs ../shared/data")
+def test_rows_on_a_few_problems(tmp_path: Path) -> None:
+    folds = tmp_path / "constants.py"
+    # the fold holding the sampled problems: positions whose ~i lands on them
+    out = tmp_path / "paper.json"
+    folds.write_text("HUMANEVAL_CV_SUBSETS = [" + ", ".join(f"[{160 - p}]" for p in range(161)) + "]\n")
+    result = run_eval("--languages", "js", "--sample", "6", "--paper-folds", str(folds), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(out.read_text())["rows"]
+    assert "chrF, normalised" in rows and "CodeBLEU, package rule (codebleu 0.7.0), as given" in rows
+    assert "| chrF, normalised |" in result.stdout and "0.302 ; 0.387" in result.stdout
+    for per in rows.values():
+        fold_mean, pooled = per["js"]
+        assert pooled is not None and -1 <= pooled <= 1
