@@ -187,3 +187,24 @@ def test_codebleu_rule_compat_gives_the_package_numbers(tmp_path: Path) -> None:
     assert "rule:compat" in table.stdout and "explanations come with --codebleu-rule native" in table.stdout
     bad = refscore("score", str(reference), str(candidate), "--codebleu-rule", "paper")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_candidate_from_standard_input() -> None:
+    """``-`` reads the candidate from standard input (issue 28, item 10): the same numbers as the
+    file, the reference's language, and one clear line for binary input or a second ``-``."""
+    reference, candidate = EXAMPLES / "python/reference.py", EXAMPLES / "python/candidate_close.py"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    base = [sys.executable, "-m", "refscore", "score", str(reference)]
+    piped = subprocess.run([*base, "-", "--json", "--metrics", "codebleu"], input=candidate.read_bytes(),
+                           capture_output=True, timeout=120, env=env)
+    assert piped.returncode == 0, piped.stderr
+    from_file = refscore("score", str(reference), str(candidate), "--json")
+    data, expected = json.loads(piped.stdout), json.loads(from_file.stdout)
+    assert data["candidate"] == "-" and data["language"] == "python"
+    assert data["codebleu"] == expected["codebleu"]
+    binary = subprocess.run([*base, "-", "--metrics", "codebleu"], input=b"\x00\x01", capture_output=True,
+                            timeout=120, env=env)
+    assert binary.returncode == 3 and b"standard input: looks binary" in binary.stderr
+    twice = subprocess.run([*base, "-", "-", "--metrics", "codebleu"], input=b"x = 1\n", capture_output=True,
+                           timeout=120, env=env)
+    assert twice.returncode == 2 and b"once" in twice.stderr and b"Traceback" not in twice.stderr

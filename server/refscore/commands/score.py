@@ -15,7 +15,7 @@ from ..engines import open_scorer
 from ..scoring import pipeline
 from ..scoring.differences import difference_records, placed_records, render_differences
 from ..scoring.heat import DEFAULT_WEAK_THRESHOLD, candidate_words, missing_words, render_heat, token_records
-from ..scoring.inputs import empty_reference, read_source, resolve_language
+from ..scoring.inputs import STDIN, empty_reference, read_source, read_stdin_source, resolve_language
 from ..scoring.per_function import pair_record, score_functions
 from ..scoring.render import render_functions, render_table
 from ..scoring.report import ALL_METRICS, CODEBLEU_RULES, DEFAULT_WEIGHTS, ScoreRequest
@@ -28,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "score", help="score candidate files against a reference",
         description="Score one or more candidate files against a reference solution.")
     parser.add_argument("reference", help="the reference solution file")
-    parser.add_argument("candidates", nargs="+", metavar="CANDIDATE", help="candidate file(s) to score")
+    parser.add_argument("candidates", nargs="+", metavar="CANDIDATE", help="candidate file(s) to score; - reads one from standard input")
     parser.add_argument("--lang", help="language (default: from the file extension)")
     parser.add_argument("--also-reference", action="append", default=[], metavar="FILE",
                         help="another acceptable reference (repeatable)")
@@ -81,11 +81,14 @@ def run(args: argparse.Namespace) -> int:
     for note in filter(None, (empty_reference(p, t) for p, t in zip(reference_paths, references))):
         print(f"refscore: warning: {note}", file=sys.stderr)
     idf = idf_setting(args.idf)
+    if args.candidates.count(STDIN) > 1:
+        raise options.UsageError("- (standard input) can be given once among the candidates")
     requests, mismatches = [], []
     for path in args.candidates:
         spec = resolve_language(args.lang, args.reference, path)
-        mismatches.append(None if args.lang else language_mismatch(spec.name, path, reference_paths))
-        requests.append(ScoreRequest(read_source(path), references, spec.name, context, metrics, weights,
+        mismatches.append(None if args.lang or path == STDIN else language_mismatch(spec.name, path, reference_paths))
+        text = read_stdin_source() if path == STDIN else read_source(path)
+        requests.append(ScoreRequest(text, references, spec.name, context, metrics, weights,
                                      model=args.model, layer=args.layer, codebleu_rule=args.codebleu_rule,
                                      device=args.device, idf=idf, backend=args.backend))
     options.check_layer(args.layer, args.model, [r.language for r in requests], metrics)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import BinaryIO
 
 from .. import languages
 from ..analysis.text import InputError, MAX_INPUT_BYTES, decode_source
@@ -18,6 +20,21 @@ def read_source(path: str | Path) -> str:
     data = read_capped(path, MAX_INPUT_BYTES)
     try:
         return decode_source(data, name=str(path))
+    except InputError as error:
+        raise InputFileError(str(error)) from None
+
+
+#: The candidate path that means standard input (``refscore score REF -``).
+STDIN = "-"
+
+
+def read_stdin_source(stream: BinaryIO | None = None) -> str:
+    """The candidate piped on standard input, by the same rules as a file (UTF-8, not binary,
+    at most ``MAX_INPUT_BYTES``: never more than that is read)."""
+    stream = stream if stream is not None else sys.stdin.buffer
+    data = stream.read(MAX_INPUT_BYTES + 1)
+    try:
+        return decode_source(data, name="standard input")
     except InputError as error:
         raise InputFileError(str(error)) from None
 
