@@ -89,11 +89,12 @@ def test_cli_metrics_option_accepts_chrf_and_tsed(tmp_path, capsys):
 
 def test_grade_rows_carry_the_requested_text_metrics():
     from refscore.grade.rows import COLUMNS, SCORE_COLUMNS, result_row
+    from refscore.grade.items import GradeItem
     from refscore.grade.rows import GradeResult
 
     assert {"chrf", "tsed"} <= set(SCORE_COLUMNS) and "chrf_signature" in COLUMNS
     report = LocalScorer().score(ScoreRequest("x = 1\n", ("x = 2\n",), "python", metrics=("codebleu", "chrf")))
-    item = type("Item", (), {"id": "a", "problem": "p", "language": "python", "source": "s", "error": None})()
+    item = GradeItem("a", "x = 1\n", ("x = 2\n",), "python", problem="p", source="s")
     result = GradeResult(item, report)
     row = result_row(result)
     assert row["chrf"] == pytest.approx(report.chrf.score) and row["tsed"] is None

@@ -186,7 +186,7 @@ def parquet_schema() -> Any:
     """The Parquet columns: the CSV's, typed (floats for scores, lists for warnings and errors)."""
     import pyarrow as pa
 
-    types = {"codebertscore_layer": pa.int64(), "cached": pa.bool_(),
+    types = {"codebertscore_layer": pa.int64(), "cached": pa.bool_(), "late": pa.bool_(),
              "warnings": pa.list_(pa.string()), "errors": pa.list_(pa.string()),
              **{c: pa.float64() for c in SCORE_COLUMNS}}
     return pa.schema([(c, types.get(c, pa.string())) for c in COLUMNS])

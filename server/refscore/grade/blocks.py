@@ -195,6 +195,8 @@ def item_from_json(line: bytes) -> GradeItem:
     data = json.loads(line)
     data["references"] = tuple(data["references"])
     data["reference_names"] = tuple(data["reference_names"])
+    if data.get("cells") is not None:
+        data["cells"] = tuple(tuple(cell) for cell in data["cells"])
     return GradeItem(**data)
 
 

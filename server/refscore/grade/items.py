@@ -23,6 +23,12 @@ class GradeItem:
     source: str | None = None  # where the candidate came from (path or "file.jsonl:line")
     reference_names: tuple[str, ...] = ()
     error: str | None = None
+    # from a classroom export (``classroom.model``): who handed it in, and the LMS's late mark
+    student: str | None = None
+    student_id: str | None = None
+    late: bool | None = None
+    # a notebook: (cell number, first line in ``candidate``, lines) per code cell (``classroom.notebook``)
+    cells: tuple[tuple[int, int, int], ...] | None = None
 
     @property
     def scorable(self) -> bool:

@@ -20,7 +20,9 @@ TEXT_COLUMNS = ("chrf", "tsed", "crystalbleu")
 #: ``refscore``: the combined RefScore number, when the shipped combination earned it.
 SCORE_COLUMNS = ("refscore", "codebleu", *COMPONENTS, *(f"codebertscore_{f}" for f in BERT_FIELDS),
                  *TEXT_COLUMNS)
-COLUMNS = ("id", "problem", "language", "source", *SCORE_COLUMNS, "codebertscore_model",
+#: Who handed the submission in (classroom exports, ``classroom.model``); empty otherwise.
+STUDENT_COLUMNS = ("student", "student_id", "late")
+COLUMNS = ("id", "problem", "language", "source", *STUDENT_COLUMNS, *SCORE_COLUMNS, "codebertscore_model",
            "codebertscore_layer", "codebleu_signature", "codebertscore_signature",
            *(f"{c}_signature" for c in ("refscore", *TEXT_COLUMNS)), "cached", "warnings", "errors")
 LABELS = {
@@ -57,6 +59,7 @@ def result_row(result: GradeResult) -> dict[str, Any]:
     item, report = result.item, result.report
     row: dict[str, Any] = {key: None for key in COLUMNS}
     row.update(id=item.id, problem=item.problem, language=item.language, source=item.source,
+               student=item.student, student_id=item.student_id, late=item.late,
                cached=result.cached, warnings=list(result.warnings), errors=result.errors)
     if report is not None and report.codebleu is not None:
         row["codebleu"] = _number(report.codebleu.score)

@@ -1,0 +1,75 @@
+"""Jupyter notebooks (``.ipynb``): scored on their code cells, feedback mapped back to cells.
+
+A notebook (submission, reference or starter code) is read with ``nbformat`` (version 4); its
+code cells are joined in order, one blank line between cells, and that text is what is scored.
+Markdown and raw cells and outputs are left out; IPython lines (``%magic``, ``!shell``) are
+blanked (they are not Python; blanking keeps every other line where it was). ``cells`` records,
+per code cell, its number in the notebook (1-based, counting every cell as Jupyter shows them),
+its first line in the joined text and its line count, so that a range in the scored text (an
+explanation, a token) maps back to "cell N, line M" (``locate``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...errors import InputFileError
+
+NOTEBOOK_SUFFIX = ".ipynb"
+#: (cell number, first line of the cell in the joined text (0-based), number of lines)
+Cells = tuple[tuple[int, int, int], ...]
+
+
+@dataclass(frozen=True)
+class NotebookCode:
+    """A notebook's code cells as one text."""
+
+    text: str
+    cells: Cells
+    language: str | None  # the kernel's language, when the notebook names one
+
+
+def is_notebook(name: str) -> bool:
+    """True for a file name ending in ``.ipynb``."""
+    return name.lower().endswith(NOTEBOOK_SUFFIX)
+
+
+def notebook_code(text: str, name: str) -> NotebookCode:
+    """The code cells of the notebook ``text`` (InputFileError, one line, when it is not one)."""
+    import nbformat
+
+    try:
+        book = nbformat.reads(text, as_version=4)
+    except Exception as error:  # nbformat raises JSON, validation and version errors of its own
+        reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
+        raise InputFileError(f"{name}: not a readable Jupyter notebook ({reason})") from None
+    pieces: list[str] = []
+    cells: list[tuple[int, int, int]] = []
+    line = 0
+    for number, cell in enumerate(book.get("cells", []), 1):
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        lines = [("" if row.lstrip().startswith(("%", "!")) else row) for row in source.splitlines()]
+        if not any(row.strip() for row in lines):
+            continue
+        if pieces:
+            pieces.append("")  # the blank line between cells
+            line += 1
+        cells.append((number, line, len(lines)))
+        pieces.extend(lines)
+        line += len(lines)
+    meta = book.get("metadata", {})
+    language = (meta.get("kernelspec", {}) or {}).get("language") or (meta.get("language_info", {}) or {}).get("name")
+    return NotebookCode("\n".join(pieces) + ("\n" if pieces else ""), tuple(cells),
+                        str(language).lower() if language else None)
+
+
+def locate(cells: Cells, line: int) -> tuple[int, int] | None:
+    """(cell number, line in that cell, both 1-based) of 0-based ``line`` of the joined text;
+    None for the blank line between cells."""
+    for number, first, count in cells:
+        if first <= line < first + count:
+            return number, line - first + 1
+    return None

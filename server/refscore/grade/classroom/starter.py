@@ -1,0 +1,87 @@
+"""Starter code: what the teacher handed out earns no credit and is no similarity between students.
+
+The rule (docs/grade.md, "Starter code"): the lines of a text that are also lines of the starter
+code, in the starter's order, are removed before scoring. Lines are compared with their leading
+and trailing white space stripped; blank lines are never a match on their own. The alignment is
+``difflib``'s longest matching blocks between the text's and the starter's non-blank lines, so a
+starter line matches at most one line of the text, and a line the student wrote that happens to
+equal a starter line elsewhere in the file (a lone ``}``, ``return result``) is kept unless it
+lines up with the starter's sequence. The same removal is applied to the reference, so a
+submission is compared with the part of the reference the student had to write; a submission
+that is nothing but the starter is left empty (an error row: nothing to score).
+
+``starter_free_text`` is the one function the grader and the similarity report both call.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from ...errors import InputFileError
+from ...scoring.inputs import read_source
+
+
+@dataclass(frozen=True)
+class Starter:
+    """The starter code of a problem: one or several files' texts."""
+
+    texts: tuple[str, ...]
+    names: tuple[str, ...] = ()
+
+    def lines(self) -> list[str]:
+        """Every non-blank starter line, stripped, in file order."""
+        return [line.strip() for text in self.texts for line in text.splitlines() if line.strip()]
+
+
+def starter_free_text(text: str, starter: Starter | str | Sequence[str] | None) -> str:
+    """``text`` less the lines it shares with ``starter`` (the module docstring's rule); line
+    breaks of the kept lines and blank lines are kept, so what is left reads as the student wrote it."""
+    if starter is None:
+        return text
+    if isinstance(starter, str):
+        starter = Starter((starter,))
+    elif not isinstance(starter, Starter):
+        starter = Starter(tuple(starter))
+    given = starter.lines()
+    if not given:
+        return text
+    lines = text.splitlines(keepends=True)
+    numbered = [(i, line.strip()) for i, line in enumerate(lines) if line.strip()]
+    matcher = difflib.SequenceMatcher(None, [s for _, s in numbered], given, autojunk=False)
+    drop: set[int] = set()
+    for block in matcher.get_matching_blocks():
+        drop.update(numbered[k][0] for k in range(block.a, block.a + block.size))
+    return "".join(line for i, line in enumerate(lines) if i not in drop)
+
+
+def load_starter(paths: Sequence[str | Path], suffixes: Sequence[str] | None = None) -> Starter:
+    """The starter code in ``paths`` (files, or folders whose files ending in one of ``suffixes``
+    are read, recursively, in name order); InputFileError, one line, when it cannot be read."""
+    texts, names = [], []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            files = sorted(p for p in path.rglob("*") if p.is_file() and not p.is_symlink()
+                           and not any(part.startswith(".") for part in p.relative_to(path).parts)
+                           and (not suffixes or p.suffix.lower() in suffixes))
+            if not files:
+                raise InputFileError(f"{path}: starter folder holds no file to read")
+        else:
+            files = [path]
+        for file in files:
+            texts.append(_code_of(file))
+            names.append(str(file))
+    return Starter(tuple(texts), tuple(names))
+
+
+def _code_of(path: Path) -> str:
+    """A starter file's code (a notebook's code cells)."""
+    text = read_source(path)
+    if path.suffix.lower() == ".ipynb":
+        from .notebook import notebook_code
+
+        return notebook_code(text, str(path)).text
+    return text
