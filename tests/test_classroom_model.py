@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 
 import pytest
@@ -44,7 +45,8 @@ def test_starter_lines_earn_nothing_and_what_the_student_wrote_stays():
     left = starter_free_text(STUDENT, STARTER)
     assert "read_numbers" not in left and "open(path)" not in left
     assert "sorted(set(nums))" in left and "return best[-2]" in left
-    assert "def second_largest(nums):" not in left  # handed out, so not the student's work
+    assert "def second_largest(nums):" in left  # the header of a block the student filled in stays
+    ast.parse(left)  # what is left still parses
     assert starter_free_text(STARTER, Starter((STARTER,))).strip() == ""  # the starter alone: nothing left
     assert starter_free_text(STUDENT, None) == STUDENT
 
@@ -54,6 +56,29 @@ def test_a_starter_line_elsewhere_in_the_file_is_kept_unless_it_lines_up():
     text = "y = 2\nz = y * 3\nx = 1\n"
     left = starter_free_text(text, starter)
     assert left.count("=") == 2 and "z = y * 3" in left  # only one of x/y lines up with the starter's order
+
+
+JAVA_STARTER = """public class Main {
+    static int helper(int x) {
+        return x * 2;
+    }
+
+    static int solve(int[] a) {
+        // TODO
+        return 0;
+    }
+}
+"""
+
+
+def test_java_starter_helper_goes_whole_and_braces_stay_balanced():
+    student = JAVA_STARTER.replace("        // TODO\n        return 0;\n",
+                                   "        int best = a[0];\n        for (int v : a) best = Math.max(best, v);\n"
+                                   "        return best;\n")
+    left = starter_free_text(student, JAVA_STARTER)
+    assert "helper" not in left and "return x * 2" not in left
+    assert "Math.max" in left and "static int solve(int[] a) {" in left and "public class Main {" in left
+    assert left.count("{") == left.count("}")
 
 
 def _notebook(cells: list[tuple[str, str]]) -> str:

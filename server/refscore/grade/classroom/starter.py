@@ -6,9 +6,16 @@ and trailing white space stripped; blank lines are never a match on their own. T
 ``difflib``'s longest matching blocks between the text's and the starter's non-blank lines, so a
 starter line matches at most one line of the text, and a line the student wrote that happens to
 equal a starter line elsewhere in the file (a lone ``}``, ``return result``) is kept unless it
-lines up with the starter's sequence. The same removal is applied to the reference, so a
-submission is compared with the part of the reference the student had to write; a submission
-that is nothing but the starter is left empty (an error row: nothing to score).
+lines up with the starter's sequence.
+
+So that what is left still parses, a matched line that encloses a kept line is kept: lines are
+nested by indentation (a line's parent is the nearest line above it that is indented less), and
+the header of a block the student filled in (``def second_largest(nums):``, ``class Main {``)
+stays, while a helper handed out and left unchanged goes entirely. A closing line (``}``,
+``end``) goes or stays with the line that opened its block (the nearest line above it at the
+same indentation). The same removal is applied to the reference, so a submission is compared
+with the part of the reference the student had to write; a submission that is nothing but the
+starter is left empty (an error row: nothing to score).
 
 ``starter_free_text`` is the one function the grader and the similarity report both call.
 """
@@ -51,10 +58,53 @@ def starter_free_text(text: str, starter: Starter | str | Sequence[str] | None) 
     lines = text.splitlines(keepends=True)
     numbered = [(i, line.strip()) for i, line in enumerate(lines) if line.strip()]
     matcher = difflib.SequenceMatcher(None, [s for _, s in numbered], given, autojunk=False)
-    drop: set[int] = set()
+    matched: set[int] = set()
     for block in matcher.get_matching_blocks():
-        drop.update(numbered[k][0] for k in range(block.a, block.a + block.size))
+        matched.update(numbered[k][0] for k in range(block.a, block.a + block.size))
+    drop = _droppable(lines, [i for i, _ in numbered], matched)
     return "".join(line for i, line in enumerate(lines) if i not in drop)
+
+
+_CLOSERS = ("}", ")", "]", "end")
+
+
+def _indent(line: str) -> int:
+    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+
+
+def _closing(line: str) -> bool:
+    text = line.strip()
+    return text.startswith(_CLOSERS[:3]) or text in ("end", "end;", "fi", "done", "esac")
+
+
+def _droppable(lines: list[str], code: list[int], matched: set[int]) -> set[int]:
+    """The matched lines that may go without breaking the nesting of a kept line (module docstring)."""
+    parent: dict[int, int | None] = {}
+    opener: dict[int, int | None] = {}
+    stack: list[int] = []  # open lines, indentation increasing
+    for i in code:
+        depth = _indent(lines[i])
+        if _closing(lines[i]):
+            same = [j for j in stack if _indent(lines[j]) == depth]
+            opener[i] = same[-1] if same else None
+        while stack and _indent(lines[stack[-1]]) >= depth:
+            stack.pop()
+        parent[i] = stack[-1] if stack else None
+        if not _closing(lines[i]):
+            stack.append(i)
+    keep = {i for i in code if i not in matched}
+    for i in list(keep):  # every enclosing line of a kept line stays
+        j = parent.get(i)
+        while j is not None and j not in keep:
+            keep.add(j)
+            j = parent.get(j)
+    for i in code:  # a closer goes or stays with its opener
+        if i in opener and opener[i] is not None:
+            if opener[i] in keep:
+                keep.add(i)
+            else:
+                keep.discard(i)
+    return {i for i in code if i not in keep}
 
 
 def load_starter(paths: Sequence[str | Path], suffixes: Sequence[str] | None = None) -> Starter:
