@@ -9,6 +9,7 @@ from pathlib import Path
 from ..embed.backends import BACKENDS, apply_backend, backend_tag
 from ..grade.blocks import DEFAULT_BLOCK_LINES
 from ..grade.job import REPORT_KINDS, GradeJob, Inputs, Threshold
+from ..grade.records import parse_fields
 from ..grade.rows import SCORE_COLUMNS
 from ..grade.run import run_job
 from ..grade.settings import GradeSettings, scorer_tag
@@ -31,7 +32,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     src.add_argument("--mapping", action="append", default=[], metavar="FILE",
                      help="TOML or CSV file listing problems, references, context and submissions")
     src.add_argument("--jsonl", action="append", default=[], metavar="FILE",
-                     help='JSONL (or .jsonl.gz): {"id","candidate","reference","context","language"} per line')
+                     help='JSONL (or .jsonl.gz, Parquet): {"id","problem","candidate","reference","context",'
+                          '"language"} per line; other fields are passed through to the reports')
+    src.add_argument("--fields", metavar="FIELD=NAME,...",
+                     help="the names --jsonl rows give known fields, e.g. candidate=hyp,reference=ref")
     src.add_argument("--lang", help="language (default: from the reference's extension)")
     src.add_argument("--context", help="task description given to CodeBERTScore as context")
     src.add_argument("--context-file", metavar="FILE", help="read the task description from FILE")
@@ -105,6 +109,8 @@ def check_applicable(args: argparse.Namespace) -> None:
             raise UsageError(f"{given[0]} applies to SUBMISSION files graded against --reference; a mapping "
                              "file has context, context_file, pattern and per_folder keys per problem, and a "
                              "JSONL line its own \"context\"")
+    if args.fields and not args.jsonl:
+        raise UsageError("--fields names the fields of --jsonl rows; give --jsonl FILE")
     if args.ray_address and args.engine != "ray":
         raise UsageError("--ray-address is for --engine ray")
     if args.fail_metric and args.fail_under is None:
@@ -140,7 +146,8 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
     settings = GradeSettings(metrics, weights, args.batch_size, tag, args.codebleu_rule,  # type: ignore[arg-type]
                              args.model, args.layer, args.device, idf, args.per_function, args.backend)
     inputs = Inputs(tuple(args.submissions), tuple(args.reference), tuple(args.mapping), tuple(args.jsonl),
-                    args.lang, args.context, args.context_file, args.pattern, args.per_folder)
+                    args.lang, args.context, args.context_file, args.pattern, args.per_folder,
+                    parse_fields(args.fields))
     threshold = None
     if args.fail_under is not None:
         threshold = Threshold(args.fail_metric or options.default_fail_metric(metrics), args.fail_under)

@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from .columns import RunColumns, parquet_schema  # noqa: F401 - parquet_schema: re-exported
 from .ids import IdNamer
 from .items import GradeItem
 from .parts import PartStore
 from .plan import PlannedBlock
-from .rows import COLUMNS, SCORE_COLUMNS, GradeResult, threshold_failures
+from .rows import JSON_ONLY_COLUMNS, GradeResult, threshold_failures
 from .stream_stats import RowStats
 from .targets import is_stream
 from .writers import csv_text, open_report, finish_report, replace_report, temporary_name
@@ -48,6 +49,7 @@ class Assembled:
     scored_pairs: int = 0  # rows with a report
     lacking: int = 0  # scored pairs without the combined number that applies to them
     first_reason: str = ""  # why the first of them lacks it
+    first_error: str = ""  # the first row's first error
 
     def headline_note(self) -> str | None:
         """The one line when some scored pairs lack the combined number that applies to them."""
@@ -73,6 +75,7 @@ def assemble(blocks: Sequence[PlannedBlock], store: PartStore, outputs: dict[str
     """Write every requested output (kinds: csv, json, jsonl, parquet, html) from the parts.
     ``echo(row, id_width)`` is called for each row in order (the terminal lines)."""
     namer, totals, width = IdNamer(), RowStats(keep=0), 0
+    columns = RunColumns(info.get("metrics", ()))
     kept: dict[int, list[tuple[int, dict[str, Any]]]] = {}  # a run with details is small: read once
     for block in blocks:
         pairs = block_entries(store, block, fill)
@@ -81,10 +84,11 @@ def assemble(blocks: Sequence[PlannedBlock], store: PartStore, outputs: dict[str
         for _, entry in pairs:
             namer.add(str(entry["row"]["id"]))
             totals.add(entry["row"])
+            columns.add(entry["row"])
             width = max(width, len(str(entry["row"]["id"])))
     namer.freeze()
     result = Assembled(RowStats(rank_by))
-    writers = _Writers(outputs, info, totals.summary())
+    writers = _Writers(outputs, info, totals.summary(), columns, namer.unique)
     details: list[tuple[GradeResult, dict[str, Any]]] = []
     try:
         for block in blocks:
@@ -92,7 +96,8 @@ def assemble(blocks: Sequence[PlannedBlock], store: PartStore, outputs: dict[str
             rows = [entry["row"] for _, entry in pairs]
             for offset, entry in pairs:
                 row = entry["row"]
-                row["id"] = namer.name(str(row["id"]))
+                name = namer.name(str(row["id"]))
+                row["id"] = row["id"] if name == str(row["id"]) else name  # an integer id stays one
                 earlier = block.before is None or offset in block.before
                 row["cached"] = bool(earlier and not row["errors"])
                 result.from_cache += row["cached"]
@@ -101,6 +106,8 @@ def assemble(blocks: Sequence[PlannedBlock], store: PartStore, outputs: dict[str
                     echo(row, min(ID_WIDTH, width))
                 meta = entry.get("meta") or {}
                 result.scored_pairs += bool(meta.get("scored"))
+                if row["errors"] and not result.first_error:
+                    result.first_error = str(row["errors"][0])
                 if meta.get("missing"):
                     result.lacking += 1
                     result.first_reason = result.first_reason or str(meta["missing"])
@@ -129,7 +136,7 @@ def _result(detail: dict[str, Any], row: dict[str, Any]) -> GradeResult:
     from ..scoring.report import ScoreReport
 
     item = dict(detail["item"])
-    item.update(id=row["id"], references=tuple(item["references"]), reference_names=tuple(item["reference_names"]))
+    item.update(id=str(row["id"]), references=tuple(item["references"]), reference_names=tuple(item["reference_names"]))
     report = ScoreReport.from_dict(detail["report"]) if detail.get("report") is not None else None
     return GradeResult(GradeItem(**item), report, warnings=list(row["warnings"]))
 
@@ -137,11 +144,13 @@ def _result(detail: dict[str, Any], row: dict[str, Any]) -> GradeResult:
 class _Writers:
     """The streamed output files of one assembly."""
 
-    def __init__(self, outputs: dict[str, Path], info: dict[str, Any], summary: dict[str, Any]) -> None:
+    def __init__(self, outputs: dict[str, Path], info: dict[str, Any], summary: dict[str, Any],
+                 columns: RunColumns, unique_ids: bool) -> None:
         self.targets = {k: outputs[k] for k in ("csv", "json", "jsonl") if k in outputs}
         self.handles = {k: open_report(p) for k, p in self.targets.items()}
         self.first = True
-        self.parquet = _ParquetOut(outputs["parquet"]) if "parquet" in outputs else None
+        self.columns = columns.columns
+        self.parquet = _ParquetOut(outputs["parquet"], columns, unique_ids) if "parquet" in outputs else None
         if "json" in self.handles:
             head = json.dumps({"settings": info, "summary": summary}, ensure_ascii=False, allow_nan=False,
                               default=str)
@@ -150,9 +159,11 @@ class _Writers:
     def write(self, rows: Sequence[dict[str, Any]]) -> None:
         if not rows:
             return
+        rows = [{**{c: row.get(c) for c in self.columns}, **{c: row[c] for c in JSON_ONLY_COLUMNS if c in row}}
+                for row in rows]
         lines = [json.dumps(row, ensure_ascii=False, allow_nan=False, default=str) for row in rows]
         if "csv" in self.handles:
-            text = csv_text(rows)
+            text = csv_text(rows, self.columns)
             self.handles["csv"].write(text if self.first else text.split("\r\n", 1)[1])
         if "json" in self.handles:
             self.handles["json"].write(("" if self.first else ",\n") + ",\n".join(lines))
@@ -164,7 +175,7 @@ class _Writers:
 
     def close(self) -> None:
         if "csv" in self.handles and self.first:
-            self.handles["csv"].write(csv_text([]))
+            self.handles["csv"].write(csv_text([], self.columns))
         if "json" in self.handles:
             self.handles["json"].write("\n]}\n")
         for kind, handle in self.handles.items():
@@ -182,28 +193,18 @@ class _Writers:
             self.parquet.abandon()
 
 
-def parquet_schema() -> Any:
-    """The Parquet columns: the CSV's, typed (floats for scores, lists for warnings and errors)."""
-    import pyarrow as pa
-
-    types = {"codebertscore_layer": pa.int64(), "cached": pa.bool_(), "late": pa.bool_(),
-             "warnings": pa.list_(pa.string()), "errors": pa.list_(pa.string()),
-             **{c: pa.float64() for c in SCORE_COLUMNS}}
-    return pa.schema([(c, types.get(c, pa.string())) for c in COLUMNS])
-
-
 class _ParquetOut:
     """Rows appended as row groups of ``PARQUET_ROW_GROUP``."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, columns: RunColumns, unique_ids: bool) -> None:
         import pyarrow.parquet as pq
 
-        self.path, self.schema = path, parquet_schema()
+        self.path, self.columns, self.schema = path, columns, columns.parquet_schema(unique_ids)
         self.writer = pq.ParquetWriter(str(temporary_name(path)), self.schema)
         self.pending: list[dict[str, Any]] = []
 
     def add(self, rows: Sequence[dict[str, Any]]) -> None:
-        self.pending.extend({c: row.get(c) for c in COLUMNS} for row in rows)
+        self.pending.extend(self.columns.parquet_row(row, self.schema) for row in rows)
         if len(self.pending) >= PARQUET_ROW_GROUP:
             self._flush()
 

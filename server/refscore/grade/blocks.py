@@ -4,7 +4,7 @@ Submissions read into memory (files, folders, mapping files) are cut into blocks
 ``block_lines`` items (``item_blocks``); a JSONL, JSONL.gz or Parquet input is cut into blocks of
 ``block_lines`` physical lines (Parquet: rows). Each block has a ``key``: a hash of its bytes, its place in the input and the settings that
 decide a score, so a block scored once (by any engine, any worker) is never scored again while
-nothing changes. Lines are parsed by the JSONL grader's own rules (``mapping._jsonl_item``): a
+nothing changes. Lines are parsed by the JSONL grader's own rules (``records.line_item``): a
 Parquet row is read as the JSON object of its columns, so both formats give the same items and
 the same error for a bad row. A line's id defaults to ``FILE:LINE`` as in the in-memory grader.
 There is no cap on an input's total size here (one block is held at a time); each line keeps the
@@ -30,7 +30,8 @@ from typing import IO, Any, Iterator, Sequence
 from ..errors import InputFileError
 from ..safe_read import open_regular
 from .items import GradeItem, ItemSet
-from .mapping import _capped_lines, _jsonl_item, load_jsonl
+from .mapping import _capped_lines, load_jsonl
+from .records import FieldNames, line_item
 
 #: Physical lines per block (the in-memory grader batches 32 requests; a block holds many batches).
 DEFAULT_BLOCK_LINES = 1024
@@ -125,19 +126,19 @@ def _foreign(value: Any) -> Any:
     return {"unsupported value": type(value).__name__}
 
 
-def load_records(path: str | Path, default_language: str | None = None) -> ItemSet:
+def load_records(path: str | Path, default_language: str | None = None, fields: FieldNames = ()) -> ItemSet:
     """Every item of a JSONL, JSONL.gz or Parquet file, in memory (the small-run grader)."""
     path = Path(path)
     if not is_parquet(path):
-        return load_jsonl(path, default_language)
-    return ItemSet([_jsonl_item(line, f"{path.name}:{number}", default_language)
+        return load_jsonl(path, default_language, fields)
+    return ItemSet([line_item(line, f"{path.name}:{number}", default_language, fields)
                     for number, line in _parquet_lines(path)])
 
 
 def items_of(name: str, first_line: int, lines: Sequence[bytes],
-             default_language: str | None) -> list[tuple[int, GradeItem]]:
+             default_language: str | None, fields: FieldNames = ()) -> list[tuple[int, GradeItem]]:
     """(offset in block, item) for every non-blank line, by the JSONL grader's rules."""
-    return [(offset, _jsonl_item(line, f"{name}:{first_line + offset}", default_language))
+    return [(offset, line_item(line, f"{name}:{first_line + offset}", default_language, fields))
             for offset, line in enumerate(lines) if line.strip()]
 
 
@@ -200,7 +201,8 @@ def item_from_json(line: bytes) -> GradeItem:
     return GradeItem(**data)
 
 
-def read_items(spec: BlockSpec, default_language: str | None) -> list[tuple[int, GradeItem]]:
+def read_items(spec: BlockSpec, default_language: str | None,
+               fields: FieldNames = ()) -> list[tuple[int, GradeItem]]:
     """(offset, item) of every item of the block, read back from ``spec.path``."""
     if spec.kind == "items":  # whole lines of any length (one JSON object each, its texts escaped)
         with open_regular(Path(spec.path)) as handle:
@@ -208,7 +210,7 @@ def read_items(spec: BlockSpec, default_language: str | None) -> list[tuple[int,
         if len(lines) != spec.lines:
             raise InputFileError(f"{spec.path}: changed while grading (block {spec.index} is short); rerun")
         return [(offset, item_from_json(line)) for offset, line in enumerate(lines)]
-    return items_of(spec.name, spec.first_line, read_block(spec), default_language)
+    return items_of(spec.name, spec.first_line, read_block(spec), default_language, fields)
 
 
 def _spool(folder: Path, key: str, lines: Sequence[bytes]) -> Path:

@@ -40,6 +40,11 @@ class IdNamer:
         self._repeated = {int(h) for h in unique[counts > 1]}
         self._hashes = array("Q")
 
+    @property
+    def unique(self) -> bool:
+        """After ``freeze``: whether no id occurred twice (every id is named as it is)."""
+        return not self._repeated
+
     def _taken(self, name: str) -> bool:
         import numpy as np
 

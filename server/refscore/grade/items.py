@@ -8,6 +8,7 @@ work the same for files, mapping files and JSONL. An item that could not be read
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -29,6 +30,8 @@ class GradeItem:
     late: bool | None = None
     # a notebook: (cell number, first line in ``candidate``, lines) per code cell (``classroom.notebook``)
     cells: tuple[tuple[int, int, int], ...] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)  # other input fields, passed to the reports
+    input_id: int | None = None  # the input's ``id`` when it is an integer (reports keep it one)
 
     @property
     def scorable(self) -> bool:

@@ -31,6 +31,7 @@ class Inputs:
     context_file: str | None = None
     pattern: str | None = None
     per_folder: bool = False
+    fields: tuple[tuple[str, str], ...] = ()  # --fields: (field, its name in the JSONL/Parquet rows)
 
     def named_files(self) -> list[str]:
         """Every file the inputs name (no report may overwrite one)."""

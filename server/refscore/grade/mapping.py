@@ -14,9 +14,9 @@ TOML (paths relative to the mapping file)::
 CSV: one problem per row with the same column names; list cells (``reference``,
 ``submissions``) separate entries with ``;``.
 
-JSONL: one ``{"id", "candidate", "reference", "context", "language"}`` object per line
-(``reference`` may be a list; ``.gz`` files are read too). A bad line becomes an item with an
-error; it never stops the run.
+JSONL: one ``{"id", "problem", "candidate", "reference", "context", "language"}`` object per line
+(``reference`` may be a list; ``.gz`` files are read too; ``records`` reads a line, other field
+names and extra fields). A bad line becomes an item with an error; it never stops the run.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from __future__ import annotations
 import csv
 import gzip
 import io
-import json
 import os
 import zlib
 from pathlib import Path
@@ -35,13 +34,13 @@ try:
 except ImportError:  # Python 3.10: the same parser, published as tomli
     import tomli as tomllib  # type: ignore[no-redef]
 
-from .. import languages
 from ..analysis.text import MAX_INPUT_BYTES
 from ..errors import InputFileError
 from ..safe_read import describe_limit, open_regular
 from .discover import expand, items_for, load_problem
-from .items import GradeItem, ItemSet
+from .items import ItemSet
 from .mapping_schema import check_problem, csv_flag
+from .records import FieldNames, line_item
 
 TRUE_WORDS = frozenset({"1", "true", "yes", "y", "on"})
 FALSE_WORDS = frozenset({"", "0", "false", "no", "n", "off"})
@@ -149,7 +148,7 @@ def _problem_items(entry: dict[str, Any], base: Path, index: int, default_langua
 BOM = b"\xef\xbb\xbf"
 
 
-def load_jsonl(path: str | Path, default_language: str | None = None) -> ItemSet:
+def load_jsonl(path: str | Path, default_language: str | None = None, fields: FieldNames = ()) -> ItemSet:
     """Items from a JSONL file (optionally gzipped): one candidate/reference pair per line.
     Read as a stream through ``safe_read`` (regular files only; each line and the whole text
     capped), so a FIFO, ``/dev/zero`` or a gzip bomb is refused instead of filling memory."""
@@ -160,7 +159,7 @@ def load_jsonl(path: str | Path, default_language: str | None = None) -> ItemSet
         try:
             for number, line in _capped_lines(stream, path):
                 if line.strip():
-                    result.items.append(_jsonl_item(line, f"{path.name}:{number}", default_language))
+                    result.items.append(line_item(line, f"{path.name}:{number}", default_language, fields))
         except (OSError, EOFError, zlib.error) as error:
             raise InputFileError(f"{path}: cannot read ({error})") from None
     return result
@@ -194,53 +193,3 @@ def _capped_lines(stream: IO[bytes], path: Path, limit: float | None = None,
         if number == 1 and at_start and line.startswith(BOM):
             line = line[len(BOM):]
         yield number, line.rstrip(b"\r")
-
-
-def _jsonl_item(line: bytes, where: str, default_language: str | None) -> GradeItem:
-    item = GradeItem(id=where, candidate=None, references=(), language=None, source=where)
-    if len(line) > MAX_INPUT_BYTES:
-        item.error = f"{where}: line is over the {describe_limit(MAX_INPUT_BYTES)} limit"
-        return item
-    try:
-        data = json.loads(line.decode("utf-8"))
-    except UnicodeDecodeError:
-        item.error = f"{where}: not UTF-8"
-        return item
-    except json.JSONDecodeError as error:
-        item.error = f"{where}: not valid JSON ({error.msg})"
-        return item
-    if not isinstance(data, dict):
-        item.error = f"{where}: expected a JSON object"
-        return item
-    if data.get("id") not in (None, ""):
-        item.id = str(data["id"])
-    item.problem = str(data["problem"]) if data.get("problem") not in (None, "") else None
-    item.error = _fill(item, data, where, default_language)
-    return item
-
-
-def _fill(item: GradeItem, data: dict[str, Any], where: str, default_language: str | None) -> str | None:
-    candidate = data.get("candidate")
-    refs = data.get("reference", data.get("references"))
-    refs = [refs] if isinstance(refs, str) else refs
-    context = data.get("context")
-    if not isinstance(candidate, str):
-        return f"{where}: 'candidate' must be a string"
-    if not isinstance(refs, list) or not refs or not all(isinstance(r, str) for r in refs):
-        return f"{where}: 'reference' must be a string or a list of strings"
-    if context is not None and not isinstance(context, str):
-        return f"{where}: 'context' must be a string"
-    item.candidate, item.references, item.context = candidate, tuple(refs), context or None
-    item.reference_names = tuple(f"reference {i + 1}" for i in range(len(refs)))
-    name = data.get("language") or default_language
-    if not name:
-        return f"{where}: no 'language' (add it to the line or pass --lang)"
-    try:
-        item.language = languages.get(str(name)).name
-    except languages.UnknownLanguageError as error:
-        return f"{where}: {error}"
-    if "\x00" in candidate:
-        return f"{where}: candidate looks binary (contains NUL characters)"
-    if not candidate.strip():
-        return f"{where}: empty submission (nothing to score)"
-    return None

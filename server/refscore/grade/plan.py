@@ -18,6 +18,7 @@ from typing import Any, Iterator, Sequence
 
 from ..scoring.inputs import empty_reference
 from .blocks import BlockSpec, count_lines, item_blocks, items_of, scan_blocks
+from .records import FieldNames
 from .crystal import Corpus, RunCorpus, corpus_from_data, corpus_tag, corpus_to_data
 from .items import GradeItem
 from .parts import PartStore
@@ -33,24 +34,27 @@ class BlockWork:
     detail: bool = False  # keep each item's texts and full report for the detailed HTML page
     corpus: Corpus | None = None  # with CrystalBLEU: each language's ignored n-grams
     device_kind: str = "cpu"  # "cuda" when CodeBERTScore runs on GPUs (half precision)
+    fields: FieldNames = ()  # --fields: the input names of known JSONL fields
 
     def tag(self) -> str:
         """Everything besides a block's items that decides its rows (part of each part key)."""
         bert = "codebertscore" in self.settings.metrics
         extra = {"lang": self.language, "device": self.device_kind if bert else None, "detail": self.detail,
-                 "corpus": corpus_tag(self.corpus) if self.corpus is not None else None}
+                 "corpus": corpus_tag(self.corpus) if self.corpus is not None else None,
+                 **({"fields": [list(p) for p in self.fields]} if self.fields else {})}
         return self.settings.cache_tag() + json.dumps(extra, sort_keys=True)
 
     def to_dict(self) -> dict[str, Any]:
         return {"settings": self.settings.to_dict(), "language": self.language, "detail": self.detail,
                 "corpus": corpus_to_data(self.corpus) if self.corpus is not None else None,
-                "device_kind": self.device_kind}
+                "device_kind": self.device_kind, "fields": [list(p) for p in self.fields]}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "BlockWork":
         corpus = corpus_from_data(data["corpus"]) if data.get("corpus") is not None else None
         return cls(GradeSettings.from_dict(data["settings"]), data.get("language"), bool(data.get("detail")),
-                   corpus, str(data.get("device_kind", "cpu")))
+                   corpus, str(data.get("device_kind", "cpu")),
+                   tuple((str(a), str(b)) for a, b in data.get("fields", ())))
 
 
 @dataclass(frozen=True)
@@ -100,9 +104,9 @@ class Sources:
     """A run's inputs: submissions read into memory, then JSONL/Parquet files read block by block."""
 
     def __init__(self, items: Sequence[GradeItem], jsonl: Sequence[Path], language: str | None,
-                 block_lines: int) -> None:
+                 block_lines: int, fields: FieldNames = ()) -> None:
         self.items, self.jsonl, self.language = list(items), [Path(p).resolve() for p in jsonl], language
-        self.block_lines = block_lines
+        self.block_lines, self.fields = block_lines, fields
 
     def scan(self, spool_dir: Path | None = None) -> Iterator[tuple[BlockSpec, list[tuple[int, GradeItem]]]]:
         """Every block, in order, with its items (offset within the block, item)."""
@@ -111,7 +115,7 @@ class Sources:
             index = spec.index + 1
             yield spec, list(enumerate(chunk))
         for spec, lines in scan_blocks(self.jsonl, self.block_lines, "", spool_dir, first_index=index):
-            yield spec, items_of(spec.name, spec.first_line, lines, self.language)
+            yield spec, items_of(spec.name, spec.first_line, lines, self.language, self.fields)
 
     def lines(self) -> int:
         """Items in memory plus physical lines of the files (the run's size, for progress)."""

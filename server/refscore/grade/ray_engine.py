@@ -124,7 +124,7 @@ def read_and_codebleu(batch: dict[str, Any], work: dict[str, Any], parts: str, f
     for spec_text, key, skip_text in zip(batch["spec"], batch["key"], batch["skip"]):
         spec = BlockSpec.from_json(str(spec_text))
         skip = set(json.loads(str(skip_text)))
-        items = [(o, item) for o, item in read_items(spec, block_work.language) if o not in skip]
+        items = [(o, item) for o, item in read_items(spec, block_work.language, block_work.fields) if o not in skip]
         staged = cpu_stage(items, block_work, LocalScorer(), final)
         if final:
             PartStore(parts).write(spec.index, str(key), [s.entry(block_work.detail) for s in staged])

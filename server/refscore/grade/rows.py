@@ -10,6 +10,7 @@ from ..metrics.codebleu import COMPONENTS
 from ..scoring.report import ScoreReport
 from ..vocabulary import COMPONENT_LABELS
 from .items import GradeItem
+from .records import extra_columns
 
 INTERRUPTED = "not scored: the run was interrupted (rerun to finish; scored items are kept)"
 
@@ -25,6 +26,10 @@ STUDENT_COLUMNS = ("student", "student_id", "late")
 COLUMNS = ("id", "problem", "language", "source", *STUDENT_COLUMNS, *SCORE_COLUMNS, "codebertscore_model",
            "codebertscore_layer", "codebleu_signature", "codebertscore_signature",
            *(f"{c}_signature" for c in ("refscore", *TEXT_COLUMNS)), "cached", "warnings", "errors")
+#: The columns a report has only when ``--metrics`` names their metric (``columns.report_columns``).
+OPTIONAL_METRIC_COLUMNS = {name: (name, f"{name}_signature") for name in TEXT_COLUMNS}
+#: Fields of JSON and JSONL rows only (``--per-function``'s records): no CSV or Parquet column.
+JSON_ONLY_COLUMNS = ("functions",)
 LABELS = {
     "refscore": "RefScore",
     "codebleu": "CodeBLEU", **COMPONENT_LABELS, "codebertscore_precision": "BERT P",
@@ -58,7 +63,8 @@ def result_row(result: GradeResult) -> dict[str, Any]:
     """The row for one result; scores are None where not computed."""
     item, report = result.item, result.report
     row: dict[str, Any] = {key: None for key in COLUMNS}
-    row.update(id=item.id, problem=item.problem, language=item.language, source=item.source,
+    row.update(id=item.input_id if item.input_id is not None else item.id, problem=item.problem,
+               language=item.language, source=item.source,
                student=item.student, student_id=item.student_id, late=item.late,
                cached=result.cached, warnings=list(result.warnings), errors=result.errors)
     if report is not None and report.codebleu is not None:
@@ -77,6 +83,8 @@ def result_row(result: GradeResult) -> dict[str, Any]:
         if value is not None:
             row[name] = _number(value.score)
             row[f"{name}_signature"] = value.signature
+    for name, column in extra_columns(list(item.extra), (*COLUMNS, *JSON_ONLY_COLUMNS)).items():
+        row[column] = item.extra[name]
     return row
 
 

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from .. import __version__
-from ..errors import EXIT_BELOW_THRESHOLD, EXIT_OK, InputFileError, UsageError
+from ..bidi import printable
+from ..errors import EXIT_BELOW_THRESHOLD, EXIT_INPUT, EXIT_OK, InputFileError, UsageError
 from ..vocabulary import EXIT_INTERRUPTED
 from .assemble import Assembled, IncompleteRun, assemble
 from .block_score import Staged
@@ -115,6 +116,10 @@ def run_job(job: GradeJob, check_languages: Callable[[Iterable[str]], None] | No
         print(f"refscore: interrupted: {done} of {outcome.stats.rows} scored; rerun the same command to finish",
               file=sys.stderr)
         return EXIT_INTERRUPTED
+    if outcome.stats.rows and not outcome.assembled.scored_pairs:
+        print(f"refscore: no submission could be scored: all {outcome.stats.rows} rows are errors "
+              f"(the reports say why; first: {printable(outcome.assembled.first_error)})", file=sys.stderr)
+        return EXIT_INPUT
     if job.threshold is None:
         return EXIT_OK
     reached = print_threshold(job.threshold.metric, job.threshold.value, outcome.assembled.failures,
@@ -133,12 +138,13 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
         _check_work_folder(work, f"--cache {job.cache}" if job.cache else f"the scored-parts folder {work}", outputs)
     try:
         items = read_submissions(job.inputs, own=[*outputs.values(), work])
-        sources = Sources(items.items, [Path(p) for p in job.inputs.jsonl], job.inputs.language, job.block_lines)
+        sources = Sources(items.items, [Path(p) for p in job.inputs.jsonl], job.inputs.language, job.block_lines,
+                          job.inputs.fields)
         lines = sources.lines()
         cluster = _connect(job) if job.engine == "ray" else None
         detail = lines <= DETAIL_LIMIT and "html" in outputs  # only the HTML page shows the detail
         work_data = BlockWork(replace(job.settings, explain=detail), job.inputs.language, detail, None,
-                              _device_kind(job, cluster))
+                              _device_kind(job, cluster), job.inputs.fields)
         store = PartStore(work / "parts", durable=not temporary)
         plan = plan_run(sources, work_data, store, spool_dir=work / "input" if cluster is not None else None)
         if not plan.items:

@@ -4,6 +4,7 @@ standard output or a pipe, is written in place), and the CSV's cells."""
 from __future__ import annotations
 
 import csv
+import json
 import os
 import sys
 from pathlib import Path
@@ -24,27 +25,31 @@ def neutralise(text: str) -> str:
 
 
 def _cell(value: Any) -> Any:
+    """A CSV cell: numbers unrounded (``repr``: the shortest text that reads back as the same
+    float), lists of text joined with ``; ``, objects and other lists as JSON."""
     if value is None:
         return ""
-    if isinstance(value, list):
-        return neutralise("; ".join(str(v) for v in value))
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return neutralise("; ".join(value))
+    if isinstance(value, (list, dict)):
+        return neutralise(json.dumps(value, ensure_ascii=False))
     if isinstance(value, float):
-        return f"{value:.6f}"
+        return repr(value)
     if isinstance(value, str):
         return neutralise(value)
     return value
 
 
-def csv_text(rows: Sequence[dict[str, Any]]) -> str:
+def csv_text(rows: Sequence[dict[str, Any]], columns: Sequence[str] = COLUMNS) -> str:
     """One header line, then one line per submission (lists joined with ``; ``)."""
     import io
 
     buffer = io.StringIO()
     # CRLF rows (RFC 4180): the writer then also quotes a cell holding a lone CR, which "\n" rows leave bare
-    writer = csv.DictWriter(buffer, fieldnames=list(COLUMNS), lineterminator="\r\n")
+    writer = csv.DictWriter(buffer, fieldnames=list(columns), lineterminator="\r\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: _cell(row.get(k)) for k in COLUMNS})
+        writer.writerow({k: _cell(row.get(k)) for k in columns})
     return buffer.getvalue()
 
 

@@ -1,0 +1,146 @@
+"""One JSONL line (or Parquet row) as a ``GradeItem``: its known fields, the names they may go by
+(``--fields candidate=hyp,reference=ref``), and every other field, passed through to the reports.
+
+Known fields: ``id``, ``problem`` (a group name: the HTML page and the summary count rows per
+problem; default none), ``candidate``, ``reference`` (or ``references``: a string or a list),
+``language`` and ``context``. Any other field (``passed``, ``task_id``...) is kept with its JSON
+value and written beside the scores in every report (``EXTRA_PREFIX`` before a name that is a
+report column already). An integer ``id`` stays an integer in JSON and Parquet.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Sequence
+
+from .. import languages
+from ..analysis.text import MAX_INPUT_BYTES
+from ..errors import UsageError
+from ..safe_read import describe_limit
+from .items import GradeItem
+
+#: The fields a line's item is made of; ``references`` is another name for ``reference``.
+KNOWN_FIELDS = ("id", "problem", "candidate", "reference", "language", "context")
+#: Fields a row must have (``reference`` or ``references``).
+REQUIRED = ("candidate", "reference")
+#: Written before a passed-through field whose name a report column has (``input_errors``).
+EXTRA_PREFIX = "input_"
+#: ``(field, name in the input)`` pairs: ``(("candidate", "hyp"), ("reference", "ref"))``.
+FieldNames = tuple[tuple[str, str], ...]
+
+
+def parse_fields(text: str | None) -> FieldNames:
+    """``--fields candidate=hyp,reference=ref``: which input names hold which known fields; a
+    usage error (one line) for an unknown field, a missing ``=`` or a field named twice."""
+    if not text:
+        return ()
+    pairs: dict[str, str] = {}
+    for part in (p.strip() for p in text.split(",")):
+        target, equals, source = (s.strip() for s in part.partition("="))
+        if not equals or not target or not source:
+            raise UsageError(f"--fields {text!r}: write FIELD=NAME pairs, such as candidate=hyp,reference=ref")
+        target = "reference" if target == "references" else target
+        if target not in KNOWN_FIELDS:
+            raise UsageError(f"--fields: {target!r} is not a field; choose from {', '.join(KNOWN_FIELDS)}")
+        if target in pairs:
+            raise UsageError(f"--fields names {target!r} twice")
+        pairs[target] = source
+    return tuple(pairs.items())
+
+
+def _named(data: dict[str, Any], fields: FieldNames) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(known fields under their own names, the other fields) of one object."""
+    sources = dict(fields)
+    used = set(sources.values())
+    known: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in used:
+            continue
+        own = "reference" if key == "references" else key
+        if own in KNOWN_FIELDS:
+            if own not in sources and own not in known:
+                known[own] = value
+        else:
+            extra[key] = value
+    for target, source in fields:
+        if source in data:
+            known[target] = data[source]
+    return known, extra
+
+
+def line_item(line: bytes, where: str, default_language: str | None, fields: FieldNames = ()) -> GradeItem:
+    """The item of one line; a line that cannot be graded keeps an error saying why."""
+    item = GradeItem(id=where, candidate=None, references=(), language=None, source=where)
+    if len(line) > MAX_INPUT_BYTES:
+        item.error = f"{where}: line is over the {describe_limit(MAX_INPUT_BYTES)} limit"
+        return item
+    try:
+        data = json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        item.error = f"{where}: not UTF-8"
+        return item
+    except json.JSONDecodeError as error:
+        item.error = f"{where}: not valid JSON ({error.msg})"
+        return item
+    if not isinstance(data, dict):
+        item.error = f"{where}: expected a JSON object"
+        return item
+    known, item.extra = _named(data, fields)
+    raw_id = known.get("id")
+    if raw_id not in (None, ""):
+        item.id = str(raw_id)
+        if isinstance(raw_id, int) and not isinstance(raw_id, bool):
+            item.input_id = raw_id
+    item.problem = str(known["problem"]) if known.get("problem") not in (None, "") else None
+    item.error = _fill(item, known, data, where, default_language, fields)
+    return item
+
+
+def _missing(name: str, data: dict[str, Any], fields: FieldNames) -> str:
+    """``no 'candidate' field (the row has: hyp, ref, task_id); ...``."""
+    has = ", ".join(map(str, data)) or "none"
+    named = dict(fields).get(name)
+    hint = (f"--fields names {named!r} for it" if named else
+            f"name the field holding it with --fields {name}=NAME")
+    return f"no {name!r} field (the row has: {has}); {hint}"
+
+
+def _kind(value: Any) -> str:
+    return {bool: "true/false", int: "a number", float: "a number", list: "a list", dict: "an object"}.get(
+        type(value), "null" if value is None else type(value).__name__)
+
+
+def _fill(item: GradeItem, known: dict[str, Any], data: dict[str, Any], where: str,
+          default_language: str | None, fields: FieldNames) -> str | None:
+    for name in REQUIRED:
+        if name not in known:
+            return f"{where}: {_missing(name, data, fields)}"
+    candidate, refs, context = known["candidate"], known["reference"], known.get("context")
+    refs = [refs] if isinstance(refs, str) else refs
+    if not isinstance(candidate, str):
+        return f"{where}: 'candidate' must be a string, not {_kind(candidate)}"
+    if not isinstance(refs, list) or not refs or not all(isinstance(r, str) for r in refs):
+        return f"{where}: 'reference' must be a string or a list of strings"
+    if context is not None and not isinstance(context, str):
+        return f"{where}: 'context' must be a string"
+    item.candidate, item.references, item.context = candidate, tuple(refs), context or None
+    item.reference_names = tuple(f"reference {i + 1}" for i in range(len(refs)))
+    name = known.get("language") or default_language
+    if not name:
+        return f"{where}: no 'language' (add it to the line or pass --lang)"
+    try:
+        item.language = languages.get(str(name)).name
+    except languages.UnknownLanguageError as error:
+        return f"{where}: {error}"
+    if "\x00" in candidate:
+        return f"{where}: candidate looks binary (contains NUL characters)"
+    if not candidate.strip():
+        return f"{where}: empty submission (nothing to score)"
+    return None
+
+
+def extra_columns(names: Sequence[str], columns: Sequence[str]) -> dict[str, str]:
+    """Each passed-through field -> its report column (prefixed where a column has its name)."""
+    taken = set(columns)
+    return {name: f"{EXTRA_PREFIX}{name}" if name in taken else name for name in names}

@@ -1,0 +1,110 @@
+"""A researcher's JSONL through ``refscore grade`` (issue 28, items 7-9): other field names,
+extra fields passed through with their JSON types, integer ids, a run with nothing scorable, the
+columns of metrics asked for only, and CSV numbers as the JSON has them."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from refscore.cli import main
+from refscore.grade.records import parse_fields
+from refscore.errors import UsageError
+
+pytestmark = pytest.mark.timeout(300)
+REF = "def add(a, b):\n    return a + b\n"
+CANDIDATES = ["def add(x, y):\n    return x + y\n", "def add(a, b):\n    return a - b\n",
+              "def add(a, b):\n    total = a\n    total += b\n    return total\n"]
+
+
+def _humaneval_like(path: Path) -> Path:
+    rows = [{"id": 10 + i, "task_id": f"HumanEval/{i}", "hyp": c, "ref": REF, "language": "python",
+             "passed": i != 1, "meta": {"sample": i, "tags": ["a"]}, "errors": i}
+            for i, c in enumerate(CANDIDATES)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_missing_fields_are_named_and_a_run_with_nothing_scored_fails(tmp_path, capsys):
+    data = _humaneval_like(tmp_path / "he.jsonl")
+    code = main(["grade", "--jsonl", str(data), "--metrics", "codebleu", "-o", str(tmp_path / "out"), "-q"])
+    err = capsys.readouterr().err
+    assert code == 3, err
+    assert "no submission could be scored" in err and "Traceback" not in err
+    rows = json.loads((tmp_path / "out" / "grade.json").read_text(encoding="utf-8"))["submissions"]
+    first = rows[0]["errors"][0]
+    assert "no 'candidate' field" in first and "hyp, ref" in first and "--fields candidate=" in first
+
+
+def test_fields_rename_and_extras_pass_through_with_their_types(tmp_path, capsys):
+    data = _humaneval_like(tmp_path / "he.jsonl")
+    reports = {}
+    for name, extra in (("memory", []), ("blocks", ["--block-lines", "1"])):
+        out = tmp_path / name
+        code = main(["grade", "--jsonl", str(data), "--fields", "candidate=hyp,reference=ref", "--metrics",
+                     "codebleu", "-o", str(out), "-q", "--no-cache", *extra])
+        assert code == 0, capsys.readouterr().err
+        reports[name] = out
+    rows = json.loads((reports["memory"] / "grade.json").read_text(encoding="utf-8"))["submissions"]
+    assert [r["id"] for r in rows] == [10, 11, 12]  # integer ids stay integers
+    assert [r["task_id"] for r in rows] == ["HumanEval/0", "HumanEval/1", "HumanEval/2"]
+    assert [r["passed"] for r in rows] == [True, False, True]
+    assert rows[0]["meta"] == {"sample": 0, "tags": ["a"]}
+    assert [r["input_errors"] for r in rows] == [0, 1, 2] and all(r["errors"] == [] for r in rows)
+    assert "hyp" not in rows[0] and "ref" not in rows[0]
+    assert not {"chrf", "tsed", "crystalbleu", "chrf_signature"} & set(rows[0])  # not asked for
+    lines = [json.loads(x) for x in (reports["memory"] / "grade.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert lines == rows
+    blocks = json.loads((reports["blocks"] / "grade.json").read_text(encoding="utf-8"))["submissions"]
+    assert [{k: v for k, v in r.items() if k != "cached"} for r in blocks] == \
+        [{k: v for k, v in r.items() if k != "cached"} for r in rows]
+
+    pq = pytest.importorskip("pyarrow.parquet")
+    table = pq.read_table(reports["memory"] / "grade.parquet")
+    types = {f.name: str(f.type) for f in table.schema}
+    assert types["id"] == "int64" and types["passed"] == "bool" and types["input_errors"] == "int64"
+    assert types["task_id"] == "string" and types["meta"] == "string"  # nested: its JSON text
+    assert table.column("passed").to_pylist() == [True, False, True]
+    assert json.loads(table.column("meta").to_pylist()[2]) == {"sample": 2, "tags": ["a"]}
+    assert "chrf" not in types
+
+    with (reports["memory"] / "grade.csv").open(encoding="utf-8", newline="") as fh:
+        table_rows = list(csv.DictReader(fh))
+    assert "task_id" in table_rows[0] and "tsed" not in table_rows[0]
+    for got, want in zip(table_rows, rows):  # not rounded: the JSON's number
+        assert float(got["codebleu"]) == want["codebleu"] and got["id"] == str(want["id"])
+        assert json.loads(got["meta"]) == want["meta"]
+
+
+def test_asked_for_text_metrics_get_their_columns(tmp_path, capsys):
+    data = _humaneval_like(tmp_path / "he.jsonl")
+    out = tmp_path / "out"
+    assert main(["grade", "--jsonl", str(data), "--fields", "candidate=hyp,reference=ref", "--metrics",
+                 "codebleu,chrf", "-o", str(out), "-q", "--no-cache"]) == 0, capsys.readouterr().err
+    row = json.loads((out / "grade.json").read_text(encoding="utf-8"))["submissions"][0]
+    assert isinstance(row["chrf"], float) and row["chrf_signature"] and "tsed" not in row
+
+
+def test_mixed_ids_are_strings_in_parquet(tmp_path, capsys):
+    pq = pytest.importorskip("pyarrow.parquet")
+    data = tmp_path / "mixed.jsonl"
+    data.write_text(json.dumps({"id": 7, "candidate": CANDIDATES[0], "reference": REF, "language": "python"}) + "\n"
+                    + json.dumps({"id": "x", "candidate": CANDIDATES[1], "reference": REF, "language": "python"})
+                    + "\n" + json.dumps({"id": 7, "candidate": CANDIDATES[2], "reference": REF,
+                                         "language": "python"}) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["grade", "--jsonl", str(data), "--metrics", "codebleu", "-o", str(out), "-q", "--no-cache"]) == 0
+    rows = json.loads((out / "grade.json").read_text(encoding="utf-8"))["submissions"]
+    assert [r["id"] for r in rows] == [7, "x", "7#2"]
+    assert pq.read_table(out / "grade.parquet").column("id").to_pylist() == ["7", "x", "7#2"]
+
+
+@pytest.mark.parametrize("text, needle", [("candidate", "FIELD=NAME"), ("answer=hyp", "not a field"),
+                                          ("candidate=a,candidate=b", "twice")])
+def test_bad_fields_are_usage_errors(text, needle):
+    with pytest.raises(UsageError, match=needle):
+        parse_fields(text)
+    assert parse_fields("candidate=hyp, references=ref") == (("candidate", "hyp"), ("reference", "ref"))
