@@ -69,7 +69,7 @@ def test_numbers_equal_the_cli_one_and_two_references(tmp_path: Path) -> None:
     for row, data in zip(rows, cli_json(tmp_path, [REFERENCE, OTHER_REFERENCE], CANDIDATES)):
         assert_same_as_cli(row, data)
         assert row.references == 2
-        assert dict(row.aggregation) == {"codebleu": "pooled", "codebertscore": "max", "chrf": "max",
+        assert dict(row.aggregation) == {"codebleu": "max", "codebertscore": "max", "chrf": "max",
                                          "refscore": "inputs"}
     compat = refscore.score(CANDIDATES, both, language="python", metrics=METRICS, codebleu_rule="compat")
     for row, data in zip(compat, cli_json(tmp_path, [REFERENCE, OTHER_REFERENCE], CANDIDATES,
@@ -94,8 +94,15 @@ def test_aggregations_over_references() -> None:
     winner = max(singles, key=lambda s: s.codebleu)
     assert (best.codebleu, best.ngram_match_score) == pytest.approx((winner.codebleu, winner.ngram_match_score))
     assert dict(best.aggregation) == {"codebleu": "max", "refscore": "inputs"}
-    # pooled statistics are not the best single reference's: the choice matters
-    assert default.codebleu != pytest.approx(best.codebleu)
+    # the native rule's default is the best reference; the package's pooled statistics are the
+    # compat rule's, and are not the best single reference's: the choice matters
+    assert default.codebleu == pytest.approx(best.codebleu)
+    pooled = refscore.score(CANDIDATES[:1], [refs], language="python", metrics=("codebleu",), codebleu_rule="compat")[0]
+    compat_best = refscore.score(CANDIDATES[:1], [refs], language="python", metrics=("codebleu",),
+                                 codebleu_rule="compat", aggregation={"codebleu": "max"})[0]
+    assert dict(pooled.aggregation)["codebleu"] == "pooled" and pooled.codebleu != pytest.approx(compat_best.codebleu)
+    with pytest.raises(refscore.ScoreInputError, match="compat"):
+        refscore.score(CANDIDATES[:1], [refs], language="python", metrics=("codebleu",), aggregation="pooled")
 
 
 def test_corpus_codebleu_is_the_package_corpus_number_and_means_are_named() -> None:
@@ -121,7 +128,7 @@ def test_rows_are_frozen_and_become_tables() -> None:
     json.dumps(dicts)
     frame = refscore.to_pandas(rows)
     assert list(frame["codebleu"]) == [r.codebleu for r in rows]
-    assert frame["aggregation.codebleu"].tolist() == ["pooled", "pooled"]
+    assert frame["aggregation.codebleu"].tolist() == ["max", "max"]
     table = refscore.to_arrow(rows)
     assert table.num_rows == 2 and table.column("tsed").to_pylist() == [r.tsed for r in rows]
     assert rows[1].report is not None and rows[1].report.codebleu is not None

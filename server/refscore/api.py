@@ -10,7 +10,8 @@ the editor and the grader use), so the numbers are ``refscore score --json``'s::
     refscore.score_corpus(candidates, references, language="python").codebleu
 
 Several references per candidate: give a list of references in place of one. How each metric
-combines them is ``aggregation`` (``api_types.AGGREGATIONS``; the defaults are the packages').
+combines them is ``aggregation`` (``api_types.AGGREGATIONS``): by default the best reference, but
+CodeBLEU under the compat rule pools them as ``codebleu.calc_codebleu`` does.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ import warnings
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
-from .api_types import (AGGREGATIONS, BERT_KEYS, CODEBLEU_KEYS, CorpusScore, SampleScore, mean_of)
+from .api_types import (AGGREGATIONS, BERT_KEYS, CODEBLEU_KEYS, CorpusScore, SampleScore, codebleu_default,
+                        mean_of)
 from .errors import ScoreInputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,7 +51,7 @@ def score(candidates: Sequence[str], references: References, language: str,
     """
     requests = build_requests(candidates, references, language, metrics, context, codebleu_rule, weights,
                               model, layer, device, idf, backend)
-    chosen = resolve_aggregation(aggregation, requests[0].metrics if requests else tuple(metrics))
+    chosen = resolve_aggregation(aggregation, requests[0].metrics if requests else tuple(metrics), codebleu_rule)
     with _scorer(scorer) as engine:
         reports = engine.score_many(requests)
         per_reference = _per_reference_reports(engine, requests, chosen)
@@ -120,11 +122,25 @@ def build_requests(candidates: Sequence[str], references: References, language: 
             for index, (text, refs, ctx) in enumerate(zip(candidates, references, contexts))]
 
 
-def resolve_aggregation(aggregation: str | Mapping[str, str] | None, metrics: Sequence[str]) -> dict[str, str]:
-    """metric -> aggregation for every metric asked (and RefScore): the default unless chosen."""
-    chosen = {name: choices[0] for name, choices in AGGREGATIONS.items() if name in metrics or name == "refscore"}
-    if aggregation is None:
-        return chosen
+def _default(name: str, rule: str) -> str:
+    """The pipeline's own aggregation of ``name`` under CodeBLEU ``rule``."""
+    return codebleu_default(rule) if name == "codebleu" else AGGREGATIONS[name][0]
+
+
+def resolve_aggregation(aggregation: str | Mapping[str, str] | None, metrics: Sequence[str],
+                        codebleu_rule: str = "native") -> dict[str, str]:
+    """metric -> aggregation for every metric asked (and RefScore): the default unless chosen.
+    Pooled CodeBLEU statistics are the compat rule's (the native rule takes the best reference)."""
+    chosen = {name: _default(name, codebleu_rule) for name in AGGREGATIONS if name in metrics or name == "refscore"}
+    return chosen if aggregation is None else _chosen(aggregation, chosen, codebleu_rule)
+
+
+def _chosen(aggregation: str | Mapping[str, str], chosen: dict[str, str], codebleu_rule: str) -> dict[str, str]:
+    """``chosen`` with the asked aggregations in place (``ScoreInputError`` for one that cannot be)."""
+    if codebleu_rule != "compat" and "codebleu" in chosen and (
+            aggregation == "pooled" or (isinstance(aggregation, Mapping) and aggregation.get("codebleu") == "pooled")):
+        raise ScoreInputError("aggregation 'pooled' for codebleu is the package's multi-reference rule: "
+                              "use codebleu_rule='compat' (the native rule takes the best reference, or 'mean')")
     if isinstance(aggregation, str):
         for name in chosen:
             if aggregation in AGGREGATIONS[name]:
@@ -195,10 +211,10 @@ def _combined(singles: list["ScoreReport"], chosen: Mapping[str, str]) -> dict[s
 def _per_reference_reports(engine: "Scorer", requests: Sequence["ScoreRequest"],
                            chosen: Mapping[str, str]) -> dict[int, list["ScoreReport"]]:
     """One-reference reports of each multi-reference request, for the metrics whose aggregation
-    is not the one the pipeline applies (CodeBLEU other than pooled, the others' mean)."""
+    is not the one the pipeline applies (CodeBLEU's other than its rule's, the others' mean)."""
+    rule = requests[0].codebleu_rule if requests else "native"
     needed = tuple(name for name, how in chosen.items()
-                   if name != "refscore" and how != AGGREGATIONS[name][0]
-                   and not (name == "codebertscore" and how == "max"))
+                   if name != "refscore" and how != _default(name, rule))
     wanted = [i for i, request in enumerate(requests) if len(request.references) > 1]
     if not needed or not wanted:
         return {}

@@ -10,19 +10,30 @@ if TYPE_CHECKING:  # pragma: no cover
     from .scoring.report import ScoreReport
 
 #: How several references of one candidate are combined, per metric: the choices and, first,
-#: the default (the package's own rule). ``pooled``: CodeBLEU's multi-reference statistics (BLEU's
-#: clipped counts over all references, syntax and dataflow matches summed over them), as
-#: ``codebleu.calc_codebleu`` does; ``max``: the best reference (CodeBERTScore per component, as
+#: the default. ``max``: the best reference (CodeBLEU under the native rule: the reference whose
+#: CodeBLEU is highest, with its components; CodeBERTScore per component, as
 #: ``code_bert_score.score`` does; chrF and TSED the best reference's score, as sacrebleu does);
-#: ``mean``: the mean over the references (per component). ``inputs``: the combined RefScore number
-#: is computed from its inputs as aggregated by their defaults.
+#: ``pooled``: CodeBLEU's multi-reference statistics (BLEU's clipped counts over all references,
+#: syntax and dataflow matches summed over them), as ``codebleu.calc_codebleu`` does: the default,
+#: and the only choice besides ``mean``, under the compat rule (``codebleu_default``); ``mean``: the
+#: mean over the references (per component). ``inputs``: the combined RefScore number is computed
+#: from its inputs as aggregated by their defaults.
 AGGREGATIONS: dict[str, tuple[str, ...]] = {
-    "codebleu": ("pooled", "max", "mean"),
+    "codebleu": ("max", "pooled", "mean"),
     "codebertscore": ("max", "mean"),
     "chrf": ("max", "mean"),
     "tsed": ("max", "mean"),
     "refscore": ("inputs",),
 }
+
+
+def codebleu_default(rule: str) -> str:
+    """How the pipeline combines CodeBLEU's references under ``rule``: the best reference
+    (native: adding an acceptable reference never lowers a score) or the package's pooled
+    statistics (compat)."""
+    return "pooled" if rule == "compat" else "max"
+
+
 CODEBLEU_KEYS = ("codebleu", "ngram_match_score", "weighted_ngram_match_score", "syntax_match_score",
                  "dataflow_match_score")
 BERT_KEYS = ("precision", "recall", "f1", "f3")

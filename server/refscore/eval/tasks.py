@@ -20,8 +20,9 @@ from .metrics import (BERT_PARTS, BERT_STATS, CODEBLEU_METRICS, bert_name, bert_
 GROUPS = ("codebleu", "chrf", "tsed", "crystalbleu", "cbs")
 #: Version of the CodeBLEU unit's numbers (a change to how they are computed must not reuse
 #: values cached by an older run; "effective-order": the native rule's short-text fix;
-#: "native-ngrams": the native n-gram components, the ones ``score`` serves, as columns).
-CODEBLEU_UNIT = "effective-order-native-ngrams"
+#: "native-ngrams": the native n-gram components, the ones ``score`` serves, as columns;
+#: "best-reference": the native rule scores a candidate against its best reference).
+CODEBLEU_UNIT = "effective-order-native-ngrams-best-reference"
 #: Items per task (CodeBERTScore chunks end at a problem boundary).
 CHUNK = {"codebleu": 400, "chrf": 2000, "tsed": 300, "crystalbleu": 2000, "cbs": 256}
 _ENCODERS: dict[tuple, Any] = {}

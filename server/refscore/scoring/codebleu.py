@@ -1,13 +1,15 @@
 """CodeBLEU over texts: analyse (cached), gather pair statistics, combine.
 
 ``score_codebleu`` is the native API (one candidate, one or more references, explanations with
-source ranges); ``corpus_stats`` gives the package's pair statistics of a corpus
+source ranges; against several references a candidate scores what it scores against the best
+one); ``corpus_stats`` gives the package's pair statistics of a corpus
 (``scoring.corpus.corpus_codebleu_compat`` combines them as ``codebleu.calc_codebleu`` does).
 """
 
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from typing import Callable, Sequence
 
 from .. import languages
@@ -87,7 +89,8 @@ def _corpus_stats(references: Sequence[Sequence[str]], predictions: Sequence[str
 
 def score_codebleu(references: Sequence[str], candidate: str, language: str,
                    weights: Sequence[float] = DEFAULT_WEIGHTS, explain: bool = True) -> CodeBleuResult:
-    """Native CodeBLEU of one candidate against one or more references, with explanations."""
+    """Native CodeBLEU of one candidate against one or more references (its score against the best
+    one, with that reference's explanations)."""
     with gc_paused():
         return _score_codebleu(references, candidate, language, weights, explain)
 
@@ -101,18 +104,33 @@ def _score_codebleu(references: Sequence[str], candidate: str, language: str,
     cand_tokens = analyse_tokens(candidate)
     cand_structure = analyse_structure(candidate, spec.name, "native")
     ref_structures = [analyse_structure(r, spec.name, "native") for r in references]
-    stats, flows = _pair_stats(ref_tokens, cand_tokens, [(r, cand_structure) for r in ref_structures],
-                               spec.keywords, unmatched=explain)
-    explanations = _explain(references, ref_tokens, cand_tokens, ref_structures, cand_structure, flows) if explain else ()
-    return combine(stats, weights, "native", spec.name, "ws", grammar_signature(spec), explanations)
+    grammar = grammar_signature(spec)
+    best: tuple[CodeBleuResult, int, list[list[int]]] | None = None
+    for index, (tokens, structure) in enumerate(zip(ref_tokens, ref_structures)):
+        # several references are several acceptable answers: the candidate's score is its score
+        # against the one it is closest to (the package pools their statistics: compat rule)
+        stats, flows = _pair_stats([tokens], cand_tokens, [(structure, cand_structure)], spec.keywords,
+                                   unmatched=explain)
+        result = combine(stats, weights, "native", spec.name, "ws", grammar)
+        if best is None or result.score > best[0].score:
+            best = (result, index, flows)
+    assert best is not None
+    result, index, flows = best
+    if not explain:
+        return result
+    explanations = _explain([references[index]], [ref_tokens[index]], cand_tokens, [ref_structures[index]],
+                            cand_structure, flows, first_index=index)
+    return replace(result, explanations=tuple(explanations))
 
 
 def _explain(references: Sequence[str], ref_tokens: Sequence[TokenAnalysis], cand_tokens: TokenAnalysis,
              ref_structures: Sequence[StructureAnalysis], cand_structure: StructureAnalysis,
-             flows: Sequence[list[int]]) -> list[Explanation]:
-    """What each reference has that the candidate lacks: n-grams, subtrees, dataflow edges."""
+             flows: Sequence[list[int]], first_index: int = 0) -> list[Explanation]:
+    """What each reference has that the candidate lacks: n-grams, subtrees, dataflow edges
+    (``first_index``: the first reference's index among the request's references)."""
     found: list[Explanation] = []
-    for index, (text, tokens, structure, missing) in enumerate(zip(references, ref_tokens, ref_structures, flows)):
+    for index, (text, tokens, structure, missing) in enumerate(zip(references, ref_tokens, ref_structures, flows),
+                                                               start=first_index):
         notes = _reference_notes(structure, index)
         runs = notes.runs
         for run in missing_runs(tokens, cand_tokens):

@@ -1,0 +1,2 @@
+def second_largest(nums):
+    return max(nums)
