@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..embed.backends import BACKENDS, apply_backend, backend_tag
 from ..grade.blocks import DEFAULT_BLOCK_LINES
+from ..grade.classroom.model import LAYOUTS
 from ..grade.job import REPORT_KINDS, GradeJob, Inputs, Threshold
 from ..grade.records import parse_fields
 from ..grade.rows import SCORE_COLUMNS
@@ -42,6 +43,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     src.add_argument("--pattern", metavar="GLOB", help="file-name filter inside folders, e.g. '*.py'")
     src.add_argument("--per-folder", action="store_true",
                      help="each sub-folder of a SUBMISSION folder is one submission (files matching --pattern)")
+    src.add_argument("--layout", choices=("auto", *LAYOUTS), default=None,
+                     help="how a class (zip archive or folder of an LMS's submissions download) is laid out "
+                          "(default: a .zip or a recognised folder is read as a class, its layout recognised)")
+    src.add_argument("--roster", metavar="FILE",
+                     help="CSV (name and/or id columns) or text file of the students expected: missing students "
+                          "and files that match no problem are listed in the report")
+    src.add_argument("--starter", action="append", default=[], metavar="FILE_OR_DIR",
+                     help="starter code handed out to the class: it earns no credit (repeatable; a mapping "
+                          "problem may name its own with starter = ...)")
     sc = p.add_argument_group("scoring")
     sc.add_argument("--metrics", default=",".join(ALL_METRICS),
                     help=f"comma-separated, from {','.join(ALL_METRICS)},chrf,tsed,crystalbleu (default: "
@@ -111,6 +121,12 @@ def check_applicable(args: argparse.Namespace) -> None:
                              "JSONL line its own \"context\"")
     if args.fields and not args.jsonl:
         raise UsageError("--fields names the fields of --jsonl rows; give --jsonl FILE")
+    if not args.submissions and not args.mapping:
+        given = [flag for flag, value in (("--layout", args.layout), ("--roster", args.roster),
+                                          ("--starter", args.starter)) if value]
+        if given:
+            raise UsageError(f"{given[0]} applies to SUBMISSION files or classes graded against --reference, "
+                             "or to a --mapping's problems")
     if args.ray_address and args.engine != "ray":
         raise UsageError("--ray-address is for --engine ray")
     if args.fail_metric and args.fail_under is None:
@@ -147,7 +163,8 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
                              args.model, args.layer, args.device, idf, args.per_function, args.backend)
     inputs = Inputs(tuple(args.submissions), tuple(args.reference), tuple(args.mapping), tuple(args.jsonl),
                     args.lang, args.context, args.context_file, args.pattern, args.per_folder,
-                    parse_fields(args.fields))
+                    parse_fields(args.fields),
+                    None if args.layout in (None, "auto") else args.layout, args.roster, tuple(args.starter))
     threshold = None
     if args.fail_under is not None:
         threshold = Threshold(args.fail_metric or options.default_fail_metric(metrics), args.fail_under)

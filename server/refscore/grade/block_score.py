@@ -60,6 +60,9 @@ class Staged:
         row = result_row(GradeResult(self.item, self.report, warnings=list(self.warnings)))
         if self.functions is not None:  # JSON and JSONL only (the CSV and Parquet keep fixed columns)
             row["functions"] = self.functions
+        if self.item.cells:  # a notebook: where each code cell's lines are in the scored text (JSON, JSONL)
+            row["cells"] = [{"cell": number, "first_line": first + 1, "lines": count}
+                            for number, first, count in self.item.cells]
         return row
 
     def entry(self, detail: bool) -> tuple[int, dict[str, Any], dict[str, Any] | None, dict[str, Any]]:

@@ -26,6 +26,7 @@ from typing import Iterable, NamedTuple, Sequence
 from .. import languages
 from ..errors import InputFileError, LanguageError
 from ..scoring.inputs import read_source
+from .classroom.notebook import Cells, code_of, is_notebook
 from .globs import glob_paths, has_magic
 from .items import GradeItem, ItemSet
 
@@ -51,7 +52,7 @@ def load_problem(reference_paths: Sequence[str | Path], language: str | None = N
     try:
         if not reference_paths:
             raise InputFileError(f"{name or 'problem'}: no reference given")
-        texts = tuple(read_source(p) for p in reference_paths)
+        texts = tuple(read_code(p)[0] for p in reference_paths)
         spec = _language(language, reference_paths[0])
         return Problem(texts, names, spec.name, bool(language), context, name)
     except (InputFileError, LanguageError) as error:
@@ -64,6 +65,8 @@ def _language(explicit: str | None, reference: str | Path) -> languages.Language
     try:
         if explicit:
             return languages.get(explicit)
+        if is_notebook(str(reference)):
+            return languages.get(read_code(reference)[2] or "python")
         return languages.for_path(reference)
     except languages.UnknownLanguageError as error:
         hint = "" if explicit else " (name it with --lang)"
@@ -215,27 +218,43 @@ def items_for(problem: Problem, submissions: Sequence[Submission],
     return result
 
 
+def read_code(path: str | Path) -> tuple[str, Cells | None, str | None]:
+    """(text to score, notebook cell map, notebook language) of a file (``classroom.notebook``)."""
+    return code_of(read_source(path), str(path))
+
+
 def _read_into(item: GradeItem, files: list[Path], problem: Problem) -> None:
     texts = []
     for path in files:
         wrong = _language_problem(path, problem)
         if wrong:
             item.error = wrong
+            item.language = _language_name(path) or item.language  # the row shows the file's language
             return
         try:
-            texts.append(read_source(path))
+            text, cells, _ = read_code(path)
         except InputFileError as error:
             item.error = str(error)
             return
+        if cells and len(files) == 1:
+            item.cells = cells
+        texts.append(text)
     item.candidate = "\n\n".join(texts)
     if not item.candidate.strip():
         item.error = f"{item.source}: empty submission (nothing to score)"
 
 
+def _language_name(path: Path) -> str | None:
+    try:
+        return "python" if is_notebook(path.name) else languages.for_path(path).name
+    except languages.UnknownLanguageError:
+        return None
+
+
 def _language_problem(path: Path, problem: Problem) -> str | None:
     """Why ``path`` cannot be scored as the problem's language, or None."""
     try:
-        spec = languages.for_path(path)
+        spec = languages.get("python") if is_notebook(path.name) else languages.for_path(path)
     except languages.UnknownLanguageError:
         if problem.explicit_language:
             return None

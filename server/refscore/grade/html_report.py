@@ -10,8 +10,11 @@ it). Inline CSS and JS only; no external URL of any kind.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any, Sequence
 
+from .classroom.html import class_section
+from .classroom.notebook import where
 from .heatmap import explanation_spans, heat_color, missing_heat, render_pane, safe_attr, safe_text, token_heat
 from .histogram import counts_svg
 from .rows import LABELS, SCORE_COLUMNS, GradeResult
@@ -104,6 +107,7 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = "RefScore
         shown = "; this page has every submission" if details is not None else \
             "; this page shows statistics and the extremes only"
         out.append('<p class="legend">Every item is in ' + ", ".join(safe_text(f) for f in files) + shown + ".</p>")
+    out.append(class_section(settings.get("classes", [])))
     out.append(_statistics(stats, columns))
     out.append('<section class="hists">')
     for column in columns:
@@ -252,7 +256,12 @@ def _panes(result: GradeResult, low: float) -> str:
     explanations = report.codebleu.explanations if report and report.codebleu else ()
     bert_ref = bert.reference_index if bert is not None else 0
     cand_heat = token_heat(bert.candidate_tokens, low, candidate) if bert is not None else []
+    if item.cells:  # a notebook: each token's tooltip names its cell and line in the notebook
+        cand_heat = [replace(h, title=f"{h.title} ({where(item.cells, candidate, h.start)})")
+                     if where(item.cells, candidate, h.start) else h for h in cand_heat]
     how = "coloured by CodeBERTScore token similarity" if cand_heat else "no token colours without CodeBERTScore"
+    if item.cells:
+        how += "; the notebook's code cells " + ", ".join(str(number) for number, _, _ in item.cells)
     out = ['<div class="panes"><div class="pane">',
            f"<h4>Submission ({safe_text(how)})</h4>", render_pane(candidate, cand_heat), "</div><div>"]
     for ref_index, reference in enumerate(item.references):

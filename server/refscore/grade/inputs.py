@@ -10,6 +10,9 @@ from ..errors import UsageError
 from .discover import expand, items_for, load_problem
 from .items import ItemSet
 from .job import Inputs
+from .classroom.assign import ClassProblem, starter_for, strip_starter
+from .classroom.roster import load_roster
+from .classroom.sources import grade_class, is_class
 from .mapping import load_mapping
 from .targets import STDOUT
 
@@ -21,6 +24,7 @@ def read_submissions(inputs: Inputs, own: Sequence[Path] = ()) -> ItemSet:
     if not (inputs.submissions or inputs.mappings or inputs.jsonl):
         raise UsageError("nothing to grade: give SUBMISSION files with --reference, --mapping or --jsonl")
     items = ItemSet()
+    roster = load_roster(inputs.roster) if inputs.roster else None
     if inputs.submissions:
         if not inputs.references:
             raise UsageError("grading files needs --reference REF (or use --mapping / --jsonl)")
@@ -30,11 +34,25 @@ def read_submissions(inputs: Inputs, own: Sequence[Path] = ()) -> ItemSet:
 
             context = read_source(inputs.context_file)
         problem = load_problem(list(inputs.references), inputs.language, context, strict=True)
-        subs = expand(inputs.submissions, inputs.pattern, inputs.per_folder,
-                      exclude=[*inputs.references, *own])
-        items.extend(items_for(problem, subs, inputs.pattern))
+        starter = starter_for(inputs.starter, problem.language)
+        layout = inputs.layout
+        classes = [s for s in inputs.submissions if is_class(s, layout, folders=roster is not None)]
+        others = [s for s in inputs.submissions if s not in classes]
+        if others:
+            subs = expand(others, inputs.pattern, inputs.per_folder, exclude=[*inputs.references, *own])
+            found = items_for(problem, subs, inputs.pattern)
+            for item in found.items:
+                strip_starter(item, starter)
+            items.extend(found)
+        patterns = (inputs.pattern,) if inputs.pattern else ()
+        for source in classes:
+            items.extend(grade_class(source, layout, [ClassProblem(problem, patterns, starter)], roster,
+                                     skip=[*inputs.references, *own]))
     elif inputs.references:
         raise UsageError("--reference given but no SUBMISSION to grade")
+    elif inputs.starter and not inputs.mappings:
+        raise UsageError("--starter applies to SUBMISSION files graded against --reference or to a mapping's problems")
     for path in inputs.mappings:
-        items.extend(load_mapping(path, inputs.language, exclude=own))
+        items.extend(load_mapping(path, inputs.language, exclude=own, roster=roster, starter=inputs.starter,
+                                  layout=inputs.layout))
     return items

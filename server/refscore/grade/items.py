@@ -46,8 +46,10 @@ class ItemSet:
 
     items: list[GradeItem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    classes: list[dict[str, Any]] = field(default_factory=list)  # per class read: ``classroom.assign.ClassReport``
 
     def extend(self, other: "ItemSet") -> None:
-        """Append another set's items and notes."""
+        """Append another set's items, notes and class reports."""
         self.items.extend(other.items)
         self.notes.extend(other.notes)
+        self.classes.extend(other.classes)

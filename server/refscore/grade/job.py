@@ -32,11 +32,15 @@ class Inputs:
     pattern: str | None = None
     per_folder: bool = False
     fields: tuple[tuple[str, str], ...] = ()  # --fields: (field, its name in the JSONL/Parquet rows)
+    layout: str | None = None  # --layout: how a class archive or folder is laid out (None: recognised)
+    roster: str | None = None  # --roster: the students expected
+    starter: tuple[str, ...] = ()  # --starter: code handed out, which earns no credit
 
     def named_files(self) -> list[str]:
         """Every file the inputs name (no report may overwrite one)."""
         return [*self.references, *self.mappings, *self.jsonl, *self.submissions,
-                *([self.context_file] if self.context_file else [])]
+                *([self.context_file] if self.context_file else []), *([self.roster] if self.roster else []),
+                *self.starter]
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,9 @@ import gzip
 import io
 import os
 import zlib
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Iterable, Iterator
+from typing import IO, Any, Iterable, Iterator, Sequence
 
 try:
     import tomllib
@@ -37,6 +38,9 @@ except ImportError:  # Python 3.10: the same parser, published as tomli
 from ..analysis.text import MAX_INPUT_BYTES
 from ..errors import InputFileError
 from ..safe_read import describe_limit, open_regular
+from .classroom.assign import ClassProblem, starter_for, strip_starter
+from .classroom.roster import RosterEntry
+from .classroom.sources import grade_class, is_class
 from .discover import expand, items_for, load_problem
 from .items import ItemSet
 from .mapping_schema import check_problem, csv_flag
@@ -50,9 +54,11 @@ SKIP_CHUNK = 1024 * 1024
 
 
 def load_mapping(path: str | Path, default_language: str | None = None,
-                 exclude: Iterable[str | Path] = ()) -> ItemSet:
+                 exclude: Iterable[str | Path] = (), roster: Sequence[RosterEntry] | None = None,
+                 starter: Sequence[str] = (), layout: str | None = None) -> ItemSet:
     """Items for every problem of a TOML or CSV mapping file; ``exclude``: files never graded
-    (the run's own reports)."""
+    (the run's own reports). ``roster``, ``starter`` and ``layout``: the command line's, for
+    problems whose mapping entry does not name its own."""
     path = Path(path)
     problems = _toml_problems(path) if path.suffix.lower() == ".toml" else _csv_problems(path)
     base = path.parent
@@ -61,9 +67,29 @@ def load_mapping(path: str | Path, default_language: str | None = None,
         raise InputFileError(f"{path}: no problems found (expected [[problem]] tables or CSV rows)")
     for index, entry in enumerate(problems, 1):
         result.notes.extend(check_problem(entry, path, index))
+    classes: dict[str, _ClassGroup] = {}
+    defaults = _Defaults(roster, tuple(starter), layout)
     for index, entry in enumerate(problems, 1):
-        result.extend(_problem_items(entry, base, index, default_language, path, list(exclude)))
+        result.extend(_problem_items(entry, base, index, default_language, path, list(exclude), classes, defaults))
+    for group in classes.values():
+        result.extend(grade_class(group.source, group.layout, group.problems, roster, skip=list(exclude)))
     return result
+
+
+@dataclass
+class _ClassGroup:
+    """The problems of a mapping graded from one class archive or folder."""
+
+    source: Path
+    layout: str | None
+    problems: list[ClassProblem] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Defaults:
+    roster: Sequence[RosterEntry] | None
+    starter: tuple[str, ...]
+    layout: str | None
 
 
 def _toml_problems(path: Path) -> list[dict[str, Any]]:
@@ -114,7 +140,8 @@ def _as_list(value: Any) -> list[str]:
 
 
 def _problem_items(entry: dict[str, Any], base: Path, index: int, default_language: str | None,
-                   mapping: Path, exclude: list[str | Path] | None = None) -> ItemSet:
+                   mapping: Path, exclude: list[str | Path], classes: dict[str, _ClassGroup],
+                   defaults: _Defaults) -> ItemSet:
     exclude = exclude or []
     references = [base / r for r in _as_list(entry.get("reference", entry.get("references")))]
     name = str(entry.get("name") or (references[0].stem if references else f"problem {index}"))
@@ -130,16 +157,33 @@ def _problem_items(entry: dict[str, Any], base: Path, index: int, default_langua
                            str(context) if context else None, name, strict=False)
     if context_error and not problem.error:
         problem.error = context_error
-    if not references:
-        problem.error = f"{mapping}: problem {name!r} has no reference"
     pattern = entry.get("pattern")
-    subs = expand([base / s for s in _as_list(entry.get("submissions"))], pattern,
+    given = entry.get("starter")
+    starter = starter_for([base / s for s in _as_list(given)] if given else defaults.starter, problem.language)
+    layout = entry.get("layout") or defaults.layout
+    arguments = [base / s for s in _as_list(entry.get("submissions"))]
+    as_class = [a for a in arguments if is_class(a, layout, folders=defaults.roster is not None)]
+    patterns = tuple(_as_list(entry.get("files"))) or ((pattern,) if pattern else ())
+    for source in as_class:
+        group = classes.setdefault(os.path.realpath(source), _ClassGroup(source, layout))
+        group.problems.append(ClassProblem(problem, patterns, starter))
+    subs = expand([a for a in arguments if a not in as_class], pattern,
                   bool(entry.get("per_folder", False)), exclude=[*references, *exclude])
-    subs = [sub._replace(id=os.path.relpath(sub.id, base)) if sub.files is not None else sub for sub in subs]
+    subs = [sub._replace(id=_short_id(sub.id, base, name)) if sub.files is not None else sub for sub in subs]
     result = items_for(problem, subs, pattern, id_prefix=f"{name}/", base=base)
-    if not subs:
+    for item in result.items:
+        strip_starter(item, starter)
+    if not arguments:
         result.notes.append(f"problem {name!r}: no submissions listed")
     return result
+
+
+def _short_id(path: str, base: Path, name: str) -> str:
+    """A submission's id under its problem: its path from the mapping's folder, less a first
+    folder named as the problem (``second_largest/alice.py``, not ``second_largest/second_largest/...``)."""
+    relative = os.path.relpath(path, base)
+    head, sep, rest = relative.replace(os.sep, "/").partition("/")
+    return rest if sep and rest and head == name else relative
 
 
 # -- JSONL ----------------------------------------------------------------------------------------

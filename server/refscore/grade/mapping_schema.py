@@ -20,7 +20,11 @@ FLAG = "true or false"
 KEYS: dict[str, str] = {
     "name": TEXT, "reference": PATHS, "references": PATHS, "context": TEXT, "context_file": TEXT,
     "language": TEXT, "submissions": PATHS, "pattern": TEXT, "per_folder": FLAG,
+    # classroom inputs (``classroom``): the class's layout, which of a student's files are this
+    # problem's, the starter code handed out for it
+    "layout": TEXT, "files": PATHS, "starter": PATHS,
 }
+LAYOUT_CHOICES = ("auto", "moodle", "canvas", "gradescope", "github-classroom", "plain")
 
 
 def _fits(value: Any, kind: str) -> bool:
@@ -48,6 +52,12 @@ def check_problem(entry: Mapping[str, Any], mapping: Path, index: int) -> list[s
                          f"(known: {', '.join(KEYS)})")
         elif not _fits(value, kind):
             raise InputFileError(f"{_where(mapping, index, entry)}: {key!r} must be {kind}, not {value!r}")
+    if entry.get("layout") is not None and entry["layout"] not in LAYOUT_CHOICES:
+        raise InputFileError(f"{_where(mapping, index, entry)}: 'layout' must be one of {', '.join(LAYOUT_CHOICES)}, "
+                             f"not {entry['layout']!r}")
+    if not entry.get("reference") and not entry.get("references"):
+        raise InputFileError(f"{_where(mapping, index, entry)}: no 'reference' (every problem needs the path of "
+                             "its reference solution)")
     return notes
 
 

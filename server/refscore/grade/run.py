@@ -147,13 +147,13 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
                               _device_kind(job, cluster), job.inputs.fields)
         store = PartStore(work / "parts", durable=not temporary)
         plan = plan_run(sources, work_data, store, spool_dir=work / "input" if cluster is not None else None)
+        if say:  # before a run that finds nothing stops: a note may say why (an unknown key)
+            for line in [*items.notes, *plan.notes]:
+                note(line)
         if not plan.items:
             raise InputFileError("no submissions found in the inputs given")
         if check_languages is not None:
             check_languages(sorted({i.language for i in items.items if i.language}))
-        if say:
-            for line in [*items.notes, *plan.notes]:
-                note(line)
         mode = "none" if job.progress == "none" else job.progress
         progress = Progress(lines, tty=None if mode == "auto" else mode == "bar", enabled=mode != "none")
         progress.update(cached=plan.from_before, skipped=plan.blank_lines)
@@ -167,6 +167,8 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
                 "scorer": job.settings.scorer_tag, "per_function": job.settings.per_function,
                 "interrupted": run.interrupted, "scored_now": run.scored, "from_cache": plan.from_before,
                 "block_lines": job.block_lines, "elapsed_s": round(time.perf_counter() - start, 3)}
+        if items.classes:  # classroom inputs: students, missing ones, unmatched files (``classroom.assign``)
+            info["classes"] = items.classes
         fail = (job.threshold.metric, job.threshold.value) if job.threshold else None
         fill = _placeholders(sources) if run.interrupted else None
         try:

@@ -73,3 +73,23 @@ def locate(cells: Cells, line: int) -> tuple[int, int] | None:
         if first <= line < first + count:
             return number, line - first + 1
     return None
+
+
+def code_of(text: str, name: str) -> tuple[str, Cells | None, str | None]:
+    """(text to score, its cell map, the notebook's language) of a file: a notebook's code cells,
+    any other file as it is."""
+    if not is_notebook(name):
+        return text, None, None
+    code = notebook_code(text, name)
+    return code.text, code.cells, code.language
+
+
+def shift(cells: Cells, lines: int) -> Cells:
+    """The cell map of a text placed ``lines`` lines further down."""
+    return tuple((number, first + lines, count) for number, first, count in cells)
+
+
+def where(cells: Cells, text: str, offset: int) -> str | None:
+    """``cell N, line M`` of character ``offset`` of the joined ``text`` (None between cells)."""
+    found = locate(cells, text.count("\n", 0, max(0, offset)))
+    return f"cell {found[0]}, line {found[1]}" if found else None

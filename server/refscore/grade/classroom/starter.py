@@ -43,9 +43,11 @@ class Starter:
         return [line.strip() for text in self.texts for line in text.splitlines() if line.strip()]
 
 
-def starter_free_text(text: str, starter: Starter | str | Sequence[str] | None) -> str:
+def starter_free_text(text: str, starter: Starter | str | Sequence[str] | None, keep_lines: bool = False) -> str:
     """``text`` less the lines it shares with ``starter`` (the module docstring's rule); line
-    breaks of the kept lines and blank lines are kept, so what is left reads as the student wrote it."""
+    breaks of the kept lines and blank lines are kept, so what is left reads as the student wrote
+    it. ``keep_lines``: a removed line becomes an empty line instead, so every kept line keeps its
+    line number (the grader does this: feedback ranges point into the file as handed in)."""
     if starter is None:
         return text
     if isinstance(starter, str):
@@ -62,6 +64,9 @@ def starter_free_text(text: str, starter: Starter | str | Sequence[str] | None) 
     for block in matcher.get_matching_blocks():
         matched.update(numbered[k][0] for k in range(block.a, block.a + block.size))
     drop = _droppable(lines, [i for i, _ in numbered], matched)
+    if keep_lines:
+        return "".join(("\n" if line.endswith(("\n", "\r")) else "") if i in drop else line
+                       for i, line in enumerate(lines))
     return "".join(line for i, line in enumerate(lines) if i not in drop)
 
 

@@ -1,0 +1,258 @@
+"""From a class to the grader's items: each student's files matched to problems, the starter
+code taken out, the roster checked.
+
+A file belongs to a problem when
+
+1. it matches one of the problem's ``files`` patterns (mapping key; ``--pattern`` on the command
+   line; matched against the file's name, or its path inside the submission when the pattern has
+   a ``/``, case ignored); else
+2. its name without the extension (Canvas's ``-1`` suffix ignored), or a folder it is in, is the
+   problem's name or a reference's name (case, spaces, ``-`` and ``_`` ignored); else
+3. the class has one problem and the file is in that problem's language (a notebook counts as
+   Python).
+
+Several files of one student for one problem are joined in name order. A file no problem takes
+is listed as unmatched (report and stderr); a student with no file for a problem gets an error
+row for it (what they handed in is named), and so does a file in another language (its row
+shows that language).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any, Sequence
+
+from ... import languages
+from ...errors import InputFileError
+from ..discover import Problem
+from ..items import GradeItem, ItemSet
+from .model import ClassInput, Student, SubmittedFile, Submission
+from .notebook import Cells, code_of, is_notebook, shift
+from .roster import RosterEntry, squashed
+from .starter import Starter, load_starter, starter_free_text
+
+
+@dataclass(frozen=True)
+class ClassProblem:
+    """A problem graded from a class: its references (``discover.Problem``), file patterns and
+    starter code."""
+
+    problem: Problem
+    patterns: tuple[str, ...] = ()
+    starter: Starter | None = None
+
+    @property
+    def name(self) -> str | None:
+        return self.problem.name
+
+    def names(self) -> set[str]:
+        """The squashed names a file may carry to belong here."""
+        found = {squashed(PurePosixPath(r).stem) for r in self.problem.reference_names}
+        if self.problem.name:
+            found.add(squashed(self.problem.name))
+        return {n for n in found if n}
+
+    def takes(self, language: str | None) -> bool:
+        return language is not None and self.problem.language is not None and \
+            languages.get(self.problem.language).takes(language)
+
+
+@dataclass
+class ClassReport:
+    """What the report says about a class besides its rows."""
+
+    source: str
+    layout: str
+    students: int = 0
+    missing_students: list[str] = field(default_factory=list)
+    not_on_roster: list[str] = field(default_factory=list)
+    unmatched_files: list[str] = field(default_factory=list)
+    refused: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "layout": self.layout, "students": self.students,
+                "missing_students": self.missing_students, "not_on_roster": self.not_on_roster,
+                "unmatched_files": self.unmatched_files, "refused_entries": self.refused}
+
+    def notes(self) -> list[str]:
+        """The stderr lines."""
+        out = []
+        if self.missing_students:
+            out.append(f"{self.source}: {len(self.missing_students)} student(s) on the roster handed nothing in: "
+                       + ", ".join(self.missing_students))
+        if self.not_on_roster:
+            out.append(f"{self.source}: not on the roster (graded): " + ", ".join(self.not_on_roster))
+        if self.unmatched_files:
+            out.append(f"{self.source}: {len(self.unmatched_files)} file(s) matched no problem (not graded): "
+                       + ", ".join(self.unmatched_files[:20]) + (" ..." if len(self.unmatched_files) > 20 else ""))
+        return out
+
+
+def file_language(name: str) -> str | None:
+    """The language a file's name says (a notebook: Python), None when it says none."""
+    if is_notebook(name):
+        return "python"
+    try:
+        return languages.for_path(name).name
+    except languages.UnknownLanguageError:
+        return None
+
+
+_CANVAS_AGAIN = re.compile(r"-\d+$")
+
+
+def _stem_keys(file: SubmittedFile) -> set[str]:
+    path = PurePosixPath(file.name)
+    keys = {squashed(path.stem), squashed(_CANVAS_AGAIN.sub("", path.stem))}
+    keys.update(squashed(part) for part in path.parts[:-1])
+    return keys
+
+
+def _by_pattern(file: SubmittedFile, patterns: Sequence[str]) -> bool:
+    target = file.name.lower()
+    base = PurePosixPath(file.name).name.lower()
+    return any(fnmatch.fnmatchcase(target if "/" in p else base, p.lower()) for p in patterns)
+
+
+def assign(submission: Submission, problems: Sequence[ClassProblem]) -> tuple[dict[int, list[SubmittedFile]],
+                                                                              list[SubmittedFile]]:
+    """(problem index -> the student's files for it, files no problem takes)."""
+    taken: dict[int, list[SubmittedFile]] = {i: [] for i in range(len(problems))}
+    left: list[SubmittedFile] = []
+    for file in submission.files:
+        owner = next((i for i, p in enumerate(problems) if p.patterns and _by_pattern(file, p.patterns)), None)
+        if owner is None:
+            keys = _stem_keys(file)
+            owner = next((i for i, p in enumerate(problems) if not p.patterns and keys & p.names()), None)
+        if owner is None and len(problems) == 1 and not problems[0].patterns and \
+                problems[0].takes(file_language(file.name)):
+            owner = 0
+        if owner is None:
+            left.append(file)
+        else:
+            taken[owner].append(file)
+    return taken, left
+
+
+def _label(student: Student) -> str:
+    return f"{student.name} ({student.id})" if student.id and student.id != student.name else student.name
+
+
+def class_items(cls: ClassInput, problems: Sequence[ClassProblem],
+                roster: Sequence[RosterEntry] | None = None) -> tuple[ItemSet, ClassReport]:
+    """One item per student and problem, error rows for refused entries and missing students."""
+    result = ItemSet(notes=list(cls.notes))
+    report = ClassReport(cls.source, cls.layout, len(cls.submissions), refused=len(cls.refused))
+    for file in cls.refused:
+        result.items.append(GradeItem(id=file.name, candidate=None, references=(), language=None,
+                                      source=file.origin, error=file.error))
+    for submission in cls.submissions:
+        taken, left = assign(submission, problems)
+        report.unmatched_files.extend(f.origin for f in left)
+        for index, problem in enumerate(problems):
+            result.items.append(_item(submission, problem, taken[index], left))
+    if roster is not None:
+        _check_roster(cls, problems, roster, result, report)
+    return result, report
+
+
+def _base_item(student: Student, problem: ClassProblem, late: bool | None) -> GradeItem:
+    prefix = f"{problem.name}/" if problem.name else ""
+    refs = problem.problem.references
+    if problem.starter is not None:
+        refs = tuple(starter_free_text(r, problem.starter, keep_lines=True) for r in refs)
+    item = GradeItem(id=prefix + _label(student), candidate=None, references=refs,
+                     language=problem.problem.language, context=problem.problem.context, problem=problem.name,
+                     reference_names=problem.problem.reference_names, student=student.name,
+                     student_id=student.id, late=late)
+    if problem.problem.error:
+        item.error = f"reference: {problem.problem.error}"
+    return item
+
+
+def _item(submission: Submission, problem: ClassProblem, files: list[SubmittedFile],
+          left: list[SubmittedFile]) -> GradeItem:
+    item = _base_item(submission.student, problem, submission.late)
+    item.source = "; ".join(f.origin for f in files) or None
+    if item.error:
+        return item
+    if not files:
+        other = [f for f in left if file_language(f.name)]
+        wrong = next((f for f in other if not problem.takes(file_language(f.name))), None)
+        if wrong is not None and len(other) == 1 and len(left) == len(other):
+            item.language, item.source = file_language(wrong.name), wrong.origin
+            item.error = f"{wrong.origin}: wrong language ({item.language}; the reference is {problem.problem.language})"
+        else:
+            handed = ", ".join(f.name for f in submission.files) or "nothing"
+            item.error = f"no file for problem {problem.name or 'the reference'} (handed in: {handed})"
+        return item
+    _read(item, files, problem)
+    return item
+
+
+def _read(item: GradeItem, files: list[SubmittedFile], problem: ClassProblem) -> None:
+    texts: list[str] = []
+    cells: Cells = ()
+    line = 0
+    for file in files:
+        language = file_language(file.name)
+        if file.error or file.text is None:
+            item.error = file.error or f"{file.origin}: not read"
+            return
+        if language is not None and not problem.takes(language):
+            item.language = language
+            item.error = f"{file.origin}: wrong language ({language}; the reference is {problem.problem.language})"
+            return
+        try:
+            text, found, _ = code_of(file.text, file.origin)
+        except InputFileError as error:
+            item.error = str(error)
+            return
+        if found:
+            cells = cells + shift(found, line)
+        texts.append(text)
+        line += text.count("\n") + 2  # the blank line that joins files
+    item.candidate = "\n\n".join(t.rstrip("\n") + "\n" for t in texts) if len(texts) > 1 else texts[0]
+    item.cells = cells or None
+    if problem.starter is not None:
+        item.candidate = starter_free_text(item.candidate, problem.starter, keep_lines=True)  # lines stay put
+    if not item.candidate.strip():
+        why = "nothing but the starter code" if problem.starter is not None else "empty submission"
+        item.error = f"{item.source}: {why} (nothing to score)"
+
+
+def _check_roster(cls: ClassInput, problems: Sequence[ClassProblem], roster: Sequence[RosterEntry],
+                  result: ItemSet, report: ClassReport) -> None:
+    students = [s.student for s in cls.submissions]
+    for entry in roster:
+        if not any(entry.owns(s) for s in students):
+            report.missing_students.append(entry.label)
+            for problem in problems:
+                item = _base_item(Student(entry.name, entry.ids[0] if entry.ids else None), problem, None)
+                item.error = item.error or f"{entry.label}: on the roster, but handed nothing in"
+                result.items.append(item)
+    report.not_on_roster = [_label(s) for s in students if not any(e.owns(s) for e in roster)]
+
+
+def starter_for(paths: Sequence[str | Path], language: str | None) -> Starter | None:
+    """The starter code in ``paths`` for a problem in ``language`` (a folder: its files in that
+    language, notebooks too); None without paths."""
+    if not paths:
+        return None
+    suffixes = None
+    if language is not None:
+        suffixes = [*languages.get(language).extensions, *([".ipynb"] if language == "python" else [])]
+    return load_starter(paths, suffixes)
+
+
+def strip_starter(item: GradeItem, starter: Starter | None) -> None:
+    """Take the starter code out of an item read file by file (the rule of ``starter``)."""
+    if starter is None or item.candidate is None:
+        return
+    item.candidate = starter_free_text(item.candidate, starter, keep_lines=True)
+    item.references = tuple(starter_free_text(r, starter, keep_lines=True) for r in item.references)
+    if not item.candidate.strip() and item.error is None:
+        item.error = f"{item.source}: nothing but the starter code (nothing to score)"

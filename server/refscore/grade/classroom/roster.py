@@ -1,0 +1,87 @@
+"""A roster: the students a class should have (``--roster FILE``).
+
+A CSV file with a header (a name column: ``name``, ``student``, ``full name`` or ``student name``;
+an id column: ``id``, ``student_id``, ``sis user id``, ``user id``, ``login``, ``username``,
+``email`` or ``sid``; either may be missing), or a text file of one name per line. A submission
+is the student's when the ids agree, else when the names agree after case, accents, spaces and
+punctuation are dropped, in either order of the words (Canvas writes "lovelaceada" for "Ada
+Lovelace"). Roster students with no submission are listed as missing (and get an error row per
+problem); submissions of students not on the roster are listed too (and graded).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...errors import InputFileError
+from ...scoring.inputs import read_source
+from .model import Student
+
+_NAME_COLUMNS = ("name", "student", "full name", "student name", "fullname")
+_ID_COLUMNS = ("id", "student_id", "student id", "sis user id", "user id", "sid", "login", "username", "email",
+               "sis login id", "github", "github username")
+
+
+def squashed(text: str) -> str:
+    """Lower case letters and digits only, accents dropped."""
+    plain = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in plain.lower() if c.isalnum() and not unicodedata.combining(c))
+
+
+def name_keys(name: str) -> set[str]:
+    """The forms a name may take in an LMS layout ("Ada Lovelace": adalovelace, lovelaceada)."""
+    words = name.replace(",", " ").split()
+    keys = {squashed(name)}
+    if len(words) > 1:
+        keys.add(squashed(words[-1] + "".join(words[:-1])))
+        if "," in name:  # "Lovelace, Ada"
+            last, _, first = name.partition(",")
+            keys.add(squashed(first + last))
+    return {k for k in keys if k}
+
+
+@dataclass(frozen=True)
+class RosterEntry:
+    """One expected student."""
+
+    name: str
+    ids: tuple[str, ...] = ()
+
+    def owns(self, student: Student) -> bool:
+        """True when ``student`` (from a layout) is this roster entry."""
+        mine = {squashed(i) for i in self.ids if i}
+        theirs = {squashed(i) for i in (student.id, student.login) if i}
+        if mine & theirs:
+            return True
+        return bool(name_keys(self.name) & (name_keys(student.name) | theirs))
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} ({self.ids[0]})" if self.ids else self.name
+
+
+def load_roster(path: str | Path) -> list[RosterEntry]:
+    """The roster at ``path`` (InputFileError, one line, when it cannot be read or is empty)."""
+    text = read_source(path)
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        raise InputFileError(f"{path}: the roster is empty")
+    header = [cell.strip().lower() for cell in next(csv.reader([lines[0]]))]
+    names = [i for i, h in enumerate(header) if h in _NAME_COLUMNS]
+    ids = [i for i, h in enumerate(header) if h in _ID_COLUMNS]
+    if not names and not ids:
+        return [RosterEntry(line.strip()) for line in lines]
+    out = []
+    for row in csv.reader(io.StringIO("\n".join(lines[1:]))):
+        cells = [c.strip() for c in row]
+        name = next((cells[i] for i in names if i < len(cells) and cells[i]), "")
+        found = tuple(cells[i] for i in ids if i < len(cells) and cells[i])
+        if name or found:
+            out.append(RosterEntry(name or found[0], found))
+    if not out:
+        raise InputFileError(f"{path}: the roster lists no student")
+    return out

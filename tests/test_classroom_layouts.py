@@ -1,0 +1,175 @@
+"""Classroom inputs as LMSs export them (issue 23 item 1, issue 28 item 12): Moodle, Canvas,
+Gradescope, GitHub Classroom and plain layouts, as zip archives and folders written here, through
+the real `refscore grade` (CodeBLEU only: no model needed)."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from refscore.cli import main
+from refscore.grade.classroom.layouts import detect, read_class
+
+SUM_REF = "def total(nums):\n    result = 0\n    for n in nums:\n        result += n\n    return result\n"
+SUM_OK = "def total(values):\n    acc = 0\n    for v in values:\n        acc += v\n    return acc\n"
+PAL_REF = ("public class Pal {\n    static boolean isPal(String s) {\n"
+           "        return new StringBuilder(s).reverse().toString().equals(s);\n    }\n}\n")
+PAL_OK = ("public class Pal {\n    static boolean isPal(String w) {\n"
+          "        return new StringBuilder(w).reverse().toString().equals(w);\n    }\n}\n")
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def refs(tmp_path: Path) -> tuple[Path, Path]:
+    (tmp_path / "refs").mkdir(exist_ok=True)
+    (tmp_path / "refs" / "sum.py").write_text(SUM_REF)
+    (tmp_path / "refs" / "Pal.java").write_text(PAL_REF)
+    return tmp_path / "refs" / "sum.py", tmp_path / "refs" / "Pal.java"
+
+
+def write_zip(path: Path, files: dict[str, str | bytes]) -> Path:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return path
+
+
+def grade(tmp_path: Path, *args: str) -> tuple[int, dict]:
+    out = tmp_path / "out" / "grade.json"
+    code = main(["grade", *args, "--metrics", "codebleu", "--no-cache", "-q", "--json", str(out)])
+    return code, json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
+
+
+def by_id(report: dict) -> dict[str, dict]:
+    return {row["id"]: row for row in report["submissions"]}
+
+
+MOODLE = {
+    "Ada Lovelace_1001_assignsubmission_file_/sum.py": SUM_OK,
+    "Ada Lovelace_1001_assignsubmission_file_/Pal.java": PAL_OK,
+    "Ada Lovelace_1001_assignsubmission_file_/README.txt": "my notes",
+    "Alan Turing_1002_assignsubmission_file_/src/sum.py": SUM_REF,
+    "Grace Hopper_1003_assignsubmission_file_/pal.java": PAL_OK,
+    "Grace Hopper_1003_assignsubmission_onlinetext_/onlinetext.html": "<p>hi</p>",
+}
+
+
+def test_moodle_zip_two_problems_matched_by_file_name_with_roster(tmp_path: Path, capsys) -> None:
+    sum_ref, pal_ref = refs(tmp_path)
+    archive = write_zip(tmp_path / "week3.zip", MOODLE)
+    (tmp_path / "roster.csv").write_text("Name,ID\nAda Lovelace,1001\nAlan Turing,1002\nGrace Hopper,1003\n"
+                                         "Edsger Dijkstra,1004\n")
+    (tmp_path / "week3.toml").write_text(
+        '[[problem]]\nname = "sum"\nreference = "refs/sum.py"\nsubmissions = ["week3.zip"]\n'
+        '[[problem]]\nname = "pal"\nreference = "refs/Pal.java"\nsubmissions = ["week3.zip"]\n')
+    code, report = grade(tmp_path, "--mapping", str(tmp_path / "week3.toml"), "--roster", str(tmp_path / "roster.csv"))
+    assert code == 0
+    rows = by_id(report)
+    ada = rows["sum/Ada Lovelace (1001)"]
+    assert (ada["student"], ada["student_id"], ada["late"], ada["problem"]) == ("Ada Lovelace", "1001", False, "sum")
+    assert ada["errors"] == [] and 0 < ada["codebleu"] < 1 and ada["source"] == f"{archive.name}!" + \
+        "Ada Lovelace_1001_assignsubmission_file_/sum.py"
+    assert rows["sum/Alan Turing (1002)"]["codebleu"] == pytest.approx(1.0)  # nested folder, the reference itself
+    assert rows["pal/Grace Hopper (1003)"]["errors"] == []  # pal.java: case ignored
+    assert "no file for problem sum" in rows["sum/Grace Hopper (1003)"]["errors"][0]
+    assert "handed nothing in" in rows["sum/Edsger Dijkstra (1004)"]["errors"][0]
+    info = report["settings"]["classes"][0]
+    assert info["layout"] == "moodle" and info["students"] == 3
+    assert info["missing_students"] == ["Edsger Dijkstra (1004)"]
+    assert info["unmatched_files"] == [f"{archive.name}!Ada Lovelace_1001_assignsubmission_file_/README.txt"]
+    err = capsys.readouterr().err
+    assert "Edsger Dijkstra" in err and "README.txt" in err and "online-text" in err
+
+
+def test_canvas_folder_recognised_with_late_marks_and_resubmission_suffix(tmp_path: Path) -> None:
+    sum_ref, _ = refs(tmp_path)
+    folder = tmp_path / "canvas"
+    folder.mkdir()
+    (folder / "lovelaceada_late_1001_555_sum.py").write_text(SUM_OK)
+    (folder / "turingalan_1002_556_sum-1.py").write_text(SUM_REF)
+    (folder / "hoppergrace_1003_557_Sum.java").write_text(PAL_OK)
+    (tmp_path / "roster.txt").write_text("Ada Lovelace\nAlan Turing\nGrace Hopper\n")
+    code, report = grade(tmp_path, "-r", str(sum_ref), str(folder), "--roster", str(tmp_path / "roster.txt"))
+    assert code == 0
+    rows = by_id(report)
+    assert rows["lovelaceada (1001)"]["late"] is True and rows["turingalan (1002)"]["late"] is False
+    assert rows["turingalan (1002)"]["codebleu"] == pytest.approx(1.0)
+    grace = rows["hoppergrace (1003)"]
+    assert grace["language"] == "java" and "wrong language" in grace["errors"][0]  # the file's language is shown
+    info = report["settings"]["classes"][0]
+    assert info["layout"] == "canvas" and info["missing_students"] == [] and info["not_on_roster"] == []
+
+
+def test_gradescope_export_reads_names_and_ids_from_the_metadata(tmp_path: Path) -> None:
+    sum_ref, _ = refs(tmp_path)
+    meta = ("submission_111:\n  :submitters:\n  - :name: Ada Lovelace\n    :sid: '1001'\n    :email: ada@example.org\n"
+            "  :created_at: 2026-11-30 10:00:00\n  :late: true\n"
+            "submission_222:\n  :submitters:\n  - :name: Alan Turing\n    :sid: '1002'\n    :email: alan@example.org\n")
+    archive = write_zip(tmp_path / "gs.zip", {"assignment_9_export/submission_metadata.yml": meta,
+                                              "assignment_9_export/submission_111/sum.py": SUM_OK,
+                                              "assignment_9_export/submission_222/sum.py": SUM_REF})
+    code, report = grade(tmp_path, "-r", str(sum_ref), str(archive))
+    assert code == 0
+    rows = by_id(report)
+    assert rows["Ada Lovelace (1001)"]["late"] is True and rows["Ada Lovelace (1001)"]["student_id"] == "1001"
+    assert rows["Alan Turing (1002)"]["codebleu"] == pytest.approx(1.0)
+    assert report["settings"]["classes"][0]["layout"] == "gradescope"
+
+
+def test_github_classroom_folder_of_repositories(tmp_path: Path) -> None:
+    sum_ref, _ = refs(tmp_path)
+    for user, text in (("octocat", SUM_OK), ("hubot", SUM_REF)):
+        repo = tmp_path / "classroom" / f"week3-sum-{user}"
+        (repo / ".git").mkdir(parents=True)
+        (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+        (repo / "sum.py").write_text(text)
+        (repo / "README.md").write_text("# week 3\n")
+    code, report = grade(tmp_path, "-r", str(sum_ref), str(tmp_path / "classroom"))
+    assert code == 0
+    rows = by_id(report)
+    assert set(rows) == {"octocat", "hubot"} and rows["hubot"]["codebleu"] == pytest.approx(1.0)
+    info = report["settings"]["classes"][0]
+    assert info["layout"] == "github-classroom" and len(info["unmatched_files"]) == 2  # the READMEs
+    assert not any(".git" in f for f in info["unmatched_files"])
+
+
+def test_plain_layout_folder_per_student_several_files_and_roster(tmp_path: Path) -> None:
+    sum_ref, pal_ref = refs(tmp_path)
+    for student, files in {"alice": {"sum.py": SUM_OK, "Pal.java": PAL_OK},
+                           "bob": {"SecondLargest.java": PAL_OK, "sum.py": SUM_REF}}.items():
+        (tmp_path / "class" / student).mkdir(parents=True)
+        for name, text in files.items():
+            (tmp_path / "class" / student / name).write_text(text)
+    (tmp_path / "m.toml").write_text(
+        '[[problem]]\nname = "sum"\nreference = "refs/sum.py"\nsubmissions = ["class"]\nlayout = "plain"\n'
+        '[[problem]]\nname = "palindrome"\nreference = "refs/Pal.java"\nsubmissions = ["class"]\nlayout = "plain"\n'
+        'files = ["Pal*.java"]\n')
+    (tmp_path / "roster.csv").write_text("student\nalice\nbob\ncarol\n")
+    code, report = grade(tmp_path, "--mapping", str(tmp_path / "m.toml"), "--roster", str(tmp_path / "roster.csv"))
+    assert code == 0
+    rows = by_id(report)
+    assert rows["palindrome/alice"]["errors"] == [] and rows["sum/bob"]["codebleu"] == pytest.approx(1.0)
+    assert "no file for problem palindrome" in rows["palindrome/bob"]["errors"][0]  # never her palindrome
+    info = report["settings"]["classes"][0]
+    assert info["missing_students"] == ["carol"]
+    assert [Path(f).name for f in info["unmatched_files"]] == ["SecondLargest.java"]
+    html_out = tmp_path / "out.html"
+    assert main(["grade", "--mapping", str(tmp_path / "m.toml"), "--roster", str(tmp_path / "roster.csv"),
+                 "--metrics", "codebleu", "--no-cache", "-q", "--html", str(html_out)]) == 0
+    page = html_out.read_text(encoding="utf-8")
+    assert "handed nothing in" in page and "carol" in page and "SecondLargest.java" in page
+
+
+def test_layouts_are_recognised_from_names_and_named_layout_is_checked(tmp_path: Path) -> None:
+    assert detect(list(MOODLE)) == "moodle"
+    assert detect(["smithjo_12_34_a.py", "doejane_late_13_35_a.py"]) == "canvas"
+    assert detect(["submission_metadata.yml", "submission_1/a.py"]) == "gradescope"
+    assert detect(["hw-ann/a.py", "hw-bo/a.py"]) == "github-classroom"
+    assert detect(["alice/a.py", "bob/a.py"]) == "plain"
+    archive = write_zip(tmp_path / "c.zip", {"smithjo_12_34_a.py": SUM_OK})
+    with pytest.raises(Exception, match="no submission of the moodle layout found .it looks like canvas"):
+        read_class(archive, "moodle")
+    assert read_class(archive).submissions[0].student.id == "12"

@@ -1,0 +1,149 @@
+"""Notebooks scored on their code cells (issue 23 item 2), starter code that earns no credit
+(item 3), and issue 28 item 11 (mapping ids, wrong-language rows, a problem with no reference,
+the typo note). Real `refscore grade` runs on files written here."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from refscore.cli import main
+
+pytestmark = pytest.mark.timeout(600)
+
+HELPER = "def read_numbers(path):\n    with open(path) as f:\n        return [int(line) for line in f]\n"
+STARTER = HELPER + "\n\ndef second_largest(nums):\n    # TODO: write this\n    pass\n"
+REF = HELPER + "\n\ndef second_largest(nums):\n    ranked = sorted(set(nums))\n    return ranked[-2]\n"
+GOOD = HELPER + "\n\ndef second_largest(values):\n    order = sorted(set(values))\n    return order[-2]\n"
+WRONG = HELPER + "\n\ndef second_largest(nums):\n    return max(nums)\n"
+
+
+def notebook(cells: list[tuple[str, str]]) -> str:
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5,
+                       "metadata": {"kernelspec": {"name": "python3", "language": "python", "display_name": "P"}},
+                       "cells": [{"cell_type": kind, "id": f"c{i}", "metadata": {}, "source": src,
+                                  **({"outputs": [{"output_type": "stream", "name": "stdout", "text": "42\n"}],
+                                      "execution_count": i} if kind == "code" else {})}
+                                 for i, (kind, src) in enumerate(cells)]})
+
+
+def grade(*args: str, out: Path, metrics: str = "codebleu") -> tuple[int, dict[str, dict]]:
+    code = main(["grade", *args, "--metrics", metrics, "--no-cache", "-q", "--json", str(out)])
+    rows = {r["id"]: r for r in json.loads(out.read_text())["submissions"]} if out.exists() else {}
+    return code, rows
+
+
+def test_notebooks_are_scored_on_their_code_cells_and_map_back(tmp_path: Path) -> None:
+    ref = tmp_path / "ref.ipynb"
+    ref.write_text(notebook([("markdown", "# Second largest"), ("code", HELPER), ("code", REF[len(HELPER):].strip())]))
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "same.ipynb").write_text(notebook([("markdown", "my answer"), ("code", HELPER),
+                                               ("markdown", "now the function"), ("code", REF[len(HELPER):].strip()),
+                                               ("code", "%timeit second_largest([1, 2])")]))
+    (subs / "plain.py").write_text(REF)
+    (subs / "broken.ipynb").write_text("{not a notebook")
+    code, rows = grade("-r", str(ref), str(subs), out=tmp_path / "o.json")
+    assert code == 0
+    same = rows[str(subs / "same.ipynb")]
+    assert same["language"] == "python" and same["codebleu"] == pytest.approx(1.0)
+    assert same["cells"] == [{"cell": 2, "first_line": 1, "lines": 3}, {"cell": 4, "first_line": 5, "lines": 3}]
+    assert rows[str(subs / "plain.py")]["codebleu"] == pytest.approx(1.0)  # a .py file against a notebook reference
+    assert "not a readable Jupyter notebook" in rows[str(subs / "broken.ipynb")]["errors"][0]
+
+
+def test_notebook_tooltips_name_cell_and_line(tmp_path: Path) -> None:
+    ref = tmp_path / "ref.py"
+    ref.write_text(REF)
+    sub = tmp_path / "hw.ipynb"
+    sub.write_text(notebook([("markdown", "intro"), ("code", HELPER), ("code", "def second_largest(v):\n    return max(v)")]))
+    html = tmp_path / "r.html"
+    assert main(["grade", "-r", str(ref), str(sub), "--metrics", "codebleu,codebertscore", "--no-cache", "-q",
+                 "--html", str(html)]) == 0
+    page = html.read_text(encoding="utf-8")
+    assert "cell 3, line 2" in page and "cell 2, line 1" in page and "code cells 2, 3" in page
+
+
+def test_a_notebook_in_a_moodle_zip(tmp_path: Path) -> None:
+    (tmp_path / "second.py").write_text(REF)
+    with zipfile.ZipFile(tmp_path / "m.zip", "w") as z:
+        z.writestr("Ada Lovelace_7_assignsubmission_file_/second.ipynb", notebook([("code", GOOD)]))
+    code, rows = grade("-r", str(tmp_path / "second.py"), str(tmp_path / "m.zip"), out=tmp_path / "o.json")
+    assert code == 0 and rows["Ada Lovelace (7)"]["codebleu"] > 0.5 and rows["Ada Lovelace (7)"]["cells"]
+
+
+def test_starter_code_earns_no_credit(tmp_path: Path) -> None:
+    (tmp_path / "ref.py").write_text(REF)
+    (tmp_path / "starter.py").write_text(STARTER)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "good.py").write_text(GOOD)
+    (subs / "wrong.py").write_text(WRONG)
+    (subs / "untouched.py").write_text(STARTER)
+    _, plain = grade("-r", str(tmp_path / "ref.py"), str(subs), out=tmp_path / "a.json")
+    code, starred = grade("-r", str(tmp_path / "ref.py"), str(subs), "--starter", str(tmp_path / "starter.py"),
+                          out=tmp_path / "b.json")
+    assert code == 0
+    wrong = str(subs / "wrong.py")
+    assert starred[wrong]["codebleu"] < plain[wrong]["codebleu"] - 0.1  # the given helper no longer props it up
+    assert "nothing but the starter code" in starred[str(subs / "untouched.py")]["errors"][0]
+    assert plain[str(subs / "untouched.py")]["errors"] == []  # without --starter it scores, as before
+    assert starred[str(subs / "good.py")]["codebleu"] > starred[wrong]["codebleu"]
+
+
+def test_starter_per_problem_in_the_mapping_and_for_a_class(tmp_path: Path) -> None:
+    (tmp_path / "ref.py").write_text(REF)
+    (tmp_path / "given").mkdir()
+    (tmp_path / "given" / "second.py").write_text(STARTER)
+    (tmp_path / "given" / "notes.md").write_text("read me")  # not Python: not starter code
+    with zipfile.ZipFile(tmp_path / "c.zip", "w") as z:
+        z.writestr("ann/second.py", STARTER)
+        z.writestr("ben/second.py", GOOD)
+    (tmp_path / "m.toml").write_text('[[problem]]\nname = "second"\nreference = "ref.py"\n'
+                                     'submissions = ["c.zip"]\nstarter = "given"\n')
+    code, rows = grade("--mapping", str(tmp_path / "m.toml"), out=tmp_path / "o.json")
+    assert code == 0
+    assert "nothing but the starter code" in rows["second/ann"]["errors"][0]
+    assert rows["second/ben"]["errors"] == [] and rows["second/ben"]["codebleu"] > 0.3
+
+
+def test_starter_alone_is_a_usage_error(tmp_path: Path, capsys) -> None:
+    (tmp_path / "s.py").write_text(STARTER)
+    assert main(["grade", "--starter", str(tmp_path / "s.py"), "--jsonl", str(tmp_path / "x.jsonl")]) == 2
+    assert "--starter applies to" in capsys.readouterr().err
+
+
+# -- issue 28 item 11 -------------------------------------------------------------------------------
+
+
+def test_mapping_ids_do_not_repeat_the_problem_name_and_wrong_language_shows_the_file(tmp_path: Path) -> None:
+    (tmp_path / "second_largest").mkdir()
+    (tmp_path / "ref.py").write_text(REF)
+    (tmp_path / "second_largest" / "alice.py").write_text(GOOD)
+    (tmp_path / "second_largest" / "grace.java").write_text("class G { int f() { return 1; } }\n")
+    (tmp_path / "m.toml").write_text('[[problem]]\nname = "second_largest"\nreference = "ref.py"\n'
+                                     'submissions = ["second_largest/*"]\n')
+    code, rows = grade("--mapping", str(tmp_path / "m.toml"), out=tmp_path / "o.json")
+    assert code == 0 and set(rows) == {"second_largest/alice.py", "second_largest/grace.java"}
+    grace = rows["second_largest/grace.java"]
+    assert grace["language"] == "java" and "wrong language" in grace["errors"][0]
+
+
+def test_a_mapping_problem_without_reference_is_an_invalid_mapping(tmp_path: Path, capsys) -> None:
+    (tmp_path / "a.py").write_text(GOOD)
+    (tmp_path / "m.toml").write_text('[[problem]]\nname = "p"\nsubmissions = ["a.py"]\n')
+    assert main(["grade", "--mapping", str(tmp_path / "m.toml"), "--metrics", "codebleu", "--no-cache", "-q"]) == 3
+    err = capsys.readouterr().err
+    assert "no 'reference'" in err and "'p'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_docs_typo_example_names_the_unknown_key(tmp_path: Path, capsys) -> None:
+    (tmp_path / "ref.py").write_text(REF)
+    (tmp_path / "a.py").write_text(GOOD)
+    (tmp_path / "m.toml").write_text('[[problem]]\nreference = "ref.py"\nsubmission = ["a.py"]\n')
+    assert main(["grade", "--mapping", str(tmp_path / "m.toml"), "--metrics", "codebleu", "--no-cache", "-q"]) == 3
+    err = capsys.readouterr().err
+    assert "unknown key 'submission' ignored" in err and "no submissions found" in err
