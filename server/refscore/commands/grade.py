@@ -15,6 +15,7 @@ from ..grade.rows import SCORE_COLUMNS
 from ..grade.run import run_job
 from ..grade.settings import GradeSettings, scorer_tag
 from ..metrics.codebleu import DEFAULT_WEIGHTS
+from ..metrics.similarity import DEFAULT_THRESHOLD
 from ..scoring.report import ALL_METRICS, CODEBLEU_RULES
 from . import options
 from .bert_options import idf_setting
@@ -94,6 +95,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="the folder of scored parts a rerun resumes from (default: <report name>.parts "
                           "next to the first report)")
     out.add_argument("--no-cache", action="store_true", help="score everything again, remember nothing")
+    out.add_argument("--similarity", nargs="?", const=DEFAULT_THRESHOLD, type=similarity_threshold,
+                     metavar="THRESHOLD",
+                     help="also compare the students of each problem with one another and flag pairs scoring "
+                          f"THRESHOLD or more (0..1, default {DEFAULT_THRESHOLD}): similarity.html, .json and .csv "
+                          "beside the reports, a similar_to column in them; a hint for the teacher, never a verdict")
     out.add_argument("--fail-under", type=float, metavar="X",
                      help="exit 1 if any submission scores below X (or could not be scored)")
     out.add_argument("--fail-metric", default=None, choices=SCORE_COLUMNS,
@@ -103,6 +109,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="progress on stderr: bar on a terminal, lines otherwise (default auto)")
     out.add_argument("-q", "--quiet", action="store_true", help="no progress, only the summary")
     p.set_defaults(handler=run)
+
+
+def similarity_threshold(text: str) -> float:
+    """``--similarity``'s value: a number in 0..1 (argparse's one-line error otherwise)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a threshold in 0..1, not {text!r} (put --similarity after the SUBMISSION files, or "
+            f"write --similarity={DEFAULT_THRESHOLD})") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"the threshold {text} is not in 0..1")
+    return value
 
 
 def check_applicable(args: argparse.Namespace) -> None:
@@ -137,6 +156,14 @@ def check_applicable(args: argparse.Namespace) -> None:
         raise UsageError("--block-lines must be at least 1")
     if args.batch_size < 1:
         raise UsageError("--batch-size must be at least 1")
+    if args.similarity is not None:
+        if not (args.out_dir or args.csv or args.json or args.html) or \
+                all(str(p) == "-" for p in (args.csv, args.json, args.html) if p) and not args.out_dir:
+            raise UsageError("--similarity writes similarity.html, .json and .csv beside the reports: give -o DIR "
+                             "(or --csv/--json/--html FILE)")
+        if not (args.submissions or args.mapping):
+            raise UsageError("--similarity compares SUBMISSION files and mapping problems; --jsonl lines are not "
+                             "compared")
 
 
 def _reports(args: argparse.Namespace) -> tuple[tuple[str, Path], ...]:
@@ -173,7 +200,7 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
     return GradeJob(inputs, settings, engine, args.ray_address, args.block_lines or DEFAULT_BLOCK_LINES,
                     _reports(args), args.title, Path(args.cache) if args.cache else None, args.no_cache,
                     threshold, options.default_fail_metric(metrics), "none" if args.quiet else args.progress,
-                    args.idf)
+                    args.idf, args.similarity)
 
 
 def run(args: argparse.Namespace) -> int:

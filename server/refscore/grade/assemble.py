@@ -15,7 +15,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from .columns import RunColumns, parquet_schema  # noqa: F401 - parquet_schema: re-exported
 from .ids import IdNamer
@@ -71,11 +71,12 @@ def block_entries(store: PartStore, block: PlannedBlock, fill: Fill | None = Non
 def assemble(blocks: Sequence[PlannedBlock], store: PartStore, outputs: dict[str, Path], info: dict[str, Any],
              title: str, rank_by: str | None, fail: tuple[str, float] | None = None,
              echo: Callable[[dict[str, Any], int], None] | None = None, fill: Fill | None = None,
-             detail: bool = False) -> Assembled:
+             detail: bool = False, similar: Mapping[tuple[str, str | None], list[str]] | None = None) -> Assembled:
     """Write every requested output (kinds: csv, json, jsonl, parquet, html) from the parts.
-    ``echo(row, id_width)`` is called for each row in order (the terminal lines)."""
+    ``echo(row, id_width)`` is called for each row in order (the terminal lines); ``similar``:
+    (item id, source) -> the ``similar_to`` cell (``--similarity``'s flagged partners)."""
     namer, totals, width = IdNamer(), RowStats(keep=0), 0
-    columns = RunColumns(info.get("metrics", ()))
+    columns = RunColumns(info.get("metrics", ()), similarity="similarity" in info)
     kept: dict[int, list[tuple[int, dict[str, Any]]]] = {}  # a run with details is small: read once
     for block in blocks:
         pairs = block_entries(store, block, fill)
@@ -96,6 +97,7 @@ def assemble(blocks: Sequence[PlannedBlock], store: PartStore, outputs: dict[str
             rows = [entry["row"] for _, entry in pairs]
             for offset, entry in pairs:
                 row = entry["row"]
+                row["similar_to"] = similar.get((str(row["id"]), row.get("source"))) if similar else None
                 name = namer.name(str(row["id"]))
                 row["id"] = row["id"] if name == str(row["id"]) else name  # an integer id stays one
                 earlier = block.before is None or offset in block.before

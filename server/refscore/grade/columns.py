@@ -15,13 +15,16 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Sequence
 
-from .rows import COLUMNS, JSON_ONLY_COLUMNS, OPTIONAL_METRIC_COLUMNS, SCORE_COLUMNS
+from .rows import COLUMNS, JSON_ONLY_COLUMNS, OPTIONAL_METRIC_COLUMNS, SCORE_COLUMNS, SIMILARITY_COLUMN
 
 
-def report_columns(metrics: Iterable[str], extra: Sequence[str] = ()) -> tuple[str, ...]:
-    """The report's columns for a run computing ``metrics``, then the passed-through fields."""
+def report_columns(metrics: Iterable[str], extra: Sequence[str] = (), similarity: bool = False) -> tuple[str, ...]:
+    """The report's columns for a run computing ``metrics`` (and comparing students, ``similarity``),
+    then the passed-through fields."""
     wanted = set(metrics)
     dropped = {c for metric, cols in OPTIONAL_METRIC_COLUMNS.items() if metric not in wanted for c in cols}
+    if not similarity:
+        dropped.add(SIMILARITY_COLUMN)
     return (*(c for c in COLUMNS if c not in dropped), *extra)
 
 
@@ -38,8 +41,9 @@ def _kind(value: Any) -> str:
 class RunColumns:
     """Pass one's record of the rows' columns and the types of their passed-through fields."""
 
-    def __init__(self, metrics: Iterable[str]) -> None:
+    def __init__(self, metrics: Iterable[str], similarity: bool = False) -> None:
         self.metrics = tuple(metrics)
+        self.similarity = similarity
         self.kinds: dict[str, set[str]] = {}  # extra column -> kinds of its non-null values
         self.int_ids = True
 
@@ -54,7 +58,7 @@ class RunColumns:
 
     @property
     def columns(self) -> tuple[str, ...]:
-        return report_columns(self.metrics, tuple(self.kinds))
+        return report_columns(self.metrics, tuple(self.kinds), self.similarity)
 
     def parquet_kind(self, column: str) -> str:
         """``int``, ``float``, ``bool``, ``str`` or ``json`` (written as JSON text) for an extra column."""
@@ -90,7 +94,7 @@ def parquet_schema(columns: Sequence[str] = COLUMNS, extra: dict[str, str] | Non
     import pyarrow as pa
 
     types = {"codebertscore_layer": pa.int64(), "cached": pa.bool_(), "late": pa.bool_(),
-             "warnings": pa.list_(pa.string()), "errors": pa.list_(pa.string()),
+             "warnings": pa.list_(pa.string()), "errors": pa.list_(pa.string()), SIMILARITY_COLUMN: pa.list_(pa.string()),
              **{c: pa.float64() for c in SCORE_COLUMNS}, **({"id": pa.int64()} if int_ids else {}),
              **{c: getattr(pa, kind)() for c, kind in (extra or {}).items()}}
     return pa.schema([(c, types.get(c, pa.string())) for c in columns])

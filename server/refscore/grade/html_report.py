@@ -108,6 +108,8 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = "RefScore
             "; this page shows statistics and the extremes only"
         out.append('<p class="legend">Every item is in ' + ", ".join(safe_text(f) for f in files) + shown + ".</p>")
     out.append(class_section(settings.get("classes", [])))
+    if settings.get("similarity"):
+        out.append(_similarity_note(settings["similarity"]))
     out.append(_statistics(stats, columns))
     out.append('<section class="hists">')
     for column in columns:
@@ -166,7 +168,7 @@ def _brief(name: str, rows: Sequence[dict[str, Any]], columns: Sequence[str]) ->
             value = row.get(column)
             style = f' style="background:{heat_color(value)}"' if isinstance(value, float) else ""
             out.append(f'<td class="num"{style}>{_fmt(value)}</td>')
-        out.append(f'<td class="err">{safe_text("; ".join(row.get("errors") or []))}</td></tr>')
+        out.append(f'<td class="err">{safe_text("; ".join([*(row.get("errors") or []), *_similar_note(row)]))}</td></tr>')
     out.append("</tbody></table></div>")
     return "".join(out)
 
@@ -190,10 +192,25 @@ def _table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
                            f"{value:.3f}</td>")
             else:
                 out.append('<td class="num" data-v="">&ndash;</td>')
-        notes = "; ".join([*row["errors"], *row["warnings"]])
+        notes = "; ".join([*row["errors"], *row["warnings"], *_similar_note(row)])
         out.append(f'<td class="err" data-v="{safe_attr(notes)}">{safe_text(notes)}</td></tr>')
     out.append("</tbody></table></div>")
     return "".join(out)
+
+
+def _similar_note(row: dict[str, Any]) -> list[str]:
+    """The ``similar_to`` cell as a note: ``similar to s04 (0.97), s07 (0.91)``."""
+    partners = row.get("similar_to")
+    return [f"similar to {', '.join(partners)}"] if partners else []
+
+
+def _similarity_note(similarity: dict[str, Any]) -> str:
+    """The line linking the similarity page (``--similarity``)."""
+    count = similarity.get("flagged_pairs", 0)
+    page = safe_attr(str(similarity.get("page", "similarity.html")))
+    return (f'<p class="legend" id="similarity">Similarity among submissions: {count} pair{"s" * (count != 1)} at or '
+            f'above {float(similarity.get("threshold", 0)):.2f}, see <a href="{page}">{safe_text(page)}</a> '
+            "(a hint for the teacher, never a verdict).</p>")
 
 
 def _trust_note() -> str:

@@ -68,6 +68,8 @@ class GradeJob:
     rank_by: str = "codebleu"  # the column the summary page ranks by
     progress: str = "auto"  # auto, bar, lines or none
     idf_file: str | None = None  # an input file too (never overwritten)
+    similarity: float | None = None  # --similarity: flag pairs of students at or above this score
+
 
     @property
     def report_paths(self) -> dict[str, Path]:

@@ -25,9 +25,12 @@ SCORE_COLUMNS = ("refscore", "codebleu", *COMPONENTS, *(f"codebertscore_{f}" for
 STUDENT_COLUMNS = ("student", "student_id", "late")
 COLUMNS = ("id", "problem", "language", "source", *STUDENT_COLUMNS, *SCORE_COLUMNS, "codebertscore_model",
            "codebertscore_layer", "codebleu_signature", "codebertscore_signature",
-           *(f"{c}_signature" for c in ("refscore", *TEXT_COLUMNS)), "cached", "warnings", "errors")
+           *(f"{c}_signature" for c in ("refscore", *TEXT_COLUMNS)), "cached", "warnings", "errors",
+           "similar_to")
 #: The columns a report has only when ``--metrics`` names their metric (``columns.report_columns``).
 OPTIONAL_METRIC_COLUMNS = {name: (name, f"{name}_signature") for name in TEXT_COLUMNS}
+#: ``--similarity``'s column (the flagged partners of a submission): only in runs that compare students.
+SIMILARITY_COLUMN = "similar_to"
 #: Fields of JSON and JSONL rows only (``--per-function``'s records): no CSV or Parquet column.
 JSON_ONLY_COLUMNS = ("functions",)
 LABELS = {

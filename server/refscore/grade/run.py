@@ -25,6 +25,7 @@ from .assemble import Assembled, IncompleteRun, assemble
 from .block_score import Staged
 from .html_report import DETAIL_LIMIT
 from .inputs import read_submissions
+from .items import GradeItem
 from .job import GradeJob
 from .local_engine import EngineRun
 from .parts import PartStore
@@ -65,6 +66,10 @@ def output_files(job: GradeJob) -> dict[str, Path]:
             pass
         else:
             outputs["parquet"] = first.with_suffix(".parquet")
+        if job.similarity is not None:
+            from .similarity_report import report_paths
+
+            outputs.update({f"similarity_{kind}": path for kind, path in report_paths(first.parent).items()})
     return outputs
 
 
@@ -132,6 +137,9 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
     """The whole run without its summary lines (``dataset.grade_dataset`` calls it too)."""
     start = time.perf_counter()
     outputs = output_files(job)
+    if job.similarity is not None and "similarity_html" not in outputs:
+        raise UsageError("--similarity writes similarity.html, .json and .csv beside the reports: give -o DIR "
+                         "(or a --csv/--json/--html FILE that is not a stream)")
     work, temporary = work_folder(job)
     check_outputs(outputs, [*job.inputs.named_files(), *([job.idf_file] if job.idf_file else [])])
     if not temporary:
@@ -171,9 +179,10 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
             info["classes"] = items.classes
         fail = (job.threshold.metric, job.threshold.value) if job.threshold else None
         fill = _placeholders(sources) if run.interrupted else None
+        similar = _similarity(job, items.items, outputs, info, say)
         try:
             done = assemble(plan.blocks, store, outputs, info, job.title, job.rank_by, fail,
-                            echo_row if echo else None, fill, plan.work.detail)
+                            echo_row if echo else None, fill, plan.work.detail, similar)
         except IncompleteRun as error:  # parts vanished under us (another run cleaning up?)
             raise UsageError(f"{error}; rerun the same command to finish") from None
     except KeyboardInterrupt:
@@ -184,6 +193,28 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
         if temporary:
             shutil.rmtree(work, ignore_errors=True)
     return Outcome(done, outputs, run.scored, plan.from_before, run.interrupted)
+
+
+def _similarity(job: GradeJob, items: list[GradeItem], outputs: dict[str, Path], info: dict[str, Any],
+                say: bool) -> dict[tuple[str, str | None], list[str]] | None:
+    """``--similarity``: compare the students of each problem, write the similarity report, and
+    give the grade report's ``similar_to`` cells (None without ``--similarity``)."""
+    if job.similarity is None:
+        return None
+    from .similarity import flagged_pairs, flags, similarity_of
+    from .similarity_report import write_similarity
+
+    problems = similarity_of(items, job.similarity)
+    write_similarity(outputs["similarity_html"].parent, problems, job.similarity)
+    count = flagged_pairs(problems)
+    info["similarity"] = {"threshold": job.similarity, "flagged_pairs": count,
+                          "page": outputs["similarity_html"].name}
+    if say:
+        note(f"similarity: {count} pair(s) of submissions at or above {job.similarity:g} "
+             f"(a hint, not a verdict): {outputs['similarity_html']}")
+        if job.inputs.jsonl:
+            note("similarity: --jsonl lines are not compared (only submission files and mapping problems)")
+    return flags(problems)
 
 
 def _connect(job: GradeJob) -> Any:

@@ -23,7 +23,8 @@ from ..safe_write import OutputClashError, OutputFileError, check_writable
 STDOUT = "-"
 #: How a message names a file the run writes that no option names (block-wise grading's row files,
 #: named after the first report).
-LABELS = {"jsonl": "the row file", "parquet": "the row file"}
+LABELS = {"jsonl": "the row file", "parquet": "the row file", "similarity_html": "the similarity page",
+          "similarity_json": "the similarity file", "similarity_csv": "the similarity file"}
 
 
 def is_stream(path: str | Path) -> bool:
@@ -80,7 +81,8 @@ def check_outputs(outputs: Mapping[str, Path], inputs: Iterable[str | Path]) -> 
         if key in seen:
             raise OutputClashError(f"{flag} {path}: the {seen[key]} is written there too; "
                                    "give each its own file")
-        seen[key] = "cache" if kind == "cache" else f"{kind.upper()} {'rows' if kind in LABELS else 'report'}"
+        seen[key] = "cache" if kind == "cache" else LABELS[kind][4:] if kind.startswith("similarity_") else \
+            f"{kind.upper()} {'rows' if kind in LABELS else 'report'}"
         if kind == "cache" and (key == STDOUT or is_stream(path)):  # read back on the next run: a file
             what = "standard output" if key == STDOUT else _kind_of(path)
             raise OutputFileError(f"{flag} {path}: is {what}; the cache is read back by the next run, "

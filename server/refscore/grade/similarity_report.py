@@ -1,0 +1,166 @@
+"""The similarity report: ``similarity.html`` (flagged pairs and clusters, each pair side by side
+with the lines they share marked), ``similarity.json`` and ``similarity.csv`` (one row per pair),
+written beside the grade report. Every file says it is a hint for the teacher, never a verdict."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+from .heatmap import safe_attr, safe_text
+from .similarity import ProblemSimilarity
+from .writers import neutralise, replace_report
+
+HINT = ("A hint for the teacher, never a verdict: a high score means two submissions have the same "
+        "structure once names, comments, the order of functions and the starter code are set aside. "
+        "Short or standard solutions can match by chance; read the code side by side and talk to the "
+        "students before drawing any conclusion.")
+NAMES = {"html": "similarity.html", "json": "similarity.json", "csv": "similarity.csv"}
+#: Pairs shown side by side on the page (every pair is in the JSON and CSV files).
+SIDE_BY_SIDE_LIMIT = 200
+CSV_COLUMNS = ("problem", "first", "second", "score", "containment", "shared_kgrams", "cluster",
+               "first_source", "second_source")
+
+CSS = """
+body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
+header{background:#1f2a44;color:#fff;padding:14px 22px}header h1{margin:0;font-size:20px}
+main{padding:14px 22px}.hint{background:#fff6e0;border:1px solid #e8c66a;border-radius:6px;padding:8px 12px}
+table{border-collapse:collapse;background:#fff;font-size:12.5px;margin:6px 0}
+th,td{border-bottom:1px solid #e3e6ec;padding:3px 8px;text-align:left}th{background:#eef1f6}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+details{background:#fff;border:1px solid #dde1e8;border-radius:6px;margin:10px 0;padding:6px 12px}
+summary{cursor:pointer;font-weight:600}.panes{display:grid;grid-template-columns:1fr 1fr;gap:10px}
+.pane h4{margin:6px 0 4px;font-size:12px;color:#555}
+pre.code{font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;background:#fbfbfc;border:1px solid #e3e6ec;
+padding:8px;overflow:auto;max-height:560px;margin:0;white-space:pre}
+pre.code span.shared{background:#ffd9a8}.ln{color:#999;user-select:none}.muted{color:#666;font-size:12px}
+"""
+
+
+def report_paths(folder: Path) -> dict[str, Path]:
+    """kind -> the file of that kind in ``folder``."""
+    return {kind: folder / name for kind, name in NAMES.items()}
+
+
+def write_similarity(folder: Path, problems: Sequence[ProblemSimilarity], threshold: float) -> dict[str, Path]:
+    """Write the three files into ``folder``; kind -> path."""
+    paths = report_paths(folder)
+    data = report_data(problems, threshold)
+    replace_report(paths["json"], lambda fh: fh.write(json.dumps(data, ensure_ascii=False, indent=1) + "\n"))
+    replace_report(paths["csv"], lambda fh: fh.write(csv_text(data)))
+    replace_report(paths["html"], lambda fh: fh.write(build_page(problems, threshold)))
+    return paths
+
+
+def _cluster_of(problem: ProblemSimilarity) -> dict[str, int]:
+    return {member: n for n, group in enumerate(problem.result.clusters, 1) for member in group}
+
+
+def report_data(problems: Sequence[ProblemSimilarity], threshold: float) -> dict[str, Any]:
+    """The JSON report: per problem, the work done, the flagged pairs, clusters and statuses."""
+    out = []
+    for problem in problems:
+        result, cluster = problem.result, _cluster_of(problem)
+        errors = set(result.syntax_errors)
+        out.append({
+            "problem": problem.problem, "language": problem.language, "method": result.method,
+            "compared_pairs": result.compared, "possible_pairs": result.possible,
+            "starter_files": problem.starter_files,
+            "pairs": [{"first": p.first, "second": p.second, "score": p.score, "containment": p.containment,
+                       "shared_kgrams": p.shared_kgrams, "cluster": cluster.get(p.first),
+                       "first_source": problem.sources.get(p.first), "second_source": problem.sources.get(p.second),
+                       "first_lines": [n + 1 for n in p.first_lines], "second_lines": [n + 1 for n in p.second_lines]}
+                      for p in result.pairs],
+            "clusters": [list(group) for group in result.clusters],
+            "submissions": [{"id": name, "source": problem.sources.get(name), "status": status,
+                             "syntax_errors": name in errors} for name, status in result.status.items()],
+        })
+    return {"note": HINT, "threshold": threshold, "problems": out}
+
+
+def csv_text(data: dict[str, Any]) -> str:
+    """One line per flagged pair (a header only when none is)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow(CSV_COLUMNS)
+    for problem in data["problems"]:
+        for pair in problem["pairs"]:
+            row = {**pair, "problem": problem["problem"]}
+            writer.writerow(["" if row.get(c) is None else neutralise(str(row[c])) if isinstance(row[c], str)
+                             else f"{row[c]:.6f}" if isinstance(row[c], float) else row[c] for c in CSV_COLUMNS])
+    return buffer.getvalue()
+
+
+def build_page(problems: Sequence[ProblemSimilarity], threshold: float) -> str:
+    """The self-contained HTML page (inline CSS, no script, no external URL)."""
+    total = sum(len(p.result.pairs) for p in problems)
+    out = ['<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
+           '<meta name="viewport" content="width=device-width, initial-scale=1">',
+           f"<title>Similarity among submissions</title><style>{CSS}</style></head><body>",
+           f"<header><h1>Similarity among submissions</h1><p>{total} pair{'s' * (total != 1)} at or above "
+           f"{threshold:.2f}</p></header><main>", f'<p class="hint" id="hint">{safe_text(HINT)}</p>']
+    shown = 0
+    for index, problem in enumerate(problems):
+        out.append(_problem(index, problem, shown))
+        shown += min(len(problem.result.pairs), max(0, SIDE_BY_SIDE_LIMIT - shown))
+    out.append("</main></body></html>")
+    return "\n".join(out)
+
+
+def _problem(index: int, problem: ProblemSimilarity, shown_before: int) -> str:
+    result = problem.result
+    name = safe_text(problem.problem or "submissions")
+    how = ("every pair compared" if result.method == "all" else
+           f"candidate pairs by MinHash/LSH: {result.compared:,} of {result.possible:,} pairs compared exactly")
+    starter = f"; starter code removed ({problem.starter_files} file{'s' * (problem.starter_files != 1)})" \
+        if problem.starter_files else ""
+    out = [f"<h2>{name} <span class=\"muted\">({safe_text(problem.language or '')}; {how}{starter})</span></h2>"]
+    if result.clusters:
+        out.append("<p>Groups: " + "; ".join(safe_text(", ".join(g)) for g in result.clusters) + "</p>")
+    if not result.pairs:
+        out.append("<p>No pair at or above the threshold.</p>")
+    else:
+        out.append('<table class="pairs"><thead><tr><th>First</th><th>Second</th><th>Score</th>'
+                   "<th>Containment</th></tr></thead><tbody>")
+        for n, pair in enumerate(result.pairs):
+            anchor = f"p{index}-{n}"
+            out.append(f'<tr><td><a href="#{anchor}">{safe_text(pair.first)}</a></td><td>{safe_text(pair.second)}</td>'
+                       f'<td class="num">{pair.score:.3f}</td><td class="num">{pair.containment:.3f}</td></tr>')
+        out.append("</tbody></table>")
+    skipped = [(n, s) for n, s in result.status.items() if s != "compared"]
+    if skipped:
+        out.append("<p class=\"muted\">Not compared: " + "; ".join(f"{safe_text(n)} ({safe_text(s)})" for n, s in skipped)
+                   + "</p>")
+    room = max(0, SIDE_BY_SIDE_LIMIT - shown_before)
+    for n, pair in enumerate(result.pairs[:room]):
+        out.append(_side_by_side(f"p{index}-{n}", problem, pair, n == 0 and shown_before == 0))
+    if len(result.pairs) > room:
+        out.append(f"<p class=\"muted\">{len(result.pairs) - room} more pairs are in similarity.json and "
+                   "similarity.csv.</p>")
+    return "\n".join(out)
+
+
+def _side_by_side(anchor: str, problem: ProblemSimilarity, pair: Any, open_: bool) -> str:
+    panes = []
+    for name, lines in ((pair.first, pair.first_lines), (pair.second, pair.second_lines)):
+        source = problem.sources.get(name)
+        where = f" &middot; {safe_text(source)}" if source and source != name else ""
+        panes.append(f'<div class="pane"><h4>{safe_text(name)}{where}</h4>'
+                     f'<pre class="code">{_code(problem.texts.get(name, ""), set(lines))}</pre></div>')
+    return (f'<details id="{safe_attr(anchor)}"{" open" if open_ else ""}><summary>{safe_text(pair.first)} and '
+            f"{safe_text(pair.second)}: {pair.score:.3f}</summary>"
+            '<p class="muted">Marked: lines in code both share (after names, comments and starter code are '
+            f'set aside).</p><div class="panes">{"".join(panes)}</div></details>')
+
+
+def _code(text: str, shared: set[int]) -> str:
+    out = []
+    for number, line in enumerate(text.split("\n")):
+        body = safe_text(line)
+        if number in shared:
+            body = f'<span class="shared">{body}</span>'
+        out.append(f'<span class="ln">{number + 1:4d} </span>{body}')
+    return "\n".join(out)

@@ -1,0 +1,120 @@
+"""Similarity among students' submissions to one problem: a hint for the teacher, never a verdict.
+
+Pure over analysed documents (``analysis.similarity_tokens``: comments dropped, variables renamed
+in first-use order, one unit per function): k-grams of those tokens minus the starter code's
+(``fingerprints``), candidate pairs by MinHash/LSH over winnowed fingerprints for a large class
+or every pair for a small one (``candidates``), then the exact score of each candidate pair and
+the clusters of pairs at or above the threshold (``pairs``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Sequence
+
+from ...analysis.similarity_tokens import StructuralTokens
+from .candidates import ALL_PAIRS_UP_TO, all_pairs, minhash_pairs
+from .fingerprints import K, Fingerprint, fingerprint, starter_kgrams
+from .pairs import PairScore, clusters, pair_score, shared_lines
+
+#: The score at or above which a pair is flagged when the teacher names no threshold.
+DEFAULT_THRESHOLD = 0.8
+Method = Literal["auto", "lsh", "all"]
+#: Why a submission was not compared (its ``status``); "compared" otherwise.
+EMPTY = "not compared: no code"
+UNSUPPORTED = "not compared: not a language RefScore parses"
+TOO_SHORT = f"not compared: fewer than {K} tokens of code"
+ONLY_STARTER = "not compared: nothing but the starter code"
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One student's submission to the problem: a unique id and its analysed code."""
+
+    id: str
+    tokens: StructuralTokens
+
+
+@dataclass(frozen=True)
+class SimilarPair:
+    """Two submissions at or above the threshold, and the 0-based lines each shares with the other."""
+
+    first: str
+    second: str
+    score: float
+    containment: float
+    shared_kgrams: int
+    first_lines: tuple[int, ...] = ()
+    second_lines: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class SimilarityResult:
+    """The flagged pairs (highest score first), their clusters, each submission's status and the
+    work done: ``compared`` exact scores of ``possible`` pairs, candidates found by ``method``."""
+
+    threshold: float
+    pairs: tuple[SimilarPair, ...]
+    clusters: tuple[tuple[str, ...], ...]
+    status: dict[str, str] = field(default_factory=dict)
+    syntax_errors: tuple[str, ...] = ()
+    compared: int = 0
+    possible: int = 0
+    method: str = "all"
+
+    def partners(self, submission: str) -> list[tuple[str, float]]:
+        """The submissions flagged with ``submission`` and their scores, highest first."""
+        found = [(p.second, p.score) for p in self.pairs if p.first == submission]
+        found += [(p.first, p.score) for p in self.pairs if p.second == submission]
+        return sorted(found, key=lambda f: (-f[1], f[0]))
+
+
+def _status(document: StructuralTokens, prints: Fingerprint) -> str:
+    if document.language is None:
+        return UNSUPPORTED
+    if not document.units:
+        return EMPTY
+    if not prints.kgrams:
+        return ONLY_STARTER if document.token_count >= K else TOO_SHORT
+    return "compared"
+
+
+def compare(submissions: Sequence[Submission], threshold: float = DEFAULT_THRESHOLD,
+            starter: Sequence[StructuralTokens] = (), method: Method = "auto") -> SimilarityResult:
+    """Flag the pairs of ``submissions`` whose exact score reaches ``threshold`` (0..1).
+
+    ``starter``: the code handed out to every student (its k-grams count for no one). ``method``:
+    ``lsh`` (MinHash candidates), ``all`` (every pair) or ``auto`` (``all`` up to
+    ``ALL_PAIRS_UP_TO`` submissions). The same inputs give the same result, in any process.
+    """
+    if not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"similarity threshold {threshold} is not in 0..1")
+    ids = [s.id for s in submissions]
+    if len(set(ids)) != len(ids):
+        raise ValueError("similarity: submission ids must be unique")
+    base = starter_kgrams(starter)
+    prints = [fingerprint(s.tokens, base) for s in submissions]
+    status = {s.id: _status(s.tokens, p) for s, p in zip(submissions, prints)}
+    usable = [i for i, s in enumerate(submissions) if status[s.id] == "compared"]
+    chosen = "all" if method == "all" or (method == "auto" and len(usable) <= ALL_PAIRS_UP_TO) else "lsh"
+    if chosen == "all":
+        candidates = [(usable[a], usable[b]) for a, b in all_pairs(len(usable))]
+    else:
+        candidates = [(usable[a], usable[b]) for a, b in minhash_pairs([prints[i] for i in usable], threshold)]
+    flagged: list[SimilarPair] = []
+    for a, b in candidates:
+        found: PairScore = pair_score(prints[a], prints[b])
+        if found.score >= threshold and found.shared:
+            flagged.append(SimilarPair(ids[a], ids[b], found.score, found.containment, found.shared,
+                                       shared_lines(submissions[a].tokens, prints[a], prints[b]),
+                                       shared_lines(submissions[b].tokens, prints[b], prints[a])))
+    position = {s: i for i, s in enumerate(ids)}
+    flagged.sort(key=lambda p: (-p.score, position[p.first], position[p.second]))
+    groups = clusters(ids, [(p.first, p.second) for p in flagged])
+    errors = tuple(s.id for s in submissions if s.tokens.has_syntax_errors and status[s.id] == "compared")
+    return SimilarityResult(threshold, tuple(flagged), tuple(groups), status, errors, len(candidates),
+                            len(usable) * (len(usable) - 1) // 2, chosen)
+
+
+__all__ = ["DEFAULT_THRESHOLD", "SimilarPair", "SimilarityResult", "Submission", "compare", "pair_score",
+           "fingerprint"]

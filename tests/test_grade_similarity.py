@@ -1,0 +1,113 @@
+"""`refscore grade --similarity` end to end (real CLI, real tree-sitter): a generated class of two
+problems (Python and Java, 30+ students each, with planted copies) in a mapping file. The
+similarity report flags the planted copies and no other pair, per problem; the grade report's
+``similar_to`` column and HTML note name them; unreadable submissions get a status, not a
+traceback; a run that has nowhere to write the pages is one usage line."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from refscore.cli import main
+from refscore.grade.similarity_report import HINT
+from tests.similarity_class import expected_pairs, make_class
+
+REFERENCES = {"python": "def mean(values):\n    return sum(values) / len(values) if values else 0.0\n",
+              "java": "public class Ref {\n    static double mean(int[] v) {\n        double s = 0;\n"
+                      "        for (int x : v) s += x;\n        return v.length == 0 ? 0 : s / v.length;\n    }\n}\n"}
+EXTENSIONS = {"python": "py", "java": "java"}
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def _class(root: Path) -> dict[str, set[frozenset[str]]]:
+    """Two problems' folders and a mapping; the pairs to expect per problem (ids as the report has them)."""
+    lines, expected = [], {}
+    for language, extension in EXTENSIONS.items():
+        folder = root / language
+        folder.mkdir()
+        klass = make_class(language, 30, seed=11)
+        for student in klass:
+            (folder / f"{student.id}.{extension}").write_text(student.text)
+        (root / f"ref.{extension}").write_text(REFERENCES[language])
+        lines += ["[[problem]]", f'name = "{language}_stats"', f'reference = "ref.{extension}"',
+                  f'submissions = ["{language}/*.{extension}"]', ""]
+        expected[f"{language}_stats"] = {frozenset(f"{language}/{i}.{extension}" for i in pair)
+                                         for pair in expected_pairs(klass)}
+    (root / "class.toml").write_text("\n".join(lines))
+    (root / "python" / "broken.py").write_bytes(b"\xff\xfe\x00binary\x00")
+    (root / "python" / "empty.py").write_text("")
+    return expected
+
+
+def _endings(pairs: list[dict]) -> set[frozenset[str]]:
+    """Pairs as sets of their sources' last two path parts (the report's ids carry the problem)."""
+    return {frozenset("/".join(Path(p[k]).parts[-2:]) for k in ("first_source", "second_source")) for p in pairs}
+
+
+def test_grade_similarity_flags_the_planted_copies(tmp_path: Path) -> None:
+    expected = _class(tmp_path)
+    out = tmp_path / "out"
+    code = main(["grade", "--mapping", str(tmp_path / "class.toml"), "--metrics", "codebleu", "-o", str(out),
+                 "-q", "--similarity"])
+    assert code == 0
+    data = json.loads((out / "similarity.json").read_text())
+    assert data["note"] == HINT and data["threshold"] == 0.8
+    problems = {p["problem"]: p for p in data["problems"]}
+    assert set(problems) == set(expected)
+    for name, pairs in expected.items():
+        assert _endings(problems[name]["pairs"]) == pairs, name
+        assert len(problems[name]["clusters"]) == 2
+    status = {Path(s["source"]).name: s["status"] for s in problems["python_stats"]["submissions"]}
+    assert status["empty.py"].startswith("not compared: ") and "empty" in status["empty.py"]
+    assert status["broken.py"].startswith("not compared: ")
+    assert status["s01.py"] == "compared"
+    with (out / "similarity.csv").open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == sum(len(p) for p in expected.values())
+    assert all(float(r["score"]) >= 0.8 for r in rows)
+    # the grade report: a similar_to column on exactly the flagged submissions, and a note on the page
+    with (out / "grade.csv").open(newline="") as fh:
+        grade = list(csv.DictReader(fh))
+    flagged = {Path(r["source"]).stem for r in grade if r["similar_to"]}
+    assert flagged == {"s03", "s10", "copy_renamed", "copy_commented", "copy_renamed_2"}
+    report = json.loads((out / "grade.json").read_text())
+    assert report["settings"]["similarity"] == {"threshold": 0.8, "flagged_pairs": len(rows), "page": "similarity.html"}
+    html = (out / "grade.html").read_text()
+    assert 'href="similarity.html"' in html and "never a verdict" in html and "similar to " in html
+    page = (out / "similarity.html").read_text()
+    assert "never a verdict" in page and page.count('<div class="panes">') == len(rows)
+    assert '<span class="shared">' in page and "<script" not in page
+
+
+def test_a_higher_threshold_and_a_quiet_class(tmp_path: Path) -> None:
+    (tmp_path / "ref.py").write_text(REFERENCES["python"])
+    (tmp_path / "subs").mkdir()
+    for student in make_class("python", 30, seed=2)[:30]:  # the originals only: nothing to flag
+        (tmp_path / "subs" / f"{student.id}.py").write_text(student.text)
+    out = tmp_path / "out"
+    assert main(["grade", str(tmp_path / "subs"), "-r", str(tmp_path / "ref.py"), "--metrics", "codebleu",
+                 "--similarity", "0.9", "-o", str(out), "-q"]) == 0
+    data = json.loads((out / "similarity.json").read_text())
+    assert data["threshold"] == 0.9 and data["problems"][0]["pairs"] == []
+    assert "No pair at or above the threshold" in (out / "similarity.html").read_text()
+    assert (out / "similarity.csv").read_text().count("\n") == 1  # the header only
+
+
+def test_similarity_usage_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "ref.py").write_text(REFERENCES["python"])
+    (tmp_path / "a.py").write_text(REFERENCES["python"])
+    base = ["grade", str(tmp_path / "a.py"), "-r", str(tmp_path / "ref.py"), "--metrics", "codebleu", "-q"]
+    assert main([*base, "--similarity"]) == 2  # nowhere to write the pages
+    assert "--similarity writes similarity.html" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        main([*base, "--similarity", "1.5", "-o", str(tmp_path / "out")])
+    assert exited.value.code == 2 and "not in 0..1" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        main(["grade", "-r", str(tmp_path / "ref.py"), "--similarity", str(tmp_path / "a.py"), "-o", "x"])
+    assert exited.value.code == 2 and "put --similarity after the SUBMISSION files" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
