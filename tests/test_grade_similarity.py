@@ -111,3 +111,6 @@ def test_similarity_usage_errors_are_one_line(tmp_path: Path, capsys: pytest.Cap
         main(["grade", "-r", str(tmp_path / "ref.py"), "--similarity", str(tmp_path / "a.py"), "-o", "x"])
     assert exited.value.code == 2 and "put --similarity after the SUBMISSION files" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+    assert main([*base, "-o", str(tmp_path / "plain")]) == 0  # without --similarity: no column, no page
+    assert "similar_to" not in (tmp_path / "plain" / "grade.csv").read_text().splitlines()[0]
+    assert not (tmp_path / "plain" / "similarity.html").exists()
