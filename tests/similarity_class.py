@@ -253,3 +253,53 @@ def expected_pairs(students: list[Student]) -> set[frozenset[str]]:
         if s.copied_from:
             groups.setdefault(s.copied_from, {s.copied_from}).add(s.id)
     return {frozenset((a, b)) for group in groups.values() for a in group for b in group if a < b}
+
+
+#: Code handed out to every student (``--starter``): helpers they keep as given, then their own work.
+PYTHON_STARTER = '''import csv
+import sys
+
+
+def read_grades(path):
+    """Read one column of grades from a CSV file; skip rows that are not numbers."""
+    grades = []
+    with open(path, newline="") as handle:
+        for row in csv.reader(handle):
+            if not row:
+                continue
+            try:
+                grades.append(float(row[0]))
+            except ValueError:
+                print("skipping", row[0], file=sys.stderr)
+    return grades
+
+
+def validate(grades, low=0, high=100):
+    """Every grade between low and high, or a message naming the first that is not."""
+    for index, grade in enumerate(grades):
+        if grade < low or grade > high:
+            return f"grade {index + 1} is {grade}, not between {low} and {high}"
+    return None
+
+
+def print_table(rows, width=12):
+    """Rows of (label, value) as a two-column table."""
+    print("-" * (2 * width + 3))
+    for label, value in rows:
+        shown = f"{value:.2f}" if isinstance(value, float) else str(value)
+        print(f"| {label:<{width}}|{shown:>{width}} |")
+    print("-" * (2 * width + 3))
+
+
+def main(argv):
+    if len(argv) != 2:
+        print("usage: grades.py FILE", file=sys.stderr)
+        return 2
+    grades = read_grades(argv[1])
+    problem = validate(grades)
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 1
+    print_table([("count", len(grades)), ("lowest", min(grades)), ("highest", max(grades))])
+    return 0
+'''

@@ -14,7 +14,7 @@ import pytest
 
 from refscore.cli import main
 from refscore.grade.similarity_report import HINT
-from tests.similarity_class import expected_pairs, make_class
+from tests.similarity_class import PYTHON_STARTER, expected_pairs, make_class
 
 REFERENCES = {"python": "def mean(values):\n    return sum(values) / len(values) if values else 0.0\n",
               "java": "public class Ref {\n    static double mean(int[] v) {\n        double s = 0;\n"
@@ -114,3 +114,25 @@ def test_similarity_usage_errors_are_one_line(tmp_path: Path, capsys: pytest.Cap
     assert main([*base, "-o", str(tmp_path / "plain")]) == 0  # without --similarity: no column, no page
     assert "similar_to" not in (tmp_path / "plain" / "grade.csv").read_text().splitlines()[0]
     assert not (tmp_path / "plain" / "similarity.html").exists()
+
+
+def test_starter_code_is_no_similarity_between_students(tmp_path: Path) -> None:
+    """Every student keeps the handed-out helpers: without --starter they make unrelated students
+    alike; with it, only the planted copies are flagged."""
+    klass = make_class("python", 30, seed=5)
+    (tmp_path / "subs").mkdir()
+    for student in klass:
+        (tmp_path / "subs" / f"{student.id}.py").write_text(PYTHON_STARTER + "\n\n" + student.text)
+    (tmp_path / "starter.py").write_text(PYTHON_STARTER)
+    (tmp_path / "ref.py").write_text(PYTHON_STARTER + "\n\n" + REFERENCES["python"])
+    expected = {frozenset(f"{i}.py" for i in pair) for pair in expected_pairs(klass)}
+    found = {}
+    for name, extra in (("plain", []), ("starter", ["--starter", str(tmp_path / "starter.py")])):
+        out = tmp_path / name
+        assert main(["grade", str(tmp_path / "subs"), "-r", str(tmp_path / "ref.py"), "--metrics", "codebleu", *extra,
+                     "--similarity", "0.7", "-o", str(out), "-q"]) == 0
+        data = json.loads((out / "similarity.json").read_text())
+        found[name] = {frozenset(Path(p[k]).name for k in ("first_source", "second_source"))
+                       for p in data["problems"][0]["pairs"]}
+    assert found["plain"] > expected  # the starter alone makes other pairs alike
+    assert found["starter"] == expected

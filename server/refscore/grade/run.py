@@ -204,7 +204,7 @@ def _similarity(job: GradeJob, items: list[GradeItem], outputs: dict[str, Path],
     from .similarity import flagged_pairs, flags, similarity_of
     from .similarity_report import write_similarity
 
-    problems = similarity_of(items, job.similarity)
+    problems = similarity_of(items, job.similarity, _starters(job, items))
     write_similarity(outputs["similarity_html"].parent, problems, job.similarity)
     count = flagged_pairs(problems)
     info["similarity"] = {"threshold": job.similarity, "flagged_pairs": count,
@@ -215,6 +215,20 @@ def _similarity(job: GradeJob, items: list[GradeItem], outputs: dict[str, Path],
         if job.inputs.jsonl:
             note("similarity: --jsonl lines are not compared (only submission files and mapping problems)")
     return flags(problems)
+
+
+def _starters(job: GradeJob, items: list[GradeItem]) -> dict[str | None, tuple[str, ...]]:
+    """``--starter``'s texts for each problem's language: their k-grams count for no one (on top of
+    the starter rule the items were read with, which left the block headers a student filled in)."""
+    if not job.inputs.starter:
+        return {}
+    from .classroom.assign import starter_for
+
+    out: dict[str | None, tuple[str, ...]] = {}
+    for problem, language in dict.fromkeys((i.problem, i.language) for i in items if i.language):
+        found = starter_for(job.inputs.starter, language)
+        out[problem] = found.texts if found is not None else ()
+    return out
 
 
 def _connect(job: GradeJob) -> Any:
