@@ -132,18 +132,16 @@ def test_editor_summary_leads_with_the_combined_number(shipped):
 
     from refscore import languages
     from refscore.lsp.diagnostics import summary_message
-    from refscore.lsp.headline import headline
     from refscore.lsp.references import ReferenceChoice
     from refscore.lsp.results import Result
 
     request = ScoreRequest(CAND, (REF,), "python")
-    report = LocalScorer().score(request)
-    report.refscore = None  # the editor computes it from its own parts
+    report = LocalScorer().score(request)  # finished by the pipeline: the editor only renders it
     codebleu_only = ScoreReport(report.language, codebleu=report.codebleu)
     result = Result("file:///c.py", 3, CAND, languages.get("python"), ReferenceChoice((Path("/r/ref.py"),), "settings"),
                     (REF,), ("file:///r/ref.py",), report, bert_state="done")
-    combined = headline(result)
-    assert combined is not None and combined.score == pytest.approx(combined_score(dict(combined.components), MODEL))
+    combined = result.refscore
+    assert combined is not None and combined is report.refscore and combined.score == pytest.approx(combined_score(dict(combined.components), MODEL))
     message = summary_message(result)
     assert message.startswith(f"RefScore vs ref.py (settings): {combined.score:.2f} combined; CodeBLEU ")
     from refscore.lsp.hover import summary_hover
@@ -159,7 +157,7 @@ def test_editor_summary_leads_with_the_combined_number(shipped):
     assert first.startswith(f"- RefScore {combined.score:.2f} combined (moved most by ") and combined.signature in first
     pending = Result("file:///c.py", 4, CAND, languages.get("python"), ReferenceChoice((Path("/r/ref.py"),), "settings"),
                      (REF,), ("file:///r/ref.py",), codebleu_only, bert_state="pending")
-    assert headline(pending) is None and "combined" not in summary_message(pending)
+    assert pending.refscore is None and "combined" not in summary_message(pending)
 
 
 def test_an_interaction_input_is_shown_by_its_base_value():

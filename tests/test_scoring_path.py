@@ -137,6 +137,26 @@ def test_report_round_trips_through_its_wire_form_unchanged():
     assert again == report  # the same typed object in-process and rebuilt from the daemon's JSON
 
 
+def test_the_report_is_frozen_and_made_only_by_the_finish_stage():
+    """``ScoreReport`` cannot be changed after ``finish``, and no module of the product builds one
+    except the pipeline's finish stage and the report's own JSON reader."""
+    import dataclasses
+
+    report = LocalScorer().score(ScoreRequest(CANDIDATE, (REFERENCE,), "python", metrics=("codebleu", "chrf")))
+    assert report.codebleu is not None and report.chrf is not None and isinstance(report.errors, tuple)
+    for name, value in (("codebleu", None), ("refscore", None), ("errors", ["x"])):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(report, name, value)
+    builders = []
+    for path in SERVER.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) in ("ScoreReport", "replace") \
+                    and (ast.unparse(node.func) == "ScoreReport" or "report" in ast.unparse(node.args[:1])):
+                builders.append(f"{path.relative_to(SERVER)}: {ast.unparse(node)[:60]}")
+    allowed = ("scoring/pipeline.py", "scoring/report.py", "scoring/parts.py")  # finish; from_dict; CpuScores' JSON
+    assert [b for b in builders if not b.startswith(allowed)] == []
+
+
 def test_open_scorer_policies(monkeypatch):
     from refscore.service import NO_DAEMON_ENV, DaemonUnavailable
 

@@ -14,7 +14,9 @@ Policies:
   ``notes`` (front ends print them), never silent.
 
 Every setting that changes a number (model, layer, device, IDF, weights, rule, context) travels in
-the ``ScoreRequest``, so every policy gives the same numbers for the same requests.
+the ``ScoreRequest``, so every policy gives the same numbers for the same requests. The daemon runs
+every stage but the corpus stage (``scoring.pipeline``) and answers finished reports; a grading
+run's CrystalBLEU is added by ``pipeline.with_corpus`` in the daemon's client.
 """
 
 from __future__ import annotations
@@ -23,10 +25,9 @@ import logging
 from concurrent.futures import Future
 from typing import Literal, Sequence
 
-from .scoring.headline import add_refscore
+from .scoring.pipeline import CorpusStatistics
 from .scoring.report import ScoreReport, ScoreRequest
 from .scoring.scorer import LocalScorer, Scorer
-from .scoring.text_metrics import add_text_metrics, fill_text_metrics, without_text_metrics
 
 log = logging.getLogger(__name__)
 
@@ -70,21 +71,21 @@ class DaemonOrLocal:
     def score(self, request: ScoreRequest) -> ScoreReport:
         return self.score_many([request])[0]
 
-    def score_many(self, requests: Sequence[ScoreRequest]) -> list[ScoreReport]:
+    def score_many(self, requests: Sequence[ScoreRequest],
+                   statistics: CorpusStatistics | None = None) -> list[ScoreReport]:
         if self.client is not None:
             from .service import DaemonError
 
-            try:  # the daemon scores CodeBLEU and CodeBERTScore; chrF and TSED are filled in here
-                reports = self.client.score_many([without_text_metrics(r) for r in requests])
-                return [add_refscore(q, r) for q, r in zip(requests, fill_text_metrics(requests, reports))]
+            try:
+                return self.client.score_many(requests, statistics)
             except DaemonError as error:
                 self._give_up_daemon(error)
-        return self.local.score_many(requests)
+        return self.local.score_many(requests, statistics)
 
     def submit(self, request: ScoreRequest, document: str | None = None) -> "Future[ScoreReport]":
         if self.client is None:
             return self.local.submit(request, document)
-        return _with_text_metrics(request, self.client.submit(without_text_metrics(request), document))
+        return self.client.submit(request, document)
 
     def close(self) -> None:
         if self.client is not None:
@@ -98,22 +99,3 @@ class DaemonOrLocal:
         self.client.close()
         self.client = None
 
-
-def _with_text_metrics(request: ScoreRequest, inner: "Future[ScoreReport]") -> "Future[ScoreReport]":
-    """A future of ``inner``'s report with chrF / TSED and the headline added (cancelling it
-    cancels ``inner``)."""
-    outer: Future[ScoreReport] = Future()
-
-    def done(future: "Future[ScoreReport]") -> None:
-        if outer.done():
-            return
-        if future.cancelled():
-            outer.cancel()
-        elif future.exception() is not None:
-            outer.set_exception(future.exception())  # type: ignore[arg-type]
-        else:
-            outer.set_result(add_refscore(request, add_text_metrics(request, future.result())))
-
-    outer.add_done_callback(lambda f: inner.cancel() if f.cancelled() else None)
-    inner.add_done_callback(done)
-    return outer

@@ -1,29 +1,31 @@
 """Score the items of one block through the shared pipeline: the same stages on every engine.
 
-Every engine builds the same ``ScoreRequest`` (``settings.request_for``) and asks a Scorer; rows
-come from ``rows.result_row``. The in-process engine calls ``Scorer.score_many`` on batches of
-``settings.batch_size`` scorable items (``score_batches``). The Ray engine splits the same work
-in two stages of ``LocalScorer``: ``score_many`` of the requests less CodeBERTScore on CPU tasks
-(``cpu_stage``), then ``add_codebertscore`` per batch in the model's actor (``bert_stage``;
-``LocalScorer.score_many`` ends with exactly that call). Both then ``finish`` each item in the
-same order: CrystalBLEU against the run's corpus, the submission's warnings, per-function scores.
-Between stages a ``Staged`` travels as JSON.
+Every engine builds the same ``ScoreRequest`` (``settings.request_for``) and the stages of
+``scoring.pipeline`` make each item's report once, CrystalBLEU (the corpus stage, against the
+run's ``CorpusStatistics``) included; rows come from ``rows.result_row``. The in-process engine
+calls ``Scorer.score_many(requests, statistics)`` on batches of ``settings.batch_size`` scorable
+items (``score_batches``; the daemon's client runs the corpus stage itself). The Ray engine
+splits the same stages in two: the CPU stage on CPU tasks (``cpu_stage``), the rest
+(``pipeline.run_stages`` given those results) in the model's actor (``bert_stage``). Then every
+engine adds what is the grader's own in the same order (``annotate``): the submission's warnings,
+why it lacks the combined number, per-function scores. Between stages a ``Staged`` travels as JSON.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any, Iterator, Sequence
 
 from ..scoring.headline import missing_reason
 from ..scoring.pairing import FunctionPair
+from ..scoring.parts import CpuScores
 from ..scoring.per_function import pair_record, score_functions
+from ..scoring.pipeline import CorpusStatistics, cpu_stage as pipeline_cpu_stage, run_stages
 from ..scoring.report import ScoreReport
 from ..scoring.scorer import LocalScorer, Scorer
 from .blocks import item_from_json
 from .checks import submission_warnings
-from .crystal import with_crystalbleu
 from .items import GradeItem
 from .plan import BlockWork
 from .rows import GradeResult, result_row
@@ -37,13 +39,15 @@ class Staged:
     offset: int
     item: GradeItem
     report: ScoreReport | None = None
+    cpu: CpuScores | None = None  # between Ray's stages: the CPU stage's results
     warnings: list[str] = field(default_factory=list)
     functions: list[dict[str, Any]] | None = None  # per-function records (``pair_record``)
     missing: str | None = None  # why a scored pair lacks the combined number (``headline.missing_reason``)
 
     def to_json(self, explain: bool = False) -> str:
         report = self.report.to_dict(explain=explain) if self.report is not None else None
-        return json.dumps({"offset": self.offset, "item": asdict(self.item), "report": report,
+        cpu = self.cpu.to_dict(self.item.language or "") if self.cpu is not None else None
+        return json.dumps({"offset": self.offset, "item": asdict(self.item), "report": report, "cpu": cpu,
                            "warnings": self.warnings, "functions": self.functions, "missing": self.missing},
                           ensure_ascii=False)
 
@@ -52,7 +56,8 @@ class Staged:
         data = json.loads(text)
         item = item_from_json(json.dumps(data["item"]).encode("utf-8"))
         report = ScoreReport.from_dict(data["report"]) if data["report"] is not None else None
-        return cls(int(data["offset"]), item, report, list(data["warnings"]), data.get("functions"),
+        cpu = CpuScores.from_dict(data["cpu"]) if data.get("cpu") is not None else None
+        return cls(int(data["offset"]), item, report, cpu, list(data["warnings"]), data.get("functions"),
                    data.get("missing"))
 
     def row(self) -> dict[str, Any]:
@@ -82,15 +87,20 @@ def _batches(staged: Sequence[Staged], size: int) -> list[list[Staged]]:
     return [todo[i:i + size] for i in range(0, len(todo), size)]
 
 
-def finish(staged: Sequence[Staged], work: BlockWork, scorer: Scorer) -> None:
-    """The last stage of every engine, for each scored item: CrystalBLEU, warnings, functions."""
+def statistics_of(work: BlockWork) -> CorpusStatistics | None:
+    """The run's corpus statistics (with CrystalBLEU), in the pipeline's terms."""
+    return CorpusStatistics(work.corpus) if work.corpus is not None else None
+
+
+def annotate(staged: Sequence[Staged], work: BlockWork, scorer: Scorer) -> None:
+    """The grader's own last step on every engine, for each scored item: the submission's
+    warnings, why it lacks the combined number, per-function scores (the report stays as the
+    pipeline finished it)."""
     settings = work.settings
     for s in staged:
         item = s.item
         if s.report is None or item.candidate is None or not item.language:
             continue
-        if work.corpus is not None:
-            s.report = with_crystalbleu(s.report, item, work.corpus)
         s.missing = missing_reason(request_for(item, settings), s.report)
         s.warnings = submission_warnings(item.candidate, item.language)
         if settings.per_function:
@@ -109,44 +119,48 @@ def _functions(s: Staged, work: BlockWork, scorer: Scorer) -> list[dict[str, Any
 def score_batches(items: Sequence[tuple[int, GradeItem]], work: BlockWork,
                   scorer: Scorer) -> Iterator[list[Staged]]:
     """The in-process engine: the block's items that cannot be scored (their rows say why), then
-    each batch of scorable items, scored and finished."""
+    each batch of scorable items, scored (every stage) and annotated."""
     staged = [Staged(offset, item) for offset, item in items]
     unscorable = [s for s in staged if not s.item.scorable]
     if unscorable:
         yield unscorable
+    statistics = statistics_of(work)
     for batch in _batches(staged, work.settings.batch_size):
-        reports = scorer.score_many([request_for(s.item, work.settings) for s in batch])
+        requests = [request_for(s.item, work.settings) for s in batch]
+        # a Scorer written against the one-argument protocol still grades runs without CrystalBLEU
+        reports = scorer.score_many(requests) if statistics is None else scorer.score_many(requests, statistics)
         for s, report in zip(batch, reports):
             s.report = report
-        finish(batch, work, scorer)
+        annotate(batch, work, scorer)
         yield batch
 
 
 def cpu_stage(items: Sequence[tuple[int, GradeItem]], work: BlockWork, scorer: LocalScorer,
               final: bool) -> list[Staged]:
-    """Ray stage one: every metric but CodeBERTScore for every scorable item (a report even when
-    nothing else is asked for, as ``score_many`` makes one); ``final``: also ``finish``."""
+    """Ray stage one: the CPU stage of every scorable item; ``final`` (no CodeBERTScore asked
+    for): every stage, the reports finished and annotated here."""
     staged = [Staged(offset, item) for offset, item in items]
-    cpu_metrics = tuple(m for m in work.settings.metrics if m != "codebertscore")
+    statistics = statistics_of(work)
     for batch in _batches(staged, work.settings.batch_size):
-        requests = [replace(request_for(s.item, work.settings), metrics=cpu_metrics) for s in batch]
-        for s, report in zip(batch, scorer.score_many(requests)):
-            s.report = report
+        requests = [request_for(s.item, work.settings) for s in batch]
+        if final:
+            for s, report in zip(batch, run_stages(requests, scorer.defaults, statistics)):
+                s.report = report
+        else:
+            for s, scores in zip(batch, pipeline_cpu_stage(requests)):
+                s.cpu = scores
     if final:
-        finish(staged, work, scorer)
+        annotate(staged, work, scorer)
     return staged
 
 
 def bert_stage(staged: Sequence[Staged], work: BlockWork, scorer: LocalScorer) -> None:
-    """Ray stage two: CodeBERTScore for every scorable item, one ``add_codebertscore`` per batch,
-    the combined number, then ``finish``."""
-    from ..scoring.headline import add_refscore
-
+    """Ray stage two: the remaining stages (CodeBERTScore batched, CrystalBLEU, finish) for every
+    scorable item on its CPU stage's results, then ``annotate``."""
+    statistics = statistics_of(work)
     for batch in _batches(staged, work.settings.batch_size):
-        reports = [s.report for s in batch]
-        assert all(r is not None for r in reports), "stage one makes a report for every scorable item"
+        assert all(s.cpu is not None for s in batch), "stage one runs the CPU stage of every scorable item"
         requests = [request_for(s.item, work.settings) for s in batch]
-        scorer.add_codebertscore(requests, reports)  # type: ignore[arg-type]
-        for request, report in zip(requests, reports):  # the combined headline, as score_many adds it
-            add_refscore(request, report)  # type: ignore[arg-type]
-    finish(staged, work, scorer)
+        for s, report in zip(batch, run_stages(requests, scorer.defaults, statistics, cpu=[s.cpu for s in batch])):
+            s.report, s.cpu = report, None
+    annotate(staged, work, scorer)

@@ -3,19 +3,18 @@
 The corpus of a language is every distinct submission and reference of the run's scorable items
 in that language, counted in pass one over the blocks (``RunCorpus``, item by item: the candidate,
 then its references), before any block is scored, so every engine and every block size gives each
-submission the same ``report.crystalbleu``. A language with fewer texts than CrystalBLEU needs
-gets one error line per submission instead. The corpus travels to workers as plain data.
+submission the same ``report.crystalbleu`` (scored by the pipeline's corpus stage against
+``CorpusStatistics(corpus)``). A language with fewer texts than CrystalBLEU needs gets one error
+line per submission instead. The corpus travels to workers as plain data.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import replace
 from typing import Any
 
-from ..metrics.crystalbleu import IgnoredNgrams, NgramCounts, code_tokens, score_crystalbleu
-from ..scoring.report import ScoreReport
+from ..metrics.crystalbleu import IgnoredNgrams, NgramCounts, code_tokens
 from .items import GradeItem
 
 #: language -> its ignored n-grams, or the one-line reason there are none.
@@ -71,16 +70,3 @@ def corpus_from_data(data: dict[str, Any]) -> Corpus:
                                                              int(v["k"]), int(v["documents"]))
             for lang, v in data.items()}
 
-
-def with_crystalbleu(report: ScoreReport, item: GradeItem, corpus: Corpus) -> ScoreReport:
-    """``report`` with the item's CrystalBLEU, or with one error line saying why it has none."""
-    ignored = corpus.get(item.language or "")
-    if ignored is None:
-        return report
-    if isinstance(ignored, str):
-        return replace(report, errors=[*report.errors, f"crystalbleu: {ignored}"])
-    try:
-        score = score_crystalbleu(item.candidate or "", item.references, item.language or "", ignored)
-    except (ValueError, RecursionError) as error:
-        return replace(report, errors=[*report.errors, f"crystalbleu: {error}"])
-    return replace(report, crystalbleu=score)

@@ -4,13 +4,15 @@ The driver reads the inputs once to plan blocks (``plan.plan_run`` with a spool 
 Parquet blocks and submissions read into memory are spooled to ``<work>/input`` so any worker can
 read them) and skips blocks whose parts exist. Ray Data then runs, per pending block:
 
-1. a CPU task: read the block, build the requests, CodeBLEU and the other model-free metrics
-   (``block_score.cpu_stage``); without CodeBERTScore it also finishes the items (CrystalBLEU,
-   warnings, per-function scores) and writes the block's part;
+1. a CPU task: read the block, build the requests, the pipeline's CPU stage (CodeBLEU, chrF,
+   TSED; ``block_score.cpu_stage``); without CodeBERTScore it runs every stage (CrystalBLEU and
+   ``finish`` included), annotates the items (warnings, per-function scores) and writes the
+   block's part;
 2. with CodeBERTScore, an actor of a pool (one loaded model per actor; ``num_gpus=1`` and half
-   precision when the cluster has GPUs): ``LocalScorer.add_codebertscore`` per batch, then the
-   same finish (``block_score.bert_stage``), then the block's part, written atomically
-   (``parts.PartStore``) under the block's key; only counts come back.
+   precision when the cluster has GPUs): the remaining stages on the CPU stage's results
+   (``pipeline.run_stages``: the model batched, CrystalBLEU, ``finish``; ``block_score.bert_stage``),
+   the same annotations, then the block's part, written atomically (``parts.PartStore``) under the
+   block's key; only counts come back.
 
 A task or actor killed mid-block is retried by Ray; its part is written whole or not at all, under
 the same name, so items are neither lost nor doubled. The driver then assembles the reports from

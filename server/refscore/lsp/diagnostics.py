@@ -13,7 +13,6 @@ from typing import Any
 from lsprotocol import types
 
 from ..metrics.differences import Difference
-from .headline import headline
 from .positions import Positions
 from .render import bert_data, bert_line, codebleu_data, codebleu_line, has_tokens, num, refscore_data
 from .results import Result
@@ -40,7 +39,7 @@ def summary_range(result: Result, positions: Positions | None = None) -> types.R
 def summary_message(result: Result) -> str:
     report = result.report
     parts: list[str] = []
-    combined = headline(result)
+    combined = result.refscore
     if combined is not None:  # the combined number first, its components after it
         parts.append(f"{num(combined.score)} combined")
     if report is not None and report.codebleu is not None:
@@ -66,7 +65,7 @@ def _summary(result: Result) -> types.Diagnostic:
         data["codebleu"] = codebleu_data(report.codebleu)
     if result.bert is not None:
         data["codebertscore"] = bert_data(result.bert)
-    combined = headline(result)
+    combined = result.refscore
     if combined is not None:
         data["refscore"] = refscore_data(combined)
     return types.Diagnostic(range=summary_range(result), message=summary_message(result),

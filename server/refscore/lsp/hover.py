@@ -12,7 +12,6 @@ from lsprotocol import types
 from .current import view
 from .diagnostics import summary_range
 from .missing import link, missing_items
-from .headline import headline
 from .markup import hover_content
 from .render import bert_line, codebleu_line, has_tokens, num, refscore_line
 from .results import Result
@@ -26,7 +25,7 @@ MAX_MISSING_LINES = 8
 
 def _breakdown(result: Result) -> list[str]:
     lines = []
-    combined = headline(result)
+    combined = result.refscore
     if combined is not None:  # the headline first, with what moved it and how it was made
         lines.append(f"{refscore_line(combined)}; `{combined.signature}`")
     report = result.report

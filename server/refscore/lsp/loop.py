@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..scoring.pairing import best_region, pair_functions
+from ..scoring.parts import CpuScores, ModelScores
 from ..scoring.per_function import bert_requests, with_bert
+from ..scoring.pipeline import finish, prepare
 from ..scoring.report import ScoreReport, ScoreRequest
 from . import snapshot
 from .requests import request_for
@@ -166,11 +168,11 @@ class ScoringLoop:
         scorers = self.server.scorers
         spec = result.spec
         assert spec is not None
-        if not settings.codebleu_on:
-            result.report = ScoreReport(language=spec.name)
-            return
         request = request_for(settings, result.text, result.reference_texts, spec.name, result.choice.context,
-                              ("codebleu",))
+                              ("codebleu",) if settings.codebleu_on else ())
+        if not settings.codebleu_on:
+            result.report = finish(prepare(request))  # an empty report: CodeBERTScore's finish fills it
+            return
         try:
             result.report = scorers.codebleu(request)
         except ScorerUnavailable as error:
@@ -246,13 +248,22 @@ class ScoringLoop:
         bert, errors = reports[0].codebertscore, list(reports[0].errors)
         # the daemon answered but could not score (a layer outside the model, a model not on disk)
         state, note = ("done", None) if bert is not None or not errors else ("unavailable", errors[0])
-        updated = replace(
-            result, bert_state=state, bert_note=note, insertion=insertion,
-            report=replace(result.report, codebertscore=reports[0].codebertscore,
-                           errors=list(result.report.errors) + list(reports[0].errors)),
-            functions=with_bert(result.functions, reports[1:1 + len(per_function)]))
-        # the ranked differences read the token similarities: ranked in the CPU pool, not on the event loop
-        await asyncio.get_running_loop().run_in_executor(self.cpu, _rank_differences, updated)
+        # the finish stage on both halves (this process's CPU stage, the daemon's model stage: the
+        # combined number's inputs), then the ranked differences, which read the token
+        # similarities: in the CPU pool, not on the event loop
+        both = replace(whole, metrics=("codebleu", "codebertscore") if settings.codebleu_on else ("codebertscore",),
+                       live=False)
+        cpu, model = CpuScores.of(result.report), ModelScores.of(reports[0])
+        functions = with_bert(result.functions, reports[1:1 + len(per_function)])
+
+        def finished() -> Result:
+            report = finish(prepare(both), cpu, model)
+            updated = replace(result, bert_state=state, bert_note=note, insertion=insertion, report=report,
+                              functions=functions)
+            _rank_differences(updated)
+            return updated
+
+        updated = await asyncio.get_running_loop().run_in_executor(self.cpu, finished)
         if self._stale(result.uri, result.version):
             return
         self._store(updated)

@@ -12,7 +12,7 @@ from ..metrics.codebertscore_result import BertScore
 from ..metrics.differences import Differences
 from ..scoring.differences import find_differences
 from ..scoring.pairing import FunctionPair, Region
-from ..scoring.report import ScoreReport
+from ..scoring.report import RefScore, ScoreReport
 from .positions import Positions
 from .references import ReferenceChoice
 
@@ -74,3 +74,9 @@ class Result:
     def bert(self) -> BertScore | None:
         """The CodeBERTScore result, None until it exists."""
         return self.report.codebertscore if self.report is not None else None
+
+    @property
+    def refscore(self) -> RefScore | None:
+        """The combined number, once the report has both halves and the shipped fit applies
+        (``scoring.pipeline.finish`` made it; the editor only renders it)."""
+        return self.report.refscore if self.report is not None else None

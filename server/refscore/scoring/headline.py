@@ -182,9 +182,3 @@ def refscore_for(request: ScoreRequest, scores: Any) -> RefScore | None:
     return RefScore(combined_score(values, model), tuple(values.items()), signature(model),
                     tuple(contributions(values, model)))
 
-
-def add_refscore(request: ScoreRequest, report: ScoreReport) -> ScoreReport:
-    """Set ``report.refscore`` when the headline model applies to this request and report."""
-    if report.refscore is None:
-        report.refscore = refscore_for(request, report)
-    return report

@@ -8,7 +8,7 @@ A request is ``Prepared`` once; the CPU stage makes its ``CpuScores``, the model
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..metrics.chrf import ChrfScore
 from ..metrics.codebertscore_result import BertScore
@@ -71,8 +71,19 @@ class CpuScores:
 
     @classmethod
     def of(cls, report: ScoreReport) -> "CpuScores":
-        """The CPU part of a report made without CodeBERTScore (carried between Ray stages)."""
+        """The CPU part of a report made without CodeBERTScore (the editor's CodeBLEU report, the
+        daemon's answer), with all its error lines."""
         return cls(report.codebleu, report.chrf, report.tsed, tuple(report.errors))
+
+    def to_dict(self, language: str) -> dict[str, Any]:
+        """JSON-ready form (between Ray's stages), in a report's shape: not a report."""
+        return ScoreReport(language, self.codebleu, errors=self.errors, chrf=self.chrf,
+                           tsed=self.tsed).to_dict(explain=True)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "CpuScores":
+        """Inverse of ``to_dict``."""
+        return cls.of(ScoreReport.from_dict(data))
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,15 @@
                                                            ranked (after the report is whole: the editor's
                                                            gets its CodeBERTScore half later)
 
-``run_stages`` runs them over a batch in this process (``LocalScorer``). The daemon's engine runs
-the CPU stage in its thread pool and the model stage in its batcher; the editor runs the CPU stage
-here, the model stage through the daemon and finishes here; Ray runs the CPU stage in tasks and
-the model stage in actors. Each stage reports what it could not compute as error lines of its
-own; ``finish`` puts them in the report in stage order.
+``run_stages`` runs them over a batch in this process (``LocalScorer``, the grader's local engine);
+given the CPU stage's results it runs the rest (Ray: the CPU stage in tasks, ``run_stages`` in the
+model's actors). The daemon's engine runs the CPU stage in its thread pool (large texts in a
+worker process), the model stage in its batcher, and ``finish``. The editor runs the CPU stage
+here, the model stage through the daemon, and ``finish`` here on both (``lsp.loop``). A report
+made by another engine without the corpus stage gets it through ``with_corpus``, which finishes
+again from the report's parts (the daemon's client, for a grading run's CrystalBLEU). Each stage
+reports what it could not compute as error lines of its own; ``finish`` puts them in the report
+in stage order. Nothing else makes or changes a ``ScoreReport`` (it is frozen).
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ log = logging.getLogger(__name__)
 
 __all__ = ["CorpusScores", "CorpusStatistics", "CpuScores", "ModelDefaults", "ModelScores", "Prepared",
            "corpus_metrics", "corpus_statistics", "cpu_metrics", "differences", "finish", "model_metrics", "notes",
-           "prepare", "run_stages", "wants_cpu", "wants_model"]
+           "prepare", "cpu_stage", "run_stages", "wants_cpu", "wants_model", "with_corpus", "without_corpus"]
 
 #: The metrics of the CPU stage.
 CPU_METRICS = ("codebleu", *TEXT_METRICS)
@@ -174,7 +178,7 @@ def finish(prepared: Prepared, cpu: CpuScores = NO_CPU, model: ModelScores = NO_
     request = prepared.request
     metrics = Metrics(cpu.codebleu, model.codebertscore, cpu.chrf, cpu.tsed)
     return ScoreReport(request.language, codebleu=cpu.codebleu, codebertscore=model.codebertscore,
-                       errors=[*cpu.errors, *model.errors, *corpus.errors], chrf=cpu.chrf, tsed=cpu.tsed,
+                       errors=(*cpu.errors, *model.errors, *corpus.errors), chrf=cpu.chrf, tsed=cpu.tsed,
                        crystalbleu=corpus.crystalbleu, refscore=refscore_for(request, metrics))
 
 
@@ -196,15 +200,47 @@ def notes(requests: Sequence[ScoreRequest], reports: Sequence[ScoreReport]) -> l
 
 # -- the in-process engine ----------------------------------------------------------------------
 
+def cpu_stage(requests: Sequence[ScoreRequest]) -> list[CpuScores]:
+    """The CPU stage of each request (nothing for one that names no CPU metric)."""
+    return [cpu_metrics(prepare(r)) if wants_cpu(r) else NO_CPU for r in requests]
+
+
 def run_stages(requests: Sequence[ScoreRequest], defaults: ModelDefaults = NO_DEFAULTS,
-               statistics: CorpusStatistics | None = None) -> list[ScoreReport]:
-    """Every stage over ``requests`` in this process: CPU metrics one by one, CodeBERTScore in one
-    batched call, corpus metrics against ``statistics`` (None: none), one report each."""
+               statistics: CorpusStatistics | None = None,
+               cpu: Sequence[CpuScores] | None = None) -> list[ScoreReport]:
+    """Every stage over ``requests`` in this process: CPU metrics one by one (or ``cpu``, the CPU
+    stage's results made elsewhere), CodeBERTScore in one batched call, corpus metrics against
+    ``statistics`` (None: none), one finished report each."""
     prepared = [prepare(r) for r in requests]
-    cpu = [cpu_metrics(p) if wants_cpu(p.request) else NO_CPU for p in prepared]
+    if cpu is None:
+        cpu = [cpu_metrics(p) if wants_cpu(p.request) else NO_CPU for p in prepared]
     model = [NO_MODEL] * len(prepared)
     wanted = [i for i, p in enumerate(prepared) if wants_model(p.request)]
     for i, scores in zip(wanted, model_metrics([prepared[i] for i in wanted], defaults)):
         model[i] = scores
     corpus = [corpus_metrics(p, statistics) if statistics is not None else NO_CORPUS for p in prepared]
     return [finish(*parts) for parts in zip(prepared, cpu, model, corpus)]
+
+
+def without_corpus(request: ScoreRequest) -> ScoreRequest:
+    """``request`` for an engine that has no corpus statistics (the daemon)."""
+    if "crystalbleu" not in request.metrics:
+        return request
+    return replace(request, metrics=tuple(m for m in request.metrics if m != "crystalbleu"))
+
+
+def with_corpus(requests: Sequence[ScoreRequest], reports: Sequence[ScoreReport],
+                statistics: CorpusStatistics | None) -> list[ScoreReport]:
+    """The corpus and finish stages for reports another engine made from ``without_corpus``
+    requests: each one that asks for CrystalBLEU is finished again from its parts; the others
+    are returned as they are."""
+    if statistics is None:
+        return list(reports)
+    out = []
+    for request, report in zip(requests, reports):
+        if "crystalbleu" in request.metrics:
+            prepared = prepare(request)
+            report = finish(prepared, CpuScores.of(report), ModelScores(report.codebertscore),
+                            corpus_metrics(prepared, statistics))
+        out.append(report)
+    return out

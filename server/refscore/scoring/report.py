@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
 from ..metrics.chrf import ChrfScore
@@ -12,8 +12,8 @@ from ..metrics.crystalbleu import CrystalScore
 from ..metrics.tsed import TsedScore
 
 ALL_METRICS = ("codebleu", "codebertscore")
-#: Metrics computed on request only (``--metrics chrf,tsed``): text metrics on the CPU, filled in
-#: by ``scoring.text_metrics`` in the process that asks (the daemon never sees them).
+#: Metrics computed on request only (``--metrics chrf,tsed``): text metrics of the CPU stage
+#: (``scoring.pipeline.cpu_metrics``), wherever that stage runs (this process or the daemon).
 TEXT_METRICS = ("chrf", "tsed")
 #: Metrics of a whole run (CrystalBLEU's ignored n-grams come from the run's texts): ``grade`` only.
 CORPUS_METRICS = ("crystalbleu",)
@@ -88,18 +88,26 @@ class RefScore:
         return [(name, describe_input(name, values), share) for name, share in ranked]
 
 
-@dataclass
+@dataclass(frozen=True)
 class ScoreReport:
-    """Everything known about one scored candidate; ``errors`` says what could not be computed."""
+    """Everything known about one scored candidate; ``errors`` says what could not be computed.
+
+    Frozen and built once, by the pipeline's finish stage (``scoring.pipeline.finish``), or
+    rebuilt from its JSON form (``from_dict``); front ends only render it."""
 
     language: str
     codebleu: CodeBleuResult | None = None
     codebertscore: BertScore | None = None
-    errors: list[str] = field(default_factory=list)
+    errors: tuple[str, ...] = ()
     chrf: ChrfScore | None = None
     tsed: TsedScore | None = None
     crystalbleu: CrystalScore | None = None
     refscore: RefScore | None = None  # the combined RefScore number (scoring.headline)
+
+    def __post_init__(self) -> None:
+        """Errors given as a list become a tuple (the report is immutable all the way down)."""
+        if not isinstance(self.errors, tuple):
+            object.__setattr__(self, "errors", tuple(self.errors))
 
     def to_dict(self, explain: bool = False) -> dict[str, Any]:
         """Plain JSON-ready data (``codebleu`` keeps the package's five keys plus details)."""
@@ -128,29 +136,23 @@ class ScoreReport:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ScoreReport":
         """Rebuild a report from ``to_dict(explain=True)`` output (e.g. received from the daemon)."""
-        report = cls(language=data["language"], errors=list(data.get("errors", [])))
         details = data.get("codebleu_details")
-        if details is not None:
-            report.codebleu = CodeBleuResult(
-                score=data["codebleu"]["codebleu"],
-                components=tuple(ComponentScore(**c) for c in details["components"]),
-                rule=details["rule"],
-                language=data["language"],
-                signature=details["signature"],
-                explanations=tuple(Explanation(**e) for e in details.get("explanations", [])),
-            )
-        bert = data.get("codebertscore")
-        if bert is not None:
-            report.codebertscore = BertScore.from_dict(bert)
-        if data.get("chrf") is not None:
-            report.chrf = ChrfScore.from_dict(data["chrf"])
-        if data.get("tsed") is not None:
-            report.tsed = TsedScore.from_dict(data["tsed"])
-        if data.get("refscore") is not None:
-            report.refscore = RefScore.from_dict(data["refscore"])
-        if data.get("crystalbleu") is not None:
-            report.crystalbleu = CrystalScore.from_dict(data["crystalbleu"])
-        return report
+        codebleu = None if details is None else CodeBleuResult(
+            score=data["codebleu"]["codebleu"],
+            components=tuple(ComponentScore(**c) for c in details["components"]),
+            rule=details["rule"],
+            language=data["language"],
+            signature=details["signature"],
+            explanations=tuple(Explanation(**e) for e in details.get("explanations", [])),
+        )
+
+        def part(name: str, kind: Any) -> Any:
+            value = data.get(name)
+            return kind.from_dict(value) if value is not None else None
+
+        return cls(data["language"], codebleu=codebleu, codebertscore=part("codebertscore", BertScore),
+                   errors=tuple(data.get("errors", ())), chrf=part("chrf", ChrfScore), tsed=part("tsed", TsedScore),
+                   crystalbleu=part("crystalbleu", CrystalScore), refscore=part("refscore", RefScore))
 
 
 def request_to_dict(request: ScoreRequest) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from concurrent.futures import Future
 from typing import Protocol, Sequence
 
 from .parts import ModelDefaults
-from .pipeline import cpu_metrics, finish, model_metrics, prepare, run_stages
+from .pipeline import CorpusStatistics, run_stages
 from .report import ScoreReport, ScoreRequest
 
 log = logging.getLogger(__name__)
@@ -26,7 +26,11 @@ class Scorer(Protocol):
 
     def score(self, request: ScoreRequest) -> ScoreReport: ...
 
-    def score_many(self, requests: Sequence[ScoreRequest]) -> list[ScoreReport]: ...
+    def score_many(self, requests: Sequence[ScoreRequest],
+                   statistics: CorpusStatistics | None = None) -> list[ScoreReport]:
+        """One finished report per request; ``statistics``: a run's corpus statistics, for the
+        requests that ask for CrystalBLEU (None: none)."""
+        ...
 
     def submit(self, request: ScoreRequest, document: str | None = None) -> "Future[ScoreReport]": ...
 
@@ -59,17 +63,7 @@ class LocalScorer:
     def close(self) -> None:
         """Nothing to release (loaded models stay for the life of the process)."""
 
-    def score_many(self, requests: Sequence[ScoreRequest]) -> list[ScoreReport]:
+    def score_many(self, requests: Sequence[ScoreRequest],
+                   statistics: CorpusStatistics | None = None) -> list[ScoreReport]:
         """Every stage of ``scoring.pipeline`` over ``requests``, one report each."""
-        return run_stages(requests, self.defaults)
-
-    def score_codebleu(self, request: ScoreRequest) -> ScoreReport:
-        """A report holding the CPU metrics of ``request`` (or the errors that prevented them)."""
-        prepared = prepare(request)
-        return finish(prepared, cpu_metrics(prepared))
-
-    def add_codebertscore(self, requests: Sequence[ScoreRequest], reports: Sequence[ScoreReport]) -> None:
-        """Fill ``codebertscore`` of each report, all requests in one batched call."""
-        for report, scores in zip(reports, model_metrics([prepare(r) for r in requests], self.defaults)):
-            report.codebertscore = scores.codebertscore
-            report.errors.extend(scores.errors)
+        return run_stages(requests, self.defaults, statistics)

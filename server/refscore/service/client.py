@@ -31,6 +31,7 @@ from typing import Any, Sequence
 
 from .. import __version__
 from ..errors import EXIT_INPUT
+from ..scoring.pipeline import CorpusStatistics, with_corpus, without_corpus
 from ..scoring.report import ScoreReport, ScoreRequest, request_to_dict
 from . import paths, wire
 from .connection import (
@@ -302,8 +303,10 @@ class DaemonClient:
     def score(self, request: ScoreRequest) -> ScoreReport:
         return self.score_many([request])[0]
 
-    def score_many(self, requests: Sequence[ScoreRequest]) -> list[ScoreReport]:
-        """Score all requests (sent at once, answered as the daemon batches them).
+    def score_many(self, requests: Sequence[ScoreRequest],
+                   statistics: CorpusStatistics | None = None) -> list[ScoreReport]:
+        """Score all requests (sent at once, answered as the daemon batches them); the daemon
+        runs every stage but the corpus stage, which runs here against ``statistics``.
 
         A daemon that stops in an orderly way (idle exit, replaced) with some of them unanswered
         gets them resent once to a fresh daemon; one that dies raises ``DaemonConnectionLost``."""
@@ -314,7 +317,7 @@ class DaemonClient:
             futures = []
             for i in todo:
                 try:
-                    futures.append((i, self.submit(requests[i])))
+                    futures.append((i, self.submit(without_corpus(requests[i]))))
                 except DaemonConnectionLost as error:
                     if not error.orderly or attempt == 2:
                         raise
@@ -335,7 +338,7 @@ class DaemonClient:
             if not retry:
                 break
             todo = sorted(retry)
-        return results  # type: ignore[return-value]
+        return with_corpus(requests, results, statistics)  # type: ignore[arg-type]
 
     def _prompt(self, method: str, params: Any = None) -> Any:
         """A call the daemon answers at once (its event loop is never busy): ``DaemonNotResponding``

@@ -1,12 +1,18 @@
-"""The daemon's work: CodeBLEU in a CPU thread pool, CodeBERTScore coalesced into device batches.
+"""The daemon's engine: the stages of ``scoring.pipeline``, CPU metrics in a thread pool and
+CodeBERTScore coalesced into device batches, then ``finish``.
 
-A ``Job`` is one score request. It has up to two stages that run at the same time:
+A ``Job`` is one score request, ``prepare``d when it arrives. It has up to two stages that run at
+the same time:
 
-* the CodeBLEU stage, in a ``ThreadPoolExecutor`` (``workers`` threads);
-* the CodeBERTScore stage, queued for the one batcher thread, which takes everything queued from
-  every client (after waiting ``batch_wait`` seconds for stragglers) up to ``max_batch`` requests
-  and scores them in one call, so the model sees large batches even when each client sends one
-  request at a time.
+* the CPU stage (``pipeline.cpu_metrics``: CodeBLEU, chrF, TSED), in a ``ThreadPoolExecutor``
+  (``workers`` threads);
+* the model stage (``pipeline.model_metrics``), queued for the one batcher thread, which takes
+  everything queued from every client (after waiting ``batch_wait`` seconds for stragglers) up to
+  ``max_batch`` requests and scores them in one call, so the model sees large batches even when
+  each client sends one request at a time.
+
+When both are done, ``pipeline.finish`` builds the report (the combined number included), so the
+daemon answers finished reports; the corpus stage (CrystalBLEU) is the client's.
 
 Large requests (over ``large_chars`` characters) take lanes of their own (``lanes``): CodeBLEU in
 worker processes (``large_workers`` at once), CodeBERTScore in a batcher thread of their own, so
@@ -33,8 +39,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Hashable
 
-from ..scoring.report import ScoreReport, ScoreRequest
-from ..scoring.scorer import LocalScorer
+from ..scoring.parts import NO_CPU, NO_MODEL, CpuScores, ModelDefaults, ModelScores
+from ..scoring.pipeline import cpu_metrics, finish, model_metrics, wants_cpu, wants_model
+from ..scoring.report import ScoreRequest
 from .lanes import DEFAULT_LARGE_CHARS, Cancelled, Job, LargeCodeBleuLane, request_chars
 from .reports import bert_missing, cache_sizes, load_failure, loaded_models
 
@@ -65,9 +72,9 @@ class EngineConfig:
 class Engine:
     """Runs jobs; thread-safe; ``submit`` returns at once."""
 
-    def __init__(self, config: EngineConfig, scorer: LocalScorer | None = None) -> None:
+    def __init__(self, config: EngineConfig) -> None:
         self.config = config
-        self.scorer = scorer or LocalScorer(config.model, config.layer, config.device)
+        self.defaults = ModelDefaults(config.model, config.layer, config.device)
         self.pool = ThreadPoolExecutor(max(1, config.workers), thread_name_prefix="refscore-codebleu")
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
@@ -99,8 +106,8 @@ class Engine:
     def submit(self, request: ScoreRequest, key: Hashable | None = None) -> Job:
         """Queue ``request``; a pending job with the same ``key`` is superseded."""
         job = Job(request, key, large=request_chars(request) > self.config.large_chars)
-        wants_codebleu = "codebleu" in request.metrics
-        wants_bert = "codebertscore" in request.metrics
+        wants_codebleu = wants_cpu(request)
+        wants_bert = wants_model(request)
         stages = job._pending = int(wants_codebleu) + int(wants_bert)
         with self._lock:
             self.stats["received"] += 1
@@ -155,17 +162,17 @@ class Engine:
             self._stage_done(job, skipped=True)
             return
         try:
-            job.codebleu = self.scorer.score_codebleu(job.request)
-        except Exception as error:  # noqa: BLE001 - score_codebleu reports its own errors; belt and braces
-            log.exception("CodeBLEU stage failed")
-            job.codebleu = ScoreReport(job.request.language, errors=[f"codebleu: {type(error).__name__}: {error}"])
+            job.cpu = cpu_metrics(job.prepared)
+        except Exception as error:  # noqa: BLE001 - cpu_metrics reports its own errors; belt and braces
+            log.exception("CPU stage failed")
+            job.cpu = CpuScores(errors=(f"codebleu: {type(error).__name__}: {error}",))
         self._stage_done(job)
 
-    def _large_codebleu_done(self, job: Job, report: ScoreReport | None) -> None:
-        if report is None:
+    def _large_codebleu_done(self, job: Job, scores: CpuScores | None) -> None:
+        if scores is None:
             self._stage_done(job, skipped=True)
             return
-        job.codebleu = report
+        job.cpu = scores
         self._stage_done(job)
 
     def _batch_loop(self, preload: bool = False, large: bool = False) -> None:
@@ -200,45 +207,56 @@ class Engine:
     def _run_bert(self, jobs: list[Job]) -> None:
         ready: list[Job] = []
         for job in jobs:
-            job.bert = ScoreReport(job.request.language)
             problem = self._model_ready(job.request)
             if problem:
-                job.bert.errors.append(f"codebertscore unavailable: {problem}")
+                job.model = ModelScores(errors=(f"codebertscore unavailable: {problem}",))
             else:
+                job.model = NO_MODEL
                 ready.append(job)
         if ready:
             started = time.perf_counter()
             try:
-                self.scorer.add_codebertscore([j.request for j in ready], [j.bert for j in ready])
+                for job, scores in zip(ready, model_metrics([j.prepared for j in ready], self.defaults)):
+                    job.model = scores
             except Exception:  # noqa: BLE001 - handled below like a batch that reported failures
                 log.exception("CodeBERTScore batch of %d failed", len(ready))
-            failed = [j for j in ready if j.bert.codebertscore is None]
+            failed = [j for j in ready if j.model is None or j.model.codebertscore is None]
             if failed and len(ready) > 1:
                 # One bad request must not fail its batch-mates from other clients: score the
                 # failed ones alone, so each error lands on the request that caused it.
                 log.warning("%d of a CodeBERTScore batch of %d failed; scoring them one by one",
                             len(failed), len(ready))
                 for job in failed:
-                    job.bert = ScoreReport(job.request.language)
                     self._score_alone(job)
             elif failed:
                 for job in failed:
-                    if not job.bert.errors:
-                        job.bert.errors.append("codebertscore: no result")
+                    if job.model is None or not job.model.errors:
+                        job.model = ModelScores(errors=("codebertscore: no result",))
             with self._lock:
                 self.stats["batches"] += 1
                 self.stats["batched_requests"] += len(ready)
                 self.stats["batch_seconds"] += time.perf_counter() - started
         for job in jobs:
-            self._stage_done(job)
+            self._model_stage_done(job)
+
+    def _model_stage_done(self, job: Job) -> None:
+        """A job's model stage is done; its ``finish`` (the combined number's inputs, a few ms of
+        CPU) runs in the CPU pool when it has one to compute, so the lane goes on to its next batch."""
+        if wants_cpu(job.request):
+            try:
+                self.pool.submit(self._stage_done, job)
+                return
+            except RuntimeError:  # the pool is shut down (the daemon is stopping): finish here
+                pass
+        self._stage_done(job)
 
     def _score_alone(self, job: Job) -> None:
         try:
-            self.scorer.add_codebertscore([job.request], [job.bert])
+            job.model = model_metrics([job.prepared], self.defaults)[0]
         except Exception as error:  # noqa: BLE001
-            job.bert.errors.append(f"codebertscore: {type(error).__name__}: {error}")
-        if job.bert.codebertscore is None and not job.bert.errors:
-            job.bert.errors.append("codebertscore: no result")
+            job.model = ModelScores(errors=(f"codebertscore: {type(error).__name__}: {error}",))
+        if job.model.codebertscore is None and not job.model.errors:
+            job.model = ModelScores(errors=("codebertscore: no result",))
 
     def _stage_done(self, job: Job, skipped: bool = False) -> None:
         if skipped:
@@ -258,12 +276,7 @@ class Engine:
         with job._lock:
             if job.cancelled or job.future.done():
                 return
-            report = ScoreReport(job.request.language)
-            for part in (job.codebleu, job.bert):
-                if part is not None:
-                    report.codebleu = report.codebleu or part.codebleu
-                    report.codebertscore = report.codebertscore or part.codebertscore
-                    report.errors.extend(part.errors)
+            report = finish(job.prepared, job.cpu or NO_CPU, job.model or NO_MODEL)
             with self._lock:
                 self.stats["served"] += 1  # counted first: a client reading status after its answer sees it
             job.future.set_result(report)

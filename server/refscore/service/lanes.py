@@ -22,6 +22,8 @@ from collections import deque
 from concurrent.futures import Future
 from typing import Callable, Hashable
 
+from ..scoring.parts import CpuScores, ModelScores
+from ..scoring.pipeline import prepare
 from ..scoring.report import ScoreReport, ScoreRequest
 from .worker import CodeBleuWorker
 
@@ -41,16 +43,18 @@ class Cancelled(Exception):
 
 
 class Job:
-    """One score request moving through the stages."""
+    """One score request moving through the stages (``scoring.pipeline``): prepared once, its
+    CPU and model stages' results kept until ``finish`` builds the report."""
 
     def __init__(self, request: ScoreRequest, key: Hashable | None, large: bool = False) -> None:
         self.request = request
+        self.prepared = prepare(request)
         self.key = key
         self.large = large
         self.future: Future[ScoreReport] = Future()
         self.cancelled = False
-        self.codebleu: ScoreReport | None = None
-        self.bert: ScoreReport | None = None
+        self.cpu: CpuScores | None = None
+        self.model: ModelScores | None = None
         self._pending = 0
         self._lock = threading.Lock()
 
@@ -71,10 +75,10 @@ class LargeCodeBleuLane:
     """Runs the CodeBLEU stage of large jobs, up to ``workers`` at once, each in a worker process
     it can kill.
 
-    ``done(job, report)`` is called for every job put here: ``report`` is None when the stage
-    never ran or was stopped (the job was cancelled), else the CodeBLEU report."""
+    ``done(job, scores)`` is called for every job put here: ``scores`` is None when the stage
+    never ran or was stopped (the job was cancelled), else the CPU stage's results."""
 
-    def __init__(self, done: Callable[[Job, ScoreReport | None], None], workers: int | None = None) -> None:
+    def __init__(self, done: Callable[[Job, CpuScores | None], None], workers: int | None = None) -> None:
         self._done = done
         self._queue: deque[Job] = deque()
         self._cond = threading.Condition()
@@ -127,7 +131,7 @@ class LargeCodeBleuLane:
                     self.running.pop(index, None)
             self._done(job, report)
 
-    def _run(self, job: Job, worker: CodeBleuWorker) -> ScoreReport | None:
+    def _run(self, job: Job, worker: CodeBleuWorker) -> CpuScores | None:
         if not job.begin_stage():
             return None
         report = worker.run(job.request, stop=lambda: job.cancelled or self._closing)

@@ -8,8 +8,11 @@ from typing import Any
 
 from .. import languages
 from ..embed.backends import BACKENDS
-from ..scoring.report import ALL_METRICS, CODEBLEU_RULES, request_from_dict
+from ..scoring.report import ALL_METRICS, CODEBLEU_RULES, TEXT_METRICS, request_from_dict
 from . import wire
+
+#: What the daemon scores: every stage but the corpus stage (CrystalBLEU needs a run's corpus).
+DAEMON_METRICS = (*ALL_METRICS, *TEXT_METRICS)
 
 
 class RpcError(Exception):
@@ -42,8 +45,8 @@ def parse_request(data: Any):  # -> ScoreRequest
     if language is None:
         raise RpcError(wire.INVALID_PARAMS, "request.language must be a string")
     metrics = data.get("metrics", list(ALL_METRICS))
-    if not isinstance(metrics, list) or not all(m in ALL_METRICS for m in metrics):
-        raise RpcError(wire.INVALID_PARAMS, f"request.metrics must be a list drawn from {list(ALL_METRICS)}")
+    if not isinstance(metrics, list) or not all(m in DAEMON_METRICS for m in metrics):
+        raise RpcError(wire.INVALID_PARAMS, f"request.metrics must be a list drawn from {list(DAEMON_METRICS)}")
     context = data.get("context")
     if context is not None and not isinstance(context, str):
         raise RpcError(wire.INVALID_PARAMS, "request.context must be a string or null")

@@ -1,4 +1,5 @@
-"""A child process that scores CodeBLEU for the daemon's large-text lane, and can be killed.
+"""A child process that runs the CPU stage (CodeBLEU, chrF, TSED) for the daemon's large-text
+lane, and can be killed.
 
 A thread cannot be stopped in the middle of an analysis, but a process can: the daemon sends large
 requests here, one at a time, so that work abandoned by its client (disconnected, cancelled,
@@ -19,7 +20,8 @@ import time
 from multiprocessing.connection import Connection
 from typing import Any, Callable
 
-from ..scoring.report import ScoreReport, ScoreRequest
+from ..scoring.parts import CpuScores
+from ..scoring.report import ScoreRequest
 
 log = logging.getLogger(__name__)
 
@@ -40,9 +42,9 @@ class CodeBleuWorker:
         process = self._process
         return process.pid if process is not None and process.is_alive() else None
 
-    def run(self, request: ScoreRequest, stop: Callable[[], bool]) -> ScoreReport | None:
-        """The CodeBLEU report of ``request``; None when ``stop()`` became true first (the process
-        is then killed). A worker that dies gives a report with the error."""
+    def run(self, request: ScoreRequest, stop: Callable[[], bool]) -> CpuScores | None:
+        """The CPU stage's results for ``request``; None when ``stop()`` became true first (the
+        process is then killed). A worker that dies gives results holding the error."""
         try:
             pipe = self._start()
             pipe.send(request)
@@ -59,8 +61,8 @@ class CodeBleuWorker:
             code = self._process.exitcode if self._process is not None else None
             self.kill()
             log.error("the CodeBLEU worker process ended unexpectedly (exit code %s)", code)
-            return ScoreReport(request.language, errors=[
-                f"codebleu: the worker process ended unexpectedly (exit code {code}; {type(error).__name__})"])
+            return CpuScores(errors=(
+                f"codebleu: the worker process ended unexpectedly (exit code {code}; {type(error).__name__})",))
 
     def _alive(self) -> bool:
         process = self._process
@@ -92,19 +94,19 @@ class CodeBleuWorker:
 
 
 def serve(pipe: Connection) -> None:
-    """The worker process: score each request received until the pipe closes or the daemon dies."""
-    from ..scoring.scorer import LocalScorer
+    """The worker process: the CPU stage of each request received until the pipe closes or the
+    daemon dies."""
+    from ..scoring.pipeline import cpu_metrics, prepare
 
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), name="refscore-parent-watch", daemon=True).start()
-    scorer = LocalScorer()
     while True:
         try:
             request = pipe.recv()
         except (EOFError, OSError):
             return
-        report = scorer.score_codebleu(request)
+        scores = cpu_metrics(prepare(request))
         try:
-            pipe.send(report)
+            pipe.send(scores)
         except OSError:  # the daemon went away meanwhile
             return
 
