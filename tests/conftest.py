@@ -26,3 +26,23 @@ def _stop_suite_daemon():
 
     stop_daemon_in(_ROOT / "run")
     shutil.rmtree(_ROOT, ignore_errors=True)
+
+
+_E2E = "tests/test_vscode_e2e.py::"
+_OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The real-VS Code e2e tests by name, with their outcome and time, after every run that
+    collected them (``.ci/run`` runs the whole suite in one ``pytest -q``; this is how its summary
+    shows that both e2e tests ran and passed)."""
+    reports = [report for outcome in _OUTCOMES for report in terminalreporter.stats.get(outcome, [])
+               if getattr(report, "nodeid", "").startswith(_E2E)]
+    if not reports:
+        return
+    terminalreporter.write_sep("-", "VS Code e2e (code-server, headless Chromium)")
+    for report in sorted(reports, key=lambda r: r.nodeid):
+        outcome = "ERROR" if report.when != "call" and report.failed else report.outcome.upper()
+        took = f" in {report.duration:.0f} s" if report.when == "call" else f" ({report.when})"
+        why = f": {report.longrepr[2]}" if report.skipped and isinstance(report.longrepr, tuple) else ""
+        terminalreporter.write_line(f"{outcome} {report.nodeid}{took}{why}")
