@@ -46,7 +46,8 @@ def _class(tmp_path: Path) -> None:
 def test_json_report_on_standard_output(tmp_path: Path, blocks: tuple[str, ...]) -> None:
     """`--json -` prints the JSON report (nothing else) on stdout and creates no file named `-`."""
     _class(tmp_path)
-    result = refscore("grade", "--jsonl", "runs.jsonl", *QUICK, *blocks, "--json", "-", cwd=tmp_path)
+    result = refscore("grade", "--jsonl", "runs.jsonl", "--metrics", "codebleu", "--progress", "none", *blocks,
+                      "--json", "-", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert [row["id"] for row in report["submissions"]] == ["c0", "c1", "c2"]

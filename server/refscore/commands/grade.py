@@ -18,6 +18,7 @@ from ..metrics.codebleu import DEFAULT_WEIGHTS
 from ..metrics.similarity import DEFAULT_THRESHOLD
 from ..scoring.report import ALL_METRICS, CODEBLEU_RULES
 from . import options
+from .classroom_options import classroom_from_args, register_classroom
 from .bert_options import idf_setting
 from .options import UsageError
 
@@ -107,7 +108,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                           "of chrf, tsed, crystalbleu in --metrics)")
     out.add_argument("--progress", choices=("auto", "bar", "lines", "none"), default="auto",
                      help="progress on stderr: bar on a terminal, lines otherwise (default auto)")
-    out.add_argument("-q", "--quiet", action="store_true", help="no progress, only the summary")
+    out.add_argument("-q", "--quiet", action="store_true",
+                     help="no progress, no summary or 'wrote' lines (notes, errors and --fail-under's verdict only)")
+    register_classroom(p)
     p.set_defaults(handler=run)
 
 
@@ -200,7 +203,7 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
     return GradeJob(inputs, settings, engine, args.ray_address, args.block_lines or DEFAULT_BLOCK_LINES,
                     _reports(args), args.title, Path(args.cache) if args.cache else None, args.no_cache,
                     threshold, options.default_fail_metric(metrics), "none" if args.quiet else args.progress,
-                    args.idf, args.similarity)
+                    args.idf, args.similarity, classroom_from_args(args, metrics), args.quiet)
 
 
 def run(args: argparse.Namespace) -> int:

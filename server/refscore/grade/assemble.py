@@ -50,6 +50,8 @@ class Assembled:
     lacking: int = 0  # scored pairs without the combined number that applies to them
     first_reason: str = ""  # why the first of them lacks it
     first_error: str = ""  # the first row's first error
+    rows: list[dict[str, Any]] | None = None  # every row, in order (``keep``: the classroom outputs)
+    details: list[tuple[GradeResult, dict[str, Any]]] = field(default_factory=list)  # (result, row) with details
 
     def headline_note(self) -> str | None:
         """The one line when some scored pairs lack the combined number that applies to them."""
@@ -71,10 +73,12 @@ def block_entries(store: PartStore, block: PlannedBlock, fill: Fill | None = Non
 def assemble(blocks: Sequence[PlannedBlock], store: PartStore, outputs: dict[str, Path], info: dict[str, Any],
              title: str, rank_by: str | None, fail: tuple[str, float] | None = None,
              echo: Callable[[dict[str, Any], int], None] | None = None, fill: Fill | None = None,
-             detail: bool = False, similar: Mapping[tuple[str, str | None], list[str]] | None = None) -> Assembled:
+             detail: bool = False, similar: Mapping[tuple[str, str | None], list[str]] | None = None,
+             keep: bool = False) -> Assembled:
     """Write every requested output (kinds: csv, json, jsonl, parquet, html) from the parts.
     ``echo(row, id_width)`` is called for each row in order (the terminal lines); ``similar``:
-    (item id, source) -> the ``similar_to`` cell (``--similarity``'s flagged partners)."""
+    (item id, source) -> the ``similar_to`` cell (``--similarity``'s flagged partners); ``keep``:
+    the result holds every row (and, with ``detail``, every detail) for the classroom outputs."""
     namer, totals, width = IdNamer(), RowStats(keep=0), 0
     columns = RunColumns(info.get("metrics", ()), similarity="similarity" in info)
     kept: dict[int, list[tuple[int, dict[str, Any]]]] = {}  # a run with details is small: read once
@@ -88,7 +92,7 @@ def assemble(blocks: Sequence[PlannedBlock], store: PartStore, outputs: dict[str
             columns.add(entry["row"])
             width = max(width, len(str(entry["row"]["id"])))
     namer.freeze()
-    result = Assembled(RowStats(rank_by))
+    result = Assembled(RowStats(rank_by, per_problem=True), rows=[] if keep else None)
     writers = _Writers(outputs, info, totals.summary(), columns, namer.unique)
     details: list[tuple[GradeResult, dict[str, Any]]] = []
     try:
@@ -120,10 +124,13 @@ def assemble(blocks: Sequence[PlannedBlock], store: PartStore, outputs: dict[str
                 result.failures += len(failed)
                 result.first_failures.extend(failed[:max(0, 20 - len(result.first_failures))])
             writers.write(rows)
+            if result.rows is not None:
+                result.rows.extend(rows)
         writers.close()
     except BaseException:
         writers.abandon()
         raise
+    result.details = details
     if "html" in outputs:
         from .html_report import build_html
 

@@ -22,6 +22,9 @@ from .stream_stats import RowStats
 
 #: Runs of up to this many input lines get each submission's detail in the HTML page.
 DETAIL_LIMIT = 20_000
+#: Runs of up to this many problems get each problem's statistics and histograms; more get one
+#: table with a row per problem (a JSONL of HumanEval's 164 problems).
+HISTOGRAM_PROBLEMS = 12
 
 CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
@@ -32,11 +35,13 @@ header p{margin:4px 0 0;color:#c9d2e6;font-size:13px}main{padding:14px 22px}
 .ht{font-size:11px;font-weight:600;fill:#1d2330}.hc,.hx{font-size:9px;fill:#555;text-anchor:middle}
 .ax{stroke:#999}.mean{stroke:#1f2a44;stroke-dasharray:3 2}
 table{border-collapse:collapse;background:#fff;width:100%;font-size:12.5px}
-th,td{border-bottom:1px solid #e3e6ec;padding:3px 6px;text-align:left;white-space:nowrap}
-th{background:#eef1f6;cursor:pointer;position:sticky;top:0;user-select:none}
+th,td{border-bottom:1px solid #e3e6ec;padding:3px 4px;text-align:left;white-space:nowrap}
+th{background:#eef1f6;cursor:pointer;position:sticky;top:0;user-select:none;white-space:normal;vertical-align:bottom}
+#results td:first-child,#lowest td:first-child,#highest td:first-child{white-space:normal;overflow-wrap:anywhere;
+min-width:9em}
 th.sorted-asc::after{content:" \\25B2"}th.sorted-desc::after{content:" \\25BC"}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
-td.err{color:#a12a2a;white-space:normal;min-width:200px;font-size:12px}
+td.err{color:#a12a2a;white-space:normal;overflow-wrap:anywhere;min-width:12em;font-size:12px}
 .tablewrap{overflow-x:auto;max-width:100%}tr.bad td:first-child{border-left:3px solid #c0392b}
 details{background:#fff;border:1px solid #dde1e8;border-radius:6px;margin:10px 0;padding:6px 12px}
 summary{cursor:pointer;font-weight:600}.panes{display:grid;grid-template-columns:1fr 1fr;gap:10px}
@@ -110,12 +115,7 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = "RefScore
     out.append(class_section(settings.get("classes", [])))
     if settings.get("similarity"):
         out.append(_similarity_note(settings["similarity"]))
-    out.append(_statistics(stats, columns))
-    out.append('<section class="hists">')
-    for column in columns:
-        col = stats.columns[column]
-        out.append(counts_svg(LABELS.get(column, column), col.bins, col.n, col.total / col.n))
-    out.append("</section>")
+    out.append(_summaries(stats, columns))
     if details is None:
         out.append(_extremes(stats, columns))
         out.append("</main></body></html>")
@@ -134,8 +134,51 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = "RefScore
     return "\n".join(out)
 
 
-def _statistics(stats: RowStats, columns: Sequence[str]) -> str:
-    out = ['<div class="tablewrap"><table id="summary"><thead><tr><th>Metric</th><th>n</th>'
+def _summaries(stats: RowStats, columns: Sequence[str]) -> str:
+    """Each problem's statistics and histograms (issue 28: never one pooled set for several
+    problems); the pooled table first when there are several, one table of means for many."""
+    problems = stats.problems or {}
+    if len(problems) <= 1:
+        return _statistics(stats, columns) + _histograms(stats, columns)
+    out = [f"<h2>All {len(problems)} problems</h2>", _statistics(stats, columns)]
+    if len(problems) > HISTOGRAM_PROBLEMS:
+        out.append(_problem_means(problems, columns))
+        return "".join(out)
+    for index, (name, sub) in enumerate(problems.items()):
+        shown = [c for c in columns if c in sub.columns]
+        out.append(f'<section class="problem" id="problem-{index}"><h2>Problem {safe_text(name or "(none)")}: '
+                   f"{sub.rows:,} submissions, {sub.with_errors:,} with errors</h2>"
+                   + _statistics(sub, shown, f"summary-{index}") + _histograms(sub, shown) + "</section>")
+    return "".join(out)
+
+
+def _histograms(stats: RowStats, columns: Sequence[str]) -> str:
+    out = ['<section class="hists">']
+    for column in columns:
+        col = stats.columns[column]
+        out.append(counts_svg(LABELS.get(column, column), col.bins, col.n, col.total / col.n))
+    out.append("</section>")
+    return "".join(out)
+
+
+def _problem_means(problems: dict[str, RowStats], columns: Sequence[str]) -> str:
+    """One row per problem: submissions, errors and the mean of each score."""
+    head = "".join(f"<th>{safe_text(LABELS.get(c, c))} mean</th>" for c in columns)
+    out = ['<div class="tablewrap"><table class="sortable" id="problems"><thead><tr><th>Problem</th><th>n</th>'
+           f"<th>errors</th>{head}</tr></thead><tbody>"]
+    for name, sub in problems.items():
+        cells = "".join(f'<td class="num" data-v="{sub.columns[c].total / sub.columns[c].n:.6f}">'
+                        f"{_fmt(sub.columns[c].total / sub.columns[c].n)}</td>" if c in sub.columns
+                        else '<td class="num" data-v="">&ndash;</td>' for c in columns)
+        out.append(f'<tr><td data-v="{safe_attr(name)}">{safe_text(name or "(none)")}</td>'
+                   f'<td class="num" data-v="{sub.rows}">{sub.rows:,}</td>'
+                   f'<td class="num" data-v="{sub.with_errors}">{sub.with_errors:,}</td>{cells}</tr>')
+    out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+def _statistics(stats: RowStats, columns: Sequence[str], table_id: str = "summary") -> str:
+    out = [f'<div class="tablewrap"><table id="{table_id}"><thead><tr><th>Metric</th><th>n</th>'
            "<th>mean</th><th>std</th><th>min</th><th>max</th></tr></thead><tbody>"]
     for column in columns:
         col = stats.columns[column]

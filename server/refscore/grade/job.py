@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .blocks import DEFAULT_BLOCK_LINES
 from .settings import GradeSettings
+
+if TYPE_CHECKING:
+    from .classroom.outputs import ClassroomOutputs
 
 #: The engines a job can run on: this process, the shared scoring daemon, a Ray cluster.
 ENGINES = ("local", "daemon", "ray")
@@ -69,7 +73,8 @@ class GradeJob:
     progress: str = "auto"  # auto, bar, lines or none
     idf_file: str | None = None  # an input file too (never overwritten)
     similarity: float | None = None  # --similarity: flag pairs of students at or above this score
-
+    classroom: "ClassroomOutputs | None" = None  # rubric, grade books, feedback pages (``grade.classroom``)
+    quiet: bool = False  # -q: no progress, no summary or "wrote" lines (notes, errors and verdicts only)
 
     @property
     def report_paths(self) -> dict[str, Path]:

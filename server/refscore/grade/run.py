@@ -45,6 +45,7 @@ class Outcome:
     scored_now: int
     from_before: int
     interrupted: bool
+    classroom: Any = None  # ``classroom.outputs.ClassroomResult`` when the job asks for classroom outputs
 
     @property
     def stats(self) -> Any:
@@ -115,7 +116,9 @@ def run_job(job: GradeJob, check_languages: Callable[[Iterable[str]], None] | No
     headline = outcome.assembled.headline_note()
     if headline:
         note(headline)
-    print_summary(outcome.stats, outcome.outputs, outcome.from_before)
+    if not job.quiet:
+        print_summary(outcome.stats, outcome.outputs, outcome.from_before,
+                      outcome.classroom.written if outcome.classroom else (), job.classroom.feedback if job.classroom else None)
     if outcome.interrupted:
         done = outcome.scored_now + outcome.from_before
         print(f"refscore: interrupted: {done} of {outcome.stats.rows} scored; rerun the same command to finish",
@@ -125,11 +128,12 @@ def run_job(job: GradeJob, check_languages: Callable[[Iterable[str]], None] | No
         print(f"refscore: no submission could be scored: all {outcome.stats.rows} rows are errors "
               f"(the reports say why; first: {printable(outcome.assembled.first_error)})", file=sys.stderr)
         return EXIT_INPUT
+    passed = outcome.classroom.passed if outcome.classroom is not None else None
     if job.threshold is None:
-        return EXIT_OK
+        return EXIT_BELOW_THRESHOLD if passed is False else EXIT_OK
     reached = print_threshold(job.threshold.metric, job.threshold.value, outcome.assembled.failures,
                               outcome.assembled.first_failures, outcome.outputs)
-    return EXIT_OK if reached else EXIT_BELOW_THRESHOLD
+    return EXIT_OK if reached and passed is not False else EXIT_BELOW_THRESHOLD
 
 
 def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] | None = None,
@@ -141,16 +145,28 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
         raise UsageError("--similarity writes similarity.html, .json and .csv beside the reports: give -o DIR "
                          "(or a --csv/--json/--html FILE that is not a stream)")
     work, temporary = work_folder(job)
-    check_outputs(outputs, [*job.inputs.named_files(), *([job.idf_file] if job.idf_file else [])])
+    classroom = job.classroom
+    extra = classroom.named_outputs() if classroom is not None else {}
+    check_outputs({**outputs, **extra}, [*job.inputs.named_files(), *([job.idf_file] if job.idf_file else [])])
     if not temporary:
         _check_work_folder(work, f"--cache {job.cache}" if job.cache else f"the scored-parts folder {work}", outputs)
     try:
-        items = read_submissions(job.inputs, own=[*outputs.values(), work])
+        own = [*outputs.values(), *extra.values(), *([classroom.feedback] if classroom and classroom.feedback else []),
+               work]
+        items = read_submissions(job.inputs, own=own)
+        key = None
+        if classroom is not None and classroom.anonymise_key is not None:
+            from .classroom.anonymise import anonymise_items
+            from .classroom.outputs import load_key
+
+            key = load_key(classroom)
+            items.items = anonymise_items(items.items, key)
         sources = Sources(items.items, [Path(p) for p in job.inputs.jsonl], job.inputs.language, job.block_lines,
                           job.inputs.fields)
         lines = sources.lines()
         cluster = _connect(job) if job.engine == "ray" else None
-        detail = lines <= DETAIL_LIMIT and "html" in outputs  # only the HTML page shows the detail
+        # only the HTML page and the feedback pages show the detail
+        detail = lines <= DETAIL_LIMIT and ("html" in outputs or bool(classroom and classroom.needs_details))
         work_data = BlockWork(replace(job.settings, explain=detail), job.inputs.language, detail, None,
                               _device_kind(job, cluster), job.inputs.fields)
         store = PartStore(work / "parts", durable=not temporary)
@@ -182,9 +198,17 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
         similar = _similarity(job, items.items, outputs, info, say)
         try:
             done = assemble(plan.blocks, store, outputs, info, job.title, job.rank_by, fail,
-                            echo_row if echo else None, fill, plan.work.detail, similar)
+                            echo_row if echo else None, fill, plan.work.detail, similar, keep=classroom is not None)
         except IncompleteRun as error:  # parts vanished under us (another run cleaning up?)
             raise UsageError(f"{error}; rerun the same command to finish") from None
+        written = None
+        if classroom is not None:
+            from .classroom.outputs import write_classroom
+
+            written = write_classroom(classroom, done.rows or [], done.details, key, time.perf_counter() - start)
+            if say:
+                for line in written.notes:
+                    note(line)
     except KeyboardInterrupt:
         if not temporary:
             print(f"refscore: scored parts are kept in {work}", file=sys.stderr)
@@ -192,7 +216,7 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
     finally:
         if temporary:
             shutil.rmtree(work, ignore_errors=True)
-    return Outcome(done, outputs, run.scored, plan.from_before, run.interrupted)
+    return Outcome(done, outputs, run.scored, plan.from_before, run.interrupted, written)
 
 
 def _similarity(job: GradeJob, items: list[GradeItem], outputs: dict[str, Path], info: dict[str, Any],

@@ -16,6 +16,8 @@ from .rows import SCORE_COLUMNS
 
 #: Columns a lowest/highest table shows besides the scores.
 BRIEF_KEYS = ("id", "problem", "language", "source", "errors")
+#: The most problems counted one by one (a JSONL of more problems keeps the pooled statistics only).
+MAX_PROBLEMS = 500
 
 
 def _finite(value: Any) -> bool:
@@ -53,8 +55,10 @@ class ColumnStats:
 class RowStats:
     """Feed rows with ``add``; read ``summary()``, ``lowest``/``highest`` and ``columns``."""
 
-    def __init__(self, rank_by: str | None = None, keep: int = 25) -> None:
+    def __init__(self, rank_by: str | None = None, keep: int = 25, per_problem: bool = False) -> None:
         self.rows = 0
+        #: problem -> its own statistics (``per_problem``; None beyond MAX_PROBLEMS problems)
+        self.problems: dict[str, RowStats] | None = {} if per_problem else None
         self.with_errors = 0
         self.columns: dict[str, ColumnStats] = {}
         self.rank_by = rank_by
@@ -66,6 +70,12 @@ class RowStats:
         """Count one row (its position in the stream breaks ties in the rankings)."""
         position = self.rows
         self.rows += 1
+        if self.problems is not None:
+            name = str(row.get("problem") or "")
+            if name not in self.problems and len(self.problems) >= MAX_PROBLEMS:
+                self.problems = None
+            else:
+                self.problems.setdefault(name, RowStats(keep=0)).add(row)
         if row.get("errors"):
             self.with_errors += 1
         for column in SCORE_COLUMNS:

@@ -40,8 +40,10 @@ def echo_row(row: dict[str, Any], width: int) -> None:
     print(row_line(row, width))
 
 
-def print_summary(stats: RowStats, outputs: Mapping[str, Path], from_before: int) -> None:
-    """``graded N submission(s): ...`` and a ``wrote`` line per file."""
+def print_summary(stats: RowStats, outputs: Mapping[str, Path], from_before: int, more: Sequence[Path] = (),
+                  pages: Path | None = None) -> None:
+    """``graded N submission(s): ...`` and a ``wrote`` line per file (``more``: the classroom
+    outputs; those in the ``pages`` folder are counted in one line)."""
     summary = stats.summary()
     means = ", ".join(f"{LABELS[c]} mean {m['mean']:.3f}" for c, m in summary["metrics"].items() if c in SHOWN)
     out = summary_stream(outputs)
@@ -49,6 +51,12 @@ def print_summary(stats: RowStats, outputs: Mapping[str, Path], from_before: int
           + (f"; {means}" if means else "") + f"; {from_before} from earlier runs", file=out)
     for path in outputs.values():
         print(f"wrote {'standard output' if str(path) == STDOUT else path}", file=out)
+    in_pages = [p for p in more if pages is not None and p.parent == pages]
+    for path in more:
+        if path not in in_pages:
+            print(f"wrote {path}", file=out)
+    if in_pages:
+        print(f"wrote {len(in_pages) // 2} student feedback page(s), HTML and Markdown, in {pages}", file=out)
 
 
 def print_threshold(metric: str, value: float, count: int, first: Sequence[dict[str, Any]],

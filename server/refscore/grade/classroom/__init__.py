@@ -1,10 +1,17 @@
-"""Classroom inputs: an LMS's "download all submissions" archive or folder, read safely.
+"""Classroom grading, from an LMS's "download all submissions" to grades, feedback and flags.
+
+Inputs (read safely):
 
 * ``model``: the data model every later stage relies on (``Student``, ``SubmittedFile``,
   ``Submission``, ``ClassInput``); rows carry ``student``, ``student_id`` and ``late``.
 * ``starter``: the starter-code rule; ``starter_free_text`` is the text a submission is scored
   (and compared with other students) on.
 * ``notebook``: ``.ipynb`` files as their code cells, with a map back to cell and line.
+
+Outputs (``outputs`` writes them after a run, from the cache alike): a rubric turns scores into
+points (``rubric``, ``adjustments``, ``gradebook``), the grade books an LMS imports (``lms_csv``,
+``autograders``), a feedback page per student (``feedback``, ``feedback_html``, ``feedback_md``,
+``hints``) and pseudonyms for graders (``anonymise``).
 """
 
 from .model import LAYOUTS, ClassInput, Student, SubmittedFile, Submission

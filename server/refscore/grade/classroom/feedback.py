@@ -1,0 +1,105 @@
+"""Feedback for one student, as the facts both renderers (``feedback_html``, ``feedback_md``) show.
+
+Per problem: the points and how the rubric gave them, the scores, the teacher's adjustments, the
+student's code with its token heat (CodeBERTScore similarity to the reference, when computed),
+and the remarks (``hints.remarks``) at the teacher's ``--reveal`` level. Only ``reveal`` carries
+the reference's text; under ``hints`` and ``scores`` nothing of the reference's code is kept
+here (token tooltips name the similarity only, never the reference token it matched).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from ..heatmap import Heat, scale
+from ..rows import GradeResult
+from .gradebook import ProblemGrade, StudentGrade
+from .hints import Remark, remarks
+
+#: The scores a feedback page shows, when computed (labels from ``rows.LABELS``).
+SHOWN_SCORES = ("refscore", "codebleu", "codebertscore_f1")
+
+
+@dataclass
+class ProblemFeedback:
+    """What a student is shown about one problem."""
+
+    grade: ProblemGrade
+    scores: dict[str, float] = field(default_factory=dict)
+    code: str | None = None  # the student's scored code (None: scores mode, or no submission)
+    heat: list[Heat] = field(default_factory=list)
+    remarks: list[Remark] = field(default_factory=list)
+    references: list[tuple[str, str]] = field(default_factory=list)  # (name, text): reveal mode only
+    messages: list[str] = field(default_factory=list)  # errors and warnings of the submission
+
+
+@dataclass
+class StudentFeedback:
+    """One student's page."""
+
+    student: StudentGrade
+    title: str
+    mode: str
+    max_total: float
+    problems: list[ProblemFeedback]
+
+
+def student_feedback(student: StudentGrade, details: Mapping[str, GradeResult], mode: str, title: str,
+                     max_total: float) -> StudentFeedback:
+    """The feedback of ``student``; ``details``: row id -> the scored result (texts and report)."""
+    problems = []
+    for grade in student.problems.values():
+        view = ProblemFeedback(grade)
+        row = next((r for r in student.rows if str(r.get("id")) == grade.submission), None)
+        if row is not None:
+            view.scores = {c: float(row[c]) for c in SHOWN_SCORES if isinstance(row.get(c), (int, float))}
+            view.messages = [*row.get("errors", []), *row.get("warnings", [])]
+        result = details.get(grade.submission or "")
+        if result is not None and mode != "scores" and result.item.candidate is not None:
+            _fill(view, result, mode)
+        problems.append(view)
+    return StudentFeedback(student, title, mode, max_total, problems)
+
+
+def _fill(view: ProblemFeedback, result: GradeResult, mode: str) -> None:
+    item, report = result.item, result.report
+    view.code = item.candidate
+    bert = report.codebertscore if report is not None else None
+    if bert is not None and bert.candidate_tokens:
+        sims = [t.similarity for t in bert.candidate_tokens]
+        low = max(0.0, min(0.9, min(sims)))
+        view.heat = [Heat(t.start, t.end, scale(t.similarity, low), f"similarity {t.similarity:.3f}")
+                     for t in bert.candidate_tokens if 0 <= t.start < t.end <= len(item.candidate or "")]
+    if report is not None and item.references and item.language:
+        from ...scoring.differences import find_differences
+
+        try:
+            found = find_differences(item.candidate or "", item.references, report, item.language)
+        except Exception as error:  # noqa: BLE001 - the page still has the scores and the code
+            view.messages.append(f"differences could not be found: {type(error).__name__}")
+        else:
+            view.remarks = remarks(found.differences, item.references, item.language, mode, _where(item))
+    if mode == "reveal":
+        names = list(item.reference_names) or [f"reference {i + 1}" for i in range(len(item.references))]
+        view.references = [(names[i] if i < len(names) else f"reference {i + 1}", text)
+                           for i, text in enumerate(item.references)]
+
+
+def _where(item: Any) -> Callable[[int], str] | None:
+    """How a line of a notebook's scored text is named (cell and line), else None."""
+    cells = getattr(item, "cells", None)
+    if not cells:
+        return None
+    from .notebook import locate
+
+    def name(line: int) -> str:
+        place = locate(cells, line)
+        return f"cell {place[0]}, line {place[1]}" if place else f"line {line + 1}"
+
+    return name
+
+
+def details_by_id(details: Sequence[tuple[GradeResult, dict[str, Any]]]) -> dict[str, GradeResult]:
+    """Row id -> result, from ``Assembled.details``."""
+    return {str(row["id"]): result for result, row in details}

@@ -1,0 +1,71 @@
+"""A student's feedback page: one self-contained HTML file (inline CSS, no script, no URL)."""
+
+from __future__ import annotations
+
+from ..heatmap import Missing, heat_color, render_pane, safe_attr, safe_text
+from ..rows import LABELS
+from .feedback import ProblemFeedback, StudentFeedback
+
+CSS = """
+body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
+header{background:#1f2a44;color:#fff;padding:14px 22px}header h1{margin:0;font-size:21px}
+header p{margin:4px 0 0;color:#c9d2e6}main{padding:10px 22px;max-width:1100px}
+section{background:#fff;border:1px solid #dde1e8;border-radius:6px;margin:12px 0;padding:8px 16px}
+h2{font-size:17px;margin:6px 0}h3{font-size:14px;margin:12px 0 4px;color:#444}
+.points{font-weight:700}.scores span{display:inline-block;margin-right:10px;padding:1px 6px;border-radius:3px}
+pre.code{font:13px/1.45 ui-monospace,Menlo,Consolas,monospace;background:#fbfbfc;border:1px solid #e3e6ec;
+padding:8px;overflow:auto;margin:0;white-space:pre}
+.miss{box-shadow:inset 0 -2px #c0392b}ol.remarks li{margin:3px 0}.note{color:#555;font-size:13px}
+.msgs{color:#a12a2a}mark.bidi{background:#f5c542;color:#5a3a00;border-radius:2px;font-size:.9em}
+"""
+
+
+def feedback_html(page: StudentFeedback) -> str:
+    """The whole page as one string."""
+    student = page.student
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           '<meta name="viewport" content="width=device-width, initial-scale=1">',
+           f"<title>{safe_attr(f'{page.title}: {student.name}')}</title><style>{CSS}</style></head><body>",
+           f"<header><h1>{safe_text(page.title)}: feedback for {safe_text(student.name)}</h1>"
+           f'<p>Total <span class="points" id="total">{student.total:g}</span> of {page.max_total:g} points</p>'
+           "</header><main>"]
+    for adjustment in student.total_adjustments:
+        out.append(f'<p class="note">Your teacher adjusted the total by {safe_text(adjustment.shown())}'
+                   f"{': ' + safe_text(adjustment.comment) if adjustment.comment else ''}</p>")
+    for index, problem in enumerate(page.problems):
+        out.append(_problem(index, problem))
+    out.append('<p class="note">The scores compare your code with a reference solution: how alike they are in '
+               "tokens, syntax, data flow and meaning. A correct solution written in another way can score lower; "
+               "your teacher reads the code too.</p>")
+    out.append("</main></body></html>")
+    return "\n".join(out)
+
+
+def _problem(index: int, view: ProblemFeedback) -> str:
+    grade = view.grade
+    out = [f'<section id="p{index}" data-problem="{safe_attr(grade.problem)}">',
+           f'<h2>{safe_text(grade.problem or "submission")}: <span class="points">{grade.points:g}</span> of '
+           f"{grade.max_points:g} points</h2>"]
+    if view.scores:
+        out.append('<p class="scores">' + "".join(
+            f'<span style="background:{heat_color(v)}">{safe_text(LABELS.get(k, k))} {v:.3f}</span>'
+            for k, v in view.scores.items()) + (f" ({safe_text(grade.rule)})" if grade.rule else "") + "</p>")
+    for note in grade.notes:
+        out.append(f'<p class="note">{safe_text(note)}</p>')
+    for adjustment in grade.adjustments:
+        out.append(f'<p class="note">Adjusted by your teacher: {safe_text(adjustment.shown())}'
+                   f"{': ' + safe_text(adjustment.comment) if adjustment.comment else ''}</p>")
+    for message in view.messages:
+        out.append(f'<p class="msgs">{safe_text(message)}</p>')
+    if view.code is not None:
+        marks = [Missing(r.start, r.end, "differs from the reference") for r in view.remarks]
+        how = " (coloured by how closely each part matches the reference: red to green)" if view.heat else ""
+        out.append(f"<h3>Your code{how}</h3>{render_pane(view.code, view.heat, marks)}")
+        if view.remarks:
+            out.append("<h3>What the reference has that yours lacks (most significant first)</h3>"
+                       '<ol class="remarks">' + "".join(f"<li>{safe_text(r.text)}</li>" for r in view.remarks)
+                       + "</ol>")
+    for name, text in view.references:
+        out.append(f'<h3>Reference: {safe_text(name)}</h3><div class="reference">{render_pane(text)}</div>')
+    out.append("</section>")
+    return "".join(out)

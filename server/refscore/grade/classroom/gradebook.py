@@ -1,0 +1,216 @@
+"""Points per student and problem: a run's rows, the rubric and the teacher's adjustments.
+
+Each row is one submission; ``student``/``student_id`` (set by the classroom layouts) say whose
+it is. Rows without them (plain folders, mapping files) are given to the shortest tail of their
+id that tells the students of a problem apart: ``week3/python/alice.py`` is ``alice``, and
+``week3/class/alice/main.py`` is ``alice`` when every file is called ``main.py``. Every student
+gets every problem of the run: no submission, or one that could not be scored, earns 0 points
+with the reason beside it. Nothing here scores anything: the gradebook is rebuilt from the rows
+(and so from the cache) whenever the rubric or the adjustments change.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any, Iterable, Sequence
+
+from ..rows import LABELS
+from .adjustments import Adjustment
+from .rubric import Rubric
+
+
+@dataclass
+class ProblemGrade:
+    """One student's points on one problem."""
+
+    problem: str
+    max_points: float
+    points: float = 0.0
+    auto_points: float = 0.0  # the rubric's points, before adjustments
+    score: float | None = None
+    metric: str | None = None  # the score column the points came from
+    rule: str = ""  # the band or scale that gave them
+    submission: str | None = None  # the row's id
+    notes: list[str] = field(default_factory=list)
+    adjustments: list[Adjustment] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """One line for a grade book's comment column."""
+        if self.score is not None and self.metric is not None:
+            text = f"{self.problem}: {self.points:g}/{self.max_points:g} ({LABELS.get(self.metric, self.metric)} " \
+                   f"{self.score:.3f}, {self.rule})"
+        else:
+            text = f"{self.problem}: {self.points:g}/{self.max_points:g}"
+        extra = [*self.notes, *(f"adjusted {a.shown()}{': ' + a.comment if a.comment else ''}" for a in self.adjustments)]
+        return text + (f" [{'; '.join(extra)}]" if extra else "")
+
+
+@dataclass
+class StudentGrade:
+    """A student's points on every problem of the run."""
+
+    key: str  # the identifier every report uses (the LMS id, else the name)
+    name: str
+    student_id: str | None
+    problems: dict[str, ProblemGrade] = field(default_factory=dict)
+    total_adjustments: list[Adjustment] = field(default_factory=list)
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def max_total(self) -> float:
+        return sum(p.max_points for p in self.problems.values())
+
+    @property
+    def total(self) -> float:
+        points = sum(p.points for p in self.problems.values())
+        for adjustment in self.total_adjustments:
+            points = adjustment.apply(points)
+        return round(max(0.0, points), 6)
+
+    def feedback_line(self) -> str:
+        """Every problem's summary, for a grade book's feedback column."""
+        parts = [p.summary() for p in self.problems.values()]
+        parts.extend(f"total adjusted {a.shown()}{': ' + a.comment if a.comment else ''}" for a in self.total_adjustments)
+        return "; ".join(parts)
+
+
+@dataclass
+class Gradebook:
+    """Every student's grades, in order of first appearance, and what did not fit."""
+
+    rubric: Rubric
+    problems: list[str]
+    students: list[StudentGrade]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def max_total(self) -> float:
+        return self.rubric.max_total(self.problems)
+
+
+def student_keys(rows: Sequence[dict[str, Any]]) -> list[tuple[str, str, str | None]]:
+    """(key, name, id) of each row's student (see the module docstring)."""
+    out: list[tuple[str, str, str | None] | None] = [None] * len(rows)
+    by_problem: dict[Any, list[int]] = {}
+    for index, row in enumerate(rows):
+        name, ident = row.get("student"), row.get("student_id")
+        if name or ident:
+            out[index] = (str(ident or name), str(name or ident), str(ident) if ident else None)
+        else:
+            by_problem.setdefault(row.get("problem"), []).append(index)
+    for problem, indexes in by_problem.items():
+        tails = [_tail_parts(rows[i], problem) for i in indexes]
+        depth = 1
+        while depth < max((len(t) for t in tails), default=1) and \
+                len({tuple(t[-depth:]) for t in tails}) < len(tails):
+            depth += 1
+        for i, tail in zip(indexes, tails):
+            key = "/".join(tail[-depth:]) if depth > 1 else tail[-1]
+            out[i] = (key, key, None)
+    return [entry for entry in out if entry is not None]
+
+
+def _tail_parts(row: dict[str, Any], problem: Any) -> list[str]:
+    """The id's path parts less the problem prefix, the last one without its extension."""
+    text = str(row.get("id") or "")
+    if problem and text.startswith(f"{problem}/"):
+        text = text[len(str(problem)) + 1:]
+    parts = [p for p in PurePosixPath(text.replace("\\", "/")).parts if p not in ("", ".", "..")] or [text or "?"]
+    last = PurePosixPath(parts[-1])
+    parts[-1] = last.stem if last.suffix and last.stem else parts[-1]
+    return parts
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def build_gradebook(rows: Sequence[dict[str, Any]], rubric: Rubric,
+                    adjustments: Iterable[Adjustment] = ()) -> Gradebook:
+    """The grade book of a run's ``rows`` (in input order) under ``rubric``."""
+    problems: list[str] = []
+    for row in rows:
+        name = str(row.get("problem") or "")
+        if name not in problems:
+            problems.append(name)
+    book = Gradebook(rubric, problems, [])
+    unknown = sorted(set(rubric.problems) - set(problems))
+    if unknown:
+        book.notes.append(f"the rubric names problem(s) this run does not have: {', '.join(unknown)}")
+    students: dict[str, StudentGrade] = {}
+    for row, (key, name, ident) in zip(rows, student_keys(rows)):
+        student = students.get(key)
+        if student is None:
+            student = students[key] = StudentGrade(key, name, ident)
+            book.students.append(student)
+        student.rows.append(row)
+    for problem in problems:
+        scheme = rubric.scheme(problem)
+        ran = any(_finite(r.get(scheme.metric)) for r in rows if str(r.get("problem") or "") == problem)
+        if not ran and scheme.fallback:  # one note for the problem, not one per student
+            book.notes.append(f"problem {problem!r}: no submission has {LABELS.get(scheme.metric, scheme.metric)}; "
+                              f"points from {LABELS.get(scheme.fallback, scheme.fallback)}")
+        for student in book.students:
+            mine = [r for r in student.rows if str(r.get("problem") or "") == problem]
+            student.problems[problem] = _grade(problem, mine, rubric, ran)
+    _adjust(book, list(adjustments))
+    return book
+
+
+def _grade(problem: str, rows: list[dict[str, Any]], rubric: Rubric, ran: bool = True) -> ProblemGrade:
+    """The points of one student's ``rows`` for ``problem`` (the best of several); ``ran``: some
+    submission of the run has the rubric's metric (else the fallback is no news per student)."""
+    scheme = rubric.scheme(problem)
+    grade = ProblemGrade(problem, scheme.points)
+    if not rows:
+        grade.notes.append("no submission")
+        return grade
+    best: ProblemGrade | None = None
+    for row in rows:
+        candidate = ProblemGrade(problem, scheme.points, submission=str(row.get("id")))
+        metric = scheme.metric
+        value = row.get(metric)
+        if row.get("errors"):
+            candidate.notes.append(f"not scored: {row['errors'][0]}")
+        else:
+            if not _finite(value) and scheme.fallback and _finite(row.get(scheme.fallback)):
+                if ran:
+                        candidate.notes.append(f"{LABELS.get(metric, metric)} not computed; points from "
+                                           f"{LABELS.get(scheme.fallback, scheme.fallback)}")
+                metric, value = scheme.fallback, row.get(scheme.fallback)
+            if _finite(value):
+                candidate.score, candidate.metric = float(value), metric
+                candidate.auto_points, candidate.rule = scheme.points_for(float(value))
+                candidate.points = candidate.auto_points
+            else:
+                candidate.notes.append(f"no {LABELS.get(metric, metric)} score")
+        if best is None or candidate.points > best.points:
+            best = candidate
+    assert best is not None
+    if len(rows) > 1:
+        best.notes.append(f"best of {len(rows)} submissions")
+    return best
+
+
+def _adjust(book: Gradebook, adjustments: list[Adjustment]) -> None:
+    index: dict[str, StudentGrade] = {}
+    for student in book.students:
+        for name in (student.key, student.name, student.student_id):
+            if name:
+                index.setdefault(name, student)
+    for adjustment in adjustments:
+        student = index.get(adjustment.student)
+        if student is None:
+            book.notes.append(f"adjustments line {adjustment.line}: no student {adjustment.student!r} in this run")
+            continue
+        if adjustment.problem is None:
+            student.total_adjustments.append(adjustment)
+            continue
+        grade = student.problems.get(adjustment.problem)
+        if grade is None:
+            book.notes.append(f"adjustments line {adjustment.line}: no problem {adjustment.problem!r} in this run")
+            continue
+        grade.adjustments.append(adjustment)
+        grade.points = round(max(0.0, adjustment.apply(grade.points)), 6)

@@ -1,0 +1,137 @@
+"""The classroom outputs of a ``grade`` run: what was asked for (``ClassroomOutputs``) and writing
+them from the assembled rows (``write_classroom``), after scoring and from the cache alike.
+
+From the rows and the rubric: the points table, the Canvas and Moodle uploads, one feedback page
+(HTML and Markdown) per student, Gradescope's ``results.json`` and GitHub Classroom's summary.
+Nothing here scores: a changed rubric or adjustments file re-grades from the cached parts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from ...errors import UsageError
+from ..rows import GradeResult
+from ..writers import replace_report
+from .adjustments import read_adjustments
+from .anonymise import PseudonymKey, read_key, reveal_students, write_key
+from .autograders import classroom_summary, gradescope_results
+from .feedback import details_by_id, student_feedback
+from .gradebook import Gradebook, build_gradebook
+from .hints import DEFAULT_REVEAL
+from .rubric import Rubric
+
+GRADESCOPE_RESULTS = Path("/autograder/results/results.json")
+
+
+@dataclass(frozen=True)
+class ClassroomOutputs:
+    """What a run writes besides the score reports (paths None: not asked for)."""
+
+    rubric: Rubric | None = None
+    adjustments: Path | None = None  # the teacher's file (default: the rubric's ``adjustments``)
+    points: Path | None = None
+    canvas: Path | None = None
+    moodle: Path | None = None
+    assignment: str = "RefScore"  # the Canvas column (``Week 3 (1234)`` matches an assignment)
+    feedback: Path | None = None  # a folder: STUDENT.html and STUDENT.md per student
+    reveal: str = DEFAULT_REVEAL
+    gradescope: Path | None = None
+    visibility: str = "visible"
+    classroom: Path | None = None  # GitHub Classroom's summary JSON
+    anonymise_key: Path | None = None  # --anonymise: the teacher's key file
+    title: str = "Feedback"
+
+    @property
+    def needs_details(self) -> bool:
+        """Feedback pages need every submission's texts and full report."""
+        return self.feedback is not None or self.gradescope is not None
+
+    def named_outputs(self) -> dict[str, Path]:
+        """Option name -> file, for every file written besides the feedback pages (checked, like
+        the reports, against the run's inputs and each other before anything is scored)."""
+        named = {"points": self.points, "canvas": self.canvas, "moodle": self.moodle, "gradescope": self.gradescope,
+                 "classroom-summary": self.classroom, "anonymise-key": self.anonymise_key}
+        return {kind: path for kind, path in named.items() if path is not None}
+
+
+@dataclass
+class ClassroomResult:
+    """What was written and whether the GitHub Classroom pass mark was reached."""
+
+    book: Gradebook | None  # None: no rubric (only --anonymise)
+    written: list[Path]
+    notes: list[str]
+    passed: bool | None = None  # None: no summary asked for
+
+
+def safe_name(text: str) -> str:
+    """A file name for a student (letters, digits, ``-_.`` kept; never empty or hidden)."""
+    name = re.sub(r"[^\w.-]+", "_", text, flags=re.ASCII).strip("._") or "student"
+    return name[:80]
+
+
+def write_classroom(out: ClassroomOutputs, rows: Sequence[dict[str, Any]],
+                    details: Sequence[tuple[GradeResult, dict[str, Any]]], key: PseudonymKey | None,
+                    elapsed: float | None = None) -> ClassroomResult:
+    """Write every classroom output ``out`` asks for; ``key``: the run's pseudonyms (anonymised)."""
+    from . import lms_csv
+    from .feedback_html import feedback_html
+    from .feedback_md import feedback_markdown
+
+    if out.rubric is None:  # --anonymise alone: the reports are pseudonymised, the key is kept
+        if key is not None and out.anonymise_key is not None:
+            write_key(out.anonymise_key, key)
+            return ClassroomResult(None, [out.anonymise_key], [])
+        return ClassroomResult(None, [], [])
+    adjustments = read_adjustments(out.adjustments) if out.adjustments is not None else []
+    book = build_gradebook(rows, out.rubric, adjustments)
+    teacher = reveal_students(book, key) if key is not None else book
+    written: list[Path] = []
+
+    def put(path: Path, text: str) -> None:
+        replace_report(path, lambda fh: fh.write(text))
+        written.append(path)
+
+    if out.points is not None:
+        put(out.points, lms_csv.points_csv(book))
+    if out.canvas is not None:
+        put(out.canvas, lms_csv.canvas_csv(teacher, out.assignment))
+    if out.moodle is not None:
+        put(out.moodle, lms_csv.moodle_csv(teacher))
+    pages = {}
+    if out.needs_details:
+        found = details_by_id(details)
+        pages = {s.key: student_feedback(s, found, out.reveal, out.title, book.max_total) for s in book.students}
+    if out.feedback is not None:
+        names: set[str] = set()
+        for student in book.students:
+            name = safe_name(student.key)
+            while name in names:
+                name += "_"
+            names.add(name)
+            put(out.feedback / f"{name}.html", feedback_html(pages[student.key]))
+            put(out.feedback / f"{name}.md", feedback_markdown(pages[student.key]))
+    if out.gradescope is not None:
+        if len(book.students) != 1:
+            raise UsageError(f"--gradescope writes one submission's results (Gradescope runs the autograder once "
+                             f"per submission); this run has {len(book.students)} students")
+        data = gradescope_results(book, pages[book.students[0].key], out.visibility, elapsed)
+        put(out.gradescope, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    passed = None
+    if out.classroom is not None:
+        summary, passed = classroom_summary(book)
+        put(out.classroom, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    if key is not None and out.anonymise_key is not None:
+        write_key(out.anonymise_key, key)
+        written.append(out.anonymise_key)
+    return ClassroomResult(book, written, list(book.notes), passed)
+
+
+def load_key(out: ClassroomOutputs) -> PseudonymKey | None:
+    """The run's pseudonym key (``--anonymise``), else None."""
+    return read_key(out.anonymise_key) if out.anonymise_key is not None else None

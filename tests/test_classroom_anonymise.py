@@ -1,0 +1,68 @@
+"""Issue 23 item 8: ``--anonymise`` gives every student a stable pseudonym in every report a
+grader sees; the teacher's key (and the LMS uploads, which need real names) live elsewhere."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from refscore.cli import main
+
+NAMES = ("alice_walker", "bongani_dube", "chen_wei")
+REFERENCE = "def add(a, b):\n    return a + b\n"
+pytestmark = pytest.mark.timeout(240)
+
+
+def _class(root: Path) -> list[str]:
+    (root / "ref").mkdir(parents=True)
+    (root / "ref" / "add.py").write_text(REFERENCE)
+    for index, name in enumerate(NAMES):
+        folder = root / "class" / name
+        folder.mkdir(parents=True)
+        (folder / "add.py").write_text(REFERENCE if index == 0 else f"def add(x, y):\n    return y + x + {index} - {index}\n")
+    (root / "class.toml").write_text('[[problem]]\nname = "add"\nreference = "ref/add.py"\nsubmissions = ["class"]\n'
+                                     "per_folder = true\n")
+    (root / "rubric.toml").write_text('linear = { floor = 0.0, ceiling = 1.0 }\n')
+    return ["grade", "--mapping", str(root / "class.toml"), "--metrics", "codebleu", "-o", str(root / "out"),
+            "--rubric", str(root / "rubric.toml"), "--anonymise", "-q"]
+
+
+def _key(path: Path) -> dict[str, str]:
+    return {r["student"]: r["pseudonym"] for r in csv.DictReader(io.StringIO(path.read_text(encoding="utf-8")))}
+
+
+def test_pseudonyms_everywhere_a_grader_looks_and_a_key_for_the_teacher(tmp_path):
+    args = _class(tmp_path)
+    assert main(args) == 0
+    out, teacher = tmp_path / "out", tmp_path / "out-teacher"
+    key = _key(teacher / "anonymise-key.csv")
+    assert sorted(key) == sorted(NAMES) and all(re.fullmatch(r"S-[0-9A-F]{6}", p) for p in key.values())
+    assert len(set(key.values())) == 3
+    for path in out.rglob("*"):  # reports, feedback pages, points, the scored-parts cache
+        if path.is_file():
+            text = path.read_bytes().decode("utf-8", "replace")
+            assert not [n for n in NAMES if n in text], path
+    points = (out / "points.csv").read_text()
+    assert all(p in points for p in key.values())
+    assert sorted(p.stem for p in (out / "feedback").glob("*.html")) == sorted(key.values())
+    canvas = (teacher / "canvas.csv").read_text()  # the upload needs the real names
+    assert all(n in canvas for n in NAMES) and not (out / "canvas.csv").exists()
+    assert (teacher / "anonymise-key.csv").stat().st_mode & 0o077 == 0
+
+    assert main(args) == 0  # a re-grade keeps every pseudonym
+    assert _key(teacher / "anonymise-key.csv") == key
+    (tmp_path / "class" / "dara_okafor").mkdir()
+    (tmp_path / "class" / "dara_okafor" / "add.py").write_text("def add(a, b):\n    return b + a\n")
+    assert main(args) == 0
+    again = _key(teacher / "anonymise-key.csv")
+    assert {n: again[n] for n in NAMES} == key and again["dara_okafor"] not in key.values()
+
+
+def test_the_key_never_goes_where_graders_look(tmp_path, capsys):
+    args = _class(tmp_path)
+    assert main([*args, "--anonymise-key", str(tmp_path / "out" / "key.csv")]) == 2
+    assert "which graders see" in capsys.readouterr().err

@@ -1,0 +1,113 @@
+"""Issue 23 item 6: a feedback page (HTML and Markdown) per student; ``--reveal hints`` (the
+default) and ``scores`` never put the reference's code into a student's page, checked by text
+search and in the page as headless Chromium renders it."""
+
+from __future__ import annotations
+
+import html
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from refscore.cli import main
+
+CHROMIUM = "/usr/bin/chromium"
+REFERENCE = '''def second_largest(numbers):
+    """Return the second largest distinct value."""
+    distinct_values = sorted(set(numbers), reverse=True)
+    if len(distinct_values) < 2:
+        raise ValueError("need two distinct values")
+    return distinct_values[1]
+'''
+STUDENTS = {
+    "ana": '''def second_largest(xs):
+    best = second = None
+    for x in xs:
+        if best is None or x > best:
+            best, second = x, best
+        elif x != best and (second is None or x > second):
+            second = x
+    return second
+''',
+    "ben": "def second_largest(xs):\n    return max(xs)\n",
+}
+pytestmark = pytest.mark.timeout(240)
+
+
+def _reference_only_lines() -> list[str]:
+    """Reference lines (stripped) that no student wrote: none may appear in a hints page."""
+    theirs = {line.strip() for text in STUDENTS.values() for line in text.splitlines()}
+    return [line.strip() for line in REFERENCE.splitlines() if len(line.strip()) > 8 and line.strip() not in theirs]
+
+
+def _reference_names() -> set[str]:
+    """Identifiers only the reference uses."""
+    mine = set(re.findall(r"[A-Za-z_]\w+", " ".join(STUDENTS.values())))
+    return set(re.findall(r"[A-Za-z_]\w+", REFERENCE)) - mine - {"Return", "the", "value", "need", "two"}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("feedback")
+    (root / "ref").mkdir()
+    (root / "ref" / "second_largest.py").write_text(REFERENCE)
+    (root / "subs").mkdir()
+    for name, text in STUDENTS.items():
+        (root / "subs" / f"{name}.py").write_text(text)
+    (root / "class.toml").write_text('[[problem]]\nname = "second_largest"\nreference = "ref/second_largest.py"\n'
+                                     'submissions = ["subs"]\n')
+    (root / "rubric.toml").write_text('title = "Week 5"\nlinear = { floor = 0.1, ceiling = 0.9 }\n')
+    outs = {}
+    for mode in ("hints", "reveal", "scores"):
+        out = root / mode
+        code = main(["grade", "--mapping", str(root / "class.toml"), "--metrics", "codebleu", "-o", str(out),
+                     "--rubric", str(root / "rubric.toml"), "--reveal", mode, "-q"])
+        assert code == 0
+        outs[mode] = out / "feedback"
+    return outs
+
+
+def test_one_html_and_one_markdown_page_per_student(graded):
+    names = sorted(p.name for p in graded["hints"].iterdir())
+    assert names == ["ana.html", "ana.md", "ben.html", "ben.md"]
+    page = (graded["hints"] / "ana.html").read_text(encoding="utf-8")
+    assert "feedback for ana" in page and 'id="total"' in page and "of 10 points" in page
+    assert "<script" not in page and "http://" not in page and "https://" not in page  # self-contained
+    assert "best, second = x, best" in html.unescape(page)  # their own code is shown
+    markdown = (graded["hints"] / "ana.md").read_text(encoding="utf-8")
+    assert markdown.startswith("# Week 5: feedback for ana") and "### Your code" in markdown
+    assert "What the reference has that yours lacks" in markdown
+
+
+def test_hints_pages_hold_no_reference_code(graded):
+    lines, names = _reference_only_lines(), _reference_names()
+    assert lines and "distinct_values" in names
+    for page in graded["hints"].iterdir():
+        text = html.unescape(page.read_text(encoding="utf-8"))
+        assert not [line for line in lines if line in text], page
+        assert not [name for name in names if re.search(rf"\b{name}\b", text)], page
+    assert "the reference has" in (graded["hints"] / "ana.md").read_text()  # hints there are, in words
+
+
+def test_reveal_shows_the_reference_and_scores_shows_no_code(graded):
+    revealed = html.unescape((graded["reveal"] / "ben.html").read_text(encoding="utf-8"))
+    assert "distinct_values = sorted(set(numbers), reverse=True)" in revealed and "Reference: " in revealed
+    scores = html.unescape((graded["scores"] / "ben.html").read_text(encoding="utf-8"))
+    assert "return max(xs)" not in scores and "distinct_values" not in scores and "CodeBLEU" in scores
+    assert "### Your code" not in (graded["scores"] / "ben.md").read_text()
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="headless Chromium is not installed (apt-get install -y chromium)")
+def test_hints_page_as_chromium_renders_it(graded, tmp_path):
+    profile = tmp_path / "profile"
+    args = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", f"--user-data-dir={profile}"]
+    page = (graded["hints"] / "ana.html").resolve().as_uri()
+    dom = subprocess.run([*args, "--dump-dom", page], capture_output=True, text=True, timeout=90)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    text = html.unescape(re.sub(r"<[^>]+>", "", dom.stdout))
+    assert "feedback for ana" in text and "best, second = x, best" in text
+    assert not [line for line in _reference_only_lines() if line in text]
+    assert not [name for name in _reference_names() if re.search(rf"\b{name}\b", text)]

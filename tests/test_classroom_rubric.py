@@ -1,0 +1,149 @@
+"""Issue 23 item 4: a rubric turns scores into points; adjustments are kept; a changed rubric
+re-grades from the cache without scoring anything."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from refscore.cli import main
+from refscore.errors import InputFileError
+from refscore.grade.classroom.adjustments import read_adjustments
+from refscore.grade.classroom.gradebook import build_gradebook, student_keys
+from refscore.grade.classroom.rubric import RubricError, load_rubric, rubric_from_data
+from tests.data.grade.classgen import make_class
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def _rubric(tmp_path: Path, text: str, name: str = "rubric.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_bands_linear_percent_and_overrides(tmp_path):
+    rubric = load_rubric(_rubric(tmp_path, '''
+title = "Week 3"
+bands = { ">= 0.85" = 10, ">= 0.6" = 7, "> 0.3" = "30%" }
+[problem.hard]
+points = 20
+linear = { floor = 0.2, ceiling = 0.8 }
+step = 0.5
+[problem.half]
+points = 5
+'''))
+    default = rubric.scheme("anything")
+    assert default.metric == "refscore" and default.fallback == "codebleu" and default.points == 10
+    assert [default.points_for(s)[0] for s in (0.9, 0.85, 0.7, 0.31, 0.3, 0.0)] == [10, 10, 7, 3, 0, 0]
+    assert default.points_for(0.7)[1] == ">= 0.6"
+    hard = rubric.scheme("hard")
+    assert hard.points_for(0.2)[0] == 0 and hard.points_for(0.8)[0] == 20 and hard.points_for(0.95)[0] == 20
+    assert hard.points_for(0.5)[0] == 10 and hard.points_for(0.52)[0] == 10.5  # 10.67, down to the 0.5 step
+    half = rubric.scheme("half")  # the default bands, scaled to 5 points
+    assert [half.points_for(s)[0] for s in (0.9, 0.7, 0.4)] == [5, 3.5, 1.5]
+    assert rubric.max_total(["anything", "hard", "half"]) == 35
+
+
+@pytest.mark.parametrize("text, words", [
+    ('bands = { "about 0.8" = 10 }', "must read '>= 0.85'"),
+    ('bands = { ">= 0.5" = 12 }', "more than the problem's 10"),
+    ('bands = { ">= 0.3" = 3, ">= 0.6" = 7 }', "from the highest threshold down"),
+    ('metric = "bleu"', "unknown metric 'bleu'"),
+    ('points = -1', "'points' must be a number"),
+    ('linear = { floor = 0.9, ceiling = 0.3 }', "floor < ceiling"),
+    ('bands = { ">= 0.5" = 1 }\nlinear = { floor = 0.1 }', "not both"),
+    ('pass = 2', "'pass' must be a share"),
+    ('colour = "red"', "unknown key 'colour'"),
+    ('[problem.a]\nweight = 3', "problem 'a': unknown key 'weight'"),
+])
+def test_bad_rubrics_are_one_line_errors(tmp_path, text, words):
+    with pytest.raises(RubricError) as error:
+        load_rubric(_rubric(tmp_path, text))
+    assert words in str(error.value) and str(tmp_path / "rubric.toml") in str(error.value)
+
+
+def test_a_metric_the_run_does_not_compute_is_refused(tmp_path):
+    with pytest.raises(RubricError, match="not computed by this run"):
+        load_rubric(_rubric(tmp_path, 'metric = "codebertscore_f1"'), ("codebleu",))
+
+
+def _row(ident, problem, **scores):
+    return {"id": ident, "problem": problem, "errors": scores.pop("errors", []), **scores}
+
+
+def test_gradebook_points_totals_missing_errors_and_adjustments(tmp_path):
+    rubric = rubric_from_data({"bands": {">= 0.8": 10, ">= 0.5": 6}, "problem": {"b": {"points": 4}}},
+                              tmp_path / "r.toml")
+    rows = [_row("a/class/ann.py", "a", refscore=0.9, codebleu=0.2),
+            _row("a/class/bob.py", "a", codebleu=0.55),  # no RefScore: the fallback
+            _row("a/class/cy.py", "a", errors=["empty submission"]),
+            _row("b/class/ann.py", "b", refscore=0.6),
+            _row("b/class/bob.py", "b", refscore=0.1)]
+    adjust = tmp_path / "adjustments.csv"
+    adjust.write_text("student,problem,adjust,comment\nbob,b,+2,good tests\ncy,a,=7,graded by hand\n"
+                      "ann,,-1,late\nzed,a,+1,\n", encoding="utf-8")
+    book = build_gradebook(rows, rubric, read_adjustments(adjust))
+    points = {s.key: ({p: g.points for p, g in s.problems.items()}, s.total) for s in book.students}
+    assert points == {"ann": ({"a": 10, "b": 2.4}, 11.4), "bob": ({"a": 6, "b": 2}, 8), "cy": ({"a": 7, "b": 0}, 7)}
+    assert book.max_total == 14
+    bob = book.students[1].problems["a"]
+    assert bob.metric == "codebleu" and "RefScore not computed; points from CodeBLEU" in bob.notes
+    assert book.students[2].problems["b"].notes == ["no submission"]
+    assert book.students[2].problems["a"].auto_points == 0 and "not scored: empty submission" in \
+        book.students[2].problems["a"].notes
+    assert any("no student 'zed'" in n for n in book.notes)
+
+
+def test_student_keys_use_the_shortest_tail_that_tells_students_apart():
+    rows = [{"id": "p/class/ann/main.py", "problem": "p"}, {"id": "p/class/bob/main.py", "problem": "p"},
+            {"id": "q/ann.py", "problem": "q"}, {"id": "q/x", "problem": "q", "student": "Bo B", "student_id": "42"}]
+    assert [k for k, _, _ in student_keys(rows)] == ["ann/main", "bob/main", "ann", "42"]
+
+
+def test_bad_adjustments_name_the_line(tmp_path):
+    path = tmp_path / "adjust.csv"
+    path.write_text("student,problem,adjust,comment\nann,a,lots,\n", encoding="utf-8")
+    with pytest.raises(InputFileError, match=r"line 2: adjust 'lots' must be \+N, -N or =N"):
+        read_adjustments(path)
+    missing = tmp_path / "new" / "adjustments.csv"
+    assert read_adjustments(missing) == [] and missing.read_text() == "student,problem,adjust,comment\n"
+
+
+def _points(path: Path) -> dict[str, dict[str, str]]:
+    return {r["student"]: r for r in csv.DictReader(io.StringIO(path.read_text(encoding="utf-8")))}
+
+
+def test_changing_the_rubric_regrades_from_the_cache_without_scoring(tmp_path, monkeypatch, capsys):
+    gen = make_class(tmp_path / "class")
+    rubric = _rubric(tmp_path, 'bands = { ">= 0.85" = 10, ">= 0.5" = 5 }\nadjustments = "adjust.csv"\n')
+    out = tmp_path / "out"
+    args = ["grade", "--mapping", str(gen.mapping), "--metrics", "codebleu", "-o", str(out), "--rubric", str(rubric),
+            "--progress", "none"]
+    assert main(args) == 0
+    first = _points(out / "points.csv")
+    assert first["copy"]["running_max"] == "10" and first["copy"]["total"] == "20"
+    assert (tmp_path / "adjust.csv").read_text() == "student,problem,adjust,comment\n"  # created for the teacher
+    (tmp_path / "adjust.csv").write_text("student,problem,adjust,comment\ns01_loop,running_max,=9,by hand\n")
+    capsys.readouterr()
+
+    from refscore.scoring import scorer
+
+    def no_scoring(*_args, **_kwargs):
+        raise AssertionError("a re-grade must not score")
+
+    monkeypatch.setattr(scorer.LocalScorer, "score_many", no_scoring)
+    rubric.write_text('adjustments = "adjust.csv"\n[problem.running_max]\npoints = 4\n'
+                      'linear = { floor = 0.0, ceiling = 1.0 }\n', encoding="utf-8")
+    assert main(args) == 0
+    said = capsys.readouterr().out
+    assert "36 from earlier runs" in said
+    second = _points(out / "points.csv")
+    assert second["copy"]["running_max"] == "4" and second["copy"]["max_total"] == "14"
+    assert second["s01_loop"]["running_max"] == "9" and "adjusted =9" in second["s01_loop"]["notes"]
+    assert (tmp_path / "adjust.csv").read_text().endswith("=9,by hand\n")  # never rewritten
+    s02 = float(second["s02_loop"]["running_max"])
+    assert 0 < s02 < 4 and first["s02_loop"]["running_max"] in ("0", "5")

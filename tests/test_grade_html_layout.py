@@ -1,0 +1,79 @@
+"""Issue 28 item 13: the HTML report summarises each problem on its own (not one pooled set of
+histograms), and its table fits a 1,400 px window with every score column (Notes not cut off)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from refscore.grade.html_report import HISTOGRAM_PROBLEMS, build_html
+from refscore.grade.items import GradeItem
+from refscore.grade.rows import SCORE_COLUMNS, GradeResult
+from refscore.grade.stream_stats import RowStats
+
+CHROMIUM = "/usr/bin/chromium"
+SETTINGS = {"metrics": ["codebleu", "codebertscore", "chrf", "tsed", "crystalbleu"], "engine": "local"}
+
+
+def _rows(problems: int, per_problem: int) -> list[dict]:
+    rows = []
+    for p in range(problems):
+        for s in range(per_problem):
+            value = (s + 1) / (per_problem + 1) * (1 if p % 2 else 0.5)
+            rows.append({**{c: value for c in SCORE_COLUMNS}, "id": f"problem_{p}/class/a_rather_long_student_name_{s}.py",
+                         "problem": f"problem_{p}", "language": "python", "source": "x.py", "warnings": [],
+                         "errors": ["not scored: an error message long enough to need wrapping in the Notes column"]
+                         if s == 0 else []})
+    return rows
+
+
+def _page(rows: list[dict], details: bool = True) -> str:
+    stats = RowStats("codebleu", per_problem=True)
+    for row in rows:
+        stats.add(row)
+    shown = None
+    if details:
+        shown = [(GradeResult(GradeItem(r["id"], "x = 1\n", ("x = 2\n",), "python", problem=r["problem"])), r)
+                 for r in rows]
+    return build_html(stats, SETTINGS, "layout", ["grade.csv"], shown)
+
+
+def test_each_problem_has_its_own_summary_and_histograms():
+    html = _page(_rows(3, 4))
+    assert html.count('<section class="problem"') == 3
+    assert "All 3 problems" in html and 'id="summary-0"' in html and 'id="summary-2"' in html
+    assert html.count("<svg") == 3 * len(SCORE_COLUMNS)
+    section = html[html.index('id="problem-0"'):html.index('id="problem-1"')]
+    assert "4 submissions, 1 with errors" in section
+    one = _page(_rows(1, 4))  # one problem: one summary, as before
+    assert '<section class="problem"' not in one and one.count("<svg") == len(SCORE_COLUMNS)
+
+
+def test_many_problems_get_one_table_of_means():
+    html = _page(_rows(HISTOGRAM_PROBLEMS + 1, 2), details=False)
+    assert 'id="problems"' in html and "<svg" not in html
+    assert len(re.findall(r"<tr><td data-v=\"problem_\d+\"", html)) == HISTOGRAM_PROBLEMS + 1
+
+
+MEASURE = """<script>
+var table = document.getElementById('results'), wrap = table.closest('.tablewrap');
+var head = table.tHead.rows[0].cells, notes = head[head.length - 1].getBoundingClientRect();
+document.body.setAttribute('data-fit', (table.scrollWidth <= wrap.clientWidth + 1 && notes.right <= window.innerWidth)
+  ? 'yes' : 'no ' + table.scrollWidth + ' > ' + wrap.clientWidth + ', notes end at ' + notes.right);
+</script></body>"""
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="headless Chromium is not installed (apt-get install -y chromium)")
+def test_the_table_fits_1400_px_with_every_column(tmp_path):
+    page = tmp_path / "grade.html"
+    page.write_text(_page(_rows(2, 5)).replace("</body>", MEASURE), encoding="utf-8")
+    args = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+            f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,1000", "--dump-dom", page.as_uri()]
+    dom = subprocess.run(args, capture_output=True, text=True, timeout=90)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    fit = re.search(r'data-fit="([^"]*)"', dom.stdout)
+    assert fit is not None and fit.group(1) == "yes", fit.group(1) if fit else dom.stdout[-500:]
