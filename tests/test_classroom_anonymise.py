@@ -66,3 +66,27 @@ def test_the_key_never_goes_where_graders_look(tmp_path, capsys):
     args = _class(tmp_path)
     assert main([*args, "--anonymise-key", str(tmp_path / "out" / "key.csv")]) == 2
     assert "which graders see" in capsys.readouterr().err
+
+
+def test_a_moodle_zip_leaves_no_name_or_id_in_the_graders_reports(tmp_path):
+    import zipfile
+
+    (tmp_path / "ref").mkdir()
+    (tmp_path / "ref" / "add.py").write_text(REFERENCE)
+    with zipfile.ZipFile(tmp_path / "week1.zip", "w") as archive:
+        archive.writestr("Ada Lovelace_4711_assignsubmission_file_/add.py", "def add(x, y):\n    return x + y\n")
+        archive.writestr("Ada Lovelace_4711_assignsubmission_file_/notes.txt", "extra file")
+        archive.writestr("Alan Turing_4712_assignsubmission_file_/add.py", REFERENCE)
+    (tmp_path / "roster.csv").write_text("Name,ID\nAda Lovelace,4711\nAlan Turing,4712\nGrace Hopper,4713\n")
+    (tmp_path / "rubric.toml").write_text('linear = { floor = 0.0, ceiling = 1.0 }\n')
+    out = tmp_path / "out"
+    assert main(["grade", "-r", str(tmp_path / "ref" / "add.py"), str(tmp_path / "week1.zip"), "--roster",
+                 str(tmp_path / "roster.csv"), "--metrics", "codebleu", "-o", str(out), "--rubric",
+                 str(tmp_path / "rubric.toml"), "--anonymise", "-q"]) == 0
+    for path in out.rglob("*"):
+        if path.is_file():
+            text = path.read_bytes().decode("utf-8", "replace")
+            ids = [m for m in re.findall(r"(?<![0-9A-F])\d+(?![0-9A-F])", text) if m in ("4711", "4712", "4713")]  # not inside a pseudonym
+            assert not [w for w in ("Lovelace", "Turing", "Hopper") if w in text] and not ids, path
+    moodle = (tmp_path / "out-teacher" / "moodle.csv").read_text()
+    assert "Participant 4711" in moodle and "Ada Lovelace" in moodle

@@ -160,7 +160,7 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
             from .classroom.outputs import load_key
 
             key = load_key(classroom)
-            items.items = anonymise_items(items.items, key)
+            anonymise_items(items, key)
         sources = Sources(items.items, [Path(p) for p in job.inputs.jsonl], job.inputs.language, job.block_lines,
                           job.inputs.fields)
         lines = sources.lines()

@@ -14,13 +14,14 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import secrets
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Any
 
 from ...errors import InputFileError
-from ..items import GradeItem
+from ..items import ItemSet
 from .gradebook import Gradebook, StudentGrade, student_keys
 
 KEY_HEADER = ("pseudonym", "student", "student_id")
@@ -82,19 +83,54 @@ def write_key(path: Path, key: PseudonymKey) -> None:
     os.replace(tmp, path)
 
 
-def anonymise_items(items: Sequence[GradeItem], key: PseudonymKey) -> list[GradeItem]:
-    """The items with every trace of the student's name replaced by their pseudonym."""
-    rows = [{"id": i.id, "problem": i.problem, "student": getattr(i, "student", None),
-             "student_id": getattr(i, "student_id", None)} for i in items]
-    out = []
-    for item, (student, name, ident) in zip(items, student_keys(rows)):
+class Scrubber:
+    """Replaces each real name and id of a run's students by their pseudonym in free text (file
+    names in messages, notes, a refused archive entry's name)."""
+
+    def __init__(self, names: dict[str, str]) -> None:
+        words = sorted((n for n in names if len(n) >= 2), key=len, reverse=True)
+        self.names = names
+        self.pattern = re.compile("(?<![A-Za-z0-9])(" + "|".join(re.escape(w) for w in words) + ")(?![A-Za-z0-9])") \
+            if words else None
+
+    def __call__(self, text: Any) -> Any:
+        if isinstance(text, str) and self.pattern is not None:
+            return self.pattern.sub(lambda m: self.names[m.group(1)], text)
+        if isinstance(text, list):
+            return [self(v) for v in text]
+        if isinstance(text, dict):
+            return {k: self(v) for k, v in text.items()}
+        return text
+
+
+def anonymise_items(items: ItemSet, key: PseudonymKey) -> None:
+    """Replace, in place, every trace of a student's name in ``items`` by their pseudonym: the
+    students' own items get new ids, sources and student fields; every other text (errors, notes,
+    the class reports, refused entries' names) is scrubbed of the names and ids."""
+    rows = [{"id": i.id, "problem": i.problem, "student": i.student, "student_id": i.student_id} for i in items.items]
+    classroom = any(r["student"] or r["student_id"] for r in rows)
+    names: dict[str, str] = {}
+    chosen: list[str | None] = []
+    for row, (student, name, ident) in zip(rows, student_keys(rows)):
+        if classroom and not (row["student"] or row["student_id"]):
+            chosen.append(None)  # a refused entry or a file of no student: scrubbed, not a student
+            continue
         pseudonym = key.pseudonym(student, name, ident)
-        changes: dict[str, object] = {"id": f"{item.problem}/{pseudonym}" if item.problem else pseudonym,
-                                      "source": pseudonym}
-        if hasattr(item, "student"):
-            changes.update(student=pseudonym, student_id=None)
-        out.append(replace(item, **changes))  # type: ignore[arg-type]
-    return out
+        chosen.append(pseudonym)
+        for word in (name, ident, student, *( [row["student"]] if row["student"] else [])):
+            if word:
+                names[str(word)] = pseudonym
+    scrub = Scrubber(names)
+    out = []
+    for item, pseudonym in zip(items.items, chosen):
+        if pseudonym is None:
+            out.append(replace(item, id=scrub(item.id), source=scrub(item.source), error=scrub(item.error)))
+            continue
+        out.append(replace(item, id=f"{item.problem}/{pseudonym}" if item.problem else pseudonym, source=pseudonym,
+                           student=pseudonym, student_id=None, error=scrub(item.error)))
+    items.items = out
+    items.notes = [scrub(n) for n in items.notes]
+    items.classes = [scrub(c) for c in items.classes]
 
 
 def reveal_students(book: Gradebook, key: PseudonymKey) -> Gradebook:

@@ -140,12 +140,21 @@ def build_gradebook(rows: Sequence[dict[str, Any]], rubric: Rubric,
     if unknown:
         book.notes.append(f"the rubric names problem(s) this run does not have: {', '.join(unknown)}")
     students: dict[str, StudentGrade] = {}
+    classroom = any(r.get("student") or r.get("student_id") for r in rows)
+    loose = 0
     for row, (key, name, ident) in zip(rows, student_keys(rows)):
+        if classroom and not (row.get("student") or row.get("student_id")):
+            loose += 1  # a refused archive entry or a file of no student: in the reports, not a student
+            continue
         student = students.get(key)
         if student is None:
             student = students[key] = StudentGrade(key, name, ident)
             book.students.append(student)
         student.rows.append(row)
+    if loose:
+        book.notes.append(f"{loose} row(s) belong to no student (refused entries, unmatched files): "
+                          "in the reports, not in the grade books")
+    problems[:] = [p for p in problems if any(p == str(r.get("problem") or "") for s in book.students for r in s.rows)]
     for problem in problems:
         scheme = rubric.scheme(problem)
         ran = any(_finite(r.get(scheme.metric)) for r in rows if str(r.get("problem") or "") == problem)

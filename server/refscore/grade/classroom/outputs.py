@@ -110,7 +110,8 @@ def write_classroom(out: ClassroomOutputs, rows: Sequence[dict[str, Any]],
     if out.feedback is not None:
         names: set[str] = set()
         for student in book.students:
-            name = safe_name(student.key)
+            name = safe_name(student.name if student.student_id in (None, student.name)
+                             else f"{student.name}_{student.student_id}")
             while name in names:
                 name += "_"
             names.add(name)
