@@ -82,6 +82,8 @@ def test_a_link_in_a_class_folder_is_never_followed(tmp_path: Path) -> None:
     (tmp_path / "class" / "bob").mkdir()
     (tmp_path / "class" / "bob" / "sum.py").symlink_to(tmp_path / "secret.py")
     (tmp_path / "class" / "carol").symlink_to(outside, target_is_directory=True)
+    (tmp_path / "class" / "dora").mkdir()
+    (tmp_path / "class" / "dora" / "sum\x1b[2J.py").write_text(REF)
     out = tmp_path / "out.json"
     assert main(["grade", "-r", str(tmp_path / "ref.py"), str(tmp_path / "class"), "--layout", "plain",
                  "--metrics", "codebleu", "--no-cache", "-q", "--json", str(out)]) == 0
@@ -90,6 +92,7 @@ def test_a_link_in_a_class_folder_is_never_followed(tmp_path: Path) -> None:
     rows = {r["id"]: r for r in json.loads(text)["submissions"]}
     assert "symbolic link" in " ".join(rows["bob"]["errors"])
     assert any("symbolic link to a folder" in " ".join(r["errors"]) for r in rows.values())
+    assert "control characters" in rows["dora/sum<U+001B>[2J.py"]["errors"][0] and "\x1b" not in text
 
 
 def test_a_zip_bomb_is_one_clear_error(tmp_path: Path, monkeypatch, capsys) -> None:

@@ -173,3 +173,34 @@ def test_layouts_are_recognised_from_names_and_named_layout_is_checked(tmp_path:
     with pytest.raises(Exception, match="no submission of the moodle layout found .it looks like canvas"):
         read_class(archive, "moodle")
     assert read_class(archive).submissions[0].student.id == "12"
+
+
+LAYOUT_FILES = {
+    "moodle": {"Ada Lovelace_1001_assignsubmission_file_/sum.py": SUM_OK,
+               "Alan Turing_1002_assignsubmission_file_/sum.py": SUM_REF},
+    "canvas": {"lovelaceada_1001_51_sum.py": SUM_OK, "turingalan_late_1002_52_sum.py": SUM_REF},
+    "gradescope": {"submission_metadata.yml": "submission_1:\n  :submitters:\n  - :name: Ada Lovelace\n"
+                                              "    :sid: '1001'\nsubmission_2:\n  :submitters:\n"
+                                              "  - :name: Alan Turing\n    :sid: '1002'\n",
+                   "submission_1/sum.py": SUM_OK, "submission_2/lib/sum.py": SUM_REF},
+    "github-classroom": {"week3-ada/sum.py": SUM_OK, "week3-alan/sum.py": SUM_REF},
+    "plain": {"ada/sum.py": SUM_OK, "alan/sum.py": SUM_REF},
+}
+
+
+@pytest.mark.parametrize("layout", list(LAYOUT_FILES))
+def test_each_layout_as_zip_and_as_folder_gives_the_same_rows(tmp_path: Path, layout: str) -> None:
+    sum_ref, _ = refs(tmp_path)
+    archive = write_zip(tmp_path / f"{layout}.zip", LAYOUT_FILES[layout])
+    folder = tmp_path / layout
+    for name, text in LAYOUT_FILES[layout].items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    seen = []
+    for source, named in ((archive, None), (folder, layout), (archive, layout)):
+        code, report = grade(tmp_path, "-r", str(sum_ref), str(source), *(["--layout", named] if named else []))
+        assert code == 0 and report["settings"]["classes"][0]["layout"] == layout
+        seen.append(sorted((r["student"], r["student_id"], r["late"], r["codebleu"]) for r in report["submissions"]))
+        assert all(r["errors"] == [] for r in report["submissions"])
+    assert seen[0] == seen[1] == seen[2] and len(seen[0]) == 2
+    assert max(seen[0], key=lambda r: r[3])[3] == pytest.approx(1.0)

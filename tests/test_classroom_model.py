@@ -107,3 +107,17 @@ def test_rows_carry_the_student_columns():
                      student_id="12345", late=True)
     row = result_row(GradeResult(item))
     assert (row["student"], row["student_id"], row["late"]) == ("Ada Lovelace", "12345", True)
+
+
+def test_submission_text_joins_files_and_drops_the_starter():
+    from refscore.grade.classroom import Submission, SubmittedFile
+    from refscore.grade.classroom.assign import joined, submission_text
+
+    nb = _notebook([("code", "x = 1"), ("markdown", "m"), ("code", "y = 2\nz = 3")])
+    sub = Submission(Student("ann"), (SubmittedFile("a.py", "a.py", "import os\nprint(1)"),
+                                     SubmittedFile("b.ipynb", "b.ipynb", nb),
+                                     SubmittedFile("c.bin", "c.bin", None, "looks binary")))
+    assert submission_text(sub) == "import os\nprint(1)\n\nx = 1\n\ny = 2\nz = 3\n"
+    assert submission_text(sub, Starter(("import os\n",))) == "print(1)\n\nx = 1\n\ny = 2\nz = 3\n"
+    text, cells = joined([("import os\nprint(1)", None), *[(c.text, c.cells) for c in [notebook_code(nb, "b")]]])
+    assert cells == ((1, 3, 1), (3, 5, 2)) and text.splitlines()[5] == "y = 2"

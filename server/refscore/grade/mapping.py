@@ -112,7 +112,7 @@ def _csv_problems(path: Path) -> list[dict[str, Any]]:
     for index, row in enumerate(rows, 1):
         entry: dict[str, Any] = {("(cells past the header)" if k is None else k.strip().lower()): _cell_text(v)
                                  for k, v in row.items()}
-        for key in ("reference", "submissions"):
+        for key in ("reference", "submissions", "files", "starter"):
             entry[key] = [part.strip() for part in entry.get(key, "").split(";") if part.strip()]
         entry["per_folder"] = csv_flag(entry.get("per_folder", ""), "per_folder", path, index,
                                        TRUE_WORDS, FALSE_WORDS)

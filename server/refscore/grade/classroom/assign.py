@@ -29,7 +29,7 @@ from ... import languages
 from ...errors import InputFileError
 from ..discover import Problem
 from ..items import GradeItem, ItemSet
-from .model import ClassInput, Student, SubmittedFile, Submission
+from .model import ClassInput, Student, Submission, SubmittedFile
 from .notebook import Cells, code_of, is_notebook, shift
 from .roster import RosterEntry, squashed
 from .starter import Starter, load_starter, starter_free_text
@@ -194,9 +194,7 @@ def _item(submission: Submission, problem: ClassProblem, files: list[SubmittedFi
 
 
 def _read(item: GradeItem, files: list[SubmittedFile], problem: ClassProblem) -> None:
-    texts: list[str] = []
-    cells: Cells = ()
-    line = 0
+    pieces: list[tuple[str, Cells | None]] = []
     for file in files:
         language = file_language(file.name)
         if file.error or file.text is None:
@@ -211,17 +209,46 @@ def _read(item: GradeItem, files: list[SubmittedFile], problem: ClassProblem) ->
         except InputFileError as error:
             item.error = str(error)
             return
-        if found:
-            cells = cells + shift(found, line)
-        texts.append(text)
-        line += text.count("\n") + 2  # the blank line that joins files
-    item.candidate = "\n\n".join(t.rstrip("\n") + "\n" for t in texts) if len(texts) > 1 else texts[0]
+        pieces.append((text, found))
+    item.candidate, cells = joined(pieces)
     item.cells = cells or None
     if problem.starter is not None:
         item.candidate = starter_free_text(item.candidate, problem.starter, keep_lines=True)  # lines stay put
     if not item.candidate.strip():
         why = "nothing but the starter code" if problem.starter is not None else "empty submission"
         item.error = f"{item.source}: {why} (nothing to score)"
+
+
+def joined(pieces: Sequence[tuple[str, Cells | None]]) -> tuple[str, Cells]:
+    """Several files' texts as one, in order, a blank line between files; their notebook cell
+    maps shifted to where each file now starts."""
+    if len(pieces) == 1:
+        return pieces[0][0], pieces[0][1] or ()
+    texts, cells, line = [], (), 0
+    for text, found in pieces:
+        body = text.rstrip("\n") + "\n"
+        if found:
+            cells = cells + shift(found, line)
+        texts.append(body)
+        line += body.count("\n") + 1  # the blank line that joins files
+    return "\n".join(texts), cells
+
+
+def submission_text(submission: Submission, starter: Starter | None = None) -> str:
+    """The text a submission is scored on: its readable files' code (a notebook's code cells)
+    joined in name order, less the starter code (``starter_free_text``). For the similarity
+    report and anything else that compares students' work."""
+    pieces = []
+    for file in submission.files:
+        if file.text is None:
+            continue
+        try:
+            text, found, _ = code_of(file.text, file.origin)
+        except InputFileError:
+            continue
+        pieces.append((text, found))
+    text = joined(pieces)[0] if pieces else ""
+    return starter_free_text(text, starter) if starter is not None else text
 
 
 def _check_roster(cls: ClassInput, problems: Sequence[ClassProblem], roster: Sequence[RosterEntry],

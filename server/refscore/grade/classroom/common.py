@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from ...analysis.text import InputError, decode_source
-from .model import ClassInput, Student, SubmittedFile, Submission
+from .model import ClassInput, Student, Submission, SubmittedFile
 from .safe_zip import Entry
 
 #: A layout's reading of one entry: (student, name inside the submission, late); None: not a

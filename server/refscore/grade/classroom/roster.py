@@ -3,9 +3,9 @@
 A CSV file with a header (a name column: ``name``, ``student``, ``full name`` or ``student name``;
 an id column: ``id``, ``student_id``, ``sis user id``, ``user id``, ``login``, ``username``,
 ``email`` or ``sid``; either may be missing), or a text file of one name per line. A submission
-is the student's when the ids agree, else when the names agree after case, accents, spaces and
-punctuation are dropped, in either order of the words (Canvas writes "lovelaceada" for "Ada
-Lovelace"). Roster students with no submission are listed as missing (and get an error row per
+is the student's when the ids agree, else (when one side has no id) when the names agree after
+case, accents, spaces and punctuation are dropped, in either order of the words (Canvas writes
+"lovelaceada" for "Ada Lovelace"); two students of one name are told apart by their ids. Roster students with no submission are listed as missing (and get an error row per
 problem); submissions of students not on the roster are listed too (and graded).
 """
 
@@ -57,6 +57,8 @@ class RosterEntry:
         theirs = {squashed(i) for i in (student.id, student.login) if i}
         if mine & theirs:
             return True
+        if mine and theirs:  # both sides have ids and none agrees: another student of the same name
+            return False
         return bool(name_keys(self.name) & (name_keys(student.name) | theirs))
 
     @property
