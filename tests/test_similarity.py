@@ -165,3 +165,19 @@ def test_the_same_result_in_every_process() -> None:
     here = json.loads(json.dumps(asdict(compare(subs, 0.5, method="lsh")), sort_keys=True))
     assert outputs[0] == outputs[1] == here
     assert here["method"] == "lsh" and here["pairs"]
+
+
+def test_a_class_of_identical_submissions_is_one_group() -> None:
+    """150 copies of one program: every pair is flagged (LSH candidates), one group holds them all,
+    and only the first LINES_FOR pairs get their shared lines (the page shows far fewer)."""
+    from refscore.metrics.similarity import LINES_FOR
+
+    same = structural_tokens(PROGRAM, "python")
+    subs = [Submission(f"c{i:03d}", same) for i in range(150)]
+    result = compare(subs, 0.9)
+    assert result.method == "lsh" and len(result.pairs) == result.compared == 150 * 149 // 2
+    assert result.clusters == (tuple(s.id for s in subs),)
+    assert all(p.first_lines for p in result.pairs[:LINES_FOR])
+    assert not any(p.first_lines for p in result.pairs[LINES_FOR:])
+    partners = result.partners()
+    assert len(partners["c000"]) == 149 and partners["c000"][0] == ("c001", 1.0)

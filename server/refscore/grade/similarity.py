@@ -17,6 +17,8 @@ from ..metrics.similarity import Method, SimilarityResult, Submission, compare
 from .ids import IdNamer
 from .items import GradeItem
 
+#: Partners named in a submission's ``similar_to`` cell (the rest: "and N more").
+MAX_PARTNERS = 10
 #: A problem's starter code: problem name (None: the run's only problem) -> starter texts.
 Starters = Mapping[str | None, Sequence[str]]
 
@@ -66,10 +68,12 @@ def flags(problems: Sequence[ProblemSimilarity]) -> dict[tuple[str, str | None],
     grade report's ``similar_to`` column)."""
     out: dict[tuple[str, str | None], list[str]] = {}
     for problem in problems:
+        partners = problem.result.partners()
         for name, key in problem.keys.items():
-            partners = problem.result.partners(name)
-            if partners:
-                out[key] = [f"{other} ({score:.2f})" for other, score in partners]
+            if name in partners:
+                out[key] = [f"{other} ({score:.2f})" for other, score in partners[name][:MAX_PARTNERS]]
+                if len(partners[name]) > MAX_PARTNERS:
+                    out[key].append(f"and {len(partners[name]) - MAX_PARTNERS} more (similarity.json)")
     return out
 
 

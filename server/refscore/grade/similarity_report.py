@@ -19,8 +19,9 @@ HINT = ("A hint for the teacher, never a verdict: a high score means two submiss
         "Short or standard solutions can match by chance; read the code side by side and talk to the "
         "students before drawing any conclusion.")
 NAMES = {"html": "similarity.html", "json": "similarity.json", "csv": "similarity.csv"}
-#: Pairs shown side by side on the page (every pair is in the JSON and CSV files).
+#: Pairs shown side by side on the page, and listed in its tables (every pair is in the JSON and CSV files).
 SIDE_BY_SIDE_LIMIT = 200
+TABLE_LIMIT = 2000
 CSV_COLUMNS = ("problem", "first", "second", "score", "containment", "shared_kgrams", "cluster",
                "first_source", "second_source")
 
@@ -32,8 +33,9 @@ table{border-collapse:collapse;background:#fff;font-size:12.5px;margin:6px 0}
 th,td{border-bottom:1px solid #e3e6ec;padding:3px 8px;text-align:left}th{background:#eef1f6}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 details{background:#fff;border:1px solid #dde1e8;border-radius:6px;margin:10px 0;padding:6px 12px}
-summary{cursor:pointer;font-weight:600}.panes{display:grid;grid-template-columns:1fr 1fr;gap:10px}
-.pane h4{margin:6px 0 4px;font-size:12px;color:#555}
+summary{cursor:pointer;font-weight:600}
+.panes{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:10px}.pane{min-width:0}
+.pane h4{margin:6px 0 4px;font-size:12px;color:#555;overflow-wrap:anywhere}
 pre.code{font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;background:#fbfbfc;border:1px solid #e3e6ec;
 padding:8px;overflow:auto;max-height:560px;margin:0;white-space:pre}
 pre.code span.shared{background:#ffd9a8}.ln{color:#999;user-select:none}.muted{color:#666;font-size:12px}
@@ -125,11 +127,16 @@ def _problem(index: int, problem: ProblemSimilarity, shown_before: int) -> str:
     else:
         out.append('<table class="pairs"><thead><tr><th>First</th><th>Second</th><th>Score</th>'
                    "<th>Containment</th></tr></thead><tbody>")
-        for n, pair in enumerate(result.pairs):
-            anchor = f"p{index}-{n}"
-            out.append(f'<tr><td><a href="#{anchor}">{safe_text(pair.first)}</a></td><td>{safe_text(pair.second)}</td>'
+        room = max(0, SIDE_BY_SIDE_LIMIT - shown_before)
+        for n, pair in enumerate(result.pairs[:TABLE_LIMIT]):
+            first = safe_text(pair.first)
+            first = f'<a href="#p{index}-{n}">{first}</a>' if n < room else first
+            out.append(f'<tr><td>{first}</td><td>{safe_text(pair.second)}</td>'
                        f'<td class="num">{pair.score:.3f}</td><td class="num">{pair.containment:.3f}</td></tr>')
         out.append("</tbody></table>")
+        if len(result.pairs) > TABLE_LIMIT:
+            out.append(f'<p class="muted">{len(result.pairs) - TABLE_LIMIT:,} more pairs are in similarity.json and '
+                       "similarity.csv.</p>")
     skipped = [(n, s) for n, s in result.status.items() if s != "compared"]
     if skipped:
         out.append("<p class=\"muted\">Not compared: " + "; ".join(f"{safe_text(n)} ({safe_text(s)})" for n, s in skipped)
@@ -138,8 +145,8 @@ def _problem(index: int, problem: ProblemSimilarity, shown_before: int) -> str:
     for n, pair in enumerate(result.pairs[:room]):
         out.append(_side_by_side(f"p{index}-{n}", problem, pair, n == 0 and shown_before == 0))
     if len(result.pairs) > room:
-        out.append(f"<p class=\"muted\">{len(result.pairs) - room} more pairs are in similarity.json and "
-                   "similarity.csv.</p>")
+        out.append(f"<p class=\"muted\">The other {len(result.pairs) - room:,} pairs are not shown side by side "
+                   "here.</p>")
     return "\n".join(out)
 
 

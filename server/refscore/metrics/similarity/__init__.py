@@ -20,6 +20,9 @@ from .pairs import PairScore, clusters, pair_score, shared_lines
 #: The score at or above which a pair is flagged when the teacher names no threshold.
 DEFAULT_THRESHOLD = 0.8
 Method = Literal["auto", "lsh", "all"]
+#: Flagged pairs (highest first) whose shared lines are found for the side-by-side view; a class
+#: of near-identical submissions can flag n(n-1)/2 pairs, its groups say the rest.
+LINES_FOR = 1000
 #: Why a submission was not compared (its ``status``); "compared" otherwise.
 EMPTY = "not compared: no code"
 UNSUPPORTED = "not compared: not a language RefScore parses"
@@ -62,11 +65,13 @@ class SimilarityResult:
     possible: int = 0
     method: str = "all"
 
-    def partners(self, submission: str) -> list[tuple[str, float]]:
-        """The submissions flagged with ``submission`` and their scores, highest first."""
-        found = [(p.second, p.score) for p in self.pairs if p.first == submission]
-        found += [(p.first, p.score) for p in self.pairs if p.second == submission]
-        return sorted(found, key=lambda f: (-f[1], f[0]))
+    def partners(self) -> dict[str, list[tuple[str, float]]]:
+        """Each flagged submission's partners and their scores, highest first."""
+        found: dict[str, list[tuple[str, float]]] = {}
+        for p in self.pairs:
+            found.setdefault(p.first, []).append((p.second, p.score))
+            found.setdefault(p.second, []).append((p.first, p.score))
+        return {k: sorted(v, key=lambda f: (-f[1], f[0])) for k, v in found.items()}
 
 
 def _status(document: StructuralTokens, prints: Fingerprint) -> str:
@@ -101,15 +106,16 @@ def compare(submissions: Sequence[Submission], threshold: float = DEFAULT_THRESH
         candidates = [(usable[a], usable[b]) for a, b in all_pairs(len(usable))]
     else:
         candidates = [(usable[a], usable[b]) for a, b in minhash_pairs([prints[i] for i in usable], threshold)]
-    flagged: list[SimilarPair] = []
+    scored: list[tuple[float, int, int, PairScore]] = []
     for a, b in candidates:
-        found: PairScore = pair_score(prints[a], prints[b])
+        found = pair_score(prints[a], prints[b])
         if found.score >= threshold and found.shared:
-            flagged.append(SimilarPair(ids[a], ids[b], found.score, found.containment, found.shared,
-                                       shared_lines(submissions[a].tokens, prints[a], prints[b]),
-                                       shared_lines(submissions[b].tokens, prints[b], prints[a])))
-    position = {s: i for i, s in enumerate(ids)}
-    flagged.sort(key=lambda p: (-p.score, position[p.first], position[p.second]))
+            scored.append((-found.score, a, b, found))
+    scored.sort(key=lambda s: s[:3])
+    flagged = [SimilarPair(ids[a], ids[b], found.score, found.containment, found.shared,
+                           *((shared_lines(submissions[a].tokens, prints[a], prints[b]),
+                              shared_lines(submissions[b].tokens, prints[b], prints[a])) if n < LINES_FOR else ()))
+               for n, (_, a, b, found) in enumerate(scored)]
     groups = clusters(ids, [(p.first, p.second) for p in flagged])
     errors = tuple(s.id for s in submissions if s.tokens.has_syntax_errors and status[s.id] == "compared")
     return SimilarityResult(threshold, tuple(flagged), tuple(groups), status, errors, len(candidates),
