@@ -24,9 +24,8 @@ def pair_score(first: Fingerprint, second: Fingerprint) -> PairScore:
     """The exact score of two fingerprints (0 when either has no k-gram)."""
     if not first.kgrams or not second.kgrams:
         return PairScore(0.0, 0.0, 0)
-    small, large = (first.kgrams, second.kgrams) if len(first.kgrams) <= len(second.kgrams) else \
-        (second.kgrams, first.kgrams)
-    shared = sum(min(count, large[h]) for h, count in small.items() if h in large)
+    a, b = first.kgrams, second.kgrams
+    shared = sum(min(a[h], b[h]) for h in a.keys() & b.keys())  # the intersection in C, then its counts
     sizes = first.size, second.size
     return PairScore(round(2 * shared / (sizes[0] + sizes[1]), 6), round(shared / min(sizes), 6), shared)
 
