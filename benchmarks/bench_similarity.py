@@ -47,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="FILE", help="also write the numbers as JSON")
     args = parser.parse_args(argv)
 
+    _, imported, imported_cpu = _timed(lambda: __import__("datasketch"))  # once per run, not per compare
     klass, generated, _ = _timed(lambda: make_class(args.language, args.students, args.seed, share=99))
     submissions, analysed, analysed_cpu = _timed(
         lambda: [Submission(s.id, structural_tokens(s.text, args.language)) for s in klass])
@@ -55,12 +56,14 @@ def main(argv: list[str] | None = None) -> int:
     lsh, lsh_s, lsh_cpu = _timed(lambda: compare(submissions, args.threshold, method="lsh"))
     numbers = {"students": len(klass), "language": args.language, "threshold": args.threshold,
                "tokens_per_submission": round(tokens / len(klass), 1), "generate_s": round(generated, 2),
+               "import_datasketch_s": round(imported, 2), "import_datasketch_cpu_s": round(imported_cpu, 2),
                "analyse_s": round(analysed, 2), "analyse_cpu_s": round(analysed_cpu, 2), "lsh_s": round(lsh_s, 2),
                "lsh_cpu_s": round(lsh_cpu, 2), "lsh_pairs_compared": lsh.compared,
                "possible_pairs": lsh.possible, "lsh_flagged": len(lsh.pairs),
                "python": platform.python_version(), "machine": platform.machine()}
     print(f"{len(klass)} {args.language} submissions ({numbers['tokens_per_submission']} tokens each): "
-          f"generated {generated:.2f} s, analysed {analysed:.2f} s wall / {analysed_cpu:.2f} s CPU")
+          f"generated {generated:.2f} s, analysed {analysed:.2f} s wall / {analysed_cpu:.2f} s CPU "
+          f"(importing datasketch: {imported:.2f} s wall / {imported_cpu:.2f} s CPU)")
     print(f"MinHash/LSH: {lsh_s:.2f} s wall / {lsh_cpu:.2f} s CPU, {lsh.compared:,} of {lsh.possible:,} pairs "
           f"scored exactly ({lsh.compared / max(1, lsh.possible):.4f}), {len(lsh.pairs)} flagged")
     if not args.no_brute_force:
