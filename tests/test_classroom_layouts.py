@@ -204,3 +204,16 @@ def test_each_layout_as_zip_and_as_folder_gives_the_same_rows(tmp_path: Path, la
         assert all(r["errors"] == [] for r in report["submissions"])
     assert seen[0] == seen[1] == seen[2] and len(seen[0]) == 2
     assert max(seen[0], key=lambda r: r[3])[3] == pytest.approx(1.0)
+
+
+def test_a_glob_of_zip_archives_names_each_as_a_class(tmp_path: Path) -> None:
+    refs(tmp_path)
+    (tmp_path / "downloads").mkdir()
+    write_zip(tmp_path / "downloads" / "section1.zip", {"Ada Lovelace_1_assignsubmission_file_/sum.py": SUM_OK})
+    write_zip(tmp_path / "downloads" / "section2.zip", {"turingalan_2_9_sum.py": SUM_REF})
+    (tmp_path / "m.toml").write_text('[[problem]]\nname = "sum"\nreference = "refs/sum.py"\n'
+                                     'submissions = ["downloads/*.zip"]\n')
+    code, report = grade(tmp_path, "--mapping", str(tmp_path / "m.toml"))
+    assert code == 0
+    assert [c["layout"] for c in report["settings"]["classes"]] == ["moodle", "canvas"]
+    assert set(by_id(report)) == {"sum/Ada Lovelace (1)", "sum/turingalan (2)"}

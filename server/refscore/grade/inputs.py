@@ -12,7 +12,7 @@ from .items import ItemSet
 from .job import Inputs
 from .classroom.assign import ClassProblem, starter_for, strip_starter
 from .classroom.roster import load_roster
-from .classroom.sources import grade_class, is_class
+from .classroom.sources import grade_class, split_classes
 from .mapping import load_mapping
 from .targets import STDOUT
 
@@ -36,8 +36,7 @@ def read_submissions(inputs: Inputs, own: Sequence[Path] = ()) -> ItemSet:
         problem = load_problem(list(inputs.references), inputs.language, context, strict=True)
         starter = starter_for(inputs.starter, problem.language)
         layout = inputs.layout
-        classes = [s for s in inputs.submissions if is_class(s, layout, folders=roster is not None)]
-        others = [s for s in inputs.submissions if s not in classes]
+        classes, others = split_classes(inputs.submissions, layout, folders=roster is not None)
         if others:
             subs = expand(others, inputs.pattern, inputs.per_folder, exclude=[*inputs.references, *own])
             found = items_for(problem, subs, inputs.pattern)

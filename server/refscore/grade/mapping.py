@@ -40,7 +40,7 @@ from ..errors import InputFileError
 from ..safe_read import describe_limit, open_regular
 from .classroom.assign import ClassProblem, starter_for, strip_starter
 from .classroom.roster import RosterEntry
-from .classroom.sources import grade_class, is_class
+from .classroom.sources import grade_class, split_classes
 from .discover import expand, items_for, load_problem
 from .items import ItemSet
 from .mapping_schema import check_problem, csv_flag
@@ -162,12 +162,12 @@ def _problem_items(entry: dict[str, Any], base: Path, index: int, default_langua
     starter = starter_for([base / s for s in _as_list(given)] if given else defaults.starter, problem.language)
     layout = entry.get("layout") or defaults.layout
     arguments = [base / s for s in _as_list(entry.get("submissions"))]
-    as_class = [a for a in arguments if is_class(a, layout, folders=defaults.roster is not None)]
+    as_class, others = split_classes(arguments, layout, folders=defaults.roster is not None)
     patterns = tuple(_as_list(entry.get("files"))) or ((pattern,) if pattern else ())
     for source in as_class:
         group = classes.setdefault(os.path.realpath(source), _ClassGroup(source, layout))
         group.problems.append(ClassProblem(problem, patterns, starter))
-    subs = expand([a for a in arguments if a not in as_class], pattern,
+    subs = expand(others, pattern,
                   bool(entry.get("per_folder", False)), exclude=[*references, *exclude])
     subs = [sub._replace(id=_short_id(sub.id, base, name)) if sub.files is not None else sub for sub in subs]
     result = items_for(problem, subs, pattern, id_prefix=f"{name}/", base=base)
