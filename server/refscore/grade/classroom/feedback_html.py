@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..heatmap import Missing, heat_color, render_pane, safe_attr, safe_text
+from ..heatmap import Heat, Missing, heat_color, render_pane, safe_attr, safe_text
 from ..rows import LABELS
 from .feedback import ProblemFeedback, StudentFeedback
 
@@ -15,7 +15,9 @@ h2{font-size:17px;margin:6px 0}h3{font-size:14px;margin:12px 0 4px;color:#444}
 .points{font-weight:700}.scores span{display:inline-block;margin-right:10px;padding:1px 6px;border-radius:3px}
 pre.code{font:13px/1.45 ui-monospace,Menlo,Consolas,monospace;background:#fbfbfc;border:1px solid #e3e6ec;
 padding:8px;overflow:auto;margin:0;white-space:pre}
-.miss{box-shadow:inset 0 -2px #c0392b}ol.remarks li{margin:3px 0}.note{color:#555;font-size:13px}
+.miss{box-shadow:inset 0 -2px #c0392b}.codebox{display:grid;grid-template-columns:auto minmax(0,1fr)}
+pre.gutter{font:13px/1.45 ui-monospace,Menlo,Consolas,monospace;color:#8a93a6;text-align:right;margin:0;
+padding:9px 8px 8px 0;user-select:none}ol.remarks li{margin:3px 0}.note{color:#555;font-size:13px}
 .msgs{color:#a12a2a}mark.bidi{background:#f5c542;color:#5a3a00;border-radius:2px;font-size:.9em}
 """
 
@@ -60,7 +62,7 @@ def _problem(index: int, view: ProblemFeedback) -> str:
     if view.code is not None:
         marks = [Missing(r.start, r.end, "differs from the reference") for r in view.remarks]
         how = " (coloured by how closely each part matches the reference: red to green)" if view.heat else ""
-        out.append(f"<h3>Your code{how}</h3>{render_pane(view.code, view.heat, marks)}")
+        out.append(f"<h3>Your code{how}</h3>{code_pane(view.code, view.heat, marks)}")
         if view.remarks:
             out.append("<h3>What the reference has that yours lacks (most significant first)</h3>"
                        '<ol class="remarks">' + "".join(f"<li>{safe_text(r.text)}</li>" for r in view.remarks)
@@ -69,3 +71,20 @@ def _problem(index: int, view: ProblemFeedback) -> str:
         out.append(f'<h3>Reference: {safe_text(name)}</h3><div class="reference">{render_pane(text)}</div>')
     out.append("</section>")
     return "".join(out)
+
+
+def code_pane(text: str, heat: list[Heat], marks: list[Missing]) -> str:
+    """The student's code with line numbers (the remarks' "line N"); leading blank lines (where
+    the starter code was, or nothing) are left out and said so."""
+    lines = text.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), 0)
+    cut = sum(len(line) + 1 for line in lines[:first])
+    shown = text[cut:].rstrip()
+    end = cut + len(shown)
+    heat = [Heat(h.start - cut, min(h.end, end) - cut, h.value, h.title) for h in heat if h.start >= cut and h.start < end]
+    marks = [Missing(max(m.start, cut) - cut, min(m.end, end) - cut, m.label) for m in marks if m.end > cut and m.start < end]
+    count = shown.count("\n") + 1
+    gutter = "\n".join(str(n) for n in range(first + 1, first + 1 + count))
+    note = f'<p class="note">Lines 1 to {first} are blank or the starter code you were given (not shown).</p>' \
+        if first else ""
+    return f'{note}<div class="codebox"><pre class="gutter">{gutter}</pre>{render_pane(shown + chr(10), heat, marks)}</div>'
