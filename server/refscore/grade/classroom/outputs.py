@@ -89,8 +89,10 @@ def write_classroom(out: ClassroomOutputs, rows: Sequence[dict[str, Any]],
             return ClassroomResult(None, [out.anonymise_key], [])
         return ClassroomResult(None, [], [])
     adjustments = read_adjustments(out.adjustments) if out.adjustments is not None else []
-    if out.gradescope is not None and not any(r.get("student") or r.get("student_id") for r in rows):
-        rows = [{**r, "student": "submission"} for r in rows]  # Gradescope grades one submission: all its rows
+    problems = [r.get("problem") for r in rows]
+    if out.gradescope is not None and len(set(problems)) == len(problems) and \
+            not any(r.get("student") or r.get("student_id") for r in rows):
+        rows = [{**r, "student": "submission"} for r in rows]  # one file per problem: Gradescope's one submission
     book = build_gradebook(rows, out.rubric, adjustments)
     teacher = reveal_students(book, key) if key is not None else book
     written: list[Path] = []
