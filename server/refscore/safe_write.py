@@ -12,6 +12,11 @@ eval's results and scores, the daemon's files).
 * ``check_writable`` runs the same checks (and probes the folder with a temporary file) before a
   long run starts, so a bad output is a line at once, not an error after an hour of scoring.
 * ``open_append`` appends to a regular file (``O_NOFOLLOW``: never through a link).
+* ``new_temporary`` and ``commit`` are the two halves of ``replacing`` for a file written over a
+  long time (grade's streamed reports): the temporary file is created with ``O_EXCL |
+  O_NOFOLLOW``, so a link or file planted under its name is never written through.
+* ``check_folder`` refuses a folder that is a link (or not a folder) where a run keeps its own
+  files (grade's scored parts), so a planted link never sends them elsewhere.
 
 ``through_link=True`` keeps an older contract for a link the user named themselves: the file the
 link names is replaced and the link stays (``refscore grade --json link.json``).
@@ -28,6 +33,8 @@ from typing import BinaryIO, Iterable, Iterator
 
 from .errors import EXIT_INPUT, EXIT_USAGE, RefScoreError
 
+_CREATE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                 | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
 _APPEND_FLAGS = (os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
                  | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
 
@@ -110,22 +117,73 @@ def replacing(path: str | Path, mode: int | None = None, through_link: bool = Fa
     error (and is removed when it does not); ``OutputFileError`` when ``path`` is not a missing
     or regular file, before anything is written and again just before the rename."""
     target = resolve(path, through_link)
+    handle, tmp = new_temporary(target, mode=mode)
+    try:
+        with handle:
+            yield handle
+        commit(tmp, target)  # checked again: swapped for a link or a device while we wrote
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def new_temporary(path: str | Path, name: str | None = None, mode: int | None = None) -> tuple[BinaryIO, Path]:
+    """A binary handle on a new file beside ``path`` (named ``name``, else a fresh random name)
+    that ``commit`` later renames over ``path``. Whatever was under the name before (a leftover
+    or a planted link) is removed, never written through; ``OutputFileError`` when ``path`` is
+    not a missing or regular file."""
+    target = Path(path)
     reason = refusal(target)
     if reason:
         raise OutputFileError(f"{path}: {reason}")
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
+    if name is None:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
         os.chmod(tmp, (0o666 & ~current_umask()) if mode is None else mode)
-        with os.fdopen(fd, "wb") as handle:
-            yield handle
-        reason = refusal(target)  # swapped for a link or a device while we wrote
-        if reason:
-            raise OutputFileError(f"{path}: {reason}")
-        os.replace(tmp, target)
-    except BaseException:
+        return os.fdopen(fd, "wb"), Path(tmp)
+    tmp = target.with_name(name)
+    tmp.unlink(missing_ok=True)
+    try:
+        fd = os.open(tmp, _CREATE_FLAGS, 0o666 if mode is None else mode)
+    except OSError as error:  # something was put there again after the unlink
+        raise OutputFileError(f"{path}: cannot create {tmp.name} beside it ({error.strerror or error})") from None
+    if mode is not None:
+        os.fchmod(fd, mode)
+    return os.fdopen(fd, "wb"), tmp
+
+
+def commit(tmp: str | Path, path: str | Path) -> None:
+    """Rename the finished temporary file ``tmp`` over ``path``, after checking again that
+    ``path`` is a missing or regular file (else ``tmp`` is removed and ``OutputFileError``)."""
+    reason = refusal(path)
+    if reason:
         Path(tmp).unlink(missing_ok=True)
-        raise
+        raise OutputFileError(f"{path}: {reason}")
+    os.replace(tmp, path)
+
+
+def check_folder(path: str | Path, label: str) -> None:
+    """Refuse, in one line starting with ``label``, a folder a run keeps its files in that is a
+    symbolic link or something other than a folder; create it (and its parents) when missing."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except (OSError, ValueError) as error:
+        raise OutputFileError(f"{label} {path}: cannot be looked at ({getattr(error, 'strerror', None) or error})"
+                              ) from None
+    if mode is not None and stat.S_ISLNK(mode):
+        raise OutputFileError(f"{label} {path}: is a symbolic link; a run's own files are never written through "
+                              "a link (remove it or name another folder)")
+    if mode is not None and not stat.S_ISDIR(mode):
+        from .safe_read import kind_of
+
+        what = "a file" if stat.S_ISREG(mode) else kind_of(mode) or "not a folder"
+        raise OutputFileError(f"{label} {path}: is {what}, not a folder")
+    try:
+        Path(path).mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise OutputFileError(f"{label} {path}: cannot create the folder ({error.strerror or error})") from None
 
 
 def replace_file(path: str | Path, data: bytes | str, mode: int | None = None, through_link: bool = False) -> None:

@@ -203,7 +203,8 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
     return GradeJob(inputs, settings, engine, args.ray_address, args.block_lines or DEFAULT_BLOCK_LINES,
                     _reports(args), args.title, Path(args.cache) if args.cache else None, args.no_cache,
                     threshold, options.default_fail_metric(metrics), "none" if args.quiet else args.progress,
-                    args.idf, args.similarity, classroom_from_args(args, metrics), args.quiet)
+                    args.idf, args.similarity, classroom_from_args(args, metrics), args.quiet,
+                    named=frozenset(kind for kind in REPORT_KINDS if getattr(args, kind)))
 
 
 def run(args: argparse.Namespace) -> int:

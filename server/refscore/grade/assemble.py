@@ -12,7 +12,6 @@ interrupted run is assembled too: ``fill`` gives the rows of the items no part h
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -25,7 +24,7 @@ from .plan import PlannedBlock
 from .rows import JSON_ONLY_COLUMNS, GradeResult, threshold_failures
 from .stream_stats import RowStats
 from .targets import is_stream
-from .writers import csv_text, open_report, finish_report, replace_report, temporary_name
+from .writers import csv_text, finish_report, open_binary_report, open_report, replace_report, temporary_name
 
 PARQUET_ROW_GROUP = 65_536
 #: The widest id the terminal lines pad to.
@@ -209,7 +208,8 @@ class _ParquetOut:
         import pyarrow.parquet as pq
 
         self.path, self.columns, self.schema = path, columns, columns.parquet_schema(unique_ids)
-        self.writer = pq.ParquetWriter(str(temporary_name(path)), self.schema)
+        self.handle = open_binary_report(path)
+        self.writer = pq.ParquetWriter(self.handle, self.schema)
         self.pending: list[dict[str, Any]] = []
 
     def add(self, rows: Sequence[dict[str, Any]]) -> None:
@@ -227,8 +227,10 @@ class _ParquetOut:
     def close(self) -> None:
         self._flush()
         self.writer.close()
-        os.replace(temporary_name(self.path), self.path)
+        self.handle.close()
+        finish_report(self.path)
 
     def abandon(self) -> None:
         self.writer.close()
+        self.handle.close()
         temporary_name(self.path).unlink(missing_ok=True)

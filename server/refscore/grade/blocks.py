@@ -29,6 +29,7 @@ from typing import IO, Any, Iterator, Sequence
 
 from ..errors import InputFileError
 from ..safe_read import open_regular
+from ..safe_write import replace_file
 from .items import GradeItem, ItemSet
 from .mapping import _capped_lines, load_jsonl
 from .records import FieldNames, line_item
@@ -215,12 +216,9 @@ def read_items(spec: BlockSpec, default_language: str | None,
 
 def _spool(folder: Path, key: str, lines: Sequence[bytes]) -> Path:
     """The block's lines in a file of their own (written once, atomically)."""
-    folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{key[:32]}.jsonl"
-    if not target.exists():
-        tmp = target.with_name(f".{target.name}.{id(lines)}.tmp")
-        tmp.write_bytes(b"".join(line + b"\n" for line in lines))
-        tmp.replace(target)
+    if target.is_symlink() or not target.is_file():  # a link is refused by replace_file
+        replace_file(target, b"".join(line + b"\n" for line in lines))
     return target
 
 

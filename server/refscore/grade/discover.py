@@ -28,7 +28,7 @@ from ..errors import InputFileError, LanguageError
 from ..scoring.inputs import read_source
 from .classroom.notebook import Cells, code_of, is_notebook
 from .globs import glob_paths, has_magic
-from .items import GradeItem, ItemSet
+from .items import GradeItem, ItemSet, with_readable_names
 
 
 @dataclass
@@ -214,7 +214,7 @@ def items_for(problem: Problem, submissions: Sequence[Submission],
             if item.error and base is not None:
                 for path in files:
                     item.error = item.error.replace(str(path), os.path.relpath(path, base))
-        result.items.append(item)
+        result.items.append(with_readable_names(item))
     return result
 
 

@@ -7,8 +7,11 @@ work the same for files, mapping files and JSONL. An item that could not be read
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass
@@ -53,3 +56,30 @@ class ItemSet:
         self.items.extend(other.items)
         self.notes.extend(other.notes)
         self.classes.extend(other.classes)
+
+
+def readable(text: str) -> str:
+    """``text`` with each lone surrogate spelled out, so it can be written as UTF-8: a file name
+    byte that is not UTF-8 (``\\xff``, decoded by Python as U+DCFF) becomes ``\\xff``, any other
+    lone surrogate (an escaped ``"\\udc00"`` in JSON) ``\\udc00``."""
+    if not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub(lambda m: (f"\\x{ord(m[0]) - 0xDC00:02x}" if 0xDC80 <= ord(m[0]) <= 0xDCFF
+                                     else f"\\u{ord(m[0]):04x}"), text)
+
+
+def lone_surrogate(text: str) -> str | None:
+    """``U+DC00 at character 12`` for the first lone surrogate in ``text``, or None."""
+    match = _SURROGATE.search(text)
+    return None if match is None else f"U+{ord(match[0]):04X} at character {match.start()}"
+
+
+def with_readable_names(item: GradeItem) -> GradeItem:
+    """The item with its id, problem, source, reference names and error made writable
+    (``readable``): a file name that is not UTF-8 never stops the reports."""
+    item.id = readable(item.id)
+    item.problem = None if item.problem is None else readable(item.problem)
+    item.source = None if item.source is None else readable(item.source)
+    item.error = None if item.error is None else readable(item.error)
+    item.reference_names = tuple(readable(name) for name in item.reference_names)
+    return item

@@ -75,6 +75,10 @@ class GradeJob:
     similarity: float | None = None  # --similarity: flag pairs of students at or above this score
     classroom: "ClassroomOutputs | None" = None  # rubric, grade books, feedback pages (``grade.classroom``)
     quiet: bool = False  # -q: no progress, no summary or "wrote" lines (notes, errors and verdicts only)
+    #: The kinds whose file the user named (``--json X``): a link or a stream there is written
+    #: through; every other output (``-o DIR``'s reports, the row files, the parts) must be a
+    #: missing or regular file, never a link.
+    named: frozenset[str] = frozenset()
 
     @property
     def report_paths(self) -> dict[str, Path]:

@@ -4,7 +4,8 @@ A part is named ``b<index>-<key>-<first>-<last>-<count>.jsonl`` and holds one
 ``{"offset": n, "row": {...}, "meta": {"scored", "missing"}}`` line per item (``offset``: the item's place
 within its block; a run with the detailed HTML page adds ``"detail": {"item", "report"}``, the
 texts and full report).
-Writes go to a temporary file that is renamed into place, so a reader sees a whole part or none,
+Writes go through ``refscore.safe_write`` (a new temporary file, never through a link, renamed
+into place), so a reader sees a whole part or none,
 and a piece scored twice (a retried task, two runs) writes the same name with the same rows. A
 block's results are the union of its parts with one row per offset: nothing is lost or doubled
 whichever worker wrote what. Parts of blocks whose key no longer matches (the input or the
@@ -19,6 +20,8 @@ import re
 import uuid
 from pathlib import Path
 from typing import Any, Sequence
+
+from ..safe_write import commit, new_temporary
 
 _NAME = re.compile(r"^b(\d+)-([0-9a-f]+)-(\d+)-(\d+)-(\d+)\.jsonl$")
 KEY_CHARS = 32
@@ -38,16 +41,15 @@ class PartStore:
             return None
         ordered = sorted(rows, key=lambda entry: entry[0])
         name = f"b{block:08d}-{key[:KEY_CHARS]}-{ordered[0][0]}-{ordered[-1][0]}-{len(ordered)}.jsonl"
-        self.folder.mkdir(parents=True, exist_ok=True)
         target = self.folder / name
-        tmp = self.folder / f".{name}.{uuid.uuid4().hex}.tmp"
         text = "".join(json.dumps(_entry(*entry), ensure_ascii=False, allow_nan=False) + "\n" for entry in ordered)
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        handle, tmp = new_temporary(target, f".{name}.{uuid.uuid4().hex}.tmp")
+        with handle:
+            handle.write(text.encode("utf-8"))
             if self.durable:
-                fh.flush()
-                os.fsync(fh.fileno())
-        os.replace(tmp, target)
+                handle.flush()
+                os.fsync(handle.fileno())
+        commit(tmp, target)
         if self._index is not None:
             entries = self._index.setdefault((block, key[:KEY_CHARS]), [])
             if target not in (path for _, path in entries):

@@ -17,7 +17,7 @@ from .. import languages
 from ..analysis.text import MAX_INPUT_BYTES
 from ..errors import UsageError
 from ..safe_read import describe_limit
-from .items import GradeItem
+from .items import GradeItem, lone_surrogate, with_readable_names
 
 #: The fields a line's item is made of; ``references`` is another name for ``reference``.
 KNOWN_FIELDS = ("id", "problem", "candidate", "reference", "language", "context")
@@ -83,18 +83,32 @@ def line_item(line: bytes, where: str, default_language: str | None, fields: Fie
     except json.JSONDecodeError as error:
         item.error = f"{where}: not valid JSON ({error.msg})"
         return item
+    except RecursionError:  # json's C decoder recurses once per level of nesting
+        item.error = f"{where}: JSON nested too deeply to read"
+        return item
     if not isinstance(data, dict):
         item.error = f"{where}: expected a JSON object"
         return item
     known, item.extra = _named(data, fields)
     raw_id = known.get("id")
     if raw_id not in (None, ""):
-        item.id = str(raw_id)
+        item.id = _short_text(raw_id)
         if isinstance(raw_id, int) and not isinstance(raw_id, bool):
             item.input_id = raw_id
-    item.problem = str(known["problem"]) if known.get("problem") not in (None, "") else None
+    item.problem = _short_text(known["problem"]) if known.get("problem") not in (None, "") else None
     item.error = _fill(item, known, data, where, default_language, fields)
-    return item
+    return with_readable_names(item)
+
+
+def _short_text(value: Any) -> str:
+    """An id or problem name as text: a string as it is, anything else as its JSON text (never
+    a Python repr)."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False)[:200]
+    except (RecursionError, ValueError, TypeError):
+        return str(value)[:200]
 
 
 def _missing(name: str, data: dict[str, Any], fields: FieldNames) -> str:
@@ -124,6 +138,10 @@ def _fill(item: GradeItem, known: dict[str, Any], data: dict[str, Any], where: s
         return f"{where}: 'reference' must be a string or a list of strings"
     if context is not None and not isinstance(context, str):
         return f"{where}: 'context' must be a string"
+    for key, text in (("candidate", candidate), *((("reference", r) for r in refs)), ("context", context or "")):
+        bad = lone_surrogate(text)
+        if bad:
+            return f"{where}: '{key}' holds a lone surrogate ({bad}), which is not text"
     item.candidate, item.references, item.context = candidate, tuple(refs), context or None
     item.reference_names = tuple(f"reference {i + 1}" for i in range(len(refs)))
     name = known.get("language") or default_language

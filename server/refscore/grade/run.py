@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterable
 from .. import __version__
 from ..bidi import printable
 from ..errors import EXIT_BELOW_THRESHOLD, EXIT_INPUT, EXIT_OK, InputFileError, UsageError
+from ..safe_write import check_folder
 from ..vocabulary import EXIT_INTERRUPTED
 from .assemble import Assembled, IncompleteRun, assemble
 from .block_score import Staged
@@ -54,12 +55,12 @@ class Outcome:
 
 def output_files(job: GradeJob) -> dict[str, Path]:
     """The reports asked for plus the row files: ``.jsonl`` (and ``.parquet`` where pyarrow is
-    installed) beside the first report file, for every run."""
-    reports = job.report_paths
-    outputs = dict(reports)
-    files = regular_targets(reports)  # the row files go beside a report file, never beside a stream
+    installed) beside the first report file, for every run. A link the user named as a report is
+    replaced by the file it names (the link stays); no other link is ever followed."""
+    outputs = {kind: write_target(path) if kind in job.named else path for kind, path in job.report_paths.items()}
+    files = regular_targets(outputs)  # the row files go beside a report file, never beside a stream
     if files:
-        first = write_target(files[0])
+        first = files[0]
         outputs["jsonl"] = first.with_suffix(".jsonl")
         try:
             import pyarrow  # noqa: F401
@@ -75,13 +76,14 @@ def output_files(job: GradeJob) -> dict[str, Path]:
 
 
 def work_folder(job: GradeJob) -> tuple[Path, bool]:
-    """The scored-parts folder and whether it is temporary (``--no-cache`` or nowhere to keep it)."""
+    """The scored-parts folder and whether it is temporary (``--no-cache`` or nowhere to keep it).
+    Beside the first report its own name is never resolved: a link planted there is refused."""
     if not job.no_cache and job.cache:
         return Path(job.cache).resolve(), False
-    files = regular_targets(job.report_paths)
+    files = regular_targets(output_files(job))
     if not job.no_cache and files:
-        first = write_target(files[0])
-        return first.with_name(f"{first.stem}.parts").resolve(), False
+        first = files[0]
+        return first.parent.resolve() / f"{first.stem}.parts", False
     return Path(tempfile.mkdtemp(prefix="refscore-grade-")), True
 
 
@@ -99,10 +101,8 @@ def _check_work_folder(work: Path, shown: str, outputs: dict[str, Path]) -> None
             ("a file" if work.is_file() else kind_of(os.stat(work).st_mode) or "not a folder")
         raise OutputFileError(f"{shown}: is {what}; grading keeps its scored parts in a folder "
                               "(name a new or existing folder)")
-    try:
-        work.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise OutputFileError(f"{shown}: cannot create the folder ({error.strerror or error})") from None
+    for folder in (work, work / "parts", work / "input"):
+        check_folder(folder, shown if folder == work else f"{shown}: its folder")
 
 
 def run_job(job: GradeJob, check_languages: Callable[[Iterable[str]], None] | None = None) -> int:
@@ -147,7 +147,8 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
     work, temporary = work_folder(job)
     classroom = job.classroom
     extra = classroom.named_outputs() if classroom is not None else {}
-    check_outputs({**outputs, **extra}, [*job.inputs.named_files(), *([job.idf_file] if job.idf_file else [])])
+    check_outputs({**outputs, **extra}, [*job.inputs.named_files(), *([job.idf_file] if job.idf_file else [])],
+                  job.named | set(extra))
     if not temporary:
         _check_work_folder(work, f"--cache {job.cache}" if job.cache else f"the scored-parts folder {work}", outputs)
     try:

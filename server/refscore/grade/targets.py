@@ -3,8 +3,10 @@
 * ``-`` is standard output; an existing path that is not a regular file (``/dev/stdout``, a
   pipe from ``>(jq .)``, a FIFO, a terminal) is a *stream*: written straight to it, never
   replaced (an atomic rename over ``/dev/stdout`` would put a regular file where the link was);
-* a symbolic link to a regular file is written through (the file it names is replaced, the link
-  stays);
+* a symbolic link to a regular file that the user named (``--json link.json``) is written
+  through (the file it names is replaced, the link stays); every other output (``-o DIR``'s
+  reports, the row files) must be a missing or regular file: a link, FIFO or device planted
+  there (a student's ``report/grade.html -> ../../victim.txt``) is refused in one line (exit 3);
 * two reports (or a report and the cache) on one file, a report that is one of the run's inputs
   (the reference, a mapping, a JSONL file...) or named like source code (``--json ref.py``):
   a usage error (exit 2); a folder, or a folder that cannot be created or written: exit 3. All
@@ -18,7 +20,7 @@ import stat
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from ..safe_write import OutputClashError, OutputFileError, check_writable
+from ..safe_write import OutputClashError, OutputFileError, check_writable, refusal
 
 STDOUT = "-"
 #: How a message names a file the run writes that no option names (block-wise grading's row files,
@@ -61,13 +63,20 @@ def regular_targets(outputs: Mapping[str, Path]) -> list[Path]:
     return [p for p in outputs.values() if not is_stream(p)]
 
 
-def check_outputs(outputs: Mapping[str, Path], inputs: Iterable[str | Path]) -> None:
+def check_outputs(outputs: Mapping[str, Path], inputs: Iterable[str | Path],
+                  named: Iterable[str] = ()) -> None:
     """Refuse, in one line, reports that cannot be written or would overwrite an input or each
-    other; create the folders they go in."""
+    other; create the folders they go in. Only the kinds in ``named`` (files the user named) may
+    be a link or a stream."""
     seen: dict[str, str] = {}
+    named = set(named)
     input_files = {_key(p): str(p) for p in inputs if os.path.isfile(p)}
     for kind, path in outputs.items():
-        flag = LABELS.get(kind, f"--{kind}")
+        flag = LABELS.get(kind, f"--{kind}" if kind in named or kind not in ("csv", "json", "html")
+                          else f"the {kind.upper()} report")
+        reason = None if kind in named or str(path) == STDOUT else refusal(path)
+        if reason:
+            raise OutputFileError(f"{flag} {path}: {reason}")
         if str(path) == STDOUT:
             key = STDOUT
         else:

@@ -1,5 +1,7 @@
 """Report files: each written to a temporary name and renamed when complete (a stream, such as
-standard output or a pipe, is written in place), and the CSV's cells."""
+standard output or a pipe, is written in place), and the CSV's cells. Files go through
+``refscore.safe_write``: the temporary file is created new (never through a link planted under
+its name) and renamed over a missing or regular file only (never through a link)."""
 
 from __future__ import annotations
 
@@ -8,10 +10,11 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import IO, Any, Callable, Sequence
+from typing import IO, Any, BinaryIO, Callable, Sequence
 
+from ..safe_write import commit, new_temporary
 from .rows import COLUMNS
-from .targets import STDOUT, is_stream, write_target
+from .targets import STDOUT, is_stream
 
 #: First characters that make a spreadsheet cell a formula (or hide one behind a control).
 FORMULA_STARTS = frozenset("=+-@\t\r\n")
@@ -57,9 +60,15 @@ def temporary_name(path: Path) -> Path:
     """Where ``path`` is written before the rename (a stream is written in place)."""
     if is_stream(path):
         return path
-    path = write_target(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     return path.with_name(f".{path.name}.{os.getpid()}.tmp")
+
+
+def open_binary_report(path: Path) -> BinaryIO:
+    """A binary handle on ``path``'s new temporary file (a stream: opened in place)."""
+    if is_stream(path):
+        return open(path, "wb")
+    handle, _ = new_temporary(path, temporary_name(path).name)
+    return handle
 
 
 def open_report(path: Path) -> IO[str]:
@@ -67,13 +76,17 @@ def open_report(path: Path) -> IO[str]:
     if str(path) == STDOUT:
         sys.stdout.flush()
         return open(sys.stdout.fileno(), "w", encoding="utf-8", newline="", closefd=False)
-    return open(temporary_name(path), "w", encoding="utf-8", newline="")
+    if is_stream(path):
+        return open(path, "w", encoding="utf-8", newline="")
+    import io
+
+    return io.TextIOWrapper(open_binary_report(path), encoding="utf-8", newline="")
 
 
 def finish_report(path: Path) -> None:
     """Rename the finished temporary file over ``path`` (nothing to do for a stream)."""
     if not is_stream(path):
-        os.replace(temporary_name(path), write_target(path))
+        commit(temporary_name(path), path)
 
 
 def replace_report(path: Path, write: Callable[[IO[str]], Any]) -> None:
