@@ -10,10 +10,17 @@ and a piece scored twice (a retried task, two runs) writes the same name with th
 block's results are the union of its parts with one row per offset: nothing is lost or doubled
 whichever worker wrote what. Parts of blocks whose key no longer matches (the input or the
 settings changed) are never read.
+
+Each line carries ``"check"``: a SHA-256 over the part key (the block's content and the run's
+settings), the offset and the line's result. A line that is torn, not UTF-8, not JSON, or whose
+check does not match (a part cut short by a crash, random bytes, a hand-edited score) is dropped
+with one note per part file (``notes``) and its item is scored again: damaged state heals on the
+next run instead of failing it forever. Only regular files are read (``safe_read``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -21,6 +28,8 @@ import uuid
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..errors import InputFileError
+from ..safe_read import open_regular
 from ..safe_write import commit, new_temporary
 
 _NAME = re.compile(r"^b(\d+)-([0-9a-f]+)-(\d+)-(\d+)-(\d+)\.jsonl$")
@@ -34,6 +43,8 @@ class PartStore:
         self.folder = Path(folder)
         self.durable = durable  # fsync each part (a temporary folder, removed after the run, need not)
         self._index: dict[tuple[int, str], list[tuple[int, Path]]] | None = None
+        self.notes: list[str] = []  # one line per damaged part file found
+        self._noted: set[Path] = set()
 
     def write(self, block: int, key: str, rows: Sequence[tuple[Any, ...]]) -> Path | None:
         """Write one part holding ``rows`` (offset, row[, detail]) of block ``block``; None when empty."""
@@ -42,7 +53,8 @@ class PartStore:
         ordered = sorted(rows, key=lambda entry: entry[0])
         name = f"b{block:08d}-{key[:KEY_CHARS]}-{ordered[0][0]}-{ordered[-1][0]}-{len(ordered)}.jsonl"
         target = self.folder / name
-        text = "".join(json.dumps(_entry(*entry), ensure_ascii=False, allow_nan=False) + "\n" for entry in ordered)
+        text = "".join(json.dumps(_checked(key, _entry(*entry)), ensure_ascii=False, allow_nan=False) + "\n"
+                       for entry in ordered)
         handle, tmp = new_temporary(target, f".{name}.{uuid.uuid4().hex}.tmp")
         with handle:
             handle.write(text.encode("utf-8"))
@@ -77,11 +89,9 @@ class PartStore:
         return [path for _, path in self._scan().get((block, key[:KEY_CHARS]), [])]
 
     def done_offsets(self, block: int, key: str, items: int) -> set[int] | None:
-        """Offsets of the block already scored; None when every one of its ``items`` is."""
-        entries = self._scan().get((block, key[:KEY_CHARS]), [])
-        if any(count >= items for count, _ in entries):
-            return None
-        done = set(self.rows(block, key))
+        """Offsets of the block already scored (lines whose check holds); None when every one
+        of its ``items`` is."""
+        done = set(self.entries(block, key))
         return None if len(done) >= items else done
 
     def rows(self, block: int, key: str) -> dict[int, dict[str, Any]]:
@@ -90,13 +100,28 @@ class PartStore:
 
     def entries(self, block: int, key: str) -> dict[int, dict[str, Any]]:
         """offset -> ``{"row", "detail"?}`` for every scored item of the block (a whole part wins
-        ties; torn or foreign lines are skipped)."""
+        ties; damaged lines are dropped with a note)."""
         out: dict[int, dict[str, Any]] = {}
         entries = sorted(self._scan().get((block, key[:KEY_CHARS]), []), key=lambda e: -e[0])
-        for _, path in entries:
-            for offset, entry in _read_part(path):
+        for count, path in entries:
+            good, damaged = _read_part(path, key)
+            if damaged or len(good) < count:
+                self._heal(block, key, path, good, max(damaged, count - len(good)))
+            for offset, entry in good:
                 out.setdefault(offset, entry)
         return out
+
+
+    def _heal(self, block: int, key: str, path: Path, good: list[tuple[int, dict[str, Any]]], lost: int) -> None:
+        """Replace a damaged part by one of its good lines (or none), with one note."""
+        if path in self._noted:
+            return
+        self._noted.add(path)
+        self.notes.append(f"{path}: {lost} damaged or missing line(s) dropped; scoring them again")
+        kept = self.write(block, key, [(o, e["row"], e.get("detail"), e.get("meta")) for o, e in good]) if good else None
+        if kept != path:
+            path.unlink(missing_ok=True)
+            self._index = None
 
 
 def _entry(offset: int, row: dict[str, Any], detail: dict[str, Any] | None = None,
@@ -109,17 +134,35 @@ def _entry(offset: int, row: dict[str, Any], detail: dict[str, Any] | None = Non
     return out
 
 
-def _read_part(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    out = []
+def _checked(key: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """``entry`` with its ``check``."""
+    return {**entry, "check": _check(key, entry)}
+
+
+def _check(key: str, entry: dict[str, Any]) -> str:
+    """SHA-256 over the part key, the offset and the result (row, detail, meta) of one line."""
+    body = {k: entry[k] for k in ("offset", "row", "detail", "meta") if k in entry}
+    text = json.dumps(body, ensure_ascii=False, allow_nan=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(f"{key}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _read_part(path: Path, key: str) -> tuple[list[tuple[int, dict[str, Any]]], int]:
+    """The part's lines whose check holds, as (offset, entry), and how many lines were dropped."""
+    out, damaged = [], 0
     try:
-        with open(path, encoding="utf-8") as fh:
-            for line in fh:
-                try:
-                    entry = json.loads(line)
-                    out.append((int(entry["offset"]), {"row": dict(entry["row"]), "detail": entry.get("detail"),
-                                                       "meta": entry.get("meta") or {}}))
-                except (ValueError, KeyError, TypeError):
-                    continue
-    except OSError:
-        return []
-    return out
+        with open_regular(path) as fh:
+            lines = fh.read().split(b"\n")
+    except (OSError, InputFileError):
+        return [], 1
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line.decode("utf-8"))
+            if not isinstance(entry, dict) or entry.get("check") != _check(key, entry):
+                raise ValueError("check")
+            out.append((int(entry["offset"]), {"row": dict(entry["row"]), "detail": entry.get("detail"),
+                                               "meta": entry.get("meta") or {}}))
+        except (ValueError, KeyError, TypeError, RecursionError):
+            damaged += 1
+    return out, damaged

@@ -150,4 +150,4 @@ def plan_run(sources: Sources, work: BlockWork, store: PartStore, spool_dir: Pat
         done = store.done_offsets(spec.index, key, spec.items)
         blocks.append(PlannedBlock(spec, key, None if done is None else frozenset(done)))
     notes = [f"{line}, so what is graded against it scores 0" for line in sorted(empty)]
-    return Plan(blocks, work, notes)
+    return Plan(blocks, work, [*notes, *store.notes])  # damaged parts found (scored again)
