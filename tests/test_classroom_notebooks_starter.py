@@ -147,3 +147,16 @@ def test_the_docs_typo_example_names_the_unknown_key(tmp_path: Path, capsys) -> 
     assert main(["grade", "--mapping", str(tmp_path / "m.toml"), "--metrics", "codebleu", "--no-cache", "-q"]) == 3
     err = capsys.readouterr().err
     assert "unknown key 'submission' ignored" in err and "no submissions found" in err
+
+
+def test_what_a_notebook_reference_has_and_the_submission_lacks_is_placed_by_cell(tmp_path: Path) -> None:
+    ref = tmp_path / "ref.ipynb"
+    ref.write_text(notebook([("markdown", "# Task"), ("code", HELPER), ("markdown", "then"),
+                             ("code", REF[len(HELPER):].strip())]))
+    sub = tmp_path / "wrong.py"
+    sub.write_text(WRONG)
+    html = tmp_path / "r.html"
+    assert main(["grade", "-r", str(ref), str(sub), "--metrics", "codebleu", "--no-cache", "-q",
+                 "--html", str(html)]) == 0
+    page = html.read_text(encoding="utf-8")
+    assert "missing from the candidate:" in page and "(cell 4, line 2)" in page

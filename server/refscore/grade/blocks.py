@@ -199,6 +199,9 @@ def item_from_json(line: bytes) -> GradeItem:
     data["reference_names"] = tuple(data["reference_names"])
     if data.get("cells") is not None:
         data["cells"] = tuple(tuple(cell) for cell in data["cells"])
+    if data.get("reference_cells") is not None:
+        data["reference_cells"] = tuple(None if cells is None else tuple(tuple(c) for c in cells)
+                                        for cells in data["reference_cells"])
     return GradeItem(**data)
 
 

@@ -42,6 +42,7 @@ class Problem:
     context: str | None = None
     name: str | None = None
     error: str | None = None
+    reference_cells: tuple[Cells | None, ...] | None = None  # per reference: its notebook cell map (None: none is one)
 
 
 def load_problem(reference_paths: Sequence[str | Path], language: str | None = None,
@@ -52,9 +53,11 @@ def load_problem(reference_paths: Sequence[str | Path], language: str | None = N
     try:
         if not reference_paths:
             raise InputFileError(f"{name or 'problem'}: no reference given")
-        texts = tuple(read_code(p)[0] for p in reference_paths)
+        read = [read_code(p) for p in reference_paths]
         spec = _language(language, reference_paths[0])
-        return Problem(texts, names, spec.name, bool(language), context, name)
+        cells = tuple(r[1] for r in read) if any(r[1] for r in read) else None
+        return Problem(tuple(r[0] for r in read), names, spec.name, bool(language), context, name,
+                       reference_cells=cells)
     except (InputFileError, LanguageError) as error:
         if strict:
             raise
@@ -202,7 +205,8 @@ def items_for(problem: Problem, submissions: Sequence[Submission],
     for sub_id, files, empty in submissions:
         item = GradeItem(id=id_prefix + sub_id, candidate=None, references=problem.references,
                          language=problem.language, context=problem.context, problem=problem.name,
-                         source=sub_id, reference_names=problem.reference_names)
+                         source=sub_id, reference_names=problem.reference_names,
+                         reference_cells=problem.reference_cells)
         if problem.error:
             item.error = f"reference: {problem.error}"
         elif files is None:

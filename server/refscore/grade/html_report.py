@@ -329,6 +329,13 @@ def _panes(result: GradeResult, low: float) -> str:
         heat = token_heat(bert.reference_tokens, low, reference) if bert is not None and ref_index == bert_ref else []
         if not heat:
             heat = missing_heat(missing, len(reference))
+        cells = item.reference_cells[ref_index] if item.reference_cells and ref_index < len(item.reference_cells) \
+            else None
+        if cells:  # a notebook reference: what the submission lacks is placed by cell and line
+            heat = [replace(h, title=f"{h.title} ({where(cells, reference, h.start)})")
+                    if where(cells, reference, h.start) else h for h in heat]
+            missing = [replace(m, label=f"{m.label} ({where(cells, reference, m.start)})")
+                       if where(cells, reference, m.start) else m for m in missing]
         name = item.reference_names[ref_index] if ref_index < len(item.reference_names) else f"reference {ref_index + 1}"
         out.append(f'<div class="pane"><h4>{safe_text(name)} ({len(missing)} missing part(s) marked)</h4>'
                    f"{render_pane(reference, heat, missing)}</div>")

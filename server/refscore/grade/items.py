@@ -33,6 +33,7 @@ class GradeItem:
     late: bool | None = None
     # a notebook: (cell number, first line in ``candidate``, lines) per code cell (``classroom.notebook``)
     cells: tuple[tuple[int, int, int], ...] | None = None
+    reference_cells: tuple[tuple[tuple[int, int, int], ...] | None, ...] | None = None  # the same, per reference
     extra: dict[str, Any] = field(default_factory=dict)  # other input fields, passed to the reports
     input_id: int | None = None  # the input's ``id`` when it is an integer (reports keep it one)
 

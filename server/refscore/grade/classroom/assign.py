@@ -166,7 +166,8 @@ def _base_item(student: Student, problem: ClassProblem, late: bool | None) -> Gr
         refs = tuple(starter_free_text(r, problem.starter, keep_lines=True) for r in refs)
     item = GradeItem(id=prefix + _label(student), candidate=None, references=refs,
                      language=problem.problem.language, context=problem.problem.context, problem=problem.name,
-                     reference_names=problem.problem.reference_names, student=student.name,
+                     reference_names=problem.problem.reference_names,
+                     reference_cells=problem.problem.reference_cells, student=student.name,
                      student_id=student.id, late=late)
     if problem.problem.error:
         item.error = f"reference: {problem.problem.error}"
