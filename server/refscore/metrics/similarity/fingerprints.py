@@ -30,10 +30,8 @@ class Fingerprint:
     winnowed: frozenset[int]
     #: per unit, each k-gram's hash in order (None where it was starter code), for the side-by-side view
     unit_hashes: tuple[tuple[int | None, ...], ...] = field(default=(), compare=False)
-
-    @property
-    def size(self) -> int:
-        return sum(self.kgrams.values())
+    size: int = 0  # k-grams counted with repeats
+    keys: frozenset[int] = frozenset()  # the distinct k-grams (intersected in C by ``pair_score``)
 
 
 def _hash(tokens: tuple[str, ...]) -> int:
@@ -76,4 +74,4 @@ def fingerprint(document: StructuralTokens, starter: frozenset[int] = frozenset(
         counts.update(h for h in hashes if h is not None)
         selected |= winnow(hashes, w)
         per_unit.append(tuple(hashes))
-    return Fingerprint(counts, frozenset(selected), tuple(per_unit))
+    return Fingerprint(counts, frozenset(selected), tuple(per_unit), sum(counts.values()), frozenset(counts))

@@ -25,7 +25,8 @@ def pair_score(first: Fingerprint, second: Fingerprint) -> PairScore:
     if not first.kgrams or not second.kgrams:
         return PairScore(0.0, 0.0, 0)
     a, b = first.kgrams, second.kgrams
-    shared = sum(min(a[h], b[h]) for h in a.keys() & b.keys())  # the intersection in C, then its counts
+    common = first.keys & second.keys  # in C; most k-grams occur once, so few counts to compare
+    shared = sum(min(a[h], b[h]) for h in common) if common else 0
     sizes = first.size, second.size
     return PairScore(round(2 * shared / (sizes[0] + sizes[1]), 6), round(shared / min(sizes), 6), shared)
 
