@@ -217,3 +217,20 @@ def test_a_glob_of_zip_archives_names_each_as_a_class(tmp_path: Path) -> None:
     assert code == 0
     assert [c["layout"] for c in report["settings"]["classes"]] == ["moodle", "canvas"]
     assert set(by_id(report)) == {"sum/Ada Lovelace (1)", "sum/turingalan (2)"}
+
+
+def test_utf8_names_without_the_flag_and_backslash_separators(tmp_path: Path, monkeypatch) -> None:
+    """Windows' own zip tool writes UTF-8 names without the UTF-8 flag, old tools '\\' separators."""
+    sum_ref, _ = refs(tmp_path)
+    name = "José García_77_assignsubmission_file_\\src\\sum.py"
+    archive = tmp_path / "win.zip"
+    with monkeypatch.context() as patch:
+        patch.setattr(zipfile.ZipInfo, "_encodeFilenameFlags", lambda self: (self.filename.encode("cp437"),
+                                                                             self.flag_bits & ~0x800))
+        with zipfile.ZipFile(archive, "w") as z:
+            z.writestr(zipfile.ZipInfo(name.encode("utf-8").decode("cp437")), SUM_REF)
+    assert not zipfile.ZipFile(archive).infolist()[0].flag_bits & 0x800
+    code, report = grade(tmp_path, "-r", str(sum_ref), str(archive))
+    row = report["submissions"][0]
+    assert code == 0 and row["student"] == "José García" and row["student_id"] == "77"
+    assert row["codebleu"] == pytest.approx(1.0) and row["source"].endswith("src\\sum.py")

@@ -110,10 +110,10 @@ def test_starter_per_problem_in_the_mapping_and_for_a_class(tmp_path: Path) -> N
     assert rows["second/ben"]["errors"] == [] and rows["second/ben"]["codebleu"] > 0.3
 
 
-def test_starter_alone_is_a_usage_error(tmp_path: Path, capsys) -> None:
-    (tmp_path / "s.py").write_text(STARTER)
-    assert main(["grade", "--starter", str(tmp_path / "s.py"), "--jsonl", str(tmp_path / "x.jsonl")]) == 2
-    assert "--starter applies to" in capsys.readouterr().err
+@pytest.mark.parametrize("option", [["--starter", "s.py"], ["--roster", "r.csv"], ["--layout", "moodle"]])
+def test_class_options_without_submissions_are_usage_errors(tmp_path: Path, capsys, option: list[str]) -> None:
+    assert main(["grade", *option, "--jsonl", str(tmp_path / "x.jsonl")]) == 2
+    assert f"{option[0]} applies to" in capsys.readouterr().err
 
 
 # -- issue 28 item 11 -------------------------------------------------------------------------------

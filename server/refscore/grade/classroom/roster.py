@@ -15,6 +15,7 @@ import csv
 import io
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from ...errors import InputFileError
@@ -32,7 +33,8 @@ def squashed(text: str) -> str:
     return "".join(c for c in plain.lower() if c.isalnum() and not unicodedata.combining(c))
 
 
-def name_keys(name: str) -> set[str]:
+@lru_cache(maxsize=65536)
+def name_keys(name: str) -> frozenset[str]:
     """The forms a name may take in an LMS layout ("Ada Lovelace": adalovelace, lovelaceada)."""
     words = name.replace(",", " ").split()
     keys = {squashed(name)}
@@ -41,7 +43,7 @@ def name_keys(name: str) -> set[str]:
         if "," in name:  # "Lovelace, Ada"
             last, _, first = name.partition(",")
             keys.add(squashed(first + last))
-    return {k for k in keys if k}
+    return frozenset(k for k in keys if k)
 
 
 @dataclass(frozen=True)

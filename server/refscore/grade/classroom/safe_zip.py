@@ -12,7 +12,9 @@ output folder), and
   bytes never read) when its name is absolute (``/etc/passwd``, ``C:\\x``, ``\\\\server\\x``), has
   a ``..`` component (zip slip), holds control characters, is a symbolic link (Unix mode bits in
   the entry's external attributes), is encrypted, or holds more than ``MAX_ENTRY_BYTES``;
-* folders, ``__MACOSX/`` resource forks and hidden files (``.DS_Store``, ``.git/...``) are skipped.
+* folders, ``__MACOSX/`` resource forks and hidden files (``.DS_Store``, ``.git/...``) are skipped;
+  ``\\`` separators (old Windows tools) are read as ``/``, and names written as UTF-8 without the
+  UTF-8 flag are read as UTF-8 (``entry_name``).
 """
 
 from __future__ import annotations
@@ -127,7 +129,7 @@ def _entries(archive: zipfile.ZipFile, infos: list[zipfile.ZipInfo], path: Path)
     out: list[Entry] = []
     total = 0
     for info in infos:
-        name = info.filename
+        name = entry_name(info)
         if info.is_dir() or (_skipped(name) and name_problem(name) is None):
             continue
         hostile = name_problem(name)
@@ -147,8 +149,20 @@ def _entries(archive: zipfile.ZipFile, infos: list[zipfile.ZipInfo], path: Path)
         if isinstance(data, str):
             out.append(Entry(name, error=f"{path.name}!{name}: cannot be read ({data})"))
             continue
-        out.append(Entry(name, data, origin=f"{path.name}!{name}"))
+        out.append(Entry(name.replace("\\", "/"), data, origin=f"{path.name}!{name}"))
     return out
+
+
+def entry_name(info: zipfile.ZipInfo) -> str:
+    """The entry's name as its writer meant it: without the UTF-8 flag, ``zipfile`` reads names as
+    code page 437, but many tools (Windows' own, older LMSs) wrote UTF-8 bytes anyway, so
+    ``JosÃ©`` is read back as ``José`` when the bytes are valid UTF-8."""
+    if info.flag_bits & 0x800:
+        return info.filename
+    try:
+        return info.filename.encode("cp437").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return info.filename
 
 
 def _entry_problem(info: zipfile.ZipInfo) -> str | None:
