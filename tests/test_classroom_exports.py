@@ -118,3 +118,17 @@ def test_github_classroom_summary_and_exit_code(tmp_path):
 def test_classroom_outputs_need_a_rubric(capsys):
     assert main(["grade", "--jsonl", "x.jsonl", "--canvas", "c.csv"]) == 2
     assert "--canvas needs --rubric FILE" in capsys.readouterr().err
+
+
+def test_a_feedback_folder_that_is_a_file_is_one_line(tmp_path, capsys):
+    mapping, rubric = _class(tmp_path, {"ada": REFERENCE})
+    (tmp_path / "pages").write_text("not a folder")
+    code = main(["grade", "--mapping", str(mapping), "--metrics", "codebleu", "--rubric", str(rubric),
+                 "--feedback", str(tmp_path / "pages"), "-q"])
+    err = capsys.readouterr().err
+    assert code == 3 and "is a file; the feedback pages go in a folder" in err and "Traceback" not in err
+    (tmp_path / "points.csv").mkdir()  # a folder where the points file goes: one line, not a traceback
+    code = main(["grade", "--mapping", str(mapping), "--metrics", "codebleu", "--rubric", str(rubric),
+                 "--points", str(tmp_path / "points.csv"), "-q"])
+    err = capsys.readouterr().err
+    assert code == 3 and "points.csv" in err and "Traceback" not in err

@@ -85,7 +85,8 @@ def test_hints_pages_hold_no_reference_code(graded):
     lines, names = _reference_only_lines(), _reference_names()
     assert lines and "distinct_values" in names
     for page in graded["hints"].iterdir():
-        text = html.unescape(page.read_text(encoding="utf-8"))
+        raw = page.read_text(encoding="utf-8")  # the text as shown (spans may split a name) and the tooltips
+        text = html.unescape(re.sub(r"<[^>]+>", "", raw)) + "\n" + html.unescape(raw)
         assert not [line for line in lines if line in text], page
         assert not [name for name in names if re.search(rf"\b{name}\b", text)], page
     assert "the reference has" in (graded["hints"] / "ana.md").read_text()  # hints there are, in words
@@ -110,4 +111,28 @@ def test_hints_page_as_chromium_renders_it(graded, tmp_path):
     text = html.unescape(re.sub(r"<[^>]+>", "", dom.stdout))
     assert "feedback for ana" in text and "best, second = x, best" in text
     assert not [line for line in _reference_only_lines() if line in text]
+    assert not [name for name in _reference_names() if re.search(rf"\b{name}\b", text)]
+
+
+def test_token_heat_with_codebertscore_names_no_reference_token(tmp_path):
+    """With CodeBERTScore (the real embedded model) the student's tokens are coloured; their
+    tooltips give the similarity only, never the reference token it matched."""
+    (tmp_path / "ref.py").write_text(REFERENCE)
+    (tmp_path / "ana.py").write_text(STUDENTS["ana"])
+    (tmp_path / "rubric.toml").write_text("linear = { floor = 0.0, ceiling = 1.0 }\n")
+    out = tmp_path / "out"
+    code = main(["grade", "-r", str(tmp_path / "ref.py"), str(tmp_path / "ana.py"), "-o", str(out),
+                 "--rubric", str(tmp_path / "rubric.toml"), "-q"])
+    import json
+
+    rows = json.loads((out / "grade.json").read_text())["submissions"]
+    if any("codebertscore unavailable" in e for r in rows for e in r["errors"]):
+        pytest.skip(f"CodeBERTScore cannot run here: {rows[0]['errors'][0]}")
+    assert code == 0 and rows[0]["codebertscore_f1"] is not None
+    page = (out / "feedback" / "ana.html").read_text(encoding="utf-8")
+    titles = re.findall(r'title="([^"]*)"', page)
+    assert len([t for t in titles if re.fullmatch(r"similarity \d\.\d{3}.*", t)]) > 10
+    assert "best match" not in page and "background:hsl(" in page
+    assert "coloured by how closely each part matches the reference" in page
+    text = html.unescape(re.sub(r"<[^>]+>", "", page))  # token spans split identifiers
     assert not [name for name in _reference_names() if re.search(rf"\b{name}\b", text)]

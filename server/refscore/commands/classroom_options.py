@@ -10,6 +10,7 @@ from ..grade.classroom.autograders import VISIBILITIES
 from ..grade.classroom.hints import DEFAULT_REVEAL, REVEAL_MODES
 from ..grade.classroom.outputs import GRADESCOPE_RESULTS, ClassroomOutputs
 from ..grade.classroom.rubric import load_rubric
+from ..safe_write import OutputFileError
 from .options import UsageError
 
 #: Options that write a classroom output and so need --rubric.
@@ -81,10 +82,13 @@ def classroom_from_args(args: argparse.Namespace, metrics: tuple[str, ...]) -> C
         return Path(given) if given else (folder / name if folder is not None else None)
 
     title = args.assignment or rubric.default.title or "RefScore"
+    feedback = default(args.feedback, out_dir, "feedback")
+    if feedback is not None and feedback.exists() and not feedback.is_dir():
+        raise OutputFileError(f"--feedback {feedback}: is a file; the feedback pages go in a folder")
     return ClassroomOutputs(
         rubric=rubric, adjustments=adjustments, points=default(args.points, out_dir, "points.csv"),
         canvas=default(args.canvas, key_dir, "canvas.csv"), moodle=default(args.moodle, key_dir, "moodle.csv"),
-        assignment=title, feedback=default(args.feedback, out_dir, "feedback"), reveal=args.reveal,
+        assignment=title, feedback=feedback, reveal=args.reveal,
         gradescope=Path(args.gradescope) if args.gradescope else None, visibility=args.gradescope_visibility,
         classroom=Path(args.classroom_summary) if args.classroom_summary else None, anonymise_key=key, title=title)
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ...errors import UsageError
+from ..targets import OutputFileError
 from ..rows import GradeResult
 from ..writers import replace_report
 from .adjustments import read_adjustments
@@ -98,7 +99,10 @@ def write_classroom(out: ClassroomOutputs, rows: Sequence[dict[str, Any]],
     written: list[Path] = []
 
     def put(path: Path, text: str) -> None:
-        replace_report(path, lambda fh: fh.write(text))
+        try:
+            replace_report(path, lambda fh: fh.write(text))
+        except OSError as error:  # a folder in the way, no permission, a full disk: one line, exit 3
+            raise OutputFileError(f"{path}: cannot write it ({error.strerror or error})") from None
         written.append(path)
 
     if out.points is not None:
