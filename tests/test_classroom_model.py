@@ -121,3 +121,19 @@ def test_submission_text_joins_files_and_drops_the_starter():
     assert submission_text(sub, Starter(("import os\n",))) == "print(1)\n\nx = 1\n\ny = 2\nz = 3\n"
     text, cells = joined([("import os\nprint(1)", None), *[(c.text, c.cells) for c in [notebook_code(nb, "b")]]])
     assert cells == ((1, 3, 1), (3, 5, 2)) and text.splitlines()[5] == "y = 2"
+
+
+def test_roster_index_agrees_with_the_one_pair_rule():
+    from refscore.grade.classroom.roster import RosterEntry, match_roster
+
+    students = [Student("Ada Lovelace", "1"), Student("lovelaceada", "2"), Student("Ada Lovelace", "3"),
+                Student("octocat", None, "octocat"), Student("Grace Hopper"), Student("hopper, grace"),
+                Student("Alan Turing", "9", "alan@example.org")]
+    roster = [RosterEntry("Ada Lovelace", ("1",)), RosterEntry("Ada Lovelace", ("2",)),
+              RosterEntry("octocat"), RosterEntry("Grace Hopper", ("77",)), RosterEntry("Edsger Dijkstra", ("5",)),
+              RosterEntry("A. Turing", ("alan@example.org",))]
+    missing, strangers = match_roster(roster, students)
+    assert missing == [e for e in roster if not any(e.owns(s) for s in students)]
+    assert strangers == [s for s in students if not any(e.owns(s) for e in roster)]
+    assert [e.label for e in missing] == ["Edsger Dijkstra (5)"]
+    assert strangers == [Student("Ada Lovelace", "3")]  # same name, other id: not on the roster

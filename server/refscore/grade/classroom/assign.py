@@ -31,7 +31,7 @@ from ..discover import Problem
 from ..items import GradeItem, ItemSet
 from .model import ClassInput, Student, Submission, SubmittedFile
 from .notebook import Cells, code_of, is_notebook, shift
-from .roster import RosterEntry, squashed
+from .roster import RosterEntry, match_roster, squashed
 from .starter import Starter, load_starter, starter_free_text
 
 
@@ -254,15 +254,14 @@ def submission_text(submission: Submission, starter: Starter | None = None) -> s
 
 def _check_roster(cls: ClassInput, problems: Sequence[ClassProblem], roster: Sequence[RosterEntry],
                   result: ItemSet, report: ClassReport) -> None:
-    students = [s.student for s in cls.submissions]
-    for entry in roster:
-        if not any(entry.owns(s) for s in students):
-            report.missing_students.append(entry.label)
-            for problem in problems:
-                item = _base_item(Student(entry.name, entry.ids[0] if entry.ids else None), problem, None)
-                item.error = item.error or f"{entry.label}: on the roster, but handed nothing in"
-                result.items.append(item)
-    report.not_on_roster = [_label(s) for s in students if not any(e.owns(s) for e in roster)]
+    missing, strangers = match_roster(roster, [s.student for s in cls.submissions])
+    for entry in missing:
+        report.missing_students.append(entry.label)
+        for problem in problems:
+            item = _base_item(Student(entry.name, entry.ids[0] if entry.ids else None), problem, None)
+            item.error = item.error or f"{entry.label}: on the roster, but handed nothing in"
+            result.items.append(item)
+    report.not_on_roster = [_label(s) for s in strangers]
 
 
 def starter_for(paths: Sequence[str | Path], language: str | None) -> Starter | None:

@@ -17,6 +17,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Sequence
 
 from ...errors import InputFileError
 from ...scoring.inputs import read_source
@@ -89,3 +90,32 @@ def load_roster(path: str | Path) -> list[RosterEntry]:
     if not out:
         raise InputFileError(f"{path}: the roster lists no student")
     return out
+
+
+def _ids(values: "tuple[str | None, ...]") -> frozenset[str]:
+    return frozenset(squashed(v) for v in values if v)
+
+
+def match_roster(roster: Sequence[RosterEntry], students: Sequence[Student]) -> tuple[list[RosterEntry], list[Student]]:
+    """(roster entries no student is, students no roster entry is), by ``RosterEntry.owns``'s
+    rule, through an index of ids and name forms (a 1,000-student class in milliseconds)."""
+    by_key: dict[str, list[int]] = {}
+    keys = []
+    for index, student in enumerate(students):
+        ids = _ids((student.id, student.login))
+        keys.append(ids)
+        for key in ids | name_keys(student.name):
+            by_key.setdefault(key, []).append(index)
+    owned: set[int] = set()
+    missing = []
+    for entry in roster:
+        mine = _ids(entry.ids)
+        found = {i for key in mine for i in by_key.get(key, []) if key in keys[i]}
+        if not found:
+            found = {i for key in name_keys(entry.name) for i in by_key.get(key, [])
+                     if not (mine and keys[i] and not mine & keys[i])}
+        if found:
+            owned |= found
+        else:
+            missing.append(entry)
+    return missing, [s for i, s in enumerate(students) if i not in owned]
