@@ -234,3 +234,14 @@ def test_utf8_names_without_the_flag_and_backslash_separators(tmp_path: Path, mo
     row = report["submissions"][0]
     assert code == 0 and row["student"] == "José García" and row["student_id"] == "77"
     assert row["codebleu"] == pytest.approx(1.0) and row["source"].endswith("src\\sum.py")
+
+
+def test_files_outside_any_submission_are_one_note(tmp_path: Path, capsys) -> None:
+    sum_ref, _ = refs(tmp_path)
+    files = {f"stray_{n}.txt": "x" for n in range(15)}
+    files["Ada Lovelace_1_assignsubmission_file_/sum.py"] = SUM_OK
+    archive = write_zip(tmp_path / "m.zip", files)
+    code, report = grade(tmp_path, "-r", str(sum_ref), str(archive), "--layout", "moodle")
+    err = [line for line in capsys.readouterr().err.splitlines() if "not in a student's submission" in line]
+    assert code == 0 and len(err) == 1 and "15 file(s)" in err[0] and "and 5 more" in err[0]
+    assert [r["student"] for r in report["submissions"]] == ["Ada Lovelace"]

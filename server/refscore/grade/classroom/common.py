@@ -30,6 +30,7 @@ def group(entries: Sequence[Entry], split: Split, layout: str, source: str) -> C
     result = ClassInput(layout, source)
     order: dict[Student, list[SubmittedFile]] = {}
     late: dict[Student, bool] = {}
+    stray: list[str] = []
     for entry in entries:
         if entry.refused:
             result.refused.append(to_file(entry, entry.name))  # a name that may not be used: a row of its own
@@ -41,12 +42,15 @@ def group(entries: Sequence[Entry], split: Split, layout: str, source: str) -> C
             if entry.error is not None:
                 result.refused.append(to_file(entry, entry.name))
             else:
-                result.notes.append(f"{entry.origin or entry.name}: not in a student's submission "
-                                    f"of the {layout} layout; not graded")
+                stray.append(entry.origin or entry.name)
             continue
         student, name, is_late = placed
         order.setdefault(student, []).append(to_file(entry, name))
         late[student] = late.get(student, False) or is_late
+    if stray:
+        shown = ", ".join(stray[:10]) + (f" and {len(stray) - 10} more" if len(stray) > 10 else "")
+        result.notes.append(f"{source}: {len(stray)} file(s) not in a student's submission of the {layout} "
+                            f"layout, not graded: {shown}")
     for student, files in order.items():
         result.submissions.append(Submission(student, tuple(sorted(files, key=lambda f: f.name)),
                                              late=late[student], layout=layout))
