@@ -121,12 +121,12 @@ def test_large_runs_get_the_summary_page_and_the_same_files(jsonl, in_memory, tm
     from refscore.grade import run
 
     small = tmp_path / "small"
-    assert main(["grade", "--jsonl", str(jsonl), "--metrics", "codebleu", "-o", str(small), "-q"]) == 0
+    assert main(["grade", "--jsonl", str(jsonl), "--metrics", "codebleu", "-o", str(small), "-q", "--parquet"]) == 0
     html = (small / "grade.html").read_text(encoding="utf-8")
     assert 'id="results"' in html and "<details" in html and 'id="lowest"' not in html
     monkeypatch.setattr(run, "DETAIL_LIMIT", 10)
     large = tmp_path / "large"
-    assert main(["grade", "--jsonl", str(jsonl), "--metrics", "codebleu", "-o", str(large), "-q"]) == 0
+    assert main(["grade", "--jsonl", str(jsonl), "--metrics", "codebleu", "-o", str(large), "-q", "--parquet"]) == 0
     assert sorted(p.name for p in large.iterdir()) == sorted(p.name for p in small.iterdir())
     assert (large / "grade.jsonl").exists() and (large / "grade.parquet").exists()
     assert (large / "grade.csv").read_bytes() == (small / "grade.csv").read_bytes()
@@ -189,6 +189,13 @@ def test_summary_page_stays_small_and_statistics_match(tmp_path):
     assert [r["id"] for r in stats.highest()][0] == max(rows, key=lambda r: r["codebleu"])["id"]
     html = build_html(stats, {"metrics": ["codebleu"]}, "t", ["grade.parquet"])
     assert len(html) < 100_000 and html.count("<tr") == 2 + 1 + 2 * 11
+
+
+def test_parquet_rows_only_when_asked(jsonl, tmp_path):
+    out = tmp_path / "plain"
+    assert main(["grade", "--jsonl", str(jsonl), "--metrics", "codebleu", "-o", str(out), "-q", "--no-cache"]) == 0
+    assert (out / "grade.jsonl").exists() and not (out / "grade.parquet").exists()
+    assert main(["grade", "--jsonl", str(jsonl), "--metrics", "codebleu", "--parquet", "-q"]) == 2  # no report file
 
 
 def test_parquet_schema_types_every_report_column():

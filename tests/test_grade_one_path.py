@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import importlib.util
 import json
 from pathlib import Path
 
@@ -17,6 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: the shared data beside the checkout (a worktree of it sits one folder deeper)
 DATA = next((p for p in (ROOT.parent / "shared", ROOT.parents[1] / "shared") if p.is_dir()),
             ROOT.parent / "shared") / "data" / "humaneval" / "python.jsonl.gz"
+#: the Parquet rows file is written when asked for (and pyarrow is there)
+PARQUET = ["--parquet"] if importlib.util.find_spec("pyarrow") else []
 ITEMS = 150
 TOLERANCE = 1e-9
 pytestmark = pytest.mark.timeout(300)
@@ -50,7 +53,7 @@ def write_jsonl(path: Path, rows: list[dict]) -> Path:
 
 def grade(source: Path, out: Path, *extra: str) -> None:
     assert main(["grade", "--jsonl", str(source), "--metrics", "codebleu,chrf,crystalbleu", "--per-function",
-                 "-o", str(out), "-q", "--no-cache", *extra]) == 0
+                 "-o", str(out), "-q", "--no-cache", *PARQUET, *extra]) == 0
 
 
 def same(expected, got, where: str = "") -> None:

@@ -5,6 +5,7 @@ columns of metrics asked for only, and CSV numbers as the JSON has them."""
 from __future__ import annotations
 
 import csv
+import importlib.util
 import json
 from pathlib import Path
 
@@ -15,6 +16,8 @@ from refscore.grade.records import parse_fields
 from refscore.errors import UsageError
 
 pytestmark = pytest.mark.timeout(300)
+#: the Parquet rows file is written when asked for (and pyarrow is there)
+PARQUET = ["--parquet"] if importlib.util.find_spec("pyarrow") else []
 REF = "def add(a, b):\n    return a + b\n"
 CANDIDATES = ["def add(x, y):\n    return x + y\n", "def add(a, b):\n    return a - b\n",
               "def add(a, b):\n    total = a\n    total += b\n    return total\n"]
@@ -45,7 +48,7 @@ def test_fields_rename_and_extras_pass_through_with_their_types(tmp_path, capsys
     for name, extra in (("memory", []), ("blocks", ["--block-lines", "1"])):
         out = tmp_path / name
         code = main(["grade", "--jsonl", str(data), "--fields", "candidate=hyp,reference=ref", "--metrics",
-                     "codebleu", "-o", str(out), "-q", "--no-cache", *extra])
+                     "codebleu", "-o", str(out), "-q", "--no-cache", *PARQUET, *extra])
         assert code == 0, capsys.readouterr().err
         reports[name] = out
     rows = json.loads((reports["memory"] / "grade.json").read_text(encoding="utf-8"))["submissions"]
@@ -96,7 +99,8 @@ def test_mixed_ids_are_strings_in_parquet(tmp_path, capsys):
                     + "\n" + json.dumps({"id": 7, "candidate": CANDIDATES[2], "reference": REF,
                                          "language": "python"}) + "\n", encoding="utf-8")
     out = tmp_path / "out"
-    assert main(["grade", "--jsonl", str(data), "--metrics", "codebleu", "-o", str(out), "-q", "--no-cache"]) == 0
+    assert main(["grade", "--jsonl", str(data), "--metrics", "codebleu", "-o", str(out), "-q", "--no-cache",
+                 "--parquet"]) == 0
     rows = json.loads((out / "grade.json").read_text(encoding="utf-8"))["submissions"]
     assert [r["id"] for r in rows] == [7, "x", "7#2"]
     assert pq.read_table(out / "grade.parquet").column("id").to_pylist() == ["7", "x", "7#2"]

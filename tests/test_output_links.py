@@ -53,7 +53,9 @@ def test_a_link_planted_as_a_report_is_refused_and_its_target_untouched(tmp_path
     with the HTML report (its code lines verbatim: a line injected into an authorized_keys)."""
     report = _class(tmp_path)
     os.symlink("../../victim.txt", report / name)
-    result = refscore("grade", *ENGINES[engine], "--metrics", "codebleu", "-q", "-o", "subs/report", cwd=tmp_path)
+    parquet = ["--parquet"] if name.endswith(".parquet") else []  # written when asked for
+    result = refscore("grade", *ENGINES[engine], "--metrics", "codebleu", "-q", "-o", "subs/report", *parquet,
+                      cwd=tmp_path)
     assert result.returncode == 3, result.stderr
     assert (tmp_path / "victim.txt").read_text() == VICTIM
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1

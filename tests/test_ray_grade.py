@@ -108,7 +108,7 @@ def local_both(inputs, tmp_path_factory):
 def _ray_grade(cluster, out: Path, *extra: str, wait: bool = True) -> subprocess.Popen | subprocess.CompletedProcess:
     address, env = cluster
     command = [sys.executable, "-m", "refscore", "grade", "--engine", "ray", "--ray-address", address,
-               "-o", str(out), "-q", *extra]
+               "-o", str(out), "-q", "--parquet", *extra]
     if wait:
         return subprocess.run(command, env=env, capture_output=True, text=True, timeout=200)
     return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -241,7 +241,7 @@ def test_ray_writes_the_one_block_reports_with_every_feature(cluster, tmp_path):
 
     source = write_jsonl(tmp_path / "he.jsonl", humaneval_rows(60))
     args = ["--jsonl", str(source), "--metrics", "codebleu,chrf,crystalbleu", "--per-function", "--fail-under", "0"]
-    assert main(["grade", *args, "-o", str(tmp_path / "local"), "-q", "--no-cache"]) == 0
+    assert main(["grade", *args, "-o", str(tmp_path / "local"), "-q", "--no-cache", "--parquet"]) == 0
     done = _ray_grade(cluster, tmp_path / "ray", *args, "--block-lines", "25")
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in (tmp_path / "ray").iterdir() if p.is_file()) == \

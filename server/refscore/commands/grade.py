@@ -91,6 +91,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     out.add_argument("--csv", metavar="FILE", help="write the CSV report")
     out.add_argument("--json", metavar="FILE", help="write the JSON report")
     out.add_argument("--html", metavar="FILE", help="write the HTML report")
+    out.add_argument("--parquet", action="store_true",
+                     help="also write the rows as Parquet (typed columns) beside the first report, "
+                          "e.g. grade.parquet with -o (needs pyarrow: pip install 'refscore[ray]')")
     out.add_argument("--title", default="RefScore grade report", help="HTML report title")
     out.add_argument("--cache", metavar="DIR",
                      help="the folder of scored parts a rerun resumes from (default: <report name>.parts "
@@ -167,6 +170,13 @@ def check_applicable(args: argparse.Namespace) -> None:
         if not (args.submissions or args.mapping):
             raise UsageError("--similarity compares SUBMISSION files and mapping problems; --jsonl lines are not "
                              "compared")
+    if args.parquet:
+        if not (args.out_dir or args.csv or args.json or args.html):
+            raise UsageError("--parquet writes the rows beside a report file: give -o, --csv, --json or --html")
+        import importlib.util
+
+        if importlib.util.find_spec("pyarrow") is None:
+            raise UsageError("--parquet needs pyarrow (pip install 'refscore[ray]')")
 
 
 def _reports(args: argparse.Namespace) -> tuple[tuple[str, Path], ...]:
@@ -204,7 +214,7 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
                     _reports(args), args.title, Path(args.cache) if args.cache else None, args.no_cache,
                     threshold, options.default_fail_metric(metrics), "none" if args.quiet else args.progress,
                     args.idf, args.similarity, classroom_from_args(args, metrics), args.quiet,
-                    named=frozenset(kind for kind in REPORT_KINDS if getattr(args, kind)))
+                    named=frozenset(kind for kind in REPORT_KINDS if getattr(args, kind)), parquet=args.parquet)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -12,9 +12,9 @@ interrupted run is assembled too: ``fill`` gives the rows of the items no part h
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from .columns import RunColumns, parquet_schema  # noqa: F401 - parquet_schema: re-exported
 from .ids import IdNamer
@@ -26,11 +26,16 @@ from .stream_stats import RowStats
 from .targets import is_stream
 from .writers import csv_text, finish_report, open_binary_report, open_report, replace_report, temporary_name
 
+if TYPE_CHECKING:
+    from ..scoring.report import ScoreReport
+
 PARQUET_ROW_GROUP = 65_536
 #: The widest id the terminal lines pad to.
 ID_WIDTH = 60
 #: ``fill(block, offsets_held)``: the entries (offset -> {"row", "detail"}) of the block's other items.
 Fill = Callable[[PlannedBlock, set[int]], dict[int, dict[str, Any]]]
+#: (block, offset) -> (item, report): details an engine kept in memory.
+Details = Mapping[tuple[int, int], "tuple[GradeItem, ScoreReport | None]"]
 
 
 class IncompleteRun(RuntimeError):
@@ -73,11 +78,13 @@ def assemble(blocks: Sequence[PlannedBlock], store: PartStore, outputs: dict[str
              title: str, rank_by: str | None, fail: tuple[str, float] | None = None,
              echo: Callable[[dict[str, Any], int], None] | None = None, fill: Fill | None = None,
              detail: bool = False, similar: Mapping[tuple[str, str | None], list[str]] | None = None,
-             keep: bool = False) -> Assembled:
+             keep: bool = False, held: Details | None = None) -> Assembled:
     """Write every requested output (kinds: csv, json, jsonl, parquet, html) from the parts.
     ``echo(row, id_width)`` is called for each row in order (the terminal lines); ``similar``:
     (item id, source) -> the ``similar_to`` cell (``--similarity``'s flagged partners); ``keep``:
-    the result holds every row (and, with ``detail``, every detail) for the classroom outputs."""
+    the result holds every row (and, with ``detail``, every detail) for the classroom outputs;
+    ``held``: the items and reports of the detailed page the engine kept in memory (else read
+    from the parts)."""
     namer, totals, width = IdNamer(), RowStats(keep=0), 0
     columns = RunColumns(info.get("metrics", ()), similarity="similarity" in info)
     kept: dict[int, list[tuple[int, dict[str, Any]]]] = {}  # a run with details is small: read once
@@ -116,8 +123,14 @@ def assemble(blocks: Sequence[PlannedBlock], store: PartStore, outputs: dict[str
                 if meta.get("missing"):
                     result.lacking += 1
                     result.first_reason = result.first_reason or str(meta["missing"])
-                if detail and entry.get("detail") is not None:
-                    details.append((_result(entry["detail"], row), row))
+                if detail:
+                    kept_now = held.get((block.index, offset)) if held else None
+                    if kept_now is not None:
+                        item, report = kept_now
+                        details.append((GradeResult(replace(item, id=str(row["id"])), report,
+                                                    warnings=list(row["warnings"])), row))
+                    elif entry.get("detail") is not None:
+                        details.append((_result(entry["detail"], row), row))
             if fail is not None:
                 failed = threshold_failures(rows, *fail)
                 result.failures += len(failed)

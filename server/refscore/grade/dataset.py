@@ -24,8 +24,9 @@ def grade_dataset(inputs: Sequence[str | Path], out_dir: str | Path, *, metrics:
                   codebleu_rule: str = "native", per_function: bool = False, actors: int | None = None,
                   actors_per_gpu: int = 1, title: str = "RefScore grade report") -> Outcome:
     """Grade JSONL / JSONL.gz / Parquet inputs on the cluster at ``address`` and write
-    ``grade.{csv,json,html}`` and the row files into ``out_dir`` (parts in ``work``, default
-    ``out_dir/grade.parts``). Rerunning resumes. Returns the run's ``run.Outcome``."""
+    ``grade.{csv,json,html}`` and the row files (``grade.jsonl``, ``grade.parquet``) into
+    ``out_dir`` (parts in ``work``, default ``out_dir/grade.parts``). Rerunning resumes. Returns
+    the run's ``run.Outcome``."""
     out = Path(out_dir).resolve()
     settings = GradeSettings(tuple(metrics), DEFAULT_WEIGHTS, batch_size, scorer_tag(model, layer, device, idf),
                              codebleu_rule, model, layer, device, idf, per_function)
@@ -33,5 +34,5 @@ def grade_dataset(inputs: Sequence[str | Path], out_dir: str | Path, *, metrics:
                    ray_address=address, block_lines=block_lines, title=title,
                    reports=tuple((kind, out / f"grade.{kind}") for kind in ("csv", "json", "html")),
                    cache=Path(work).resolve() if work else None, progress="none",
-                   rank_by="codebleu" if "codebleu" in metrics else "codebertscore_f1")
+                   rank_by="codebleu" if "codebleu" in metrics else "codebertscore_f1", parquet=True)
     return execute(job, actors=actors, actors_per_gpu=actors_per_gpu)

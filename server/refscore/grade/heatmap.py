@@ -47,6 +47,8 @@ def safe_attr(text: str) -> str:
 def safe_text(text: str) -> str:
     """Text for HTML content: escaped, and each bidi control (which would reorder what is shown,
     e.g. a file name) replaced by a visible, highlighted ``<U+202E>`` marker."""
+    if BIDI_PATTERN.search(text) is None:  # the common case: nothing to reveal
+        return _html.escape(text)
     out, last = [], 0
     for match in BIDI_PATTERN.finditer(text):
         out.append(_html.escape(text[last:match.start()]))
@@ -84,12 +86,13 @@ def missing_heat(missing: Sequence[Missing], length: int) -> list[Heat]:
     """Heat spans from missing-part coverage: the more explanations cover a char, the redder."""
     if not missing:
         return []
-    depth = [0] * (length + 1)
+    depth: dict[int, int] = {}  # the coverage changes only where a span starts or ends
     for m in missing:
-        depth[max(0, m.start)] += 1
-        depth[min(length, m.end)] -= 1
+        start, end = max(0, m.start), min(length, m.end)
+        depth[start] = depth.get(start, 0) + 1
+        depth[end] = depth.get(end, 0) - 1
     out, run_start, level, current = [], 0, 0, 0
-    for i in range(length + 1):
+    for i in [*sorted(p for p in depth if p < length), length]:
         current = current + depth[i] if i < length else 0
         new_level = min(3, current)
         if new_level != level:

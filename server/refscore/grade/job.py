@@ -79,6 +79,7 @@ class GradeJob:
     #: through; every other output (``-o DIR``'s reports, the row files, the parts) must be a
     #: missing or regular file, never a link.
     named: frozenset[str] = frozenset()
+    parquet: bool = False  # also the Parquet rows file beside the first report (``--parquet``)
 
     @property
     def report_paths(self) -> dict[str, Path]:

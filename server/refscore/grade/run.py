@@ -54,19 +54,16 @@ class Outcome:
 
 
 def output_files(job: GradeJob) -> dict[str, Path]:
-    """The reports asked for plus the row files: ``.jsonl`` (and ``.parquet`` where pyarrow is
-    installed) beside the first report file, for every run. A link the user named as a report is
-    replaced by the file it names (the link stays); no other link is ever followed."""
+    """The reports asked for plus the row files beside the first report file: ``.jsonl`` for
+    every run, ``.parquet`` when the job asks for it (``--parquet``; pyarrow's import alone costs
+    more than grading a thousand CodeBLEU rows). A link the user named as a report is replaced by
+    the file it names (the link stays); no other link is ever followed."""
     outputs = {kind: write_target(path) if kind in job.named else path for kind, path in job.report_paths.items()}
     files = regular_targets(outputs)  # the row files go beside a report file, never beside a stream
     if files:
         first = files[0]
         outputs["jsonl"] = first.with_suffix(".jsonl")
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError:
-            pass
-        else:
+        if job.parquet:
             outputs["parquet"] = first.with_suffix(".parquet")
         if job.similarity is not None:
             from .similarity_report import report_paths
@@ -199,7 +196,8 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
         similar = _similarity(job, items.items, outputs, info, say)
         try:
             done = assemble(plan.blocks, store, outputs, info, job.title, job.rank_by, fail,
-                            echo_row if echo else None, fill, plan.work.detail, similar, keep=classroom is not None)
+                            echo_row if echo else None, fill, plan.work.detail, similar, keep=classroom is not None,
+                            held=run.details)
         except IncompleteRun as error:  # parts vanished under us (another run cleaning up?)
             raise UsageError(f"{error}; rerun the same command to finish") from None
         written = None
