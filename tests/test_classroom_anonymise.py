@@ -82,7 +82,8 @@ def test_a_moodle_zip_leaves_no_name_or_id_in_the_graders_reports(tmp_path):
     out = tmp_path / "out"
     assert main(["grade", "-r", str(tmp_path / "ref" / "add.py"), str(tmp_path / "week1.zip"), "--roster",
                  str(tmp_path / "roster.csv"), "--metrics", "codebleu", "-o", str(out), "--rubric",
-                 str(tmp_path / "rubric.toml"), "--anonymise", "-q"]) == 0
+                 str(tmp_path / "rubric.toml"), "--anonymise", "--similarity", "-q"]) == 0
+    assert (out / "similarity.html").exists() and (out / "similarity.json").exists()
     for path in out.rglob("*"):
         if path.is_file():
             text = path.read_bytes().decode("utf-8", "replace")

@@ -47,8 +47,13 @@ def problem_markdown(view: ProblemFeedback) -> list[str]:
                              for a in grade.adjustments), *view.messages]
     out += [f"- {_plain(line)}" for line in lines] + ([""] if lines else [])
     if view.code is not None:
-        fence = _fence(view.code)
-        out += ["### Your code", "", fence, reveal(view.code).rstrip("\n"), fence, ""]
+        lines = view.code.split("\n")
+        first = next((i for i, line in enumerate(lines) if line.strip()), 0)
+        shown = "\n".join(lines[first:]).rstrip()
+        fence = _fence(shown)
+        note = [f"Lines 1 to {first} are blank or the starter code you were given (not shown); this is line "
+                f"{first + 1} on.", ""] if first else []
+        out += ["### Your code", "", *note, fence, reveal(shown), fence, ""]
         if view.remarks:
             out += ["### What the reference has that yours lacks", ""]
             out += [f"{n}. {_plain(r.text)}" for n, r in enumerate(view.remarks, 1)] + [""]

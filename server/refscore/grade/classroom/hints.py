@@ -69,9 +69,15 @@ class Remark:
     weight: float
 
 
+#: Constructs too general to say much (a block, a statement): named only when nothing else fits.
+GENERIC = frozenset({"expression_statement", "block", "argument_list", "parameters", "formal_parameters",
+                     "function_definition", "method_declaration", "function_declaration", "class_definition",
+                     "class_declaration"})
+
+
 def construct_at(reference: str, language: str, start: int, end: int) -> str | None:
-    """The words for the construct of the reference that best covers ``start:end`` (the
-    smallest known node holding the whole span, else the largest known one inside it)."""
+    """The words for the construct of the reference at ``start:end``: the smallest specific node
+    holding the whole span, else the largest specific one inside it, else a general one."""
     from ...analysis.document import analyse_structure
     from ...analysis.text import OffsetMap
 
@@ -80,19 +86,29 @@ def construct_at(reference: str, language: str, start: int, end: int) -> str | N
     except Exception:  # noqa: BLE001 - an unknown language or a parse failure: no construct name
         return None
     offsets = OffsetMap(reference)
-    holding: tuple[int, str] | None = None
-    inside: tuple[int, str] | None = None
+    best: dict[tuple[bool, bool], tuple[int, str]] = {}  # (specific, holding) -> (size, words)
     for tree in subtrees:
         words = CONSTRUCTS.get(tree.type)
         if words is None:
             continue
         a, b = offsets.from_byte(tree.start_byte), offsets.from_byte(tree.end_byte)
-        if a <= start and end <= b and (holding is None or b - a < holding[0]):
-            holding = (b - a, words)
-        elif start <= a and b <= end and (inside is None or b - a > inside[0]):
-            inside = (b - a, words)
-    chosen = inside if inside is not None and (holding is None or holding[0] > 4 * max(1, end - start)) else holding
-    return chosen[1] if chosen else (inside[1] if inside else None)
+        specific = tree.type not in GENERIC
+        if a <= start and end <= b:
+            key, size = (specific, True), b - a  # the smallest holding node
+            if key not in best or size < best[key][0]:
+                best[key] = (size, words)
+        elif start <= a and b <= end:
+            key, size = (specific, False), -(b - a)  # the largest node inside
+            if key not in best or size < best[key][0]:
+                best[key] = (size, words)
+    span = max(1, end - start)
+    holding = best.get((True, True))
+    if holding is not None and holding[0] <= 6 * span:
+        return holding[1]
+    for key in ((True, False), (True, True), (False, True), (False, False)):
+        if key in best:
+            return best[key][1]
+    return None
 
 
 def remarks(differences: Sequence[Difference], references: Sequence[str], language: str, mode: str,
