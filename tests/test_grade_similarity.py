@@ -136,3 +136,14 @@ def test_starter_code_is_no_similarity_between_students(tmp_path: Path) -> None:
                        for p in data["problems"][0]["pairs"]}
     assert found["plain"] > expected  # the starter alone makes other pairs alike
     assert found["starter"] == expected
+
+
+def test_blank_runs_are_folded_in_the_side_by_side_view() -> None:
+    """The starter rule leaves its lines blank: a run of them is one line saying which."""
+    from refscore.grade.similarity_report import _code
+
+    text = "\n" * 34 + "def f(x):\n    return x\n\n\ny = 1"
+    shown = _code(text, {34, 35})
+    assert "lines 1-34: blank" in shown and shown.count("\n") == 5
+    assert '<span class="ln">  35 </span><span class="shared">def f(x):</span>' in shown
+    assert '<span class="ln">  37 </span>' in shown  # two blank lines in a row stay as they are

@@ -38,7 +38,7 @@ summary{cursor:pointer;font-weight:600}
 .pane h4{margin:6px 0 4px;font-size:12px;color:#555;overflow-wrap:anywhere}
 pre.code{font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;background:#fbfbfc;border:1px solid #e3e6ec;
 padding:8px;overflow:auto;max-height:560px;margin:0;white-space:pre}
-pre.code span.shared{background:#ffd9a8}.ln{color:#999;user-select:none}.muted{color:#666;font-size:12px}
+pre.code span.shared{background:#ffd9a8}pre.code span.gap{color:#888;font-style:italic}.ln{color:#999;user-select:none}.muted{color:#666;font-size:12px}
 """
 
 
@@ -163,11 +163,27 @@ def _side_by_side(anchor: str, problem: ProblemSimilarity, pair: Any, open_: boo
             f'set aside).</p><div class="panes">{"".join(panes)}</div></details>')
 
 
+#: Blank lines in a row shown as one line saying how many (the starter code leaves its lines blank).
+GAP = 3
+
+
 def _code(text: str, shared: set[int]) -> str:
-    out = []
-    for number, line in enumerate(text.split("\n")):
-        body = safe_text(line)
+    """The text with line numbers, shared lines marked, runs of ``GAP`` or more blank lines folded."""
+    lines = text.split("\n")
+    out: list[str] = []
+    number = 0
+    while number < len(lines):
+        end = number
+        while end < len(lines) and not lines[end].strip():
+            end += 1
+        if end - number >= GAP:
+            out.append(f'<span class="ln">{"":4s} </span><span class="gap">lines {number + 1}-{end}: blank '
+                       "(starter code is left out)</span>")
+            number = end
+            continue
+        body = safe_text(lines[number])
         if number in shared:
             body = f'<span class="shared">{body}</span>'
         out.append(f'<span class="ln">{number + 1:4d} </span>{body}')
+        number += 1
     return "\n".join(out)
