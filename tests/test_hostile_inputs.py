@@ -109,9 +109,10 @@ def test_jsonl_lines_and_total_are_capped(tmp_path: Path, monkeypatch: pytest.Mo
     total cap (a gzip bomb) the file is refused with one line."""
     from refscore.cli import main
     from refscore.errors import InputFileError
-    from refscore.grade import mapping
+    from refscore.grade import mapping, records
 
     monkeypatch.setattr(mapping, "MAX_INPUT_BYTES", 2000)
+    monkeypatch.setattr(records, "MAX_INPUT_BYTES", 2000)  # the line's item says why
     good = {"id": "ok", "candidate": CAND, "reference": REF, "language": "python"}
     long_line = json.dumps({**good, "id": "long", "candidate": "x = 1\n" * 1000})
     path = tmp_path / "runs.jsonl.gz"

@@ -30,6 +30,7 @@ from typing import IO, Any, Iterator, Sequence
 from ..errors import InputFileError
 from ..safe_read import open_regular
 from ..safe_write import replace_file
+from .input_caps import check_parquet, read_guard
 from .items import GradeItem, ItemSet
 from .mapping import _capped_lines, load_jsonl
 from .records import FieldNames, line_item
@@ -67,16 +68,21 @@ def count_lines(path: Path) -> int:
             import pyarrow.parquet as pq
 
             with open_regular(path) as handle:
-                return int(pq.ParquetFile(handle).metadata.num_rows)
-        lines, last = 0, b"\n"
+                metadata = pq.ParquetFile(handle).metadata
+                check_parquet(path, metadata)
+                return int(metadata.num_rows)
+        lines, last, total = 0, b"\n", 0
         with open_regular(path) as handle:
             stream = gzip.GzipFile(fileobj=handle) if path.suffix == ".gz" else handle
+            guard = read_guard(path, handle)
             while True:
                 chunk = stream.read(1 << 20)
                 if not chunk:
                     break
                 lines += chunk.count(b"\n")
                 last = chunk[-1:]
+                total += len(chunk)
+                guard.grown(total)
         return lines + (last != b"\n")
     except ImportError:
         raise InputFileError(f"{path}: reading Parquet needs pyarrow (pip install 'refscore[ray]')") from None
@@ -99,7 +105,7 @@ def input_lines(path: Path) -> Iterator[tuple[int, bytes, int]]:
         plain = path.suffix != ".gz"
         stream: IO[bytes] = handle if plain else gzip.GzipFile(fileobj=handle)
         try:
-            for number, line in _capped_lines(stream, path, math.inf):
+            for number, line in _capped_lines(stream, path, math.inf, guard=read_guard(path, handle)):
                 yield number, line, handle.tell() if plain else -1
         except (OSError, EOFError, zlib.error) as error:
             raise InputFileError(f"{path}: cannot read ({error})") from None
@@ -113,6 +119,7 @@ def _parquet_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     with open_regular(path) as handle:
         try:
             reader = pq.ParquetFile(handle)
+            check_parquet(path, reader.metadata)
             number = 0
             for batch in reader.iter_batches(batch_size=4096):
                 for row in batch.to_pylist():

@@ -42,6 +42,7 @@ from .classroom.assign import ClassProblem, starter_for, strip_starter
 from .classroom.roster import RosterEntry
 from .classroom.sources import grade_class, split_classes
 from .discover import expand, items_for, load_problem
+from .input_caps import ReadGuard, read_guard
 from .items import ItemSet
 from .mapping_schema import check_problem, csv_flag
 from .records import FieldNames, line_item
@@ -201,7 +202,7 @@ def load_jsonl(path: str | Path, default_language: str | None = None, fields: Fi
     with open_regular(path) as handle:
         stream: IO[bytes] = gzip.GzipFile(fileobj=handle) if path.suffix == ".gz" else handle
         try:
-            for number, line in _capped_lines(stream, path):
+            for number, line in _capped_lines(stream, path, guard=read_guard(path, handle)):
                 if line.strip():
                     result.items.append(line_item(line, f"{path.name}:{number}", default_language, fields))
         except (OSError, EOFError, zlib.error) as error:
@@ -210,13 +211,15 @@ def load_jsonl(path: str | Path, default_language: str | None = None, fields: Fi
 
 
 def _capped_lines(stream: IO[bytes], path: Path, limit: float | None = None,
-                  at_start: bool = True) -> Iterator[tuple[int, bytes]]:
+                  at_start: bool = True, guard: ReadGuard | None = None) -> Iterator[tuple[int, bytes]]:
     """Numbered lines without their end; a line over ``MAX_INPUT_BYTES`` comes back cut to
     ``MAX_INPUT_BYTES + 1`` bytes (the rest is skipped); InputFileError past ``limit`` bytes
     (default ``MAX_JSONL_BYTES``, read at call time; streaming readers that hold one block at a
     time pass ``math.inf``). ``at_start``: the stream starts at the file's start, so a UTF-8 byte
-    order mark there (Windows editors, PowerShell, ``utf-8-sig`` writers) is dropped."""
+    order mark there (Windows editors, PowerShell, ``utf-8-sig`` writers) is dropped. ``guard``
+    (default: blank lines only) refuses runs of blank lines and gzip bombs as they are read."""
     limit = MAX_JSONL_BYTES if limit is None else limit
+    guard = guard or ReadGuard(path)
     total = number = 0
     while True:
         line = stream.readline(MAX_INPUT_BYTES + 1)
@@ -230,10 +233,14 @@ def _capped_lines(stream: IO[bytes], path: Path, limit: float | None = None,
             while True:
                 more = stream.readline(SKIP_CHUNK)
                 total += len(more)
+                guard.grown(total)
                 if not more or more.endswith(b"\n") or total > limit:
                     break
         if total > limit:
             raise InputFileError(f"{path}: more than {describe_limit(int(limit))} of JSONL, over the limit")
+        guard.line(number, not line.strip())
+        if number & 0xFFF == 0 or len(line) > SKIP_CHUNK:
+            guard.grown(total)
         if number == 1 and at_start and line.startswith(BOM):
             line = line[len(BOM):]
         yield number, line.rstrip(b"\r")
