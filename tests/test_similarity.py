@@ -168,16 +168,34 @@ def test_the_same_result_in_every_process() -> None:
 
 
 def test_a_class_of_identical_submissions_is_one_group() -> None:
-    """150 copies of one program: every pair is flagged (LSH candidates), one group holds them all,
+    """150 copies of one program: every pair is flagged, one group holds them all,
     and only the first LINES_FOR pairs get their shared lines (the page shows far fewer)."""
     from refscore.metrics.similarity import LINES_FOR
 
     same = structural_tokens(PROGRAM, "python")
     subs = [Submission(f"c{i:03d}", same) for i in range(150)]
     result = compare(subs, 0.9)
-    assert result.method == "lsh" and len(result.pairs) == result.compared == 150 * 149 // 2
+    assert len(result.pairs) == 150 * 149 // 2 and result.unlisted == 0
+    assert result.compared == 0  # the same k-grams: scored once, by their digest
     assert result.clusters == (tuple(s.id for s in subs),)
     assert all(p.first_lines for p in result.pairs[:LINES_FOR])
     assert not any(p.first_lines for p in result.pairs[LINES_FOR:])
     partners = result.partners()
     assert len(partners["c000"]) == 149 and partners["c000"][0] == ("c001", 1.0)
+
+
+def test_past_max_pairs_the_groups_still_hold_everyone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two groups of 20 identical copies, the groups close to each other: 780 flagged pairs; with
+    MAX_PAIRS at 100, the 100 highest are listed, the rest counted, and one group holds all 40."""
+    import refscore.metrics.similarity as similarity
+
+    monkeypatch.setattr(similarity, "MAX_PAIRS", 100)
+    close = PROGRAM + "\n\ndef extra(values):\n    return values\n"
+    subs = [Submission(f"a{i:02d}", structural_tokens(PROGRAM, "python")) for i in range(20)]
+    subs += [Submission(f"b{i:02d}", structural_tokens(close, "python")) for i in range(20)]
+    result = compare(subs, 0.7, method="lsh")
+    assert len(result.pairs) == 100 and result.unlisted == 780 - 100
+    assert result.compared == 1  # one exact score: the two structures
+    assert all(p.score == 1.0 for p in result.pairs)
+    assert result.clusters == (tuple(s.id for s in subs),)
+    assert compare(subs, 0.7, method="lsh") == result

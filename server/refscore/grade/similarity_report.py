@@ -69,7 +69,7 @@ def report_data(problems: Sequence[ProblemSimilarity], threshold: float) -> dict
         errors = set(result.syntax_errors)
         out.append({
             "problem": problem.problem, "language": problem.language, "method": result.method,
-            "compared_pairs": result.compared, "possible_pairs": result.possible,
+            "compared_pairs": result.compared, "possible_pairs": result.possible, "unlisted_pairs": result.unlisted,
             "starter_files": problem.starter_files,
             "pairs": [{"first": p.first, "second": p.second, "score": p.score, "containment": p.containment,
                        "shared_kgrams": p.shared_kgrams, "cluster": cluster.get(p.first),
@@ -120,6 +120,9 @@ def _problem(index: int, problem: ProblemSimilarity, shown_before: int) -> str:
     starter = f"; starter code removed ({problem.starter_files} file{'s' * (problem.starter_files != 1)})" \
         if problem.starter_files else ""
     out = [f"<h2>{name} <span class=\"muted\">({safe_text(problem.language or '')}; {how}{starter})</span></h2>"]
+    if result.unlisted:
+        out.append(f'<p class="muted">{result.unlisted:,} more pairs are flagged and not listed anywhere (past '
+                   f"{len(result.pairs):,}): the groups below hold every flagged submission.</p>")
     if result.clusters:
         out.append("<p>Groups: " + "; ".join(safe_text(", ".join(g)) for g in result.clusters) + "</p>")
     if not result.pairs:

@@ -9,8 +9,10 @@ the clusters of pairs at or above the threshold (``pairs``).
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
-from typing import Literal, Sequence
+from itertools import combinations
+from typing import Iterator, Literal, Sequence
 
 from ...analysis.similarity_tokens import StructuralTokens
 from .candidates import ALL_PAIRS_UP_TO, all_pairs, minhash_pairs
@@ -23,6 +25,9 @@ Method = Literal["auto", "lsh", "all"]
 #: Flagged pairs (highest first) whose shared lines are found for the side-by-side view; a class
 #: of near-identical submissions can flag n(n-1)/2 pairs, its groups say the rest.
 LINES_FOR = 1000
+#: Flagged pairs listed per problem at most (a class of n identical submissions flags n(n-1)/2):
+#: the groups still hold every flagged submission, ``unlisted`` counts the pairs left out.
+MAX_PAIRS = 50_000
 #: Why a submission was not compared (its ``status``); "compared" otherwise.
 EMPTY = "not compared: no code"
 UNSUPPORTED = "not compared: not a language RefScore parses"
@@ -53,8 +58,9 @@ class SimilarPair:
 
 @dataclass(frozen=True)
 class SimilarityResult:
-    """The flagged pairs (highest score first), their clusters, each submission's status and the
-    work done: ``compared`` exact scores of ``possible`` pairs, candidates found by ``method``."""
+    """The flagged pairs (highest score first; ``unlisted`` more past ``MAX_PAIRS``), their clusters,
+    each submission's status and the work done: ``compared`` exact scores of ``possible`` pairs,
+    candidates found by ``method`` (submissions with the very same k-grams are scored once)."""
 
     threshold: float
     pairs: tuple[SimilarPair, ...]
@@ -64,6 +70,7 @@ class SimilarityResult:
     compared: int = 0
     possible: int = 0
     method: str = "all"
+    unlisted: int = 0
 
     def partners(self) -> dict[str, list[tuple[str, float]]]:
         """Each flagged submission's partners and their scores, highest first."""
@@ -101,25 +108,58 @@ def compare(submissions: Sequence[Submission], threshold: float = DEFAULT_THRESH
     prints = [fingerprint(s.tokens, base) for s in submissions]
     status = {s.id: _status(s.tokens, p) for s, p in zip(submissions, prints)}
     usable = [i for i, s in enumerate(submissions) if status[s.id] == "compared"]
-    chosen = "all" if method == "all" or (method == "auto" and len(usable) <= ALL_PAIRS_UP_TO) else "lsh"
+    same = _same_structure(usable, prints)  # representative -> every submission with its k-grams
+    shown = list(same)
+    chosen = "all" if method == "all" or (method == "auto" and len(shown) <= ALL_PAIRS_UP_TO) else "lsh"
     if chosen == "all":
-        candidates = [(usable[a], usable[b]) for a, b in all_pairs(len(usable))]
+        candidates = [(shown[a], shown[b]) for a, b in all_pairs(len(shown))]
     else:
-        candidates = [(usable[a], usable[b]) for a, b in minhash_pairs([prints[i] for i in usable], threshold)]
+        candidates = [(shown[a], shown[b]) for a, b in minhash_pairs([prints[i] for i in shown], threshold)]
     scored: list[tuple[float, int, int, PairScore]] = []
     for a, b in candidates:
         found = pair_score(prints[a], prints[b])
         if found.score >= threshold and found.shared:
             scored.append((-found.score, a, b, found))
-    scored.sort(key=lambda s: s[:3])
+    identical = [PairScore(1.0, 1.0, prints[members[0]].size) for members in same.values()]
+    total = sum(len(m) * (len(m) - 1) // 2 for m in same.values()) + sum(len(same[a]) * len(same[b])
+                                                                        for _, a, b, _ in scored)
+    every = _every_pair(same, identical, scored)
+    listed = sorted(every, key=_order) if total <= MAX_PAIRS else heapq.nsmallest(MAX_PAIRS, every, key=_order)
     flagged = [SimilarPair(ids[a], ids[b], found.score, found.containment, found.shared,
                            *((shared_lines(submissions[a].tokens, prints[a], prints[b]),
                               shared_lines(submissions[b].tokens, prints[b], prints[a])) if n < LINES_FOR else ()))
-               for n, (_, a, b, found) in enumerate(scored)]
-    groups = clusters(ids, [(p.first, p.second) for p in flagged])
+               for n, (_, a, b, found) in enumerate(listed)]
+    edges = [(ids[m[0]], ids[other]) for m in same.values() for other in m[1:]]
+    groups = clusters(ids, [*edges, *((ids[a], ids[b]) for _, a, b, _ in scored)])
     errors = tuple(s.id for s in submissions if s.tokens.has_syntax_errors and status[s.id] == "compared")
     return SimilarityResult(threshold, tuple(flagged), tuple(groups), status, errors, len(candidates),
-                            len(usable) * (len(usable) - 1) // 2, chosen)
+                            len(usable) * (len(usable) - 1) // 2, chosen, total - len(flagged))
+
+
+def _order(entry: tuple[float, int, int, PairScore]) -> tuple[float, int, int]:
+    return entry[:3]
+
+
+def _same_structure(usable: Sequence[int], prints: Sequence[Fingerprint]) -> dict[int, list[int]]:
+    """Submissions with the very same k-grams, keyed by the first of them (in input order): one
+    of each is compared, the others share its scores (a class of identical copies costs nothing)."""
+    found: dict[frozenset, list[int]] = {}
+    for index in usable:
+        found.setdefault(frozenset(prints[index].kgrams.items()), []).append(index)
+    return {members[0]: members for members in found.values()}
+
+
+def _every_pair(same: dict[int, list[int]], identical: list[PairScore],
+                scored: list[tuple[float, int, int, PairScore]]) -> Iterator[tuple[float, int, int, PairScore]]:
+    """Every flagged pair (i < j): within a group of the same k-grams (score 1), and each member of
+    one group with each of another the exact score joined."""
+    for members, found in zip(same.values(), identical):
+        for a, b in combinations(members, 2):
+            yield -1.0, a, b, found
+    for score, a, b, found in scored:
+        for x in same[a]:
+            for y in same[b]:
+                yield (score, x, y, found) if x < y else (score, y, x, found)
 
 
 __all__ = ["DEFAULT_THRESHOLD", "SimilarPair", "SimilarityResult", "Submission", "compare", "pair_score",
