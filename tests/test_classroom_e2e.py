@@ -280,7 +280,7 @@ def test_hints_page_in_headless_chromium_and_the_screenshots(runs, klass, tmp_pa
     shots = {"grade-feedback.png": page, "grade-similarity.png": runs / "moodle-out" / "similarity.html"}
     for name, source in shots.items():
         shot = tmp_path / name
-        size = "1200,900" if "feedback" in name else "1400,1700"  # the first pair's code, below its starter lines
+        size = "1200,900" if "feedback" in name else "1400,1100"  # the flagged pairs and the first side by side
         done = _chromium([f"--screenshot={shot}", f"--window-size={size}", source.as_uri()],
                          tmp_path / f"profile-{Path(name).stem}")
         assert done.returncode == 0 and shot.stat().st_size > 10_000, done.stderr[-2000:]
