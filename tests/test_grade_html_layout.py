@@ -44,7 +44,7 @@ def _page(rows: list[dict], details: bool = True) -> str:
 def test_each_problem_has_its_own_summary_and_histograms():
     html = _page(_rows(3, 4))
     assert html.count('<section class="problem"') == 3
-    assert "All 3 problems" in html and 'id="summary-0"' in html and 'id="summary-2"' in html
+    assert "All 3 problems together" in html and 'id="summary-0"' in html and 'id="summary-2"' in html
     assert html.count("<svg") == 3 * len(SCORE_COLUMNS)
     section = html[html.index('id="problem-0"'):html.index('id="problem-1"')]
     assert "4 submissions, 1 with errors" in section

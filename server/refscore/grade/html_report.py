@@ -42,7 +42,9 @@ min-width:9em}
 th.sorted-asc::after{content:" \\25B2"}th.sorted-desc::after{content:" \\25BC"}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 td.err{color:#a12a2a;white-space:normal;overflow-wrap:anywhere;min-width:12em;font-size:12px}
-.tablewrap{overflow-x:auto;max-width:100%}tr.bad td:first-child{border-left:3px solid #c0392b}
+.tablewrap{overflow-x:auto;max-width:100%}table.stats{width:auto;min-width:440px}
+section.problem{display:flex;flex-wrap:wrap;gap:0 14px;align-items:flex-start}section.problem>h2{flex-basis:100%}
+section.problem .hists{flex:1 1 500px;margin-top:0}tr.bad td:first-child{border-left:3px solid #c0392b}
 details{background:#fff;border:1px solid #dde1e8;border-radius:6px;margin:10px 0;padding:6px 12px}
 summary{cursor:pointer;font-weight:600}.panes{display:grid;grid-template-columns:1fr 1fr;gap:10px}
 .pane h4{margin:6px 0 4px;font-size:12px;color:#555}
@@ -140,7 +142,7 @@ def _summaries(stats: RowStats, columns: Sequence[str]) -> str:
     problems = stats.problems or {}
     if len(problems) <= 1:
         return _statistics(stats, columns) + _histograms(stats, columns)
-    out = [f"<h2>All {len(problems)} problems</h2>", _statistics(stats, columns)]
+    out = [f"<h2>All {len(problems)} problems together</h2>", _statistics(stats, columns)]
     if len(problems) > HISTOGRAM_PROBLEMS:
         out.append(_problem_means(problems, columns))
         return "".join(out)
@@ -178,7 +180,7 @@ def _problem_means(problems: dict[str, RowStats], columns: Sequence[str]) -> str
 
 
 def _statistics(stats: RowStats, columns: Sequence[str], table_id: str = "summary") -> str:
-    out = [f'<div class="tablewrap"><table id="{table_id}"><thead><tr><th>Metric</th><th>n</th>'
+    out = [f'<div class="tablewrap"><table class="stats" id="{table_id}"><thead><tr><th>Metric</th><th>n</th>'
            "<th>mean</th><th>std</th><th>min</th><th>max</th></tr></thead><tbody>"]
     for column in columns:
         col = stats.columns[column]
