@@ -160,3 +160,24 @@ def test_what_a_notebook_reference_has_and_the_submission_lacks_is_placed_by_cel
                  "--html", str(html)]) == 0
     page = html.read_text(encoding="utf-8")
     assert "missing from the candidate:" in page and "(cell 4, line 2)" in page
+
+
+def test_a_starter_is_taken_per_language(tmp_path: Path, capsys) -> None:
+    (tmp_path / "ref.py").write_text(REF)
+    (tmp_path / "Ref.java").write_text("class Ref { int f() { return 1; } }\n")
+    (tmp_path / "given").mkdir()
+    (tmp_path / "given" / "second.py").write_text(STARTER)
+    (tmp_path / "a.py").write_text(STARTER)
+    (tmp_path / "A.java").write_text("class Ref { int f() { return 2; } }\n")
+    (tmp_path / "m.toml").write_text('[[problem]]\nname = "py"\nreference = "ref.py"\nsubmissions = ["a.py"]\n'
+                                     '[[problem]]\nname = "java"\nreference = "Ref.java"\nsubmissions = ["A.java"]\n')
+    code, rows = grade("--mapping", str(tmp_path / "m.toml"), "--starter", str(tmp_path / "given"),
+                       out=tmp_path / "o.json")
+    assert code == 0 and "nothing but the starter code" in rows["py/a.py"]["errors"][0]
+    assert rows["java/A.java"]["errors"] == []  # a Python starter is no starter of a Java problem
+    assert main(["grade", "-r", str(tmp_path / "Ref.java"), str(tmp_path / "A.java"), "--starter",
+                 str(tmp_path / "given"), "--metrics", "codebleu", "--no-cache", "-q"]) == 2
+    assert "holds no java file" in capsys.readouterr().err
+    assert main(["grade", "-r", str(tmp_path / "ref.py"), str(tmp_path / "a.py"), "--starter",
+                 str(tmp_path / "nope.py"), "--metrics", "codebleu", "--no-cache", "-q"]) == 3
+    assert "no such starter file or folder" in capsys.readouterr().err

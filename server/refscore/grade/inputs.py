@@ -35,6 +35,9 @@ def read_submissions(inputs: Inputs, own: Sequence[Path] = ()) -> ItemSet:
             context = read_source(inputs.context_file)
         problem = load_problem(list(inputs.references), inputs.language, context, strict=True)
         starter = starter_for(inputs.starter, problem.language)
+        if inputs.starter and starter is None:
+            raise UsageError(f"--starter {inputs.starter[0]}: holds no {problem.language} file (the reference's "
+                             "language)")
         layout = inputs.layout
         classes, others = split_classes(inputs.submissions, layout, folders=roster is not None)
         if others:

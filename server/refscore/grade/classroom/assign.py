@@ -265,14 +265,15 @@ def _check_roster(cls: ClassInput, problems: Sequence[ClassProblem], roster: Seq
 
 
 def starter_for(paths: Sequence[str | Path], language: str | None) -> Starter | None:
-    """The starter code in ``paths`` for a problem in ``language`` (a folder: its files in that
-    language, notebooks too); None without paths."""
+    """The starter code in ``paths`` for a problem in ``language`` (its files in that language,
+    notebooks for Python); None without paths or when none is in that language."""
     if not paths:
         return None
     suffixes = None
     if language is not None:
         suffixes = [*languages.get(language).extensions, *([".ipynb"] if language == "python" else [])]
-    return load_starter(paths, suffixes)
+    found = load_starter(paths, suffixes)
+    return found if found.texts else None
 
 
 def strip_starter(item: GradeItem, starter: Starter | None) -> None:

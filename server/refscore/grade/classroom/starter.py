@@ -113,20 +113,23 @@ def _droppable(lines: list[str], code: list[int], matched: set[int]) -> set[int]
 
 
 def load_starter(paths: Sequence[str | Path], suffixes: Sequence[str] | None = None) -> Starter:
-    """The starter code in ``paths`` (files, or folders whose files ending in one of ``suffixes``
-    are read, recursively, in name order); InputFileError, one line, when it cannot be read."""
+    """The starter code in ``paths``: files, and the files of folders (recursively, in name
+    order, links and hidden files left out), those ending in one of ``suffixes`` when given (a
+    starter in another language is no starter of this problem). InputFileError, one line, when a
+    path names nothing or a file cannot be read."""
     texts, names = [], []
     for given in paths:
         path = Path(given)
         if path.is_dir():
             files = sorted(p for p in path.rglob("*") if p.is_file() and not p.is_symlink()
-                           and not any(part.startswith(".") for part in p.relative_to(path).parts)
-                           and (not suffixes or p.suffix.lower() in suffixes))
-            if not files:
-                raise InputFileError(f"{path}: starter folder holds no file to read")
-        else:
+                           and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        elif path.exists():
             files = [path]
+        else:
+            raise InputFileError(f"{path}: no such starter file or folder")
         for file in files:
+            if suffixes and file.suffix.lower() not in suffixes:
+                continue
             texts.append(_code_of(file))
             names.append(str(file))
     return Starter(tuple(texts), tuple(names))
