@@ -75,7 +75,7 @@ async def test_a_layer_outside_the_model_is_unavailable_with_its_reason(tmp_path
         summary = await s.wait_for(lambda: (d := s.summary(doc)) and d.data["codebertscoreState"] not in
                                    ("pending", "done") and d, what="CodeBERTScore unavailable")
         assert summary.data["codebertscoreState"] == "unavailable" and "codebertscore" not in summary.data
-        assert "layer 99 is outside 0..6" in summary.message and "CodeBLEU" in summary.message
+        assert "layer 99: all-MiniLM-L6-v2 has hidden layers 0 to 6" in summary.message and "CodeBLEU" in summary.message
         hover = await s.hover(doc, 0, 1)
         assert "CodeBERTScore unavailable: " in hover.contents.value and "layer 99" in hover.contents.value
         await s.wait_for(lambda: payloads(s, doc)[-1]["tokens"] == [], what="heat cleared")

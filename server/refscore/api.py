@@ -23,15 +23,16 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 from .api_types import (AGGREGATIONS, BERT_KEYS, CODEBLEU_KEYS, CorpusScore, SampleScore, codebleu_default,
                         mean_of)
 from .errors import ScoreInputError
+from .settings_schema import ALL_METRICS, TEXT_METRICS
 
 if TYPE_CHECKING:  # pragma: no cover
     from .scoring.report import ScoreReport, ScoreRequest
     from .scoring.scorer import Scorer
 
 References = Sequence[Union[str, Sequence[str]]]
-DEFAULT_METRICS = ("codebleu", "codebertscore")
+DEFAULT_METRICS = ALL_METRICS
 #: metrics ``score`` computes (CrystalBLEU needs a whole run: ``refscore grade``)
-API_METRICS = ("codebleu", "codebertscore", "chrf", "tsed")
+API_METRICS = (*ALL_METRICS, *TEXT_METRICS)
 
 
 def score(candidates: Sequence[str], references: References, language: str,

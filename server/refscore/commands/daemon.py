@@ -9,6 +9,8 @@ import os
 import sys
 from typing import Any
 
+from ..settings_schema import BACKENDS
+
 #: ``daemon status``: no daemon runs, or one runs but does not answer ("not responding").
 EXIT_NOT_RUNNING = 1
 
@@ -26,7 +28,7 @@ def _add_settings(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="CodeBERTScore model (local folder or cached Hugging Face id)")
     parser.add_argument("--layer", type=int, help="hidden layer of the model")
     parser.add_argument("--device", help="cpu, cuda, cuda:1, ... (default: cuda when present, else cpu)")
-    parser.add_argument("--backend", choices=("auto", "torch", "onnx", "onnx-int8"),
+    parser.add_argument("--backend", choices=BACKENDS,
                         help="CodeBERTScore encoder engine (default auto: ONNX Runtime on a CPU, torch on a GPU; "
                              "or $REFSCORE_ENCODER_BACKEND)")
     parser.add_argument("--transport", choices=("auto", "unix", "tcp"),

@@ -1,43 +1,40 @@
 """Checks of the options ``refscore score`` and ``refscore grade`` share: each bad value is a
-usage error (exit 2) with one line saying what is allowed, found before any scoring starts."""
+usage error (exit 2) with one line saying what is allowed, found before any scoring starts. The
+rules are the settings schema's (``settings_schema``: the editor and the daemon use the same);
+this module adds what only this machine can tell (is CUDA there, does the model have the layer)."""
 
 from __future__ import annotations
 
 import json
 import math
-import re
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from ..errors import InputFileError, UsageError  # noqa: F401 - UsageError: re-exported for the commands
-from ..metrics.weights import Weights, WeightsError
-from ..metrics.weights import parse_weights as _parse_weights
-from ..scoring.report import KNOWN_METRICS
-
-_DEVICE = re.compile(r"(cpu|mps|cuda)(:(\d+))?")
-DEVICES = "cpu, cuda, cuda:N or mps"
+from ..metrics.weights import Weights
+from ..settings_schema import DEVICE_PATTERN, DEVICES, SETTINGS, SettingError, check_layer_range  # noqa: F401
 #: config.json keys that give a transformer's number of hidden layers
 _LAYER_KEYS = ("num_hidden_layers", "n_layer", "num_layers")
+
+
+def checked(name: str, value: Any) -> Any:
+    """``value`` of the setting ``name`` checked by the schema; a usage error naming the flag."""
+    setting = SETTINGS[name]
+    try:
+        return setting.from_text(value) if isinstance(value, str) else setting.check(value)
+    except SettingError as error:
+        raise UsageError(f"{setting.flag} {value!r}: {error}") from None
 
 
 def parse_metrics(text: str) -> tuple[str, ...]:
     """``codebleu,codebertscore`` -> the metrics named (each once); at least one, all known
     (``chrf`` and ``tsed`` are known too, computed only when named)."""
-    metrics = tuple(dict.fromkeys(m.strip().lower() for m in text.split(",") if m.strip()))
-    unknown = [m for m in metrics if m not in KNOWN_METRICS]
-    if unknown:
-        raise UsageError(f"--metrics: unknown metric {unknown[0]!r}; choose from {', '.join(KNOWN_METRICS)}")
-    if not metrics:
-        raise UsageError(f"--metrics {text!r} names no metric; choose one or more of {', '.join(KNOWN_METRICS)}")
-    return metrics
+    return checked("metrics", text)
 
 
 def parse_weights(text: str) -> Weights:
     """CodeBLEU weights ``a,b,c,d``: four non-negative finite numbers, not all 0."""
-    try:
-        return _parse_weights(text)
-    except WeightsError as error:
-        raise UsageError(f"--weights {text!r}: {error}") from None
+    return checked("weights", text)
 
 
 def check_fail_under(value: float | None) -> None:
@@ -92,8 +89,8 @@ def check_device(device: str | None, metrics: Sequence[str]) -> None:
     torch can use (torch is imported only then)."""
     if device is None:
         return
-    found = _DEVICE.fullmatch(device)
-    if found is None:
+    found = DEVICE_PATTERN.fullmatch(checked("device", device))
+    if found is None:  # pragma: no cover - the schema checked the pattern
         raise UsageError(f"--device {device!r}: choose {DEVICES}")
     if "codebertscore" not in metrics or found.group(1) == "cpu":
         return
@@ -137,9 +134,11 @@ def check_layer(layer: int | None, model: str | None, languages: Iterable[str], 
         total = hidden_layers(spec.path)
         if total is None:
             continue
-        if not 0 <= layer <= total:
-            raise UsageError(f"--layer {layer}: {spec.model_id} has hidden layers 0 to {total} "
-                             "(0 is the embeddings)")
+        try:
+            check_layer_range(layer, total, spec.model_id)
+        except SettingError as error:
+            raise UsageError(f"--layer {layer}: {error}") from None
+    checked("layer", layer)  # a model whose layers nobody knows: the schema's rule
 
 
 def hidden_layers(folder: str) -> int | None:

@@ -18,8 +18,9 @@ from __future__ import annotations
 import importlib.util
 import os
 
+from ..settings_schema import BACKENDS, SettingError, check_backend
+
 BACKEND_ENV = "REFSCORE_ENCODER_BACKEND"
-BACKENDS = ("auto", "torch", "onnx", "onnx-int8")
 #: Backends whose numbers differ from torch eager's by more than 1e-4: the precision named in the
 #: signature (``precision:int8``) and in results caches' keys.
 APPROXIMATE = {"onnx-int8": "int8"}
@@ -36,11 +37,13 @@ def onnx_available() -> bool:
 
 def requested_backend(requested: str | None = None) -> str:
     """``requested``, else ``$REFSCORE_ENCODER_BACKEND``, else ``auto``; checked and lower-cased."""
-    choice = (requested or os.environ.get(BACKEND_ENV) or "auto").strip().lower()
-    if choice not in BACKENDS:
+    raw = requested or os.environ.get(BACKEND_ENV) or "auto"
+    try:
+        return check_backend(raw) or "auto"
+    except SettingError:
         source = "" if requested else f" (from ${BACKEND_ENV})"
-        raise BackendError(f"encoder backend {choice!r}{source} is not one of {', '.join(BACKENDS)}")
-    return choice
+        raise BackendError(f"encoder backend {raw.strip().lower()!r}{source} is not one of "
+                           f"{', '.join(BACKENDS)}") from None
 
 
 def choose_backend(requested: str | None, device: str, *, have_onnx: bool | None = None) -> str:

@@ -21,6 +21,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
+from ..settings_schema import SettingError, check_layer_range
 from .backends import APPROXIMATE, choose_backend, requested_backend
 from .cache import EmbeddingCache, text_key
 from .device import HALF_DTYPES, select_device, select_dtype
@@ -117,8 +118,11 @@ class Encoder:
             raise ValueError(f"{spec.model_id}: a fast (tokenizers-backed) tokenizer is required")
         total = int(getattr(config, "num_hidden_layers", 0) or 0)
         self.layer = spec.layer if spec.layer >= 0 else total
-        if total and not 0 <= self.layer <= total:
-            raise ValueError(f"layer {self.layer} is outside 0..{total} for this model")
+        if total:
+            try:
+                check_layer_range(self.layer, total, spec.model_id)
+            except SettingError as error:
+                raise ValueError(f"layer {self.layer}: {error}") from None
         self.model: Any = None
         self.runner: Any = None
         self.backend = self._start_backend(backend, half)

@@ -2,22 +2,27 @@
 
 Read through ``workspace/configuration`` (section ``refscore``) when the client supports it, else
 from ``initializationOptions.settings``; re-read on ``workspace/didChangeConfiguration``. Unknown
-or ill-typed values fall back to the default, with one log line saying which.
+or ill-typed values fall back to the default, with one log line saying which. The settings that
+change a number (metrics, weights, model, layer, device, backend, context) are checked by the
+settings schema (``settings_schema``), as the command line and the daemon check them.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping
 
-from ..metrics.weights import USAGE, check_weights
+from ..settings_schema import ALL_METRICS, SETTINGS, check_metrics, finite_number, shown
 from ..vocabulary import WEAK_TOKEN_THRESHOLD
 
 log = logging.getLogger(__name__)
 
-METRICS = ("codebleu", "codebertscore")
+#: The metrics the editor computes (the schema knows more: chrF, TSED, CrystalBLEU are CLI-only).
+METRICS = ALL_METRICS
+#: Settings the schema checks: dataclass field -> schema name.
+_SCHEMA = {"codebleu_weights": "weights", "model": "model", "layer": "layer", "device": "device",
+           "backend": "backend", "context": "context"}
 
 
 @dataclass(frozen=True)
@@ -79,55 +84,24 @@ def _lookup(section: Mapping[str, Any], dotted: str) -> Any:
     return value
 
 
-def _number(value: Any, what: str) -> float:
-    """A finite JSON number (not a boolean, not a string)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"must be {what}, not {_shown(value)}")
-    return float(value)
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:39] + "…"
-
-
 def _convert(name: str, value: Any, default: Any) -> Any:
     if name == "metrics":
-        items = [value] if isinstance(value, str) else value
-        if not isinstance(items, (list, tuple)) or not all(isinstance(v, str) for v in items):
-            raise ValueError(f"must be a list of metric names from {list(METRICS)}, not {_shown(value)}")
-        wanted = {v.strip().lower() for v in items}
-        if not wanted <= set(METRICS):
-            raise ValueError(f"metrics must be a subset of {list(METRICS)}")
+        if isinstance(value, (list, tuple)) and not value:
+            return ()  # every metric off: the editor shows "no metric enabled"
+        wanted = check_metrics(value, METRICS)
         return tuple(m for m in METRICS if m in wanted)
-    if name == "codebleu_weights":
-        if not isinstance(value, (list, tuple)):
-            raise ValueError(f"codebleu.weights is a list of {USAGE}")
-        return check_weights(value)  # WeightsError (a ValueError) says what is allowed
+    if name in _SCHEMA:
+        return SETTINGS[_SCHEMA[name]].check(value)
     if name == "weak_threshold":
-        number = _number(value, "a similarity between -1 and 1")
+        number = finite_number(value, "a similarity between -1 and 1")
         if not -1.0 <= number <= 1.0:
-            raise ValueError("weakTokens.threshold is a similarity between -1 and 1")
+            raise ValueError("must be a similarity between -1 and 1")
         return number
     if name in ("weak_max_count", "differences_max_count", "debounce_ms", "insertion_min_chars"):
-        number = _number(value, "a non-negative number")
+        number = finite_number(value, "a non-negative number")
         if number < 0:
             raise ValueError("must be a non-negative number")
         return min(int(number), 10_000)
-    if name == "layer":
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"must be a hidden layer number (0 or more), not {_shown(value)}")
-        return value
-    if name in ("model", "device", "context"):
-        if not isinstance(value, str):
-            raise ValueError(f"must be a string or null, not {_shown(value)}")
-        return value if value.strip() else None
-    if name == "backend":
-        from ..embed.backends import BACKENDS
-
-        if not isinstance(value, str) or value.strip().lower() not in BACKENDS:
-            raise ValueError(f"backend is one of {', '.join(BACKENDS)}")
-        return value.strip().lower()
     if name == "references":
         if not isinstance(value, Mapping):
             raise ValueError("references maps candidate globs to reference paths")
@@ -154,5 +128,5 @@ def parse_settings(section: Any, base: Settings | None = None) -> tuple[Settings
         try:
             changes[name] = _convert(name, value, defaults[name])
         except (TypeError, ValueError) as error:
-            problems.append(f"refscore.{dotted}: {error}; using {defaults[name]!r}")
+            problems.append(f"refscore.{dotted}: {error} (not {shown(value)}); using {defaults[name]!r}")
     return replace(base, **changes), problems

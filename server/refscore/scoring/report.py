@@ -11,16 +11,8 @@ from ..metrics.codebleu import DEFAULT_WEIGHTS, CodeBleuResult, ComponentScore, 
 from ..metrics.crystalbleu import CrystalScore
 from ..metrics.tsed import TsedScore
 
-ALL_METRICS = ("codebleu", "codebertscore")
-#: Metrics computed on request only (``--metrics chrf,tsed``): text metrics of the CPU stage
-#: (``scoring.pipeline.cpu_metrics``), wherever that stage runs (this process or the daemon).
-TEXT_METRICS = ("chrf", "tsed")
-#: Metrics of a whole run (CrystalBLEU's ignored n-grams come from the run's texts): ``grade`` only.
-CORPUS_METRICS = ("crystalbleu",)
-KNOWN_METRICS = (*ALL_METRICS, *TEXT_METRICS, *CORPUS_METRICS)
-#: CodeBLEU rules: ours (``native``) or the ``codebleu`` package's numbers (``compat``); see
-#: docs/codebleu.md for where they differ.
-CODEBLEU_RULES = ("native", "compat")
+# The metric and rule names are the settings schema's (declared once, with their checks).
+from ..settings_schema import ALL_METRICS, CODEBLEU_RULES, CORPUS_METRICS, KNOWN_METRICS, TEXT_METRICS  # noqa: F401
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,15 @@
 """What clients send the daemon, checked: a request that is not what it should be becomes an
-``RpcError`` carrying the JSON-RPC error code and a message that says what is wrong."""
+``RpcError`` carrying the JSON-RPC error code and a message that says what is wrong. The settings
+that change a number are checked by the settings schema (``settings_schema``), as the command
+line and the editor check them."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from .. import languages
-from ..embed.backends import BACKENDS
-from ..scoring.report import ALL_METRICS, CODEBLEU_RULES, TEXT_METRICS, request_from_dict
+from ..scoring.report import request_from_dict
+from ..settings_schema import ALL_METRICS, SETTINGS, TEXT_METRICS, SettingError, check_idf, check_metrics, shown
 from . import wire
 
 #: What the daemon scores: every stage but the corpus stage (CrystalBLEU needs a run's corpus).
@@ -44,34 +45,23 @@ def parse_request(data: Any):  # -> ScoreRequest
         raise RpcError(wire.INVALID_PARAMS, str(error)) from None
     if language is None:
         raise RpcError(wire.INVALID_PARAMS, "request.language must be a string")
-    metrics = data.get("metrics", list(ALL_METRICS))
-    if not isinstance(metrics, list) or not all(m in DAEMON_METRICS for m in metrics):
-        raise RpcError(wire.INVALID_PARAMS, f"request.metrics must be a list drawn from {list(DAEMON_METRICS)}")
-    context = data.get("context")
-    if context is not None and not isinstance(context, str):
-        raise RpcError(wire.INVALID_PARAMS, "request.context must be a string or null")
-    model, layer = data.get("model"), data.get("layer")
-    if model is not None and not isinstance(model, str):
-        raise RpcError(wire.INVALID_PARAMS, "request.model must be a string or null")
-    if layer is not None and (not isinstance(layer, int) or isinstance(layer, bool)):
-        raise RpcError(wire.INVALID_PARAMS, "request.layer must be an integer or null")
-    device, idf, backend = data.get("device"), data.get("idf"), data.get("backend")
-    if backend is not None and backend not in BACKENDS:
-        raise RpcError(wire.INVALID_PARAMS, f"request.backend must be one of {list(BACKENDS)} or null")
-    if device is not None and not isinstance(device, str):
-        raise RpcError(wire.INVALID_PARAMS, "request.device must be a string or null")
-    if idf is not None and (not isinstance(idf, str) or not (idf == "references" or os.path.isabs(idf))):
-        raise RpcError(wire.INVALID_PARAMS, 'request.idf must be an absolute file path, "references" or null')
+    checked: dict[str, Any] = {}
+    for name in ("metrics", "weights", "codebleu_rule", "model", "layer", "device", "backend", "idf", "context"):
+        value = data.get(name)
+        if value is None:
+            continue
+        try:
+            if name == "metrics":
+                if not isinstance(value, list):
+                    raise SettingError(f"must be a list drawn from {list(DAEMON_METRICS)}")
+                checked[name] = check_metrics(value, DAEMON_METRICS) if value else ()
+            else:
+                checked[name] = check_idf(value, absolute=True) if name == "idf" else SETTINGS[name].check(value)
+        except SettingError as error:
+            raise RpcError(wire.INVALID_PARAMS, f"request.{name} {shown(value)}: {error}") from None
     if not isinstance(data.get("live", False), bool):
         raise RpcError(wire.INVALID_PARAMS, "request.live must be true or false")
-    rule = data.get("codebleu_rule", "native")
-    if rule not in CODEBLEU_RULES:
-        raise RpcError(wire.INVALID_PARAMS, f"request.codebleu_rule must be one of {list(CODEBLEU_RULES)}")
-    weights = data.get("weights")
-    if weights is not None and (not isinstance(weights, list) or len(weights) != 4
-                                or not all(isinstance(w, (int, float)) and not isinstance(w, bool) for w in weights)):
-        raise RpcError(wire.INVALID_PARAMS, "request.weights must be four numbers")
     try:
-        return request_from_dict({**{k: v for k, v in data.items() if v is not None}, "language": language})
+        return request_from_dict({**{k: v for k, v in data.items() if v is not None}, **checked, "language": language})
     except (TypeError, ValueError, KeyError) as error:
         raise RpcError(wire.INVALID_PARAMS, f"bad request: {error}") from None
