@@ -4,24 +4,20 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 from refscore import languages
 
-CLIENT = Path(__file__).resolve().parents[1] / "client-vscode"
+from tests.support.client_scripts import CLIENT, client_script
+
 FIX = "run `python client-vscode/scripts/languages.py` (client-vscode/scripts/build.sh does)"
 
 
 def _generator():
-    spec = importlib.util.spec_from_file_location("client_languages", CLIENT / "scripts" / "languages.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return client_script("languages")
 
 
 def test_package_json_activates_for_every_registered_lsp_id() -> None:

@@ -18,8 +18,9 @@ while (($#)); do
 done
 python="${REFSCORE_PYTHON:-../.venv/bin/python}"
 [[ -x "$python" ]] || python="$(command -v python3 || echo python3)"
-step "language list from the server's registry"
+step "language list and vocabulary from the server"
 "$python" scripts/languages.py
+"$python" scripts/vocabulary.py
 step "npm ci"
 # esbuild's postinstall only checks its binary; recent npm releases skip dependency scripts anyway
 npm ci --no-audit --no-fund --ignore-scripts

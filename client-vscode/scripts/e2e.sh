@@ -43,6 +43,7 @@ echo "== packaging the extension and the harness"
 cd "$here"
 [[ -d node_modules ]] || npm ci --no-audit --no-fund --ignore-scripts
 "$python" scripts/languages.py >/dev/null
+"$python" scripts/vocabulary.py >/dev/null
 # the platform-specific package, as users get it: the server's libraries under bundled/ (rebuilt from
 # this checkout every run), vscode:prepublish bundles the extension
 "$python" scripts/bundle.py --target linux-x64 >"$e2e/bundle.log" 2>&1 || { tail -n 30 "$e2e/bundle.log"; exit 1; }

@@ -2,13 +2,14 @@
 
 import type { TokenScoresPayload } from "./protocol";
 import { type LineSource, type PlainRange, toPlainRange } from "./ranges";
+import { HEAT_BUCKET_WIDTH, HEAT_BUCKETS } from "./vocabulary.generated";
 
-/** Weakest first; each has a contributed colour `refscore.heat.<bucket>Background`. */
-export const BUCKETS = ["weak", "low", "fair"] as const;
+/** Weakest first; each has a contributed colour `refscore.heat.<bucket>Background` (the server's vocabulary). */
+export const BUCKETS = HEAT_BUCKETS;
 export type Bucket = (typeof BUCKETS)[number];
 
 /** Width of each bucket in similarity units. */
-export const BUCKET_WIDTH = 0.15;
+export const BUCKET_WIDTH = HEAT_BUCKET_WIDTH;
 
 /** A bucket edge rounded to 1e-6, so 0.45 - 0.15 is 0.3 and not 0.30000000000000004. */
 function edge(value: number): number {

@@ -5,6 +5,7 @@ import { type Bucket, BUCKETS, colorId, planCounts, planHeat } from "./heat";
 import type { HeatStore } from "./heatStore";
 import { isTokenScoresPayload } from "./protocol";
 import type { PlainRange } from "./ranges";
+import { WEAK_TOKEN_THRESHOLD } from "./vocabulary.generated";
 
 export interface DrawnHeat {
   version: number;
@@ -94,7 +95,7 @@ export class HeatView implements vscode.Disposable {
       this.drawn.delete(uri);
       return;
     }
-    const threshold = vscode.workspace.getConfiguration("refscore", doc.uri).get<number>("weakTokens.threshold", 0.45);
+    const threshold = vscode.workspace.getConfiguration("refscore", doc.uri).get<number>("weakTokens.threshold", WEAK_TOKEN_THRESHOLD);
     const plan = planHeat(payload, threshold, { lineCount: doc.lineCount, lineLength: (line) => doc.lineAt(line).text.length });
     for (const bucket of BUCKETS) {
       editor.setDecorations(this.types[bucket], plan[bucket].map(toRange));

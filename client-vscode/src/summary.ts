@@ -1,6 +1,7 @@
 /** The file's scores as the server publishes them (the summary diagnostic's `data`), and their text forms. */
 
 import { isRecord, PROBLEM_CODE, SUMMARY_CODE } from "./protocol";
+import { MISSING_LABELS } from "./vocabulary.generated";
 
 export interface CodeBleuData {
   score: number | null;
@@ -53,13 +54,8 @@ export interface DiagnosticLike {
   data?: unknown;
 }
 
-export const COMPONENT_LABELS: Record<string, string> = {
-  ngram_match: "n-gram",
-  weighted_ngram_match: "weighted n-gram",
-  syntax_match: "syntax",
-  dataflow_match: "dataflow",
-  codebertscore_recall: "weakly matched (CodeBERTScore recall)",
-};
+/** Labels of CodeBLEU components and missing-item kinds: the server's vocabulary (generated). */
+export const COMPONENT_LABELS: Readonly<Record<string, string>> = MISSING_LABELS;
 
 function codeOf(diagnostic: DiagnosticLike): string | undefined {
   const code = diagnostic.code;

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
+from .vocabulary import BERT_FIELDS, PACKAGE_KEYS
+
 if TYPE_CHECKING:  # pragma: no cover
     from .scoring.report import ScoreReport
 
@@ -34,9 +36,9 @@ def codebleu_default(rule: str) -> str:
     return "pooled" if rule == "compat" else "max"
 
 
-CODEBLEU_KEYS = ("codebleu", "ngram_match_score", "weighted_ngram_match_score", "syntax_match_score",
-                 "dataflow_match_score")
-BERT_KEYS = ("precision", "recall", "f1", "f3")
+#: The ``codebleu`` package's keys (drop-in: ``SampleScore`` and ``compat.calc_codebleu`` keep them).
+CODEBLEU_KEYS = tuple(PACKAGE_KEYS.values())
+BERT_KEYS = BERT_FIELDS
 
 
 @dataclass(frozen=True)

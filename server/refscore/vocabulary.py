@@ -1,6 +1,14 @@
-"""The words and thresholds every front end shares: CodeBLEU component labels, the weak-token
-threshold and the exit code of an interrupted command (one place, so the CLI, the grader and the
-editor cannot drift apart)."""
+"""The words and thresholds every front end shares: the names of the scores (report columns, JSON
+keys), their labels, the weak-token threshold and heat buckets, and the exit code of an interrupted
+command (one place, so the CLI, the grader, the editor and the VS Code client cannot drift apart:
+the client's ``src/vocabulary.generated.ts`` is generated from here by
+``client-vscode/scripts/vocabulary.py``, and a test fails when it differs).
+
+The one vocabulary of score names is ``SCORE_NAMES``: the grade report's columns, ``refscore score
+--json``'s ``scores`` object and the editor's labels use it. Only the drop-in APIs keep the
+``codebleu`` package's keys (``PACKAGE_KEYS``: ``ngram_match_score``...), so code written for
+``codebleu.calc_codebleu`` runs unchanged.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +17,46 @@ EXIT_INTERRUPTED = 130
 #: Below this CodeBERTScore similarity a candidate token is "weak" and a reference token
 #: "missing" (the editor's default; ``score --heat`` and the grade report use it too).
 WEAK_TOKEN_THRESHOLD = 0.45
-#: CodeBLEU's components in short (table columns, hovers) and long form (the terminal report).
-COMPONENT_LABELS = {"ngram_match": "n-gram", "weighted_ngram_match": "weighted", "syntax_match": "syntax",
+#: Heat buckets around the threshold ``t``, weakest first: ``weak`` below ``t - width``, ``low``
+#: below ``t``, ``fair`` below ``t + width``; higher similarities are not marked.
+HEAT_BUCKETS = ("weak", "low", "fair")
+HEAT_BUCKET_WIDTH = 0.15
+
+#: CodeBLEU's components, in the package's order.
+CODEBLEU_COMPONENTS = ("ngram_match", "weighted_ngram_match", "syntax_match", "dataflow_match")
+#: CodeBERTScore's numbers.
+BERT_FIELDS = ("precision", "recall", "f1", "f3")
+#: Every score's name: report columns, ``score --json``'s ``scores``, settings such as ``--fail-metric``.
+SCORE_NAMES = ("refscore", "codebleu", *CODEBLEU_COMPONENTS, *(f"codebertscore_{f}" for f in BERT_FIELDS),
+               "chrf", "tsed", "crystalbleu")
+#: The ``codebleu`` package's key for each CodeBLEU number (``calc_codebleu``'s dict).
+PACKAGE_KEYS = {"codebleu": "codebleu", **{c: f"{c}_score" for c in CODEBLEU_COMPONENTS}}
+
+#: CodeBLEU's components in short (table columns, hovers, the editor) and long form (the terminal report).
+COMPONENT_LABELS = {"ngram_match": "n-gram", "weighted_ngram_match": "weighted n-gram", "syntax_match": "syntax",
                     "dataflow_match": "dataflow"}
 COMPONENT_LABELS_LONG = {"ngram_match": "n-gram match (BLEU)", "weighted_ngram_match": "weighted n-gram match",
                          "syntax_match": "syntax match (AST)", "dataflow_match": "dataflow match"}
+#: Each score's short label (report headers, terminal lines, the editor's score list).
+SCORE_LABELS = {
+    "refscore": "RefScore", "codebleu": "CodeBLEU", **COMPONENT_LABELS, "codebertscore_precision": "BERT P",
+    "codebertscore_recall": "BERT R", "codebertscore_f1": "BERT F1", "codebertscore_f3": "BERT F3",
+    "chrf": "chrF", "tsed": "TSED", "crystalbleu": "CrystalBLEU",
+}
+#: What the reference has that the candidate lacks, by kind (the editor's "missing" list): the
+#: CodeBLEU components, and reference tokens CodeBERTScore matched weakly.
+MISSING_LABELS = {**COMPONENT_LABELS, "codebertscore_recall": "weakly matched (CodeBERTScore recall)"}
+
+
+def heat_bucket(similarity: float, threshold: float = WEAK_TOKEN_THRESHOLD) -> str | None:
+    """The heat bucket of a token's similarity (``HEAT_BUCKETS``), or None when it is not marked.
+    Edges are rounded to 1e-6, so 0.45 - 0.15 is 0.3 (the client does the same)."""
+    if similarity != similarity:  # NaN
+        return None
+    if similarity < round(threshold - HEAT_BUCKET_WIDTH, 6):
+        return "weak"
+    if similarity < threshold:
+        return "low"
+    if similarity < round(threshold + HEAT_BUCKET_WIDTH, 6):
+        return "fair"
+    return None

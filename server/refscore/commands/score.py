@@ -13,6 +13,7 @@ from ..embed.backends import BACKENDS
 from ..metrics.codebertscore_result import BertScore
 from ..engines import open_scorer
 from ..scoring import pipeline
+from ..scoring.flat import flat_scores
 from ..scoring.differences import difference_records, placed_records, render_differences
 from ..scoring.heat import DEFAULT_WEAK_THRESHOLD, candidate_words, missing_words, render_heat, token_records
 from ..scoring.inputs import STDIN, empty_reference, read_source, read_stdin_source, resolve_language
@@ -112,12 +113,13 @@ def run(args: argparse.Namespace) -> int:
             warnings.append(mismatches[index])
         found = pipeline.differences(request, report)
         if args.json:
-            data = {"candidate": path, "reference": args.reference, **report.to_dict(explain=args.explain),
-                    "warnings": warnings}
+            scores = {k: v for k, v in flat_scores(report).items() if v is not None}
+            data = {"candidate": path, "reference": args.reference, "scores": scores,
+                    **report.to_dict(explain=args.explain), "warnings": warnings}
             if report.codebertscore is not None:
                 data["tokens"] = token_records(report.codebertscore, request.candidate, references)
             data["differences"] = difference_records(found)
-            _place_explanations(data, found, request.candidate)
+            _place_explanations(data, found, request.candidate, references)
             if functions:
                 data["functions"] = [pair_record(p) for p in functions[index]]
             print(json.dumps(data))
@@ -133,13 +135,23 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _place_explanations(data: dict, found, candidate: str) -> None:
-    """Each CodeBLEU explanation in ``data`` (``--explain``) with its candidate span beside its
-    reference span."""
+def _place_explanations(data: dict, found, candidate: str, references: tuple[str, ...]) -> None:
+    """Each CodeBLEU explanation in ``data`` (``--explain``) with its ``reference_range`` and its
+    ``candidate_range``: line/character ranges, as tokens and differences have them (the flat
+    offsets the report keeps internally are dropped)."""
     explanations = data.get("codebleu_details", {}).get("explanations")
-    if explanations is not None and len(explanations) == len(found.explanations):
-        for item, placed in zip(explanations, placed_records(found, candidate)):
-            item.update(placed)
+    if explanations is None:
+        return
+    lines = [LinePositions(text) for text in references]
+    placed = placed_records(found, candidate) if len(explanations) == len(found.explanations) else None
+    for index, item in enumerate(explanations):
+        start, end, which = item.pop("start", None), item.pop("end", None), item.get("reference_index", 0)
+        item["reference_range"] = None
+        if isinstance(start, int) and isinstance(end, int) and 0 <= which < len(lines):
+            (l0, c0), (l1, c1) = lines[which].range(start, end)
+            item["reference_range"] = {"start": {"line": l0, "character": c0}, "end": {"line": l1, "character": c1}}
+        if placed is not None:
+            item.update({k: v for k, v in placed[index].items() if k not in ("candidate_start", "candidate_end")})
 
 
 def language_mismatch(language: str, candidate: str, reference_paths: list[str]) -> str | None:

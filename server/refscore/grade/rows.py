@@ -6,21 +6,19 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ..metrics.codebleu import COMPONENTS
+from ..scoring.flat import flat_scores, flat_signatures
 from ..scoring.report import ScoreReport
-from ..vocabulary import COMPONENT_LABELS
+from ..vocabulary import SCORE_LABELS, SCORE_NAMES
 from .items import GradeItem
 from .records import extra_columns
 
 INTERRUPTED = "not scored: the run was interrupted (rerun to finish; scored items are kept)"
 
-BERT_FIELDS = ("precision", "recall", "f1", "f3")
 #: Numeric columns, in report order; each gets a histogram in the HTML report.
 #: Scores computed only when --metrics names them (chrF, TSED, CrystalBLEU).
 TEXT_COLUMNS = ("chrf", "tsed", "crystalbleu")
 #: ``refscore``: the combined RefScore number, when the shipped combination earned it.
-SCORE_COLUMNS = ("refscore", "codebleu", *COMPONENTS, *(f"codebertscore_{f}" for f in BERT_FIELDS),
-                 *TEXT_COLUMNS)
+SCORE_COLUMNS = SCORE_NAMES  # the one vocabulary (``vocabulary.SCORE_NAMES``)
 #: Who handed the submission in (classroom exports, ``classroom.model``); empty otherwise.
 STUDENT_COLUMNS = ("student", "student_id", "late")
 COLUMNS = ("id", "problem", "language", "source", *STUDENT_COLUMNS, *SCORE_COLUMNS, "codebertscore_model",
@@ -33,12 +31,7 @@ OPTIONAL_METRIC_COLUMNS = {name: (name, f"{name}_signature") for name in TEXT_CO
 SIMILARITY_COLUMN = "similar_to"
 #: Fields of JSON and JSONL rows only (``--per-function``'s records): no CSV or Parquet column.
 JSON_ONLY_COLUMNS = ("functions",)
-LABELS = {
-    "refscore": "RefScore",
-    "codebleu": "CodeBLEU", **COMPONENT_LABELS, "codebertscore_precision": "BERT P",
-    "codebertscore_recall": "BERT R", "codebertscore_f1": "BERT F1", "codebertscore_f3": "BERT F3",
-    "chrf": "chrF", "tsed": "TSED", "crystalbleu": "CrystalBLEU",
-}
+LABELS = SCORE_LABELS
 
 
 @dataclass
@@ -70,34 +63,14 @@ def result_row(result: GradeResult) -> dict[str, Any]:
                language=item.language, source=item.source,
                student=item.student, student_id=item.student_id, late=item.late,
                cached=result.cached, warnings=list(result.warnings), errors=result.errors)
-    if report is not None and report.codebleu is not None:
-        row["codebleu"] = _number(report.codebleu.score)
-        row["codebleu_signature"] = report.codebleu.signature
-        for component in report.codebleu.components:
-            row[component.name] = _number(component.score)
+    row.update(flat_scores(report))
+    row.update(flat_signatures(report))
     bert = report.codebertscore if report is not None else None
     if bert is not None:
-        for name in BERT_FIELDS:
-            row[f"codebertscore_{name}"] = _number(getattr(bert, name))
-        row.update(codebertscore_model=bert.model, codebertscore_layer=bert.layer,
-                   codebertscore_signature=bert.signature)
-    for name in ("refscore", *TEXT_COLUMNS):
-        value = getattr(report, name, None) if report is not None else None
-        if value is not None:
-            row[name] = _number(value.score)
-            row[f"{name}_signature"] = value.signature
+        row.update(codebertscore_model=bert.model, codebertscore_layer=bert.layer)
     for name, column in extra_columns(list(item.extra), (*COLUMNS, *JSON_ONLY_COLUMNS)).items():
         row[column] = item.extra[name]
     return row
-
-
-def _number(value: Any) -> float | None:
-    """A finite float, or None (NaN and missing values are not scores)."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
 
 
 def _finite(value: Any) -> bool:

@@ -15,11 +15,12 @@ from typing import Literal, Sequence
 
 from .ngram import NgramStats, score_from_stats
 from .signature import build_signature
+from ..vocabulary import CODEBLEU_COMPONENTS, PACKAGE_KEYS
 from .weights import normalise
 
 Rule = Literal["compat", "native"]
 DEFAULT_WEIGHTS = (0.25, 0.25, 0.25, 0.25)
-COMPONENTS = ("ngram_match", "weighted_ngram_match", "syntax_match", "dataflow_match")
+COMPONENTS = CODEBLEU_COMPONENTS
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ class CodeBleuResult:
 
     def as_package_dict(self) -> dict[str, float]:
         """The five keys of ``codebleu.calc_codebleu`` (not applicable reported as 0.0)."""
-        values = {f"{c.name}_score": (c.score if c.score is not None else 0.0) for c in self.components}
+        values = {PACKAGE_KEYS[c.name]: (c.score if c.score is not None else 0.0) for c in self.components}
         return {"codebleu": self.score, **values}
 
 

@@ -14,6 +14,7 @@ from ..bidi import printable
 from ..metrics.codebertscore_align import WordAlignment, merge_pieces
 from ..metrics.codebertscore_result import BertScore
 from ..vocabulary import WEAK_TOKEN_THRESHOLD as DEFAULT_WEAK_THRESHOLD
+from ..vocabulary import heat_bucket
 
 _RED, _YELLOW, _RESET = "\x1b[41;97m", "\x1b[43;30m", "\x1b[0m"
 
@@ -60,9 +61,10 @@ def render_heat(candidate: str, words: list[WordAlignment], *, color: bool,
 
     pieces, position = [], 0
     for word in words:
-        if word.similarity >= threshold + 0.15:
+        bucket = heat_bucket(word.similarity, threshold)
+        if bucket is None:
             continue
-        weak = word.similarity < threshold
+        weak = bucket != "fair"  # below the threshold (weak or low): red; fair: yellow
         pieces.append(safe(candidate[position:word.start]))
         if color:
             pieces.append(f"{_RED if weak else _YELLOW}{safe(word.text)}{_RESET}")
