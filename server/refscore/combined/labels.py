@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
+from ..vocabulary import COMPONENT_LABELS_LONG, SCORE_LABELS
 from .inputs import REF_LEN_CENTRE, interaction_base
 
 INPUT_LABELS = {
@@ -11,9 +12,8 @@ INPUT_LABELS = {
     "cbs_f3": "CodeBERTScore F3", "cbs_pq25": "CodeBERTScore weakest quarter of candidate tokens",
     "cbs_rq25": "CodeBERTScore weakest quarter of reference tokens",
     "cbs_pmin": "CodeBERTScore weakest candidate token", "cbs_rmin": "CodeBERTScore weakest reference token",
-    "chrf": "chrF", "chrfpp": "chrF++", "ngram_match": "CodeBLEU n-gram match",
-    "weighted_ngram_match": "CodeBLEU weighted n-gram match", "syntax_match": "CodeBLEU syntax match",
-    "dataflow_match": "CodeBLEU dataflow match", "tsed": "TSED", "len_ratio": "length ratio (log)",
+    "chrf": SCORE_LABELS["chrf"], "chrfpp": "chrF++", "tsed": SCORE_LABELS["tsed"],
+    **{name: f"CodeBLEU {label}" for name, label in COMPONENT_LABELS_LONG.items()}, "len_ratio": "length ratio (log)",
     "abs_len_ratio": "length difference (log)", "extra_errors": "parse errors beyond the reference's (log)",
     "ref_len": "reference length (log tokens)",
 }
