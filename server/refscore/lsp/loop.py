@@ -33,6 +33,10 @@ log = logging.getLogger(__name__)
 
 #: CodeBERTScore reports kept by the loop (a whole document's is a few hundred kB).
 BERT_MEMO_SIZE = 128
+#: The debounce's maximum wait (seconds): a document rescheduled without a pause for this long
+#: (typing every 50 ms, a reference rewritten on disk every 100 ms) gets a scoring run that later
+#: changes no longer cancel; what changed meanwhile is scored right after it.
+MAX_WAIT_S = 3.0
 
 
 def live_updates() -> bool:
@@ -59,6 +63,12 @@ class ScoringLoop:
         #: CodeBERTScore reports by request (used from the daemon thread only): an edit asks the
         #: daemon only for what it changed (the document, the function it touched)
         self.bert_memo: OrderedDict[ScoreRequest, ScoreReport] = OrderedDict()
+        #: uri -> when it was first scheduled since its last publish (the maximum wait runs from it)
+        self.waiting: dict[str, float] = {}
+        #: uri -> a run past the maximum wait, which a later change does not cancel; ``again``: the
+        #: documents changed while one ran (scheduled once it ends)
+        self.overdue: dict[str, asyncio.Task[None]] = {}
+        self.again: set[str] = set()
 
     def schedule(self, uri: str, immediate: bool = False) -> None:
         """(Re)start the document's scoring task; a running one for an older version is cancelled.
@@ -71,10 +81,27 @@ class ScoringLoop:
         previous = self.last_schedule.get(uri)
         self.last_schedule[uri] = now
         quiet = previous is None or (now - previous) * 1000 >= self.server.settings.debounce_ms
+        overdue = now - self.waiting.setdefault(uri, now) >= MAX_WAIT_S
         old = self.tasks.get(uri)
         if old is not None and not old.done():
+            if self.overdue.get(uri) is old:  # past the maximum wait: let it publish, then go again
+                self.again.add(uri)
+                return
             old.cancel()
-        self.tasks[uri] = loop.create_task(self._run(uri, immediate or quiet))
+        task = loop.create_task(self._run(uri, immediate or quiet or overdue))
+        self.tasks[uri] = task
+        if overdue:
+            self.overdue[uri] = task
+            task.add_done_callback(lambda done: self._release(uri, done))
+
+    def _release(self, uri: str, task: "asyncio.Task[None]") -> None:
+        """An overdue run published (or ended): later changes cancel it again, and what changed
+        meanwhile is scheduled now."""
+        if self.overdue.get(uri) is task:
+            del self.overdue[uri]
+            if uri in self.again:
+                self.again.discard(uri)
+                asyncio.get_running_loop().call_soon(self.schedule, uri)
 
     def edited(self, uri: str) -> None:
         """The buffer changed: until it is saved, CodeBERTScore updates are live ones."""
@@ -93,6 +120,9 @@ class ScoringLoop:
         if task is not None:
             task.cancel()
         self.last_schedule.pop(uri, None)
+        self.waiting.pop(uri, None)
+        self.overdue.pop(uri, None)
+        self.again.discard(uri)
         self.results.pop(uri, None)
         self.insertions.pop(uri, None)
 
@@ -114,8 +144,11 @@ class ScoringLoop:
         """The document moved on, or this task was superseded (a cancellation that Python 3.11's
         ``asyncio.wait_for`` swallowed must not publish twice)."""
         document = self._current(uri)
-        superseded = self.tasks.get(uri) is not asyncio.current_task()
-        return document is None or document.version != version or superseded
+        task = asyncio.current_task()
+        superseded = self.tasks.get(uri) is not task
+        if document is None or superseded:
+            return True
+        return document.version != version and self.overdue.get(uri) is not task  # overdue: publish it
 
     async def _run(self, uri: str, immediate: bool) -> None:
         try:
@@ -135,6 +168,7 @@ class ScoringLoop:
             if self._stale(uri, version):
                 return
             if prepared is None:  # no reference: no diagnostics, no noise
+                self.waiting.pop(uri, None)
                 self.results.pop(uri, None)
                 self.server.publish(uri, version, None)
                 return
@@ -159,8 +193,12 @@ class ScoringLoop:
                                f"{type(error).__name__}: {error}")
 
     def _store(self, result: Result) -> None:
+        self.waiting.pop(result.uri, None)
         self.results[result.uri] = result
         self.server.publish(result.uri, result.version, result)
+        task = asyncio.current_task()
+        if task is not None:
+            self._release(result.uri, task)
 
     def _codebleu_phase(self, result: Result, settings: Any,
                         insertion: tuple[int, int, int] | None) -> None:
