@@ -178,3 +178,24 @@ def test_eocd_count_is_read_from_the_record(tmp_path: Path) -> None:
     tail = path.read_bytes()[-22:]
     assert tail[:4] == b"PK\x05\x06" and struct.unpack("<H", tail[10:12])[0] == 3
     assert os.path.getsize(path) > 22
+
+
+def test_a_billion_laughs_metadata_and_a_corrupt_stream_are_no_hang_and_no_traceback(tmp_path: Path) -> None:
+    (tmp_path / "ref.py").write_text(REF)
+    laughs = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+        f"{chr(98 + n)}: &{chr(98 + n)} [*{chr(97 + n)}, *{chr(97 + n)}, *{chr(97 + n)}, *{chr(97 + n)}, "
+        f"*{chr(97 + n)}, *{chr(97 + n)}, *{chr(97 + n)}, *{chr(97 + n)}, *{chr(97 + n)}]\n" for n in range(9))
+    laughs += "submission_1:\n  :submitters: *j\n"
+    archive = tmp_path / "gs.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("submission_metadata.yml", laughs)
+        z.writestr("submission_1/sum.py", REF)
+        z.writestr("submission_2/sum.py", REF * 50)
+    data = bytearray(archive.read_bytes())
+    at = data.find(b"submission_2/sum.py", 0) + len("submission_2/sum.py")  # the local header's name ends here
+    data[at + 10:at + 20] = b"\xff" * 10  # inside the deflate stream
+    archive.write_bytes(bytes(data))
+    code, report = grade(tmp_path, archive)
+    rows = {r["student_id"]: r for r in report["submissions"]}
+    assert code == 0 and rows["1"]["codebleu"] == pytest.approx(1.0)  # named by folder: the submitters are nonsense
+    assert rows["2"]["errors"] and "cannot be read" in rows["2"]["errors"][0]

@@ -27,13 +27,15 @@ def _key(text: Any) -> str:
     return str(text).strip(":").strip()
 
 
-def _plain(data: Any) -> Any:
-    """The metadata with Ruby-symbol keys (``:name:``) as plain ones (``name``)."""
-    if isinstance(data, dict):
-        return {_key(k): _plain(v) for k, v in data.items()}
-    if isinstance(data, list):
-        return [_plain(v) for v in data]
-    return data
+def _get(data: Any, key: str) -> Any:
+    """``data[key]`` where Gradescope writes it as a Ruby symbol (``:name:``) or plainly. Only
+    the keys asked for are looked at: a YAML of nested aliases (a "billion laughs") is never walked."""
+    if not isinstance(data, dict):
+        return None
+    for name, value in data.items():
+        if _key(name) == key:
+            return value
+    return None
 
 
 def _load(entry: Entry, notes: list[str]) -> dict[str, Any]:
@@ -45,7 +47,7 @@ def _load(entry: Entry, notes: list[str]) -> dict[str, Any]:
         notes.append(f"{entry.origin or entry.name}: not readable YAML ({str(error).splitlines()[0]}); "
                      "students named by folder")
         return {}
-    return _plain(data) if isinstance(data, dict) else {}
+    return {_key(k): v for k, v in data.items()} if isinstance(data, dict) else {}
 
 
 def read(entries: Sequence[Entry], source: str) -> ClassInput:
@@ -75,12 +77,19 @@ def read(entries: Sequence[Entry], source: str) -> ClassInput:
 
 
 def _student(folder: str, info: dict[str, Any], notes: list[str]) -> tuple[Student, bool]:
-    submitters = info.get("submitters") or []
+    submitters = _get(info, "submitters") or []
     first = submitters[0] if isinstance(submitters, list) and submitters and isinstance(submitters[0], dict) else {}
     if isinstance(submitters, list) and len(submitters) > 1:
-        others = ", ".join(str(s.get("name", "?")) for s in submitters[1:] if isinstance(s, dict))
-        notes.append(f"{folder}: a group submission, graded under {first.get('name', folder)} (also: {others})")
-    name = str(first.get("name") or folder)
-    sid = first.get("sid") or first.get("email") or folder.removeprefix("submission_")
-    email = first.get("email")
-    return Student(name, str(sid), str(email) if email else None), bool(info.get("late", False))
+        others = ", ".join(_text(_get(s, "name")) or "?" for s in submitters[1:20])
+        notes.append(f"{folder}: a group submission, graded under {_text(_get(first, 'name')) or folder} "
+                     f"(also: {others})")
+    name = _text(_get(first, "name")) or folder
+    email = _text(_get(first, "email"))
+    sid = _text(_get(first, "sid")) or email or folder.removeprefix("submission_")
+    return Student(name, sid, email), _get(info, "late") is True
+
+
+def _text(value: Any) -> str | None:
+    """A scalar metadata value as text (a list or mapping where a name belongs: None)."""
+    return str(value).strip() or None if isinstance(value, (str, int, float)) and not isinstance(value, bool) \
+        else None

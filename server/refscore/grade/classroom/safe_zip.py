@@ -19,8 +19,10 @@ output folder), and
 
 from __future__ import annotations
 
+import lzma
 import stat
 import struct
+import zlib
 import unicodedata
 import zipfile
 from dataclasses import dataclass
@@ -191,6 +193,7 @@ def _read_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int) ->
                 if read > MAX_ENTRY_BYTES or read > budget:
                     return None, read
                 chunks.append(chunk)
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as error:
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError, zlib.error,
+            lzma.LZMAError) as error:
         return str(error) or type(error).__name__, read
     return b"".join(chunks), read
