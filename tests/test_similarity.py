@@ -199,3 +199,37 @@ def test_past_max_pairs_the_groups_still_hold_everyone(monkeypatch: pytest.Monke
     assert all(p.score == 1.0 for p in result.pairs)
     assert result.clusters == (tuple(s.id for s in subs),)
     assert compare(subs, 0.7, method="lsh") == result
+
+
+OTHER_LANGUAGES = {
+    "javascript": ("function total(values) {\n  let acc = 0;\n  for (const v of values) { if (v > 0) acc += v; }\n"
+                   "  return acc;\n}\nfunction countBig(values, limit) {\n  let n = 0;\n"
+                   "  for (let i = 0; i < values.length; i++) { if (values[i] >= limit) n++; }\n  return n;\n}\n",
+                   "// mine\nfunction howMany(xs, bound) {\n  let k = 0; // c\n"
+                   "  for (let j = 0; j < xs.length; j++) { if (xs[j] >= bound) k++; }\n  return k;\n}\n"
+                   "/* block */\nfunction addPos(nums) {\n  let s = 0;\n  for (const num of nums) { if (num > 0) s += num; }\n"
+                   "  return s;\n}\n"),
+    "cpp": ("int total(const std::vector<int>& values) {\n  int acc = 0;\n  for (int v : values) { if (v > 0) acc += v; }\n"
+            "  return acc;\n}\nint countBig(const std::vector<int>& values, int limit) {\n  int n = 0;\n"
+            "  for (size_t i = 0; i < values.size(); i++) { if (values[i] >= limit) n++; }\n  return n;\n}\n",
+            "// mine\nint howMany(const std::vector<int>& xs, int bound) {\n  int k = 0; // c\n"
+            "  for (size_t j = 0; j < xs.size(); j++) { if (xs[j] >= bound) k++; }\n  return k;\n}\n"
+            "int addPos(const std::vector<int>& nums) {\n  int s = 0;\n  for (int num : nums) { if (num > 0) s += num; }\n"
+            "  return s;\n}\n"),
+    "go": ("package main\n\nfunc total(values []int) int {\n\tacc := 0\n\tfor _, v := range values {\n\t\tif v > 0 {\n"
+           "\t\t\tacc += v\n\t\t}\n\t}\n\treturn acc\n}\n\nfunc countBig(values []int, limit int) int {\n\tn := 0\n"
+           "\tfor i := 0; i < len(values); i++ {\n\t\tif values[i] >= limit {\n\t\t\tn++\n\t\t}\n\t}\n\treturn n\n}\n",
+           "package main\n\n// mine\nfunc howMany(xs []int, bound int) int {\n\tk := 0\n\tfor j := 0; j < len(xs); j++ {\n"
+           "\t\tif xs[j] >= bound {\n\t\t\tk++\n\t\t}\n\t}\n\treturn k\n}\n\nfunc addPos(nums []int) int {\n\ts := 0\n"
+           "\tfor _, num := range nums {\n\t\tif num > 0 {\n\t\t\ts += num\n\t\t}\n\t}\n\treturn s\n}\n"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(OTHER_LANGUAGES))
+def test_disguised_copies_in_other_languages(language: str) -> None:
+    """The registry's other languages: renamed, reordered and commented, still the same program."""
+    original, disguised = OTHER_LANGUAGES[language]
+    found = pair_score(fingerprint(structural_tokens(original, language)),
+                       fingerprint(structural_tokens(disguised, language)))
+    assert found.score == 1.0
+    assert [u.name for u in structural_tokens(original, language).units if u.name != "<module>"] == ["total", "countBig"]

@@ -114,7 +114,7 @@ def build_page(problems: Sequence[ProblemSimilarity], threshold: float) -> str:
 
 def _problem(index: int, problem: ProblemSimilarity, shown_before: int) -> str:
     result = problem.result
-    name = safe_text(problem.problem or "submissions")
+    name = safe_text(problem.problem or "All submissions")
     how = ("every pair compared" if result.method == "all" else
            f"candidate pairs by MinHash/LSH: {result.compared:,} of {result.possible:,} pairs compared exactly")
     starter = f"; starter code removed ({problem.starter_files} file{'s' * (problem.starter_files != 1)})" \
