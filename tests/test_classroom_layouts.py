@@ -245,3 +245,16 @@ def test_files_outside_any_submission_are_one_note(tmp_path: Path, capsys) -> No
     err = [line for line in capsys.readouterr().err.splitlines() if "not in a student's submission" in line]
     assert code == 0 and len(err) == 1 and "15 file(s)" in err[0] and "and 5 more" in err[0]
     assert [r["student"] for r in report["submissions"]] == ["Ada Lovelace"]
+
+
+def test_reports_written_inside_a_class_folder_are_never_graded(tmp_path: Path) -> None:
+    sum_ref, _ = refs(tmp_path)
+    for student in ("ann", "ben"):
+        (tmp_path / "class" / student).mkdir(parents=True)
+        (tmp_path / "class" / student / "sum.py").write_text(SUM_OK)
+    args = ["grade", "-r", str(sum_ref), str(tmp_path / "class"), "--layout", "plain", "--metrics", "codebleu",
+            "-q", "-o", str(tmp_path / "class" / "report")]
+    assert main(args) == 0 and main(args) == 0  # the second run finds the first one's reports and parts
+    report = json.loads((tmp_path / "class" / "report" / "grade.json").read_text())
+    assert sorted(r["id"] for r in report["submissions"]) == ["ann", "ben"]
+    assert report["settings"]["classes"][0]["unmatched_files"] == []
