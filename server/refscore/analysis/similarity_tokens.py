@@ -18,6 +18,7 @@ recovers), flagged ``has_syntax_errors``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .. import languages
@@ -30,6 +31,8 @@ _DEFINING = frozenset({"class", "interface", "struct", "enum", "trait", "record"
 _MEMBER = frozenset({".", "::", "?."})  # C's p->field: a field_identifier
 _SELF = frozenset({"self", "this", "@"})
 MODULE_UNIT = "<module>"
+#: Lone surrogates (bytes read with ``surrogateescape``) cannot be parsed: each reads as U+FFFD.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ def structural_tokens(text: str, language: str) -> StructuralTokens:
     spec = languages.find(language)
     if spec is None:
         return StructuralTokens(None, ())
+    text = _SURROGATE.sub("\ufffd", text)
     tokens = code_tokens(text, spec.name)
     if not tokens:
         return StructuralTokens(spec.name, ())
