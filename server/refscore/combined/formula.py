@@ -11,19 +11,14 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
+from .explain import terms
 from .model import load_model
 
 
 def contributions(components: Mapping[str, float | None], model: Mapping[str, Any]) -> list[tuple[str, float]]:
     """Each input's share of the logit (weight x standardised value; 0 at the training mean), in
-    the model's order: what pulled this score up or down."""
-    out = []
-    for name, mean, scale, coef in zip(model["features"], model["mean"], model["scale"], model["coef"]):
-        value = components.get(name)
-        if value is None or (isinstance(value, float) and math.isnan(value)):
-            value = mean
-        out.append((name, coef * (float(value) - mean) / scale))
-    return out
+    the model's order: what pulled this score up or down (``explain.terms`` has the rest)."""
+    return [(term.input, term.share) for term in terms(components, model)]
 
 
 def linear_part(components: Mapping[str, float | None], model: Mapping[str, Any]) -> float:

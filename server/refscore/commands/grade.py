@@ -107,8 +107,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     out.add_argument("--fail-under", type=float, metavar="X",
                      help="exit 1 if any submission scores below X (or could not be scored)")
     out.add_argument("--fail-metric", default=None, choices=SCORE_COLUMNS,
-                     help="metric for --fail-under (default: codebleu, else codebertscore_f1, else the first "
-                          "of chrf, tsed, crystalbleu in --metrics)")
+                     help="metric for --fail-under (default: refscore, the combined number, where it applies, "
+                          "with codebertscore_f3 for submissions it does not apply to; else codebleu, else "
+                          "codebertscore_f1, else the first of chrf, tsed, crystalbleu in --metrics)")
+    out.add_argument("--allow-syntax-errors", action="store_true",
+                     help="with --fail-under: let a submission that does not parse pass on its score (by "
+                          "default it fails, listed with its parse error, whatever it scores)")
     out.add_argument("--progress", choices=("auto", "bar", "lines", "none"), default="auto",
                      help="progress on stderr: bar on a terminal, lines otherwise (default auto)")
     out.add_argument("-q", "--quiet", action="store_true",
@@ -156,6 +160,8 @@ def check_applicable(args: argparse.Namespace) -> None:
         raise UsageError("--ray-address is for --engine ray")
     if args.fail_metric and args.fail_under is None:
         raise UsageError(f"--fail-metric {args.fail_metric} needs --fail-under X (the threshold to check)")
+    if args.allow_syntax_errors and args.fail_under is None:
+        raise UsageError("--allow-syntax-errors needs --fail-under X (it changes what passes the threshold)")
     if args.engine == "ray" and (args.submissions or args.mapping or args.reference):
         raise UsageError("--engine ray grades --jsonl inputs (JSONL, JSONL.gz or Parquet) only")
     if args.block_lines is not None and args.block_lines < 1:
@@ -205,14 +211,16 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
                     args.lang, args.context, args.context_file, args.pattern, args.per_folder,
                     parse_fields(args.fields),
                     None if args.layout in (None, "auto") else args.layout, args.roster, tuple(args.starter))
-    threshold = None
+    threshold, default_metric = None, options.default_fail_metric(metrics, args.codebleu_rule)
     if args.fail_under is not None:
-        threshold = Threshold(args.fail_metric or options.default_fail_metric(metrics), args.fail_under)
+        metric = args.fail_metric or default_metric
+        threshold = Threshold(metric, args.fail_under, options.fail_fallback(metric, metrics),
+                              args.allow_syntax_errors)
     # --backend scores in this process (the daemon has its own engine)
     engine = "ray" if args.engine == "ray" else ("daemon" if args.daemon and not args.backend else "local")
     return GradeJob(inputs, settings, engine, args.ray_address, args.block_lines or DEFAULT_BLOCK_LINES,
                     _reports(args), args.title, Path(args.cache) if args.cache else None, args.no_cache,
-                    threshold, options.default_fail_metric(metrics), "none" if args.quiet else args.progress,
+                    threshold, default_metric, "none" if args.quiet else args.progress,
                     args.idf, args.similarity, classroom_from_args(args, metrics), args.quiet,
                     named=frozenset(kind for kind in REPORT_KINDS if getattr(args, kind)), parquet=args.parquet)
 

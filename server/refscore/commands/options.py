@@ -55,14 +55,34 @@ def metric_of(column: str) -> str:
     return column if column in _OWN_COLUMN else "codebleu"
 
 
-def default_fail_metric(metrics: Sequence[str]) -> str:
-    """The column ``--fail-under`` reads without ``--fail-metric``: CodeBLEU, else CodeBERTScore
-    F1, else the first metric named (``--metrics chrf,tsed``: chrF)."""
+def default_fail_metric(metrics: Sequence[str], codebleu_rule: str = "native") -> str:
+    """The column ``--fail-under`` reads without ``--fail-metric``: the combined RefScore number
+    where this version ships it and the run computes it (CodeBLEU's native rule and
+    CodeBERTScore), else CodeBLEU, else CodeBERTScore F1, else the first metric named
+    (``--metrics chrf,tsed``: chrF)."""
+    if {"codebleu", "codebertscore"} <= set(metrics) and codebleu_rule == "native":
+        from ..scoring.headline import headline_model
+
+        if headline_model() is not None:
+            return "refscore"
     if "codebleu" in metrics:
         return "codebleu"
     if "codebertscore" in metrics:
         return "codebertscore_f1"
     return next(m for m in metrics if m in _OWN_COLUMN)
+
+
+#: What a RefScore threshold reads where the combined number does not apply to a scored submission
+#: (a context, another model): CodeBERTScore F3 (the best single score at ranking HumanEval
+#: completions and the one the fit starts from; docs/correlation.md), else CodeBLEU.
+REFSCORE_FALLBACKS = ("codebertscore_f3", "codebleu")
+
+
+def fail_fallback(column: str, metrics: Sequence[str]) -> str | None:
+    """The column a ``refscore`` threshold falls back to (``REFSCORE_FALLBACKS``), else None."""
+    if column != "refscore":
+        return None
+    return next((c for c in REFSCORE_FALLBACKS if metric_of(c) in metrics), None)
 
 
 def check_fail_metric(column: str | None, metrics: Sequence[str]) -> None:

@@ -21,7 +21,8 @@ from .ids import IdNamer
 from .items import GradeItem
 from .parts import PartStore
 from .plan import PlannedBlock
-from .rows import JSON_ONLY_COLUMNS, GradeResult, threshold_failures
+from .job import Threshold
+from .rows import JSON_ONLY_COLUMNS, GradeResult
 from .stream_stats import RowStats
 from .targets import is_stream
 from .writers import csv_text, finish_report, open_binary_report, open_report, replace_report, temporary_name
@@ -75,7 +76,7 @@ def block_entries(store: PartStore, block: PlannedBlock, fill: Fill | None = Non
 
 
 def assemble(blocks: Sequence[PlannedBlock], store: PartStore, outputs: dict[str, Path], info: dict[str, Any],
-             title: str, rank_by: str | None, fail: tuple[str, float] | None = None,
+             title: str, rank_by: str | None, fail: Threshold | None = None,
              echo: Callable[[dict[str, Any], int], None] | None = None, fill: Fill | None = None,
              detail: bool = False, similar: Mapping[tuple[str, str | None], list[str]] | None = None,
              keep: bool = False, held: Details | None = None) -> Assembled:
@@ -132,7 +133,7 @@ def assemble(blocks: Sequence[PlannedBlock], store: PartStore, outputs: dict[str
                     elif entry.get("detail") is not None:
                         details.append((_result(entry["detail"], row), row))
             if fail is not None:
-                failed = threshold_failures(rows, *fail)
+                failed = fail.failures(rows)
                 result.failures += len(failed)
                 result.first_failures.extend(failed[:max(0, 20 - len(result.first_failures))])
             writers.write(rows)

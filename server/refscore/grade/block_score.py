@@ -25,7 +25,7 @@ from ..scoring.pipeline import CorpusStatistics, cpu_stage as pipeline_cpu_stage
 from ..scoring.report import ScoreReport
 from ..scoring.scorer import LocalScorer, Scorer
 from .blocks import item_from_json
-from .checks import submission_warnings
+from .checks import parse_error, submission_warnings
 from .items import GradeItem
 from .plan import BlockWork
 from .rows import GradeResult, result_row
@@ -43,12 +43,14 @@ class Staged:
     warnings: list[str] = field(default_factory=list)
     functions: list[dict[str, Any]] | None = None  # per-function records (``pair_record``)
     missing: str | None = None  # why a scored pair lacks the combined number (``headline.missing_reason``)
+    parse_error: str | None = None  # the submission does not parse (``checks.parse_error``)
 
     def to_json(self, explain: bool = False) -> str:
         report = self.report.to_dict(explain=explain) if self.report is not None else None
         cpu = self.cpu.to_dict(self.item.language or "") if self.cpu is not None else None
         return json.dumps({"offset": self.offset, "item": asdict(self.item), "report": report, "cpu": cpu,
-                           "warnings": self.warnings, "functions": self.functions, "missing": self.missing},
+                           "warnings": self.warnings, "functions": self.functions, "missing": self.missing,
+                           "parse_error": self.parse_error},
                           ensure_ascii=False)
 
     @classmethod
@@ -58,11 +60,12 @@ class Staged:
         report = ScoreReport.from_dict(data["report"]) if data["report"] is not None else None
         cpu = CpuScores.from_dict(data["cpu"]) if data.get("cpu") is not None else None
         return cls(int(data["offset"]), item, report, cpu, list(data["warnings"]), data.get("functions"),
-                   data.get("missing"))
+                   data.get("missing"), data.get("parse_error"))
 
     def row(self) -> dict[str, Any]:
         """The item's report row."""
-        row = result_row(GradeResult(self.item, self.report, warnings=list(self.warnings)))
+        row = result_row(GradeResult(self.item, self.report, warnings=list(self.warnings),
+                                     parse_error=self.parse_error))
         if self.functions is not None:  # JSON and JSONL only (the CSV and Parquet keep fixed columns)
             row["functions"] = self.functions
         if self.item.cells:  # a notebook: where each code cell's lines are in the scored text (JSON, JSONL)
@@ -103,6 +106,9 @@ def annotate(staged: Sequence[Staged], work: BlockWork, scorer: Scorer) -> None:
             continue
         s.missing = missing_reason(request_for(item, settings), s.report)
         s.warnings = submission_warnings(item.candidate, item.language)
+        if s.missing:  # every report says why the column is empty (CSV/JSON warnings, HTML notes)
+            s.warnings.append(f"no RefScore: {s.missing}")
+        s.parse_error = parse_error(item.candidate, item.language, item.references)
         if settings.per_function:
             s.functions = _functions(s, work, scorer)
 

@@ -3,27 +3,44 @@ bidirectional control characters (the code may display differently from how it r
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from .. import languages
 from ..bidi import bidi_warning
 
 
 def syntax_warning(text: str, language: str) -> str | None:
     """``syntax error near line N`` when the parser had to recover, else None."""
+    line = syntax_error_line(text, language)
+    return None if line is None else f"syntax error near line {line} (scored with the parser's error recovery)"
+
+
+def parse_error(text: str, language: str, references: Sequence[str]) -> str | None:
+    """``syntax error near line N`` when the submission does not parse although a reference does
+    (None when it parses, or when no reference parses either: a snippet or a function body); such a
+    submission never passes ``--fail-under`` unless ``--allow-syntax-errors``."""
+    line = syntax_error_line(text, language)
+    if line is None or (references and all(syntax_error_line(r, language) is not None for r in references)):
+        return None
+    return f"syntax error near line {line}"
+
+
+def syntax_error_line(text: str, language: str) -> int | None:
+    """The 1-based line of the first syntax error tree-sitter recovered from, else None."""
     try:
         root = languages.get(language).parse(text.encode("utf-8")).root_node
-    except Exception:  # noqa: BLE001 - a warning must never break grading
+    except Exception:  # noqa: BLE001 - a check must never break grading
         return None
     if not root.has_error:
         return None
-    node = root
-    while True:
-        if node.type == "ERROR" or node.is_missing:
-            break
-        child = next((c for c in node.children if c.has_error or c.is_missing), None)
-        if child is None:
-            break
-        node = child
-    return f"syntax error near line {node.start_point[0] + 1} (scored with the parser's error recovery)"
+    stack = [root]
+    while stack:  # the first innermost ERROR or MISSING node in document order: where it went wrong
+        node = stack.pop()
+        inner = [c for c in node.children if c.has_error or c.is_missing]
+        if (node.type == "ERROR" or node.is_missing) and not inner:
+            return int(node.start_point[0]) + 1
+        stack.extend(reversed(inner))
+    return 1
 
 
 def submission_warnings(text: str, language: str) -> list[str]:

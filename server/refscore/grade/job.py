@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Sequence
 
 from .blocks import DEFAULT_BLOCK_LINES
+from .rows import threshold_failures
 from .settings import GradeSettings
 
 if TYPE_CHECKING:
@@ -49,10 +50,18 @@ class Inputs:
 
 @dataclass(frozen=True)
 class Threshold:
-    """``--fail-under``: every submission must reach ``value`` on ``metric``."""
+    """``--fail-under``: every submission must reach ``value`` on ``metric`` (``refscore``: on
+    ``fallback`` where the combined number does not apply to a scored submission) and parse (a
+    submission that does not fails whatever its score, unless ``allow_syntax_errors``)."""
 
     metric: str
     value: float
+    fallback: str | None = None
+    allow_syntax_errors: bool = False
+
+    def failures(self, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The rows that fail this threshold."""
+        return threshold_failures(rows, self.metric, self.value, self.fallback, self.allow_syntax_errors)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ SCORE_COLUMNS = SCORE_NAMES  # the one vocabulary (``vocabulary.SCORE_NAMES``)
 STUDENT_COLUMNS = ("student", "student_id", "late")
 COLUMNS = ("id", "problem", "language", "source", *STUDENT_COLUMNS, *SCORE_COLUMNS, "codebertscore_model",
            "codebertscore_layer", "codebleu_signature", "codebertscore_signature",
-           *(f"{c}_signature" for c in ("refscore", *TEXT_COLUMNS)), "cached", "warnings", "errors",
+           *(f"{c}_signature" for c in ("refscore", *TEXT_COLUMNS)), "parse_error", "cached", "warnings", "errors",
            "similar_to")
 #: The columns a report has only when ``--metrics`` names their metric (``columns.report_columns``).
 OPTIONAL_METRIC_COLUMNS = {name: (name, f"{name}_signature") for name in TEXT_COLUMNS}
@@ -43,6 +43,7 @@ class GradeResult:
     cached: bool = False
     warnings: list[str] = field(default_factory=list)
     status_note: str | None = None  # e.g. interrupted before scoring
+    parse_error: str | None = None  # ``syntax error near line N``: it does not parse (``checks.parse_error``)
 
     @property
     def errors(self) -> list[str]:
@@ -62,7 +63,8 @@ def result_row(result: GradeResult) -> dict[str, Any]:
     row.update(id=item.input_id if item.input_id is not None else item.id, problem=item.problem,
                language=item.language, source=item.source,
                student=item.student, student_id=item.student_id, late=item.late,
-               cached=result.cached, warnings=list(result.warnings), errors=result.errors)
+               parse_error=result.parse_error, cached=result.cached, warnings=list(result.warnings),
+               errors=result.errors)
     row.update(flat_scores(report))
     row.update(flat_signatures(report))
     bert = report.codebertscore if report is not None else None
@@ -77,6 +79,29 @@ def _finite(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def threshold_failures(rows: Sequence[dict[str, Any]], column: str, threshold: float) -> list[dict[str, Any]]:
-    """Rows below ``threshold`` on ``column``; a row without that score fails too."""
-    return [r for r in rows if not _finite(r.get(column)) or r[column] < threshold]
+def threshold_value(row: dict[str, Any], column: str, fallback: str | None = None) -> tuple[str, float | None]:
+    """(column read, value) of ``row`` for a threshold on ``column``: the combined RefScore number
+    where a scored row has it, else (the row has no error, the number does not apply to it: a
+    context, another model) ``fallback``'s value."""
+    value = row.get(column)
+    if _finite(value):
+        return column, float(value)
+    if fallback and column == "refscore" and not row.get("errors") and _finite(row.get(fallback)):
+        return fallback, float(row[fallback])
+    return column, None
+
+
+def below_threshold(row: dict[str, Any], column: str, threshold: float, fallback: str | None = None,
+                    allow_syntax_errors: bool = False) -> bool:
+    """Whether ``row`` fails the threshold: below it, not scored, or (unless
+    ``allow_syntax_errors``) not parsing whatever its score."""
+    if row.get("parse_error") and not allow_syntax_errors:
+        return True
+    value = threshold_value(row, column, fallback)[1]
+    return value is None or value < threshold
+
+
+def threshold_failures(rows: Sequence[dict[str, Any]], column: str, threshold: float, fallback: str | None = None,
+                       allow_syntax_errors: bool = False) -> list[dict[str, Any]]:
+    """Rows that fail ``below_threshold``; a row without that score fails too."""
+    return [r for r in rows if below_threshold(r, column, threshold, fallback, allow_syntax_errors)]

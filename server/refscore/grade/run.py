@@ -128,7 +128,7 @@ def run_job(job: GradeJob, check_languages: Callable[[Iterable[str]], None] | No
     passed = outcome.classroom.passed if outcome.classroom is not None else None
     if job.threshold is None:
         return EXIT_BELOW_THRESHOLD if passed is False else EXIT_OK
-    reached = print_threshold(job.threshold.metric, job.threshold.value, outcome.assembled.failures,
+    reached = print_threshold(job.threshold, outcome.assembled.failures,
                               outcome.assembled.first_failures, outcome.outputs)
     return EXIT_OK if reached and passed is not False else EXIT_BELOW_THRESHOLD
 
@@ -191,11 +191,10 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
                 "block_lines": job.block_lines, "elapsed_s": round(time.perf_counter() - start, 3)}
         if items.classes:  # classroom inputs: students, missing ones, unmatched files (``classroom.assign``)
             info["classes"] = items.classes
-        fail = (job.threshold.metric, job.threshold.value) if job.threshold else None
         fill = _placeholders(sources) if run.interrupted else None
         similar = _similarity(job, items.items, outputs, info, say)
         try:
-            done = assemble(plan.blocks, store, outputs, info, job.title, job.rank_by, fail,
+            done = assemble(plan.blocks, store, outputs, info, job.title, job.rank_by, job.threshold,
                             echo_row if echo else None, fill, plan.work.detail, similar, keep=classroom is not None,
                             held=run.details)
         except IncompleteRun as error:  # parts vanished under us (another run cleaning up?)

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, Mapping, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, TextIO
 
 from ..bidi import printable
-from .rows import LABELS
+from .rows import LABELS, threshold_value
 from .stream_stats import RowStats
 from .targets import STDOUT, is_stdout
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .job import Threshold
 
 #: The score columns a terminal line and the summary show, when computed.
 SHOWN = ("refscore", "codebleu", "codebertscore_f1", "chrf", "tsed", "crystalbleu")
@@ -59,17 +62,31 @@ def print_summary(stats: RowStats, outputs: Mapping[str, Path], from_before: int
         print(f"wrote {len(in_pages) // 2} student feedback page(s), HTML and Markdown, in {pages}", file=out)
 
 
-def print_threshold(metric: str, value: float, count: int, first: Sequence[dict[str, Any]],
+def threshold_name(threshold: "Threshold") -> str:
+    """``RefScore 0.3 (CodeBERTScore F3 where RefScore does not apply)``: what a threshold reads."""
+    name = f"{LABELS[threshold.metric]} {threshold.value:g}"
+    if threshold.fallback and threshold.metric == "refscore":
+        name += f" ({LABELS[threshold.fallback]} where RefScore does not apply)"
+    return name
+
+
+def print_threshold(threshold: "Threshold", count: int, first: Sequence[dict[str, Any]],
                     outputs: Mapping[str, Path]) -> bool:
-    """Say whether every submission reaches ``value`` on ``metric`` (``count`` do not; ``first``
-    are the first of them); True when all do."""
+    """Say whether every submission reaches the threshold and parses (``count`` do not; ``first``
+    are the first of them, each with its score or why it fails); True when all do."""
+    parses = "" if threshold.allow_syntax_errors else " and parse"
     if not count:
-        print(f"all submissions reach {LABELS[metric]} {value:g}", file=summary_stream(outputs))
+        print(f"all submissions reach {threshold_name(threshold)}{parses}", file=summary_stream(outputs))
         return True
-    print(f"{count} submission(s) below {LABELS[metric]} {value:g}:", file=sys.stderr)
+    print(f"{count} submission(s) below {threshold_name(threshold)}"
+          + ("" if threshold.allow_syntax_errors else " or not parsing") + ":", file=sys.stderr)
     for row in first:
-        score = row.get(metric)
-        shown = f"{score:.3f}" if isinstance(score, float) else "not scored"
+        column, score = threshold_value(row, threshold.metric, threshold.fallback)
+        shown = f"{score:.3f}" if score is not None else "not scored"
+        if score is not None and column != threshold.metric:
+            shown += f" ({LABELS[column]}: no RefScore)"
+        if row.get("parse_error") and not threshold.allow_syntax_errors:
+            shown = f"does not parse: {row['parse_error']} ({shown})"
         print(printable(f"  {row['id']}: {shown}"), file=sys.stderr)
     if count > len(first):
         print(f"  ... and {count - len(first)} more", file=sys.stderr)

@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
 from ..combined import inputs
+from ..combined.explain import terms
 from ..combined.formula import combined_score, contributions
 from ..combined.model import FORMAT_VERSION, digest, load_model
 from ..metrics.signature import build_signature
@@ -180,5 +181,5 @@ def refscore_for(request: ScoreRequest, scores: Any) -> RefScore | None:
         log.info("no combined RefScore number: %s", reason)
         return None
     return RefScore(combined_score(values, model), tuple(values.items()), signature(model),
-                    tuple(contributions(values, model)))
+                    tuple(contributions(values, model)), float(model["intercept"]), tuple(terms(values, model)))
 

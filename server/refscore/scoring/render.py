@@ -6,7 +6,7 @@ from typing import Sequence
 
 from ..bidi import printable
 from .pairing import FunctionPair
-from .report import ScoreReport
+from .report import RefScore, ScoreReport
 
 from ..vocabulary import COMPONENT_LABELS_LONG as _LABELS
 
@@ -23,6 +23,8 @@ def render_table(candidate: str, reference: str, report: ScoreReport, explain: b
                      "code is correct, judging by its similarity (docs/correlation.md)")
         pulls = ", ".join(f"{text} ({c:+.2f})" for _, text, c in report.refscore.strongest())
         lines.append(f"    moved most by (share of the logit): {pulls}")
+        if explain and report.refscore.terms:
+            lines += _refscore_terms(report.refscore)
         lines.append(f"    signature: {report.refscore.signature}")
     result = report.codebleu
     if result is not None:
@@ -49,6 +51,20 @@ def render_table(candidate: str, reference: str, report: ScoreReport, explain: b
     for error in report.errors:
         lines.append(f"  note: {error}")
     return "\n".join(lines)
+
+
+def _refscore_terms(refscore: RefScore) -> list[str]:
+    """--explain: the logit taken apart, the intercept and every input (raw value, the value the
+    formula reads, its training mean, weight per unit and share), summing to the logit."""
+    lines = [f"    logit {refscore.logit:+.3f} = intercept {refscore.intercept:+.3f} (every input at its training mean)"
+             " + the shares below; RefScore = 1 / (1 + exp(-logit))",
+             f"      {'input':<58}{'raw':>8}{'value':>9}{'mean':>9}{'weight':>9}{'share':>8}"]
+    for term in refscore.terms:
+        lines.append(f"      {term.label[:57]:<58}{term.raw:>8.3f}{term.value:>9.3f}{term.mean:>9.3f}"
+                     f"{term.weight:>+9.3f}{term.share:>+8.3f}")
+        if term.transform != "identity":
+            lines.append(f"        raw: {term.raw_label}; value = {term.transform}")
+    return lines
 
 
 def _text_metric_lines(report: ScoreReport) -> list[str]:

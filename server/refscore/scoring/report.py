@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
+from ..combined.explain import Term
 from ..metrics.chrf import ChrfScore
 from ..metrics.codebertscore_result import BertScore
 from ..metrics.codebleu import DEFAULT_WEIGHTS, CodeBleuResult, ComponentScore, Explanation
@@ -56,11 +57,21 @@ class RefScore:
     signature: str
     #: each input's share of the logit (what pulled the score up or down), in the model's order
     contributions: tuple[tuple[str, float], ...] = ()
+    #: the logit of a candidate whose inputs all sit at their training means
+    intercept: float = 0.0
+    #: each input in words: raw value, transformed value, mean, weight, share (``combined.explain``)
+    terms: tuple[Term, ...] = ()
+
+    @property
+    def logit(self) -> float:
+        """The intercept plus every input's share (the score is its logistic)."""
+        return self.intercept + sum(share for _, share in self.contributions)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form (components and contributions as objects)."""
+        """JSON form (components and contributions as objects; ``inputs``: one object per term)."""
         return {"score": self.score, "components": dict(self.components), "signature": self.signature,
-                "contributions": dict(self.contributions)}
+                "contributions": dict(self.contributions), "intercept": self.intercept, "logit": self.logit,
+                "inputs": [term.to_dict() for term in self.terms]}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "RefScore":
@@ -68,7 +79,8 @@ class RefScore:
         def pairs(key: str) -> tuple[tuple[str, float], ...]:
             return tuple((str(k), float(v)) for k, v in dict(data.get(key, {})).items())
 
-        return cls(float(data["score"]), pairs("components"), str(data.get("signature", "")), pairs("contributions"))
+        return cls(float(data["score"]), pairs("components"), str(data.get("signature", "")), pairs("contributions"),
+                   float(data.get("intercept", 0.0)), tuple(Term.from_dict(t) for t in data.get("inputs", ())))
 
     def strongest(self, count: int = 4) -> list[tuple[str, str, float]]:
         """(input, its value for a reader, contribution) of the ``count`` inputs that moved the
