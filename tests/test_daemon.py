@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from refscore.scoring.headline import headline_model
+from refscore.scoring.pipeline import corpus_statistics, prepare
 from refscore.scoring.report import ScoreRequest
 from refscore.scoring.scorer import LocalScorer
 from refscore.service import DaemonClient, DaemonConnectionLost, DaemonUnavailable, RemoteError, RequestCancelled
@@ -313,14 +314,23 @@ def test_results_equal_in_process_scoring(place: Place) -> None:
                 codebleu_request((EXAMPLES / "java/CandidateLoop.java").read_text(),
                                  (EXAMPLES / "java/Reference.java").read_text(), "java"),
                 codebleu_request("", REFERENCE),
+                replace(codebleu_request(), metrics=("codebleu", "chrf", "tsed")),  # the daemon's CPU stage
                 replace(codebleu_request(), codebleu_rule="compat")]
+    crystal = [replace(codebleu_request(c, r), metrics=("codebleu", "crystalbleu"))
+               for c, r in ((CANDIDATE, REFERENCE), (REFERENCE, CANDIDATE), (big_python(3, 1), big_python(4, 2)))]
+    statistics = corpus_statistics([prepare(r) for r in crystal])  # the corpus stage runs in the client
     with DaemonClient() as client:
         remote = client.score_many(requests)
+        remote_crystal = client.score_many(crystal, statistics)
         with pytest.raises(RemoteError) as error:  # an unknown rule is the client's error, said so
             client.score(replace(codebleu_request(), codebleu_rule="paper"))
         assert error.value.code == wire.INVALID_PARAMS and "codebleu_rule" in str(error.value)
     local = LocalScorer().score_many(requests)
     assert [r.to_dict(explain=True) for r in remote] == [r.to_dict(explain=True) for r in local]
+    assert remote[3].chrf is not None and remote[3].chrf == local[3].chrf
+    local_crystal = LocalScorer().score_many(crystal, statistics)
+    assert [r.to_dict(explain=True) for r in remote_crystal] == [r.to_dict(explain=True) for r in local_crystal]
+    assert all(r.crystalbleu is not None or r.errors for r in remote_crystal)
     assert remote[-1].codebleu.rule == "compat" and remote[0].codebleu.rule == "native"
 
 
