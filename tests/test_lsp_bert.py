@@ -58,6 +58,19 @@ async def test_codebertscore_end_to_end(tmp_path: Path, daemon: dict[str, str]) 
             assert diag.data["similarity"] < 0.9
             assert diag.data["match"]["text"]
             assert diag.data["match"].get("uri", uri(ws / "task.ref.py")) == uri(ws / "task.ref.py")
+            # the message names the candidate token, and the reference's whole word (issue 25, item 18)
+            start, end = diag.range.start, diag.range.end
+            assert start.line == end.line
+            token = lines[start.line].encode("utf-16-le")[2 * start.character:2 * end.character].decode("utf-16-le")
+            assert diag.message.startswith(f"{token.strip()!r} weakly aligned"), diag.message
+            matched = diag.data["match"]["text"]
+            ref_line = samples.REFERENCE.splitlines()[diag.data["match"]["range"]["start"]["line"]]
+            at = diag.data["match"]["range"]["start"]["character"]
+            assert ref_line[at:at + len(matched)] == matched
+            if matched[0].isalnum() or matched[0] == "_":  # never a piece of a longer word
+                assert not (at > 0 and (ref_line[at - 1].isalnum() or ref_line[at - 1] == "_"))
+                after = ref_line[at + len(matched):at + len(matched) + 1]
+                assert not (after.isalnum() or after == "_"), (matched, ref_line)
 
         payload = await s.wait_for(lambda: [p for p in s.token_scores if p["uri"] == doc], what="tokenScores")
         tokens = payload[-1]["tokens"]

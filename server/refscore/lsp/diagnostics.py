@@ -14,7 +14,8 @@ from lsprotocol import types
 
 from ..metrics.differences import Difference
 from .positions import Positions
-from .render import bert_data, bert_line, codebleu_data, codebleu_line, has_tokens, num, refscore_data
+from .render import (bert_data, bert_line, codebleu_data, codebleu_line, has_tokens, num, refscore_data,
+                     word_around)
 from .results import Result
 from .trojan import bidi_diagnostics
 from .uris import file_name
@@ -83,20 +84,28 @@ def weak_tokens(result: Result, threshold: float, limit: int) -> list[Any]:
 
 
 def _weak(result: Result, token: Any) -> types.Diagnostic:
+    """``'total' weakly aligned with the reference: similarity 0.41, closest reference token
+    'helpers' (line 3)``: the candidate token named, the reference's whole word (never a piece)."""
     data: dict[str, Any] = {"similarity": token.similarity}
     match = ""
-    if token.match_text is not None:
-        data["match"] = {"text": token.match_text}
-        match = f", closest reference token {token.match_text!r}"
-    if token.match_start is not None and token.match_end is not None and result.reference_uris:
-        index = result.bert.reference_index if result.bert is not None else 0
-        ref_range = result.reference_positions(index).range(token.match_start, token.match_end)
+    index = result.bert.reference_index if result.bert is not None else 0
+    match_start, match_end, match_text = token.match_start, token.match_end, token.match_text
+    if match_start is not None and match_end is not None and index < len(result.reference_texts):
+        reference = result.reference_texts[index]
+        match_start, match_end = word_around(reference, match_start, match_end)
+        match_text = reference[match_start:match_end]
+    if match_text is not None:
+        data["match"] = {"text": match_text}
+        match = f", closest reference token {match_text!r}"
+    if match_start is not None and match_end is not None and result.reference_uris:
+        ref_range = result.reference_positions(index).range(match_start, match_end)
         data["match"].update(uri=result.reference_uris[index], range={
             "start": {"line": ref_range.start.line, "character": ref_range.start.character},
             "end": {"line": ref_range.end.line, "character": ref_range.end.character}})
         match += f" (line {ref_range.start.line + 1})"
     return types.Diagnostic(range=result.positions.range(token.start, token.end),
-                            message=f"weakly aligned with the reference: similarity {num(token.similarity)}{match}",
+                            message=f"{result.text[token.start:token.end].strip()!r} weakly aligned with the "
+                                    f"reference: similarity {num(token.similarity)}{match}",
                             severity=types.DiagnosticSeverity.Information, source=SOURCE, code=WEAK_TOKEN, data=data)
 
 

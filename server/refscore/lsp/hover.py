@@ -13,7 +13,7 @@ from .current import view
 from .diagnostics import summary_range
 from .missing import link, missing_items
 from .markup import hover_content
-from .render import bert_line, codebleu_line, has_tokens, num, refscore_line
+from .render import bert_line, codebleu_line, has_tokens, num, refscore_line, word_around
 from .results import Result
 from .uris import file_name
 
@@ -64,7 +64,11 @@ def token_hover(result: Result, offset: int) -> tuple[str, int, int] | None:
         if token.match_start is not None:
             index = getattr(bert, "reference_index", 0)
             line = result.reference_positions(index).position(token.match_start).line
-            lines.append(f"matched reference token {link(result.reference_uris[index], line, token.match_text or '')}"
+            word = token.match_text or ""
+            if token.match_end is not None and index < len(result.reference_texts):  # the whole word, not a piece
+                start, end = word_around(result.reference_texts[index], token.match_start, token.match_end)
+                word = result.reference_texts[index][start:end]
+            lines.append(f"matched reference token {link(result.reference_uris[index], line, word)}"
                          f" (line {line + 1})")
         lines += ["", *(f"- {b}" for b in _breakdown(result))]
         return "\n".join(lines), token.start, token.end

@@ -53,3 +53,18 @@ def codebleu_data(codebleu: CodeBleuResult) -> dict[str, Any]:
 def has_tokens(bert: BertScore | None) -> bool:
     """Whether a CodeBERTScore result carries token alignments."""
     return bert is not None and bool(bert.candidate_tokens)
+
+
+def word_around(text: str, start: int, end: int) -> tuple[int, int]:
+    """The whole word that ``text[start:end]`` is a piece of (``ers`` of ``helpers``: all of
+    ``helpers``); a span that is not part of a word comes back as it is."""
+    def wordy(char: str) -> bool:
+        return char.isalnum() or char == "_"
+
+    if not (0 <= start < end <= len(text)) or not any(wordy(c) for c in text[start:end]):
+        return start, end
+    while start > 0 and wordy(text[start - 1]) and wordy(text[start]):
+        start -= 1
+    while end < len(text) and wordy(text[end]) and wordy(text[end - 1]):
+        end += 1
+    return start, end
