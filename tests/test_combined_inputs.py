@@ -51,7 +51,7 @@ def _eval_inputs() -> list[dict[str, float]]:
     for dataset in dict.fromkeys(item.dataset for item in items):
         chosen = [item for item in items if item.dataset == dataset]
         columns = dict(length_features(chosen))
-        for group in ("codebleu", "chrf", "tsed", "cbs"):
+        for group in ("codebleu", "chrf", "tsed", "cbs", "canon"):
             units, _ = run_task(Task(group, dataset, [str(i.problem) for i in chosen], chosen), config)
             for values in units.values():
                 columns.update(values)

@@ -171,3 +171,22 @@ def test_paired_bootstrap_differences():
     for key in ("humaneval_tau", "humaneval_spearman", "conala_tau"):
         estimate, low, high = better[key]
         assert 0 < low <= estimate <= high
+
+
+def test_the_fit_without_humaneval_never_sees_it_and_is_scored_on_it(monkeypatch):
+    from refscore.combined import combined_score
+    from refscore.eval.fit import fit_leaving_out
+    from refscore.scoring.headline import signature
+
+    tables = _tables()
+    seen = []
+    real = fit_module.fit_final
+    monkeypatch.setattr(fit_module, "fit_final", lambda t, *a, **k: seen.append([x.dataset for x in t]) or real(t, *a, **k))
+    model = fit_leaving_out(tables, [5, 6], {"note": "test"}, seed=3)
+    assert seen == [["conala"]] and list(model["fitted"]["datasets"]) == ["conala"]
+    agree = model["fitted"]["left_out_agreement"]
+    assert set(agree) == {"python", "java"} and agree["python"]["tau"] > 0.2  # chrF++ carries over
+    row = {name: float(tables[0].columns.get(name, [0.0])[0]) for name in model["features"]}
+    assert 0 < combined_score(row, model) < 1
+    assert "|train:conala|" in signature(model)
+    assert "|train:humaneval,conala|" in signature(fit_final(tables, [5, 6], {}, seed=3))

@@ -151,3 +151,18 @@ def test_the_headline_explained_adds_up_to_its_logit(tmp_path: Path) -> None:
     assert f"intercept {headline['intercept']:+.3f}" in text and f"logit {logit:+.3f}" in text
     for term in inputs:
         assert term["label"][:57] in text
+
+
+@pytest.mark.parametrize("problem", PROBLEMS, ids=lambda p: p.name)
+def test_renaming_local_names_keeps_the_identifier_invariant_match(problem) -> None:
+    from refscore.metrics.canonical import canonical_tokens, score_canonical
+
+    reference = problem.reference.read_text()
+    for student in ("frank", "grace"):  # a copy and a renamed copy
+        result = score_canonical(problem.text(student), [reference], problem.language)
+        assert (result.ngram_match, result.exact) == (pytest.approx(1.0), 1.0), student
+    for student in ("alice", "bob", "carol", "dave", "heidi"):
+        result = score_canonical(problem.text(student), [reference], problem.language)
+        assert result.exact == 0.0 and result.ngram_match < 0.9, student
+    tokens = canonical_tokens(reference, problem.language)
+    assert "v0" in tokens and ("charAt" in tokens or "second_largest" in tokens)  # calls and members stay

@@ -11,6 +11,8 @@ Every input is on a 0..1 scale or a log count, computed for one candidate and it
   CodeBLEU components; ``dataflow_match`` may be None (not applicable);
 * ``tsed``; ``extra_errors``: parse errors the candidate has beyond the reference's
   (``extra_errors``);
+* ``canon_ngram_match``, ``canon_exact``: identifier-invariant n-gram match and exact match after
+  renaming local names canonically (``metrics.canonical``), against the best reference;
 * ``len_ratio``, ``ref_len``: ``length_inputs``; ``abs_len_ratio``: ``abs(len_ratio)``;
 * ``<input>_by_ref_len``: an input times ``ref_len - REF_LEN_CENTRE`` (``interaction_inputs``).
   Inside one problem ``ref_len`` is constant, so such a term lets an input's weight in the ranking
@@ -40,7 +42,7 @@ TOKEN_STATS = {"pmin": ("candidate", "min"), "rmin": ("reference", "min"),
 RANKING_POOL = (
     "cbs_f3", "cbs_f1", "cbs_p", "cbs_r", "cbs_pq25", "cbs_rq25", "cbs_pmin", "cbs_rmin",
     "chrfpp", "ngram_match", "weighted_ngram_match", "syntax_match", "dataflow_match", "tsed",
-    "len_ratio", "abs_len_ratio", "extra_errors",
+    "len_ratio", "abs_len_ratio", "extra_errors", *("canon_ngram_match", "canon_exact"),
     *(f"{name}{INTERACTION_SUFFIX}" for name in ("cbs_f3", "cbs_f1", "cbs_p", "cbs_r", "chrfpp")),
 )
 #: Problem-level inputs (constant within a problem): only the calibration across problems uses them.

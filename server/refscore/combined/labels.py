@@ -16,6 +16,8 @@ INPUT_LABELS = {
     **{name: f"CodeBLEU {label}" for name, label in COMPONENT_LABELS_LONG.items()}, "len_ratio": "length ratio (log)",
     "abs_len_ratio": "length difference (log)", "extra_errors": "parse errors beyond the reference's (log)",
     "ref_len": "reference length (log tokens)",
+    "canon_ngram_match": "n-gram match with local names renamed canonically",
+    "canon_exact": "the same code up to local names (copy or renamed copy)",
 }
 
 
@@ -25,6 +27,7 @@ def input_families(features: Sequence[str]) -> list[str]:
     for name in features:
         name = interaction_base(name) or name
         family = ("CodeBERTScore" if name.startswith("cbs_") else "chrF++" if name == "chrfpp" else "chrF" if name == "chrf"
+                  else "identifier-invariant match" if name.startswith("canon_")
                   else "CodeBLEU" if name.endswith("_match") else "TSED" if name == "tsed"
                   else "parse errors" if name == "extra_errors" else "length")
         if family not in out:

@@ -79,8 +79,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="CoNaLa intents to keep (default: all 472)")
     p.add_argument("--seed", type=int, default=8, help="sampling and fold seed (default 8)")
     p.add_argument("--metrics", type=_csv,
-                   default=["codebleu", "chrf", "tsed", "crystalbleu", "cbs"],
-                   help="metric groups: codebleu, chrf, tsed, crystalbleu, cbs (default: all)")
+                   default=["codebleu", "chrf", "tsed", "crystalbleu", "cbs", "canon"],
+                   help="metric groups: codebleu, chrf, tsed, crystalbleu, cbs, canon (identifier-invariant "
+                        "match; default: all)")
     p.add_argument("--layers", type=_layers, default=[1, 2, 3, 4, 5, 6],
                    help="MiniLM layers for CodeBERTScore, e.g. 1-6 or 4,6 (default 1-6)")
     p.add_argument("--contexts", type=_csv, default=["none", "nl"],
@@ -102,6 +103,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--report", type=Path, default=None, help="write the markdown report here")
     p.add_argument("--save-combined", type=Path, default=None,
                    help="fit the combined RefScore number on all sampled problems and save it (JSON)")
+    p.add_argument("--save-combined-without-humaneval", type=Path, default=None, metavar="PATH",
+                   help="also fit the combined number on every dataset but HumanEval and save it (JSON): "
+                        "its HumanEval agreement is out of sample (serve it with REFSCORE_COMBINED=PATH)")
     p.add_argument("--save-scores", type=Path, default=None,
                    help="scores file (npz): every item's scores, kept per text, layer and "
                         "setting; values already there are reused, and it is checkpointed while "
@@ -159,7 +163,8 @@ def _check(args: argparse.Namespace, groups: tuple[str, ...]) -> str | None:
 
 def _outputs(args: argparse.Namespace) -> list[tuple[str, Path]]:
     """Every file this run writes, with the option that names it."""
-    named = [("--out", args.out), ("--report", args.report), ("--save-combined", args.save_combined)]
+    named = [("--out", args.out), ("--report", args.report), ("--save-combined", args.save_combined),
+             ("--save-combined-without-humaneval", args.save_combined_without_humaneval)]
     if args.save_scores and not args.from_scores:
         named += [("--save-scores", args.save_scores), ("--save-scores (its .cmd)", args.save_scores.with_suffix(".cmd"))]
     return [(label, path) for label, path in named if path is not None]
@@ -217,7 +222,7 @@ def handle(args: argparse.Namespace) -> int:
             print(f"refscore eval: {args.from_scores}: not a scores file written by --save-scores "
                   f"({type(error).__name__}: {error})"[:300], file=sys.stderr)
             return EXIT_INPUT
-        result = analyse(config, tables, notes, seconds, args.save_combined)
+        result = analyse(config, tables, notes, seconds, args.save_combined, args.save_combined_without_humaneval)
         command = _scoring_command(args.from_scores)
     else:
         command = _command_line()
@@ -226,7 +231,7 @@ def handle(args: argparse.Namespace) -> int:
         previous = _on_sigterm(_interrupt)  # a stopped run saves its scores too
         try:
             result = run(config, args.save_combined, args.save_scores, not args.no_cache,
-                         args.cache_from)
+                         args.cache_from, args.save_combined_without_humaneval)
         except RefScoreError as error:  # a data file missing, damaged or not shaped as expected
             print(f"refscore eval: {error}", file=sys.stderr)
             return error.exit_code

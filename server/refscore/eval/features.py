@@ -21,6 +21,7 @@ _COLUMN = {
     "weighted_ngram_match": "weighted_ngram_match_native",
     "syntax_match": "syntax_match_native", "dataflow_match": "dataflow_match_native",
     "tsed": "tsed", "len_ratio": "len_ratio", "ref_len": "ref_len",
+    "canon_ngram_match": "canon_ngram_match", "canon_exact": "canon_exact",
 }
 
 

@@ -37,6 +37,8 @@ LABELS = {
     "chrfpp": "chrF++ (sacrebleu, word bigrams too, normalised text)",
     "tsed": "TSED (tree edit distance)",
     "crystalbleu": "CrystalBLEU (k = 500)",
+    "canon_ngram_match": "n-gram match, local names renamed canonically",
+    "canon_exact": "same code up to local names (0/1)",
     "len_ratio": "length ratio only (log candidate/reference tokens)",
 }
 PAPER_KEY = {"bleu": "bleu", "codebleu_compat": "codebleu", "chrf": "chrf"}

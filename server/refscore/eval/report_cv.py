@@ -26,6 +26,8 @@ SIGNAL_LABELS = {
     "extra_errors": "parse errors beyond the reference's (more = worse)",
     "abs_len_ratio": "absolute log length ratio (further from the reference's length = worse)",
     "tsed_exact": "(share scored exactly: tree under the cap)",
+    "canon_ngram_match": "n-gram match with local names renamed canonically (identifier-invariant)",
+    "canon_exact": "same code up to local names (copy or renamed copy: 1, else 0)",
 }
 
 
@@ -95,7 +97,7 @@ def signals_section(result: dict[str, Any], label: Any) -> list[str]:
     """The new candidate signals, each alone."""
     cv = result.get("cross_validation", {})
     layer = cv["folds"][0]["layer"] if cv.get("folds") else max(result["settings"]["layers"])
-    names = ["tsed", "crystalbleu", "extra_errors", "abs_len_ratio", "len_ratio",
+    names = ["tsed", "crystalbleu", "canon_ngram_match", "canon_exact", "extra_errors", "abs_len_ratio", "len_ratio",
              *(f"cbs_{s}_L{layer}" for s in _STATS)]
     conala = result["agreement"].get(CONALA, {})
     rows = []
@@ -179,7 +181,7 @@ def cv_section(result: dict[str, Any]) -> list[str]:
     out += _table(["held-out", *[f"{lang} tau" for lang in langs], "HumanEval mean tau",
                    "HumanEval mean Spearman", "CoNaLa tau", "CoNaLa Spearman"], rows)
     out += _difference_lines(cv)
-    return out + [""] + _model_lines(result) + [""]
+    return out + [""] + _model_lines(result) + without_humaneval_lines(result) + [""]
 
 
 def _ci(values: Sequence[float] | None) -> str:
@@ -209,6 +211,27 @@ def _model_lines(result: dict[str, Any]) -> list[str]:
             "logit = intercept + sum of weight x standardised input: "
             + ", ".join(f"{n} {c:+.2f}" for n, c in zip(model["features"], model["coef"]))
             + f", intercept {model['intercept']:+.2f}."]
+
+
+def without_humaneval_lines(result: dict[str, Any]) -> list[str]:
+    """The fit that never saw HumanEval and its (out-of-sample) HumanEval agreement."""
+    model = result.get("without_humaneval_model")
+    if not model:
+        return []
+    agree = model["fitted"].get("left_out_agreement", {})
+    rows = [[lang, _f(agree[lang]["tau"]), _f(agree[lang]["spearman"])] for lang in HUMANEVAL_LANGUAGES
+            if lang in agree]
+    summary = held_summary(agree)
+    rows.append(["**mean**", _f(summary["humaneval_tau"]), _f(summary["humaneval_spearman"])])
+    return ["", "## The fit without HumanEval", "",
+            "The shipped fit above saw every HumanEval problem (its inputs, ridge strength and weights "
+            "were chosen on all of them), so its agreement with HumanEval outcomes measured on the same "
+            "data is in-sample. This one (`" + result.get("without_humaneval_saved", "") + "`) is fitted "
+            "the same way on every dataset but HumanEval: " + ", ".join(f"{n} {c:+.2f}" for n, c in
+                                                                       zip(model["features"], model["coef"]))
+            + f", intercept {model['intercept']:+.2f}. Its HumanEval agreement, on problems it never "
+            "saw (serve it with `REFSCORE_COMBINED=<file>`; its signature says `train:conala`):", ""] + \
+        _table(["language", "tau", "pooled Spearman"], rows)
 
 
 def verdict_lines(result: dict[str, Any]) -> list[str]:

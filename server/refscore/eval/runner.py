@@ -172,7 +172,8 @@ def load_scores(path: Path) -> tuple[EvalConfig, dict[str, Table], dict[str, Any
 
 
 def analyse(config: EvalConfig, tables: dict[str, Table], notes: dict[str, Any],
-            scoring_s: float, save_combined: Path | None = None) -> dict[str, Any]:
+            scoring_s: float, save_combined: Path | None = None,
+            save_without_humaneval: Path | None = None) -> dict[str, Any]:
     """Correlate and cross-validate scored tables; returns the JSON-able result."""
     from .features import derived_columns
     from .report_cv import verdict
@@ -215,14 +216,30 @@ def analyse(config: EvalConfig, tables: dict[str, Table], notes: dict[str, Any],
 
             result["combined_saved"] = str(save_model(model, save_combined))
             result["combined_model"] = model
+        if save_without_humaneval is not None:
+            _fit_without_humaneval(result, bert_tables, config, save_without_humaneval)
     result["scoring_s"] = scoring_s
     result["runtime_s"] = scoring_s + time.monotonic() - start
     return result
 
 
+def _fit_without_humaneval(result: dict[str, Any], tables: Sequence[Table], config: EvalConfig,
+                           path: Path) -> None:
+    """Fit and save the combination that never saw HumanEval (``fit.fit_leaving_out``); its
+    HumanEval agreement is out of sample."""
+    from ..combined.model import save_model
+    from .fit import fit_leaving_out
+
+    _log("fitting the combination without HumanEval")
+    model = fit_leaving_out(tables, config.layers, asdict(config), seed=config.seed)
+    model["headline"] = False  # not the shipped number: a researcher's out-of-sample fit
+    result["without_humaneval_saved"] = str(save_model(model, path))
+    result["without_humaneval_model"] = model
+
+
 def run(config: EvalConfig, save_combined: Path | None = None,
         scores_out: Path | None = None, use_cache: bool = True,
-        cache_from: Sequence[Path] = ()) -> dict[str, Any]:
+        cache_from: Sequence[Path] = (), save_without_humaneval: Path | None = None) -> dict[str, Any]:
     """Score everything (reusing and updating the scores file ``scores_out``), then analyse."""
     tables, notes, seconds = score_all(config, scores_out, use_cache, cache_from=cache_from)
-    return analyse(config, tables, notes, seconds, save_combined)
+    return analyse(config, tables, notes, seconds, save_combined, save_without_humaneval)

@@ -1,4 +1,5 @@
-"""Evaluation columns of the structural and corpus signals: TSED, parse errors, CrystalBLEU.
+"""Evaluation columns of the structural and corpus signals: TSED, parse errors, CrystalBLEU, and
+the identifier-invariant match (``metrics.canonical``).
 
 Each goes through RefScore's metric modules (``refscore.metrics.tsed``, ``.crystalbleu``).
 CrystalBLEU's ignored n-grams come from every distinct text of the dataset (candidates and
@@ -42,6 +43,31 @@ def tsed_scores(items: Sequence[Item], normalise: bool = False) -> dict[str, lis
         out["tsed_exact"].append(1.0 if result.exact else 0.0)
         out["cand_errors"].append(float(result.candidate_errors))
         out["ref_errors"].append(float(result.reference_errors))
+    return out
+
+
+def canonical_unit() -> str:
+    """Cache unit name of the identifier-invariant columns (``metrics.canonical``)."""
+    return "canonical:locals-first-use:bleu4-effective:v1"
+
+
+CANONICAL_COLUMNS = ("canon_ngram_match", "canon_exact")
+
+
+def canonical_scores(items: Sequence[Item], normalise: bool = False) -> dict[str, list[float]]:
+    """Identifier-invariant n-gram and exact match of every item against its best reference."""
+    from ..metrics.canonical import score_canonical
+
+    out: dict[str, list[float]] = {name: [] for name in CANONICAL_COLUMNS}
+    for item in items:
+        cand = paper_normalise(item.candidate) if normalise else item.candidate
+        refs = [paper_normalise(r) if normalise else r for r in item.references]
+        try:
+            result = score_canonical(cand, refs, item.language)
+        except (RecursionError, ValueError):
+            result = None
+        out["canon_ngram_match"].append(result.ngram_match if result else 0.0)
+        out["canon_exact"].append(result.exact if result else 0.0)
     return out
 
 

@@ -15,6 +15,7 @@ functions the eval's fit uses. When an input cannot be had, ``refscore`` stays u
 from __future__ import annotations
 
 import logging
+import os
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
@@ -27,6 +28,8 @@ from .report import RefScore, ScoreReport, ScoreRequest
 
 log = logging.getLogger(__name__)
 METRIC = "refscore"
+#: Environment variable naming another fitted file to serve (its signature says which).
+FIT_ENV = "REFSCORE_COMBINED"
 #: Inputs computed from CodeBERTScore's token alignments (a request needs them built).
 TOKEN_FEATURES = frozenset(f"cbs_{name}" for name in inputs.TOKEN_STATS)
 
@@ -43,23 +46,32 @@ def needs_token_stats() -> bool:
 @lru_cache(maxsize=1)
 def headline_model() -> dict[str, Any] | None:
     """The shipped combination when it earned the headline, else None."""
+    chosen = os.environ.get(FIT_ENV) or None  # a researcher's own fit (eval --save-combined-without-humaneval)
     try:
-        model = load_model()
+        model = load_model(chosen)
     except (OSError, ValueError) as error:
         log.info("no combined RefScore number: %s", error)
         return None
-    if not model.get("headline") or model.get("version") != FORMAT_VERSION:
+    if (not model.get("headline") and not chosen) or model.get("version") != FORMAT_VERSION:
         return None
     model = dict(model)
-    model["digest"] = digest()
+    model["digest"] = digest(chosen)
     return model
 
 
 def signature(model: Mapping[str, Any]) -> str:
-    """``refscore|fit:<digest>|cbs:all-MiniLM-L6-v2@6|inputs:<n>|version:...``."""
+    """``refscore|fit:<digest>|cbs:all-MiniLM-L6-v2@6|inputs:<n>|train:<datasets>|version:...``;
+    ``train`` names the data the fit saw (``humaneval,conala``: every HumanEval problem, so its
+    agreement with HumanEval outcomes is in-sample; ``refscore eval --save-combined-without-humaneval``
+    makes one that says ``train:conala``)."""
     bert = model["bert"]
-    return build_signature(METRIC, (("fit", model.get("digest", "")), ("cbs", f"{bert['model']}@{bert['layer']}"),
-                                    ("inputs", len(model["features"]))))
+    parts: list[tuple[str, Any]] = [("fit", model.get("digest", "")), ("cbs", f"{bert['model']}@{bert['layer']}"),
+                                    ("inputs", len(model["features"]))]
+    datasets = list(model.get("fitted", {}).get("datasets", {}))
+    if datasets:
+        names = dict.fromkeys("humaneval" if d in ("python", "java", "js", "cpp") else d for d in datasets)
+        parts.append(("train", ",".join(names)))
+    return build_signature(METRIC, tuple(parts))
 
 
 def _bert_inputs(report: ScoreReport, model: Mapping[str, Any], needed: set[str]) -> tuple[dict[str, float], str | None]:
@@ -160,6 +172,11 @@ def components(request: ScoreRequest, report: Any, model: Mapping[str, Any]) -> 
             values["extra_errors"] = inputs.extra_errors(parse_errors(candidate, request.language), fewest)
     except (ImportError, ValueError, RecursionError) as error:
         return {}, str(error)
+    if needed & {"canon_ngram_match", "canon_exact"}:
+        from ..metrics.canonical import score_canonical
+
+        canonical = score_canonical(candidate, request.references, request.language)
+        values.update(canon_ngram_match=canonical.ngram_match, canon_exact=canonical.exact)
     lengths = inputs.length_inputs(candidate, request.references)
     values.update(lengths, abs_len_ratio=inputs.abs_len_ratio(lengths["len_ratio"]))
     values.update(inputs.interaction_inputs(values, model["features"]))
