@@ -384,6 +384,8 @@ def test_malformed_clients_do_not_take_the_daemon_down(place: Place) -> None:
     # and the same connection keeps working
     sock = raw_connect(place)
     stream = sock.makefile("rb")
+    sock.sendall(wire.encode(wire.request(0, "initialize", {})))
+    assert wire.read_message(stream)["result"]["pid"] == pid
     for body, code in ((b"{not json", wire.PARSE_ERROR), (b"\xff\xfe", wire.PARSE_ERROR),
                        (b"[1, 2]", wire.INVALID_REQUEST), (b'{"id": 1, "method": "x"}', wire.INVALID_REQUEST),
                        (b'{"jsonrpc": "2.0", "id": 2, "method": "nope"}', wire.METHOD_NOT_FOUND),

@@ -47,6 +47,9 @@ LOG_MAX_BYTES = 5 * 1024 * 1024
 LOG_BACKUPS = 3
 _PACKAGE = str(Path(__file__).resolve().parents[1])  # which installation serves (in status)
 #: Methods that do not count as activity for the idle timer (a status poll keeps nothing alive).
+#: Connections the kernel queues before the daemon accepts them (asyncio's 100 made 12 of 1,000
+#: concurrent connects fail with EAGAIN); the kernel caps it at net.core.somaxconn.
+LISTEN_BACKLOG = 4096
 _PASSIVE = frozenset({"initialize", "status", "shutdown", "ping", "$/cancelRequest"})
 #: Errors that are the input's, not the daemon's: logged as one line, never with a traceback.
 _EXPECTED_ERRORS = frozenset({"InputTooLargeError"})
@@ -159,7 +162,8 @@ class Daemon:
                 log.info("removed a stale socket left by a daemon that died")
             old_mask = os.umask(0o177)  # the socket is born 0600: no window where others can connect
             try:
-                server = await asyncio.start_unix_server(self._handle, path=str(path), limit=wire.MAX_HEADER_BYTES)
+                server = await asyncio.start_unix_server(self._handle, path=str(path), limit=wire.MAX_HEADER_BYTES,
+                                                         backlog=LISTEN_BACKLOG)
             finally:
                 os.umask(old_mask)
             os.chmod(path, 0o600)
@@ -167,7 +171,8 @@ class Daemon:
             self.transport, self.address = "unix", str(path)
         else:
             self.token = secrets.token_urlsafe(32)
-            server = await asyncio.start_server(self._handle, host="127.0.0.1", port=0, limit=wire.MAX_HEADER_BYTES)
+            server = await asyncio.start_server(self._handle, host="127.0.0.1", port=0, limit=wire.MAX_HEADER_BYTES,
+                                                backlog=LISTEN_BACKLOG)
             port = server.sockets[0].getsockname()[1]
             self.transport, self.address = "tcp", f"127.0.0.1:{port}"
         return server
@@ -217,7 +222,7 @@ class Daemon:
     # -- connections ----------------------------------------------------------------------------
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        conn = Connection(writer, authorized=self.transport == "unix")
+        conn = Connection(writer, authorized=False)  # every transport: initialize first
         self.connections.add(conn)
         try:
             await self._read_loop(conn, reader)
@@ -294,7 +299,8 @@ class Daemon:
             if not isinstance(params, dict):
                 raise RpcError(wire.INVALID_PARAMS, "params must be an object")
             if not conn.authorized and method != "initialize":
-                raise RpcError(wire.UNAUTHORIZED, "send initialize with the token from daemon.json first")
+                raise RpcError(wire.UNAUTHORIZED, "send initialize first" + (
+                    " with the token from daemon.json" if self.token is not None else ""))
             handler = getattr(self, "rpc_" + method.replace("$/", "dollar_"), None)
             if handler is None:
                 raise RpcError(wire.METHOD_NOT_FOUND, f"unknown method {method!r}")
@@ -328,7 +334,7 @@ class Daemon:
             given = params.get("token")
             if not isinstance(given, str) or not secrets.compare_digest(given, self.token):
                 raise RpcError(wire.UNAUTHORIZED, "wrong or missing token")
-            conn.authorized = True
+        conn.authorized = True
         return {"version": self.version, "protocol": wire.PROTOCOL_VERSION, "pid": os.getpid(),
                 "transport": self.transport, "package": _PACKAGE}
 
