@@ -260,6 +260,8 @@ def test_feedback_pages_per_student_hold_no_reference_code(runs, klass):
         assert not [line for line in lines if line in text], page.name
     ada = html.unescape((pages / "Ada_Lovelace_2001.html").read_text(encoding="utf-8"))
     assert "feedback for Ada Lovelace" in ada and "py_stats" in ada and "nb_report" in ada and "cell " in ada
+    notebook_part = ada[ada.index('data-problem="nb_report"'):]
+    assert re.search(r'<pre class="gutter">3:1\n3:2\n', notebook_part)  # numbered by cell and line
 
 
 def _chromium(args: list[str], profile: Path) -> subprocess.CompletedProcess:

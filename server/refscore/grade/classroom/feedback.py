@@ -32,6 +32,7 @@ class ProblemFeedback:
     remarks: list[Remark] = field(default_factory=list)
     references: list[tuple[str, str]] = field(default_factory=list)  # (name, text): reveal mode only
     messages: list[str] = field(default_factory=list)  # errors and warnings of the submission
+    cells: tuple[tuple[int, int, int], ...] | None = None  # a notebook's code cells (``notebook.Cells``)
 
 
 @dataclass
@@ -65,6 +66,7 @@ def student_feedback(student: StudentGrade, details: Mapping[str, GradeResult], 
 def _fill(view: ProblemFeedback, result: GradeResult, mode: str) -> None:
     item, report = result.item, result.report
     view.code = item.candidate
+    view.cells = item.cells
     bert = report.codebertscore if report is not None else None
     if bert is not None and bert.candidate_tokens:
         sims = [t.similarity for t in bert.candidate_tokens]

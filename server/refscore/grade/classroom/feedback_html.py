@@ -62,7 +62,7 @@ def _problem(index: int, view: ProblemFeedback) -> str:
     if view.code is not None:
         marks = [Missing(r.start, r.end, "differs from the reference") for r in view.remarks]
         how = " (coloured by how closely each part matches the reference: red to green)" if view.heat else ""
-        out.append(f"<h3>Your code{how}</h3>{code_pane(view.code, view.heat, marks)}")
+        out.append(f"<h3>Your code{how}</h3>{code_pane(view.code, view.heat, marks, view.cells)}")
         if view.remarks:
             out.append("<h3>What the reference has that yours lacks (most significant first)</h3>"
                        '<ol class="remarks">' + "".join(f"<li>{safe_text(r.text)}</li>" for r in view.remarks)
@@ -73,9 +73,10 @@ def _problem(index: int, view: ProblemFeedback) -> str:
     return "".join(out)
 
 
-def code_pane(text: str, heat: list[Heat], marks: list[Missing]) -> str:
-    """The student's code with line numbers (the remarks' "line N"); leading blank lines (where
-    the starter code was, or nothing) are left out and said so."""
+def code_pane(text: str, heat: list[Heat], marks: list[Missing],
+              cells: tuple[tuple[int, int, int], ...] | None = None) -> str:
+    """The student's code with line numbers (the remarks' "line N"; a notebook's "cell:line");
+    leading blank lines (where the starter code was, or nothing) are left out and said so."""
     lines = text.split("\n")
     first = next((i for i, line in enumerate(lines) if line.strip()), 0)
     cut = sum(len(line) + 1 for line in lines[:first])
@@ -84,7 +85,15 @@ def code_pane(text: str, heat: list[Heat], marks: list[Missing]) -> str:
     heat = [Heat(h.start - cut, min(h.end, end) - cut, h.value, h.title) for h in heat if h.start >= cut and h.start < end]
     marks = [Missing(max(m.start, cut) - cut, min(m.end, end) - cut, m.label) for m in marks if m.end > cut and m.start < end]
     count = shown.count("\n") + 1
-    gutter = "\n".join(str(n) for n in range(first + 1, first + 1 + count))
-    note = f'<p class="note">Lines 1 to {first} are blank or the starter code you were given (not shown).</p>' \
-        if first else ""
+    if cells:
+        from .notebook import locate
+
+        places = [locate(cells, n) for n in range(first, first + count)]
+        gutter = "\n".join(f"{p[0]}:{p[1]}" if p else "" for p in places)
+        note = '<p class="note">Your notebook\'s code cells, numbered cell:line; markdown cells and the starter ' \
+               "code you were given are left out.</p>"
+    else:
+        gutter = "\n".join(str(n) for n in range(first + 1, first + 1 + count))
+        note = f'<p class="note">Lines 1 to {first} are blank or the starter code you were given (not shown).</p>' \
+            if first else ""
     return f'{note}<div class="codebox"><pre class="gutter">{gutter}</pre>{render_pane(shown + chr(10), heat, marks)}</div>'

@@ -52,7 +52,10 @@ def problem_markdown(view: ProblemFeedback) -> list[str]:
         shown = "\n".join(lines[first:]).rstrip()
         fence = _fence(shown)
         note = [f"Lines 1 to {first} are blank or the starter code you were given (not shown); this is line "
-                f"{first + 1} on.", ""] if first else []
+                f"{first + 1} on.", ""] if first and not view.cells else []
+        if view.cells:
+            note = ["Your notebook's code cells, one after another (markdown cells and the starter code are left "
+                    "out); the remarks name cell and line.", ""]
         out += ["### Your code", "", *note, fence, reveal(shown), fence, ""]
         if view.remarks:
             out += ["### What the reference has that yours lacks", ""]
