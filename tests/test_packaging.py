@@ -165,6 +165,9 @@ def test_vscode_bundle_runs_codebleu_with_a_bare_python(tmp_path: Path) -> None:
     assert stamp["pythons"] == ["3.10", "3.11", "3.12", "3.13", "3.14"], stamp
     assert {"refscore", "pygls", "lsprotocol", "tree_sitter", "tree_sitter_python", "platformdirs",
             "exceptiongroup"} <= set(stamp["packages"])
+    # what only grade --similarity needs (numpy and scipy for every CPython) stays out
+    assert not {"datasketch", "numpy", "scipy"} & set(stamp["packages"]), stamp["packages"]
+    assert not list((out / "libs").glob("numpy*")) and not list((out / "libs").glob("scipy*"))
     assert len(list((out / "wheels").glob("refscore-*.whl"))) == 1
     assert not list((out / "libs").rglob("__pycache__")) and not (out / "libs" / "bin").exists()
 

@@ -39,6 +39,11 @@ PLATFORMS: dict[str, tuple[str, ...]] = {
     "darwin-x64": ("macosx_10_13_x86_64",),
     "win32-x64": ("win_amd64",),
 }
+#: Dependencies the language server never imports (``grade --similarity``'s MinHash, imported only
+#: there) and what only they bring: numpy and scipy would be most of the bundle, once per CPython,
+#: and would shadow the CodeBERTScore environment's own numpy and scipy (the bundled libraries come
+#: first on PYTHONPATH).
+UNBUNDLED = ("datasketch", "numpy", "scipy")
 #: pip evaluates environment markers for the Python running it, not for --python-version: the
 #: backports the bundle's packages need on the oldest supported Python are named here.
 BACKPORTS = ("exceptiongroup>=1.1.1", "typing_extensions>=4.12")
@@ -85,6 +90,34 @@ def version_specific(libs: Path) -> dict[str, str]:
     return found
 
 
+def _dist_name(info: Path) -> str:
+    return info.name.removesuffix(".dist-info").split("-", 1)[0].lower().replace("_", "-")
+
+
+def drop_unbundled(libs: Path) -> None:
+    """Removes UNBUNDLED (every file their RECORD names); fails when a package left needs one."""
+    for info in sorted(libs.glob("*.dist-info")):
+        if _dist_name(info) not in UNBUNDLED:
+            continue
+        record = info / "RECORD"
+        lines = record.read_text().splitlines() if record.exists() else []
+        tops = {line.split(",", 1)[0].split("/", 1)[0] for line in lines if line}
+        tops |= {_dist_name(info).replace("-", "_"), f"{_dist_name(info).replace('-', '_')}.libs"}
+        for top in sorted(tops | {info.name}):
+            target = libs / top
+            if top in ("", ".", "..") or target.resolve().parent != libs.resolve():
+                continue  # a script installed outside (../../bin/f2py): not in the bundle anyway
+            shutil.rmtree(target, ignore_errors=True) if target.is_dir() else target.unlink(missing_ok=True)
+        print(f"not bundled: {info.name.removesuffix('.dist-info')}", flush=True)
+    for info in libs.glob("*.dist-info"):
+        for line in (info / "METADATA").read_text(errors="replace").splitlines():
+            if line.startswith("Requires-Dist:") and "extra ==" not in line:
+                need = line.split(":", 1)[1].strip().split(";")[0]
+                name = need.split("[")[0].split("(")[0].split("=")[0].split("<")[0].split(">")[0].split("!")[0]
+                if name.strip().lower().replace("_", "-") in UNBUNDLED and _dist_name(info) != "refscore":
+                    raise SystemExit(f"{info.name} needs {need}, which the bundle leaves out (UNBUNDLED)")
+
+
 def add_other_pythons(python: str, target: str, libs: Path, base: str) -> list[str]:
     """Overlays the per-CPython extension modules of the other supported Pythons; returns the
     Pythons the bundle covers."""
@@ -124,6 +157,7 @@ def main() -> int:
     pip(args.python, "install", "--target", str(libs), "--no-compile", "--upgrade", "--no-warn-conflicts",
         *platform_args(args.target, base),
         f"{wheel}[lsp]", *BACKPORTS)
+    drop_unbundled(libs)
     covered = add_other_pythons(args.python, args.target, libs, base)
     shutil.rmtree(libs / "bin", ignore_errors=True)  # console scripts made for this machine's Python
     for cache in libs.rglob("__pycache__"):
