@@ -2,9 +2,9 @@
 
 import type * as vscode from "vscode";
 import { LanguageClient, type LanguageClientOptions, type ServerOptions } from "vscode-languageclient/node";
-import { withoutBert } from "./bertGate";
 import { LANGUAGES } from "./languages.generated";
 import { MISSING, TOKEN_SCORES } from "./protocol";
+import { STATUS } from "./serverStatus";
 
 export interface ClientHooks {
   /** After VS Code has the file's diagnostics. */
@@ -12,14 +12,14 @@ export interface ClientHooks {
   tokenScores(payload: unknown): void;
   /** A code lens was clicked (the server's lens command); `result` is the server's answer. */
   missingShown(args: unknown[], result: unknown): void;
+  /** What the server can score: its initialize result's, then each `refscore/status`. */
+  serverStatus(payload: unknown): void;
 }
 
 export interface ServerLaunch {
   python: string;
   args: readonly string[];
   env: NodeJS.ProcessEnv;
-  /** True while the interpreter lacks torch/transformers: the server is asked for CodeBLEU only. */
-  bertOff: () => boolean;
 }
 
 export function createClient(launch: ServerLaunch, output: vscode.LogOutputChannel, hooks: ClientHooks): LanguageClient {
@@ -34,15 +34,6 @@ export function createClient(launch: ServerLaunch, output: vscode.LogOutputChann
     initializationOptions: { tokenScores: true },
     synchronize: { configurationSection: "refscore" },
     middleware: {
-      workspace: {
-        async configuration(params, token, next) {
-          const result = await next(params, token);
-          if (!launch.bertOff() || !Array.isArray(result)) {
-            return result;
-          }
-          return result.map((value, i) => (params.items[i]?.section === "refscore" ? withoutBert(value) : value));
-        },
-      },
       handleDiagnostics(uri, diagnostics, next) {
         next(uri, diagnostics);
         hooks.diagnostics(uri, diagnostics);
@@ -58,5 +49,6 @@ export function createClient(launch: ServerLaunch, output: vscode.LogOutputChann
   };
   const client = new LanguageClient("refscore", "RefScore", serverOptions, clientOptions);
   client.onNotification(TOKEN_SCORES, (payload: unknown) => hooks.tokenScores(payload));
+  client.onNotification(STATUS, (payload: unknown) => hooks.serverStatus(payload));
   return client;
 }

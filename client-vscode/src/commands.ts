@@ -2,7 +2,6 @@
 
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { needsBertSetup } from "./bertGate";
 import type { HeatView } from "./heatView";
 import { missingEntries, scoreEntries } from "./items";
 import { jumpTo, pickAndJump } from "./pickers";
@@ -150,14 +149,15 @@ async function showScores({ session, status }: Parts): Promise<void> {
 }
 
 async function setUp({ session, setup, status }: Parts): Promise<void> {
-  const found = session.found;
-  if (found !== undefined && !needsBertSetup(found.facts)) {
-    const where = found.candidate.source === "CodeBERTScore environment" ? `the environment RefScore set up (${setup.env.dir})` : found.candidate.command;
-    void vscode.window.showInformationMessage(`RefScore: CodeBERTScore needs no set-up: torch and transformers are in ${where}.`);
+  const state = session.status?.codebertscore;
+  if (session.launch === undefined || (state !== undefined && state !== "setup")) {
+    const why = session.launch === undefined
+      ? "the server is not running (see RefScore: Show Server Log)"
+      : `the server says CodeBERTScore is ${state}${session.status?.reason ? ` (${session.status.reason})` : ""}`;
+    void vscode.window.showInformationMessage(`RefScore: CodeBERTScore needs no set-up now: ${why}.`);
     return;
   }
-  const base = found && { command: found.candidate.command, venv: found.facts.venv };
-  await setUpCodeBertScore(setup, base, async () => {
+  await setUpCodeBertScore(setup, session.launch, async () => {
     status.clear();
     await session.restart();
   });

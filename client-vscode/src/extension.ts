@@ -6,6 +6,7 @@ import type { DrawnHeat } from "./heatView";
 import { HeatView } from "./heatView";
 import { HeatStore } from "./heatStore";
 import { isMissingItem } from "./protocol";
+import { needsSetup } from "./serverStatus";
 import { Bundle, Session } from "./session";
 import { managedEnv } from "./setupPlan";
 import { StatusView } from "./statusView";
@@ -16,7 +17,7 @@ export interface RefScoreApi {
   isRunning(): boolean;
   statusText(): string | undefined;
   heatOn(uri: string): DrawnHeat | undefined;
-  /** CodeBERTScore needs RefScore: Set Up CodeBERTScore with the interpreter in use. */
+  /** The server says CodeBERTScore needs RefScore: Set Up CodeBERTScore with the interpreter in use. */
   bertNeedsSetup(): boolean;
   /** The interpreter the server runs with, and where it came from. */
   interpreter(): { command: string; source: string } | undefined;
@@ -32,10 +33,10 @@ export function activate(context: vscode.ExtensionContext): RefScoreApi {
   const bundle = new Bundle(context.extensionPath);
   const managed = managedEnv(context.globalStorageUri.fsPath);
   const session = new Session(output, {
-    started: (bertSetup) => status.setBertSetup(bertSetup),
+    statusChanged: (told) => status.setBertSetup(needsSetup(told)),
     diagnostics(uri, diagnostics) {
       const state = status.update(uri, diagnostics);
-      if (state?.kind === "summary" && (state.bertState === "off" || state.bertState === "unavailable")) {
+      if (state?.kind === "summary" && ["off", "unavailable", "setup"].includes(state.bertState ?? "")) {
         heat.drop(uri.toString());
       } else if (state === undefined || state.kind === "problem") {
         heat.drop(uri.toString());

@@ -21,9 +21,6 @@ export interface Facts {
   refscore: string | null;
   /** Why refscore (or a library it needs) did not import. */
   importError?: string;
-  torch: boolean;
-  transformers: boolean;
-  venv: boolean;
 }
 
 export interface Failure {
@@ -70,14 +67,11 @@ export function candidates(inputs: Inputs): Candidate[] {
   return out;
 }
 
-/** Runs in the candidate: its version, whether refscore imports and what CodeBERTScore needs is there. Python 2 safe. */
+/** Runs in the candidate: its version and whether the server imports (what it can score, the server says itself). Python 2 safe. */
 export const PROBE_CODE = [
   "import json, sys",
   "out = {'python': '%d.%d.%d' % tuple(sys.version_info[:3]), 'refscore': None}",
   "try:",
-  "    import importlib.util as u",
-  "    for name in ('torch', 'transformers', 'venv', 'ensurepip'):",
-  "        out[name] = u.find_spec(name) is not None",
   "    import refscore, tree_sitter, pygls",
   "    out['refscore'] = refscore.__version__",
   "except Exception as error:",
@@ -112,9 +106,6 @@ export function judge(stdout: string, strategy: ImportStrategy): { ok: true; fac
     python: typeof raw.python === "string" ? raw.python : "?",
     refscore: typeof raw.refscore === "string" ? raw.refscore : null,
     importError: typeof raw.importError === "string" ? raw.importError : undefined,
-    torch: raw.torch === true,
-    transformers: raw.transformers === true,
-    venv: raw.venv === true && raw.ensurepip === true,
   };
   if (!versionOk(facts.python)) {
     return { ok: false, reason: `Python ${facts.python} is too old (RefScore needs ${MIN_PYTHON.join(".")} or newer)` };

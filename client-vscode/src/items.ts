@@ -86,7 +86,8 @@ export function scoreEntries(summary: Summary, missing: readonly MissingItem[]):
     out.push({ label: `precision ${fmt(bert.precision)}`, target: top });
     out.push({ label: `recall ${fmt(bert.recall)}`, target: firstOf("codebertscore_recall") });
   } else {
-    out.push({ label: `CodeBERTScore ${summary.bertState ?? "off"}` });
+    const setup = summary.bertState === "setup";
+    out.push({ label: `CodeBERTScore ${setup ? "not set up" : summary.bertState ?? "off"}`, description: setup ? "RefScore: Set Up CodeBERTScore" : undefined });
   }
   out.push({ label: `Missing from this file (${missing.length})`, separator: true });
   out.push(...missingEntries(missing));

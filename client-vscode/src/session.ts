@@ -4,17 +4,17 @@ import { existsSync, readdirSync } from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { ExecuteCommandRequest, type LanguageClient } from "vscode-languageclient/node";
-import { bertWanted, needsBertSetup } from "./bertGate";
 import { type ClientHooks, createClient } from "./client";
 import { candidates, failureMessage, findInterpreter, type Found, type ImportStrategy, probeWith, serverEnv } from "./interpreter";
 import { pythonExtensionInterpreter } from "./pythonExtension";
+import { needsSetup, parseStatus, type ServerStatus, statusFromInitialize } from "./serverStatus";
 import { isReady, type ManagedEnv } from "./setupPlan";
 
 const PROBE_TIMEOUT_MS = 60_000;
 
-export interface SessionHooks extends ClientHooks {
-  /** The server (re)started; `bertSetup`: CodeBERTScore needs RefScore: Set Up CodeBERTScore. */
-  started(bertSetup: boolean): void;
+export interface SessionHooks extends Omit<ClientHooks, "serverStatus"> {
+  /** What the server can score changed (its initialize result, a `refscore/status`), or it stopped (undefined). */
+  statusChanged(status: ServerStatus | undefined): void;
 }
 
 /** What the extension carries: the bundled libraries and the refscore wheel (absent in a bare build). */
@@ -36,9 +36,12 @@ export class Bundle {
 export class Session implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private starting: Promise<void> | undefined;
-  private bertOff = false;
+  /** What the running server says it can score. */
+  status: ServerStatus | undefined;
   /** The interpreter the running server uses (and what it has). */
   found: Found | undefined;
+  /** How the running server was started: `refscore setup` runs the same way. */
+  launch: { python: string; env: NodeJS.ProcessEnv } | undefined;
 
   constructor(
     private readonly output: vscode.LogOutputChannel,
@@ -51,9 +54,14 @@ export class Session implements vscode.Disposable {
     return this.client?.isRunning() ?? false;
   }
 
-  /** CodeBERTScore is wanted but this interpreter lacks torch/transformers. */
+  /** The server says CodeBERTScore is wanted and needs `refscore setup` with its interpreter. */
   get bertNeedsSetup(): boolean {
-    return this.bertOff;
+    return needsSetup(this.status);
+  }
+
+  private setStatus(status: ServerStatus | undefined): void {
+    this.status = status;
+    this.hooks.statusChanged(status);
   }
 
   /** Starts the server unless it runs or is starting. */
@@ -103,17 +111,32 @@ export class Session implements vscode.Disposable {
       return;
     }
     const args = config.get<string[]>("server.args") ?? [];
-    this.bertOff = bertWanted(config.get<string[]>("metrics"), args) && needsBertSetup(found.facts);
     const origin = libs !== undefined ? "bundled" : "from the environment";
     this.output.info(
       `Starting refscore ${found.facts.refscore} (${origin}${trusted ? "" : ", untrusted workspace"}) with ${found.candidate.command} ` +
-        `(${found.candidate.source}), Python ${found.facts.python}` +
-        (this.bertOff ? "; CodeBERTScore needs setting up (no torch/transformers there): RefScore: Set Up CodeBERTScore" : ""),
+        `(${found.candidate.source}), Python ${found.facts.python}`,
     );
-    this.hooks.started(this.bertOff);
-    this.client = createClient({ python: found.candidate.command, args, env, bertOff: () => this.bertOff }, this.output, this.hooks);
+    this.setStatus(undefined);
+    this.launch = { python: found.candidate.command, env };
+    const hooks: ClientHooks = {
+      ...this.hooks,
+      serverStatus: (payload) => {
+        const status = parseStatus(payload);
+        if (status !== undefined) {
+          if (status.reason && status.codebertscore !== this.status?.codebertscore) {
+            this.output.info(`CodeBERTScore: ${status.codebertscore} (${status.reason})`);
+          }
+          this.setStatus(status);
+        }
+      },
+    };
+    this.client = createClient({ python: found.candidate.command, args, env }, this.output, hooks);
     try {
       await this.client.start();
+      const told = statusFromInitialize(this.client.initializeResult);
+      if (told !== undefined && this.status === undefined) {
+        this.setStatus(told);
+      }
       await vscode.commands.executeCommand("setContext", "refscore.active", true);
     } catch (error) {
       const message = `RefScore's server did not start: ${String(error)}. See the RefScore output channel.`;
@@ -126,6 +149,8 @@ export class Session implements vscode.Disposable {
     await this.starting;
     const client = this.client;
     this.client = undefined;
+    this.launch = undefined;
+    this.setStatus(undefined);
     void Promise.resolve(vscode.commands.executeCommand("setContext", "refscore.active", false)).catch(() => undefined);
     if (client !== undefined) {
       try {

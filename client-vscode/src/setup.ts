@@ -1,10 +1,15 @@
-/** RefScore: Set Up CodeBERTScore: asks once, then makes the managed environment with progress and a log. */
+/**
+ * RefScore: Set Up CodeBERTScore. The server's own `refscore setup` does the work: its plan is the
+ * one question (what is downloaded, how big, where), its JSON-line events are the progress
+ * notification, its log and failure reason are shown as they are.
+ */
 
 import { execFile } from "node:child_process";
-import { promises as fs } from "node:fs";
 import * as vscode from "vscode";
-import { formatSize, isReady, type ManagedEnv, type Plan, setupPlan } from "./setupPlan";
-import { runStep } from "./stepRunner";
+import { isReady, type ManagedEnv, parsePlan, type SetupPlan, setupArgs, type SetupSettings } from "./setupPlan";
+import { runSetup } from "./stepRunner";
+
+const PLAN_TIMEOUT_MS = 60_000;
 
 export interface SetupContext {
   env: ManagedEnv;
@@ -13,56 +18,71 @@ export interface SetupContext {
   output: vscode.LogOutputChannel;
 }
 
-/** Whether an NVIDIA GPU answers (`nvidia-smi -L` lists one). */
-export function detectGpu(): Promise<boolean> {
+/** How the server runs: `refscore setup` runs with the same interpreter and libraries. */
+export interface Launch {
+  python: string;
+  env: NodeJS.ProcessEnv;
+}
+
+function settings(): SetupSettings {
+  const config = vscode.workspace.getConfiguration("refscore.setup");
+  return {
+    torch: config.get<string>("torch") ?? "",
+    torchIndexUrl: config.get<string>("torchIndexUrl") ?? "",
+    findLinks: config.get<string>("findLinks") ?? "",
+    pipArgs: config.get<string[]>("pipArgs") ?? [],
+  };
+}
+
+/** `refscore setup --plan --json`: the plan, or why there is none (one line). */
+function fetchPlan(launch: Launch, args: string[]): Promise<SetupPlan | string> {
   return new Promise((resolve) => {
-    execFile("nvidia-smi", ["-L"], { timeout: 10_000 }, (error, stdout) => resolve(!error && /^GPU \d+:/m.test(`${stdout}`)));
+    execFile(launch.python, args, { env: launch.env, timeout: PLAN_TIMEOUT_MS, windowsHide: true }, (error, stdout, stderr) => {
+      const plan = parsePlan(`${stdout}`);
+      if (plan !== undefined) {
+        resolve(plan);
+        return;
+      }
+      const last = `${stderr}`.trim().split(/\r?\n/).pop();
+      resolve(last || (error ? error.message : "refscore setup printed no plan"));
+    });
   });
 }
 
-async function freeMB(dir: string): Promise<number | undefined> {
-  try {
-    await fs.mkdir(dir, { recursive: true });
-    const stats = await fs.statfs(dir);
-    return (stats.bavail * stats.bsize) / 1e6;
-  } catch {
-    return undefined;
-  }
-}
-
-async function execute(plan: Plan, ctx: SetupContext): Promise<boolean> {
-  const { env, output } = ctx;
-  return vscode.window.withProgress(
+async function install(ctx: SetupContext, launch: Launch, args: string[]): Promise<void> {
+  const { output } = ctx;
+  await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: "RefScore: setting up CodeBERTScore", cancellable: true },
     async (progress, token) => {
-      await fs.rm(env.dir, { recursive: true, force: true });
-      const share = 100 / plan.steps.length;
-      for (const [index, step] of plan.steps.entries()) {
-        progress.report({ message: step.title, increment: index === 0 ? 0 : share });
-        await runStep(step, {
-          log: (line) => output.info(`[set-up] ${line}`),
-          report: (line) => progress.report({ message: `${step.title}: ${line}` }),
-          onCancel: (kill) => {
-            const listener = token.onCancellationRequested(kill);
-            return () => listener.dispose();
-          },
-          isCancelled: () => token.isCancellationRequested,
-        });
-      }
-      await fs.writeFile(env.marker, JSON.stringify({ created: new Date().toISOString(), steps: plan.steps.map((s) => s.title) }, null, 2));
-      progress.report({ increment: share, message: "done" });
-      return true;
+      let title = "";
+      let steps = 1;
+      await runSetup(launch.python, args, launch.env, {
+        log: (line) => output.info(`[set-up] ${line}`),
+        event: (event) => {
+          if (event.event === "step") {
+            title = event.title;
+            steps = event.steps;
+            progress.report({ message: title, increment: event.step === 1 ? 0 : 100 / steps });
+          } else if (event.event === "progress") {
+            progress.report({ message: `${title}: ${event.message}` });
+          } else if (event.event === "done") {
+            progress.report({ message: "done", increment: 100 / steps });
+          }
+        },
+        onCancel: (kill) => {
+          const listener = token.onCancellationRequested(kill);
+          return () => listener.dispose();
+        },
+        isCancelled: () => token.isCancellationRequested,
+      });
     },
   );
 }
 
 let running = false;
 
-/**
- * The command body. `basePython` is the interpreter the server found (Python 3.10+ with venv), or
- * undefined when none was; `onReady` restarts the server from the new environment.
- */
-export async function setUpCodeBertScore(ctx: SetupContext, basePython: { command: string; venv: boolean } | undefined, onReady: () => Promise<void>): Promise<void> {
+/** The command body; `onReady` restarts the server from the new environment. */
+export async function setUpCodeBertScore(ctx: SetupContext, launch: Launch, onReady: () => Promise<void>): Promise<void> {
   const { env, output } = ctx;
   if (running) {
     void vscode.window.showInformationMessage("RefScore: CodeBERTScore is being set up already (see the progress notification).");
@@ -72,44 +92,26 @@ export async function setUpCodeBertScore(ctx: SetupContext, basePython: { comman
     void vscode.window.showErrorMessage("RefScore: this build of the extension carries no refscore wheel (bundled/wheels); build it with client-vscode/scripts/build.sh.");
     return;
   }
-  if (basePython === undefined || !basePython.venv) {
-    const why = basePython === undefined
-      ? "no Python 3.10 or newer was found (see RefScore: Show Server Log)"
-      : `${basePython.command} cannot make environments (no venv/ensurepip module; on Debian and Ubuntu: sudo apt install python3-venv)`;
-    void vscode.window.showErrorMessage(`RefScore cannot set up CodeBERTScore: ${why}.`);
+  const chosen = settings();
+  const plan = await fetchPlan(launch, setupArgs(env, ctx.wheel, chosen, true));
+  if (typeof plan === "string" || plan.problems.length > 0) {
+    const why = typeof plan === "string" ? plan : plan.problems.join("; ");
+    output.error(`[set-up] ${why}`);
+    void vscode.window.showErrorMessage(`RefScore cannot set up CodeBERTScore: ${why.replace(/^refscore setup: /, "")}.`);
     return;
   }
-  const config = vscode.workspace.getConfiguration("refscore.setup");
-  const gpu = await detectGpu();
-  const plan = setupPlan({
-    platform: process.platform,
-    gpu,
-    basePython: basePython.command,
-    env,
-    wheel: ctx.wheel,
-    torch: config.get<string>("torch")?.trim() || "torch",
-    torchIndexUrl: config.get<string>("torchIndexUrl") ?? "",
-    findLinks: config.get<string>("findLinks") ?? "",
-    pipArgs: config.get<string[]>("pipArgs") ?? [],
-  });
-  const free = await freeMB(vscode.Uri.joinPath(vscode.Uri.file(env.dir), "..").fsPath);
-  if (free !== undefined && free < plan.diskMB) {
-    void vscode.window.showErrorMessage(
-      `RefScore cannot set up CodeBERTScore: it needs about ${formatSize(plan.diskMB)} of disk and ${formatSize(free)} is free where it goes (${env.dir}).`);
-    return;
-  }
-  const choice = await vscode.window.showInformationMessage(plan.question, { modal: true, detail: plan.detail }, "Set Up");
+  const detail = [...plan.details, "CodeBLEU keeps working meanwhile; the log is in the RefScore output channel."].join("\n");
+  const choice = await vscode.window.showInformationMessage(plan.question, { modal: true, detail }, "Set Up");
   if (choice !== "Set Up") {
     return;
   }
   running = true;
-  output.info(`[set-up] ${plan.question} ${plan.detail.replace(/\n/g, " ")}`);
+  output.info(`[set-up] ${plan.question} ${plan.details.join(" ")}`);
   try {
-    await execute(plan, ctx);
+    await install(ctx, launch, setupArgs(env, ctx.wheel, chosen, false));
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     output.error(`[set-up] ${reason}`);
-    await fs.rm(env.dir, { recursive: true, force: true }).catch(() => undefined);
     void vscode.window.showErrorMessage(`RefScore: setting up CodeBERTScore ${reason === "cancelled" ? "was cancelled" : `failed: ${reason}`}. CodeBLEU keeps working.`, "Show Log")
       .then((pick) => pick === "Show Log" && output.show());
     return;
@@ -117,6 +119,7 @@ export async function setUpCodeBertScore(ctx: SetupContext, basePython: { comman
     running = false;
   }
   if (!isReady(env)) {
+    void vscode.window.showErrorMessage(`RefScore: refscore setup finished but ${env.dir} is not ready; see RefScore: Show Server Log.`);
     return;
   }
   output.info(`[set-up] CodeBERTScore is set up in ${env.dir}; restarting the server from it`);

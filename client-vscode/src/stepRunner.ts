@@ -1,19 +1,19 @@
-/** Runs one set-up step as a child process: whole lines to the log, progress from pip's, one line on failure. No vscode import. */
+/** Runs `refscore setup` as a child process: its JSON-line events to the caller, every line to the log, one line on failure. No vscode import. */
 
 import { spawn } from "node:child_process";
-import { failureReason, progressLine, type Step } from "./setupPlan";
+import { parseEvent, type SetupEvent } from "./setupPlan";
 
-export interface StepIo {
+export interface RunIo {
   log(line: string): void;
-  report(progress: string): void;
+  event(event: SetupEvent): void;
   /** Calls back once when the user cancels; returns a function that stops listening. */
   onCancel(kill: () => void): () => void;
   isCancelled(): boolean;
 }
 
-/** Why a step failed, in one line (`cancelled` when the user stopped it). */
-export class StepFailed extends Error {
-  override name = "StepFailed";
+/** Why the set-up failed, in one line (`cancelled` when the user stopped it). */
+export class SetupFailed extends Error {
+  override name = "SetupFailed";
 }
 
 /** Splits a stream whose chunks may end anywhere into whole lines. */
@@ -34,49 +34,54 @@ export function lineReader(line: (text: string) => void): { take(chunk: Buffer |
   };
 }
 
-/** The step's environment: ours, without what would make the interpreter load other libraries. */
-export function stepEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...base, PIP_NO_INPUT: "1" };
-  delete env.PYTHONPATH;
-  delete env.PYTHONHOME;
-  return env;
-}
-
-export function runStep(step: Step, io: StepIo, env: NodeJS.ProcessEnv = stepEnv(process.env)): Promise<void> {
+/** Resolves with the `done` event; rejects with SetupFailed (the command's own reason when it gave one). */
+export function runSetup(command: string, args: readonly string[], env: NodeJS.ProcessEnv, io: RunIo): Promise<SetupEvent> {
   return new Promise((resolve, reject) => {
-    io.log(`${step.command} ${step.args.join(" ")}`);
-    const child = spawn(step.command, step.args, { env, windowsHide: true });
-    const lines: string[] = [];
-    const line = (text: string) => {
-      if (!text.trim()) {
+    io.log(`${command} ${args.join(" ")}`);
+    const child = spawn(command, args, { env, windowsHide: true });
+    let done: SetupEvent | undefined;
+    let failed: string | undefined;
+    const tail: string[] = [];
+    const out = lineReader((text) => {
+      const event = parseEvent(text);
+      if (event === undefined) {
+        if (text.trim()) {
+          tail.push(text);
+          io.log(text);
+        }
         return;
       }
-      lines.push(text);
       io.log(text);
-      const shown = progressLine(text);
-      if (shown) {
-        io.report(shown);
+      if (event.event === "done") {
+        done = event;
+      } else if (event.event === "failed") {
+        failed = event.reason + (event.log ? ` (log: ${event.log})` : "");
       }
-    };
-    const out = lineReader(line);
-    const err = lineReader(line);
+      io.event(event);
+    });
+    const err = lineReader((text) => {
+      if (text.trim()) {
+        tail.push(text);
+        io.log(text);
+      }
+    });
     child.stdout.on("data", out.take);
     child.stderr.on("data", err.take);
-    const stopListening = io.onCancel(() => child.kill());
+    const stopListening = io.onCancel(() => child.kill("SIGTERM"));
     child.on("error", (error) => {
       stopListening();
-      reject(new StepFailed(`${step.title} failed: ${error.message}`));
+      reject(new SetupFailed(`${command} could not run: ${error.message}`));
     });
     child.on("close", (code) => {
       stopListening();
       out.flush();
       err.flush();
       if (io.isCancelled()) {
-        reject(new StepFailed("cancelled"));
-      } else if (code === 0) {
-        resolve();
+        reject(new SetupFailed("cancelled"));
+      } else if (code === 0 && done !== undefined) {
+        resolve(done);
       } else {
-        reject(new StepFailed(failureReason(lines, step, code)));
+        reject(new SetupFailed(failed ?? tail[tail.length - 1]?.trim().slice(0, 300) ?? `refscore setup ended with exit status ${code}`));
       }
     });
   });

@@ -60,6 +60,8 @@ test("the score panel lists every component and jumps to what each one misses", 
 test("without CodeBERTScore the panel says its state", () => {
   const s = { ...summary(), codebertscore: undefined, bertState: "unavailable" };
   assert.ok(scoreEntries(s, []).some((e) => e.label === "CodeBERTScore unavailable"));
+  const setup = scoreEntries({ ...s, bertState: "setup" }, []).find((e) => e.label === "CodeBERTScore not set up");
+  assert.equal(setup?.description, "RefScore: Set Up CodeBERTScore");
 });
 
 test("the panel opens with the combined number and what moved it most, when there is one", () => {

@@ -1,18 +1,29 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { after, test } from "node:test";
-import { managedEnv, setupPlan } from "../src/setupPlan";
-import { lineReader, runStep, StepFailed, stepEnv } from "../src/stepRunner";
+import { managedEnv, parsePlan, type SetupEvent, setupArgs } from "../src/setupPlan";
+import { lineReader, runSetup, SetupFailed } from "../src/stepRunner";
 
-const dir = mkdtempSync(join(tmpdir(), "refscore-steps-"));
+const dir = mkdtempSync(join(tmpdir(), "refscore-setup-run-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-function io() {
+/** The repository's Python and server: the real `refscore setup`, as the extension runs it. */
+const repo = resolve(__dirname, "..", "..", "..");
+const python = process.env.REFSCORE_PYTHON ?? join(repo, ".venv", process.platform === "win32" ? "Scripts/python.exe" : "bin/python");
+/** pip alone: no configuration files, no PIP_* from the machine (a wheel folder there would answer). */
+const isolated = {
+  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("PIP_"))),
+  PIP_CONFIG_FILE: process.platform === "win32" ? "nul" : "/dev/null",
+  PYTHONPATH: join(repo, "server"),
+};
+
+function sink() {
   const log: string[] = [];
-  const progress: string[] = [];
-  return { log, progress, io: { log: (l: string) => log.push(l), report: (p: string) => progress.push(p), onCancel: () => () => undefined, isCancelled: () => false } };
+  const events: SetupEvent[] = [];
+  return { log, events, io: { log: (l: string) => log.push(l), event: (e: SetupEvent) => events.push(e), onCancel: () => () => undefined, isCancelled: () => false } };
 }
 
 test("lines split across chunks are put back together", () => {
@@ -25,45 +36,28 @@ test("lines split across chunks are put back together", () => {
   assert.deepEqual(lines, ["torch 2.13.0", "refscore 0.1.0", "tail"]);
 });
 
-test("the step's environment drops PYTHONPATH (the bundled libraries) and asks pip for no input", () => {
-  const env = stepEnv({ PATH: "/bin", PYTHONPATH: "/ext/bundled/libs", PYTHONHOME: "/x" });
-  assert.deepEqual(env, { PATH: "/bin", PIP_NO_INPUT: "1" });
+test("the real refscore setup: its plan, then a failing install's events and its one reason (offline, an empty wheel folder)", { skip: !existsSync(python) && `no ${python}` }, async () => {
+  const wheels = join(dir, "wheels");
+  mkdirSync(wheels);
+  const env = managedEnv(join(dir, "storage"));
+  const settings = { torch: "", torchIndexUrl: "", findLinks: wheels, pipArgs: ["--no-index"] };
+  const plan = parsePlan(execFileSync(python, setupArgs(env, join(dir, "refscore.whl"), settings, true), { env: isolated, encoding: "utf8" }));
+  assert.ok(plan !== undefined && plan.problems.length === 0, JSON.stringify(plan));
+  assert.match(plan.question, /^Set up CodeBERTScore\? .*download about \d+ MB/);
+  assert.ok(plan.details.some((line) => line.includes(env.dir)), plan.details.join("\n"));
+  const { log, events, io } = sink();
+  const failed = await runSetup(python, setupArgs(env, join(dir, "refscore.whl"), settings, false), isolated, io).then(
+    () => assert.fail("the install should fail"), (error: unknown) => error);
+  assert.ok(failed instanceof SetupFailed);
+  assert.match(failed.message, /^installing torch==2\.13\.0 failed: No matching distribution found for torch==2\.13\.0 \(log: .*bert-env-setup\.log\)$/);
+  assert.deepEqual(events.map((e) => e.event === "step" ? `step ${e.step}/${e.steps}` : e.event).filter((e) => e !== "progress"),
+    ["plan", "step 1/5", "step 2/5", "failed"]);
+  assert.ok(log.some((line) => line.includes('"event": "failed"')), "every line is in the log");
+  assert.equal(existsSync(env.dir), false, "no half-made environment is left");
 });
 
-test("a step's output goes to the log line by line; success resolves", async () => {
-  const { log, io: sink } = io();
-  await runStep({ title: "say", command: "sh", args: ["-c", "printf 'one\\ntw'; sleep 0.1; printf 'o\\n'; echo err >&2"] }, sink);
-  assert.deepEqual(log.slice(1).sort(), ["err", "one", "two"]);
-});
-
-test("a pip install that cannot find torch fails with pip's one reason (a real pip, an empty wheel folder, no index)", async (t) => {
-  const python = process.platform === "win32" ? "python" : "python3";
-  const plan = setupPlan({
-    platform: "linux", gpu: false, basePython: python, env: managedEnv(dir, "linux"), wheel: "/nonexistent.whl",
-    torch: "torch==2.13.0", torchIndexUrl: "", findLinks: dir, pipArgs: ["--no-index"],
-  });
-  const torch = { ...plan.steps[1], command: python };
-  const { log, io: sink } = io();
-  // this pip alone: no configuration files, no PIP_* from the machine (a wheel folder there would answer)
-  const isolated = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("PIP_")));
-  try {
-    await runStep(torch, sink, stepEnv({ ...isolated, PIP_CONFIG_FILE: process.platform === "win32" ? "nul" : "/dev/null" }));
-    assert.fail("the install should fail");
-  } catch (error) {
-    if (!(error instanceof StepFailed)) {
-      throw error;
-    }
-    if (/No module named pip|not found/.test(error.message)) {
-      t.skip(`no pip here: ${error.message}`);
-      return;
-    }
-    assert.equal(error.message, "installing torch==2.13.0 failed: No matching distribution found for torch==2.13.0");
-    assert.ok(log.some((l) => l.startsWith("ERROR:")), "pip's output is in the log");
-  }
-});
-
-test("a missing program is one line naming the step", async () => {
-  const { io: sink } = io();
-  await assert.rejects(runStep({ title: "creating the environment", command: join(dir, "no-python"), args: [] }, sink),
-    /^StepFailed: creating the environment failed: spawn .*no-python ENOENT$/);
+test("a missing program is one line", async () => {
+  const { io } = sink();
+  await assert.rejects(runSetup(join(dir, "no-python"), ["-m", "refscore", "setup"], process.env, io),
+    /^SetupFailed: .*no-python could not run: spawn .*no-python ENOENT$/);
 });

@@ -17,7 +17,7 @@ from . import __version__
 from .errors import EXIT_INTERNAL, EXIT_USAGE, RefScoreError
 from .vocabulary import EXIT_INTERRUPTED
 
-SUBCOMMANDS = ("score", "grade", "serve", "daemon", "eval")
+SUBCOMMANDS = ("score", "grade", "serve", "daemon", "eval", "setup")
 
 
 def build_parser() -> argparse.ArgumentParser:

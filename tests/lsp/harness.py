@@ -46,6 +46,8 @@ class Session:
         #: (document, version) -> when its first diagnostics arrived (``time.perf_counter``)
         self.arrivals: dict[tuple[str, int | None], float] = {}
         self.published_at: list[float] = []  # when each entry of ``published`` arrived
+        self.statuses: list[dict[str, Any]] = []  # refscore/status notifications
+        self.initialize_result: types.InitializeResult | None = None
 
     def open(self, path: Path, text: str | None = None, language_id: str = "python") -> str:
         doc = uri(path)
@@ -127,14 +129,19 @@ class Session:
 async def session(root: Path, settings: dict[str, Any] | None = None,
                   init_options: dict[str, Any] | None = None, daemon: bool = False,
                   capabilities: str | types.ClientCapabilities = "visual-studio-code",
-                  env: dict[str, str] | None = None) -> AsyncIterator[Session]:
-    """A running server for the workspace ``root``, initialised, shut down afterwards."""
+                  env: dict[str, str] | None = None, command: list[str] | None = None) -> AsyncIterator[Session]:
+    """A running server for the workspace ``root``, initialised, shut down afterwards (started with
+    ``command`` when given, else ``refscore serve``)."""
     client = make_test_lsp_client()
     helper = Session(client)
 
     @client.feature("refscore/tokenScores")
     def _token_scores(params: Any) -> None:
         helper.token_scores.append(params if isinstance(params, dict) else _plain(params))
+
+    @client.feature("refscore/status")
+    def _status(params: Any) -> None:
+        helper.statuses.append(params if isinstance(params, dict) else _plain(params))
 
     client.diagnostics = _Recorder(helper)
     @client.feature(types.CLIENT_REGISTER_CAPABILITY)
@@ -150,9 +157,9 @@ async def session(root: Path, settings: dict[str, Any] | None = None,
         helper.hint_refreshes += 1
 
     client.set_configuration({"metrics": ["codebleu"], **(settings or {})}, section="refscore")
-    await client.start_io(*server_command(daemon), env=server_env(env))
+    await client.start_io(*(command or server_command(daemon)), env=server_env(env))
     try:
-        await asyncio.wait_for(client.initialize_session(types.InitializeParams(
+        helper.initialize_result = await asyncio.wait_for(client.initialize_session(types.InitializeParams(
             capabilities=client_capabilities(capabilities) if isinstance(capabilities, str) else capabilities,
             root_uri=uri(root),
             workspace_folders=[types.WorkspaceFolder(uri=uri(root), name=root.name)],

@@ -52,6 +52,8 @@ def summary_message(result: Result) -> str:
         parts.append("CodeBERTScore pending")
     elif result.bert_state == "unavailable":
         parts.append("CodeBERTScore unavailable")
+    elif result.bert_state == "setup":
+        parts.append("CodeBERTScore not set up (refscore setup)")
     if report is not None:
         parts.extend(report.errors[:2])
     refs = ", ".join(file_name(u) for u in result.reference_uris)

@@ -33,6 +33,8 @@ def _breakdown(result: Result) -> list[str]:
         lines.append(codebleu_line(report.codebleu))
     if result.bert is not None:
         lines.append(bert_line(result.bert))
+    elif result.bert_state == "setup":
+        lines.append(result.bert_note or "CodeBERTScore is not set up: run `refscore setup`")
     elif result.bert_state in ("pending", "unavailable"):
         lines.append(f"CodeBERTScore {result.bert_state}" + (f": {result.bert_note}" if result.bert_note else ""))
     return lines

@@ -23,6 +23,7 @@ from . import snapshot
 from .requests import request_for
 from .results import Insertion, Result
 from .scorers import ScorerUnavailable, Superseded
+from .status import report_status
 from .uris import fs_path
 
 if TYPE_CHECKING:
@@ -181,7 +182,12 @@ class ScoringLoop:
             if self._stale(uri, version):
                 return
             wants_bert = settings.codebertscore_on and result.problem is None and result.report is not None
-            result.bert_state = "pending" if wants_bert else "off"
+            runtime = self.server.scorers.runtime
+            if wants_bert and self.server.scorers.allow_daemon and not runtime.ready:
+                # no torch here: the summary says so and how to set it up; the client shows it
+                wants_bert, result.bert_state, result.bert_note = False, "setup", runtime.reason
+            else:
+                result.bert_state = "pending" if wants_bert else "off"
             self._store(result)
             if wants_bert:
                 await self._bert_phase(result, settings)
@@ -270,6 +276,7 @@ class ScoringLoop:
         except Superseded:
             return  # a newer version of this document is on its way
         except ScorerUnavailable as error:
+            report_status(self.server)
             self.server.notice(str(error))
             if not self._stale(result.uri, result.version):
                 self._store(replace(result, bert_state="unavailable", bert_note=str(error)))
@@ -277,6 +284,7 @@ class ScoringLoop:
         finally:
             if progress is not None:
                 self.server.end_progress(progress)
+        report_status(self.server)
         if self._stale(result.uri, result.version):
             return
         insertion = result.insertion

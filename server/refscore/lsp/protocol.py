@@ -10,8 +10,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from lsprotocol import types
 from lsprotocol.types import ResponseError
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
 
 log = logging.getLogger(__name__)
 
@@ -22,7 +24,18 @@ def first_line(text: str) -> str:
 
 
 class RefScoreProtocol(LanguageServerProtocol):
-    """Replies with one-line errors and no traceback data."""
+    """Replies with one-line errors and no traceback data; the initialize result says what the
+    server can score (``capabilities.experimental.refscore``, lsp/status.py)."""
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams) -> Any:
+        from .status import server_status
+
+        result = yield from super().lsp_initialize(params)
+        experimental = result.capabilities.experimental
+        result.capabilities.experimental = {**(experimental if isinstance(experimental, dict) else {}),
+                                            "refscore": server_status(self._server)}
+        return result
 
     def _send_response(self, msg_id: Any, result: Any | None = None, error: ResponseError | None = None) -> None:
         if error is not None:

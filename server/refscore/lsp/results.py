@@ -44,7 +44,7 @@ class Result:
     report: ScoreReport | None = None
     functions: list[FunctionPair] = field(default_factory=list)
     insertion: Insertion | None = None
-    bert_state: str = "off"  # off, pending, done, unavailable
+    bert_state: str = "off"  # off, pending, done, unavailable, setup (no torch here: refscore setup)
     bert_note: str | None = None
     problem: str | None = None
     codec: Any = None  # the session's pygls PositionCodec

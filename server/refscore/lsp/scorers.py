@@ -17,6 +17,7 @@ import time
 from dataclasses import replace
 
 from ..engines import open_scorer
+from ..provision.runtime import bert_runtime
 from ..scoring.report import ScoreReport, ScoreRequest
 from ..scoring.scorer import Scorer
 
@@ -49,6 +50,8 @@ class Scorers:
         self.allow_daemon = allow_daemon
         self.bert_unavailable: str | None = None
         self.model_ready = False
+        #: Whether this interpreter has CodeBERTScore's runtime (else: ``refscore setup``).
+        self.runtime = bert_runtime()
 
     def _local_scorer(self) -> Scorer:
         with self._lock:
@@ -77,6 +80,9 @@ class Scorers:
     def _connect(self) -> Scorer | None:
         if not self.allow_daemon:
             self.bert_unavailable = "CodeBERTScore is off in this server (started with --no-daemon)"
+            return None
+        if not self.runtime.ready:  # the daemon would start with this interpreter, and fail
+            self.bert_unavailable = self.runtime.reason
             return None
         try:
             return open_scorer("daemon", autostart=True, timeout=DAEMON_TIMEOUT_S)
@@ -112,6 +118,7 @@ class Scorers:
             scorer.close()
             raise ScorerUnavailable(f"CodeBERTScore failed: the scoring daemon stopped answering ({error})") from error
         self.model_ready = True
+        self.bert_unavailable = None
         return reports
 
 

@@ -57,6 +57,7 @@ class RefScoreServer(LanguageServer):
         self.settings_ready: asyncio.Event | None = None  # set once the client's settings are read
         self._notices: set[str] = set()
         self._heat: set[str] = set()  # documents whose last tokenScores notification had tokens
+        self.sent_status: dict[str, Any] | None = None  # the last refscore/status sent (lsp/status.py)
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve over stdio with the resynchronising reader (``stdio``), not pygls's."""

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from .settings import parse_settings
+from .status import report_status
 from .uris import fs_path
 
 if TYPE_CHECKING:
@@ -81,6 +82,7 @@ def apply_settings(server: "RefScoreServer", section: Any) -> None:
     hints_were_on, server.settings = server.settings.inlay_hints, settings
     if hints_were_on and not settings.inlay_hints and server._supports("workspace", "inlay_hint", "refresh_support"):
         server.workspace_inlay_hint_refresh(None)  # the client drops the hints it shows (on: after each result)
+    report_status(server)
     for uri in server.open_uris():
         server.loop.schedule(uri, immediate=True)
 
@@ -110,6 +112,7 @@ def register(server: "RefScoreServer") -> None:
             await refresh_settings(ls)
         finally:
             ls.mark_settings_ready()
+            report_status(ls)  # what it can score, with the client's settings (none: the defaults)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: "RefScoreServer", params: types.DidChangeConfigurationParams) -> None:

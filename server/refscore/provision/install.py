@@ -1,0 +1,151 @@
+"""Carrying out a set-up plan: each step a child process, every line of it in the log, events
+(``plan``, ``step``, ``progress``, ``done``, ``failed``) to the caller, one line on failure, and
+the half-made environment removed after a failure or a cancel."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TextIO
+
+from .plan import MARKER, STARTED, Plan, Step, is_ready
+
+Event = dict[str, object]
+Emit = Callable[[Event], None]
+
+_PIP = re.compile(r"^\s*(Collecting|Downloading|Processing|Installing collected packages|Successfully installed)"
+                  r"\s*:?\s*(.*)$")
+
+
+class Cancelled(Exception):
+    """The user stopped the set-up (Ctrl-C, SIGTERM)."""
+
+
+def progress_line(line: str) -> str | None:
+    """A short progress message from a line of pip's output, or None when it says nothing new."""
+    match = _PIP.match(line)
+    if match is None or match.group(1) == "Successfully installed":
+        return None
+    if match.group(1) == "Installing collected packages":
+        return "installing the downloaded packages"
+    what = re.sub(r"\s+\(from .*$", "", re.sub(r"https?://\S+/", "", match.group(2))).strip()
+    return f"{match.group(1).lower()} {what}"[:100]
+
+
+def failure_reason(lines: list[str], step: Step, code: int | None) -> str:
+    """The one line to show: pip's last ERROR line, else the step's last line of output."""
+    errors = [line for line in lines if re.match(r"^\s*(ERROR:|\w*Error:|error:)", line)]
+    last = errors[-1] if errors else next((line for line in reversed(lines) if line.strip()), "")
+    why = re.sub(r"^\s*ERROR:\s*", "", last).strip()[:300] or f"exit status {code}"
+    return f"{step.title} failed: {why}"
+
+
+def step_env(base: dict[str, str] | None = None) -> dict[str, str]:
+    """The steps' environment: ours, without what would make the new interpreter load other libraries."""
+    env = dict(os.environ if base is None else base, PIP_NO_INPUT="1", PYTHONUNBUFFERED="1")
+    for name in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP"):
+        env.pop(name, None)
+    return env
+
+
+def _run_step(step: Step, index: int, log: TextIO, emit: Emit) -> tuple[int | None, list[str]]:
+    log.write(f"$ {' '.join(step.argv)}\n")
+    log.flush()
+    lines: list[str] = []
+    try:
+        # a process group of its own: a cancel stops what the step started too (venv runs ensurepip)
+        child = subprocess.Popen(step.argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                 text=True, encoding="utf-8", errors="replace", env=step_env(),
+                                 start_new_session=os.name == "posix")
+    except OSError as error:
+        return None, [f"ERROR: {step.argv[0]}: {error.strerror or error}"]
+    try:
+        assert child.stdout is not None
+        for raw in child.stdout:
+            line = raw.rstrip("\r\n")
+            if not line.strip():
+                continue
+            lines.append(line)
+            log.write(line + "\n")
+            log.flush()
+            shown = progress_line(line)
+            if shown:
+                emit({"event": "progress", "step": index, "message": shown})
+        return child.wait(), lines
+    except BaseException:
+        _stop(child)
+        raise
+
+
+def _stop(child: subprocess.Popen[str]) -> None:
+    """Kill the step and whatever it started."""
+    try:
+        if os.name == "posix":
+            os.killpg(child.pid, signal.SIGKILL)
+        else:
+            child.kill()
+    except OSError:
+        pass
+    child.wait()
+
+
+def _remove(env: Path) -> None:
+    """Remove a folder this command made (it holds STARTED or the marker), nothing else."""
+    if (env / STARTED).exists() or (env / MARKER).exists():
+        shutil.rmtree(env, ignore_errors=True)
+
+
+def run_setup(plan: Plan, emit: Emit, force: bool = False) -> bool:
+    """Carry out ``plan``; True when the environment is ready. Raises Cancelled (after cleaning up)
+    when interrupted; every other way out is a ``done`` or ``failed`` event."""
+    env = Path(plan.env)
+    if plan.problems:
+        emit({"event": "failed", "reason": "cannot start: " + "; ".join(plan.problems), "problems": list(plan.problems),
+              "log": None})
+        return False
+    if is_ready(env) and not force:
+        emit({"event": "done", "already": True, "env": plan.env, "python": plan.python, "seconds": 0.0,
+              "log": plan.log})
+        return True
+    started = time.monotonic()
+    Path(plan.log).parent.mkdir(parents=True, exist_ok=True)
+    with open(plan.log, "w", encoding="utf-8") as log:
+        log.write(f"refscore setup, {datetime.now(timezone.utc).isoformat(timespec='seconds')}\n")
+        log.write(f"{plan.question}\n" + "\n".join(plan.details) + "\n")
+        _remove(env)
+        env.mkdir(parents=True, exist_ok=True)
+        (env / STARTED).write_text("refscore setup is making this environment\n", encoding="utf-8")
+        try:
+            for index, step in enumerate(plan.steps, 1):
+                emit({"event": "step", "step": index, "steps": len(plan.steps), "title": step.title})
+                code, lines = _run_step(step, index, log, emit)
+                if code != 0:
+                    reason = failure_reason(lines, step, code)
+                    log.write(f"FAILED: {reason}\n")
+                    _remove(env)
+                    emit({"event": "failed", "step": index, "title": step.title, "reason": reason, "log": plan.log})
+                    return False
+        except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (the command turns it into this)
+            log.write("CANCELLED\n")
+            _remove(env)
+            raise Cancelled() from None
+        except Exception:
+            _remove(env)
+            raise
+        (env / MARKER).write_text(json.dumps({
+            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"), "python": plan.python,
+            "steps": [s.title for s in plan.steps]}, indent=2) + "\n", encoding="utf-8")
+        (env / STARTED).unlink(missing_ok=True)
+        seconds = round(time.monotonic() - started, 1)
+        log.write(f"done in {seconds} s\n")
+    emit({"event": "done", "already": False, "env": plan.env, "python": plan.python, "seconds": seconds,
+          "log": plan.log})
+    return True
