@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..provision.install import Cancelled, Event, run_setup
+from ..provision.install import Cancel, Cancelled, Event, run_setup
 from ..provision.plan import (
     DEFAULT_TORCH,
     Plan,
@@ -94,10 +94,6 @@ class _Printer:
             print(f"refscore setup: {event['reason']}{log}", file=sys.stderr, flush=True)
 
 
-def _terminate(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
-
-
 def run(args: argparse.Namespace) -> int:
     plan = make_plan(options_from(args))
     if args.plan:
@@ -111,16 +107,18 @@ def run(args: argparse.Namespace) -> int:
         emit({"event": "plan", **plan.to_json()})
     else:
         print(f"{plan.question} ({size(plan.disk_mb)} on disk; log: {plan.log})", flush=True)
-    previous = signal.getsignal(signal.SIGTERM)
+    cancel = Cancel()
+    previous: dict[int, Any] = {}
+    for signum in (signal.SIGINT, signal.SIGTERM):  # Ctrl-C, the editor's Cancel: stop the step, clean up
+        try:
+            previous[signum] = signal.signal(signum, cancel.request)
+        except ValueError:  # not the main thread
+            break
     try:
-        signal.signal(signal.SIGTERM, _terminate)  # the editor's Cancel: clean up as for Ctrl-C
-    except ValueError:  # not the main thread
-        previous = None
-    try:
-        return 0 if run_setup(plan, emit, force=args.force) else EXIT_SETUP_FAILED
+        return 0 if run_setup(plan, emit, force=args.force, cancel=cancel) else EXIT_SETUP_FAILED
     except Cancelled:
         emit({"event": "failed", "reason": "cancelled", "log": plan.log})
         return EXIT_INTERRUPTED
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)

@@ -56,17 +56,49 @@ def step_env(base: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def _run_step(step: Step, index: int, log: TextIO, emit: Emit) -> tuple[int | None, list[str]]:
+class Cancel:
+    """A stop request, set from a signal handler (Ctrl-C, SIGTERM): it kills the running step's
+    whole process group at once, and the install stops after it. Nothing is raised in the middle
+    of starting a step, so no child is ever left running unseen."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._child: subprocess.Popen[str] | None = None
+
+    def request(self, *_: object) -> None:
+        self.requested = True
+        if self._child is not None:
+            _kill(self._child)
+
+    def watch(self, child: subprocess.Popen[str] | None) -> None:
+        self._child = child
+        if child is not None and self.requested:  # the request came while the step was starting
+            _kill(child)
+
+
+def _kill(child: subprocess.Popen[str]) -> None:
+    """Kill the step and whatever it started (venv runs ensurepip, pip runs builds)."""
+    try:
+        if os.name == "posix":
+            os.killpg(child.pid, signal.SIGKILL)
+        else:
+            child.kill()
+    except OSError:
+        pass
+
+
+def _run_step(step: Step, index: int, log: TextIO, emit: Emit, cancel: Cancel) -> tuple[int | None, list[str]]:
     log.write(f"$ {' '.join(step.argv)}\n")
     log.flush()
     lines: list[str] = []
     try:
-        # a process group of its own: a cancel stops what the step started too (venv runs ensurepip)
+        # a process group of its own, which a cancel kills whole
         child = subprocess.Popen(step.argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                  text=True, encoding="utf-8", errors="replace", env=step_env(),
                                  start_new_session=os.name == "posix")
     except OSError as error:
         return None, [f"ERROR: {step.argv[0]}: {error.strerror or error}"]
+    cancel.watch(child)
     try:
         assert child.stdout is not None
         for raw in child.stdout:
@@ -81,20 +113,11 @@ def _run_step(step: Step, index: int, log: TextIO, emit: Emit) -> tuple[int | No
                 emit({"event": "progress", "step": index, "message": shown})
         return child.wait(), lines
     except BaseException:
-        _stop(child)
+        _kill(child)
         raise
-
-
-def _stop(child: subprocess.Popen[str]) -> None:
-    """Kill the step and whatever it started."""
-    try:
-        if os.name == "posix":
-            os.killpg(child.pid, signal.SIGKILL)
-        else:
-            child.kill()
-    except OSError:
-        pass
-    child.wait()
+    finally:
+        cancel.watch(None)
+        child.wait()
 
 
 def _remove(env: Path) -> None:
@@ -103,9 +126,11 @@ def _remove(env: Path) -> None:
         shutil.rmtree(env, ignore_errors=True)
 
 
-def run_setup(plan: Plan, emit: Emit, force: bool = False) -> bool:
+def run_setup(plan: Plan, emit: Emit, force: bool = False, cancel: Cancel | None = None) -> bool:
     """Carry out ``plan``; True when the environment is ready. Raises Cancelled (after cleaning up)
-    when interrupted; every other way out is a ``done`` or ``failed`` event."""
+    when ``cancel`` is requested or on KeyboardInterrupt; every other way out is a ``done`` or
+    ``failed`` event."""
+    cancel = cancel or Cancel()
     env = Path(plan.env)
     if plan.problems:
         emit({"event": "failed", "reason": "cannot start: " + "; ".join(plan.problems), "problems": list(plan.problems),
@@ -125,15 +150,19 @@ def run_setup(plan: Plan, emit: Emit, force: bool = False) -> bool:
         (env / STARTED).write_text("refscore setup is making this environment\n", encoding="utf-8")
         try:
             for index, step in enumerate(plan.steps, 1):
+                if cancel.requested:
+                    raise KeyboardInterrupt
                 emit({"event": "step", "step": index, "steps": len(plan.steps), "title": step.title})
-                code, lines = _run_step(step, index, log, emit)
+                code, lines = _run_step(step, index, log, emit, cancel)
+                if cancel.requested:
+                    raise KeyboardInterrupt
                 if code != 0:
                     reason = failure_reason(lines, step, code)
                     log.write(f"FAILED: {reason}\n")
                     _remove(env)
                     emit({"event": "failed", "step": index, "title": step.title, "reason": reason, "log": plan.log})
                     return False
-        except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (the command turns it into this)
+        except KeyboardInterrupt:  # a stop request (Cancel), or Ctrl-C where no handler asks for one
             log.write("CANCELLED\n")
             _remove(env)
             raise Cancelled() from None
