@@ -20,6 +20,9 @@ from ..errors import RefScoreError
 WORKER_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 #: Settings of this process that change numbers, passed on to the workers.
 FORWARDED_ENV = ("REFSCORE_ENCODER_BACKEND", "REFSCORE_DEVICE", "HF_HOME", "HF_HUB_CACHE")
+#: The only address a private cluster (no ``--ray-address``) listens on.
+LOOPBACK = "127.0.0.1"
+_CLUSTER_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 
 
 class RayUnavailable(RefScoreError):
@@ -51,12 +54,15 @@ def connect(address: str | None = None) -> Cluster:
     target = address or os.environ.get("RAY_ADDRESS") or None
     if target:
         _probe(target)
+    started = False
     if not ray.is_initialized():
         env = {**WORKER_ENV, **{k: v for k, v in os.environ.items() if k in FORWARDED_ENV}}
         options: dict = {"address": target, "logging_level": logging.ERROR, "log_to_driver": False,
                          "runtime_env": {"env_vars": env}}
-        if target is None:  # a private cluster of this machine
-            options["include_dashboard"] = False
+        if target is None:  # a private cluster of this machine: loopback only, no dashboard
+            options.update(include_dashboard=False, _node_ip_address=LOOPBACK)
+            _loopback_only()
+            started = True
         try:
             with _quiet_stderr():  # the core worker's start-up line (it names the log level set above)
                 ray.init(**options)
@@ -67,8 +73,34 @@ def connect(address: str | None = None) -> Cluster:
     quiet_ray_data()
     resources = ray.cluster_resources()
     nodes = sum(1 for node in ray.nodes() if node.get("Alive"))
-    return Cluster(float(resources.get("CPU", 0)), float(resources.get("GPU", 0)), nodes,
-                   target or "local")
+    where = target or _gcs_address(ray) or "local"
+    if started:
+        print(f"refscore: started a private Ray cluster on this machine at {where} (loopback only, "
+              "no dashboard); it stops when this run ends", file=sys.stderr, flush=True)
+    return Cluster(float(resources.get("CPU", 0)), float(resources.get("GPU", 0)), nodes, where)
+
+
+def _loopback_only() -> None:
+    """Make the private cluster's servers (GCS, raylet, workers) bind 127.0.0.1 only.
+
+    Ray 2.60 rewrites ``_node_ip_address="127.0.0.1"`` to the machine's address unless it treats
+    this as a machine without clusters (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``, read once at
+    import into ``ray_constants.ENABLE_RAY_CLUSTER``); with it, every server binds loopback."""
+    os.environ[_CLUSTER_ENV] = "0"  # the processes Ray starts read it at their import
+    try:
+        from ray._private import ray_constants
+    except ImportError:  # pragma: no cover - another Ray layout: the _node_ip_address still asks
+        return
+    if hasattr(ray_constants, "ENABLE_RAY_CLUSTER"):
+        ray_constants.ENABLE_RAY_CLUSTER = False
+
+
+def _gcs_address(ray: object) -> str | None:
+    """HOST:PORT of the connected cluster's GCS (None where this Ray does not say)."""
+    try:
+        return str(ray.get_runtime_context().gcs_address)  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - informational only
+        return None
 
 
 def _probe(address: str, timeout: float = 5.0) -> None:

@@ -1,0 +1,92 @@
+"""``--engine ray`` without ``--ray-address`` starts a private Ray cluster whose servers listen on
+127.0.0.1 only, with no dashboard, and says where it is (issue 25, item 16). Real Ray, in a
+child process of its own (``ray.init`` once per process); skipped where Ray is not installed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ray")
+pytestmark = pytest.mark.timeout(300)
+ROOT = Path(__file__).resolve().parents[1]
+
+# Runs in the child: connect, then every TCP socket listening in this process and its descendants
+# (GCS, raylet, workers), read from /proc.
+CHILD = r'''
+import json, os, sys
+from refscore.scale.cluster import connect
+
+cluster = connect(None)
+
+
+def descendants(root):
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = open(f"/proc/{entry}/stat").read()
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+    out, todo = {root}, [root]
+    while todo:
+        pid = todo.pop()
+        for child, parent in parents.items():
+            if parent == pid and child not in out:
+                out.add(child)
+                todo.append(child)
+    return out
+
+
+inodes = set()
+for pid in descendants(os.getpid()):
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            if link.startswith("socket:["):
+                inodes.add(link[8:-1])
+    except OSError:
+        continue
+listening = []
+for table in ("tcp", "tcp6"):
+    for line in open(f"/proc/net/{table}").read().splitlines()[1:]:
+        fields = line.split()
+        if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
+            listening.append(fields[1])
+print(json.dumps({"address": cluster.address, "listening": listening}))
+import ray
+ray.shutdown()
+'''
+
+
+def _loopback(hex_address: str) -> bool:
+    """An address of /proc/net/tcp{,6} (32-bit words in little-endian hex) on the loopback interface."""
+    host = hex_address.split(":")[0].upper()
+    if len(host) == 8:
+        return host.endswith("7F")  # 127.x.y.z
+    return host in ("00000000000000000000000001000000",  # ::1
+                    "0000000000000000FFFF00000100007F")  # ::ffff:127.0.0.1
+
+
+def test_a_private_cluster_listens_on_loopback_only_and_says_where(tmp_path: Path) -> None:
+    tmp = tempfile.mkdtemp(prefix="rp", dir="/tmp")  # short: Ray's socket paths must fit 107 bytes
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "server"), "RAY_TMPDIR": tmp, "RAY_USAGE_STATS_ENABLED": "0",
+           "HF_HUB_OFFLINE": "1"}
+    env.pop("RAY_ADDRESS", None)
+    run = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=240,
+                         stdin=subprocess.DEVNULL)
+    assert run.returncode == 0, run.stderr[-3000:]
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert result["listening"], result  # the GCS and the raylet at least
+    assert all(_loopback(a) for a in result["listening"]), result["listening"]
+    assert result["address"].startswith("127.0.0.1:"), result
+    assert f"started a private Ray cluster on this machine at {result['address']}" in run.stderr
+    assert "no dashboard" in run.stderr
+    assert not any(a.endswith(":2049") for a in result["listening"])  # 8265, the dashboard's port
