@@ -166,3 +166,33 @@ def test_renaming_local_names_keeps_the_identifier_invariant_match(problem) -> N
         assert result.exact == 0.0 and result.ngram_match < 0.9, student
     tokens = canonical_tokens(reference, problem.language)
     assert "v0" in tokens and ("charAt" in tokens or "second_largest" in tokens)  # calls and members stay
+
+
+@pytest.fixture
+def identifier_fit(monkeypatch):
+    """The combination ``refscore eval`` fitted with the identifier-invariant inputs on its
+    20-problem sample (docs/correlation.md, issue 28): canon_exact is a calibration input."""
+    from refscore.scoring import headline as headline_module
+
+    model = json.loads((Path(__file__).parent / "data" / "combined_identifier_sample.json").read_text())
+    model = dict(model, headline=True, digest="sample0000")
+    monkeypatch.setattr(headline_module, "headline_model", lambda: model)
+    return model
+
+
+@pytest.mark.parametrize("problem", PROBLEMS, ids=lambda p: p.name)
+def test_a_copy_scores_at_the_top_and_renaming_does_not_halve_it(problem, scorer, identifier_fit) -> None:
+    assert "canon_exact" in identifier_fit["features"]
+    reference, alternative = problem.reference.read_text(), problem.alternative.read_text()
+    scores = {}
+    for refs in ((reference,), (reference, alternative)):
+        for student in ("frank", "grace", "carol", "alice"):
+            report = scorer.score(ScoreRequest(problem.text(student), refs, problem.language))
+            scores[student, len(refs)] = report.refscore.score
+            if student == "frank":
+                assert report.codebleu.score == pytest.approx(1.0)
+                assert dict(report.refscore.components)["canon_exact"] == 1.0
+    for count in (1, 2):
+        assert scores["frank", count] >= 0.95
+        assert scores["grace", count] >= 0.8 > scores["frank", count] / 2  # renaming does not halve it
+        assert scores["grace", count] > scores["carol", count]

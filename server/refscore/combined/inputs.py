@@ -42,11 +42,14 @@ TOKEN_STATS = {"pmin": ("candidate", "min"), "rmin": ("reference", "min"),
 RANKING_POOL = (
     "cbs_f3", "cbs_f1", "cbs_p", "cbs_r", "cbs_pq25", "cbs_rq25", "cbs_pmin", "cbs_rmin",
     "chrfpp", "ngram_match", "weighted_ngram_match", "syntax_match", "dataflow_match", "tsed",
-    "len_ratio", "abs_len_ratio", "extra_errors", *("canon_ngram_match", "canon_exact"),
+    "len_ratio", "abs_len_ratio", "extra_errors", "canon_ngram_match",
     *(f"{name}{INTERACTION_SUFFIX}" for name in ("cbs_f3", "cbs_f1", "cbs_p", "cbs_r", "chrfpp")),
 )
-#: Problem-level inputs (constant within a problem): only the calibration across problems uses them.
-CALIBRATION = ("ref_len",)
+#: Inputs only the calibration (the logistic step after the ranking) reads: ``ref_len`` is constant
+#: within a problem, so it moves whole problems; ``canon_exact`` (the same code as a reference up to
+#: local names) lifts only copies and renamed copies of an acceptable answer, by as much as the
+#: data says such candidates are correct. Neither reorders the other candidates of a problem.
+CALIBRATION = ("ref_len", "canon_exact")
 
 
 def interaction_base(name: str) -> str | None:

@@ -51,6 +51,7 @@ class Rows:
     problem: np.ndarray  # problem id (within its dataset)
     names: list[str]
     pool: list[str]
+    calib_names: tuple[str, ...] = CALIBRATION  # the calibration inputs every table has
 
     def keys(self) -> list[tuple[str, int]]:
         """(dataset, problem) of every row."""
@@ -78,16 +79,17 @@ def build_rows(tables: Sequence[Table], pool: Sequence[str], layer: int) -> Rows
     usable = list(pool)
     for table in tables:
         usable = available(table, usable, layer)
+    calib = tuple(c for c in CALIBRATION if all(c in t.columns for t in tables))
     xs, cs, ys, raw, ds, ps = [], [], [], [], [], []
     for index, table in enumerate(tables):
         xs.append(matrix(table, usable, layer))
-        cs.append(matrix(table, [c for c in CALIBRATION if c in table.columns], layer))
+        cs.append(matrix(table, list(calib), layer))
         ys.append(table.target / 4.0 if table.dataset == CONALA else table.target)
         raw.append(table.target)
         ds.append(np.full(len(table.target), index))
         ps.append(table.problem)
     return Rows(np.vstack(xs), np.vstack(cs), np.concatenate(ys), np.concatenate(raw),
-                np.concatenate(ds), np.concatenate(ps), [t.dataset for t in tables], usable)
+                np.concatenate(ds), np.concatenate(ps), [t.dataset for t in tables], usable, calib)
 
 
 def problem_stats(rows: Rows) -> PairStats:
@@ -182,7 +184,7 @@ def fit(rows: Rows, stats: PairStats, train: np.ndarray, cols: Sequence[int], la
     intercept, outer = fit_logistic(design, rows.target[train], _balanced_weights(rows.dataset[train]),
                                     CALIBRATION_L2)
     a = max(float(outer[0]), 1e-6) / spread  # positive: never reorders a problem's candidates
-    return Model([rows.pool[k] for k in cols] + list(CALIBRATION), np.concatenate([mean, cmean]),
+    return Model([rows.pool[k] for k in cols] + list(rows.calib_names), np.concatenate([mean, cmean]),
                  np.concatenate([scale, cscale]), np.concatenate([a * w, outer[1:]]), float(intercept),
                  w, lam)
 
