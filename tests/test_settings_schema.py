@@ -104,3 +104,16 @@ def test_no_other_module_keeps_a_copy_of_the_rules() -> None:
         text = path.read_text(encoding="utf-8")
         found += [f"{path.relative_to(SERVER)}: {what}" for what, pattern in copies.items() if pattern.search(text)]
     assert not found, found
+
+
+def test_the_python_api_checks_through_the_schema_too() -> None:
+    import refscore
+
+    for name, value in (("layer", -1), ("device", "potato"), ("backend", "tpu"), ("weights", (1, 1, 1)),
+                        ("codebleu_rule", "paper")):
+        with pytest.raises(refscore.ScoreInputError) as error:
+            refscore.score(["x = 1"], ["x = 2"], language="python", metrics=("codebleu",), **{name: value})
+        assert str(error.value).startswith(name) and _schema_message(name, value) in str(error.value)
+    row, = refscore.score(["x = 1"], ["x = 1"], language="python", metrics=("codebleu",), backend="TORCH",
+                          weights=[1, 1, 1, 1])
+    assert row.codebleu == pytest.approx(1.0)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 from .api_types import (AGGREGATIONS, BERT_KEYS, CODEBLEU_KEYS, CorpusScore, SampleScore, codebleu_default,
                         mean_of)
 from .errors import ScoreInputError
-from .settings_schema import ALL_METRICS, TEXT_METRICS
+from .settings_schema import ALL_METRICS, SETTINGS, TEXT_METRICS, SettingError, shown
 
 if TYPE_CHECKING:  # pragma: no cover
     from .scoring.report import ScoreReport, ScoreRequest
@@ -95,9 +95,9 @@ def build_requests(candidates: Sequence[str], references: References, language: 
                    context: str | Sequence[str | None] | None, codebleu_rule: str, weights: Sequence[float],
                    model: str | None, layer: int | None, device: str | None, idf: str | None,
                    backend: str | None) -> list["ScoreRequest"]:
-    """One pipeline request per candidate, every argument checked (``ScoreInputError``)."""
-    from .metrics.weights import WeightsError, check_weights
-    from .scoring.report import CODEBLEU_RULES, ScoreRequest
+    """One pipeline request per candidate, every argument checked (``ScoreInputError``): the
+    settings that change a number by the settings schema, as the CLI, editor and daemon check them."""
+    from .scoring.report import ScoreRequest
 
     if isinstance(candidates, (str, bytes)) or isinstance(references, (str, bytes)):
         raise ScoreInputError("candidates and references are lists (one entry per candidate), not one string")
@@ -109,17 +109,18 @@ def build_requests(candidates: Sequence[str], references: References, language: 
         if not isinstance(text, str):
             raise ScoreInputError(f"candidate {index} is {type(text).__name__}, not str")
     names = _metrics(metrics)
-    if codebleu_rule not in CODEBLEU_RULES:
-        raise ScoreInputError(f"codebleu_rule {codebleu_rule!r}; choose from {', '.join(CODEBLEU_RULES)}")
-    try:
-        checked_weights = check_weights(tuple(weights))
-    except WeightsError as error:
-        raise ScoreInputError(f"weights: {error}") from None
+    given = {"codebleu_rule": codebleu_rule, "weights": weights if isinstance(weights, str) else tuple(weights),
+             "model": model, "layer": layer, "device": device, "backend": backend, "idf": idf}
+    checked: dict[str, Any] = {}
+    for name, value in given.items():
+        try:
+            checked[name] = SETTINGS[name].check(value)
+        except SettingError as error:
+            raise ScoreInputError(f"{name} {shown(value)}: {error}") from None
     contexts = _contexts(context, len(candidates))
     spec_name = _language(language)
-    return [ScoreRequest(text, _references(refs, index), spec_name, ctx, names, checked_weights, explain=False,
-                         model=model, layer=layer, codebleu_rule=codebleu_rule, device=device, idf=idf,
-                         backend=backend)
+    return [ScoreRequest(text, _references(refs, index), spec_name, ctx, names, checked["weights"], explain=False,
+                         **{k: v for k, v in checked.items() if k != "weights"})
             for index, (text, refs, ctx) in enumerate(zip(candidates, references, contexts))]
 
 

@@ -18,6 +18,7 @@ checked by the front ends that can look (``commands/options.py``, ``commands/ber
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import re
 from dataclasses import dataclass
@@ -85,7 +86,7 @@ def check_weights_setting(value: Any, *, text: bool = False) -> Weights:
     if isinstance(value, str) and text:
         parts: list[Any] = [part.strip() for part in value.split(",")]
     elif isinstance(value, (list, tuple)):
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in value):
             raise SettingError(f"expected {WEIGHTS_USAGE}")
         parts = list(value)
     else:
