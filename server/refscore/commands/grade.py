@@ -34,6 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="reference solution (repeat for several acceptable references)")
     src.add_argument("--mapping", action="append", default=[], metavar="FILE",
                      help="TOML or CSV file listing problems, references, context and submissions")
+    src.add_argument("--allow-outside", action="append", default=[], metavar="DIR",
+                     help="a folder outside a mapping file's own that its references, context and submissions "
+                          "may name (by default everything a mapping names stays under its folder)")
     src.add_argument("--jsonl", action="append", default=[], metavar="FILE",
                      help='JSONL (or .jsonl.gz, Parquet): {"id","problem","candidate","reference","context",'
                           '"language"} per line; other fields are passed through to the reports')
@@ -210,7 +213,8 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
     inputs = Inputs(tuple(args.submissions), tuple(args.reference), tuple(args.mapping), tuple(args.jsonl),
                     args.lang, args.context, args.context_file, args.pattern, args.per_folder,
                     parse_fields(args.fields),
-                    None if args.layout in (None, "auto") else args.layout, args.roster, tuple(args.starter))
+                    None if args.layout in (None, "auto") else args.layout, args.roster, tuple(args.starter),
+                    tuple(args.allow_outside))
     threshold, default_metric = None, options.default_fail_metric(metrics, args.codebleu_rule)
     if args.fail_under is not None:
         metric = args.fail_metric or default_metric

@@ -56,5 +56,5 @@ def read_submissions(inputs: Inputs, own: Sequence[Path] = ()) -> ItemSet:
         raise UsageError("--starter applies to SUBMISSION files graded against --reference or to a mapping's problems")
     for path in inputs.mappings:
         items.extend(load_mapping(path, inputs.language, exclude=own, roster=roster, starter=inputs.starter,
-                                  layout=inputs.layout))
+                                  layout=inputs.layout, allow_outside=inputs.allow_outside))
     return items

@@ -40,6 +40,7 @@ class Inputs:
     layout: str | None = None  # --layout: how a class archive or folder is laid out (None: recognised)
     roster: str | None = None  # --roster: the students expected
     starter: tuple[str, ...] = ()  # --starter: code handed out, which earns no credit
+    allow_outside: tuple[str, ...] = ()  # --allow-outside: folders outside a mapping's own it may name
 
     def named_files(self) -> list[str]:
         """Every file the inputs name (no report may overwrite one)."""

@@ -41,7 +41,8 @@ from ..safe_read import describe_limit, open_regular
 from .classroom.assign import ClassProblem, starter_for, strip_starter
 from .classroom.roster import RosterEntry
 from .classroom.sources import grade_class, split_classes
-from .discover import expand, items_for, load_problem
+from .containment import Containment
+from .discover import Submission, expand, items_for, load_problem
 from .input_caps import ReadGuard, read_guard
 from .items import ItemSet
 from .mapping_schema import check_problem, csv_flag
@@ -56,10 +57,12 @@ SKIP_CHUNK = 1024 * 1024
 
 def load_mapping(path: str | Path, default_language: str | None = None,
                  exclude: Iterable[str | Path] = (), roster: Sequence[RosterEntry] | None = None,
-                 starter: Sequence[str] = (), layout: str | None = None) -> ItemSet:
+                 starter: Sequence[str] = (), layout: str | None = None,
+                 allow_outside: Sequence[str | Path] = ()) -> ItemSet:
     """Items for every problem of a TOML or CSV mapping file; ``exclude``: files never graded
     (the run's own reports). ``roster``, ``starter`` and ``layout``: the command line's, for
-    problems whose mapping entry does not name its own."""
+    problems whose mapping entry does not name its own. What the mapping names must stay under
+    its folder or an ``allow_outside`` folder (``containment``)."""
     path = Path(path)
     problems = _toml_problems(path) if path.suffix.lower() == ".toml" else _csv_problems(path)
     base = path.parent
@@ -69,7 +72,7 @@ def load_mapping(path: str | Path, default_language: str | None = None,
     for index, entry in enumerate(problems, 1):
         result.notes.extend(check_problem(entry, path, index))
     classes: dict[str, _ClassGroup] = {}
-    defaults = _Defaults(roster, tuple(starter), layout)
+    defaults = _Defaults(roster, tuple(starter), layout, Containment(path, allow_outside))
     for index, entry in enumerate(problems, 1):
         result.extend(_problem_items(entry, base, index, default_language, path, list(exclude), classes, defaults))
     for group in classes.values():
@@ -91,6 +94,7 @@ class _Defaults:
     roster: Sequence[RosterEntry] | None
     starter: tuple[str, ...]
     layout: str | None
+    containment: Containment
 
 
 def _toml_problems(path: Path) -> list[dict[str, Any]]:
@@ -144,32 +148,42 @@ def _problem_items(entry: dict[str, Any], base: Path, index: int, default_langua
                    mapping: Path, exclude: list[str | Path], classes: dict[str, _ClassGroup],
                    defaults: _Defaults) -> ItemSet:
     exclude = exclude or []
+    contain = defaults.containment
     references = [base / r for r in _as_list(entry.get("reference", entry.get("references")))]
     name = str(entry.get("name") or (references[0].stem if references else f"problem {index}"))
     context = entry.get("context")
     context_file = entry.get("context_file")
-    context_error = None
-    if context_file:
+    given = entry.get("starter")
+    starters = [base / s for s in _as_list(given)] if given else []
+    # a reference, context or starter outside the folder: the problem's error, never read
+    context_error = contain.first_outside([*references, *([base / str(context_file)] if context_file else []),
+                                           *starters])
+    if context_error:
+        references = []
+    elif context_file:
         try:
             context = _read_text(base / str(context_file))
         except InputFileError as error:
             context_error = str(error)
     problem = load_problem(references, entry.get("language") or default_language,
                            str(context) if context else None, name, strict=False)
-    if context_error and not problem.error:
+    if context_error:
         problem.error = context_error
     pattern = entry.get("pattern")
-    given = entry.get("starter")
-    starter = starter_for([base / s for s in _as_list(given)] if given else defaults.starter, problem.language)
+    starter = starter_for(starters if given and not context_error else defaults.starter, problem.language)
     layout = entry.get("layout") or defaults.layout
     arguments = [base / s for s in _as_list(entry.get("submissions"))]
     as_class, others = split_classes(arguments, layout, folders=defaults.roster is not None)
+    outside = {str(source): contain.outside(source) for source in as_class}
+    as_class = [source for source in as_class if not outside[str(source)]]
     patterns = tuple(_as_list(entry.get("files"))) or ((pattern,) if pattern else ())
     for source in as_class:
         group = classes.setdefault(os.path.realpath(source), _ClassGroup(source, layout))
         group.problems.append(ClassProblem(problem, patterns, starter))
     subs = expand(others, pattern,
                   bool(entry.get("per_folder", False)), exclude=[*references, *exclude])
+    subs = [_contained(sub, contain) for sub in subs]
+    subs += [Submission(str(source), [], reason) for source, reason in outside.items() if reason]
     subs = [sub._replace(id=_short_id(sub.id, base, name)) if sub.files is not None else sub for sub in subs]
     result = items_for(problem, subs, pattern, id_prefix=f"{name}/", base=base)
     for item in result.items:
@@ -177,6 +191,13 @@ def _problem_items(entry: dict[str, Any], base: Path, index: int, default_langua
     if not arguments:
         result.notes.append(f"problem {name!r}: no submissions listed")
     return result
+
+
+def _contained(sub: Submission, contain: Containment) -> Submission:
+    """The submission, or, when a file of it resolves outside the allowed folders, the same
+    submission with no files and the reason (an error row, nothing read)."""
+    reason = contain.first_outside(sub.files or [])
+    return sub._replace(files=[], empty=reason) if reason else sub
 
 
 def _short_id(path: str, base: Path, name: str) -> str:
