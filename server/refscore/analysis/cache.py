@@ -5,6 +5,10 @@ files would keep a thousand analyses of them (an analysis holds about 50 to 100 
 character). Here the first argument of the cached function is the text; the cache drops its least
 recently used entries while it holds more than ``max_chars`` characters of text or more than
 ``max_entries`` entries, and a text larger than ``max_chars`` is computed but not kept.
+
+``limit_caches`` lowers the bounds of every such cache of the process: the language server does,
+because every version of an edited document is a new text (a 6 KB document's analyses take about
+0.6 MB, so the grader's bounds let an editing session grow by hundreds of MB; issue 25, item 12).
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from typing import Any, Callable, Generic, NamedTuple, TypeVar
 
 T = TypeVar("T")
 _MISSING = object()
+_ALL: "list[SizedCache[Any]]" = []  # every cache made by ``sized_cache`` (they live as long as the process)
+_LIMIT: list[tuple[int, int]] = []  # (max_entries, max_chars) set by ``limit_caches``, for caches made later
 
 
 class CacheInfo(NamedTuple):
@@ -42,6 +48,9 @@ class SizedCache(Generic[T]):
         self._chars = self._hits = self._misses = 0
         self._lock = threading.Lock()
         update_wrapper(self, function)
+        _ALL.append(self)
+        for entries, chars in _LIMIT:
+            self.limit(entries, chars)
 
     def __call__(self, *args: Any, **kwargs: Any) -> T:
         key = args + tuple(sorted(kwargs.items())) if kwargs else args
@@ -59,10 +68,21 @@ class SizedCache(Generic[T]):
                 if key not in self._entries:
                     self._entries[key] = (value, size)
                     self._chars += size
-                    while len(self._entries) > self._max_entries or self._chars > self._max_chars:
-                        _, (_, dropped) = self._entries.popitem(last=False)
-                        self._chars -= dropped
+                    self._trim()
         return value
+
+    def _trim(self) -> None:
+        """Drop the least recently used entries beyond the bounds (the lock is held)."""
+        while self._entries and (len(self._entries) > self._max_entries or self._chars > self._max_chars):
+            _, (_, dropped) = self._entries.popitem(last=False)
+            self._chars -= dropped
+
+    def limit(self, max_entries: int, max_chars: int) -> None:
+        """Lower the bounds to at most these (never raises them); drops what no longer fits."""
+        with self._lock:
+            self._max_entries = min(self._max_entries, max_entries)
+            self._max_chars = min(self._max_chars, max_chars)
+            self._trim()
 
     def cache_info(self) -> CacheInfo:
         with self._lock:
@@ -73,6 +93,14 @@ class SizedCache(Generic[T]):
         with self._lock:
             self._entries.clear()
             self._chars = self._hits = self._misses = 0
+
+
+def limit_caches(max_entries: int, max_chars: int) -> None:
+    """Lower the bounds of every text cache of this process, those made later included (see
+    ``SizedCache.limit``)."""
+    _LIMIT.append((max_entries, max_chars))
+    for cache in list(_ALL):
+        cache.limit(max_entries, max_chars)
 
 
 def sized_cache(max_entries: int, max_chars: int) -> Callable[[Callable[..., T]], SizedCache[T]]:

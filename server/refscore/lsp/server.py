@@ -180,10 +180,19 @@ class RefScoreServer(LanguageServer):
         self.work_done_progress.end(token, types.WorkDoneProgressEnd(message="ready"))
 
 
+#: The text caches' bounds in the language server: every version of an edited document is a new
+#: text, so the grader's bounds (millions of characters, ~0.6 MB per version of a 6 KB document)
+#: let an editing session grow by hundreds of MB; with these its memory plateaus (issue 25, item 12).
+CACHE_ENTRIES = 48
+CACHE_CHARS = 1_500_000
+
+
 def build_server(allow_daemon: bool = True) -> RefScoreServer:
     """A server with every feature registered."""
+    from ..analysis.cache import limit_caches
     from . import commands, hover, lenses, sync, tokens
 
+    limit_caches(CACHE_ENTRIES, CACHE_CHARS)
     server = RefScoreServer(allow_daemon=allow_daemon)
     for feature in (sync, hover, lenses, tokens, commands):
         feature.register(server)
