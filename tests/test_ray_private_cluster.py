@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -80,8 +81,11 @@ def test_a_private_cluster_listens_on_loopback_only_and_says_where(tmp_path: Pat
     env = {**os.environ, "PYTHONPATH": str(ROOT / "server"), "RAY_TMPDIR": tmp, "RAY_USAGE_STATS_ENABLED": "0",
            "HF_HUB_OFFLINE": "1"}
     env.pop("RAY_ADDRESS", None)
-    run = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=240,
-                         stdin=subprocess.DEVNULL)
+    try:
+        run = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=240,
+                             stdin=subprocess.DEVNULL)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     assert run.returncode == 0, run.stderr[-3000:]
     result = json.loads(run.stdout.strip().splitlines()[-1])
     assert result["listening"], result  # the GCS and the raylet at least
