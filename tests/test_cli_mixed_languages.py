@@ -69,8 +69,9 @@ def test_a_cpp_class_may_hand_in_headers_and_c_files(tmp_path: Path) -> None:
     assert rows["alice"]["errors"] == [] and rows["alice"]["codebleu"] > 0.3
     assert "wrong language (python; the reference is cpp)" in rows["bob"]["errors"][0]
     (tmp_path / "ref.c").write_text(CPP_REF)
+    # the one row is an error, so no submission could be scored: a failing exit, the reports written
     assert main(["grade", "-r", str(tmp_path / "ref.c"), str(alice / "add.cpp"), "--metrics", "codebleu", "-q",
-                 "--no-cache", "--json", str(out)]) == 0
+                 "--no-cache", "--json", str(out)]) == 3
     assert "wrong language (cpp; the reference is c)" in json.loads(out.read_text())["submissions"][0]["errors"][0]
 
 

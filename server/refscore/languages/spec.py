@@ -45,6 +45,7 @@ class LanguageSpec:
     grammar_module: str
     grammar_function: str = "language"
     extensions: tuple[str, ...] = ()
+    notebook_extensions: tuple[str, ...] = ()  # notebooks whose code cells are in this language
     lsp_ids: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     line_comments: tuple[str, ...] = ("//",)

@@ -17,7 +17,7 @@ _TS = dict(in_codebleu_package=False, dataflow="typescript", keywords_file="type
            class_types=_TS_CLASSES, **_JS_FUNCTIONS, **_C_FAMILY_COMMENTS)
 
 LANGUAGES: tuple[LanguageSpec, ...] = (
-    LanguageSpec("python", "tree_sitter_python", extensions=(".py", ".pyi", ".pyw"),
+    LanguageSpec("python", "tree_sitter_python", extensions=(".py", ".pyi", ".pyw"), notebook_extensions=(".ipynb",),
                  lsp_ids=("python",), aliases=("py",), line_comments=("#",), block_comments=(),
                  compat_comments="tokenize", docstrings=True, dataflow="python",
                  function_types=frozenset({"function_definition"}),

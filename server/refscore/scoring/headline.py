@@ -59,6 +59,10 @@ def headline_model() -> dict[str, Any] | None:
     return model
 
 
+#: the fit's HumanEval datasets, named by the split (the dataset's own names, not languages)
+_HUMANEVAL_SPLITS = frozenset({"python", "java", "js", "cpp"})
+
+
 def signature(model: Mapping[str, Any]) -> str:
     """``refscore|fit:<digest>|cbs:all-MiniLM-L6-v2@6|inputs:<n>|train:<datasets>|version:...``;
     ``train`` names the data the fit saw (``humaneval,conala``: every HumanEval problem, so its
@@ -69,7 +73,7 @@ def signature(model: Mapping[str, Any]) -> str:
                                     ("inputs", len(model["features"]))]
     datasets = list(model.get("fitted", {}).get("datasets", {}))
     if datasets:
-        names = dict.fromkeys("humaneval" if d in ("python", "java", "js", "cpp") else d for d in datasets)
+        names = dict.fromkeys("humaneval" if d in _HUMANEVAL_SPLITS else d for d in datasets)
         parts.append(("train", ",".join(names)))
     return build_signature(METRIC, tuple(parts))
 

@@ -271,7 +271,8 @@ def starter_for(paths: Sequence[str | Path], language: str | None) -> Starter | 
         return None
     suffixes = None
     if language is not None:
-        suffixes = [*languages.get(language).extensions, *([".ipynb"] if language == "python" else [])]
+        spec = languages.get(language)
+        suffixes = [*spec.extensions, *spec.notebook_extensions]
     found = load_starter(paths, suffixes)
     return found if found.texts else None
 
