@@ -96,3 +96,52 @@ def test_rows_on_a_few_problems(tmp_path: Path) -> None:
     for per in rows.values():
         fold_mean, pooled = per["js"]
         assert pooled is not None and -1 <= pooled <= 1
+
+
+def fake_paper_model_cache(root: Path, model_id: str, layers: int) -> Path:
+    """A Hugging Face cache holding ``model_id``: a small real BERT (random weights, seeded, the
+    embedded model's tokenizer) in the hub's own layout, so the registry finds it as cached."""
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    from refscore.embed.registry import embedded_model_path
+
+    repo = root / ("models--" + model_id.replace("/", "--"))
+    snapshot = repo / "snapshots" / "0123456789abcdef"
+    snapshot.mkdir(parents=True)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text("0123456789abcdef")
+    tokenizer = AutoTokenizer.from_pretrained(embedded_model_path(), local_files_only=True)
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=layers,
+                        num_attention_heads=2, intermediate_size=64, max_position_embeddings=512)
+    BertModel(config).save_pretrained(snapshot)
+    tokenizer.save_pretrained(snapshot)
+    return root
+
+
+@pytest.mark.skipif(not (default_data_dir() / "humaneval" / "js.jsonl.gz").is_file(), reason="needs ../shared/data")
+def test_codebertscore_rows_run_the_papers_model_when_cached_and_say_so_when_not(tmp_path: Path) -> None:
+    folds = tmp_path / "constants.py"
+    folds.write_text("HUMANEVAL_CV_SUBSETS = [" + ", ".join(f"[{160 - p}]" for p in range(161)) + "]\n")
+    args = ("--languages", "js", "--sample", "3", "--paper-folds", str(folds))
+    empty = tmp_path / "empty-hub"
+    empty.mkdir()
+    plain = subprocess.run([sys.executable, "-m", "refscore", "eval", "--protocol", "paper", *args,
+                            "--out", str(tmp_path / "none.json")], capture_output=True, text=True, timeout=600,
+                           env={**os.environ, "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(empty)})
+    assert plain.returncode == 0, plain.stderr
+    assert "neulab/codebert-javascript (layer 10) is not in the local Hugging Face cache" in plain.stderr
+    assert not any(n.startswith("CodeBERTScore") for n in json.loads((tmp_path / "none.json").read_text())["rows"])
+    hub = fake_paper_model_cache(tmp_path / "hub", "neulab/codebert-javascript", layers=10)
+    out = tmp_path / "cached.json"
+    cached = subprocess.run([sys.executable, "-m", "refscore", "eval", "--protocol", "paper", *args, "--out", str(out)],
+                            capture_output=True, text=True, timeout=600,
+                            env={**os.environ, "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(hub)})
+    assert cached.returncode == 0, cached.stderr
+    assert "not in the local Hugging Face cache" not in cached.stderr
+    rows = json.loads(out.read_text())["rows"]
+    name = "CodeBERTScore F3 (neulab/codebert-javascript, layer 10, context, no idf), normalised"
+    assert name in rows and f"| {name} |" in cached.stdout and "0.319 ; 0.405" in cached.stdout
+    fold_mean, pooled = rows[name]["js"]
+    assert pooled is not None and -1 <= pooled <= 1

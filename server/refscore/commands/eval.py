@@ -118,8 +118,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="redo the analysis from saved scores instead of scoring again "
                         "(the settings come from the file; the runtime stays the scoring run's)")
     p.add_argument("--protocol", choices=("default", "paper"), default="default",
-                   help="paper: the CodeBERTScore paper's HumanEval rows (BLEU, CodeBLEU, chrF) on its own "
-                        "fold protocol, beside the pooled tau (needs --paper-folds; docs/correlation.md)")
+                   help="paper: the CodeBERTScore paper's HumanEval rows (BLEU, CodeBLEU, chrF; CodeBERTScore "
+                        "only with the paper's neulab/codebert-* models in the local HF cache, never downloaded) "
+                        "on its own fold protocol, beside the pooled tau (needs --paper-folds; "
+                        "docs/correlation-paper.md)")
     p.add_argument("--paper-folds", type=Path, default=None, metavar="CONSTANTS_PY",
                    help="the paper's evaluation/constants.py (neulab/code-bert-score), read, never run")
     p.set_defaults(handler=handle)

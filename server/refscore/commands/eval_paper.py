@@ -1,6 +1,7 @@
 """``refscore eval --protocol paper --paper-folds constants.py``: the CodeBERTScore paper's HumanEval
-rows (BLEU, CodeBLEU, chrF) on its protocol (``eval.paper``), beside this project's pooled tau,
-on the completion text as given and on the paper's normalised text."""
+rows (BLEU, CodeBLEU, chrF, and CodeBERTScore with the paper's models when they are in the local
+Hugging Face cache) on its protocol (``eval.paper``), beside this project's pooled tau, on the
+completion text as given and on the paper's normalised text."""
 
 from __future__ import annotations
 
@@ -52,6 +53,7 @@ def handle_paper(args: argparse.Namespace) -> int:
             columns[f"CodeBLEU, package rule (codebleu 0.7.0), {text}"] = scores["codebleu_compat"]
             columns[f"CodeBLEU, CodeXGLUE rule (dataflow 0 counts 0), {text}"] = list(codexglue_rule(scores))
         columns["chrF, normalised"] = chrf_scores(items, True)["chrf"]
+        columns.update(paper_model_columns(items, lang))
         for name, values in columns.items():
             pooled = grouped_kendall_tau(target, [v if v == v else 0.0 for v in values], problem).tau
             rows.setdefault(name, {})[lang] = (paper_tau(target, values, problem, folds)[0], pooled)
@@ -64,6 +66,26 @@ def handle_paper(args: argparse.Namespace) -> int:
     return 0
 
 
+def paper_model_columns(items: list, lang: str) -> dict[str, list[float]]:
+    """CodeBERTScore F1 and F3 (the paper's table: F3, its ``fm``) with the paper's model and layer
+    for ``lang``, the intent as context, on the normalised text; none, and one line on stderr, when
+    that model is not in the local Hugging Face cache (nothing is downloaded)."""
+    from ..embed.registry import local_model_path, paper_model
+    from ..eval.layers import MultiLayerEncoder
+    from ..eval.metrics import bert_name, bert_scores
+
+    model, layer = paper_model(lang)
+    if local_model_path(model) is None:
+        print(f"refscore eval: no CodeBERTScore row for {lang}: the paper's model {model} (layer {layer}) is not "
+              f"in the local Hugging Face cache, and nothing is downloaded (`huggingface-cli download {model}` "
+              "once, then run again)", file=sys.stderr)
+        return {}
+    encoder = MultiLayerEncoder([layer], model=model)
+    scores = bert_scores(items, [layer], [True], normalise=True, encoder=encoder)
+    return {f"CodeBERTScore {part.upper()} ({model}, layer {layer}, context, no idf), normalised":
+            scores[bert_name(part, layer, True)] for part in ("f1", "f3")}
+
+
 def render(rows: dict[str, dict[str, tuple[float | None, float | None]]], languages: list[str]) -> str:
     """A markdown table: each cell 'paper folds / pooled', then the paper's number."""
     from ..eval.paper import PAPER_MEAN, PAPER_TAU
@@ -74,7 +96,8 @@ def render(rows: dict[str, dict[str, tuple[float | None, float | None]]], langua
     head = "| metric | " + " | ".join(languages) + " | mean | paper (" + " / ".join(languages) + " ; mean) |"
     lines = [head, "|" + "---|" * (len(languages) + 3)]
     for name, per in rows.items():
-        family = "bleu" if name.startswith("BLEU") else "codebleu" if name.startswith("CodeBLEU") else "chrf"
+        family = ("bleu" if name.startswith("BLEU") else "codebleu" if name.startswith("CodeBLEU")
+                  else "codebertscore" if name.startswith("CodeBERTScore") else "chrf")
         folds = [per[lang][0] for lang in languages]
         pooled = [per[lang][1] for lang in languages]
         means = [sum(v for v in vs if v is not None) / len(vs) if all(v is not None for v in vs) else None
