@@ -117,3 +117,22 @@ def test_the_python_api_checks_through_the_schema_too() -> None:
     row, = refscore.score(["x = 1"], ["x = 1"], language="python", metrics=("codebleu",), backend="TORCH",
                           weights=[1, 1, 1, 1])
     assert row.codebleu == pytest.approx(1.0)
+
+
+def test_the_command_lines_idf_goes_through_the_schema(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--idf`` of score and grade is checked by the schema like the daemon's ``request.idf``:
+    blank means none there as here, and a value the schema refuses is a usage error in its words."""
+    from dataclasses import replace
+
+    from refscore.commands.bert_options import idf_setting
+
+    request = parse_request({"candidate": "x", "references": ["y"], "language": "python", "idf": "  "})
+    assert idf_setting("  ") is request.idf is None
+    assert idf_setting("references") == "references"
+
+    def refuse(value):
+        raise SettingError("must be a file the schema allows")
+
+    monkeypatch.setitem(SETTINGS, "idf", replace(SETTINGS["idf"], check=refuse))
+    with pytest.raises(UsageError, match=r"^--idf 'references': must be a file the schema allows$"):
+        idf_setting("references")

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from ..errors import InputFileError
 from ..safe_read import open_regular
+from ..settings_schema import IDF_FROM_REFERENCES
+from .options import checked
 
 #: The largest IDF file read (a vocabulary of weights is a few MB).
 MAX_IDF_BYTES = 64 * 1024 * 1024
@@ -13,9 +15,14 @@ MAX_IDF_BYTES = 64 * 1024 * 1024
 
 def idf_setting(idf: str | None) -> str | None:
     """``--idf`` as requests carry it: ``references`` or an absolute path (the daemon has its own
-    working folder). A missing, special (FIFO, device), oversized or unreadable file (not JSON, not
-    token id -> finite weight) is an input error (exit 3), found before anything is scored."""
-    if idf is None or idf == "references":
+    working folder). The settings schema checks the text first (blank: none, as in a daemon
+    request; a value it refuses is a usage error). A missing, special (FIFO, device), oversized or
+    unreadable file (not JSON, not token id -> finite weight) is an input error (exit 3), found
+    before anything is scored."""
+    if idf is None:
+        return None
+    idf = checked("idf", idf)
+    if idf is None or idf == IDF_FROM_REFERENCES:
         return idf
     path = Path(idf).expanduser()
     try:
