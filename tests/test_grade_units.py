@@ -6,10 +6,17 @@ import io
 from dataclasses import replace
 
 import pytest
-
-from refscore.grade.heatmap import Heat, Missing, missing_heat, render_pane, token_heat
-from refscore.grade.histogram import bin_counts, histogram_svg
 from refscore.grade.blocks import item_blocks
+from refscore.grade.heatmap import (
+    BUCKET_COLORS,
+    Heat,
+    Missing,
+    missing_color,
+    missing_heat,
+    render_pane,
+    token_heat,
+)
+from refscore.grade.histogram import bin_counts, histogram_svg
 from refscore.grade.items import GradeItem
 from refscore.grade.parts import PartStore
 from refscore.grade.plan import part_key
@@ -18,6 +25,7 @@ from refscore.grade.rows import GradeResult, result_row, threshold_failures
 from refscore.grade.stream_stats import RowStats
 from refscore.metrics.codebertscore_result import BertScore, TokenAlignment
 from refscore.scoring.report import ScoreReport
+from refscore.vocabulary import HEAT_BUCKETS, heat_bucket
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -99,9 +107,9 @@ def test_rows_read_the_typed_codebertscore_rebuilt_from_its_summary():
 
 def test_render_pane_escapes_code_and_marks_missing_parts():
     text = "if a < b:\n    return '<b>'\n"
-    html = render_pane(text, [Heat(0, 2, 0.0, "similarity 0.1")], [Missing(10, 16, "ngram")])
+    html = render_pane(text, [Heat(0, 2, "#e0505055", "similarity 0.1")], [Missing(10, 16, "ngram")])
     assert "<b>" not in html.replace("<b>'", "") and "&lt;b&gt;" in html
-    assert 'title="similarity 0.1"' in html and "hsl(0," in html
+    assert 'title="similarity 0.1"' in html and "background:#e0505055" in html
     assert 'class="miss"' in html and "missing from the candidate: ngram" in html
     # every character of the code is still there, in order
     import re
@@ -109,14 +117,25 @@ def test_render_pane_escapes_code_and_marks_missing_parts():
     assert unescape(re.sub(r"<[^>]+>", "", html)) == text
 
 
-def test_token_heat_and_missing_heat_scales():
-    tokens = [TokenAlignment("def", 0, 3, 1.0, match_text="def"), TokenAlignment("f", 4, 5, 0.5),
-              TokenAlignment("?", 50, 60, 0.9)]
-    heat = token_heat(tokens, 0.5, "def f(): pass")
-    assert [(h.start, h.value) for h in heat] == [(0, 1.0), (4, 0.0)]  # out-of-range span dropped
+def test_token_heat_uses_the_vocabularys_buckets_and_missing_heat_deepens():
+    """Token colours are the vocabulary's three heat buckets around the weak-token threshold (the
+    editor's and ``score --heat``'s): 0.30 / 0.45 / 0.60 edges, nothing above the top one."""
+    sims = [0.1, 0.2999, 0.3, 0.4499, 0.45, 0.5999, 0.6, 0.95]
+    text = "x " * len(sims)
+    tokens = [TokenAlignment("x", 2 * i, 2 * i + 1, s) for i, s in enumerate(sims)]
+    tokens.append(TokenAlignment("?", 50, 60, 0.1))  # out-of-range span dropped
+    heat = token_heat(tokens, text)
+    assert [h.start // 2 for h in heat] == [i for i, s in enumerate(sims) if heat_bucket(s) is not None] == \
+        list(range(6))
+    assert [h.background for h in heat] == [BUCKET_COLORS[heat_bucket(s)] for s in sims[:6]]
+    assert set(BUCKET_COLORS) == set(HEAT_BUCKETS) and len(set(BUCKET_COLORS.values())) == 3
+    assert [h.background for h in token_heat(tokens, text, threshold=0.9)][-1] == BUCKET_COLORS["fair"]
+    assert "best match 'def'" in token_heat([TokenAlignment("def", 0, 3, 0.2, match_text="def")], "def")[0].title
+    assert "best match" not in token_heat([TokenAlignment("def", 0, 3, 0.2, match_text="def")], "def",
+                                          matches=False)[0].title
     spans = missing_heat([Missing(0, 4, "a"), Missing(2, 6, "b")], 8)
     assert [(h.start, h.end) for h in spans] == [(0, 2), (2, 4), (4, 6)]
-    assert spans[1].value < spans[0].value  # two components agree: redder
+    assert spans[1].background == missing_color(2) != spans[0].background == missing_color(1)
 
 
 def test_histogram_bins_and_svg():

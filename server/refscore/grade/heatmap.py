@@ -1,10 +1,12 @@
 """Code panes for the HTML report: tokens coloured by how well they match, missing parts marked.
 
-With CodeBERTScore token alignments, each candidate token is coloured by its best similarity to
-the reference, and each reference token by its best similarity to the candidate (low = the
-candidate lacks it). CodeBLEU explanations (what the reference has that the candidate lacks) are
-outlined in the reference; without CodeBERTScore they also shade it, darker where several
-components agree something is missing.
+With CodeBERTScore token alignments, each candidate token is coloured by the heat bucket of its
+best similarity to the reference, and each reference token by that of its best similarity to the
+candidate (weak = the candidate lacks it): the vocabulary's buckets around the weak-token
+threshold (``vocabulary.heat_bucket``), as the editor and ``score --heat`` draw them. CodeBLEU
+explanations (what the reference has that the candidate lacks) are outlined in the reference;
+without CodeBERTScore they also shade it, darker where several components agree something is
+missing.
 """
 
 from __future__ import annotations
@@ -15,18 +17,27 @@ from typing import Any, Iterable, Sequence
 
 from ..bidi import BIDI_PATTERN, reveal
 from ..metrics.codebertscore_result import TokenAlignment
+from ..vocabulary import (
+    HEAT_BUCKET_WIDTH,
+    HEAT_BUCKETS,
+    WEAK_TOKEN_THRESHOLD,
+    heat_bucket,
+)
 
 #: Longest text shown in a pane (characters); longer code is cut with a note.
 MAX_PANE_CHARS = 60_000
+#: Each heat bucket's background: the VS Code client's light-theme defaults (package.json
+#: ``refscore.heat.<bucket>Background``), so a report reads like the editor.
+BUCKET_COLORS = dict(zip(HEAT_BUCKETS, ("#e0505055", "#f0a03a60", "#e8d04a48")))
 
 
 @dataclass(frozen=True)
 class Heat:
-    """A span to colour: ``value`` 0 (bad, red) .. 1 (good, green)."""
+    """A span to colour with a CSS ``background``."""
 
     start: int
     end: int
-    value: float
+    background: str
     title: str
 
 
@@ -65,20 +76,25 @@ def heat_color(value: float) -> str:
     return f"hsl({int(120 * value)},75%,{84 - 6 * (1 - value):.0f}%)"
 
 
-def scale(similarity: float, low: float) -> float:
-    """Map a raw cosine in [low, 1] to [0, 1]."""
-    return 0.0 if similarity <= low else min(1.0, (similarity - low) / max(1e-9, 1.0 - low))
+def bucket_edges(threshold: float = WEAK_TOKEN_THRESHOLD) -> dict[str, float]:
+    """Each heat bucket's upper edge (similarities below it fall in the bucket), as
+    ``vocabulary.heat_bucket`` rounds them."""
+    edges = (threshold - HEAT_BUCKET_WIDTH, threshold, threshold + HEAT_BUCKET_WIDTH)
+    return {bucket: round(edge, 6) for bucket, edge in zip(HEAT_BUCKETS, edges)}
 
 
-def token_heat(tokens: Iterable[TokenAlignment], low: float, text: str) -> list[Heat]:
-    """Heat spans from CodeBERTScore token alignments."""
+def token_heat(tokens: Iterable[TokenAlignment], text: str, threshold: float = WEAK_TOKEN_THRESHOLD,
+               *, matches: bool = True) -> list[Heat]:
+    """Heat spans from CodeBERTScore token alignments: one per token in a heat bucket (tokens
+    above the top bucket are not marked); ``matches``: the tooltip names the best match."""
     out = []
     for token in tokens:
-        if not 0 <= token.start < token.end <= len(text):
+        bucket = heat_bucket(token.similarity, threshold)
+        if bucket is None or not 0 <= token.start < token.end <= len(text):
             continue
-        match = token.match_text
-        title = f"similarity {token.similarity:.3f}" + (f", best match {match!r}" if match else "")
-        out.append(Heat(token.start, token.end, scale(token.similarity, low), title))
+        match = token.match_text if matches else None
+        title = f"similarity {token.similarity:.3f} ({bucket})" + (f", best match {match!r}" if match else "")
+        out.append(Heat(token.start, token.end, BUCKET_COLORS[bucket], title))
     return out
 
 
@@ -97,9 +113,14 @@ def missing_heat(missing: Sequence[Missing], length: int) -> list[Heat]:
         new_level = min(3, current)
         if new_level != level:
             if level:
-                out.append(Heat(run_start, i, 0.55 - 0.18 * level, f"missing in {level}+ component(s)"))
+                out.append(Heat(run_start, i, missing_color(level), f"missing in {level}+ component(s)"))
             run_start, level = i, new_level
     return out
+
+
+def missing_color(level: int) -> str:
+    """The shade of a reference part that ``level`` (1..3) CodeBLEU components miss: the more, the redder."""
+    return heat_color(0.55 - 0.18 * level)
 
 
 def render_pane(text: str, heat: Sequence[Heat] = (), missing: Sequence[Missing] = ()) -> str:
@@ -128,7 +149,7 @@ def render_pane(text: str, heat: Sequence[Heat] = (), missing: Sequence[Missing]
         cover = heat_sorted[h_index] if h_index < len(heat_sorted) and heat_sorted[h_index].start <= a else None
         attrs, titles = [], []
         if cover is not None:
-            attrs.append(f'style="background:{heat_color(cover.value)}"')
+            attrs.append(f'style="background:{cover.background}"')
             titles.append(cover.title)
         if active:
             attrs.append('class="miss"')

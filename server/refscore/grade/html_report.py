@@ -13,9 +13,21 @@ import math
 from dataclasses import replace
 from typing import Any, Sequence
 
+from ..vocabulary import WEAK_TOKEN_THRESHOLD
 from .classroom.html import class_section
 from .classroom.notebook import where
-from .heatmap import explanation_spans, heat_color, missing_heat, render_pane, safe_attr, safe_text, token_heat
+from .heatmap import (
+    BUCKET_COLORS,
+    bucket_edges,
+    explanation_spans,
+    heat_color,
+    missing_color,
+    missing_heat,
+    render_pane,
+    safe_attr,
+    safe_text,
+    token_heat,
+)
 from .histogram import counts_svg
 from .rows import LABELS, SCORE_COLUMNS, GradeResult
 from .stream_stats import RowStats
@@ -83,16 +95,6 @@ def _num(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _similarity_floor(results: Sequence[GradeResult]) -> float:
-    """Lowest token similarity in the whole report (the red end of the scale), at most 0.9."""
-    sims = []
-    for result in results:
-        bert = result.report.codebertscore if result.report else None
-        if bert is not None:
-            sims.extend(t.similarity for t in (*bert.candidate_tokens, *bert.reference_tokens) if _num(t.similarity))
-    return max(0.0, min(0.9, min(sims))) if sims else 0.5
-
-
 def _fmt(value: Any) -> str:
     return f"{value:.3f}" if isinstance(value, float) and math.isfinite(value) else "&ndash;"
 
@@ -124,14 +126,13 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = "RefScore
         return "\n".join(out)
     results = [result for result, _ in details]
     rows = [row for _, row in details]
-    low = _similarity_floor(results)
     out.append(_table(rows, columns))
     if "refscore" in columns:
         out.append(_trust_note())
-    out.append(_legend(low, any(r.get("codebertscore_f1") is not None for r in rows)))
+    out.append(_legend(any(r.get("codebertscore_f1") is not None for r in rows)))
     first = next((i for i, r in enumerate(results) if r.report is not None), 0)
     for index, (result, row) in enumerate(details):
-        out.append(_detail(index, result, row, columns, low, index == first))
+        out.append(_detail(index, result, row, columns, index == first))
     out.append(f"</main><script>{JS}</script></body></html>")
     return "\n".join(out)
 
@@ -278,23 +279,24 @@ def _trust_note() -> str:
             "solution written differently from the reference can still score low.</p>")
 
 
-def _legend(low: float, with_bert: bool) -> str:
+def _legend(with_bert: bool, threshold: float = WEAK_TOKEN_THRESHOLD) -> str:
     missing = ('<span class="miss">red underline</span> = in the reference but missing from the candidate '
                "(CodeBLEU explanations)")
     if not with_bert:
-        shades = "".join(f'<span style="background:{heat_color(0.55 - 0.18 * k)}">{k}{"+" if k == 3 else ""}</span>'
+        shades = "".join(f'<span style="background:{missing_color(k)}">{k}{"+" if k == 3 else ""}</span>'
                          for k in (1, 2, 3))
         return (f'<p class="legend">{missing}; the reference is shaded by how many CodeBLEU components miss '
                 f"each part {shades}. Token colours need CodeBERTScore (--metrics codebertscore).</p>")
-    swatches = "".join(f'<span style="background:{heat_color(v)}">{low + v * (1 - low):.2f}</span>'
-                       for v in (0.0, 0.25, 0.5, 0.75, 1.0))
+    edges = bucket_edges(threshold)
+    below = " ".join(f'<span style="background:{BUCKET_COLORS[b]}">{b} &lt; {edge:.2f}</span>'
+                     for b, edge in edges.items())
     return ('<p class="legend">Token colours: CodeBERTScore similarity of each token to its best match on '
-            f"the other side, red (poor) to green {swatches}; in the reference, red = the candidate lacks it; "
-            f"{missing}.</p>")
+            f"the other side, in the heat buckets around the weak-token threshold {threshold:.2f} "
+            f"{below}; tokens at {max(edges.values()):.2f} or above are not coloured; in the reference, a "
+            f"coloured token is one the candidate lacks; {missing}.</p>")
 
 
-def _detail(index: int, result: GradeResult, row: dict[str, Any], columns: Sequence[str], low: float,
-            opened: bool) -> str:
+def _detail(index: int, result: GradeResult, row: dict[str, Any], columns: Sequence[str], opened: bool) -> str:
     item = result.item
     scores = " &middot; ".join(f"{safe_text(LABELS.get(c, c))} {row[c]:.3f}" for c in columns if _num(row.get(c)))
     out = [f'<details id="s{index}"{" open" if opened else ""}><summary>{safe_text(item.id)}'
@@ -306,18 +308,18 @@ def _detail(index: int, result: GradeResult, row: dict[str, Any], columns: Seque
     if item.context:
         out.append(f'<div class="legend">Task: {safe_text(item.context[:400])}</div>')
     if item.candidate is not None and item.references:
-        out.append(_panes(result, low))
+        out.append(_panes(result))
     out.append("</details>")
     return "".join(out)
 
 
-def _panes(result: GradeResult, low: float) -> str:
+def _panes(result: GradeResult) -> str:
     item, report = result.item, result.report
     candidate = item.candidate or ""
     bert = report.codebertscore if report else None
     explanations = report.codebleu.explanations if report and report.codebleu else ()
     bert_ref = bert.reference_index if bert is not None else 0
-    cand_heat = token_heat(bert.candidate_tokens, low, candidate) if bert is not None else []
+    cand_heat = token_heat(bert.candidate_tokens, candidate) if bert is not None else []
     if item.cells:  # a notebook: each token's tooltip names its cell and line in the notebook
         cand_heat = [replace(h, title=f"{h.title} ({where(item.cells, candidate, h.start)})")
                      if where(item.cells, candidate, h.start) else h for h in cand_heat]
@@ -328,7 +330,7 @@ def _panes(result: GradeResult, low: float) -> str:
            f"<h4>Submission ({safe_text(how)})</h4>", render_pane(candidate, cand_heat), "</div><div>"]
     for ref_index, reference in enumerate(item.references):
         missing = explanation_spans(explanations, ref_index, reference)
-        heat = token_heat(bert.reference_tokens, low, reference) if bert is not None and ref_index == bert_ref else []
+        heat = token_heat(bert.reference_tokens, reference) if bert is not None and ref_index == bert_ref else []
         if not heat:
             heat = missing_heat(missing, len(reference))
         cells = item.reference_cells[ref_index] if item.reference_cells and ref_index < len(item.reference_cells) \

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from ..heatmap import Heat, scale
+from ..heatmap import Heat, token_heat
 from ..rows import GradeResult
 from .gradebook import ProblemGrade, StudentGrade
 from .hints import Remark, remarks
@@ -68,11 +68,8 @@ def _fill(view: ProblemFeedback, result: GradeResult, mode: str) -> None:
     view.code = item.candidate
     view.cells = item.cells
     bert = report.codebertscore if report is not None else None
-    if bert is not None and bert.candidate_tokens:
-        sims = [t.similarity for t in bert.candidate_tokens]
-        low = max(0.0, min(0.9, min(sims)))
-        view.heat = [Heat(t.start, t.end, scale(t.similarity, low), f"similarity {t.similarity:.3f}")
-                     for t in bert.candidate_tokens if 0 <= t.start < t.end <= len(item.candidate or "")]
+    if bert is not None and bert.candidate_tokens:  # the student never sees the reference's tokens
+        view.heat = token_heat(bert.candidate_tokens, item.candidate or "", matches=False)
     if report is not None and item.references and item.language:
         from ...scoring.differences import find_differences
 

@@ -61,7 +61,8 @@ def _problem(index: int, view: ProblemFeedback) -> str:
         out.append(f'<p class="msgs">{safe_text(message)}</p>')
     if view.code is not None:
         marks = [Missing(r.start, r.end, "differs from the reference") for r in view.remarks]
-        how = " (coloured by how closely each part matches the reference: red to green)" if view.heat else ""
+        how = (" (coloured by how closely each part matches the reference: red where weakest, then orange, "
+               "then yellow)") if view.heat else ""
         out.append(f"<h3>Your code{how}</h3>{code_pane(view.code, view.heat, marks, view.cells)}")
         if view.remarks:
             out.append("<h3>What the reference has that yours lacks (most significant first)</h3>"
@@ -82,7 +83,7 @@ def code_pane(text: str, heat: list[Heat], marks: list[Missing],
     cut = sum(len(line) + 1 for line in lines[:first])
     shown = text[cut:].rstrip()
     end = cut + len(shown)
-    heat = [Heat(h.start - cut, min(h.end, end) - cut, h.value, h.title) for h in heat if h.start >= cut and h.start < end]
+    heat = [Heat(h.start - cut, min(h.end, end) - cut, h.background, h.title) for h in heat if h.start >= cut and h.start < end]
     marks = [Missing(max(m.start, cut) - cut, min(m.end, end) - cut, m.label) for m in marks if m.end > cut and m.start < end]
     count = shown.count("\n") + 1
     if cells:
