@@ -93,7 +93,7 @@ class DaemonOrLocal:
 
     def _give_up_daemon(self, error: Exception) -> None:
         note = f"the scoring daemon stopped answering ({error}); scoring in this process instead"
-        log.warning(note)
+        log.info(note)  # front ends print ``notes``: a warning here was the same line printed twice
         self.notes.append(note)
         assert self.client is not None
         self.client.close()

@@ -13,9 +13,10 @@ from pathlib import Path
 from refscore.service.processes import pid_alive as alive
 
 
-def daemon_pids_in(run_dir: Path) -> list[int]:
-    """Pids of live ``refscore daemon run`` processes whose runtime directory is ``run_dir``."""
-    needle = f"REFSCORE_RUNTIME_DIR={run_dir}".encode()
+def daemon_pids_in(run_dir: Path, variable: str = "REFSCORE_RUNTIME_DIR") -> list[int]:
+    """Pids of live ``refscore daemon run`` processes whose environment sets ``variable`` to
+    ``run_dir`` (their runtime directory, by default)."""
+    needle = f"{variable}={run_dir}".encode()
     pids = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():

@@ -1,7 +1,12 @@
 """Where the daemon lives on disk, with the permissions that keep other users out, and file locks.
 
-Everything sits in one private directory, ``platformdirs.user_runtime_dir("refscore")`` (mode
-0700, owned by the user; ``$REFSCORE_RUNTIME_DIR`` overrides it, which the tests use):
+Everything sits in one private directory (mode 0700, owned by the user), found by one rule that
+never moves it silently: ``$REFSCORE_RUNTIME_DIR`` when set (the tests use it), else
+``$XDG_RUNTIME_DIR/refscore``, else ``runtime-<uid>/refscore`` in the temporary directory (on
+macOS and Windows, ``platformdirs.user_runtime_dir("refscore")``). A directory on that path that
+is not ours, not a real directory, or writable by other users is refused in one line
+(``RuntimeDirError``), never swapped for another place: a daemon started in a fallback could not
+be found by ``daemon status`` once the cause was fixed.
 
 * ``daemon.sock``  the Unix socket (mode 0600);
 * ``daemon.lock``  held (``flock``) by the one live daemon for its whole life: the kernel drops it
@@ -18,6 +23,7 @@ import json
 import os
 import stat
 import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -45,11 +51,20 @@ class RuntimeDirError(RefScoreError, OSError):
     exit_code = EXIT_UNSAFE_RUNTIME_DIR
 
 
+def _xdg_platform() -> bool:
+    return os.name == "posix" and sys.platform != "darwin"
+
+
 def runtime_dir() -> Path:
-    """The daemon's directory (not created)."""
+    """The daemon's directory (not created), by the module's one rule."""
     override = os.environ.get(RUNTIME_DIR_ENV)
     if override:
         return Path(override)
+    if _xdg_platform():
+        xdg = os.environ.get("XDG_RUNTIME_DIR")
+        if xdg:
+            return Path(xdg) / "refscore"
+        return Path(tempfile.gettempdir()) / f"runtime-{os.getuid()}" / "refscore"
     import platformdirs
 
     with warnings.catch_warnings():  # "XDG_RUNTIME_DIR is not set, falling back to /tmp/runtime-<uid>"
@@ -67,10 +82,19 @@ def log_dir() -> Path:
     return Path(platformdirs.user_log_dir("refscore"))
 
 
+_HINT = f"set {RUNTIME_DIR_ENV} to a private directory"
+
+
+def _writable_by_others(path: Path, mode: int, what: str) -> RuntimeDirError:
+    return RuntimeDirError(f"{what} {path} is writable by other users (mode {oct(stat.S_IMODE(mode))}); the "
+                           f"daemon's socket lives only in a private directory: `chmod 700 {path}` or {_HINT}")
+
+
 def _private_dir(path: Path, create: bool = True) -> bool:
-    """Check that ``path`` is a real 0700 directory owned by this user (created so when missing
-    and ``create``; tightened when looser). False when missing and not ``create``."""
-    hint = f"set {RUNTIME_DIR_ENV} to a private directory"
+    """Check that ``path`` is a real directory owned by this user that no one else can write
+    (created 0700 when missing and ``create``; read bits for others are dropped). False when
+    missing and not ``create``."""
+    hint = _HINT
     try:
         if create:
             try:
@@ -92,16 +116,35 @@ def _private_dir(path: Path, create: bool = True) -> bool:
         raise RuntimeDirError(f"the daemon's runtime directory {path} is not a directory; {hint}")
     if hasattr(os, "getuid") and info.st_uid != os.getuid():
         raise RuntimeDirError(f"the daemon's runtime directory {path} belongs to another user; {hint}")
+    if os.name == "posix" and info.st_mode & 0o022:
+        raise _writable_by_others(path, info.st_mode, "the daemon's runtime directory")
     if os.name == "posix" and info.st_mode & 0o077:
         os.chmod(path, 0o700)
     return True
 
 
+def _check_xdg_runtime_dir(xdg: Path) -> None:
+    """``$XDG_RUNTIME_DIR`` must exist, be ours and be writable by no one else (it is never
+    created, tightened or swapped for a fallback)."""
+    try:
+        info = os.stat(xdg)
+    except OSError as error:
+        raise RuntimeDirError(f"$XDG_RUNTIME_DIR ({xdg}) cannot be used ({error.strerror or error}); "
+                              f"fix or unset it, or {_HINT}") from None
+    if not stat.S_ISDIR(info.st_mode):
+        raise RuntimeDirError(f"$XDG_RUNTIME_DIR ({xdg}) is not a directory; fix or unset it, or {_HINT}")
+    if info.st_uid != os.getuid():
+        raise RuntimeDirError(f"$XDG_RUNTIME_DIR ({xdg}) belongs to another user; fix or unset it, or {_HINT}")
+    if info.st_mode & 0o022:
+        raise _writable_by_others(xdg, info.st_mode, "$XDG_RUNTIME_DIR")
+
+
 def _checked_runtime_dir(create: bool) -> Path | None:
     path = runtime_dir()
-    parent = path.parent
-    if parent.name.startswith("runtime-") and str(parent.parent) in ("/tmp", "/var/tmp"):
-        if not _private_dir(parent, create):
+    if not os.environ.get(RUNTIME_DIR_ENV) and _xdg_platform():
+        if os.environ.get("XDG_RUNTIME_DIR"):
+            _check_xdg_runtime_dir(path.parent)
+        elif not _private_dir(path.parent, create):  # runtime-<uid> in the shared temporary directory
             return None
     return path if _private_dir(path, create) else None
 
@@ -109,8 +152,8 @@ def _checked_runtime_dir(create: bool) -> Path | None:
 def ensure_runtime_dir() -> Path:
     """The runtime directory, created private (0700) if needed; ``RuntimeDirError`` when unsafe.
 
-    platformdirs' fallback without ``$XDG_RUNTIME_DIR`` is ``/tmp/runtime-<uid>``, a shared
-    place, so the parent is checked (and tightened) too when it is that fallback.
+    Its parent is checked too: ``$XDG_RUNTIME_DIR``, or ``runtime-<uid>`` in the shared
+    temporary directory (created 0700) when that is unset.
     """
     path = _checked_runtime_dir(create=True)
     assert path is not None

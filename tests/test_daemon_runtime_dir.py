@@ -1,0 +1,111 @@
+"""Where the daemon lives (issue 25, item 15), with real daemon processes.
+
+* One rule: ``$XDG_RUNTIME_DIR/refscore`` when ``$XDG_RUNTIME_DIR`` is set. A 0777 one is refused
+  in one line (exit 6), never swapped for platformdirs' shared ``/tmp/runtime-<uid>`` fallback,
+  so after ``chmod 700`` ``daemon status`` and ``stop`` find the daemon that runs.
+* A daemon killed (``kill -9``) under a run gives one "scoring in this process" note, not two.
+
+``REFSCORE_RUNTIME_DIR`` is removed from these tests' environment (it would override the rule);
+``TMPDIR`` points into the test's folder, so a fallback, were there one, would land there too.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from refscore.errors import EXIT_UNSAFE_RUNTIME_DIR
+from tests.support.daemons import alive, daemon_pids_in, refscore, stop_daemon_in, wait_until
+from tests.test_daemon import Place, big_python
+
+
+@pytest.fixture
+def xdg(monkeypatch: pytest.MonkeyPatch):
+    """A private $XDG_RUNTIME_DIR and $TMPDIR in a fresh folder; every daemon started with them
+    is stopped at the end."""
+    root = Path(tempfile.mkdtemp(prefix="rsx-"))
+    Place(root, monkeypatch)  # log dir, no idle/transport overrides
+    monkeypatch.delenv("REFSCORE_RUNTIME_DIR")
+    (root / "xdg").mkdir(mode=0o700)
+    (root / "tmp").mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(root / "xdg"))
+    monkeypatch.setenv("TMPDIR", str(root / "tmp"))
+    yield root
+    for pid in daemon_pids_in(root / "xdg", "XDG_RUNTIME_DIR"):
+        os.kill(pid, signal.SIGKILL)
+    stop_daemon_in(root / "xdg" / "refscore")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_world_writable_xdg_runtime_dir_is_refused_not_moved(xdg: Path) -> None:
+    env = dict(os.environ)
+    os.chmod(xdg / "xdg", 0o777)
+    for args in (("daemon", "start", "--no-preload", "--idle-timeout", "120"), ("daemon", "status"),
+                 ("daemon", "stop")):
+        result = refscore(*args, env=env)
+        assert result.returncode == EXIT_UNSAFE_RUNTIME_DIR, (args, result.stdout, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "writable by other users" in lines[0] and "chmod 700" in lines[0], lines
+    assert daemon_pids_in(xdg / "xdg", "XDG_RUNTIME_DIR") == []  # no daemon anywhere
+    assert list((xdg / "tmp").iterdir()) == [] and list((xdg / "xdg").iterdir()) == []
+    os.chmod(xdg / "xdg", 0o700)  # the cause fixed: the same place is used by every command
+    started = refscore("daemon", "start", "--no-preload", "--idle-timeout", "120", env=env)
+    assert started.returncode == 0, started.stderr
+    assert (xdg / "xdg" / "refscore" / "daemon.sock").exists()
+    [pid] = daemon_pids_in(xdg / "xdg", "XDG_RUNTIME_DIR")
+    status = refscore("daemon", "status", env=env)
+    assert status.returncode == 0 and str(pid) in status.stdout, status.stdout + status.stderr
+    stopped = refscore("daemon", "stop", env=env)
+    assert stopped.returncode == 0, stopped.stderr
+    assert wait_until(lambda: not alive(pid), timeout=20)
+    assert refscore("daemon", "status", env=env).returncode == 1
+
+
+def test_a_group_writable_runtime_dir_is_refused(xdg: Path) -> None:
+    own = xdg / "xdg" / "refscore"
+    own.mkdir(mode=0o700)
+    os.chmod(own, 0o770)
+    result = refscore("daemon", "start", "--no-preload", env=dict(os.environ))
+    assert result.returncode == EXIT_UNSAFE_RUNTIME_DIR, result.stderr
+    assert "writable by other users (mode 0o770)" in result.stderr and str(own) in result.stderr
+    assert list(own.iterdir()) == []
+
+
+def test_a_killed_daemon_gives_one_fallback_note(xdg: Path) -> None:
+    env = dict(os.environ)
+    assert refscore("daemon", "start", "--no-preload", "--idle-timeout", "120", env=env).returncode == 0
+    [pid] = daemon_pids_in(xdg / "xdg", "XDG_RUNTIME_DIR")
+    reference, candidate = xdg / "ref.py", xdg / "cand.py"
+    reference.write_text(big_python(2500, 1))
+    candidate.write_text(big_python(2500, 2))
+    run = subprocess.Popen([sys.executable, "-m", "refscore", "score", str(reference), str(candidate),
+                            "--metrics", "codebleu", "--json"], env=env, text=True,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        in_flight = wait_until(lambda: _in_flight(env), timeout=60, interval=0.2)
+        os.kill(pid, signal.SIGKILL)
+        out, err = run.communicate(timeout=300)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert in_flight, "the request never reached the daemon"
+    assert run.returncode == 0, err
+    assert err.count("scoring in this process") == 1, err
+    assert '"codebleu"' in out
+
+
+def _in_flight(env: dict[str, str]) -> bool:
+    import json
+
+    status = refscore("daemon", "status", "--json", env=env, timeout=60)
+    try:
+        return json.loads(status.stdout)["queue"]["in_flight"] >= 1
+    except (ValueError, KeyError, TypeError):
+        return False
