@@ -63,3 +63,31 @@ def test_heat_buckets_are_the_clients(similarity, bucket) -> None:
     """The same edges as client-vscode/test/heat.test.ts (the client reads them generated)."""
     assert heat_bucket(similarity, 0.45) == bucket
     assert heat_bucket(0.60, 0.8) == "weak"
+
+
+def test_the_eval_reports_labels_are_the_vocabularys(monkeypatch) -> None:
+    """eval/report.py (docs/correlation.md's tables) names the scores in the vocabulary's words:
+    relabel a component and a score there, and the report's labels follow."""
+    import importlib
+
+    from refscore import vocabulary
+    from refscore.eval import report
+
+    assert report.LABELS["bleu"] == "BLEU (CodeBLEU n-gram component)"  # today's texts unchanged
+    assert report._label("cbs_f1_l4_ctx") == "CodeBERTScore F1 MiniLM l4 + intent"
+    monkeypatch.setitem(vocabulary.COMPONENT_LABELS, "syntax_match", "AST shape")
+    monkeypatch.setitem(vocabulary.METRIC_LABELS, "codebertscore", "CBS")
+    monkeypatch.setitem(vocabulary.SCORE_LABELS, "chrf", "CHRF")
+    monkeypatch.setitem(vocabulary.SCORE_LABELS, "codebleu", "Code-BLEU")
+    try:
+        relabelled = importlib.reload(report)
+        assert relabelled.LABELS["syntax_match_native"] == "Code-BLEU AST shape (native)"
+        assert relabelled.LABELS["chrf"].startswith("CHRF ") and relabelled.LABELS["chrfpp"].startswith("CHRF++ ")
+        assert relabelled.LABELS["codebleu_compat"].startswith("Code-BLEU,")
+        assert relabelled._label("cbs_f1_l4") == "CBS F1 MiniLM l4"
+    finally:
+        monkeypatch.undo()
+        importlib.reload(report)
+    for component, label in vocabulary.COMPONENT_LABELS.items():
+        assert report.LABELS[f"{component}_native"].startswith(f"{vocabulary.SCORE_LABELS['codebleu']} {label} (")
+

@@ -43,6 +43,9 @@ SCORE_LABELS = {
     "codebertscore_recall": "BERT R", "codebertscore_f1": "BERT F1", "codebertscore_f3": "BERT F3",
     "chrf": "chrF", "tsed": "TSED", "crystalbleu": "CrystalBLEU",
 }
+#: Each metric's name as prose writes it (the research report's tables, docs).
+METRIC_LABELS = {"codebertscore": "CodeBERTScore",
+                 **{m: SCORE_LABELS[m] for m in ("codebleu", "chrf", "tsed", "crystalbleu")}}
 #: What the reference has that the candidate lacks, by kind (the editor's "missing" list): the
 #: CodeBLEU components, and reference tokens CodeBERTScore matched weakly.
 MISSING_LABELS = {**COMPONENT_LABELS, "codebertscore_recall": "weakly matched (CodeBERTScore recall)"}

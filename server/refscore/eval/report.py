@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
+from ..vocabulary import COMPONENT_LABELS, METRIC_LABELS, SCORE_LABELS
 from .data import CONALA, HUMANEVAL_LANGUAGES
 from .report_cv import cv_section, signals_section, verdict_lines
 
@@ -22,22 +23,32 @@ PAPER_HUMANEVAL = {
 PAPER_CONALA = {"codebertscore": (.517, .674, .662), "chrf": (.470, .635, .623),
                 "bleu": (.374, .604, .543), "codebleu": (.350, .539, .495)}
 
+_CODEBLEU = SCORE_LABELS["codebleu"]
+
+
+def _component(name: str, how: str = "") -> str:
+    """A CodeBLEU component in the vocabulary's words, with how this study computed it."""
+    return f"{_CODEBLEU} {COMPONENT_LABELS[name]}" + (f" ({how})" if how else "")
+
+
+#: Each metric's label in the tables, in table order: the vocabulary's names (``vocabulary``)
+#: with how the study computed each.
 LABELS = {
-    "bleu": "BLEU (CodeBLEU n-gram component)",
-    "weighted_ngram_match": "CodeBLEU weighted n-gram",
-    "syntax_match": "CodeBLEU syntax (package)",
-    "ngram_match_native": "CodeBLEU n-gram (native, short-text rule)",
-    "weighted_ngram_match_native": "CodeBLEU weighted n-gram (native, short-text rule)",
-    "syntax_match_native": "CodeBLEU syntax (native)",
-    "dataflow_match": "CodeBLEU dataflow (package)",
-    "dataflow_match_native": "CodeBLEU dataflow (native, n/a = 0)",
-    "codebleu_compat": "CodeBLEU, package final-score rule",
-    "codebleu_native": "CodeBLEU, native final-score rule",
-    "chrf": "chrF (sacrebleu, normalised text)",
-    "chrfpp": "chrF++ (sacrebleu, word bigrams too, normalised text)",
-    "tsed": "TSED (tree edit distance)",
-    "crystalbleu": "CrystalBLEU (k = 500)",
-    "canon_ngram_match": "n-gram match, local names renamed canonically",
+    "bleu": f"BLEU ({_CODEBLEU} {COMPONENT_LABELS['ngram_match']} component)",
+    "weighted_ngram_match": _component("weighted_ngram_match"),
+    "syntax_match": _component("syntax_match", "package"),
+    "ngram_match_native": _component("ngram_match", "native, short-text rule"),
+    "weighted_ngram_match_native": _component("weighted_ngram_match", "native, short-text rule"),
+    "syntax_match_native": _component("syntax_match", "native"),
+    "dataflow_match": _component("dataflow_match", "package"),
+    "dataflow_match_native": _component("dataflow_match", "native, n/a = 0"),
+    "codebleu_compat": f"{_CODEBLEU}, package final-score rule",
+    "codebleu_native": f"{_CODEBLEU}, native final-score rule",
+    "chrf": f"{SCORE_LABELS['chrf']} (sacrebleu, normalised text)",
+    "chrfpp": f"{SCORE_LABELS['chrf']}++ (sacrebleu, word bigrams too, normalised text)",
+    "tsed": f"{SCORE_LABELS['tsed']} (tree edit distance)",
+    "crystalbleu": f"{SCORE_LABELS['crystalbleu']} (k = 500)",
+    "canon_ngram_match": f"{COMPONENT_LABELS['ngram_match']} match, local names renamed canonically",
     "canon_exact": "same code up to local names (0/1)",
     "len_ratio": "length ratio only (log candidate/reference tokens)",
 }
@@ -54,7 +65,7 @@ def _label(metric: str) -> str:
     if metric.startswith("cbs_"):
         bits = metric.split("_")
         ctx = " + intent" if bits[-1] == "ctx" else ""
-        return f"CodeBERTScore {bits[1].upper()} MiniLM {bits[2]}{ctx}"
+        return f"{METRIC_LABELS['codebertscore']} {bits[1].upper()} MiniLM {bits[2]}{ctx}"
     return metric
 
 
