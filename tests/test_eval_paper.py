@@ -49,6 +49,26 @@ def test_the_papers_test_fold_counts_from_the_end() -> None:
     assert held_out_problems(fold) == sorted(positions[~np.array(fold)].tolist()) == [132, 159, 160]
 
 
+def test_the_papers_files_text_only_turns_newlines_into_spaces() -> None:
+    from refscore.eval.data import paper_normalise
+    from refscore.eval.paper import paper_files_text
+
+    code = "    if x == 'a':\n        return  1\n"
+    assert paper_files_text(code) == "if x == 'a':         return  1"
+    assert paper_normalise(code) == 'if x == "a": return 1'
+
+
+def test_codebleu_scores_score_the_prepared_text() -> None:
+    from refscore.eval.data import Item
+    from refscore.eval.metrics import codebleu_scores
+    from refscore.eval.paper import paper_files_text
+
+    item = Item("python", 0, "x = 'a'\ny = x\n", ('x = "a"\ny = x\n',), "", 1.0)
+    normalised, _ = codebleu_scores([item], True)
+    files, _ = codebleu_scores([item], False, paper_files_text)
+    assert normalised["bleu"][0] == pytest.approx(1.0) and files["bleu"][0] < 0.9
+
+
 def test_fold_mean_tau_is_the_mean_of_each_folds_grouped_tau() -> None:
     rng = np.random.default_rng(3)
     problem = np.repeat(np.arange(161), 4)
@@ -92,6 +112,8 @@ def test_rows_on_a_few_problems(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     rows = json.loads(out.read_text())["rows"]
     assert "chrF, normalised" in rows and "CodeBLEU, package rule (codebleu 0.7.0), as given" in rows
+    files_row = "CodeBLEU, CodeXGLUE rule (dataflow 0 counts 0), the paper's files (newlines to spaces)"
+    assert files_row in rows
     assert "| chrF, normalised |" in result.stdout and "0.302 ; 0.387" in result.stdout
     for per in rows.values():
         fold_mean, pooled = per["js"]

@@ -1,7 +1,8 @@
 """``refscore eval --protocol paper --paper-folds constants.py``: the CodeBERTScore paper's HumanEval
 rows (BLEU, CodeBLEU, chrF, and CodeBERTScore with the paper's models when they are in the local
 Hugging Face cache) on its protocol (``eval.paper``), beside this project's pooled tau, on the
-completion text as given and on the paper's normalised text."""
+completion text as given, on the paper's normalised text, and on the text of the paper's
+hyps/refs files (newlines to spaces only: what its baselines were computed on)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def handle_paper(args: argparse.Namespace) -> int:
     from ..eval.correlation import grouped_kendall_tau
     from ..eval.data import default_data_dir, load_humaneval, sample_problems
     from ..eval.metrics import chrf_scores, codebleu_scores
-    from ..eval.paper import FoldsError, codexglue_rule, load_folds, paper_tau
+    from ..eval.paper import FoldsError, codexglue_rule, load_folds, paper_files_text, paper_tau
 
     languages = [lang for lang in args.languages if lang in HUMANEVAL]
     if not languages:
@@ -47,8 +48,9 @@ def handle_paper(args: argparse.Namespace) -> int:
         target = [i.target for i in items]
         problem = [i.problem for i in items]
         columns: dict[str, list[float]] = {}
-        for text, normalise in (("as given", False), ("normalised", True)):
-            scores, _ = codebleu_scores(items, normalise)
+        for text, normalise, prepare in (("as given", False, None), ("normalised", True, None),
+                                         ("the paper's files (newlines to spaces)", False, paper_files_text)):
+            scores, _ = codebleu_scores(items, normalise, prepare)
             columns[f"BLEU (n-gram component), {text}"] = scores["bleu"]
             columns[f"CodeBLEU, package rule (codebleu 0.7.0), {text}"] = scores["codebleu_compat"]
             columns[f"CodeBLEU, CodeXGLUE rule (dataflow 0 counts 0), {text}"] = list(codexglue_rule(scores))

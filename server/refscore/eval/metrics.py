@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import replace
 from typing import Callable, Iterable, Sequence
 
 from .. import languages
@@ -57,8 +58,16 @@ def _maybe_normalise(texts: Sequence[str], normalise: bool) -> list[str]:
     return [paper_normalise(t) for t in texts] if normalise else list(texts)
 
 
-def codebleu_scores(items: Sequence[Item], normalise: bool = False) -> tuple[Scores, int]:
-    """CodeBLEU components and both final-score rules; returns (scores, failures)."""
+def codebleu_scores(items: Sequence[Item], normalise: bool = False,
+                    prepare: Callable[[str], str] | None = None) -> tuple[Scores, int]:
+    """CodeBLEU components and both final-score rules; returns (scores, failures).
+
+    ``normalise`` applies the paper's CodeBERTScore normaliser; ``prepare``, when given, is applied
+    to every text instead (for example the paper's files' newline-to-space text)."""
+    if prepare is not None:
+        items = [replace(i, candidate=prepare(i.candidate), references=tuple(prepare(r) for r in i.references))
+                 for i in items]
+        normalise = False
     from ..compat import calc_codebleu
     from ..scoring.codebleu import score_codebleu
 

@@ -34,6 +34,13 @@ PAPER_TAU: dict[str, dict[str, float]] = {
 PAPER_MEAN = {"bleu": 0.308, "codebleu": 0.325, "chrf": 0.387, "codebertscore": 0.405}
 
 
+def paper_files_text(code: str) -> str:
+    """The text the paper's ``humaneval_hyps.txt`` / ``humaneval_refs.txt`` hold: its
+    ``process_data.py`` turns each newline into a space and nothing else (runs of spaces and
+    quotes stay); only its CodeBERTScore script (``run_score.py``) normalises further."""
+    return code.replace("\n", " ").strip()
+
+
 class FoldsError(ValueError):
     """A constants file without the paper's HumanEval fold arrays."""
 
