@@ -81,7 +81,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--metrics", type=_csv,
                    default=["codebleu", "chrf", "tsed", "crystalbleu", "cbs", "canon"],
                    help="metric groups: codebleu, chrf, tsed, crystalbleu, cbs, canon (identifier-invariant "
-                        "match; default: all)")
+                        "match), errors (tsed's parse-error counts without the tree edit distance, for a "
+                        "run without tsed); default: all but errors. Only codebleu, chrf, cbs (--layers 6 "
+                        "--contexts none), canon and tsed or errors feed the combined fit (docs/correlation.md)")
     p.add_argument("--layers", type=_layers, default=[1, 2, 3, 4, 5, 6],
                    help="MiniLM layers for CodeBERTScore, e.g. 1-6 or 4,6 (default 1-6)")
     p.add_argument("--contexts", type=_csv, default=["none", "nl"],

@@ -13,7 +13,7 @@ from .store import ScoreStore, item_key
 from .tasks import Task, chunks, run_task, units
 
 #: Groups scored first (cheap ones give early, checkpointed results).
-ORDER = ("chrf", "crystalbleu", "codebleu", "canon", "tsed", "cbs")
+ORDER = ("chrf", "crystalbleu", "codebleu", "canon", "errors", "tsed", "cbs")
 
 
 @dataclass

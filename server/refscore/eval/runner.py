@@ -31,7 +31,7 @@ class EvalConfig:
     sample: int | None = None
     conala_sample: int | None = None
     seed: int = 8
-    metrics: list[str] = field(default_factory=lambda: list(METRIC_GROUPS))
+    metrics: list[str] = field(default_factory=lambda: [g for g in METRIC_GROUPS if g != "errors"])
     layers: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5, 6])
     contexts: list[bool] = field(default_factory=lambda: [False, True])
     bert_datasets: list[str] | None = None  # None = every dataset

@@ -46,6 +46,36 @@ def tsed_scores(items: Sequence[Item], normalise: bool = False) -> dict[str, lis
     return out
 
 
+def errors_unit() -> str:
+    """Cache unit name of the parse-error counts alone (the ``tsed`` unit's two count columns)."""
+    return f"parse-errors:as-tsed-max{tsed.DEFAULT_MAX_NODES}:v1"
+
+
+#: Columns of the ``errors`` group: the ``tsed`` group's parse-error counts, same names.
+ERROR_COLUMNS = ("cand_errors", "ref_errors")
+
+
+def error_scores(items: Sequence[Item], normalise: bool = False) -> dict[str, list[float]]:
+    """The parse-error counts ``tsed_scores`` gives, without its tree edit distance where that
+    is not needed: with one reference only the two texts are parsed; with several, the
+    reference is the one TSED picks, so ``score_tsed`` runs (short CoNaLa snippets: cheap)."""
+    out: dict[str, list[float]] = {name: [] for name in ERROR_COLUMNS}
+    for item in items:
+        cand = paper_normalise(item.candidate) if normalise else item.candidate
+        refs = [paper_normalise(r) if normalise else r for r in item.references]
+        try:
+            if len(refs) == 1:
+                counts = (tsed.parse_errors(cand, item.language), tsed.parse_errors(refs[0], item.language))
+            else:
+                result = tsed.score_tsed(cand, refs, item.language)
+                counts = (result.candidate_errors, result.reference_errors)
+        except (RecursionError, ValueError):  # as tsed_scores: no structure signal
+            counts = (0, 0)
+        out["cand_errors"].append(float(counts[0]))
+        out["ref_errors"].append(float(counts[1]))
+    return out
+
+
 def canonical_unit() -> str:
     """Cache unit name of the identifier-invariant columns (``metrics.canonical``)."""
     return "canonical:locals-first-use:bleu4-effective:v1"

@@ -17,14 +17,15 @@ from .metrics import (BERT_PARTS, BERT_STATS, CODEBLEU_METRICS, bert_name, bert_
                       chrf_scores, codebleu_scores)
 
 #: Metric groups ``refscore eval --metrics`` accepts.
-GROUPS = ("codebleu", "chrf", "tsed", "crystalbleu", "cbs", "canon")
+GROUPS = ("codebleu", "chrf", "tsed", "crystalbleu", "cbs", "canon", "errors")
 #: Version of the CodeBLEU unit's numbers (a change to how they are computed must not reuse
 #: values cached by an older run; "effective-order": the native rule's short-text fix;
 #: "native-ngrams": the native n-gram components, the ones ``score`` serves, as columns;
 #: "best-reference": the native rule scores a candidate against its best reference).
 CODEBLEU_UNIT = "effective-order-native-ngrams-best-reference"
 #: Items per task (CodeBERTScore chunks end at a problem boundary).
-CHUNK = {"codebleu": 400, "chrf": 2000, "tsed": 300, "crystalbleu": 2000, "cbs": 256, "canon": 1000}
+CHUNK = {"codebleu": 400, "chrf": 2000, "tsed": 300, "crystalbleu": 2000, "cbs": 256, "canon": 1000,
+         "errors": 1000}
 _ENCODERS: dict[tuple, Any] = {}
 
 
@@ -69,6 +70,10 @@ def units(group: str, config: Any, params: dict[str, Any] | None = None,
         from .signals import TSED_COLUMNS, tsed_unit
 
         return [UnitSpec(tsed_unit(), TSED_COLUMNS, TSED_COLUMNS)]
+    if group == "errors":
+        from .signals import ERROR_COLUMNS, errors_unit
+
+        return [UnitSpec(errors_unit(), ERROR_COLUMNS, ERROR_COLUMNS)]
     if group == "canon":
         from .signals import CANONICAL_COLUMNS, canonical_unit
 
@@ -143,6 +148,10 @@ def run_task(task: Task, config: Any) -> tuple[dict[str, dict[str, list[float]]]
         from .signals import tsed_scores
 
         values = tsed_scores(items, norm)
+    elif task.group == "errors":
+        from .signals import error_scores
+
+        values = error_scores(items, norm)
     elif task.group == "canon":
         from .signals import canonical_scores
 
