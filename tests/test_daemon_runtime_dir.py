@@ -20,9 +20,15 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from refscore.errors import EXIT_UNSAFE_RUNTIME_DIR
-from tests.support.daemons import alive, daemon_pids_in, refscore, stop_daemon_in, wait_until
+
+from tests.support.daemons import (
+    alive,
+    daemon_pids_in,
+    refscore,
+    stop_daemon_in,
+    wait_until,
+)
 from tests.test_daemon import Place, big_python
 
 

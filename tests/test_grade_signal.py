@@ -19,10 +19,11 @@ pytestmark = pytest.mark.timeout(180)
 ITEMS = 4000
 
 
-def _jsonl(path: Path) -> None:
+def write_rows(path: Path, items: int = ITEMS) -> None:
+    """``items`` JSONL rows of Python candidates against one reference, every candidate different."""
     styles = list(PY_STYLES.values())
     with open(path, "w", encoding="utf-8") as fh:
-        for i in range(ITEMS):
+        for i in range(items):
             names = dict(PY_NAMES[i % len(PY_NAMES)])
             names["xs"] = f"{names['xs']}{i}"  # every candidate differs: no cache hits by accident
             fh.write(json.dumps({"id": f"c{i}", "candidate": styles[i % len(styles)].format(**names),
@@ -31,7 +32,7 @@ def _jsonl(path: Path) -> None:
 
 def test_sigint_stops_cleanly_and_the_rerun_resumes(tmp_path):
     source = tmp_path / "runs.jsonl"
-    _jsonl(source)
+    write_rows(source)
     out, cache = tmp_path / "r.json", tmp_path / "r.parts" / "parts"
     cmd = [sys.executable, "-m", "refscore", "grade", "--jsonl", str(source), "--metrics", "codebleu",
            "--json", str(out), "--batch-size", "8", "--progress", "lines"]

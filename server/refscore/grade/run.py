@@ -191,14 +191,25 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
                 "block_lines": job.block_lines, "elapsed_s": round(time.perf_counter() - start, 3)}
         if items.classes:  # classroom inputs: students, missing ones, unmatched files (``classroom.assign``)
             info["classes"] = items.classes
-        fill = _placeholders(sources) if run.interrupted else None
         similar = _similarity(job, items.items, outputs, info, say)
+
+        def write_reports() -> Assembled:
+            fill = _placeholders(sources) if run.interrupted else None
+            try:
+                return assemble(plan.blocks, store, outputs, info, job.title, job.rank_by, job.threshold,
+                                echo_row if echo else None, fill, plan.work.detail, similar,
+                                keep=classroom is not None, held=run.details)
+            except IncompleteRun as error:  # parts vanished under us (another run cleaning up?)
+                raise UsageError(f"{error}; rerun the same command to finish") from None
+
         try:
-            done = assemble(plan.blocks, store, outputs, info, job.title, job.rank_by, job.threshold,
-                            echo_row if echo else None, fill, plan.work.detail, similar, keep=classroom is not None,
-                            held=run.details)
-        except IncompleteRun as error:  # parts vanished under us (another run cleaning up?)
-            raise UsageError(f"{error}; rerun the same command to finish") from None
+            done = write_reports()
+        except KeyboardInterrupt:  # Ctrl-C while the reports are written (long for a block run)
+            if say:
+                note("interrupted while writing the reports: writing them from the scored parts "
+                     "(Ctrl-C again to stop without reports)")
+            run.interrupted = info["interrupted"] = True
+            done = write_reports()  # every output is replaced whole: a half-written one never stays
         written = None
         if classroom is not None:
             from .classroom.outputs import write_classroom
