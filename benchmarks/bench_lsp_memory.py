@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from tests.lsp.stdio_client import PipedServer, frame  # the one LSP pipe client
 
 FUNCTION = '''def running_total_{i}(values, start={i}):
     """Add the values one by one from start ({i})."""
@@ -48,11 +50,6 @@ def document(version: int, functions: int = 20) -> str:
     """About 6 KB of Python; ``version`` changes one line, so every version is a new text."""
     body = "".join(FUNCTION.format(i=i) for i in range(functions))
     return f"# version {version}\n" + body
-
-
-def frame(message: dict[str, Any]) -> bytes:
-    body = json.dumps(message).encode("utf-8")
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
 def rss_mb(pid: int) -> float:
@@ -89,58 +86,37 @@ class _Server:
     def __init__(self, folder: Path, daemon: bool, env: dict[str, str] | None) -> None:
         cmd = [sys.executable, "-m", "refscore", "serve", *([] if daemon else ["--no-daemon"])]
         path = os.pathsep.join(p for p in (str(REPO / "server"), os.environ.get("PYTHONPATH", "")) if p)
-        self.process = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        cwd=folder, env={**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": path,
-                                                         **(env or {})})
         self.published = 0
         self.initialized = threading.Event()
-        self.stderr = b""
-        threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self._pipe = PipedServer(cmd, {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": path, **(env or {})},
+                                 self._handle, cwd=folder)
+        self.process = self._pipe.process
 
-    def _read(self) -> None:
-        out = self.process.stdout
-        assert out is not None
-        while True:
-            length = None
-            while True:
-                line = out.readline()
-                if not line:
-                    return
-                if line in (b"\r\n", b"\n"):
-                    break
-                name, _, value = line.partition(b":")
-                if name.strip().lower() == b"content-length":
-                    length = int(value.strip())
-            message = json.loads(out.read(length or 0))
-            if message.get("id") == 1 and "result" in message:
-                self.initialized.set()
-            elif "id" in message and "method" in message:  # a request to the client: answer null
-                self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
-            elif message.get("method") == "textDocument/publishDiagnostics":
-                if any(d.get("code") == "refscore.summary" for d in message["params"]["diagnostics"]):
-                    self.published += 1
+    @property
+    def stderr(self) -> bytes:
+        return self._pipe.stderr
 
-    def _read_stderr(self) -> None:
-        assert self.process.stderr is not None
-        self.stderr = self.process.stderr.read()
+    def _handle(self, message: dict[str, Any] | None) -> None:
+        if message is None:
+            return
+        if message.get("id") == 1 and "result" in message:
+            self.initialized.set()
+        elif "id" in message and "method" in message:  # a request to the client: answer null
+            self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+        elif message.get("method") == "textDocument/publishDiagnostics":
+            if any(d.get("code") == "refscore.summary" for d in message["params"]["diagnostics"]):
+                self.published += 1
 
     def send(self, message: dict[str, Any]) -> None:
-        assert self.process.stdin is not None
         try:
-            self.process.stdin.write(frame(message))
-            self.process.stdin.flush()
+            self._pipe.send(frame(message))
         except (BrokenPipeError, ValueError):
             pass
 
     def stop(self) -> None:
         self.send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
         self.send({"jsonrpc": "2.0", "method": "exit"})
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        self._pipe.end(timeout=20)
 
 
 def soak(seconds: float, interval: float = 0.4, sample: float = 10.0, daemon: bool = False,

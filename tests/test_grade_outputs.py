@@ -8,44 +8,24 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
-
 from refscore.cli import main
 
-REPO = Path(__file__).resolve().parents[1]
-REF = "def add(a, b):\n    total = a + b\n    return total\n"
-CAND = "def add(x, y):\n    s = x + y\n    return s\n"
+from tests.support.cli import run_refscore as refscore
+from tests.support.grade_class import write_class
+
 QUICK = ("--metrics", "codebleu", "-q")
 
 pytestmark = pytest.mark.timeout(300)
 
 
-def refscore(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1",
-           "PYTHONPATH": os.pathsep.join(p for p in (str(REPO / "server"), os.environ.get("PYTHONPATH")) if p)}
-    return subprocess.run([sys.executable, "-m", "refscore", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-
-
-def _class(tmp_path: Path) -> None:
-    (tmp_path / "ref.py").write_text(REF)
-    (tmp_path / "subs").mkdir()
-    for name in ("a.py", "b.py"):
-        (tmp_path / "subs" / name).write_text(CAND)
-    lines = [json.dumps({"id": f"c{i}", "candidate": CAND, "reference": REF, "language": "python"})
-             for i in range(3)]
-    (tmp_path / "runs.jsonl").write_text("\n".join(lines) + "\n")
-
-
 @pytest.mark.parametrize("blocks", [(), ("--block-lines", "1")], ids=["in-memory", "block-wise"])
 def test_json_report_on_standard_output(tmp_path: Path, blocks: tuple[str, ...]) -> None:
     """`--json -` prints the JSON report (nothing else) on stdout and creates no file named `-`."""
-    _class(tmp_path)
+    write_class(tmp_path)
     result = refscore("grade", "--jsonl", "runs.jsonl", "--metrics", "codebleu", "--progress", "none", *blocks,
                       "--json", "-", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
@@ -61,7 +41,7 @@ def test_report_to_a_fifo_is_streamed_not_replaced(tmp_path: Path, blocks: tuple
     """A FIFO (like `--json >(jq .)` or `/dev/stdout`) is written to; it stays a FIFO (an atomic
     rename used to put a regular file in its place: as root, `--json /dev/stdout` replaced
     /dev/stdout itself)."""
-    _class(tmp_path)
+    write_class(tmp_path)
     fifo = tmp_path / "pipe.json"
     os.mkfifo(fifo)
     received: list[bytes] = []
@@ -79,7 +59,7 @@ def test_report_to_a_fifo_is_streamed_not_replaced(tmp_path: Path, blocks: tuple
 
 
 def test_report_through_a_link_keeps_the_link(tmp_path: Path) -> None:
-    _class(tmp_path)
+    write_class(tmp_path)
     (tmp_path / "real").mkdir()
     os.symlink("real/grade.json", tmp_path / "link.json")
     assert main(["grade", "-r", str(tmp_path / "ref.py"), str(tmp_path / "subs"), *QUICK, "--no-cache",
@@ -100,7 +80,7 @@ def test_reports_that_would_overwrite_inputs_or_each_other_are_refused(tmp_path:
                                                                        says: str) -> None:
     """Exit 2 in one line, every input unchanged (the reference and the completions used to be
     overwritten by the report, `--csv x --json x` kept only the JSON)."""
-    _class(tmp_path)
+    write_class(tmp_path)
     before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     result = refscore("grade", *args, *QUICK, cwd=tmp_path)
     assert result.returncode == 2, result.stderr
@@ -119,7 +99,7 @@ def test_reports_that_cannot_be_written_are_one_line_before_scoring(tmp_path: Pa
                                                                     says: str) -> None:
     """Exit 3 with one line (was `internal error: NotADirectoryError` / `IsADirectoryError`, exit
     5, after the whole class had been scored)."""
-    _class(tmp_path)
+    write_class(tmp_path)
     (tmp_path / "afile").write_text("x")
     result = refscore("grade", "-r", "ref.py", "subs", *QUICK, "--no-cache", *args, cwd=tmp_path)
     assert result.returncode == 3, result.stderr
@@ -130,7 +110,7 @@ def test_reports_that_cannot_be_written_are_one_line_before_scoring(tmp_path: Pa
 def test_own_reports_inside_the_submission_folder_are_not_graded(tmp_path: Path) -> None:
     """`-o subs/report` run twice: the second run grades the same two files (its reports and
     cache were graded as four more submissions, each an error)."""
-    _class(tmp_path)
+    write_class(tmp_path)
     for _ in range(2):
         assert main(["grade", "-r", str(tmp_path / "ref.py"), str(tmp_path / "subs"), *QUICK,
                      "-o", str(tmp_path / "subs" / "report")]) == 0
@@ -144,7 +124,7 @@ def test_own_reports_inside_the_submission_folder_are_not_graded(tmp_path: Path)
 def test_a_cache_that_is_not_a_folder_is_one_line(tmp_path: Path, cache: str, says: str) -> None:
     """The scored parts live in the `--cache` folder: `/dev/zero`, a FIFO or standard output
     there is one line, exit 3 (a cache file of old read zeros until memory ran out, a FIFO hung)."""
-    _class(tmp_path)
+    write_class(tmp_path)
     os.mkfifo(tmp_path / "pipe")
     result = refscore("grade", "-r", "ref.py", "subs", *QUICK, "--cache", cache, cwd=tmp_path, timeout=60)
     assert result.returncode == 3, result.stderr
@@ -155,7 +135,7 @@ def test_a_cache_that_is_not_a_folder_is_one_line(tmp_path: Path, cache: str, sa
 def test_a_block_wise_cache_that_cannot_be_a_folder_is_one_line(tmp_path: Path, cache: str) -> None:
     """Block-wise grading keeps scored blocks in the `--cache` folder: a file there was
     `internal error: NotADirectoryError` (exit 5)."""
-    _class(tmp_path)
+    write_class(tmp_path)
     (tmp_path / "afile").write_text("x")
     result = refscore("grade", "--jsonl", "runs.jsonl", "--block-lines", "1", *QUICK, "--cache", cache,
                       cwd=tmp_path, timeout=60)

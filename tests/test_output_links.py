@@ -14,13 +14,11 @@ import os
 from pathlib import Path
 
 import pytest
-
-from tests.support.cli import run_refscore as refscore
-
 from refscore.cli import main
 
-REF = "def add(a, b):\n    total = a + b\n    return total\n"
-CAND = "def add(x, y):\n    s = x + y\n    return s\n"
+from tests.support.cli import run_refscore as refscore
+from tests.support.grade_class import write_class
+
 VICTIM = "ssh-ed25519 AAAA teacher@host\n"
 
 pytestmark = pytest.mark.timeout(300)
@@ -31,13 +29,7 @@ ENGINES = {"in-memory": ("-r", "ref.py", "subs"),
 
 def _class(root: Path) -> Path:
     """ref.py, subs/{a,b}.py, runs.jsonl and victim.txt (outside subs); returns subs/report."""
-    (root / "ref.py").write_text(REF)
-    (root / "subs").mkdir()
-    for name in ("a.py", "b.py"):
-        (root / "subs" / name).write_text(CAND)
-    lines = [json.dumps({"id": f"c{i}", "candidate": CAND, "reference": REF, "language": "python"})
-             for i in range(2)]
-    (root / "runs.jsonl").write_text("\n".join(lines) + "\n")
+    write_class(root, rows=2)
     (root / "victim.txt").write_text(VICTIM)
     (root / "victims").mkdir()
     report = root / "subs" / "report"

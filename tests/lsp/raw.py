@@ -3,19 +3,13 @@ so tests can send what no LSP library would (bad headers, garbage) and read the 
 
 from __future__ import annotations
 
-import json
 import queue
-import subprocess
-import threading
 from typing import Any
 
 from tests.lsp.harness import WAIT, server_command, server_env
+from tests.lsp.stdio_client import PipedServer, frame
 
-
-def frame(message: dict[str, Any], length: int | None = None) -> bytes:
-    """One framed message; ``length`` overrides the true Content-Length."""
-    body = json.dumps(message).encode("utf-8")
-    return b"Content-Length: %d\r\n\r\n" % (len(body) if length is None else length) + body
+__all__ = ["RawServer", "frame", "notification", "request"]
 
 
 def request(request_id: int, method: str, params: Any = None) -> dict[str, Any]:
@@ -33,42 +27,18 @@ class RawServer:
     """``refscore serve --no-daemon`` on pipes; replies are parsed on a thread into a queue."""
 
     def __init__(self) -> None:
-        self.process = subprocess.Popen(server_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, env=server_env())
         self.messages: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.seen: list[dict[str, Any]] = []
         self._unclaimed: list[dict[str, Any]] = []  # responses not asked for yet
-        self.stderr = b""
-        threading.Thread(target=self._read, daemon=True).start()
-        self._stderr_thread = threading.Thread(target=self._read_stderr, daemon=True)
-        self._stderr_thread.start()
+        self._pipe = PipedServer(server_command(), server_env(), self.messages.put)
+        self.process = self._pipe.process
 
-    def _read(self) -> None:
-        out = self.process.stdout
-        assert out is not None
-        while True:
-            length = None
-            while True:
-                line = out.readline()
-                if not line:
-                    self.messages.put(None)
-                    return
-                if line in (b"\r\n", b"\n"):
-                    break
-                name, _, value = line.partition(b":")
-                if name.strip().lower() == b"content-length":
-                    length = int(value.strip())
-            assert length is not None, "the server sent a header block without Content-Length"
-            self.messages.put(json.loads(out.read(length)))
-
-    def _read_stderr(self) -> None:
-        assert self.process.stderr is not None
-        self.stderr = self.process.stderr.read()
+    @property
+    def stderr(self) -> bytes:
+        return self._pipe.stderr
 
     def send(self, data: bytes) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(data)
-        self.process.stdin.flush()
+        self._pipe.send(data)
 
     def reply(self, request_id: int | None, timeout: float = WAIT) -> dict[str, Any]:
         """The response to ``request_id`` (None: a response with id null), in whatever order the
@@ -97,12 +67,10 @@ class RawServer:
             self.send(frame(request(99_999, "shutdown")))
             self.reply(99_999)
             self.send(frame(notification("exit")))
-            return self.process.wait(timeout=WAIT)
-        finally:
-            if self.process.poll() is None:
-                self.process.kill()
-                self.process.wait()
-            self._stderr_thread.join(timeout=5)
+        except BaseException:
+            self._pipe.end(timeout=0)
+            raise
+        return self._pipe.end(timeout=WAIT)
 
     def log_lines(self, needle: str) -> list[str]:
         return [line for line in self.stderr.decode("utf-8", "replace").splitlines() if needle in line]
