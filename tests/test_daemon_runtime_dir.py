@@ -115,3 +115,25 @@ def _in_flight(env: dict[str, str]) -> bool:
         return json.loads(status.stdout)["queue"]["in_flight"] >= 1
     except (ValueError, KeyError, TypeError):
         return False
+
+
+def test_a_relative_runtime_dir_is_refused_and_a_relative_xdg_one_ignored(xdg: Path) -> None:
+    """A relative REFSCORE_RUNTIME_DIR named a different folder from every working folder (the
+    daemon runs in its own: it made ``rrr/rrr`` and start failed, exit 5); a relative
+    $XDG_RUNTIME_DIR is ignored, as the XDG spec says: runtime-<uid>/refscore in $TMPDIR."""
+    work = xdg / "work"
+    work.mkdir()
+    env = {**os.environ, "REFSCORE_RUNTIME_DIR": "rrr"}
+    result = subprocess.run([sys.executable, "-m", "refscore", "daemon", "start", "--no-preload"], cwd=work,
+                            env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == EXIT_UNSAFE_RUNTIME_DIR, result.stderr
+    assert "relative path" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert list(work.iterdir()) == []
+    env = {**os.environ, "XDG_RUNTIME_DIR": "xdg"}
+    started = subprocess.run([sys.executable, "-m", "refscore", "daemon", "start", "--no-preload",
+                              "--idle-timeout", "60"], cwd=work, env=env, capture_output=True, text=True, timeout=120)
+    assert started.returncode == 0, started.stderr
+    assert (xdg / "tmp" / f"runtime-{os.getuid()}" / "refscore" / "daemon.sock").exists()
+    status = subprocess.run([sys.executable, "-m", "refscore", "daemon", "stop"], cwd=xdg, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert status.returncode == 0, status.stderr

@@ -55,15 +55,22 @@ def _xdg_platform() -> bool:
     return os.name == "posix" and sys.platform != "darwin"
 
 
+def _xdg_runtime_dir() -> Path | None:
+    """``$XDG_RUNTIME_DIR`` when set to an absolute path (a relative one is ignored, as the XDG
+    spec says)."""
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    return Path(xdg) if xdg and os.path.isabs(xdg) else None
+
+
 def runtime_dir() -> Path:
     """The daemon's directory (not created), by the module's one rule."""
     override = os.environ.get(RUNTIME_DIR_ENV)
     if override:
         return Path(override)
     if _xdg_platform():
-        xdg = os.environ.get("XDG_RUNTIME_DIR")
-        if xdg:
-            return Path(xdg) / "refscore"
+        xdg = _xdg_runtime_dir()
+        if xdg is not None:
+            return xdg / "refscore"
         return Path(tempfile.gettempdir()) / f"runtime-{os.getuid()}" / "refscore"
     import platformdirs
 
@@ -141,8 +148,11 @@ def _check_xdg_runtime_dir(xdg: Path) -> None:
 
 def _checked_runtime_dir(create: bool) -> Path | None:
     path = runtime_dir()
+    if not path.is_absolute():  # the daemon runs in its folder: a relative one names another place there
+        raise RuntimeDirError(f"{RUNTIME_DIR_ENV}={path} is a relative path; the daemon's folder must be the "
+                              f"same from every folder: give an absolute path")
     if not os.environ.get(RUNTIME_DIR_ENV) and _xdg_platform():
-        if os.environ.get("XDG_RUNTIME_DIR"):
+        if _xdg_runtime_dir() is not None:
             _check_xdg_runtime_dir(path.parent)
         elif not _private_dir(path.parent, create):  # runtime-<uid> in the shared temporary directory
             return None
