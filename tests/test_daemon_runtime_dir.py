@@ -137,3 +137,20 @@ def test_a_relative_runtime_dir_is_refused_and_a_relative_xdg_one_ignored(xdg: P
     status = subprocess.run([sys.executable, "-m", "refscore", "daemon", "stop"], cwd=xdg, env=env,
                             capture_output=True, text=True, timeout=120)
     assert status.returncode == 0, status.stderr
+
+
+def test_a_relative_log_dir_names_one_folder(xdg: Path) -> None:
+    """A relative REFSCORE_LOG_DIR split the logs: daemon.stderr in the caller's folder,
+    daemon.log inside the runtime folder (the daemon runs there), and status showed the relative
+    path. Now both are in the caller's folder and status names it absolutely."""
+    work = xdg / "work"
+    work.mkdir()
+    env = {**os.environ, "REFSCORE_LOG_DIR": "lll"}
+    started = subprocess.run([sys.executable, "-m", "refscore", "daemon", "start", "--no-preload",
+                              "--idle-timeout", "60"], cwd=work, env=env, capture_output=True, text=True, timeout=120)
+    assert started.returncode == 0, started.stderr
+    assert wait_until(lambda: (work / "lll" / "daemon.log").exists(), timeout=20)
+    assert not (xdg / "xdg" / "refscore" / "lll").exists()
+    status = subprocess.run([sys.executable, "-m", "refscore", "daemon", "status"], cwd=work, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert str(work / "lll" / "daemon.log") in status.stdout, status.stdout

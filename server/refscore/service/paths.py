@@ -82,8 +82,8 @@ def runtime_dir() -> Path:
 def log_dir() -> Path:
     """The directory for ``daemon.log`` (not created)."""
     override = os.environ.get(LOG_DIR_ENV)
-    if override:
-        return Path(override)
+    if override:  # made absolute: the daemon runs in its own folder (``processes.spawn_daemon``)
+        return Path(override).absolute()
     import platformdirs
 
     return Path(platformdirs.user_log_dir("refscore"))

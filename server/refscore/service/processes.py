@@ -26,6 +26,8 @@ def spawn_daemon(args: Sequence[str] = ()) -> subprocess.Popen[bytes]:
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH", "")) if p)
     log_directory = paths.log_dir()
     log_directory.mkdir(parents=True, exist_ok=True)
+    if env.get(paths.LOG_DIR_ENV):  # a relative one would name a folder inside the runtime folder
+        env[paths.LOG_DIR_ENV] = str(log_directory)
     stderr = open(startup_log(), "ab")  # noqa: SIM115 - handed to the child
     kwargs: dict[str, Any] = {}
     if sys.platform == "win32":  # pragma: no cover
