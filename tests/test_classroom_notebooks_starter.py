@@ -59,7 +59,10 @@ def test_notebook_tooltips_name_cell_and_line(tmp_path: Path) -> None:
     ref = tmp_path / "ref.py"
     ref.write_text(REF)
     sub = tmp_path / "hw.ipynb"
-    sub.write_text(notebook([("markdown", "intro"), ("code", HELPER), ("code", "def second_largest(v):\n    return max(v)")]))
+    # a helper written differently from the reference's, so cell 2 has weak tokens too (only tokens
+    # in a heat bucket carry a tooltip; well-matched ones are left plain)
+    helper = "def load(p):\n    return list(map(int, open(p)))\n"
+    sub.write_text(notebook([("markdown", "intro"), ("code", helper), ("code", "def second_largest(v):\n    return max(v)")]))
     html = tmp_path / "r.html"
     assert main(["grade", "-r", str(ref), str(sub), "--metrics", "codebleu,codebertscore", "--no-cache", "-q",
                  "--html", str(html)]) == 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from types import FrameType
 from typing import Sequence
 
 from . import __version__
@@ -58,17 +59,56 @@ def _parser_for(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
     return parser
 
 
+_IMPORT_MACHINERY = ("<frozen importlib._bootstrap>", "<frozen importlib._bootstrap_external>")
+#: How soon an interrupt that arrived during an import is tried again (seconds).
+_RETRY_AFTER = 0.05
+
+
+def _importing(frame: FrameType | None) -> bool:
+    """Whether ``frame`` runs inside an import (its module's code, or the import machinery)."""
+    while frame is not None:
+        if frame.f_code.co_filename in _IMPORT_MACHINERY:
+            return True
+        frame = frame.f_back
+    return False
+
+
 class _Interrupt:
-    """Whether Ctrl-C was pressed: ``import torch`` swallows a KeyboardInterrupt that arrives while
-    its C part imports numpy (it then goes on without numpy), so the command ran to the end and
-    exited 0; the flag still says 130."""
+    """Whether Ctrl-C was pressed, and raising it only where Python code can take it: inside an
+    import a native module may be running Python from C++ (torch's pybind11 init aborts the process
+    with "terminate called after throwing KeyboardInterrupt"), or may swallow it (``import torch``
+    while its C part imports numpy goes on without numpy); so there the interrupt is retried a
+    moment later, once the import is done. The flag still says 130 if a library swallows it."""
 
     seen = False
+    retries: list = []  # the pending retries (threading.Timer), cancelled when the command ends
 
     @classmethod
-    def handler(cls, signum: int, frame: object) -> None:
+    def handler(cls, signum: int, frame: FrameType | None) -> None:
         cls.seen = True
+        if _importing(frame):
+            import _thread
+            import threading
+
+            retry = threading.Timer(_RETRY_AFTER, _thread.interrupt_main, args=(signum,))
+            retry.daemon = True
+            cls.retries.append(retry)
+            retry.start()
+            return
         raise KeyboardInterrupt
+
+    @staticmethod
+    def quiet_unraisable(default: object) -> object:
+        """A ``sys.unraisablehook`` that drops the KeyboardInterrupt the handler raised inside a
+        callback Python cannot propagate from (an import lock's weakref callback, a ``__del__``):
+        Python would print it as "Exception ignored ... Traceback"; the flag already says 130."""
+
+        def hook(unraisable: object) -> None:
+            if isinstance(getattr(unraisable, "exc_value", None), KeyboardInterrupt):
+                return
+            default(unraisable)  # type: ignore[operator]
+
+        return hook
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -84,6 +124,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             signal.signal(signal.SIGINT, _Interrupt.handler)
     except ValueError:  # not the main thread: signals are the main thread's business
         watching = False
+    unraisable = sys.unraisablehook
+    if watching:
+        sys.unraisablehook = _Interrupt.quiet_unraisable(unraisable)
     try:
         code = _main(argv)
     except KeyboardInterrupt:
@@ -92,6 +135,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if watching:
             signal.signal(signal.SIGINT, previous)
+            sys.unraisablehook = unraisable
+            for retry in _Interrupt.retries:
+                retry.cancel()
+            _Interrupt.retries.clear()
     if _Interrupt.seen and code != EXIT_INTERRUPTED:
         print("refscore: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
