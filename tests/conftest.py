@@ -34,7 +34,7 @@ _OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """The real-VS Code e2e tests by name, with their outcome and time, after every run that
-    collected them (``.ci/run`` runs the whole suite in one ``pytest -q``; this is how its summary
+    collected them (``.ci/run`` runs the whole suite through scripts/test.sh; this is how its summary
     shows that both e2e tests ran and passed)."""
     reports = [report for outcome in _OUTCOMES for report in terminalreporter.stats.get(outcome, [])
                if getattr(report, "nodeid", "").startswith(_E2E)]
@@ -48,10 +48,11 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(f"{outcome} {report.nodeid}{took}{why}")
 
 
-#: Files whose tests share something machine-wide, so they run on one xdist worker one after
-#: another: Ray clusters (a private one and a two-node one; each takes a third of the memory for
-#: its object store).
-_SHARED_WORKER = {"test_ray_grade.py": "ray", "test_ray_private_cluster.py": "ray"}
+#: Files that start real Ray clusters (a private one, a two-node one). They are marked
+#: ``cluster``: scripts/test.sh runs them after the parallel run, alone, because a cluster on two
+#: cores shared with another busy worker misses its deadlines; under a plain ``pytest -n 2`` they
+#: still share one worker (each cluster takes a third of the memory for its object store).
+_CLUSTER_FILES = ("test_ray_grade.py", "test_ray_private_cluster.py")
 #: The slowest files, started first, so no worker is left running one of them alone at the end
 #: (measured seconds on the 2-core CI machine; the rest keep their order).
 _SLOW_FIRST = ("test_vscode_e2e.py",)
@@ -61,9 +62,11 @@ _SLOW_FIRST = ("test_vscode_e2e.py",)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Under pytest-xdist (the README's ``-n 2 --dist loadgroup``) each test file is one unit of
     work, so its module fixtures (a language server, a loaded model) are built once; the files in
-    ``_SHARED_WORKER`` share one unit; the slowest files go first."""
+    ``_CLUSTER_FILES`` share one unit and are marked ``cluster``; the slowest files go first."""
     for item in items:
         name = item.path.name
-        item.add_marker(pytest.mark.xdist_group(_SHARED_WORKER.get(name, name)))
+        if name in _CLUSTER_FILES:
+            item.add_marker(pytest.mark.cluster)
+        item.add_marker(pytest.mark.xdist_group("cluster" if name in _CLUSTER_FILES else name))
     rank = {name: index for index, name in enumerate(_SLOW_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))

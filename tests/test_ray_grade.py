@@ -108,6 +108,23 @@ def local_both(inputs, tmp_path_factory):
     return json.loads((out / "grade.json").read_text(encoding="utf-8"))["submissions"]
 
 
+def _cluster_logs(cluster) -> str:
+    """The tails of the cluster's own logs (GCS, raylets): why a node died, for a failure message."""
+    logs = Path(cluster[1]["RAY_TMPDIR"]) / "session_latest" / "logs"
+    tails = []
+    for path in sorted(logs.glob("gcs_server.*")) + sorted(logs.glob("raylet*.err")) + sorted(logs.glob("raylet*.out")):
+        lines = [line for line in path.read_text(errors="replace").splitlines()
+                 if path.suffix == ".err" or " E " in line or " W " in line or "Check failed" in line]
+        if lines:
+            tails.append(f"--- {path.name}\n" + "\n".join(lines[-12:]))
+    return "\n".join(tails)
+
+
+def _failed(cluster, done) -> str:
+    """A failed run's message: its stderr, the tail of its stdout and the cluster's log tails."""
+    return f"{done.stderr}{done.stdout[-2000:]}\n{_cluster_logs(cluster)}"
+
+
 def _ray_grade(cluster, out: Path, *extra: str, wait: bool = True) -> subprocess.Popen | subprocess.CompletedProcess:
     address, env = cluster
     command = [sys.executable, "-m", "refscore", "grade", "--engine", "ray", "--ray-address", address,
@@ -142,7 +159,7 @@ def _same(expected: list[dict], got: list[dict], ignore: tuple[str, ...] = ("cac
 
 def test_ray_engine_gives_the_local_numbers_item_by_item(cluster, inputs, local_both, tmp_path):
     done = _ray_grade(cluster, tmp_path, "--jsonl", str(inputs["jsonl"]), "--block-lines", "16")
-    assert done.returncode == 0, done.stderr + done.stdout[-3000:]
+    assert done.returncode == 0, _failed(cluster, done)
     assert "Traceback" not in done.stderr
     rows = _rows(tmp_path / "grade.jsonl")
     assert len(rows) == inputs["items"]
@@ -167,7 +184,7 @@ def test_gzip_and_parquet_inputs_match_the_local_engine(cluster, inputs, tmp_pat
     assert main(["grade", *args, "-o", str(tmp_path / "local"), "-q", "--no-cache"]) == 0
     expected = json.loads((tmp_path / "local" / "grade.json").read_text(encoding="utf-8"))["submissions"]
     done = _ray_grade(cluster, tmp_path / "ray", *args, "--block-lines", "10")
-    assert done.returncode == 0, done.stderr + done.stdout[-3000:]
+    assert done.returncode == 0, _failed(cluster, done)
     got = _rows(tmp_path / "ray" / "grade.jsonl")
     _same(expected, got)
     assert any(r["source"] == "more.parquet:40" for r in got) and any(r["source"].startswith("pairs.jsonl.gz:")
@@ -228,7 +245,7 @@ def test_a_rerun_after_the_driver_was_killed_scores_only_the_missing_items(clust
     scored_before = sum(int(p.stem.rsplit("-", 1)[1]) for p in _parts(tmp_path))
     assert 0 < scored_before < inputs["items"]
     done = _ray_grade(cluster, tmp_path, "--jsonl", str(inputs["jsonl"]), "--block-lines", "6")
-    assert done.returncode == 0, done.stderr + done.stdout[-3000:]
+    assert done.returncode == 0, _failed(cluster, done)
     settings = json.loads((tmp_path / "grade.json").read_text(encoding="utf-8"))["settings"]
     assert settings["from_cache"] >= scored_before
     assert settings["scored_now"] == inputs["items"] - settings["from_cache"]
@@ -247,7 +264,7 @@ def test_ray_writes_the_one_block_reports_with_every_feature(cluster, tmp_path):
     # one of the 60 does not parse, so it never passes the threshold: exit 1 on both engines
     assert main(["grade", *args, "-o", str(tmp_path / "local"), "-q", "--no-cache", "--parquet"]) == 1
     done = _ray_grade(cluster, tmp_path / "ray", *args, "--block-lines", "25")
-    assert done.returncode == 1, done.stderr + done.stdout[-3000:]
+    assert done.returncode == 1, _failed(cluster, done)
     assert sorted(p.name for p in (tmp_path / "ray").iterdir() if p.is_file()) == \
         sorted(p.name for p in (tmp_path / "local").iterdir())
     expected = _rows(tmp_path / "local" / "grade.jsonl")
@@ -272,7 +289,7 @@ def test_grade_dataset_from_python(cluster, inputs, tmp_path):
               "block_lines=8); print(json.dumps(done.stats.summary()))")
     done = subprocess.run([sys.executable, "-c", script, str(inputs["parquet"]), str(tmp_path), address],
                           env=env, capture_output=True, text=True, timeout=200)
-    assert done.returncode == 0, done.stderr + done.stdout[-3000:]
+    assert done.returncode == 0, _failed(cluster, done)
     assert json.loads(done.stdout.strip().splitlines()[-1])["submissions"] == 40
     assert main(["grade", "--jsonl", str(inputs["parquet"]), "--metrics", "codebleu", "-o", str(tmp_path / "local"),
                  "-q", "--no-cache"]) == 0
@@ -293,7 +310,7 @@ def test_eval_on_ray_gives_the_local_tables(cluster, tmp_path):
     address, env = cluster
     done = subprocess.run([sys.executable, "-m", "refscore", *args, "--engine", "ray", "--ray-address", address,
                            "--out", str(tmp_path / "ray.json")], env=env, capture_output=True, text=True, timeout=200)
-    assert done.returncode == 0, done.stderr + done.stdout[-3000:]
+    assert done.returncode == 0, _failed(cluster, done)
     local, ray = (json.loads((tmp_path / f"{n}.json").read_text(encoding="utf-8")) for n in ("local", "ray"))
     assert ray["settings"]["engine"] == "ray" and ray["counts"] == local["counts"]
     for dataset, metrics in local["agreement"].items():
