@@ -40,18 +40,18 @@ def _one_line(capsys) -> str:
     return err[0]
 
 
-good = gzip.compress((json.dumps(GOOD_ROW) + "\n").encode())
+good = gzip.compress((json.dumps(GOOD_ROW) + "\n").encode(), mtime=0)
 
 
 @pytest.mark.parametrize("content,says", [
     (None, "no such file"),
     (b"\x00garbage, not gzip at all" * 10, "not a gzipped HumanEval JSONL file"),
     (good[: len(good) // 2], "not a gzipped HumanEval JSONL file"),
-    (gzip.compress(b"[1, 2, 3]\n"), "not a gzipped HumanEval JSONL file (at line 1"),
-    (gzip.compress(b'{"sample_idx": 0}\n'), "no 'hyp' field"),
-    (gzip.compress(json.dumps({**GOOD_ROW, "hyp": {"x": 1}}).encode()), "hyp is not a string"),
-    (gzip.compress(b"[" * 5000 + b"]" * 5000 + b"\n"), "not a gzipped HumanEval JSONL file"),
-    (gzip.compress(b"\xff\xfe not utf-8\n"), "not a gzipped HumanEval JSONL file"),
+    (gzip.compress(b"[1, 2, 3]\n", mtime=0), "not a gzipped HumanEval JSONL file (at line 1"),
+    (gzip.compress(b'{"sample_idx": 0}\n', mtime=0), "no 'hyp' field"),
+    (gzip.compress(json.dumps({**GOOD_ROW, "hyp": {"x": 1}}).encode(), mtime=0), "hyp is not a string"),
+    (gzip.compress(b"[" * 5000 + b"]" * 5000 + b"\n", mtime=0), "not a gzipped HumanEval JSONL file"),
+    (gzip.compress(b"\xff\xfe not utf-8\n", mtime=0), "not a gzipped HumanEval JSONL file"),
 ])
 def test_a_bad_humaneval_file_is_one_line_naming_it(tmp_path: Path, capsys, content, says) -> None:
     path = _humaneval(tmp_path, content)
