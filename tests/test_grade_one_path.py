@@ -13,11 +13,10 @@ from pathlib import Path
 import pytest
 
 from refscore.cli import main
+from refscore.eval.data import default_data_dir
 
-ROOT = Path(__file__).resolve().parents[1]
-#: the shared data beside the checkout (a worktree of it sits one folder deeper)
-DATA = next((p for p in (ROOT.parent / "shared", ROOT.parents[1] / "shared") if p.is_dir()),
-            ROOT.parent / "shared") / "data" / "humaneval" / "python.jsonl.gz"
+#: the shared HumanEval data (``$REFSCORE_DATA_DIR``, beside the checkout, or /work/shared/data)
+DATA = default_data_dir() / "humaneval" / "python.jsonl.gz"
 #: the Parquet rows file is written when asked for (and pyarrow is there)
 PARQUET = ["--parquet"] if importlib.util.find_spec("pyarrow") else []
 ITEMS = 150
