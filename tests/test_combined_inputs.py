@@ -22,7 +22,7 @@ pytest.importorskip("apted")
 pytest.importorskip("torch")
 
 LAYER = 6
-ALL_INPUTS = [*RANKING_POOL, *CALIBRATION]
+ALL_INPUTS = [*RANKING_POOL, "canon_ngram_match", *CALIBRATION]  # a reported signal too
 #: Every input the fit may choose, weighted so that the served report carries all of them.
 EVERY_INPUT = {"version": FORMAT_VERSION, "headline": True, "digest": "test000000", "features": ALL_INPUTS,
                "mean": [0.0] * len(ALL_INPUTS), "scale": [1.0] * len(ALL_INPUTS), "coef": [0.1] * len(ALL_INPUTS),

@@ -17,7 +17,7 @@ INPUT_LABELS = {
     "abs_len_ratio": "length difference (log)", "extra_errors": "parse errors beyond the reference's (log)",
     "ref_len": "reference length (log tokens)",
     "canon_ngram_match": "n-gram match with local names renamed canonically",
-    "canon_exact": "the same code up to local names (copy or renamed copy)",
+    "canon_exact": "equal to a reference up to local names",
 }
 
 

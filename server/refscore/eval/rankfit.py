@@ -79,7 +79,7 @@ def build_rows(tables: Sequence[Table], pool: Sequence[str], layer: int) -> Rows
     usable = list(pool)
     for table in tables:
         usable = available(table, usable, layer)
-    calib = tuple(c for c in CALIBRATION if all(c in t.columns for t in tables))
+    calib = tuple(c for c in CALIBRATION if all(available(t, [c], layer) for t in tables))
     xs, cs, ys, raw, ds, ps = [], [], [], [], [], []
     for index, table in enumerate(tables):
         xs.append(matrix(table, usable, layer))
