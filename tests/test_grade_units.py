@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 from dataclasses import replace
 
 import pytest
@@ -84,6 +85,16 @@ def test_a_part_survives_a_torn_last_line(tmp_path):
     with open(path, "a") as fh:
         fh.write('{"offset": 2, "row": {"langu')
     assert sorted(PartStore(tmp_path).rows(0, "ab" * 20)) == [0, 1]
+
+
+def test_a_part_edited_after_the_store_vouched_for_it_is_checked_again(tmp_path):
+    store, key = PartStore(tmp_path), "cd" * 20
+    path = store.write(0, key, [(0, {"id": "a", "score": 0.25}), (1, {"id": "b", "score": 0.5})])
+    assert store.rows(0, key)[0]["score"] == 0.25  # written by this store: read without checks
+    stamp = path.stat().st_mtime_ns
+    path.write_text(path.read_text().replace("0.25", "0.99"))  # a hand edit, same size...
+    os.utime(path, ns=(stamp, stamp + 10**9))  # ...a second later (the clock may not tick in a test)
+    assert sorted(store.rows(0, key)) == [1] and len(store.notes) == 1
 
 
 def test_rows_read_the_typed_codebertscore_rebuilt_from_its_summary():

@@ -106,7 +106,20 @@ def local_model_path(model: str) -> str | None:
 
 
 def display_id(model: str) -> str:
-    """Short model name for reports and signatures (the embedded folder reads as its HF name)."""
+    """Short model name for reports and signatures (the embedded folder reads as its HF name).
+    Remembered per name (every request asks; resolving a folder reads the disk)."""
+    found = _DISPLAY_IDS.get(model)
+    if found is None:
+        if len(_DISPLAY_IDS) > 256:
+            _DISPLAY_IDS.clear()
+        found = _DISPLAY_IDS[model] = _display_id(model)
+    return found
+
+
+_DISPLAY_IDS: dict[str, str] = {}
+
+
+def _display_id(model: str) -> str:
     folder = Path(model)
     try:
         if folder.is_dir() and folder.resolve() == Path(embedded_model_path()).resolve():

@@ -15,7 +15,9 @@ Each line carries ``"check"``: a SHA-256 over the part key (the block's content 
 settings), the offset and the line's result. A line that is torn, not UTF-8, not JSON, or whose
 check does not match (a part cut short by a crash, random bytes, a hand-edited score) is dropped
 with one note per part file (``notes``) and its item is scored again: damaged state heals on the
-next run instead of failing it forever. Only regular files are read (``safe_read``).
+next run instead of failing it forever. Only regular files are read (``safe_read``). A file this
+store wrote or verified, unchanged since (same inode, size and modification time), is not checked
+again: assembling a run reads each part more than once.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ class PartStore:
         self._index: dict[tuple[int, str], list[tuple[int, Path]]] | None = None
         self.notes: list[str] = []  # one line per damaged part file found
         self._noted: set[Path] = set()
+        self._vouched: dict[Path, tuple[int, int, int]] = {}  # path -> fingerprint when written or verified
 
     def write(self, block: int, key: str, rows: Sequence[tuple[Any, ...]]) -> Path | None:
         """Write one part holding ``rows`` (offset, row[, detail]) of block ``block``; None when empty."""
@@ -62,6 +65,7 @@ class PartStore:
                 handle.flush()
                 os.fsync(handle.fileno())
         commit(tmp, target)
+        self._vouch(target)
         if self._index is not None:
             entries = self._index.setdefault((block, key[:KEY_CHARS]), [])
             if target not in (path for _, path in entries):
@@ -104,13 +108,17 @@ class PartStore:
         out: dict[int, dict[str, Any]] = {}
         entries = sorted(self._scan().get((block, key[:KEY_CHARS]), []), key=lambda e: -e[0])
         for count, path in entries:
-            good, damaged = _read_part(path, key)
+            vouched = self._vouched.get(path)
+            trusted = vouched is not None and vouched == _fingerprint(path)
+            good, damaged = _read_part(path, key, verify=not trusted)
             if damaged or len(good) < count:
+                self._vouched.pop(path, None)
                 self._heal(block, key, path, good, max(damaged, count - len(good)))
+            elif not trusted:
+                self._vouch(path)
             for offset, entry in good:
                 out.setdefault(offset, entry)
         return out
-
 
     def _heal(self, block: int, key: str, path: Path, good: list[tuple[int, dict[str, Any]]], lost: int) -> None:
         """Replace a damaged part by one of its good lines (or none), with one note."""
@@ -122,6 +130,20 @@ class PartStore:
         if kept != path:
             path.unlink(missing_ok=True)
             self._index = None
+
+    def _vouch(self, path: Path) -> None:
+        found = _fingerprint(path)
+        if found is not None:
+            self._vouched[path] = found
+
+
+def _fingerprint(path: Path) -> tuple[int, int, int] | None:
+    """(inode, size, modification time in ns) of ``path``, None when it cannot be read."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def _entry(offset: int, row: dict[str, Any], detail: dict[str, Any] | None = None,
@@ -146,8 +168,9 @@ def _check(key: str, entry: dict[str, Any]) -> str:
     return hashlib.sha256(f"{key}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _read_part(path: Path, key: str) -> tuple[list[tuple[int, dict[str, Any]]], int]:
-    """The part's lines whose check holds, as (offset, entry), and how many lines were dropped."""
+def _read_part(path: Path, key: str, verify: bool = True) -> tuple[list[tuple[int, dict[str, Any]]], int]:
+    """The part's lines whose check holds (``verify``; else every JSON line), as (offset, entry),
+    and how many lines were dropped."""
     out, damaged = [], 0
     try:
         with open_regular(path) as fh:
@@ -159,7 +182,7 @@ def _read_part(path: Path, key: str) -> tuple[list[tuple[int, dict[str, Any]]], 
             continue
         try:
             entry = json.loads(line.decode("utf-8"))
-            if not isinstance(entry, dict) or entry.get("check") != _check(key, entry):
+            if not isinstance(entry, dict) or (verify and entry.get("check") != _check(key, entry)):
                 raise ValueError("check")
             out.append((int(entry["offset"]), {"row": dict(entry["row"]), "detail": entry.get("detail"),
                                                "meta": entry.get("meta") or {}}))
