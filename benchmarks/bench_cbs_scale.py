@@ -23,7 +23,6 @@ Run: ``.venv/bin/python benchmarks/bench_cbs_scale.py [--pairs 2000] [--rounds 3
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import os
 import sys
@@ -81,7 +80,6 @@ def run(pairs: int, rounds: int, package: bool) -> dict:
     out = Path(tmp.name) / "grade.json"
     encoder = encoder_for(resolve_model(model=model, layer=LAYERS), device="cpu", half=False)
     scorer = BertScorer(encoder)
-    explain_kw = "explain" in inspect.signature(scorer.score_batch).parameters
     score(cands[:4], refs[:4], model_type=model, num_layers=LAYERS, device="cpu")  # warm-up
     _grade_once(warm, model, out)
 
@@ -90,9 +88,7 @@ def run(pairs: int, rounds: int, package: bool) -> dict:
 
     def scored(explain: bool):
         items = [ScorePair(c, r, "python") for c, r in zip(cands, refs)]
-        if explain_kw:
-            return scorer.score_batch(items, explain=explain)
-        return scorer.score_batch(items)
+        return scorer.score_batch(items, alignments=explain)
 
     from refscore.metrics.codebertscore import model_input
 
