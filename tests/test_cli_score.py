@@ -75,6 +75,9 @@ def test_empty_files_get_a_defined_score(tmp_path: Path) -> None:
     result = refscore("score", str(EXAMPLES / "python/reference.py"), str(empty), "--json")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["codebleu"]["codebleu"] == pytest.approx(0.0)
+    table = refscore("score", str(EXAMPLES / "python/reference.py"), str(empty)).stdout
+    ngram_line = next(line for line in table.splitlines() if "n-gram match (BLEU)" in line)
+    assert ngram_line.endswith("the candidate has no tokens"), table  # not "no reference data"
     both = refscore("score", str(empty), str(empty), "--json")
     assert both.returncode == 0, both.stderr
     assert 0.0 <= json.loads(both.stdout)["codebleu"]["codebleu"] <= 1.0

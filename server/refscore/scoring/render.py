@@ -11,6 +11,12 @@ from .report import RefScore, ScoreReport
 from ..vocabulary import COMPONENT_LABELS_LONG as _LABELS
 
 
+#: What a component's zero total means: BLEU's n-gram precision counts the candidate's n-grams, the
+#: others what the reference holds.
+_NOTHING = {"ngram_match": "the candidate has no tokens", "weighted_ngram_match": "no reference data",
+            "syntax_match": "no reference data", "dataflow_match": "no reference data"}
+
+
 def _value(score: float | None) -> str:
     return "   n/a" if score is None else f"{score:6.3f}"
 
@@ -30,7 +36,7 @@ def render_table(candidate: str, reference: str, report: ScoreReport, explain: b
     if result is not None:
         lines.append(f"  CodeBLEU                  {_value(result.score)}")
         for component in result.components:
-            detail = f"{component.matched:g}/{component.total:g}" if component.total else "no reference data"
+            detail = f"{component.matched:g}/{component.total:g}" if component.total else _NOTHING[component.name]
             lines.append(f"    {_LABELS[component.name]:<24}{_value(component.score)}   "
                          f"weight {component.weight:.2f}   {detail}")
     bert = report.codebertscore
