@@ -155,3 +155,33 @@ def test_histogram_bins_and_svg():
     assert svg.startswith("<svg") and "CodeBLEU &lt;x&gt; (n=3, mean 0.417)" in svg
     assert svg.count("<rect") == 10 and "http" not in svg
     assert "(n=0)" in histogram_svg("empty", [])
+
+
+def test_rankings_keep_earlier_rows_first_on_ties_and_histogram_edges():
+    stats = RowStats("codebleu", keep=3)
+    values = [0.5, 0.2, 0.2, 0.9, 0.9, 0.2, 1.0, 0.0, 0.9]
+    for n, value in enumerate(values):
+        stats.add({"id": f"r{n}", "codebleu": value})
+    assert [r["id"] for r in stats.lowest()] == ["r7", "r1", "r2"]
+    assert [r["id"] for r in stats.highest()] == ["r6", "r3", "r4"]
+    column = stats.columns["codebleu"]
+    assert (column.low, column.high, column.n) == (0.0, 1.0, 9)
+    assert column.bins[0] == 1 and column.bins[9] == 4  # 1.0 falls in the last bin
+
+
+def test_a_small_run_reads_its_inputs_once(tmp_path):
+    from refscore.grade.plan import Sources
+
+    path = tmp_path / "items.jsonl"
+    path.write_text('{"id": "a", "candidate": "x = 1", "reference": "x = 2", "language": "python"}\n\n'
+                    '{"id": "b", "candidate": "y = 1", "reference": "y = 2", "language": "python"}\n',
+                    encoding="utf-8")
+    sources = Sources([], [path], None, block_lines=1)
+    sources.remember = True
+    first = [(spec.index, [(o, i.id) for o, i in items]) for spec, items in sources.scan()]
+    path.unlink()  # pass two is served from what pass one read
+    assert [(spec.index, [(o, i.id) for o, i in items]) for spec, items in sources.scan()] == first
+    assert [ids for _, ids in first if ids] == [[(0, "a")], [(0, "b")]]
+    unkept = Sources([], [tmp_path / "gone.jsonl"], None, block_lines=1)
+    with pytest.raises(Exception):
+        list(unkept.scan())  # without ``remember`` every scan reads the files

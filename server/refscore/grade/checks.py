@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .. import languages
+from ..analysis.cache import sized_cache
 from ..bidi import bidi_warning
 
 
@@ -25,8 +26,10 @@ def parse_error(text: str, language: str, references: Sequence[str]) -> str | No
     return f"syntax error near line {line}"
 
 
+@sized_cache(max_entries=1024, max_chars=2_000_000)
 def syntax_error_line(text: str, language: str) -> int | None:
-    """The 1-based line of the first syntax error tree-sitter recovered from, else None."""
+    """The 1-based line of the first syntax error tree-sitter recovered from, else None.
+    Remembered per text: each submission is checked twice, and a reference once per submission."""
     try:
         root = languages.get(language).parse(text.encode("utf-8")).root_node
     except Exception:  # noqa: BLE001 - a check must never break grading

@@ -107,9 +107,25 @@ class Sources:
                  block_lines: int, fields: FieldNames = ()) -> None:
         self.items, self.jsonl, self.language = list(items), [Path(p).resolve() for p in jsonl], language
         self.block_lines, self.fields = block_lines, fields
+        #: keep the blocks of the first full scan for the next ones (a run small enough to hold)
+        self.remember = False
+        self._kept: list[tuple[BlockSpec, list[tuple[int, GradeItem]]]] | None = None
 
     def scan(self, spool_dir: Path | None = None) -> Iterator[tuple[BlockSpec, list[tuple[int, GradeItem]]]]:
         """Every block, in order, with its items (offset within the block, item)."""
+        if self._kept is not None and spool_dir is None:
+            yield from self._kept
+            return
+        if not self.remember or spool_dir is not None:
+            yield from self._read(spool_dir)
+            return
+        kept = []
+        for block in self._read(None):
+            kept.append(block)
+            yield block
+        self._kept = kept
+
+    def _read(self, spool_dir: Path | None) -> Iterator[tuple[BlockSpec, list[tuple[int, GradeItem]]]]:
         index = 0
         for spec, chunk in item_blocks(self.items, self.block_lines, "", spool_dir):
             index = spec.index + 1

@@ -163,6 +163,7 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
                           job.inputs.fields)
         lines = sources.lines()
         cluster = _connect(job) if job.engine == "ray" else None
+        sources.remember = cluster is None and lines <= DETAIL_LIMIT  # pass two reads no file again
         # only the HTML page and the feedback pages show the detail
         detail = lines <= DETAIL_LIMIT and ("html" in outputs or bool(classroom and classroom.needs_details))
         work_data = BlockWork(replace(job.settings, explain=detail), job.inputs.language, detail, None,

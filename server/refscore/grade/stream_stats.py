@@ -39,10 +39,13 @@ class ColumnStats:
         self.n += 1
         self.total += value
         self.squares += value * value
-        self.low = min(self.low, value)
-        self.high = max(self.high, value)
+        if value < self.low:
+            self.low = value
+        if value > self.high:
+            self.high = value
         bins = len(self.bins)  # histogram.bin_counts' bins over [0, 1], one value at a time
-        self.bins[min(bins - 1, max(0, int(value * bins)))] += 1
+        slot = int(value * bins)
+        self.bins[bins - 1 if slot >= bins else 0 if slot < 0 else slot] += 1
 
     def as_dict(self) -> dict[str, float]:
         return {"n": self.n, "mean": self.total / self.n, "min": self.low, "max": self.high}
@@ -78,23 +81,24 @@ class RowStats:
                 self.problems.setdefault(name, RowStats(keep=0)).add(row)
         if row.get("errors"):
             self.with_errors += 1
+        columns = self.columns
         for column in SCORE_COLUMNS:
             value = row.get(column)
-            if _finite(value):
-                self.columns.setdefault(column, ColumnStats()).add(float(value))
+            if value is not None and _finite(value):
+                stats = columns.get(column)
+                if stats is None:
+                    stats = columns[column] = ColumnStats()
+                stats.add(float(value))
         value = row.get(self.rank_by) if self.rank_by else None
         if self.keep > 0 and _finite(value):
-            brief = {k: row.get(k) for k in (*BRIEF_KEYS, *SCORE_COLUMNS)}
-            entry_low = (-float(value), -position, brief)
-            if len(self._low) < self.keep:
-                heapq.heappush(self._low, entry_low)
-            elif entry_low > self._low[0]:
-                heapq.heapreplace(self._low, entry_low)
-            entry_high = (float(value), -position, brief)
-            if len(self._high) < self.keep:
-                heapq.heappush(self._high, entry_high)
-            elif entry_high > self._high[0]:
-                heapq.heapreplace(self._high, entry_high)
+            brief: dict[str, Any] | None = None  # built only for a row that enters a ranking
+            for heap, key in ((self._low, (-float(value), -position)), (self._high, (float(value), -position))):
+                full = len(heap) >= self.keep
+                if full and key <= heap[0][:2]:
+                    continue
+                if brief is None:
+                    brief = {k: row.get(k) for k in (*BRIEF_KEYS, *SCORE_COLUMNS)}
+                (heapq.heapreplace if full else heapq.heappush)(heap, (*key, brief))
 
     def summary(self) -> dict[str, Any]:
         """``rows.summary``'s dict for every row seen."""

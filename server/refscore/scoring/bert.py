@@ -20,12 +20,19 @@ def score_requests(requests: Sequence[ScoreRequest]) -> list[ModelScores]:
 
     out = [ModelScores()] * len(requests)
     groups: dict[int, tuple[object, list[int]]] = {}
+    # one look-up per distinct setting in the batch: resolving a model reads the disk
+    found: dict[tuple, object] = {}
     for index, request in enumerate(requests):
-        try:
-            scorer = scorer_for(request.language, request.model, request.layer, request.device, request.idf,
-                                request.backend)
-        except Exception as error:  # noqa: BLE001 - a model that cannot load is reported, CodeBLEU goes on
-            out[index] = ModelScores(errors=(f"codebertscore unavailable: {error}",))
+        settings = (request.language, request.model, request.layer, request.device, request.idf, request.backend)
+        scorer = found.get(settings)
+        if scorer is None:
+            try:
+                scorer = scorer_for(*settings)
+            except Exception as error:  # noqa: BLE001 - a model that cannot load is reported, CodeBLEU goes on
+                scorer = error
+            found[settings] = scorer
+        if isinstance(scorer, Exception):
+            out[index] = ModelScores(errors=(f"codebertscore unavailable: {scorer}",))
             continue
         groups.setdefault(id(scorer), (scorer, []))[1].append(index)
     for scorer, indices in groups.values():
