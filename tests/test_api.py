@@ -158,3 +158,14 @@ def test_hostile_texts_get_defined_results() -> None:
     texts = ["", "\x00\x01binary", "def f(:\n  ((((", "(" * 3000]
     rows = refscore.score(texts, ["def f(x):\n    return x\n"] * len(texts), language="python", metrics=("codebleu",))
     assert [0.0 <= r.codebleu <= 1.0 for r in rows] == [True] * len(texts)
+
+
+@pytest.mark.parametrize("where", ["candidate", "reference", "context"])
+def test_a_lone_surrogate_is_a_score_input_error_not_a_logged_traceback(where: str, capfd) -> None:
+    texts = {"candidate": "x = 1", "reference": "x = 1", "context": "add one"}
+    texts[where] = "x = '\udc00'"
+    with pytest.raises(refscore.ScoreInputError, match=r"lone surrogate \(U\+DC00 at character 5\)"):
+        refscore.score([texts["candidate"]], [texts["reference"]], language="python", metrics=("codebleu",),
+                       context=texts["context"])
+    assert "Traceback" not in capfd.readouterr().err
+
