@@ -169,3 +169,15 @@ def test_a_lone_surrogate_is_a_score_input_error_not_a_logged_traceback(where: s
                        context=texts["context"])
     assert "Traceback" not in capfd.readouterr().err
 
+
+def test_corpus_codebleu_reads_the_weights_as_the_rows_do() -> None:
+    """Under the native rule the weights are normalised: the corpus number stays in 0..1, as each row."""
+    weights = (1, 1, 1, 1)
+    corpus = refscore.score_corpus(CANDIDATES, [REFERENCE] * 2, language="python", metrics=("codebleu",),
+                                   weights=weights)
+    default = refscore.score_corpus(CANDIDATES, [REFERENCE] * 2, language="python", metrics=("codebleu",))
+    assert corpus.codebleu == pytest.approx(default.codebleu, abs=1e-12) and 0.0 <= corpus.codebleu <= 1.0
+    compat = refscore.score_corpus(CANDIDATES, [REFERENCE] * 2, language="python", metrics=("codebleu",),
+                                   weights=weights, codebleu_rule="compat")
+    expected = calc_codebleu([REFERENCE] * 2, CANDIDATES, "python", weights=weights)["codebleu"]
+    assert compat.codebleu == pytest.approx(expected, abs=1e-12)

@@ -75,7 +75,7 @@ def score_corpus(candidates: Sequence[str], references: References, language: st
         from .scoring.corpus import corpus_codebleu_compat
 
         refs = [_references(r) for r in references]
-        result = corpus_codebleu_compat(refs, list(candidates), spec_name, tuple(weights))
+        result = corpus_codebleu_compat(refs, list(candidates), spec_name, _corpus_weights(weights, options))
         values.update(result.as_package_dict())
         how["codebleu"] = "corpus statistics (codebleu.calc_codebleu, package rule)"
         signatures["codebleu"] = result.signature
@@ -293,6 +293,16 @@ def _refuse_surrogates(text: str, what: str) -> None:
     if match is not None:
         raise ScoreInputError(f"{what} holds a lone surrogate (U+{ord(match[0]):04X} at character "
                               f"{match.start()}), which is not text")
+
+
+def _corpus_weights(weights: Sequence[float], options: Mapping[str, Any]) -> tuple[float, ...]:
+    """The corpus CodeBLEU's weights read as the rows read them: normalised to sum to 1 under the
+    native rule (``score`` checked them), the package's meaning under ``codebleu_rule="compat"``."""
+    if options.get("codebleu_rule", "native") == "compat":
+        return tuple(weights)
+    from .metrics.weights import normalise
+
+    return normalise(weights)
 
 
 def _language(language: str) -> str:
