@@ -94,3 +94,11 @@ def test_package_options_that_change_nothing_are_accepted_and_typos_are_not() ->
     assert len(quiet) == 4
     with pytest.raises(TypeError):
         score(["return a"], ["return b"], rescale_baseline=True, **_kw())  # the package's TypeError too
+
+
+def test_a_prediction_without_references_is_one_clear_error() -> None:
+    """``references=[[]]`` was ``ValueError: min() arg is an empty sequence`` from deep inside."""
+    from refscore.errors import ScoreInputError
+
+    with pytest.raises(ScoreInputError, match="prediction 1 has no reference"):
+        calc_codebleu([[REFS[0]], []], PREDS, "python")

@@ -42,6 +42,9 @@ def calc_codebleu(
         raise ScoreInputError("weights should be a tuple of 4 floats (alpha, beta, gamma, theta)")
     keywords = _keywords(keywords_dir, lang) if keywords_dir is not None else None
     nested = [list(ref) if isinstance(ref, (list, tuple)) else [ref] for ref in references]
+    empty = next((index for index, refs in enumerate(nested) if not refs), None)
+    if empty is not None:
+        raise ScoreInputError(f"prediction {empty} has no reference: give it one or more reference strings")
     return corpus_codebleu_compat(nested, predictions, lang, weights, tokenizer, workers,
                                   keywords).as_package_dict()
 
