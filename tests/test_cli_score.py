@@ -211,3 +211,24 @@ def test_candidate_from_standard_input() -> None:
     twice = subprocess.run([*base, "-", "-", "--metrics", "codebleu"], input=b"x = 1\n", capture_output=True,
                            timeout=120, env=env)
     assert twice.returncode == 2 and b"once" in twice.stderr and b"Traceback" not in twice.stderr
+
+
+def test_reference_from_standard_input() -> None:
+    """``-`` as the reference (or an ``--also-reference``) reads it from standard input, as ``-``
+    does for a candidate: it said ``-: no such file``. ``-`` stays once in the whole command."""
+    reference, candidate = EXAMPLES / "python/reference.py", EXAMPLES / "python/candidate_close.py"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    base = [sys.executable, "-m", "refscore", "score"]
+    expected = json.loads(refscore("score", str(reference), str(candidate), "--json").stdout)
+    for args in (["-", str(candidate)], [str(reference), str(candidate), "--also-reference", "-"]):
+        piped = subprocess.run([*base, *args, "--json", "--metrics", "codebleu"], input=reference.read_bytes(),
+                               capture_output=True, timeout=120, env=env)
+        assert piped.returncode == 0, piped.stderr
+        data = json.loads(piped.stdout)
+        assert data["language"] == "python" and data["codebleu"] == expected["codebleu"]
+    assert json.loads(subprocess.run([*base, "-", str(candidate), "--json", "--metrics", "codebleu"],
+                                     input=reference.read_bytes(), capture_output=True, timeout=120,
+                                     env=env).stdout)["reference"] == "-"
+    twice = subprocess.run([*base, "-", "-", "--metrics", "codebleu", "--lang", "python"], input=b"x = 1\n",
+                           capture_output=True, timeout=120, env=env)
+    assert twice.returncode == 2 and b"once" in twice.stderr and b"Traceback" not in twice.stderr

@@ -28,11 +28,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "score", help="score candidate files against a reference",
         description="Score one or more candidate files against a reference solution.")
-    parser.add_argument("reference", help="the reference solution file")
+    parser.add_argument("reference", help="the reference solution file; - reads it from standard input")
     parser.add_argument("candidates", nargs="+", metavar="CANDIDATE", help="candidate file(s) to score; - reads one from standard input")
     parser.add_argument("--lang", help="language (default: from the file extension)")
     parser.add_argument("--also-reference", action="append", default=[], metavar="FILE",
-                        help="another acceptable reference (repeatable)")
+                        help="another acceptable reference (repeatable; - reads one from standard input)")
     parser.add_argument("--context", help="task description, used as CodeBERTScore context")
     parser.add_argument("--context-file", metavar="FILE", help="read the task description from FILE")
     parser.add_argument("--metrics", default=",".join(ALL_METRICS),
@@ -78,17 +78,17 @@ def run(args: argparse.Namespace) -> int:
         raise options.UsageError("--metrics crystalbleu needs a corpus of submissions: use refscore grade")
     options.check_device(args.device, metrics)
     reference_paths = [args.reference, *args.also_reference]
-    references = tuple(read_source(p) for p in reference_paths)
+    if [*reference_paths, *args.candidates].count(STDIN) > 1:
+        raise options.UsageError("- (standard input) can be given once among the references and candidates")
+    references = tuple(_read(p) for p in reference_paths)
     for note in filter(None, (empty_reference(p, t) for p, t in zip(reference_paths, references))):
         print(f"refscore: warning: {note}", file=sys.stderr)
     idf = idf_setting(args.idf)
-    if args.candidates.count(STDIN) > 1:
-        raise options.UsageError("- (standard input) can be given once among the candidates")
     requests, mismatches = [], []
     for path in args.candidates:
         spec = resolve_language(args.lang, args.reference, path)
         mismatches.append(None if args.lang or path == STDIN else language_mismatch(spec.name, path, reference_paths))
-        text = read_stdin_source() if path == STDIN else read_source(path)
+        text = _read(path)
         requests.append(ScoreRequest(text, references, spec.name, context, metrics, weights,
                                      model=args.model, layer=args.layer, codebleu_rule=args.codebleu_rule,
                                      device=args.device, idf=idf, backend=args.backend))
@@ -133,6 +133,11 @@ def run(args: argparse.Namespace) -> int:
         if bert is not None and not args.no_heat:
             print(_heat_section(bert, request.candidate, references, color))
     return 0
+
+
+def _read(path: str) -> str:
+    """A reference or candidate: ``-`` is standard input, anything else a file (the same rules)."""
+    return read_stdin_source() if path == STDIN else read_source(path)
 
 
 def _place_explanations(data: dict, found, candidate: str, references: tuple[str, ...]) -> None:
