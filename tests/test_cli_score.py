@@ -103,6 +103,18 @@ def test_non_utf8_is_refused(tmp_path: Path) -> None:
     assert_clean_failure(refscore("score", str(EXAMPLES / "python/reference.py"), str(latin)), 3, "UTF-8")
 
 
+@pytest.mark.parametrize("encoding, bom", [("utf-16-le", "FF FE"), ("utf-16-be", "FE FF"),
+                                           ("utf-32-le", "FF FE 00 00"), ("utf-32-be", "00 00 FE FF")])
+def test_utf16_and_utf32_say_what_they_are(tmp_path: Path, encoding: str, bom: str) -> None:
+    """A UTF-16 file (what PowerShell's ``>`` writes) was refused as ``looks binary (contains NUL
+    bytes)``; it is text in another encoding, and the line says which and how to convert it."""
+    wide = tmp_path / "wide.py"
+    wide.write_bytes("\ufeffdef f(x):\n    return x\n".encode(encoding))
+    result = refscore("score", str(EXAMPLES / "python/reference.py"), str(wide))
+    assert_clean_failure(result, 3, encoding.replace("-le", "LE").replace("-be", "BE").upper())
+    assert "binary" not in result.stderr and f"byte order mark {bom}" in result.stderr and "UTF-8" in result.stderr
+
+
 def test_missing_file(tmp_path: Path) -> None:
     assert_clean_failure(refscore("score", str(EXAMPLES / "python/reference.py"), str(tmp_path / "nope.py")), 3,
                          "no such file")
