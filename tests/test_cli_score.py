@@ -244,3 +244,14 @@ def test_reference_from_standard_input() -> None:
     twice = subprocess.run([*base, "-", "-", "--metrics", "codebleu", "--lang", "python"], input=b"x = 1\n",
                            capture_output=True, timeout=120, env=env)
     assert twice.returncode == 2 and b"once" in twice.stderr and b"Traceback" not in twice.stderr
+
+
+def test_an_empty_reference_is_in_the_json_warnings(tmp_path: Path) -> None:
+    """Every line ``score`` warns with on stderr is in the candidate's ``warnings`` too (bidi
+    controls and a language mismatch were; an empty reference was only on stderr)."""
+    empty = tmp_path / "ref.py"
+    empty.write_text("\n  \n")
+    result = refscore("score", str(empty), str(EXAMPLES / "python/candidate_close.py"), "--json")
+    assert result.returncode == 0, result.stderr
+    warnings = json.loads(result.stdout)["warnings"]
+    assert [w for w in warnings if "is empty: there is nothing to compare with" in w] and "is empty" in result.stderr

@@ -81,8 +81,9 @@ def run(args: argparse.Namespace) -> int:
     if [*reference_paths, *args.candidates].count(STDIN) > 1:
         raise options.UsageError("- (standard input) can be given once among the references and candidates")
     references = tuple(_read(p) for p in reference_paths)
-    for note in filter(None, (empty_reference(p, t) for p, t in zip(reference_paths, references))):
-        print(f"refscore: warning: {note}", file=sys.stderr)
+    empty_notes = [note for note in (empty_reference(p, t) for p, t in zip(reference_paths, references)) if note]
+    for note in empty_notes:
+        print(f"refscore: warning: {printable(note)}", file=sys.stderr)
     idf = idf_setting(args.idf)
     requests, mismatches = [], []
     for path in args.candidates:
@@ -107,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"refscore: note: {printable(note)}", file=sys.stderr)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     for index, (path, request, report) in enumerate(zip(args.candidates, requests, reports)):
-        warnings = _bidi_warnings(path, request.candidate, reference_paths, references)
+        warnings = [*empty_notes, *_bidi_warnings(path, request.candidate, reference_paths, references)]
         if mismatches[index]:
             print(f"refscore: warning: {printable(mismatches[index])}", file=sys.stderr)
             warnings.append(mismatches[index])
