@@ -181,3 +181,14 @@ def test_corpus_codebleu_reads_the_weights_as_the_rows_do() -> None:
                                    weights=weights, codebleu_rule="compat")
     expected = calc_codebleu([REFERENCE] * 2, CANDIDATES, "python", weights=weights)["codebleu"]
     assert compat.codebleu == pytest.approx(expected, abs=1e-12)
+
+
+def test_idf_from_a_single_reference_is_refused_not_a_recall_of_0() -> None:
+    """IDF from the references weighs every token of a lone reference 0: recall was 0.0, silently."""
+    with pytest.raises(refscore.ScoreInputError, match="idf='references'"):
+        refscore.score(CANDIDATES, [REFERENCE] * 2, language="python", metrics=("codebertscore",), idf="references")
+    rows = refscore.score(CANDIDATES, [REFERENCE, OTHER_REFERENCE], language="python", metrics=("codebertscore",),
+                          idf="references")
+    assert all(row.codebertscore_recall > 0.3 for row in rows)
+    assert refscore.score(CANDIDATES[:1], [REFERENCE], language="python", metrics=("codebleu",),
+                          idf="references")[0].codebleu is not None  # no CodeBERTScore: no IDF to weigh

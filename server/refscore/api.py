@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 from .api_types import (AGGREGATIONS, BERT_KEYS, CODEBLEU_KEYS, CorpusScore, SampleScore, codebleu_default,
                         mean_of)
 from .errors import ScoreInputError
-from .settings_schema import ALL_METRICS, SETTINGS, TEXT_METRICS, SettingError, shown
+from .settings_schema import ALL_METRICS, IDF_FROM_REFERENCES, SETTINGS, TEXT_METRICS, SettingError, shown
 
 if TYPE_CHECKING:  # pragma: no cover
     from .scoring.report import ScoreReport, ScoreRequest
@@ -121,9 +121,14 @@ def build_requests(candidates: Sequence[str], references: References, language: 
             raise ScoreInputError(f"{name} {shown(value)}: {error}") from None
     contexts = _contexts(context, len(candidates))
     spec_name = _language(language)
-    return [ScoreRequest(text, _references(refs, index), spec_name, ctx, names, checked["weights"], explain=False,
+    groups = [_references(refs, index) for index, refs in enumerate(references)]
+    if checked["idf"] == IDF_FROM_REFERENCES and "codebertscore" in names and len({t for g in groups for t in g}) < 2:
+        raise ScoreInputError("idf='references' weighs tokens by how few references hold them; with one "
+                              "reference every token weighs 0 and recall is undefined: give an IDF file or "
+                              "more references")
+    return [ScoreRequest(text, refs, spec_name, ctx, names, checked["weights"], explain=False,
                          **{k: v for k, v in checked.items() if k != "weights"})
-            for index, (text, refs, ctx) in enumerate(zip(candidates, references, contexts))]
+            for text, refs, ctx in zip(candidates, groups, contexts)]
 
 
 def _default(name: str, rule: str) -> str:
