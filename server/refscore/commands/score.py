@@ -57,7 +57,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--device", help="cpu, cuda, cuda:1 ... for CodeBERTScore (default: a GPU when there is one)")
     parser.add_argument("--backend", choices=BACKENDS,
                         help="CodeBERTScore encoder engine: auto (default; ONNX Runtime on a CPU, torch on a GPU), "
-                             "torch, onnx, or onnx-int8 (faster, approximate numbers); scores in this process")
+                             "torch, onnx, or onnx-int8 (faster, approximate numbers); it travels with each request, "
+                             "so a scoring daemon honours it too")
     parser.add_argument("--per-function", action="store_true",
                         help="also score each top-level function against its reference function "
                              "(paired by name, else by best CodeBLEU)")
