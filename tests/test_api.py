@@ -158,3 +158,37 @@ def test_hostile_texts_get_defined_results() -> None:
     texts = ["", "\x00\x01binary", "def f(:\n  ((((", "(" * 3000]
     rows = refscore.score(texts, ["def f(x):\n    return x\n"] * len(texts), language="python", metrics=("codebleu",))
     assert [0.0 <= r.codebleu <= 1.0 for r in rows] == [True] * len(texts)
+
+
+@pytest.mark.parametrize("where", ["candidate", "reference", "context"])
+def test_a_lone_surrogate_is_a_score_input_error_not_a_logged_traceback(where: str, capfd) -> None:
+    texts = {"candidate": "x = 1", "reference": "x = 1", "context": "add one"}
+    texts[where] = "x = '\udc00'"
+    with pytest.raises(refscore.ScoreInputError, match=r"lone surrogate \(U\+DC00 at character 5\)"):
+        refscore.score([texts["candidate"]], [texts["reference"]], language="python", metrics=("codebleu",),
+                       context=texts["context"])
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_corpus_codebleu_reads_the_weights_as_the_rows_do() -> None:
+    """Under the native rule the weights are normalised: the corpus number stays in 0..1, as each row."""
+    weights = (1, 1, 1, 1)
+    corpus = refscore.score_corpus(CANDIDATES, [REFERENCE] * 2, language="python", metrics=("codebleu",),
+                                   weights=weights)
+    default = refscore.score_corpus(CANDIDATES, [REFERENCE] * 2, language="python", metrics=("codebleu",))
+    assert corpus.codebleu == pytest.approx(default.codebleu, abs=1e-12) and 0.0 <= corpus.codebleu <= 1.0
+    compat = refscore.score_corpus(CANDIDATES, [REFERENCE] * 2, language="python", metrics=("codebleu",),
+                                   weights=weights, codebleu_rule="compat")
+    expected = calc_codebleu([REFERENCE] * 2, CANDIDATES, "python", weights=weights)["codebleu"]
+    assert compat.codebleu == pytest.approx(expected, abs=1e-12)
+
+
+def test_idf_from_a_single_reference_is_refused_not_a_recall_of_0() -> None:
+    """IDF from the references weighs every token of a lone reference 0: recall was 0.0, silently."""
+    with pytest.raises(refscore.ScoreInputError, match="idf='references'"):
+        refscore.score(CANDIDATES, [REFERENCE] * 2, language="python", metrics=("codebertscore",), idf="references")
+    rows = refscore.score(CANDIDATES, [REFERENCE, OTHER_REFERENCE], language="python", metrics=("codebertscore",),
+                          idf="references")
+    assert all(row.codebertscore_recall > 0.3 for row in rows)
+    assert refscore.score(CANDIDATES[:1], [REFERENCE], language="python", metrics=("codebleu",),
+                          idf="references")[0].codebleu is not None  # no CodeBERTScore: no IDF to weigh

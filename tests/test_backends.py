@@ -216,6 +216,39 @@ def test_export_is_cached_keyed_and_rebuilt_when_damaged(roberta, tmp_path, monk
 
 
 @needs_onnx
+@pytest.mark.parametrize("model", ["minilm", "roberta"])
+def test_layer_0_runs_on_onnx_and_equals_torch(model, roberta, tmp_path, monkeypatch):
+    """Layer 0 (the embeddings) never reads the attention mask, so its graph has no such input:
+    feeding one failed every export check (``Invalid input name: attention_mask``) and
+    ``refscore score --layer 0`` warned on every run that ONNX Runtime was unavailable."""
+    from refscore.embed.encoder import Encoder
+    from refscore.embed.registry import resolve_model
+
+    monkeypatch.setenv("REFSCORE_ONNX_DIR", str(tmp_path / "onnx"))
+    spec = resolve_model("python", roberta if model == "roberta" else None, 0, prefer_paper=False)
+    onnx = Encoder(spec, device="cpu", backend="onnx")
+    eager = Encoder(spec, device="cpu", backend="torch")
+    assert onnx.backend == "onnx" and onnx.layer == 0
+    texts = ["def add(a, b):\n    return a + b\n", "x = 1"]
+    for got, want in zip(onnx.embed(texts), eager.embed(texts)):
+        assert (got.embeddings - want.embeddings).abs().max().item() <= 1e-5
+
+
+@needs_onnx
+def test_a_layer_0_failure_remembered_before_the_fix_is_tried_again(roberta, tmp_path, monkeypatch):
+    from refscore.embed.onnx_export import ensure_exported, exported_path
+    from refscore.embed.registry import resolve_model
+
+    monkeypatch.setenv("REFSCORE_ONNX_DIR", str(tmp_path / "onnx"))
+    spec = resolve_model(None, roberta, 0)
+    failed = exported_path(spec.model_id, spec.path, 0).with_suffix(".failed")
+    failed.parent.mkdir(parents=True)
+    failed.write_text("the ONNX export does not reproduce torch eager (plain: InvalidArgument: [ONNXRuntimeError]"
+                      " : 2 : INVALID_ARGUMENT : Invalid input name: attention_mask)", encoding="utf-8")
+    assert ensure_exported(spec.model_id, spec.path, 0).is_file() and not failed.exists()
+
+
+@needs_onnx
 def test_auto_falls_back_to_torch_when_the_export_fails(roberta, tmp_path, monkeypatch, caplog):
     from refscore.embed import onnx_export
     from refscore.embed.encoder import Encoder

@@ -206,3 +206,12 @@ def test_score_takes_the_task_from_a_file_like_grade(tmp_path: Path) -> None:
     usage_error(score("--context", "x", "--context-file", str(task)), "--context and --context-file")
     missing = score("--context-file", str(tmp_path / "nope.txt"))
     assert missing.returncode == 3 and "Traceback" not in missing.stderr
+
+
+def test_score_help_says_the_daemon_honours_backend() -> None:
+    """``--backend`` travels in each request (README; the daemon test scores with it there), but
+    ``score --help`` said it "scores in this process", which sent users to --no-daemon for nothing."""
+    text = " ".join(refscore("score", "--help").stdout.split())
+    start = text.rindex("--backend {")  # the option, past the usage line
+    backend = text[start:text.index("--per-function", start)]
+    assert "scores in this process" not in backend and "daemon" in backend, backend

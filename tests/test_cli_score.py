@@ -103,6 +103,18 @@ def test_non_utf8_is_refused(tmp_path: Path) -> None:
     assert_clean_failure(refscore("score", str(EXAMPLES / "python/reference.py"), str(latin)), 3, "UTF-8")
 
 
+@pytest.mark.parametrize("encoding, bom", [("utf-16-le", "FF FE"), ("utf-16-be", "FE FF"),
+                                           ("utf-32-le", "FF FE 00 00"), ("utf-32-be", "00 00 FE FF")])
+def test_utf16_and_utf32_say_what_they_are(tmp_path: Path, encoding: str, bom: str) -> None:
+    """A UTF-16 file (what PowerShell's ``>`` writes) was refused as ``looks binary (contains NUL
+    bytes)``; it is text in another encoding, and the line says which and how to convert it."""
+    wide = tmp_path / "wide.py"
+    wide.write_bytes("\ufeffdef f(x):\n    return x\n".encode(encoding))
+    result = refscore("score", str(EXAMPLES / "python/reference.py"), str(wide))
+    assert_clean_failure(result, 3, encoding.replace("-le", "LE").replace("-be", "BE").upper())
+    assert "binary" not in result.stderr and f"byte order mark {bom}" in result.stderr and "UTF-8" in result.stderr
+
+
 def test_missing_file(tmp_path: Path) -> None:
     assert_clean_failure(refscore("score", str(EXAMPLES / "python/reference.py"), str(tmp_path / "nope.py")), 3,
                          "no such file")
@@ -211,3 +223,35 @@ def test_candidate_from_standard_input() -> None:
     twice = subprocess.run([*base, "-", "-", "--metrics", "codebleu"], input=b"x = 1\n", capture_output=True,
                            timeout=120, env=env)
     assert twice.returncode == 2 and b"once" in twice.stderr and b"Traceback" not in twice.stderr
+
+
+def test_reference_from_standard_input() -> None:
+    """``-`` as the reference (or an ``--also-reference``) reads it from standard input, as ``-``
+    does for a candidate: it said ``-: no such file``. ``-`` stays once in the whole command."""
+    reference, candidate = EXAMPLES / "python/reference.py", EXAMPLES / "python/candidate_close.py"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    base = [sys.executable, "-m", "refscore", "score"]
+    expected = json.loads(refscore("score", str(reference), str(candidate), "--json").stdout)
+    for args in (["-", str(candidate)], [str(reference), str(candidate), "--also-reference", "-"]):
+        piped = subprocess.run([*base, *args, "--json", "--metrics", "codebleu"], input=reference.read_bytes(),
+                               capture_output=True, timeout=120, env=env)
+        assert piped.returncode == 0, piped.stderr
+        data = json.loads(piped.stdout)
+        assert data["language"] == "python" and data["codebleu"] == expected["codebleu"]
+    assert json.loads(subprocess.run([*base, "-", str(candidate), "--json", "--metrics", "codebleu"],
+                                     input=reference.read_bytes(), capture_output=True, timeout=120,
+                                     env=env).stdout)["reference"] == "-"
+    twice = subprocess.run([*base, "-", "-", "--metrics", "codebleu", "--lang", "python"], input=b"x = 1\n",
+                           capture_output=True, timeout=120, env=env)
+    assert twice.returncode == 2 and b"once" in twice.stderr and b"Traceback" not in twice.stderr
+
+
+def test_an_empty_reference_is_in_the_json_warnings(tmp_path: Path) -> None:
+    """Every line ``score`` warns with on stderr is in the candidate's ``warnings`` too (bidi
+    controls and a language mismatch were; an empty reference was only on stderr)."""
+    empty = tmp_path / "ref.py"
+    empty.write_text("\n  \n")
+    result = refscore("score", str(empty), str(EXAMPLES / "python/candidate_close.py"), "--json")
+    assert result.returncode == 0, result.stderr
+    warnings = json.loads(result.stdout)["warnings"]
+    assert [w for w in warnings if "is empty: there is nothing to compare with" in w] and "is empty" in result.stderr

@@ -106,3 +106,12 @@ async def test_editor_normalises_weights(tmp_path: Path) -> None:
         summary = await s.wait_summary(s.open(cand))
         assert summary.data["codebleu"]["score"] == pytest.approx(1.0)
         assert "w:0.25,0.25,0.25,0.25" in summary.data["codebleu"]["signature"]
+
+
+def test_a_negative_zero_weight_is_zero() -> None:
+    """``-0`` passes as a non-negative weight; it is 0, never shown as ``-0`` in a signature."""
+    assert check_weights((1, 1, 1, -0.0)) == (1.0, 1.0, 1.0, 0.0)
+    assert str(check_weights(("-0", 1, 1, 1))[0]) == "0.0"
+    ref, cand = REFERENCE.read_text(encoding="utf-8"), CANDIDATE.read_text(encoding="utf-8")
+    result = score_codebleu([ref], cand, "python", (1, 1, 1, -0.0))
+    assert "-0" not in result.signature and result.signature == score_codebleu([ref], cand, "python", (1, 1, 1, 0)).signature

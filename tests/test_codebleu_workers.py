@@ -58,6 +58,16 @@ def test_small_corpora_and_bad_counts() -> None:
         calc_codebleu(refs, hyps, "java", workers=0)
 
 
+@pytest.mark.parametrize("workers", ["2", None, 2.5, True, 0, -1])
+def test_workers_that_are_no_process_count_are_one_clear_error(workers) -> None:
+    """``workers="2"`` and ``None`` were ``TypeError: '<' not supported ...``; ``2.5`` and ``True``
+    were taken silently."""
+    from refscore.errors import ScoreInputError
+
+    with pytest.raises(ScoreInputError, match=r"workers .*: a number of processes, 1 or more"):
+        calc_codebleu(["x = 1"], ["x = 2"], "python", workers=workers)
+
+
 def test_spawned_workers_when_threads_run(monkeypatch: pytest.MonkeyPatch) -> None:
     """With other threads alive, forking is unsafe: the workers are spawned, with the same result."""
     import threading

@@ -94,3 +94,22 @@ def test_package_options_that_change_nothing_are_accepted_and_typos_are_not() ->
     assert len(quiet) == 4
     with pytest.raises(TypeError):
         score(["return a"], ["return b"], rescale_baseline=True, **_kw())  # the package's TypeError too
+
+
+@pytest.mark.parametrize("layers", [-1, 99, True, "6"])
+def test_a_layer_the_model_lacks_is_refused_as_the_package_refuses_it(layers) -> None:
+    """The package asserts ``0 <= num_layers <= model layers``; -1 was taken as the last layer and
+    99 was a plain ValueError that ``except AssertionError`` missed."""
+    from refscore.compat import score
+    from refscore.errors import ScoreInputError
+
+    with pytest.raises(ScoreInputError, match="num_layers"):
+        score(["return a"], ["return b"], model_type=bert_fixtures.minilm_path(), num_layers=layers)
+
+
+def test_a_prediction_without_references_is_one_clear_error() -> None:
+    """``references=[[]]`` was ``ValueError: min() arg is an empty sequence`` from deep inside."""
+    from refscore.errors import ScoreInputError
+
+    with pytest.raises(ScoreInputError, match="prediction 1 has no reference"):
+        calc_codebleu([[REFS[0]], []], PREDS, "python")

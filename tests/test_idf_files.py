@@ -59,3 +59,20 @@ def test_a_good_idf_file_still_loads(tmp_path: Path) -> None:
     assert table.weights == {101: 0.0, 7: 2.0} and table.default == 1.5 and table.num_docs == 3
     (tmp_path / "bare.json").write_text(json.dumps({"7": 2}))
     assert load_idf(tmp_path / "bare.json").weights == {7: 2.0}
+
+
+def test_idf_from_one_reference_is_refused_not_a_recall_of_0(tmp_path: Path) -> None:
+    """``--idf references`` weighs a token by how few references hold it: with one reference each
+    of its tokens weighs 0, and ``score`` printed ``R 0.000  F1 0.000`` (the package's recall is
+    NaN there). Two different references are weighed."""
+    (tmp_path / "ref.py").write_text(REF)
+    (tmp_path / "other.py").write_text("def add(x, y):\n    return x + y\n")
+    (tmp_path / "cand.py").write_text(REF.replace("total", "s"))
+    one = _run("score", "ref.py", "cand.py", "cand.py", "--no-daemon", "--idf", "references", cwd=tmp_path)
+    assert one.returncode == 2 and one.stdout == "", (one.stdout, one.stderr)
+    lines = one.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--idf references" in lines[0] and "--also-reference" in lines[0], lines
+    two = _run("score", "ref.py", "cand.py", "--also-reference", "other.py", "--no-daemon", "--json",
+               "--idf", "references", cwd=tmp_path)
+    assert two.returncode == 0, two.stderr
+    assert json.loads(two.stdout)["codebertscore"]["recall"] > 0.5

@@ -16,6 +16,7 @@ CodeBLEU under the compat rule pools them as ``codebleu.calc_codebleu`` does.
 
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 from .api_types import (AGGREGATIONS, BERT_KEYS, CODEBLEU_KEYS, CorpusScore, SampleScore, codebleu_default,
                         mean_of)
 from .errors import ScoreInputError
-from .settings_schema import ALL_METRICS, SETTINGS, TEXT_METRICS, SettingError, shown
+from .settings_schema import ALL_METRICS, IDF_FROM_REFERENCES, SETTINGS, TEXT_METRICS, SettingError, shown
 
 if TYPE_CHECKING:  # pragma: no cover
     from .scoring.report import ScoreReport, ScoreRequest
@@ -74,7 +75,7 @@ def score_corpus(candidates: Sequence[str], references: References, language: st
         from .scoring.corpus import corpus_codebleu_compat
 
         refs = [_references(r) for r in references]
-        result = corpus_codebleu_compat(refs, list(candidates), spec_name, tuple(weights))
+        result = corpus_codebleu_compat(refs, list(candidates), spec_name, _corpus_weights(weights, options))
         values.update(result.as_package_dict())
         how["codebleu"] = "corpus statistics (codebleu.calc_codebleu, package rule)"
         signatures["codebleu"] = result.signature
@@ -108,6 +109,7 @@ def build_requests(candidates: Sequence[str], references: References, language: 
     for index, text in enumerate(candidates):
         if not isinstance(text, str):
             raise ScoreInputError(f"candidate {index} is {type(text).__name__}, not str")
+        _refuse_surrogates(text, f"candidate {index}")
     names = _metrics(metrics)
     given = {"codebleu_rule": codebleu_rule, "weights": weights if isinstance(weights, str) else tuple(weights),
              "model": model, "layer": layer, "device": device, "backend": backend, "idf": idf}
@@ -119,9 +121,14 @@ def build_requests(candidates: Sequence[str], references: References, language: 
             raise ScoreInputError(f"{name} {shown(value)}: {error}") from None
     contexts = _contexts(context, len(candidates))
     spec_name = _language(language)
-    return [ScoreRequest(text, _references(refs, index), spec_name, ctx, names, checked["weights"], explain=False,
+    groups = [_references(refs, index) for index, refs in enumerate(references)]
+    if checked["idf"] == IDF_FROM_REFERENCES and "codebertscore" in names and len({t for g in groups for t in g}) < 2:
+        raise ScoreInputError("idf='references' weighs tokens by how few references hold them; with one "
+                              "reference every token weighs 0 and recall is undefined: give an IDF file or "
+                              "more references")
+    return [ScoreRequest(text, refs, spec_name, ctx, names, checked["weights"], explain=False,
                          **{k: v for k, v in checked.items() if k != "weights"})
-            for index, (text, refs, ctx) in enumerate(zip(candidates, references, contexts))]
+            for text, refs, ctx in zip(candidates, groups, contexts)]
 
 
 def _default(name: str, rule: str) -> str:
@@ -266,16 +273,41 @@ def _references(refs: str | Sequence[str], index: int = 0) -> tuple[str, ...]:
     texts = (refs,) if isinstance(refs, str) else tuple(refs) if isinstance(refs, (list, tuple)) else None
     if not texts or not all(isinstance(t, str) for t in texts):
         raise ScoreInputError(f"references of candidate {index}: a string or a non-empty list of strings")
+    for text in texts:
+        _refuse_surrogates(text, f"a reference of candidate {index}")
     return texts
 
 
 def _contexts(context: str | Sequence[str | None] | None, count: int) -> list[str | None]:
-    if context is None or isinstance(context, str):
-        return [context] * count
-    contexts = list(context)
+    contexts = [context] * count if context is None or isinstance(context, str) else list(context)
     if len(contexts) != count or not all(c is None or isinstance(c, str) for c in contexts):
         raise ScoreInputError(f"context: one string for all candidates or one (or None) per candidate ({count})")
+    for index, text in enumerate(contexts):
+        if text is not None:
+            _refuse_surrogates(text, f"the context of candidate {index}")
     return contexts
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _refuse_surrogates(text: str, what: str) -> None:
+    """A ``ScoreInputError`` for a text holding a lone surrogate (not text: it cannot be encoded,
+    so no metric could read it), naming the code point and where it is."""
+    match = _SURROGATE.search(text)
+    if match is not None:
+        raise ScoreInputError(f"{what} holds a lone surrogate (U+{ord(match[0]):04X} at character "
+                              f"{match.start()}), which is not text")
+
+
+def _corpus_weights(weights: Sequence[float], options: Mapping[str, Any]) -> tuple[float, ...]:
+    """The corpus CodeBLEU's weights read as the rows read them: normalised to sum to 1 under the
+    native rule (``score`` checked them), the package's meaning under ``codebleu_rule="compat"``."""
+    if options.get("codebleu_rule", "native") == "compat":
+        return tuple(weights)
+    from .metrics.weights import normalise
+
+    return normalise(weights)
 
 
 def _language(language: str) -> str:

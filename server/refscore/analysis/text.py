@@ -34,6 +34,11 @@ def decode_source(data: bytes, *, name: str = "input") -> str:
     """Decode bytes as UTF-8 (BOM allowed); refuse binary data and other encodings with a clear error."""
     if len(data) > MAX_INPUT_BYTES:
         raise InputError(f"{name}: {len(data)} bytes is over the {MAX_INPUT_BYTES // (1024 * 1024)} MiB limit")
+    wide = _wide_encoding(data)
+    if wide is not None:
+        encoding, mark = wide
+        raise InputError(f"{name}: is {encoding} text (byte order mark {mark}); RefScore reads UTF-8: convert it, "
+                         f"e.g. iconv -f {encoding} -t UTF-8")
     if b"\x00" in data[:8192]:
         raise InputError(f"{name}: looks binary (contains NUL bytes); RefScore scores source text")
     try:
@@ -41,6 +46,20 @@ def decode_source(data: bytes, *, name: str = "input") -> str:
     except UnicodeDecodeError as error:
         raise InputError(f"{name}: not valid UTF-8 (byte {error.start}: {data[error.start:error.start + 1]!r})") from None
     return text
+
+
+#: Byte order marks of the encodings whose text is full of NUL bytes (UTF-32 first: its
+#: little-endian mark starts with UTF-16's).
+_WIDE_MARKS = ((b"\xff\xfe\x00\x00", "UTF-32LE"), (b"\x00\x00\xfe\xff", "UTF-32BE"),
+               (b"\xff\xfe", "UTF-16LE"), (b"\xfe\xff", "UTF-16BE"))
+
+
+def _wide_encoding(data: bytes) -> tuple[str, str] | None:
+    """(encoding, mark in hex) when ``data`` starts with a UTF-16 or UTF-32 byte order mark."""
+    for mark, encoding in _WIDE_MARKS:
+        if data.startswith(mark):
+            return encoding, " ".join(f"{byte:02X}" for byte in mark)
+    return None
 
 
 _LONE_CR = re.compile(r"\r(?!\n)")

@@ -20,6 +20,7 @@ from ..scoring.inputs import STDIN, empty_reference, read_source, read_stdin_sou
 from ..scoring.per_function import pair_record, score_functions
 from ..scoring.render import render_functions, render_table
 from ..scoring.report import ALL_METRICS, CODEBLEU_RULES, DEFAULT_WEIGHTS, ScoreRequest
+from ..settings_schema import IDF_FROM_REFERENCES
 from . import options
 from .bert_options import idf_setting
 
@@ -28,11 +29,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "score", help="score candidate files against a reference",
         description="Score one or more candidate files against a reference solution.")
-    parser.add_argument("reference", help="the reference solution file")
+    parser.add_argument("reference", help="the reference solution file; - reads it from standard input")
     parser.add_argument("candidates", nargs="+", metavar="CANDIDATE", help="candidate file(s) to score; - reads one from standard input")
     parser.add_argument("--lang", help="language (default: from the file extension)")
     parser.add_argument("--also-reference", action="append", default=[], metavar="FILE",
-                        help="another acceptable reference (repeatable)")
+                        help="another acceptable reference (repeatable; - reads one from standard input)")
     parser.add_argument("--context", help="task description, used as CodeBERTScore context")
     parser.add_argument("--context-file", metavar="FILE", help="read the task description from FILE")
     parser.add_argument("--metrics", default=",".join(ALL_METRICS),
@@ -56,7 +57,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--device", help="cpu, cuda, cuda:1 ... for CodeBERTScore (default: a GPU when there is one)")
     parser.add_argument("--backend", choices=BACKENDS,
                         help="CodeBERTScore encoder engine: auto (default; ONNX Runtime on a CPU, torch on a GPU), "
-                             "torch, onnx, or onnx-int8 (faster, approximate numbers); scores in this process")
+                             "torch, onnx, or onnx-int8 (faster, approximate numbers); it travels with each request, "
+                             "so a scoring daemon honours it too")
     parser.add_argument("--per-function", action="store_true",
                         help="also score each top-level function against its reference function "
                              "(paired by name, else by best CodeBLEU)")
@@ -78,17 +80,19 @@ def run(args: argparse.Namespace) -> int:
         raise options.UsageError("--metrics crystalbleu needs a corpus of submissions: use refscore grade")
     options.check_device(args.device, metrics)
     reference_paths = [args.reference, *args.also_reference]
-    references = tuple(read_source(p) for p in reference_paths)
-    for note in filter(None, (empty_reference(p, t) for p, t in zip(reference_paths, references))):
-        print(f"refscore: warning: {note}", file=sys.stderr)
+    if [*reference_paths, *args.candidates].count(STDIN) > 1:
+        raise options.UsageError("- (standard input) can be given once among the references and candidates")
+    references = tuple(_read(p) for p in reference_paths)
+    empty_notes = [note for note in (empty_reference(p, t) for p, t in zip(reference_paths, references)) if note]
+    for note in empty_notes:
+        print(f"refscore: warning: {printable(note)}", file=sys.stderr)
     idf = idf_setting(args.idf)
-    if args.candidates.count(STDIN) > 1:
-        raise options.UsageError("- (standard input) can be given once among the candidates")
+    _check_idf_from_references(idf, metrics, references)
     requests, mismatches = [], []
     for path in args.candidates:
         spec = resolve_language(args.lang, args.reference, path)
         mismatches.append(None if args.lang or path == STDIN else language_mismatch(spec.name, path, reference_paths))
-        text = read_stdin_source() if path == STDIN else read_source(path)
+        text = _read(path)
         requests.append(ScoreRequest(text, references, spec.name, context, metrics, weights,
                                      model=args.model, layer=args.layer, codebleu_rule=args.codebleu_rule,
                                      device=args.device, idf=idf, backend=args.backend))
@@ -107,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"refscore: note: {printable(note)}", file=sys.stderr)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     for index, (path, request, report) in enumerate(zip(args.candidates, requests, reports)):
-        warnings = _bidi_warnings(path, request.candidate, reference_paths, references)
+        warnings = [*empty_notes, *_bidi_warnings(path, request.candidate, reference_paths, references)]
         if mismatches[index]:
             print(f"refscore: warning: {printable(mismatches[index])}", file=sys.stderr)
             warnings.append(mismatches[index])
@@ -133,6 +137,21 @@ def run(args: argparse.Namespace) -> int:
         if bert is not None and not args.no_heat:
             print(_heat_section(bert, request.candidate, references, color))
     return 0
+
+
+def _check_idf_from_references(idf: str | None, metrics: tuple[str, ...], references: tuple[str, ...]) -> None:
+    """``--idf references`` weighs a token by how few of the references hold it; every candidate
+    of ``score`` has the same references, so with one (distinct) reference every token of it
+    weighs 0 and recall is undefined: a usage error, not a recall of 0."""
+    if idf == IDF_FROM_REFERENCES and "codebertscore" in metrics and len(set(references)) < 2:
+        raise options.UsageError("--idf references weighs tokens by how few references hold them; with one "
+                                 "reference every token weighs 0 and recall is undefined: give an IDF file, or "
+                                 "more references with --also-reference")
+
+
+def _read(path: str) -> str:
+    """A reference or candidate: ``-`` is standard input, anything else a file (the same rules)."""
+    return read_stdin_source() if path == STDIN else read_source(path)
 
 
 def _place_explanations(data: dict, found, candidate: str, references: tuple[str, ...]) -> None:

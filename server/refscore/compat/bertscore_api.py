@@ -23,7 +23,7 @@ from typing import Any, Mapping, Sequence, Union
 
 from ..errors import ScoreInputError
 from ..embed import torch_module
-from ..embed.encoder import encoder_for
+from ..embed.encoder import LayerRangeError, encoder_for
 from ..embed.registry import ModelSpec, known_layer, local_model_path, paper_model, resolve_model
 from ..metrics.codebertscore import IdfTable, model_input
 from ..metrics.codebertscore_batch import best_over_references
@@ -122,6 +122,7 @@ def score(cands: Sequence[str], refs: Sequence[Union[str, Sequence[str]]], lang:
     shape and are refused (NotImplementedError), never silently ignored.
     """
     _refuse_unsupported(all_layers, no_punc, chunk_overlap)
+    _check_num_layers(num_layers)
     out = _score(cands, refs, lang, model_type, num_layers, idf, sources, batch_size, device,
                  rescale_with_baseline, baseline_path)
     if return_hash:
@@ -141,6 +142,15 @@ def _refuse_unsupported(all_layers: bool, no_punc: bool, chunk_overlap: float) -
     if chunk_overlap != 0.5:
         raise NotImplementedError(f"refscore.compat.score: chunk_overlap={chunk_overlap!r} is not supported "
                                   "(long inputs use the package's default overlap, 0.5)")
+
+
+def _check_num_layers(num_layers: Any) -> None:
+    """The package asserts a layer the model has; a negative or non-integer one is refused here
+    (``ScoreInputError``, an AssertionError), never read as Python's last-layer index."""
+    if num_layers is not None and (isinstance(num_layers, bool) or not isinstance(num_layers, int)
+                                   or num_layers < 0):
+        raise ScoreInputError(f"Invalid num_layers: {num_layers!r}; num_layers should be a hidden layer "
+                              "number from 0 (the embeddings) to the model's number of layers")
 
 
 def package_hash(model: str, layer: int, idf: Any, rescaled: bool, custom_baseline: bool) -> str:
@@ -166,7 +176,10 @@ def _score(cands: Sequence[str], refs: Sequence[Union[str, Sequence[str]]], lang
         raise ScoreInputError("Different number of candidates and sources")
     groups = [[r] if isinstance(r, str) else list(r) for r in refs]
     spec = _spec(lang, model_type, num_layers)
-    encoder = encoder_for(spec, device=device, half=False)
+    try:
+        encoder = encoder_for(spec, device=device, half=False)
+    except LayerRangeError as error:
+        raise ScoreInputError(f"Invalid num_layers: {error}") from None
 
     contexts = list(sources) if sources is not None else [None] * len(cands)
     items: list[tuple[str, str | None]] = []

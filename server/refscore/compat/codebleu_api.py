@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import os
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple, Union
@@ -40,10 +41,21 @@ def calc_codebleu(
         raise ScoreInputError(f"Language {lang} is not supported (yet). Available languages: {AVAILABLE_LANGS}")
     if len(weights) != 4:
         raise ScoreInputError("weights should be a tuple of 4 floats (alpha, beta, gamma, theta)")
+    workers = _process_count(workers)
     keywords = _keywords(keywords_dir, lang) if keywords_dir is not None else None
     nested = [list(ref) if isinstance(ref, (list, tuple)) else [ref] for ref in references]
+    empty = next((index for index, refs in enumerate(nested) if not refs), None)
+    if empty is not None:
+        raise ScoreInputError(f"prediction {empty} has no reference: give it one or more reference strings")
     return corpus_codebleu_compat(nested, predictions, lang, weights, tokenizer, workers,
                                   keywords).as_package_dict()
+
+
+def _process_count(workers: object) -> int:
+    """``workers`` as an int (any integer type, numpy's too; not a bool), 1 or more."""
+    if not isinstance(workers, numbers.Integral) or isinstance(workers, bool) or int(workers) < 1:
+        raise ScoreInputError(f"workers {workers!r}: a number of processes, 1 or more")
+    return int(workers)
 
 
 def _keywords(folder: Union[str, os.PathLike], lang: str) -> frozenset[str]:

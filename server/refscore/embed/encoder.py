@@ -44,6 +44,10 @@ MAX_BATCH_TOKENS = {"cpu": 2048, "cuda": 65536}
 MAX_ATTENTION_CELLS = {"cpu": 2048 * 128, "cuda": 65536 * 512}
 
 
+class LayerRangeError(ValueError):
+    """The asked hidden layer is not one the model has; the message names the range."""
+
+
 @dataclass
 class Encoded:
     """One text as the model saw it: ids, token strings, offsets into ``text``, embeddings."""
@@ -122,7 +126,7 @@ class Encoder:
             try:
                 check_layer_range(self.layer, total, spec.model_id)
             except SettingError as error:
-                raise ValueError(f"layer {self.layer}: {error}") from None
+                raise LayerRangeError(f"layer {self.layer}: {error}") from None
         self.model: Any = None
         self.runner: Any = None
         self.backend = self._start_backend(backend, half)

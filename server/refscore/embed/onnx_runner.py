@@ -35,6 +35,13 @@ def new_session(path: Path, threads: int) -> Any:
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
+def feeds(session: Any, ids: Any, mask: Any) -> dict[str, Any]:
+    """The inputs of one run, limited to those the graph has: a graph cut at layer 0 (the
+    embeddings) never reads the attention mask, so the exporter leaves that input out."""
+    names = {item.name for item in session.get_inputs()}
+    return {name: value for name, value in (("input_ids", ids), ("attention_mask", mask)) if name in names}
+
+
 class OnnxRunner:
     """``run(ids, mask) -> hidden states`` (numpy int64 in, float32 out) for one exported file."""
 
@@ -89,4 +96,5 @@ class OnnxRunner:
 
     def run(self, ids: Any, mask: Any) -> Any:
         """Hidden states of a batch: ``ids`` and ``mask`` are (rows, width) int64 arrays."""
-        return self.session().run(["hidden"], {"input_ids": ids, "attention_mask": mask})[0]
+        session = self.session()
+        return session.run(["hidden"], feeds(session, ids, mask))[0]

@@ -29,7 +29,7 @@ def check_weights(values: Sequence[Any]) -> Weights:
         if isinstance(value, bool):
             raise WeightsError(f"{value!r} is not a number; expected {USAGE}")
         try:
-            number = float(value)
+            number = float(value) + 0.0  # -0.0 + 0.0 is 0.0: a weight of "-0" is 0, never shown as -0
         except (TypeError, ValueError):
             raise WeightsError(f"{value!r} is not a number; expected {USAGE}") from None
         if not math.isfinite(number) or number < 0:

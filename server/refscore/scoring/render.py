@@ -17,6 +17,14 @@ _NOTHING = {"ngram_match": "the candidate has no tokens", "weighted_ngram_match"
             "syntax_match": "no reference data", "dataflow_match": "no reference data"}
 
 
+def _count(value: float) -> str:
+    """A count as a reader reads it: whole numbers in full (``3180820``, never ``3.18082e+06``),
+    a weighted count with at most three decimals (``2.2``)."""
+    if float(value).is_integer():
+        return str(int(value))
+    return f"{value:.3f}".rstrip("0").rstrip(".")
+
+
 def _value(score: float | None) -> str:
     return "   n/a" if score is None else f"{score:6.3f}"
 
@@ -36,7 +44,7 @@ def render_table(candidate: str, reference: str, report: ScoreReport, explain: b
     if result is not None:
         lines.append(f"  CodeBLEU                  {_value(result.score)}")
         for component in result.components:
-            detail = f"{component.matched:g}/{component.total:g}" if component.total else _NOTHING[component.name]
+            detail = f"{_count(component.matched)}/{_count(component.total)}" if component.total else _NOTHING[component.name]
             lines.append(f"    {_LABELS[component.name]:<24}{_value(component.score)}   "
                          f"weight {component.weight:.2f}   {detail}")
     bert = report.codebertscore
@@ -83,7 +91,7 @@ def _text_metric_lines(report: ScoreReport) -> list[str]:
         tsed = report.tsed
         how = "" if tsed.exact else "   (label bound: a tree is over the node cap)"
         lines.append(f"  TSED                      {_value(tsed.score)}   "
-                     f"{tsed.distance:g} edits / {tsed.nodes} nodes{how}")
+                     f"{_count(tsed.distance)} edits / {tsed.nodes} nodes{how}")
         lines.append(f"    signature: {tsed.signature}")
     return lines
 
