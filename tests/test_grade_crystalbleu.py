@@ -53,3 +53,23 @@ def test_a_small_run_gets_one_clear_line_and_score_refuses(tmp_path, capsys):
     assert all(r["crystalbleu"] is None and any("at least 20 texts" in e for e in r["errors"]) for r in rows)
     assert main(["score", str(ref), str(subs[0]), "--metrics", "crystalbleu", "--no-daemon"]) == 2
     assert "use refscore grade" in capsys.readouterr().err
+
+
+def test_a_rerun_with_other_fields_rescores_with_crystalbleu(tmp_path):
+    """``--fields`` decides which texts are candidate and reference: with CrystalBLEU too, a
+    rerun that swaps them must not take the first run's rows from the parts."""
+    subs = _submissions(tmp_path, 24)
+    data = tmp_path / "pairs.jsonl"
+    data.write_text("".join(json.dumps({"hyp": p.read_text(), "ref": REFERENCE}) + "\n" for p in subs))
+    out = tmp_path / "out"
+
+    def grade(fields: str) -> list[dict]:
+        code = main(["grade", "--jsonl", str(data), "--fields", fields, "--lang", "python", "-o", str(out),
+                     "--metrics", "codebleu,crystalbleu", "--no-daemon", "--quiet"])
+        assert code == 0
+        return json.loads((out / "grade.json").read_text())["submissions"]
+
+    forward = grade("candidate=hyp,reference=ref")
+    swapped = grade("candidate=ref,reference=hyp")
+    assert not any(r["cached"] for r in swapped)
+    assert [r["codebleu"] for r in swapped] != [r["codebleu"] for r in forward]

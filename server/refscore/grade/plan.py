@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -142,7 +142,7 @@ def plan_run(sources: Sources, work: BlockWork, store: PartStore, spool_dir: Pat
                 if note:
                     empty.add(note)
     if corpus is not None:
-        work = BlockWork(work.settings, work.language, work.detail, corpus.finish(), work.device_kind)
+        work = replace(work, corpus=corpus.finish())  # every other field (--fields too) kept
     tag = work.tag()
     blocks = []
     for spec in specs:
