@@ -112,3 +112,23 @@ def test_bad_fields_are_usage_errors(text, needle):
     with pytest.raises(UsageError, match=needle):
         parse_fields(text)
     assert parse_fields("candidate=hyp, references=ref") == (("candidate", "hyp"), ("reference", "ref"))
+
+
+def test_an_empty_reference_is_named_by_its_line_and_warned_in_its_row(tmp_path, capsys):
+    """A JSONL row whose reference is empty scores 0: the note names the line (not a bare
+    "reference 1") and the row's warnings say why its score is 0."""
+    rows = [{"id": "ok", "candidate": CANDIDATES[0], "reference": REF},
+            {"id": "blank", "candidate": CANDIDATES[0], "reference": "  \n"},
+            {"id": "alt", "candidate": CANDIDATES[0], "reference": ["", REF]}]
+    data = tmp_path / "e.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    code = main(["grade", "--jsonl", str(data), "--lang", "python", "--metrics", "codebleu",
+                 "-o", str(tmp_path / "out"), "-q"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "reference reference" not in err
+    assert "e.jsonl:2" in err and "e.jsonl:3" in err and "e.jsonl:1" not in err
+    got = {r["id"]: r for r in json.loads((tmp_path / "out" / "grade.json").read_text())["submissions"]}
+    assert got["blank"]["codebleu"] == 0.0
+    assert any("reference is empty" in w for w in got["blank"]["warnings"])
+    assert not any("empty" in w for w in got["ok"]["warnings"] + got["alt"]["warnings"])
