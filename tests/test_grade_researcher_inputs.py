@@ -132,3 +132,20 @@ def test_an_empty_reference_is_named_by_its_line_and_warned_in_its_row(tmp_path,
     assert got["blank"]["codebleu"] == 0.0
     assert any("reference is empty" in w for w in got["blank"]["warnings"])
     assert not any("empty" in w for w in got["ok"]["warnings"] + got["alt"]["warnings"])
+
+
+def test_a_row_with_both_reference_and_references_is_an_error_whatever_the_key_order(tmp_path):
+    """``reference`` and ``references`` are one field: a row giving both is ambiguous, so it is
+    an error row naming both, rather than whichever key came first being scored."""
+    both = [{"id": "ab", "candidate": CANDIDATES[0], "reference": REF, "references": [CANDIDATES[1]]},
+            {"id": "ba", "candidate": CANDIDATES[0], "references": [CANDIDATES[1]], "reference": REF}]
+    data = tmp_path / "both.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in both), encoding="utf-8")
+    code = main(["grade", "--jsonl", str(data), "--lang", "python", "--metrics", "codebleu",
+                 "-o", str(tmp_path / "out"), "-q"])
+    assert code == 3
+    rows = json.loads((tmp_path / "out" / "grade.json").read_text())["submissions"]
+    for row in rows:
+        assert row["codebleu"] is None
+        assert "both 'reference' and 'references'" in row["errors"][0]
+    assert [r["id"] for r in rows] == ["ab", "ba"]

@@ -96,6 +96,9 @@ def line_item(line: bytes, where: str, default_language: str | None, fields: Fie
         if isinstance(raw_id, int) and not isinstance(raw_id, bool):
             item.input_id = raw_id
     item.problem = _short_text(known["problem"]) if known.get("problem") not in (None, "") else None
+    if "reference" in data and "references" in data and "reference" not in dict(fields):
+        item.error = f"{where}: both 'reference' and 'references' (one field by two names): give one"
+        return with_readable_names(item)
     item.error = _fill(item, known, data, where, default_language, fields)
     return with_readable_names(item)
 
