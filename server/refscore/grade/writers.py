@@ -44,13 +44,14 @@ def _cell(value: Any) -> Any:
 
 
 def csv_text(rows: Sequence[dict[str, Any]], columns: Sequence[str] = COLUMNS) -> str:
-    """One header line, then one line per submission (lists joined with ``; ``)."""
+    """One header line (a passed-through field's name is a cell too: neutralised), then one line
+    per submission (lists joined with ``; ``)."""
     import io
 
     buffer = io.StringIO()
     # CRLF rows (RFC 4180): the writer then also quotes a cell holding a lone CR, which "\n" rows leave bare
     writer = csv.DictWriter(buffer, fieldnames=list(columns), lineterminator="\r\n")
-    writer.writeheader()
+    writer.writerow({c: neutralise(c) for c in columns})
     for row in rows:
         writer.writerow({k: _cell(row.get(k)) for k in columns})
     return buffer.getvalue()
