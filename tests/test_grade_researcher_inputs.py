@@ -149,3 +149,20 @@ def test_a_row_with_both_reference_and_references_is_an_error_whatever_the_key_o
         assert row["codebleu"] is None
         assert "both 'reference' and 'references'" in row["errors"][0]
     assert [r["id"] for r in rows] == ["ab", "ba"]
+
+
+def test_a_field_named_like_a_renamed_one_keeps_its_own_column(tmp_path):
+    """``errors`` is written as ``input_errors``: a row that also has an ``input_errors`` field
+    keeps both values, each under one column name whatever other fields its row has."""
+    rows = [{"id": "both", "candidate": CANDIDATES[0], "reference": REF, "errors": 7, "input_errors": 5},
+            {"id": "one", "candidate": CANDIDATES[0], "reference": REF, "errors": 8},
+            {"id": "other", "candidate": CANDIDATES[0], "reference": REF, "input_errors": 6, "input_task": 1}]
+    data = tmp_path / "clash.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["grade", "--jsonl", str(data), "--lang", "python", "--metrics", "codebleu", "-o", str(out),
+                 "-q"]) == 0
+    got = json.loads((out / "grade.json").read_text())["submissions"]
+    assert [r.get("input_errors") for r in got] == [7, 8, None]
+    assert [r.get("input_input_errors") for r in got] == [5, None, 6]
+    assert got[2]["input_task"] == 1
