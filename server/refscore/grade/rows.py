@@ -14,7 +14,11 @@ from .records import extra_columns
 
 #: How a row's warning says why it lacks the combined number (``block_score.annotate`` writes it).
 NO_REFSCORE = "no RefScore: "
-INTERRUPTED = "not scored: the run was interrupted (rerun to finish; scored items are kept)"
+#: The note of a row an interrupted run did not get to (``INTERRUPTED_PREFIX`` starts both kinds).
+INTERRUPTED_PREFIX = "not scored: the run was interrupted"
+INTERRUPTED = f"{INTERRUPTED_PREFIX} (rerun to finish; scored items are kept)"
+#: The same when nothing scored outlives the run (``--no-cache``, a report on a stream only).
+INTERRUPTED_NOT_KEPT = f"{INTERRUPTED_PREFIX} (nothing was kept without a cache: a rerun scores everything again)"
 
 #: Numeric columns, in report order; each gets a histogram in the HTML report.
 #: Scores computed only when --metrics names them (chrF, TSED, CrystalBLEU).
