@@ -101,7 +101,7 @@ def _fmt(value: Any) -> str:
 
 def _interrupted(stats: RowStats, settings: dict[str, Any]) -> str:
     """The headline of an interrupted run: how many submissions it did not get to."""
-    if not settings.get("interrupted"):
+    if not settings.get("interrupted") or not stats.unfinished:  # not, or only while writing the reports
         return ""
     return (f'<p class="warn">The run was interrupted: {stats.unfinished:,} of {stats.rows:,} submissions not '
             "scored (marked in their notes; counted with the errors above); rerun the same command to "

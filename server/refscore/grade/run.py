@@ -119,6 +119,10 @@ def run_job(job: GradeJob, check_languages: Callable[[Iterable[str]], None] | No
                       outcome.classroom.written if outcome.classroom else (), job.classroom.feedback if job.classroom else None)
     if outcome.interrupted:
         done = outcome.scored_now + outcome.from_before
+        if not outcome.stats.unfinished:  # Ctrl-C while the reports were written: they are whole
+            print("refscore: interrupted while writing the reports: every submission is scored and the reports "
+                  "were written whole", file=sys.stderr)
+            return EXIT_INTERRUPTED
         rerun = "rerun the same command to finish" if outcome.kept else \
             "nothing was kept without a cache: a rerun scores everything again"
         print(f"refscore: interrupted: {done} of {outcome.stats.rows} scored; {rerun}", file=sys.stderr)
