@@ -213,3 +213,18 @@ def test_hostile_inputs_are_one_line(tmp_path, capsys):
             assert main(["grade", "--jsonl", str(tmp_path / name), "--metrics", "codebleu", "-q", *extra]) == 3
             err = capsys.readouterr().err.strip().splitlines()
             assert len(err) == 1 and "Traceback" not in err[0], (name, err)
+
+
+def test_a_field_name_with_a_line_break_gives_the_same_csv_block_by_block(tmp_path: Path) -> None:
+    """The CSV of every block after the first is written without its header: a header cell that
+    holds a line break (a passed-through field's name) must not leave half the header behind."""
+    data = tmp_path / "crlf.jsonl"
+    data.write_text("".join(json.dumps({"id": f"r{i}", "candidate": f"x = {i}", "reference": "x = 2",
+                                        "language": "python", "a\r\nb": i}) + "\n" for i in range(3)))
+    texts = []
+    for block_lines in ("1", "1024"):
+        out = tmp_path / f"out{block_lines}"
+        assert main(["grade", "--jsonl", str(data), "--metrics", "codebleu", "--block-lines", block_lines,
+                     "--no-cache", "-q", "-o", str(out)]) == 0
+        texts.append((out / "grade.csv").read_bytes())
+    assert texts[0] == texts[1]

@@ -53,3 +53,42 @@ def test_a_small_run_gets_one_clear_line_and_score_refuses(tmp_path, capsys):
     assert all(r["crystalbleu"] is None and any("at least 20 texts" in e for e in r["errors"]) for r in rows)
     assert main(["score", str(ref), str(subs[0]), "--metrics", "crystalbleu", "--no-daemon"]) == 2
     assert "use refscore grade" in capsys.readouterr().err
+
+
+def test_a_rerun_with_other_fields_rescores_with_crystalbleu(tmp_path):
+    """``--fields`` decides which texts are candidate and reference: with CrystalBLEU too, a
+    rerun that swaps them must not take the first run's rows from the parts."""
+    subs = _submissions(tmp_path, 24)
+    data = tmp_path / "pairs.jsonl"
+    data.write_text("".join(json.dumps({"hyp": p.read_text(), "ref": REFERENCE}) + "\n" for p in subs))
+    out = tmp_path / "out"
+
+    def grade(fields: str) -> list[dict]:
+        code = main(["grade", "--jsonl", str(data), "--fields", fields, "--lang", "python", "-o", str(out),
+                     "--metrics", "codebleu,crystalbleu", "--no-daemon", "--quiet"])
+        assert code == 0
+        return json.loads((out / "grade.json").read_text())["submissions"]
+
+    forward = grade("candidate=hyp,reference=ref")
+    swapped = grade("candidate=ref,reference=hyp")
+    assert not any(r["cached"] for r in swapped)
+    assert [r["codebleu"] for r in swapped] != [r["codebleu"] for r in forward]
+
+
+def test_a_crystalbleu_error_neither_hides_why_refscore_is_missing_nor_fails_the_threshold(tmp_path, capsys):
+    """A run too small for CrystalBLEU has its one error line per submission; the other metrics
+    are scored as before: a row the combined number does not apply to (a context) still says
+    why in its warnings, and ``--fail-under`` still reads its BERT F3 instead of "not scored"."""
+    ref = tmp_path / "ref.py"
+    ref.write_text(REFERENCE)
+    copy = tmp_path / "copy.py"
+    copy.write_text(REFERENCE)
+    out = tmp_path / "out"
+    code = main(["grade", "-r", str(ref), str(copy), "--context", "sum a list", "-o", str(out), "--metrics",
+                 "codebleu,codebertscore,crystalbleu", "--fail-under", "0.1", "--no-daemon", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    row = json.loads((out / "grade.json").read_text())["submissions"][0]
+    assert row["codebertscore_f3"] is not None and any("at least 20 texts" in e for e in row["errors"])
+    assert any(w.startswith("no RefScore:") and "context" in w for w in row["warnings"])
+    assert "no combined RefScore number" in err

@@ -157,6 +157,23 @@ def test_csv_cells_that_look_like_formulas_are_neutralised(tmp_path: Path) -> No
     assert [s["id"] for s in data["submissions"]] == FORMULAS + ["plain"]  # JSON keeps the exact text
 
 
+def test_passed_through_field_names_that_look_like_formulas_are_neutralised_in_the_header(tmp_path: Path) -> None:
+    """A JSONL field's name is a CSV header cell: ``=HYPERLINK(...)`` or ``@SUM`` as a field name
+    is neutralised there as any other cell; the JSON keeps the exact name."""
+    line = {"id": "a", "candidate": CAND, "reference": REF, "language": "python",
+            '=HYPERLINK("http://x","y")': 1, "@SUM(A1)": 2, "plain_field": 3}
+    jsonl = tmp_path / "runs.jsonl"
+    jsonl.write_text(json.dumps(line) + "\n")
+    out = tmp_path / "r"
+    assert main(["grade", "--jsonl", str(jsonl), "--metrics", "codebleu", "--no-cache", "-q", "-o", str(out)]) == 0
+    with open(out / "grade.csv", newline="", encoding="utf-8") as fh:
+        header = next(csv.reader(fh))
+    assert not any(name.startswith(tuple("=+-@\t\r")) for name in header)
+    assert "'=HYPERLINK(\"http://x\",\"y\")" in header and "'@SUM(A1)" in header and "plain_field" in header
+    row = json.loads((out / "grade.json").read_text(encoding="utf-8"))["submissions"][0]
+    assert row['=HYPERLINK("http://x","y")'] == 1 and row["@SUM(A1)"] == 2
+
+
 # -- defect 3: bidi controls ---------------------------------------------------------------------------------
 
 

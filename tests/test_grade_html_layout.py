@@ -77,3 +77,21 @@ def test_the_table_fits_1400_px_with_every_column(tmp_path):
     assert dom.returncode == 0, dom.stderr[-2000:]
     fit = re.search(r'data-fit="([^"]*)"', dom.stdout)
     assert fit is not None and fit.group(1) == "yes", fit.group(1) if fit else dom.stdout[-500:]
+
+
+def test_an_interrupted_run_says_so_at_the_top_of_the_page():
+    """After Ctrl-C the rows not scored carry the interrupted note: the page's headline says the
+    run was interrupted and how many are left, rather than only counting them as errors."""
+    from refscore.grade.rows import INTERRUPTED
+
+    rows = _rows(1, 4)
+    for row in rows[2:]:
+        row.update({c: None for c in SCORE_COLUMNS}, errors=[INTERRUPTED])
+    stats = RowStats("codebleu")
+    for row in rows:
+        stats.add(row)
+    html = build_html(stats, {**SETTINGS, "interrupted": True}, "layout", ["grade.csv"], None)
+    header = html[html.index("<header>"):html.index("</header>")]
+    assert "interrupted" in header and "2 of 4 submissions not scored" in header
+    assert "rerun the same command" in header
+    assert "interrupted" not in build_html(stats, SETTINGS, "layout", ["grade.csv"], None).split("</header>")[0]

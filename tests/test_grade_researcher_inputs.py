@@ -112,3 +112,57 @@ def test_bad_fields_are_usage_errors(text, needle):
     with pytest.raises(UsageError, match=needle):
         parse_fields(text)
     assert parse_fields("candidate=hyp, references=ref") == (("candidate", "hyp"), ("reference", "ref"))
+
+
+def test_an_empty_reference_is_named_by_its_line_and_warned_in_its_row(tmp_path, capsys):
+    """A JSONL row whose reference is empty scores 0: the note names the line (not a bare
+    "reference 1") and the row's warnings say why its score is 0."""
+    rows = [{"id": "ok", "candidate": CANDIDATES[0], "reference": REF},
+            {"id": "blank", "candidate": CANDIDATES[0], "reference": "  \n"},
+            {"id": "alt", "candidate": CANDIDATES[0], "reference": ["", REF]}]
+    data = tmp_path / "e.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    code = main(["grade", "--jsonl", str(data), "--lang", "python", "--metrics", "codebleu",
+                 "-o", str(tmp_path / "out"), "-q"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "reference reference" not in err
+    assert "e.jsonl:2" in err and "e.jsonl:3" in err and "e.jsonl:1" not in err
+    got = {r["id"]: r for r in json.loads((tmp_path / "out" / "grade.json").read_text())["submissions"]}
+    assert got["blank"]["codebleu"] == 0.0
+    assert any("reference is empty" in w for w in got["blank"]["warnings"])
+    assert not any("empty" in w for w in got["ok"]["warnings"] + got["alt"]["warnings"])
+
+
+def test_a_row_with_both_reference_and_references_is_an_error_whatever_the_key_order(tmp_path):
+    """``reference`` and ``references`` are one field: a row giving both is ambiguous, so it is
+    an error row naming both, rather than whichever key came first being scored."""
+    both = [{"id": "ab", "candidate": CANDIDATES[0], "reference": REF, "references": [CANDIDATES[1]]},
+            {"id": "ba", "candidate": CANDIDATES[0], "references": [CANDIDATES[1]], "reference": REF}]
+    data = tmp_path / "both.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in both), encoding="utf-8")
+    code = main(["grade", "--jsonl", str(data), "--lang", "python", "--metrics", "codebleu",
+                 "-o", str(tmp_path / "out"), "-q"])
+    assert code == 3
+    rows = json.loads((tmp_path / "out" / "grade.json").read_text())["submissions"]
+    for row in rows:
+        assert row["codebleu"] is None
+        assert "both 'reference' and 'references'" in row["errors"][0]
+    assert [r["id"] for r in rows] == ["ab", "ba"]
+
+
+def test_a_field_named_like_a_renamed_one_keeps_its_own_column(tmp_path):
+    """``errors`` is written as ``input_errors``: a row that also has an ``input_errors`` field
+    keeps both values, each under one column name whatever other fields its row has."""
+    rows = [{"id": "both", "candidate": CANDIDATES[0], "reference": REF, "errors": 7, "input_errors": 5},
+            {"id": "one", "candidate": CANDIDATES[0], "reference": REF, "errors": 8},
+            {"id": "other", "candidate": CANDIDATES[0], "reference": REF, "input_errors": 6, "input_task": 1}]
+    data = tmp_path / "clash.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["grade", "--jsonl", str(data), "--lang", "python", "--metrics", "codebleu", "-o", str(out),
+                 "-q"]) == 0
+    got = json.loads((out / "grade.json").read_text())["submissions"]
+    assert [r.get("input_errors") for r in got] == [7, 8, None]
+    assert [r.get("input_input_errors") for r in got] == [5, None, 6]
+    assert got[2]["input_task"] == 1

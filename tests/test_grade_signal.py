@@ -69,3 +69,33 @@ def test_sigint_stops_cleanly_and_the_rerun_resumes(tmp_path):
     assert rerun.returncode == 0, rerun.stderr
     settings = json.loads(out.read_text())["settings"]
     assert settings["from_cache"] >= len(done) and settings["from_cache"] + settings["scored_now"] == ITEMS
+
+
+def test_sigint_without_a_cache_does_not_promise_the_scored_items_are_kept(tmp_path):
+    """With ``--no-cache`` nothing scored outlives the run: the interrupted rows and the last line
+    must not say that scored items are kept (a rerun scores everything again)."""
+    source = tmp_path / "runs.jsonl"
+    write_rows(source)
+    out = tmp_path / "r.json"
+    cmd = [sys.executable, "-m", "refscore", "grade", "--jsonl", str(source), "--metrics", "codebleu",
+           "--json", str(out), "--batch-size", "8", "--progress", "lines", "--no-cache"]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:  # a progress line every 2 s: the first with items done
+            if line.startswith("grade: ") and not line.startswith("grade: 0/"):
+                break
+        assert proc.poll() is None, "finished before it could be interrupted"
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, stderr
+    assert "kept" not in stderr.replace("nothing was kept", "") and "scores everything again" in stderr
+    subs = json.loads(out.read_text())["submissions"]
+    waiting = [s for s in subs if s["codebleu"] is None]
+    assert waiting and all("interrupted" in s["errors"][0] and "kept" not in s["errors"][0].replace(
+        "nothing was kept", "") for s in waiting)

@@ -107,3 +107,6 @@ def test_ctrl_c_while_the_reports_are_written_still_writes_them(tmp_path: Path) 
     assert data["settings"]["interrupted"] is True
     assert all(s["codebleu"] is not None for s in data["submissions"])  # every block was scored
     assert all(row["codebleu"] for row in rows)
+    # nothing is left to do: no "rerun to finish", and the page does not count unscored rows
+    assert "rerun the same command" not in stderr and "every submission is scored" in stderr, stderr
+    assert "The run was interrupted" not in (tmp_path / "out" / "grade.html").read_text()

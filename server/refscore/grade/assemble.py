@@ -185,8 +185,7 @@ class _Writers:
                 for row in rows]
         lines = [json.dumps(row, ensure_ascii=False, allow_nan=False, default=str) for row in rows]
         if "csv" in self.handles:
-            text = csv_text(rows, self.columns)
-            self.handles["csv"].write(text if self.first else text.split("\r\n", 1)[1])
+            self.handles["csv"].write(csv_text(rows, self.columns, header=self.first))
         if "json" in self.handles:
             self.handles["json"].write(("" if self.first else ",\n") + ",\n".join(lines))
         if "jsonl" in self.handles:

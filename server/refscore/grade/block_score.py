@@ -25,10 +25,10 @@ from ..scoring.pipeline import CorpusStatistics, cpu_stage as pipeline_cpu_stage
 from ..scoring.report import ScoreReport
 from ..scoring.scorer import LocalScorer, Scorer
 from .blocks import item_from_json
-from .checks import parse_error, submission_warnings
+from .checks import EMPTY_REFERENCE, parse_error, submission_warnings
 from .items import GradeItem
 from .plan import BlockWork
-from .rows import GradeResult, result_row
+from .rows import NO_REFSCORE, GradeResult, result_row
 from .settings import request_for
 
 
@@ -106,8 +106,10 @@ def annotate(staged: Sequence[Staged], work: BlockWork, scorer: Scorer) -> None:
             continue
         s.missing = missing_reason(request_for(item, settings), s.report)
         s.warnings = submission_warnings(item.candidate, item.language)
+        if not any(r.strip() for r in item.references):
+            s.warnings.append(EMPTY_REFERENCE)
         if s.missing:  # every report says why the column is empty (CSV/JSON warnings, HTML notes)
-            s.warnings.append(f"no RefScore: {s.missing}")
+            s.warnings.append(f"{NO_REFSCORE}{s.missing}")
         s.parse_error = parse_error(item.candidate, item.language, item.references)
         if settings.per_function:
             s.functions = _functions(s, work, scorer)

@@ -10,6 +10,10 @@ from ..analysis.cache import sized_cache
 from ..bidi import bidi_warning
 
 
+#: The warning of a row whose every reference is empty (its scores are 0 for want of a reference).
+EMPTY_REFERENCE = "the reference is empty: there is nothing to compare with, so it scores 0"
+
+
 def syntax_warning(text: str, language: str) -> str | None:
     """``syntax error near line N`` when the parser had to recover, else None."""
     line = syntax_error_line(text, language)

@@ -99,6 +99,15 @@ def _fmt(value: Any) -> str:
     return f"{value:.3f}" if isinstance(value, float) and math.isfinite(value) else "&ndash;"
 
 
+def _interrupted(stats: RowStats, settings: dict[str, Any]) -> str:
+    """The headline of an interrupted run: how many submissions it did not get to."""
+    if not settings.get("interrupted") or not stats.unfinished:  # not, or only while writing the reports
+        return ""
+    return (f'<p class="warn">The run was interrupted: {stats.unfinished:,} of {stats.rows:,} submissions not '
+            "scored (marked in their notes; counted with the errors above); rerun the same command to "
+            "finish.</p>")
+
+
 def build_html(stats: RowStats, settings: dict[str, Any], title: str = "RefScore grade report",
                files: Sequence[str] = (), details: Sequence[tuple[GradeResult, dict[str, Any]]] | None = None) -> str:
     """The whole report as one HTML string; ``details``: every (result, row) of a small run."""
@@ -111,7 +120,7 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = "RefScore
            f"{summary['with_errors']:,} with errors &middot; metrics: "
            f"{safe_text(', '.join(settings.get('metrics', [])))} &middot; engine: "
            f"{safe_text(str(settings.get('engine', 'local')))} &middot; refscore "
-           f"{safe_text(str(settings.get('refscore_version', '')))}</p></header><main>"]
+           f"{safe_text(str(settings.get('refscore_version', '')))}</p>{_interrupted(stats, settings)}</header><main>"]
     if files:
         shown = "; this page has every submission" if details is not None else \
             "; this page shows statistics and the extremes only"

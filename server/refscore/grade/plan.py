@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -138,6 +138,37 @@ class Sources:
         return len(self.items) + sum(count_lines(p) for p in self.jsonl)
 
 
+class EmptyReferences:
+    """The run's empty references, for pass one's notes: a reference file by its name, JSONL
+    rows (whose references are only numbered) by their lines, the first few of them."""
+
+    SHOWN = 5
+
+    def __init__(self) -> None:
+        self.files: set[str] = set()
+        self.rows: list[str] = []
+
+    def add(self, item: GradeItem) -> None:
+        """Note each empty reference of ``item``."""
+        for index, (name, text) in enumerate(zip(item.reference_names, item.references)):
+            if text.strip():
+                continue
+            if name == f"reference {index + 1}" and item.source:
+                self.rows.append(f"{item.source} ({name})" if len(item.references) > 1 else item.source)
+            else:
+                self.files.add(empty_reference(name, text) or name)
+
+    def notes(self) -> list[str]:
+        """One line per empty reference file, one for the JSONL rows."""
+        notes = [f"{line}, so what is graded against it scores 0" for line in sorted(self.files)]
+        if self.rows:
+            shown = ", ".join(self.rows[:self.SHOWN]) + (f" and {len(self.rows) - self.SHOWN} more"
+                                                         if len(self.rows) > self.SHOWN else "")
+            notes.append(f"{len(self.rows)} empty reference(s): {shown}: there is nothing to compare with, "
+                         "so a row graded against only an empty reference scores 0")
+        return notes
+
+
 def part_key(spec: BlockSpec, tag: str) -> str:
     """The key of a block's parts: its content key and the run's ``tag``."""
     return hashlib.sha256(f"{spec.key}\n{tag}".encode("utf-8")).hexdigest()
@@ -147,23 +178,19 @@ def plan_run(sources: Sources, work: BlockWork, store: PartStore, spool_dir: Pat
     """Pass one (see the module docstring); ``work.corpus`` is filled here when CrystalBLEU is asked for."""
     corpus = RunCorpus() if "crystalbleu" in work.settings.metrics else None
     specs: list[BlockSpec] = []
-    empty: set[str] = set()
+    empty = EmptyReferences()
     for spec, items in sources.scan(spool_dir):
         specs.append(spec)
         for _, item in items:
             if corpus is not None:
                 corpus.add(item)
-            for name, text in zip(item.reference_names, item.references):
-                note = empty_reference(name, text)
-                if note:
-                    empty.add(note)
+            empty.add(item)
     if corpus is not None:
-        work = BlockWork(work.settings, work.language, work.detail, corpus.finish(), work.device_kind)
+        work = replace(work, corpus=corpus.finish())  # every other field (--fields too) kept
     tag = work.tag()
     blocks = []
     for spec in specs:
         key = part_key(spec, tag)
         done = store.done_offsets(spec.index, key, spec.items)
         blocks.append(PlannedBlock(spec, key, None if done is None else frozenset(done)))
-    notes = [f"{line}, so what is graded against it scores 0" for line in sorted(empty)]
-    return Plan(blocks, work, [*notes, *store.notes])  # damaged parts found (scored again)
+    return Plan(blocks, work, [*empty.notes(), *store.notes])  # damaged parts found (scored again)

@@ -96,6 +96,9 @@ def line_item(line: bytes, where: str, default_language: str | None, fields: Fie
         if isinstance(raw_id, int) and not isinstance(raw_id, bool):
             item.input_id = raw_id
     item.problem = _short_text(known["problem"]) if known.get("problem") not in (None, "") else None
+    if "reference" in data and "references" in data and "reference" not in dict(fields):
+        item.error = f"{where}: both 'reference' and 'references' (one field by two names): give one"
+        return with_readable_names(item)
     item.error = _fill(item, known, data, where, default_language, fields)
     return with_readable_names(item)
 
@@ -159,6 +162,12 @@ def _fill(item: GradeItem, known: dict[str, Any], data: dict[str, Any], where: s
 
 
 def extra_columns(names: Sequence[str], columns: Sequence[str]) -> dict[str, str]:
-    """Each passed-through field -> its report column (prefixed where a column has its name)."""
+    """Each passed-through field -> its report column: prefixed where a column has its name, and
+    so is a name the prefix would give another field (``input_errors`` beside ``errors``), so
+    that two fields never share a column and a name always gets the same one."""
     taken = set(columns)
-    return {name: f"{EXTRA_PREFIX}{name}" if name in taken else name for name in names}
+
+    def renamed(name: str) -> bool:
+        return name in taken or (name.startswith(EXTRA_PREFIX) and renamed(name[len(EXTRA_PREFIX):]))
+
+    return {name: f"{EXTRA_PREFIX}{name}" if renamed(name) else name for name in names}

@@ -12,7 +12,13 @@ from ..vocabulary import SCORE_LABELS, SCORE_NAMES
 from .items import GradeItem
 from .records import extra_columns
 
-INTERRUPTED = "not scored: the run was interrupted (rerun to finish; scored items are kept)"
+#: How a row's warning says why it lacks the combined number (``block_score.annotate`` writes it).
+NO_REFSCORE = "no RefScore: "
+#: The note of a row an interrupted run did not get to (``INTERRUPTED_PREFIX`` starts both kinds).
+INTERRUPTED_PREFIX = "not scored: the run was interrupted"
+INTERRUPTED = f"{INTERRUPTED_PREFIX} (rerun to finish; scored items are kept)"
+#: The same when nothing scored outlives the run (``--no-cache``, a report on a stream only).
+INTERRUPTED_NOT_KEPT = f"{INTERRUPTED_PREFIX} (nothing was kept without a cache: a rerun scores everything again)"
 
 #: Numeric columns, in report order; each gets a histogram in the HTML report.
 #: Scores computed only when --metrics names them (chrF, TSED, CrystalBLEU).
@@ -81,14 +87,19 @@ def _finite(value: Any) -> bool:
 
 def threshold_value(row: dict[str, Any], column: str, fallback: str | None = None) -> tuple[str, float | None]:
     """(column read, value) of ``row`` for a threshold on ``column``: the combined RefScore number
-    where a scored row has it, else (the row has no error, the number does not apply to it: a
-    context, another model) ``fallback``'s value."""
+    where a scored row has it, else (its warnings say why it lacks the number: a context, another
+    model) ``fallback``'s value; another metric's error (CrystalBLEU's small corpus) changes nothing."""
     value = row.get(column)
     if _finite(value):
         return column, float(value)
-    if fallback and column == "refscore" and not row.get("errors") and _finite(row.get(fallback)):
+    if fallback and column == "refscore" and _lacks_refscore(row) and _finite(row.get(fallback)):
         return fallback, float(row[fallback])
     return column, None
+
+
+def _lacks_refscore(row: dict[str, Any]) -> bool:
+    """Whether a scored row says why the combined number is missing (``no RefScore: ...``)."""
+    return any(str(w).startswith(NO_REFSCORE) for w in row.get("warnings") or ())
 
 
 def below_threshold(row: dict[str, Any], column: str, threshold: float, fallback: str | None = None,

@@ -32,7 +32,7 @@ from .local_engine import EngineRun
 from .parts import PartStore
 from .plan import BlockWork, Plan, PlannedBlock, Sources, plan_run
 from .progress import Progress
-from .rows import INTERRUPTED
+from .rows import INTERRUPTED, INTERRUPTED_NOT_KEPT
 from .targets import STDOUT, OutputClashError, OutputFileError, check_outputs, regular_targets, write_target
 from .terminal import echo_row, note, print_summary, print_threshold
 
@@ -47,6 +47,7 @@ class Outcome:
     from_before: int
     interrupted: bool
     classroom: Any = None  # ``classroom.outputs.ClassroomResult`` when the job asks for classroom outputs
+    kept: bool = True  # whether the scored parts outlive the run (not with --no-cache or a stream only)
 
     @property
     def stats(self) -> Any:
@@ -118,8 +119,13 @@ def run_job(job: GradeJob, check_languages: Callable[[Iterable[str]], None] | No
                       outcome.classroom.written if outcome.classroom else (), job.classroom.feedback if job.classroom else None)
     if outcome.interrupted:
         done = outcome.scored_now + outcome.from_before
-        print(f"refscore: interrupted: {done} of {outcome.stats.rows} scored; rerun the same command to finish",
-              file=sys.stderr)
+        if not outcome.stats.unfinished:  # Ctrl-C while the reports were written: they are whole
+            print("refscore: interrupted while writing the reports: every submission is scored and the reports "
+                  "were written whole", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        rerun = "rerun the same command to finish" if outcome.kept else \
+            "nothing was kept without a cache: a rerun scores everything again"
+        print(f"refscore: interrupted: {done} of {outcome.stats.rows} scored; {rerun}", file=sys.stderr)
         return EXIT_INTERRUPTED
     if outcome.stats.rows and not outcome.assembled.scored_pairs:
         print(f"refscore: no submission could be scored: all {outcome.stats.rows} rows are errors "
@@ -195,7 +201,7 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
         similar = _similarity(job, items.items, outputs, info, say)
 
         def write_reports() -> Assembled:
-            fill = _placeholders(sources) if run.interrupted else None
+            fill = _placeholders(sources, INTERRUPTED_NOT_KEPT if temporary else INTERRUPTED) if run.interrupted else None
             try:
                 return assemble(plan.blocks, store, outputs, info, job.title, job.rank_by, job.threshold,
                                 echo_row if echo else None, fill, plan.work.detail, similar,
@@ -226,7 +232,7 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
     finally:
         if temporary:
             shutil.rmtree(work, ignore_errors=True)
-    return Outcome(done, outputs, run.scored, plan.from_before, run.interrupted, written)
+    return Outcome(done, outputs, run.scored, plan.from_before, run.interrupted, written, not temporary)
 
 
 def _similarity(job: GradeJob, items: list[GradeItem], outputs: dict[str, Path], info: dict[str, Any],
@@ -304,9 +310,9 @@ def _score(job: GradeJob, plan: Plan, sources: Sources, store: PartStore, work: 
                 note(line)
 
 
-def _placeholders(sources: Sources) -> Callable[[PlannedBlock, set[int]], dict[int, dict[str, Any]]]:
-    """``assemble``'s fill for an interrupted run: a row saying so for each item no part holds
-    (the inputs are read again, in order, once per assembly pass)."""
+def _placeholders(sources: Sources, why: str) -> Callable[[PlannedBlock, set[int]], dict[int, dict[str, Any]]]:
+    """``assemble``'s fill for an interrupted run: a row saying so (``why``) for each item no part
+    holds (the inputs are read again, in order, once per assembly pass)."""
     state: dict[str, Any] = {"scan": None, "last": -1}
 
     def fill(block: PlannedBlock, held: set[int]) -> dict[int, dict[str, Any]]:
@@ -320,7 +326,7 @@ def _placeholders(sources: Sources) -> Callable[[PlannedBlock, set[int]], dict[i
                     if offset not in held:
                         staged = Staged(offset, item)
                         _, row, detail, _ = staged.entry(True)
-                        row["errors"] = [*row["errors"], INTERRUPTED] if item.scorable else row["errors"]
+                        row["errors"] = [*row["errors"], why] if item.scorable else row["errors"]
                         out[offset] = {"row": row, "detail": detail}
                 return out
         return {}

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from .rows import SCORE_COLUMNS
+from .rows import INTERRUPTED_PREFIX, SCORE_COLUMNS
 
 #: Columns a lowest/highest table shows besides the scores.
 BRIEF_KEYS = ("id", "problem", "language", "source", "errors")
@@ -63,6 +63,7 @@ class RowStats:
         #: problem -> its own statistics (``per_problem``; None beyond MAX_PROBLEMS problems)
         self.problems: dict[str, RowStats] | None = {} if per_problem else None
         self.with_errors = 0
+        self.unfinished = 0  # rows an interrupted run did not get to (``rows.INTERRUPTED_PREFIX``)
         self.columns: dict[str, ColumnStats] = {}
         self.rank_by = rank_by
         self.keep = keep
@@ -81,6 +82,7 @@ class RowStats:
                 self.problems.setdefault(name, RowStats(keep=0)).add(row)
         if row.get("errors"):
             self.with_errors += 1
+            self.unfinished += any(str(e).startswith(INTERRUPTED_PREFIX) for e in row["errors"])
         columns = self.columns
         for column in SCORE_COLUMNS:
             value = row.get(column)

@@ -43,14 +43,17 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def csv_text(rows: Sequence[dict[str, Any]], columns: Sequence[str] = COLUMNS) -> str:
-    """One header line, then one line per submission (lists joined with ``; ``)."""
+def csv_text(rows: Sequence[dict[str, Any]], columns: Sequence[str] = COLUMNS, header: bool = True) -> str:
+    """One header line (a passed-through field's name is a cell too: neutralised; left out with
+    ``header=False``, for the blocks after the first), then one line per submission (lists
+    joined with ``; ``)."""
     import io
 
     buffer = io.StringIO()
     # CRLF rows (RFC 4180): the writer then also quotes a cell holding a lone CR, which "\n" rows leave bare
     writer = csv.DictWriter(buffer, fieldnames=list(columns), lineterminator="\r\n")
-    writer.writeheader()
+    if header:
+        writer.writerow({c: neutralise(c) for c in columns})
     for row in rows:
         writer.writerow({k: _cell(row.get(k)) for k in columns})
     return buffer.getvalue()

@@ -133,9 +133,11 @@ def missing_line(lacking: int, pairs: int, reason: str) -> str:
 
 def missing_reason(request: ScoreRequest, report: ScoreReport) -> str | None:
     """Why this scored pair lacks the combined number that applies to it (None when it has it, or
-    when it does not apply: another version, an error, a metric not asked for)."""
+    when it does not apply: another version, CodeBLEU or CodeBERTScore not computed (their error
+    says why), a metric not asked for). Another metric's error (CrystalBLEU in a small run) is
+    no reason: the number is made of these two."""
     model = headline_model()
-    if model is None or report.refscore is not None or report.errors \
+    if model is None or report.refscore is not None or report.codebleu is None or report.codebertscore is None \
             or not {"codebleu", "codebertscore"} <= set(request.metrics):
         return None
     return blocker(request) or components(request, report, model)[1] or "see the log"
