@@ -147,3 +147,19 @@ async def test_a_reference_mapping_to_a_non_path_is_one_setting_message(tmp_path
             version = s.insert(doc, 0, 0, "#\n")
             summary = await s.wait_summary(doc, version=version)
             assert summary.data["referenceSource"] == "convention"
+
+
+async def test_the_default_a_bad_value_falls_back_to_is_written_as_json(tmp_path: Path) -> None:
+    """Settings are JSON (settings.json, a Lua table): the message names the default used as
+    JSON, ``null`` or ``["codebleu", "codebertscore"]``, not as Python (``using None``, which
+    reads as "no layer", or ``using ('codebleu', 'codebertscore')``)."""
+    cand = workspace(tmp_path)
+    bad = {"layer": -1, "metrics": ["nope"], "codebleu": {"weights": [1, 2]}}
+    async with session(tmp_path, settings=bad) as s:
+        await s.wait_summary(s.open(cand))
+        await s.wait_for(lambda: len([m for m in s.client.messages if m.message.startswith("refscore.")]) >= 3,
+                         what="three messages")
+        shown = {m.message.split(":")[0]: m.message for m in s.client.messages if m.message.startswith("refscore.")}
+        assert shown["refscore.layer"].endswith("; using the default, null"), shown
+        assert shown["refscore.metrics"].endswith('; using the default, ["codebleu", "codebertscore"]'), shown
+        assert shown["refscore.codebleu.weights"].endswith("; using the default, [0.25, 0.25, 0.25, 0.25]"), shown

@@ -9,6 +9,7 @@ settings schema (``settings_schema``), as the command line and the daemon check 
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping
@@ -139,5 +140,6 @@ def parse_settings(section: Any, base: Settings | None = None) -> tuple[Settings
         try:
             changes[name] = _convert(name, value, defaults[name])
         except (TypeError, ValueError) as error:
-            problems.append(f"refscore.{dotted}: {error} (not {shown(value)}); using {defaults[name]!r}")
+            problems.append(f"refscore.{dotted}: {error} (not {shown(value)}); using the default, "
+                            f"{json.dumps(defaults[name])}")
     return replace(base, **changes), problems
