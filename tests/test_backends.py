@@ -83,7 +83,7 @@ def test_editor_setting_names_the_backend_of_its_requests():
     assert request_for(settings, "x = 1", ["x = 2"], "python", None, ("codebertscore",)).backend == "onnx-int8"
     settings, problems = parse_settings({"backend": "tpu"})
     assert settings.backend is None
-    assert problems == ["refscore.backend: must be one of auto, torch, onnx, onnx-int8 (not 'tpu'); using None"]
+    assert problems == ["refscore.backend: must be one of auto, torch, onnx, onnx-int8 (not 'tpu'); using the default, null"]
 
 
 # -- parity with torch eager -----------------------------------------------------------------------

@@ -71,3 +71,32 @@ def test_exit_code_says_whether_shutdown_came_first(tmp_path: Path, shutdown: bo
                           env={**os.environ, "REFSCORE_RUNTIME_DIR": str(tmp_path / "run")})
     assert done.returncode == code, done.stderr.decode(errors="replace")[-2000:]
     assert b"Traceback" not in done.stderr
+
+
+@pytest.mark.asyncio
+async def test_an_editor_that_leaves_before_the_reply_gets_one_log_line(tmp_path: Path) -> None:
+    """An editor quitting sends ``shutdown`` (or has a hover in flight) and closes its end of the
+    server's stdout without waiting for the answer (Neovim's ``:qa`` does). Writing that answer
+    then fails with EPIPE: the log gets one line saying the client left, not four unhandled-error
+    lines (``Error sending data. BrokenPipeError``, ``exception calling callback for <Future ...>``),
+    and the server still ends on ``exit``."""
+    from lsprotocol import types
+
+    from tests.lsp.harness import server_command
+
+    log = tmp_path / "serve.log"
+    cand = samples.write_pair(tmp_path, "task")
+    async with session(tmp_path, command=[*server_command(), "--log-file", str(log)]) as s:
+        doc = s.open(cand)
+        await s.wait_summary(doc)
+        process = s.client._server
+        process._transport.get_pipe_transport(1).close()  # the editor stops reading
+        s.client.protocol.send_request(types.TEXT_DOCUMENT_HOVER, types.HoverParams(
+            types.TextDocumentIdentifier(uri=doc), types.Position(0, 1)))
+        s.client.protocol.send_request(types.SHUTDOWN, None)
+        await asyncio.sleep(1.0)
+        s.client.protocol.notify(types.EXIT, None)
+        await asyncio.wait_for(process.wait(), 20)
+    lines = [line for line in log.read_text(encoding="utf-8").splitlines() if "Broken pipe" in line
+             or "BrokenPipe" in line or "callback" in line or "closed the connection" in line]
+    assert len(lines) == 1 and "the client closed the connection" in lines[0], lines

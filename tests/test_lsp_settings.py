@@ -124,3 +124,42 @@ async def test_turning_inlay_hints_off_asks_the_client_to_drop_them(tmp_path: Pa
             text_document=types.TextDocumentIdentifier(uri=doc),
             range=types.Range(types.Position(0, 0), types.Position(30, 0)))), 30)
         assert not hints
+
+
+async def test_a_reference_mapping_to_a_non_path_is_one_setting_message(tmp_path: Path) -> None:
+    """``refscore.references`` whose glob maps to a number (or a list holding one) is a bad
+    setting like any other: one message naming ``refscore.references`` and the glob, the
+    document still scored by the conventions; before, every scoring failed with "RefScore could
+    not score s.py: TypeError: 'int' object is not iterable" and the old summary stayed."""
+    cand = workspace(tmp_path)
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        await s.wait_summary(doc)
+        for bad in ({"*.py": 5}, {"*.py": ["key.py", 3]}, {"*.py": {"path": "key.py"}}):
+            before = len(s.client.messages)
+            s.client.set_configuration({"metrics": ["codebleu"], "references": bad}, section="refscore")
+            s.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+            await s.wait_for(lambda: len(s.client.messages) > before, what=f"a message for {bad}")
+            await asyncio.sleep(0.3)
+            shown = [m.message for m in s.client.messages[before:]]
+            assert len(shown) == 1 and shown[0].startswith("refscore.references:"), shown
+            assert "'*.py'" in shown[0] and "could not score" not in shown[0], shown
+            version = s.insert(doc, 0, 0, "#\n")
+            summary = await s.wait_summary(doc, version=version)
+            assert summary.data["referenceSource"] == "convention"
+
+
+async def test_the_default_a_bad_value_falls_back_to_is_written_as_json(tmp_path: Path) -> None:
+    """Settings are JSON (settings.json, a Lua table): the message names the default used as
+    JSON, ``null`` or ``["codebleu", "codebertscore"]``, not as Python (``using None``, which
+    reads as "no layer", or ``using ('codebleu', 'codebertscore')``)."""
+    cand = workspace(tmp_path)
+    bad = {"layer": -1, "metrics": ["nope"], "codebleu": {"weights": [1, 2]}}
+    async with session(tmp_path, settings=bad) as s:
+        await s.wait_summary(s.open(cand))
+        await s.wait_for(lambda: len([m for m in s.client.messages if m.message.startswith("refscore.")]) >= 3,
+                         what="three messages")
+        shown = {m.message.split(":")[0]: m.message for m in s.client.messages if m.message.startswith("refscore.")}
+        assert shown["refscore.layer"].endswith("; using the default, null"), shown
+        assert shown["refscore.metrics"].endswith('; using the default, ["codebleu", "codebertscore"]'), shown
+        assert shown["refscore.codebleu.weights"].endswith("; using the default, [0.25, 0.25, 0.25, 0.25]"), shown

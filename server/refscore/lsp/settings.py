@@ -9,6 +9,7 @@ settings schema (``settings_schema``), as the command line and the daemon check 
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping
@@ -103,14 +104,25 @@ def _convert(name: str, value: Any, default: Any) -> Any:
             raise ValueError("must be a non-negative number")
         return min(int(number), 10_000)
     if name == "references":
-        if not isinstance(value, Mapping):
-            raise ValueError("references maps candidate globs to reference paths")
-        return dict(value)
+        return _reference_map(value)
     if name == "inlay_hints":
         if not isinstance(value, bool):
             raise ValueError("inlayHints.enabled is true or false")
         return value
     return type(default)(value) if default is not None else value
+
+
+def _reference_map(value: Any) -> dict[str, str | list[str]]:
+    """``refscore.references`` checked: each glob maps to one path or a list of paths (strings)."""
+    if not isinstance(value, Mapping):
+        raise ValueError("references maps candidate globs to reference paths")
+    for glob, target in value.items():
+        if isinstance(target, str):
+            continue
+        if not isinstance(target, (list, tuple)) or not all(isinstance(t, str) for t in target):
+            raise ValueError(f"{str(glob)!r} must map to a reference path or a list of paths, "
+                             f"not {shown(target)}")
+    return {str(glob): target if isinstance(target, str) else list(target) for glob, target in value.items()}
 
 
 def parse_settings(section: Any, base: Settings | None = None) -> tuple[Settings, list[str]]:
@@ -128,5 +140,6 @@ def parse_settings(section: Any, base: Settings | None = None) -> tuple[Settings
         try:
             changes[name] = _convert(name, value, defaults[name])
         except (TypeError, ValueError) as error:
-            problems.append(f"refscore.{dotted}: {error} (not {shown(value)}); using {defaults[name]!r}")
+            problems.append(f"refscore.{dotted}: {error} (not {shown(value)}); using the default, "
+                            f"{json.dumps(defaults[name])}")
     return replace(base, **changes), problems

@@ -31,7 +31,7 @@ def serve_stdio(server: JsonRPCServer, stdin: BinaryIO, stdout: BinaryIO) -> Non
     _quiet_pygls_deserialisation()
     stop = threading.Event()
     server._stop_event = stop  # pygls's shutdown() sets it; the loop below checks it
-    writer = StdoutWriter(stdout)
+    writer = ClientWriter(stdout, stop)
     server.protocol.set_writer(writer)
     try:
         asyncio.run(_serve(server, stdin, writer, stop))
@@ -41,6 +41,28 @@ def serve_stdio(server: JsonRPCServer, stdin: BinaryIO, stdout: BinaryIO) -> Non
         pass
     finally:
         server.shutdown()
+
+
+class ClientWriter(StdoutWriter):
+    """pygls's stdout writer, except that a client gone (its end of stdout closed: EPIPE, as an
+    editor quitting without waiting for the ``shutdown`` reply) is one log line and ends serving;
+    what would be written afterwards is dropped. pygls logs every failed write (twice, once as
+    an exception in a future's callback) and goes on writing."""
+
+    def __init__(self, stdout: BinaryIO, stop: threading.Event) -> None:
+        super().__init__(stdout)
+        self._stop = stop
+        self.gone = False
+
+    def write(self, data: bytes) -> None:
+        if self.gone:
+            return
+        try:
+            super().write(data)
+        except (BrokenPipeError, ConnectionResetError, ValueError):  # ValueError: stdout closed
+            self.gone = True
+            self._stop.set()
+            log.error("the client closed the connection; stopping")
 
 
 async def _serve(server: JsonRPCServer, stdin: BinaryIO, writer: StdoutWriter, stop: threading.Event) -> None:

@@ -44,7 +44,8 @@ from .connection import (
     RemoteError,
     not_responding,
 )
-from .processes import log_tail, pid_alive, process_stopped, reap_in_background, spawn_daemon, startup_log, wait_for_exit
+from .processes import (log_tail, pid_alive, process_stopped, reap_in_background, spawn_daemon, startup_log,
+                        startup_log_size, wait_for_exit)
 
 START_TIMEOUT = 60.0
 #: Seconds to connect to the socket (a full listen backlog, a firewalled port).
@@ -222,6 +223,7 @@ class DaemonClient:
                 return self._connect_and_handshake()  # another client started it meanwhile
             except _NotRunning:
                 pass
+            log_start = startup_log_size()  # what this start writes to daemon.stderr begins here
             process = spawn_daemon(self.daemon_args)
             while True:
                 try:
@@ -235,17 +237,18 @@ class DaemonClient:
                 if code is not None:
                     if code != wire.EXIT_ALREADY_RUNNING:
                         failed = DaemonUnavailable(f"the scoring daemon exited with status {code} at start-up; "
-                                                   f"see {startup_log()}{log_tail()}")
+                                                   f"see {startup_log()}{log_tail(since=log_start)}")
                         if code == EXIT_INPUT:  # a file in the way of its socket: the user's to move
                             failed.exit_code = code
                         raise failed
                     if not paths.lock_is_held(directory / paths.LOCK_NAME):
+                        log_start = startup_log_size()
                         process = spawn_daemon(self.daemon_args)  # the one holding it has exited since
                 self._refuse_stopped_daemon()
                 if time.monotonic() > deadline:
                     reap_in_background(process)
                     raise DaemonUnavailable(f"the scoring daemon did not answer within {self.start_timeout:.0f} s; "
-                                            f"see {startup_log()}{log_tail()}")
+                                            f"see {startup_log()}{log_tail(since=log_start)}")
                 time.sleep(0.03)
 
     def close(self) -> None:

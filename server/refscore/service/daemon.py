@@ -36,6 +36,7 @@ from ..errors import RefScoreError
 from . import paths, wire
 from .engine import Cancelled, Engine, EngineConfig
 from .requests import RpcError, parse_request, valid_id
+from .socket_watch import watch_socket
 
 log = logging.getLogger("refscore.daemon")
 
@@ -138,10 +139,12 @@ class Daemon:
         log.info("refscore daemon %s (pid %d) listening on %s %s; idle timeout %.0f s", self.version,
                  os.getpid(), self.transport, self.address, self.config.idle_timeout)
         idle = asyncio.create_task(self._idle_watch())
+        watch = asyncio.create_task(self._socket_watch())
         try:
             await self._stop.wait()
         finally:
             idle.cancel()
+            watch.cancel()
             server.close()
             self._remove_files()
             goodbye = wire.notification("$/exit", {"reason": self._stop_reason})
@@ -207,6 +210,11 @@ class Daemon:
             log.info("stopping (%s)", reason or "requested")
             if self._stop is not None:
                 self._stop.set()
+
+    async def _socket_watch(self) -> None:
+        """Stop when the Unix socket file is removed or replaced (``socket_watch``)."""
+        if self.transport == "unix" and self._socket_inode is not None:
+            await watch_socket(paths.socket_path(), self._socket_inode, self.request_stop)
 
     async def _idle_watch(self) -> None:
         timeout = self.config.idle_timeout

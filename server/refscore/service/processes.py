@@ -46,11 +46,25 @@ def startup_log() -> Path:
     return paths.log_dir() / "daemon.stderr"
 
 
-def log_tail(lines: int = 3) -> str:
+def startup_log_size() -> int:
+    """How many bytes ``daemon.stderr`` holds now (0 when it does not exist): where the output
+    of a start about to be made begins, for ``log_tail``."""
     try:
-        tail = startup_log().read_text(encoding="utf-8", errors="replace").strip().splitlines()[-lines:]
+        return startup_log().stat().st_size
+    except OSError:
+        return 0
+
+
+def log_tail(lines: int = 3, since: int = 0) -> str:
+    """``": "`` and the last ``lines`` lines of ``daemon.stderr`` from byte ``since`` on (what one
+    start wrote: every start appends to the file), joined with ``" | "``; ``""`` when none."""
+    try:
+        with open(startup_log(), "rb") as file:
+            file.seek(since)
+            data = file.read()
     except OSError:
         return ""
+    tail = data.decode("utf-8", errors="replace").strip().splitlines()[-lines:]
     return (": " + " | ".join(t.strip() for t in tail)) if tail else ""
 
 
