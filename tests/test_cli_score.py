@@ -255,3 +255,21 @@ def test_an_empty_reference_is_in_the_json_warnings(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     warnings = json.loads(result.stdout)["warnings"]
     assert [w for w in warnings if "is empty: there is nothing to compare with" in w] and "is empty" in result.stderr
+
+
+def test_context_file_from_standard_input() -> None:
+    """``--context-file -`` reads the task from standard input like a ``-`` reference or candidate
+    (it said ``-: no such file``); ``-`` is still once in the whole command."""
+    reference, candidate = EXAMPLES / "python/reference.py", EXAMPLES / "python/candidate_close.py"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    base = [sys.executable, "-m", "refscore", "score", str(reference), str(candidate), "--json", "--no-daemon",
+            "--metrics", "codebleu,codebertscore"]
+    piped = subprocess.run([*base, "--context-file", "-"], input=b"add the numbers", capture_output=True,
+                           timeout=240, env=env)
+    assert piped.returncode == 0, piped.stderr
+    given = subprocess.run([*base, "--context", "add the numbers"], capture_output=True, timeout=240, env=env)
+    assert json.loads(piped.stdout)["codebertscore"] == json.loads(given.stdout)["codebertscore"]
+    assert "ctx:yes" in json.loads(piped.stdout)["codebertscore"]["signature"]
+    twice = subprocess.run([*base[:5], "-", "--context-file", "-"], input=b"x", capture_output=True, timeout=120,
+                           env=env)
+    assert twice.returncode == 2 and b"once" in twice.stderr
