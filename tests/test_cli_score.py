@@ -273,3 +273,19 @@ def test_context_file_from_standard_input() -> None:
     twice = subprocess.run([*base[:5], "-", "--context-file", "-"], input=b"x", capture_output=True, timeout=120,
                            env=env)
     assert twice.returncode == 2 and b"once" in twice.stderr
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full on this system")
+def test_a_full_disk_under_the_output_is_one_line_not_an_internal_error() -> None:
+    """``refscore score ... > /dev/full`` said ``internal error: OSError: [Errno 28] No space left
+    on device (please report it ...)``, exit 5: a full disk is no bug to report."""
+    reference, candidate = EXAMPLES / "python/reference.py", EXAMPLES / "python/candidate_close.py"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, "-m", "refscore", "score", str(reference), str(candidate),
+                                 "--metrics", "codebleu", "--explain"], stdout=full, stderr=subprocess.PIPE,
+                                text=True, timeout=120, env=env)
+    assert result.returncode == 3, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "No space left on device" in lines[0], result.stderr
+    assert "internal error" not in lines[0] and "report" not in lines[0] and "Traceback" not in result.stderr

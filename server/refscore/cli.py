@@ -9,13 +9,14 @@ exit code. Exit codes are documented in README.md (0 ok, 1 threshold not met, 2 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import sys
 from types import FrameType
 from typing import Sequence
 
 from . import __version__
-from .errors import EXIT_INTERNAL, EXIT_USAGE, RefScoreError
+from .errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_USAGE, RefScoreError
 from .vocabulary import EXIT_INTERRUPTED
 
 SUBCOMMANDS = ("score", "grade", "serve", "daemon", "eval", "setup")
@@ -165,12 +166,46 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return 0
+    except OSError as error:
+        if error.errno not in _STORAGE_ERRNOS:
+            return _internal_error(error)
+        _discard_stdout()
+        print(f"refscore: cannot write: {error.strerror}" + (f" ({error.filename})" if error.filename else ""),
+              file=sys.stderr)
+        return EXIT_INPUT
     except Exception as error:  # noqa: BLE001 - one clear line, never a traceback
-        print(f"refscore: internal error: {type(error).__name__}: {error} "
-              "(please report it; set REFSCORE_DEBUG=1 for details)", file=sys.stderr)
-        if _debug():
-            raise
-        return EXIT_INTERNAL
+        return _internal_error(error)
+
+
+#: Errors of the disk under an output (full, over quota, too large, failing), not of RefScore.
+_STORAGE_ERRNOS = frozenset(getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", "EIO")
+                            if hasattr(errno, name))
+
+
+def _discard_stdout() -> None:
+    """Drop what standard output still holds, so the interpreter's last flush does not fail again
+    (an 'Exception ignored' message) on the disk that is full."""
+    import os
+
+    try:
+        sys.stdout.flush()
+    except OSError:
+        pass
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _internal_error(error: Exception) -> int:
+    """One line for a failure RefScore did not foresee (a traceback with ``REFSCORE_DEBUG=1``)."""
+    print(f"refscore: internal error: {type(error).__name__}: {error} "
+          "(please report it; set REFSCORE_DEBUG=1 for details)", file=sys.stderr)
+    if _debug():
+        raise error
+    return EXIT_INTERNAL
 
 
 def _debug() -> bool:
