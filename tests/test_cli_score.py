@@ -289,3 +289,17 @@ def test_a_full_disk_under_the_output_is_one_line_not_an_internal_error() -> Non
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "No space left on device" in lines[0], result.stderr
     assert "internal error" not in lines[0] and "report" not in lines[0] and "Traceback" not in result.stderr
+
+
+def test_a_file_name_that_is_not_utf8_is_readable_in_json(tmp_path: Path) -> None:
+    """``--json`` wrote the name ``\\xff.py`` as ``"\\udcff.py"``, a lone surrogate that strict JSON
+    readers refuse (node's ``encodeURIComponent`` throws ``URI malformed``); it is spelled
+    ``\\xff`` as in every grade report."""
+    name = os.fsdecode(b"\xff.py")
+    (tmp_path / name).write_text("def add(x, y):\n    return x + y\n")
+    result = subprocess.run([sys.executable, "-m", "refscore", "score", name, name, "--json", "--metrics", "codebleu"],
+                            capture_output=True, timeout=120, cwd=tmp_path, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert result.returncode == 0, result.stderr
+    assert b"\\udc" not in result.stdout
+    data = json.loads(result.stdout)
+    assert data["candidate"] == data["reference"] == "\\xff.py" and data["codebleu"]["codebleu"] == 1.0

@@ -8,7 +8,7 @@ import sys
 
 from .. import languages
 from ..analysis.positions import LinePositions
-from ..bidi import bidi_warning, printable
+from ..bidi import bidi_warning, printable, readable
 from ..embed.backends import BACKENDS
 from ..metrics.codebertscore_result import BertScore
 from ..engines import open_scorer
@@ -120,8 +120,8 @@ def run(args: argparse.Namespace) -> int:
         found = pipeline.differences(request, report)
         if args.json:
             scores = {k: v for k, v in flat_scores(report).items() if v is not None}
-            data = {"candidate": path, "reference": args.reference, "scores": scores,
-                    **report.to_dict(explain=args.explain), "warnings": warnings}
+            data = {"candidate": readable(path), "reference": readable(args.reference), "scores": scores,
+                    **report.to_dict(explain=args.explain), "warnings": [readable(w) for w in warnings]}
             if report.codebertscore is not None:
                 data["tokens"] = token_records(report.codebertscore, request.candidate, references)
             data["differences"] = difference_records(found)
