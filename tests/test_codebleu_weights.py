@@ -57,6 +57,8 @@ def test_grade_normalises_weights(tmp_path: Path) -> None:
     ("0,0,0,0", "all 0"),
     ("1,1,1", "expected four"),
     ("a,b,c,d", "'a' is not a number"),
+    ("-1,1,1,1", "'-1' is not a non-negative finite number"),  # was argparse's "expected one argument"
+    ("-.5,1,1,1", "'-.5' is not a non-negative finite number"),
 ])
 def test_grade_refuses_unusable_weights(tmp_path: Path, weights: str, needle: str) -> None:
     result = grade(tmp_path, weights, CANDIDATE)

@@ -146,9 +146,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+#: Options whose value is a comma-separated list of numbers, which may start with a minus sign.
+_NUMBER_LIST_OPTIONS = ("--weights",)
+
+
+def _join_negative_lists(argv: Sequence[str]) -> list[str]:
+    """``--weights -1,1,1,1`` as ``--weights=-1,1,1,1``: argparse takes a value that starts with
+    ``-`` and is no plain negative number for an option, and answered "expected one argument"
+    instead of saying what is wrong with the weights."""
+    out: list[str] = []
+    items = list(argv)
+    index = 0
+    while index < len(items):
+        item = items[index]
+        following = items[index + 1] if index + 1 < len(items) else ""
+        if item in _NUMBER_LIST_OPTIONS and "," in following and following[:2] in {f"-{c}" for c in "0123456789."}:
+            out.append(f"{item}={following}")
+            index += 2
+            continue
+        out.append(item)
+        index += 1
+    return out
+
+
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    args, unknown = parser.parse_known_args(argv)
+    args, unknown = parser.parse_known_args(_join_negative_lists(sys.argv[1:] if argv is None else argv))
     if unknown:  # the subcommand's usage, not the top level's, says what it takes
         _parser_for(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
     if not getattr(args, "handler", None):
