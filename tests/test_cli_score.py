@@ -113,6 +113,8 @@ def test_utf16_and_utf32_say_what_they_are(tmp_path: Path, encoding: str, bom: s
     result = refscore("score", str(EXAMPLES / "python/reference.py"), str(wide))
     assert_clean_failure(result, 3, encoding.replace("-le", "LE").replace("-be", "BE").upper())
     assert "binary" not in result.stderr and f"byte order mark {bom}" in result.stderr and "UTF-8" in result.stderr
+    wide.write_bytes(b"\xff\xfe\x00binary\x00")  # binary data that merely starts with a mark
+    assert_clean_failure(refscore("score", str(EXAMPLES / "python/reference.py"), str(wide)), 3, "looks binary")
 
 
 def test_missing_file(tmp_path: Path) -> None:
