@@ -305,3 +305,16 @@ def test_a_file_name_that_is_not_utf8_is_readable_in_json(tmp_path: Path) -> Non
     assert b"\\udc" not in result.stdout
     data = json.loads(result.stdout)
     assert data["candidate"] == data["reference"] == "\\xff.py" and data["codebleu"]["codebleu"] == 1.0
+
+
+def test_per_function_codebleu_follows_the_codebleu_rule(tmp_path: Path) -> None:
+    """Under ``--codebleu-rule compat`` the whole file scored 0.839 but its one function, the same
+    text, 0.785: the per-function scores were always the native rule's."""
+    (tmp_path / "ref.py").write_text("def f():\n    print(1, 2, 3)\n")
+    (tmp_path / "cand.py").write_text("def f():\n    print(1, 2, 4)\n")
+    for rule in ("compat", "native"):
+        result = refscore("score", str(tmp_path / "ref.py"), str(tmp_path / "cand.py"), "--per-function", "--json",
+                          "--codebleu-rule", rule)
+        assert result.returncode == 0, result.stderr
+        data = json.loads(result.stdout)
+        assert data["functions"][0]["codebleu"] == pytest.approx(data["codebleu"]["codebleu"], abs=1e-12), rule
