@@ -287,7 +287,6 @@ def _contexts(context: str | Sequence[str | None] | None, count: int) -> list[st
     return contexts
 
 
-
 def _corpus_weights(weights: Sequence[float], options: Mapping[str, Any]) -> tuple[float, ...]:
     """The corpus CodeBLEU's weights read as the rows read them: normalised to sum to 1 under the
     native rule (``score`` checked them), the package's meaning under ``codebleu_rule="compat"``."""
