@@ -48,3 +48,12 @@ def test_grade_keeps_the_batch_mates_codebertscore(files: Path, capsys) -> None:
     assert rows["a.py"]["errors"] == [] and rows["b.py"]["errors"] == []
     assert rows["huge.py"]["codebertscore_f1"] is None and rows["huge.py"]["codebleu"] is not None
     assert "CodeBERTScore failed" not in capsys.readouterr().err
+
+
+def test_the_note_says_codebertscore_was_skipped_in_words(files: Path, capsys) -> None:
+    """README: a text over the limit 'gets CodeBLEU and a note that CodeBERTScore was skipped'; the
+    note read ``note: codebertscore: InputTooLargeError: text of ...`` (a Python class name)."""
+    assert main(["score", str(files / "ref.py"), str(files / "huge.py"), "--no-daemon", "--no-heat"]) == 0
+    out = capsys.readouterr().out
+    note = next(line for line in out.splitlines() if "over the CodeBERTScore limit" in line)
+    assert "Error" not in note and "CodeBERTScore skipped" in note, note

@@ -113,6 +113,8 @@ def test_utf16_and_utf32_say_what_they_are(tmp_path: Path, encoding: str, bom: s
     result = refscore("score", str(EXAMPLES / "python/reference.py"), str(wide))
     assert_clean_failure(result, 3, encoding.replace("-le", "LE").replace("-be", "BE").upper())
     assert "binary" not in result.stderr and f"byte order mark {bom}" in result.stderr and "UTF-8" in result.stderr
+    wide.write_bytes(b"\xff\xfe\x00binary\x00")  # binary data that merely starts with a mark
+    assert_clean_failure(refscore("score", str(EXAMPLES / "python/reference.py"), str(wide)), 3, "looks binary")
 
 
 def test_missing_file(tmp_path: Path) -> None:
@@ -255,3 +257,64 @@ def test_an_empty_reference_is_in_the_json_warnings(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     warnings = json.loads(result.stdout)["warnings"]
     assert [w for w in warnings if "is empty: there is nothing to compare with" in w] and "is empty" in result.stderr
+
+
+def test_context_file_from_standard_input() -> None:
+    """``--context-file -`` reads the task from standard input like a ``-`` reference or candidate
+    (it said ``-: no such file``); ``-`` is still once in the whole command."""
+    reference, candidate = EXAMPLES / "python/reference.py", EXAMPLES / "python/candidate_close.py"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    base = [sys.executable, "-m", "refscore", "score", str(reference), str(candidate), "--json", "--no-daemon",
+            "--metrics", "codebleu,codebertscore"]
+    piped = subprocess.run([*base, "--context-file", "-"], input=b"add the numbers", capture_output=True,
+                           timeout=240, env=env)
+    assert piped.returncode == 0, piped.stderr
+    given = subprocess.run([*base, "--context", "add the numbers"], capture_output=True, timeout=240, env=env)
+    assert json.loads(piped.stdout)["codebertscore"] == json.loads(given.stdout)["codebertscore"]
+    assert "ctx:yes" in json.loads(piped.stdout)["codebertscore"]["signature"]
+    twice = subprocess.run([*base[:5], "-", "--context-file", "-"], input=b"x", capture_output=True, timeout=120,
+                           env=env)
+    assert twice.returncode == 2 and b"once" in twice.stderr
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full on this system")
+def test_a_full_disk_under_the_output_is_one_line_not_an_internal_error() -> None:
+    """``refscore score ... > /dev/full`` said ``internal error: OSError: [Errno 28] No space left
+    on device (please report it ...)``, exit 5: a full disk is no bug to report."""
+    reference, candidate = EXAMPLES / "python/reference.py", EXAMPLES / "python/candidate_close.py"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, "-m", "refscore", "score", str(reference), str(candidate),
+                                 "--metrics", "codebleu", "--explain"], stdout=full, stderr=subprocess.PIPE,
+                                text=True, timeout=120, env=env)
+    assert result.returncode == 3, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "No space left on device" in lines[0], result.stderr
+    assert "internal error" not in lines[0] and "report" not in lines[0] and "Traceback" not in result.stderr
+
+
+def test_a_file_name_that_is_not_utf8_is_readable_in_json(tmp_path: Path) -> None:
+    """``--json`` wrote the name ``\\xff.py`` as ``"\\udcff.py"``, a lone surrogate that strict JSON
+    readers refuse (node's ``encodeURIComponent`` throws ``URI malformed``); it is spelled
+    ``\\xff`` as in every grade report."""
+    name = os.fsdecode(b"\xff.py")
+    (tmp_path / name).write_text("def add(x, y):\n    return x + y\n")
+    result = subprocess.run([sys.executable, "-m", "refscore", "score", name, name, "--json", "--metrics", "codebleu"],
+                            capture_output=True, timeout=120, cwd=tmp_path, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert result.returncode == 0, result.stderr
+    assert b"\\udc" not in result.stdout
+    data = json.loads(result.stdout)
+    assert data["candidate"] == data["reference"] == "\\xff.py" and data["codebleu"]["codebleu"] == 1.0
+
+
+def test_per_function_codebleu_follows_the_codebleu_rule(tmp_path: Path) -> None:
+    """Under ``--codebleu-rule compat`` the whole file scored 0.839 but its one function, the same
+    text, 0.785: the per-function scores were always the native rule's."""
+    (tmp_path / "ref.py").write_text("def f():\n    print(1, 2, 3)\n")
+    (tmp_path / "cand.py").write_text("def f():\n    print(1, 2, 4)\n")
+    for rule in ("compat", "native"):
+        result = refscore("score", str(tmp_path / "ref.py"), str(tmp_path / "cand.py"), "--per-function", "--json",
+                          "--codebleu-rule", rule)
+        assert result.returncode == 0, result.stderr
+        data = json.loads(result.stdout)
+        assert data["functions"][0]["codebleu"] == pytest.approx(data["codebleu"]["codebleu"], abs=1e-12), rule

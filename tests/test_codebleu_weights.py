@@ -57,6 +57,8 @@ def test_grade_normalises_weights(tmp_path: Path) -> None:
     ("0,0,0,0", "all 0"),
     ("1,1,1", "expected four"),
     ("a,b,c,d", "'a' is not a number"),
+    ("-1,1,1,1", "'-1' is not a non-negative finite number"),  # was argparse's "expected one argument"
+    ("-.5,1,1,1", "'-.5' is not a non-negative finite number"),
 ])
 def test_grade_refuses_unusable_weights(tmp_path: Path, weights: str, needle: str) -> None:
     result = grade(tmp_path, weights, CANDIDATE)
@@ -115,3 +117,12 @@ def test_a_negative_zero_weight_is_zero() -> None:
     ref, cand = REFERENCE.read_text(encoding="utf-8"), CANDIDATE.read_text(encoding="utf-8")
     result = score_codebleu([ref], cand, "python", (1, 1, 1, -0.0))
     assert "-0" not in result.signature and result.signature == score_codebleu([ref], cand, "python", (1, 1, 1, 0)).signature
+
+
+def test_docs_short_copy_claims_hold() -> None:
+    """docs/codebleu.md, Weights: a copy scores 1.0 under the native rule however short and
+    whatever the weights (the section said 0.764 for `x = 1` under both rules), 0.764 under the
+    package's."""
+    for weights in ((0.25, 0.25, 0.25, 0.25), (1, 1, 1, 1), (2, 2, 4, 0)):
+        assert score_codebleu(["x = 1"], "x = 1", "python", weights).score == pytest.approx(1.0)
+    assert calc_codebleu(["x = 1"], ["x = 1"], "python")["codebleu"] == pytest.approx(0.764, abs=5e-4)

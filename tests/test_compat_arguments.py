@@ -113,3 +113,25 @@ def test_a_prediction_without_references_is_one_clear_error() -> None:
 
     with pytest.raises(ScoreInputError, match="prediction 1 has no reference"):
         calc_codebleu([[REFS[0]], []], PREDS, "python")
+
+
+def test_a_candidate_without_references_is_one_clear_error() -> None:
+    """``refs=[["x"], []]`` scored the second candidate 0.0 on every component, silently (the
+    package fails with an IndexError)."""
+    from refscore.compat import score
+    from refscore.errors import ScoreInputError
+
+    with pytest.raises(ScoreInputError, match="candidate 1 has no reference"):
+        score(["x = 1", "y = 2"], [["x = 1"], []], **_kw())
+
+
+@pytest.mark.parametrize("where", ["cands", "refs", "sources"])
+def test_a_lone_surrogate_is_refused_not_scored_0(where: str) -> None:
+    """A lone surrogate is no text: a candidate holding one scored 0.0, silently."""
+    from refscore.compat import score
+    from refscore.errors import ScoreInputError
+
+    args = {"cands": ["x = 1", "y = 2"], "refs": ["x = 1", "y = 2"], "sources": ["one", "two"]}
+    args[where] = [args[where][0], "y = '\udc00'"]
+    with pytest.raises(ScoreInputError, match=r"lone surrogate \(U\+DC00 at character 5\)"):
+        score(args["cands"], args["refs"], sources=args["sources"], **_kw())

@@ -16,14 +16,13 @@ CodeBLEU under the compat rule pools them as ``codebleu.calc_codebleu`` does.
 
 from __future__ import annotations
 
-import re
 import warnings
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 from .api_types import (AGGREGATIONS, BERT_KEYS, CODEBLEU_KEYS, CorpusScore, SampleScore, codebleu_default,
                         mean_of)
-from .errors import ScoreInputError
+from .errors import ScoreInputError, refuse_lone_surrogates
 from .settings_schema import ALL_METRICS, IDF_FROM_REFERENCES, SETTINGS, TEXT_METRICS, SettingError, shown
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -109,7 +108,7 @@ def build_requests(candidates: Sequence[str], references: References, language: 
     for index, text in enumerate(candidates):
         if not isinstance(text, str):
             raise ScoreInputError(f"candidate {index} is {type(text).__name__}, not str")
-        _refuse_surrogates(text, f"candidate {index}")
+        refuse_lone_surrogates(text, f"candidate {index}")
     names = _metrics(metrics)
     given = {"codebleu_rule": codebleu_rule, "weights": weights if isinstance(weights, str) else tuple(weights),
              "model": model, "layer": layer, "device": device, "backend": backend, "idf": idf}
@@ -274,7 +273,7 @@ def _references(refs: str | Sequence[str], index: int = 0) -> tuple[str, ...]:
     if not texts or not all(isinstance(t, str) for t in texts):
         raise ScoreInputError(f"references of candidate {index}: a string or a non-empty list of strings")
     for text in texts:
-        _refuse_surrogates(text, f"a reference of candidate {index}")
+        refuse_lone_surrogates(text, f"a reference of candidate {index}")
     return texts
 
 
@@ -284,20 +283,8 @@ def _contexts(context: str | Sequence[str | None] | None, count: int) -> list[st
         raise ScoreInputError(f"context: one string for all candidates or one (or None) per candidate ({count})")
     for index, text in enumerate(contexts):
         if text is not None:
-            _refuse_surrogates(text, f"the context of candidate {index}")
+            refuse_lone_surrogates(text, f"the context of candidate {index}")
     return contexts
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _refuse_surrogates(text: str, what: str) -> None:
-    """A ``ScoreInputError`` for a text holding a lone surrogate (not text: it cannot be encoded,
-    so no metric could read it), naming the code point and where it is."""
-    match = _SURROGATE.search(text)
-    if match is not None:
-        raise ScoreInputError(f"{what} holds a lone surrogate (U+{ord(match[0]):04X} at character "
-                              f"{match.start()}), which is not text")
 
 
 def _corpus_weights(weights: Sequence[float], options: Mapping[str, Any]) -> tuple[float, ...]:

@@ -77,3 +77,16 @@ def printable(text: str, keep: str = "") -> str:
     """``text`` for a terminal: bidi controls, control characters and DEL replaced by visible
     ``<U+001B>`` markers, except those in ``keep`` (``"\n\t"`` for code shown as code)."""
     return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else f"<U+{ord(m.group()):04X}>", text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def readable(text: str) -> str:
+    """``text`` with each lone surrogate spelled out, so it can be written as UTF-8: a file name
+    byte that is not UTF-8 (``\\xff``, decoded by Python as U+DCFF) becomes ``\\xff``, any other
+    lone surrogate (an escaped ``"\\udc00"`` in JSON) ``\\udc00``."""
+    if not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub(lambda m: (f"\\x{ord(m[0]) - 0xDC00:02x}" if 0xDC80 <= ord(m[0]) <= 0xDCFF
+                                     else f"\\u{ord(m[0]):04x}"), text)

@@ -9,13 +9,14 @@ exit code. Exit codes are documented in README.md (0 ok, 1 threshold not met, 2 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import sys
 from types import FrameType
 from typing import Sequence
 
 from . import __version__
-from .errors import EXIT_INTERNAL, EXIT_USAGE, RefScoreError
+from .errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_USAGE, RefScoreError
 from .vocabulary import EXIT_INTERRUPTED
 
 SUBCOMMANDS = ("score", "grade", "serve", "daemon", "eval", "setup")
@@ -145,9 +146,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+#: Options whose value is a comma-separated list of numbers, which may start with a minus sign.
+_NUMBER_LIST_OPTIONS = ("--weights",)
+
+
+def _join_negative_lists(argv: Sequence[str]) -> list[str]:
+    """``--weights -1,1,1,1`` as ``--weights=-1,1,1,1``: argparse takes a value that starts with
+    ``-`` and is no plain negative number for an option, and answered "expected one argument"
+    instead of saying what is wrong with the weights."""
+    out: list[str] = []
+    items = list(argv)
+    index = 0
+    while index < len(items):
+        item = items[index]
+        following = items[index + 1] if index + 1 < len(items) else ""
+        if item in _NUMBER_LIST_OPTIONS and "," in following and following[:2] in {f"-{c}" for c in "0123456789."}:
+            out.append(f"{item}={following}")
+            index += 2
+            continue
+        out.append(item)
+        index += 1
+    return out
+
+
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    args, unknown = parser.parse_known_args(argv)
+    args, unknown = parser.parse_known_args(_join_negative_lists(sys.argv[1:] if argv is None else argv))
     if unknown:  # the subcommand's usage, not the top level's, says what it takes
         _parser_for(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
     if not getattr(args, "handler", None):
@@ -165,12 +189,46 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return 0
+    except OSError as error:
+        if error.errno not in _STORAGE_ERRNOS:
+            return _internal_error(error)
+        _discard_stdout()
+        print(f"refscore: cannot write: {error.strerror}" + (f" ({error.filename})" if error.filename else ""),
+              file=sys.stderr)
+        return EXIT_INPUT
     except Exception as error:  # noqa: BLE001 - one clear line, never a traceback
-        print(f"refscore: internal error: {type(error).__name__}: {error} "
-              "(please report it; set REFSCORE_DEBUG=1 for details)", file=sys.stderr)
-        if _debug():
-            raise
-        return EXIT_INTERNAL
+        return _internal_error(error)
+
+
+#: Errors of the disk under an output (full, over quota, too large, failing), not of RefScore.
+_STORAGE_ERRNOS = frozenset(getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", "EIO")
+                            if hasattr(errno, name))
+
+
+def _discard_stdout() -> None:
+    """Drop what standard output still holds, so the interpreter's last flush does not fail again
+    (an 'Exception ignored' message) on the disk that is full."""
+    import os
+
+    try:
+        sys.stdout.flush()
+    except OSError:
+        pass
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _internal_error(error: Exception) -> int:
+    """One line for a failure RefScore did not foresee (a traceback with ``REFSCORE_DEBUG=1``)."""
+    print(f"refscore: internal error: {type(error).__name__}: {error} "
+          "(please report it; set REFSCORE_DEBUG=1 for details)", file=sys.stderr)
+    if _debug():
+        raise error
+    return EXIT_INTERNAL
 
 
 def _debug() -> bool:

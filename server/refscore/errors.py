@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 EXIT_OK = 0
 EXIT_BELOW_THRESHOLD = 1
 EXIT_USAGE = 2
@@ -44,3 +46,15 @@ class LanguageError(RefScoreError):
     """The language is unknown or cannot be told from the file name."""
 
     exit_code = EXIT_LANGUAGE
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def refuse_lone_surrogates(text: str, what: str) -> None:
+    """A ``ScoreInputError`` for a text holding a lone surrogate (not text: it cannot be encoded,
+    so no metric could read it), naming ``what``, the code point and where it is."""
+    match = _SURROGATE.search(text)
+    if match is not None:
+        raise ScoreInputError(f"{what} holds a lone surrogate (U+{ord(match[0]):04X} at character "
+                              f"{match.start()}), which is not text")

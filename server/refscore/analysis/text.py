@@ -55,9 +55,14 @@ _WIDE_MARKS = ((b"\xff\xfe\x00\x00", "UTF-32LE"), (b"\x00\x00\xfe\xff", "UTF-32B
 
 
 def _wide_encoding(data: bytes) -> tuple[str, str] | None:
-    """(encoding, mark in hex) when ``data`` starts with a UTF-16 or UTF-32 byte order mark."""
+    """(encoding, mark in hex) when ``data`` starts with a UTF-16 or UTF-32 byte order mark and
+    reads as source text in that encoding (it decodes, mostly to ASCII, as code does); binary data
+    that merely starts with those bytes is not named text."""
     for mark, encoding in _WIDE_MARKS:
         if data.startswith(mark):
+            sample = data[len(mark):len(mark) + 32768].decode(encoding, errors="replace")
+            if sample.count("\ufffd") > 1 or "\x00" in sample or sum(c.isascii() for c in sample) * 2 < len(sample):
+                return None  # (one replacement: a character the sample cut in two)
             return encoding, " ".join(f"{byte:02X}" for byte in mark)
     return None
 

@@ -8,7 +8,7 @@ import sys
 
 from .. import languages
 from ..analysis.positions import LinePositions
-from ..bidi import bidi_warning, printable
+from ..bidi import bidi_warning, printable, readable
 from ..embed.backends import BACKENDS
 from ..metrics.codebertscore_result import BertScore
 from ..engines import open_scorer
@@ -35,7 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--also-reference", action="append", default=[], metavar="FILE",
                         help="another acceptable reference (repeatable; - reads one from standard input)")
     parser.add_argument("--context", help="task description, used as CodeBERTScore context")
-    parser.add_argument("--context-file", metavar="FILE", help="read the task description from FILE")
+    parser.add_argument("--context-file", metavar="FILE",
+                        help="read the task description from FILE (- reads it from standard input)")
     parser.add_argument("--metrics", default=",".join(ALL_METRICS),
                         help=f"comma-separated metrics from {','.join(ALL_METRICS)},chrf,tsed (default: "
                              f"{','.join(ALL_METRICS)}; CodeBERTScore loads a transformer, a few seconds on "
@@ -75,13 +76,14 @@ def run(args: argparse.Namespace) -> int:
     metrics, weights = options.parse_metrics(args.metrics), options.parse_weights(args.weights)
     if args.context is not None and args.context_file:
         raise options.UsageError("--context and --context-file both give the task description; give one")
-    context = read_source(args.context_file) if args.context_file else args.context
+    reference_paths = [args.reference, *args.also_reference]
+    if [*reference_paths, *args.candidates, args.context_file].count(STDIN) > 1:
+        raise options.UsageError("- (standard input) can be given once among the references, candidates "
+                                 "and --context-file")
+    context = _read(args.context_file) if args.context_file else args.context
     if "crystalbleu" in metrics:
         raise options.UsageError("--metrics crystalbleu needs a corpus of submissions: use refscore grade")
     options.check_device(args.device, metrics)
-    reference_paths = [args.reference, *args.also_reference]
-    if [*reference_paths, *args.candidates].count(STDIN) > 1:
-        raise options.UsageError("- (standard input) can be given once among the references and candidates")
     references = tuple(_read(p) for p in reference_paths)
     empty_notes = [note for note in (empty_reference(p, t) for p, t in zip(reference_paths, references)) if note]
     for note in empty_notes:
@@ -118,8 +120,8 @@ def run(args: argparse.Namespace) -> int:
         found = pipeline.differences(request, report)
         if args.json:
             scores = {k: v for k, v in flat_scores(report).items() if v is not None}
-            data = {"candidate": path, "reference": args.reference, "scores": scores,
-                    **report.to_dict(explain=args.explain), "warnings": warnings}
+            data = {"candidate": readable(path), "reference": readable(args.reference), "scores": scores,
+                    **report.to_dict(explain=args.explain), "warnings": [readable(w) for w in warnings]}
             if report.codebertscore is not None:
                 data["tokens"] = token_records(report.codebertscore, request.candidate, references)
             data["differences"] = difference_records(found)

@@ -21,7 +21,7 @@ import os
 import warnings
 from typing import Any, Mapping, Sequence, Union
 
-from ..errors import ScoreInputError
+from ..errors import ScoreInputError, refuse_lone_surrogates
 from ..embed import torch_module
 from ..embed.encoder import LayerRangeError, encoder_for
 from ..embed.registry import ModelSpec, known_layer, local_model_path, paper_model, resolve_model
@@ -153,6 +153,19 @@ def _check_num_layers(num_layers: Any) -> None:
                               "number from 0 (the embeddings) to the model's number of layers")
 
 
+def _check_texts(cands: Sequence[str], groups: Sequence[Sequence[str]], sources: Sequence[str] | None) -> None:
+    """Each candidate has a reference; no text holds a lone surrogate (``ScoreInputError``)."""
+    for index, group in enumerate(groups):
+        if not group:
+            raise ScoreInputError(f"candidate {index} has no reference: give it one or more reference strings")
+    named = [(f"candidate {i}", t) for i, t in enumerate(cands)]
+    named += [(f"a reference of candidate {i}", t) for i, group in enumerate(groups) for t in group]
+    named += [(f"source {i}", t) for i, t in enumerate(sources or ())]
+    for what, text in named:
+        if isinstance(text, str):  # other types fail as in the package
+            refuse_lone_surrogates(text, what)
+
+
 def package_hash(model: str, layer: int, idf: Any, rescaled: bool, custom_baseline: bool) -> str:
     """code-bert-score's ``get_hash``: ``MODEL_LLAYER_idf|_no-idf[-rescaled|-custom-rescaled]``."""
     text = f"{model}_L{layer}{'_idf' if idf else '_no-idf'}"
@@ -175,6 +188,7 @@ def _score(cands: Sequence[str], refs: Sequence[Union[str, Sequence[str]]], lang
     if sources is not None and len(sources) != len(cands):
         raise ScoreInputError("Different number of candidates and sources")
     groups = [[r] if isinstance(r, str) else list(r) for r in refs]
+    _check_texts(cands, groups, sources)
     spec = _spec(lang, model_type, num_layers)
     try:
         encoder = encoder_for(spec, device=device, half=False)

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..bidi import readable
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -57,16 +59,6 @@ class ItemSet:
         self.items.extend(other.items)
         self.notes.extend(other.notes)
         self.classes.extend(other.classes)
-
-
-def readable(text: str) -> str:
-    """``text`` with each lone surrogate spelled out, so it can be written as UTF-8: a file name
-    byte that is not UTF-8 (``\\xff``, decoded by Python as U+DCFF) becomes ``\\xff``, any other
-    lone surrogate (an escaped ``"\\udc00"`` in JSON) ``\\udc00``."""
-    if not _SURROGATE.search(text):
-        return text
-    return _SURROGATE.sub(lambda m: (f"\\x{ord(m[0]) - 0xDC00:02x}" if 0xDC80 <= ord(m[0]) <= 0xDCFF
-                                     else f"\\u{ord(m[0]):04x}"), text)
 
 
 def lone_surrogate(text: str) -> str | None:

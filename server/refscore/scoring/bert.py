@@ -72,4 +72,14 @@ def _alone(scorer: object, pair: object) -> ModelScores:
 def _failed() -> ModelScores:
     error = sys.exc_info()[1]
     log.info("CodeBERTScore failed: %s: %s", type(error).__name__, error)  # the report says it; the daemon logs it
-    return ModelScores(errors=(f"codebertscore: {type(error).__name__}: {error}",))
+    return ModelScores(errors=(model_error(error),))
+
+
+def model_error(error: BaseException | None) -> str:
+    """The report's line for a CodeBERTScore that could not be computed: a text over the limit
+    says in words that it was skipped (and why); any other failure names its exception."""
+    from ..embed.bertscorer import InputTooLargeError
+
+    if isinstance(error, InputTooLargeError):
+        return f"CodeBERTScore skipped: {error}"
+    return f"codebertscore: {type(error).__name__}: {error}"

@@ -49,8 +49,9 @@ def _codebleu(report: ScoreReport) -> float:
 
 
 def pair_functions(text: str, references: Sequence[str], spec: LanguageSpec, score_many: ScoreMany,
-                   weights: tuple[float, float, float, float]) -> list[FunctionPair]:
-    """Pair each top-level candidate function with a reference function and score the pair (CodeBLEU)."""
+                   weights: tuple[float, float, float, float], rule: str = "native") -> list[FunctionPair]:
+    """Pair each top-level candidate function with a reference function and score the pair
+    (CodeBLEU under ``rule``, the request's: the functions score as the whole file does)."""
     ours = top_level_functions(text, spec)
     if not ours or not references:
         return []
@@ -72,7 +73,7 @@ def pair_functions(text: str, references: Sequence[str], spec: LanguageSpec, sco
     free = [(i, f) for i, f in theirs if (i, f.start) not in used]
     if unmatched and free and len(unmatched) * len(free) <= MAX_ALIGNMENT_PAIRS:
         requests = [_request(text[pairs[k].function.start:pairs[k].function.end], references[i][f.start:f.end],
-                             spec, weights) for k in unmatched for i, f in free]
+                             spec, weights, rule) for k in unmatched for i, f in free]
         scores = [_codebleu(r) for r in score_many(requests)]
         ranked = sorted(((scores[a * len(free) + b], a, b) for a in range(len(unmatched)) for b in range(len(free))),
                         reverse=True)
@@ -85,7 +86,7 @@ def pair_functions(text: str, references: Sequence[str], spec: LanguageSpec, sco
             taken_b.add(b)
             pairs[unmatched[a]] = replace(pairs[unmatched[a]], region=_region(*free[b]), matched_by="alignment")
     scored = [k for k, p in enumerate(pairs) if p.region is not None]
-    reports = score_many([_request(*pair_texts(pairs[k], text, references), spec, weights) for k in scored])
+    reports = score_many([_request(*pair_texts(pairs[k], text, references), spec, weights, rule) for k in scored])
     for k, report in zip(scored, reports):
         pairs[k] = replace(pairs[k], codebleu=report.codebleu.score if report.codebleu is not None else None)
     return pairs
@@ -124,6 +125,6 @@ def _region(index: int, function: Function) -> Region:
 
 
 def _request(candidate: str, reference: str, spec: LanguageSpec,
-             weights: tuple[float, float, float, float]) -> ScoreRequest:
+             weights: tuple[float, float, float, float], rule: str = "native") -> ScoreRequest:
     return ScoreRequest(candidate=candidate, references=(reference,), language=spec.name,
-                        metrics=("codebleu",), weights=weights, explain=False)
+                        metrics=("codebleu",), weights=weights, explain=False, codebleu_rule=rule)

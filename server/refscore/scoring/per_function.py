@@ -16,7 +16,8 @@ from .scorer import Scorer
 def codebleu_pairs(request: ScoreRequest, scorer: Scorer) -> list[FunctionPair]:
     """Pair the candidate's top-level functions with the references' and score each pair's CodeBLEU."""
     spec = languages.get(request.language)
-    return pair_functions(request.candidate, request.references, spec, scorer.score_many, request.weights)
+    return pair_functions(request.candidate, request.references, spec, scorer.score_many, request.weights,
+                          request.codebleu_rule)
 
 
 def bert_requests(pairs: Sequence[FunctionPair], request: ScoreRequest) -> list[ScoreRequest]:

@@ -39,6 +39,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Hashable
 
+from ..scoring.bert import model_error
 from ..scoring.parts import NO_CPU, NO_MODEL, CpuScores, ModelDefaults, ModelScores
 from ..scoring.pipeline import cpu_metrics, finish, model_metrics, wants_cpu, wants_model
 from ..scoring.report import ScoreRequest
@@ -254,7 +255,7 @@ class Engine:
         try:
             job.model = model_metrics([job.prepared], self.defaults)[0]
         except Exception as error:  # noqa: BLE001
-            job.model = ModelScores(errors=(f"codebertscore: {type(error).__name__}: {error}",))
+            job.model = ModelScores(errors=(model_error(error),))
         if job.model.codebertscore is None and not job.model.errors:
             job.model = ModelScores(errors=("codebertscore: no result",))
 
