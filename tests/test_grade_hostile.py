@@ -285,3 +285,20 @@ def test_references_in_two_languages_are_one_line_not_read_as_the_first(tmp_path
           "--json", str(out)])
     row = json.loads(out.read_text())["submissions"][0]
     assert row["codebleu"] is None and "Add.java" in row["errors"][0]
+
+
+def test_a_utf16_submission_is_named_as_such_not_binary(tmp_path: Path) -> None:
+    """Notepad's "Unicode" (UTF-16 with a byte order mark) is text: its error row says UTF-16 and
+    how to fix it, not "looks binary (contains NUL bytes)"."""
+    (tmp_path / "ref.py").write_text(REF)
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "win.py").write_bytes(CAND.encode("utf-16"))
+    (folder / "plain.py").write_text(CAND)
+    out = tmp_path / "out.json"
+    assert main(["grade", "-r", str(tmp_path / "ref.py"), str(folder), "--metrics", "codebleu", "--no-cache", "-q",
+                 "--json", str(out)]) == 0
+    rows = {Path(r["id"]).name: r for r in json.loads(out.read_text())["submissions"]}
+    error = rows["win.py"]["errors"][0]
+    assert "UTF-16" in error and "UTF-8" in error and "binary" not in error
+    assert rows["plain.py"]["codebleu"] is not None

@@ -34,6 +34,8 @@ def decode_source(data: bytes, *, name: str = "input") -> str:
     """Decode bytes as UTF-8 (BOM allowed); refuse binary data and other encodings with a clear error."""
     if len(data) > MAX_INPUT_BYTES:
         raise InputError(f"{name}: {len(data)} bytes is over the {MAX_INPUT_BYTES // (1024 * 1024)} MiB limit")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16's byte order marks (Notepad's "Unicode")
+        raise InputError(f"{name}: UTF-16 text; RefScore reads UTF-8 (save the file as UTF-8)")
     if b"\x00" in data[:8192]:
         raise InputError(f"{name}: looks binary (contains NUL bytes); RefScore scores source text")
     try:
