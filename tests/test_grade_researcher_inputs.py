@@ -166,3 +166,23 @@ def test_a_field_named_like_a_renamed_one_keeps_its_own_column(tmp_path):
     assert [r.get("input_errors") for r in got] == [7, 8, None]
     assert [r.get("input_input_errors") for r in got] == [5, None, 6]
     assert got[2]["input_task"] == 1
+
+
+def test_nan_and_infinity_in_a_passed_through_field_are_null_not_an_internal_error(tmp_path):
+    """Python's ``json.dumps`` writes ``NaN`` and ``Infinity`` (JSON has neither), pandas' NaN
+    reaches Parquet: such a field is passed through as null, the row is scored, every report is
+    written (it was 'internal error: ValueError: Out of range float values', exit 5, no report)."""
+    line = ('{"id": "n", "candidate": %s, "reference": %s, "score": NaN, "hi": Infinity, "lo": -Infinity}\n'
+            % (json.dumps(CANDIDATES[0]), json.dumps(REF)))
+    data = tmp_path / "nan.jsonl"
+    data.write_text(line + json.dumps({"id": "ok", "candidate": CANDIDATES[1], "reference": REF, "score": 0.5})
+                    + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    for extra in ([], ["--block-lines", "1"]):
+        code = main(["grade", "--jsonl", str(data), "--lang", "python", "--metrics", "codebleu", "-o", str(out),
+                     "-q", "--no-cache", *PARQUET, *extra])
+        assert code == 0
+        rows = json.loads((out / "grade.json").read_text())["submissions"]
+        assert [r["score"] for r in rows] == [None, 0.5] and rows[0]["hi"] is None and rows[0]["lo"] is None
+        assert rows[0]["codebleu"] is not None and rows[0]["errors"] == []
+        assert (out / "grade.csv").exists() and (out / "grade.html").exists()

@@ -76,7 +76,7 @@ def line_item(line: bytes, where: str, default_language: str | None, fields: Fie
         item.error = f"{where}: line is over the {describe_limit(MAX_INPUT_BYTES)} limit"
         return item
     try:
-        data = json.loads(line.decode("utf-8"))
+        data = json.loads(line.decode("utf-8"), parse_constant=_not_a_number)
     except UnicodeDecodeError:
         item.error = f"{where}: not UTF-8"
         return item
@@ -101,6 +101,12 @@ def line_item(line: bytes, where: str, default_language: str | None, fields: Fie
         return with_readable_names(item)
     item.error = _fill(item, known, data, where, default_language, fields)
     return with_readable_names(item)
+
+
+def _not_a_number(constant: str) -> None:
+    """``NaN``, ``Infinity`` and ``-Infinity`` (Python's ``json`` writes them, JSON has no such
+    number, and no report could hold one) are read as null."""
+    return None
 
 
 def _short_text(value: Any) -> str:
