@@ -186,3 +186,21 @@ def test_nan_and_infinity_in_a_passed_through_field_are_null_not_an_internal_err
         assert [r["score"] for r in rows] == [None, 0.5] and rows[0]["hi"] is None and rows[0]["lo"] is None
         assert rows[0]["codebleu"] is not None and rows[0]["errors"] == []
         assert (out / "grade.csv").exists() and (out / "grade.html").exists()
+
+
+def test_integers_beyond_int64_are_their_json_text_in_parquet(tmp_path):
+    """Parquet's int64 cannot hold 2**64: a field or id with such a number was 'internal error:
+    OverflowError', exit 5, no report; it is the column's JSON text, as mixed values are."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    rows = [{"id": 2 ** 70, "candidate": CANDIDATES[0], "reference": REF, "big": 2 ** 64, "small": 1},
+            {"id": 7, "candidate": CANDIDATES[1], "reference": REF, "big": 3, "small": -(2 ** 63)}]
+    data = tmp_path / "big.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["grade", "--jsonl", str(data), "--lang", "python", "--metrics", "codebleu", "-o", str(out),
+                 "-q", "--no-cache", "--parquet"]) == 0
+    table = pq.read_table(out / "grade.parquet")
+    types = {f.name: str(f.type) for f in table.schema}
+    assert types["big"] == "string" and types["small"] == "int64" and types["id"] == "string"
+    assert table.column("big").to_pylist() == [str(2 ** 64), "3"] and table.column("id").to_pylist()[0] == str(2 ** 70)
+    assert json.loads((out / "grade.json").read_text())["submissions"][0]["big"] == 2 ** 64  # JSON keeps it
