@@ -25,6 +25,9 @@ KNOWN_FIELDS = ("id", "problem", "candidate", "reference", "language", "context"
 REQUIRED = ("candidate", "reference")
 #: Written before a passed-through field whose name a report column has (``input_errors``).
 EXTRA_PREFIX = "input_"
+#: The deepest nesting a line may have: deeper (no real data is) and keeping the row would
+#: recurse past Python's limit (``dataclasses.asdict``, the writers).
+MAX_DEPTH = 100
 #: ``(field, name in the input)`` pairs: ``(("candidate", "hyp"), ("reference", "ref"))``.
 FieldNames = tuple[tuple[str, str], ...]
 
@@ -89,6 +92,9 @@ def line_item(line: bytes, where: str, default_language: str | None, fields: Fie
     if not isinstance(data, dict):
         item.error = f"{where}: expected a JSON object"
         return item
+    if _too_deep(data):
+        item.error = f"{where}: JSON nested too deeply to read (more than {MAX_DEPTH} levels)"
+        return item
     known, item.extra = _named(data, fields)
     raw_id = known.get("id")
     if raw_id not in (None, ""):
@@ -101,6 +107,20 @@ def line_item(line: bytes, where: str, default_language: str | None, fields: Fie
         return with_readable_names(item)
     item.error = _fill(item, known, data, where, default_language, fields)
     return with_readable_names(item)
+
+
+def _too_deep(data: Any) -> bool:
+    """Whether ``data`` nests lists and objects more than ``MAX_DEPTH`` levels (no recursion)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth + 1 > MAX_DEPTH:
+                    return True
+                stack.append((child, depth + 1))
+    return False
 
 
 def _not_a_number(constant: str) -> None:
