@@ -126,3 +126,23 @@ def test_a_field_nested_hundreds_deep_is_an_error_row_not_an_internal_error(tmp_
         assert result.returncode == 0 and "internal error" not in result.stderr, result.stderr
         assert rows[0]["codebleu"] is not None
         assert rows[1]["codebleu"] is None and "nested too deeply" in rows[1]["errors"][0]
+
+
+def test_lone_surrogates_in_passed_through_fields_are_spelled_out(tmp_path: Path) -> None:
+    """A lone surrogate in a field nobody scores (its value, a nested value, its name) stopped every
+    report: 'internal error: UnicodeEncodeError', exit 5. It is spelled ``\\udc00`` as in an id,
+    the row scored, in memory and block by block alike."""
+    rows = ['{"id": "v", "candidate": "x = 1\\n", "reference": "x = 1\\n", "language": "python", "note": "\\udc00"}',
+            '{"id": "k", "candidate": "x = 1\\n", "reference": "x = 1\\n", "language": "python", "\\ud800k": 1}',
+            '{"id": "n", "candidate": "x = 1\\n", "reference": "x = 1\\n", "language": "python",'
+            ' "meta": {"\\udfff": ["\\udc01"]}}']
+    (tmp_path / "runs.jsonl").write_text("\n".join(rows) + "\n")
+    runs = [_grade(tmp_path, *engine) for engine in ((), ("--block-lines", "1"))]
+    for result, got in runs:
+        assert result.returncode == 0 and "internal error" not in result.stderr, result.stderr
+        by_id = {row["id"]: row for row in got}
+        assert all(row["codebleu"] == 1.0 for row in got)
+        assert by_id["v"]["note"] == "\\udc00" and by_id["k"]["\\ud800k"] == 1
+        assert by_id["n"]["meta"] == {"\\udfff": ["\\udc01"]}
+    strip = [[{k: v for k, v in r.items() if k != "cached"} for r in got] for _, got in runs]
+    assert strip[0] == strip[1]
