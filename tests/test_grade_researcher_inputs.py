@@ -204,3 +204,18 @@ def test_integers_beyond_int64_are_their_json_text_in_parquet(tmp_path):
     assert types["big"] == "string" and types["small"] == "int64" and types["id"] == "string"
     assert table.column("big").to_pylist() == [str(2 ** 64), "3"] and table.column("id").to_pylist()[0] == str(2 ** 70)
     assert json.loads((out / "grade.json").read_text())["submissions"][0]["big"] == 2 ** 64  # JSON keeps it
+
+
+@pytest.mark.parametrize("value, says", [(True, "'language' must be a string, not true/false"),
+                                         (["python"], "'language' must be a string, not a list"),
+                                         ({}, "'language' must be a string, not an object"),
+                                         (3, "'language' must be a string, not a number")])
+def test_a_language_that_is_not_text_says_so_not_a_python_repr(tmp_path, value, says):
+    """``"language": true`` was "unknown language 'True'" and ``["python"]`` "unknown language
+    "['python']"" (Python reprs), ``[]`` or ``{}`` "no 'language'" although the row has one."""
+    data = tmp_path / "lang.jsonl"
+    data.write_text(json.dumps({"id": "a", "candidate": CANDIDATES[0], "reference": REF, "language": value}) + "\n")
+    out = tmp_path / "out"
+    main(["grade", "--jsonl", str(data), "--metrics", "codebleu", "-o", str(out), "-q", "--no-cache"])
+    row = json.loads((out / "grade.json").read_text())["submissions"][0]
+    assert row["errors"] == [f"lang.jsonl:1: {says}"]

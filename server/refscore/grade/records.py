@@ -173,7 +173,10 @@ def _fill(item: GradeItem, known: dict[str, Any], data: dict[str, Any], where: s
             return f"{where}: '{key}' holds a lone surrogate ({bad}), which is not text"
     item.candidate, item.references, item.context = candidate, tuple(refs), context or None
     item.reference_names = tuple(f"reference {i + 1}" for i in range(len(refs)))
-    name = known.get("language") or default_language
+    name = known.get("language")
+    if name is not None and not isinstance(name, str):
+        return f"{where}: 'language' must be a string, not {_kind(name)}"
+    name = name or default_language
     if not name:
         return f"{where}: no 'language' (add it to the line or pass --lang)"
     try:
