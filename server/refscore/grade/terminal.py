@@ -70,6 +70,17 @@ def threshold_name(threshold: "Threshold") -> str:
     return name
 
 
+def _why(row: dict[str, Any]) -> str:
+    """``: looks binary ...``: a row's first error, without the source it starts with."""
+    errors = row.get("errors") or []
+    if not errors:
+        return ""
+    first, source = str(errors[0]), str(row.get("source") or "")
+    if source and first.startswith(f"{source}: "):
+        first = first[len(source) + 2:]
+    return f": {first}"
+
+
 def print_threshold(threshold: "Threshold", count: int, first: Sequence[dict[str, Any]],
                     outputs: Mapping[str, Path]) -> bool:
     """Say whether every submission reaches the threshold and parses (``count`` do not; ``first``
@@ -82,7 +93,7 @@ def print_threshold(threshold: "Threshold", count: int, first: Sequence[dict[str
           + ("" if threshold.allow_syntax_errors else " or not parsing") + ":", file=sys.stderr)
     for row in first:
         column, score = threshold_value(row, threshold.metric, threshold.fallback)
-        shown = f"{score:.3f}" if score is not None else "not scored"
+        shown = f"{score:.3f}" if score is not None else f"not scored{_why(row)}"
         if score is not None and column != threshold.metric:
             shown += f" ({LABELS[column]}: no RefScore)"
         if row.get("parse_error") and not threshold.allow_syntax_errors:
