@@ -155,3 +155,13 @@ def test_histogram_bins_and_svg():
     assert svg.startswith("<svg") and "CodeBLEU &lt;x&gt; (n=3, mean 0.417)" in svg
     assert svg.count("<rect") == 10 and "http" not in svg
     assert "(n=0)" in histogram_svg("empty", [])
+
+
+def test_terminal_lines_of_scored_and_error_rows_line_up():
+    """Without a report each submission is a line: an error row's ``[...]`` starts in the same
+    column as a scored row's scores (it was two spaces further right)."""
+    from refscore.grade.terminal import row_line
+
+    scored = row_line({"id": "a.py", "codebleu": 0.5, "errors": []}, 6)
+    broken = row_line({"id": "bin.py", "errors": ["bin.py: looks binary"]}, 6)
+    assert scored.index("CodeBLEU") == broken.index("[") == 8

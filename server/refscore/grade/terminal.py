@@ -35,7 +35,8 @@ def row_line(row: dict[str, Any], width: int = 0) -> str:
     scores = "  ".join(f"{LABELS[c]} {row[c]:.3f}" for c in SHOWN if isinstance(row.get(c), float))
     notes = "; ".join(row["errors"])
     shown = printable(str(row["id"]))
-    return f"{shown:<{width}}  " + printable(scores + (f"  [{notes}]" if notes else ""))
+    tail = "  ".join(part for part in (scores, f"[{notes}]" if notes else "") if part)
+    return f"{shown:<{width}}  " + printable(tail)
 
 
 def echo_row(row: dict[str, Any], width: int) -> None:
