@@ -134,8 +134,8 @@ def test_lone_surrogates_in_passed_through_fields_are_spelled_out(tmp_path: Path
     the row scored, in memory and block by block alike."""
     rows = ['{"id": "v", "candidate": "x = 1\\n", "reference": "x = 1\\n", "language": "python", "note": "\\udc00"}',
             '{"id": "k", "candidate": "x = 1\\n", "reference": "x = 1\\n", "language": "python", "\\ud800k": 1}',
-            '{"id": "n", "candidate": "x = 1\\n", "reference": "x = 1\\n", "language": "python",'
-            ' "meta": {"\\udfff": ["\\udc01"]}}']
+            ('{"id": "n", "candidate": "x = 1\\n", "reference": "x = 1\\n", "language": "python",'
+             ' "meta": {"\\udfff": ["\\udc01"]}}')]
     (tmp_path / "runs.jsonl").write_text("\n".join(rows) + "\n")
     runs = [_grade(tmp_path, *engine) for engine in ((), ("--block-lines", "1"))]
     for result, got in runs:

@@ -172,8 +172,8 @@ def test_nan_and_infinity_in_a_passed_through_field_are_null_not_an_internal_err
     """Python's ``json.dumps`` writes ``NaN`` and ``Infinity`` (JSON has neither), pandas' NaN
     reaches Parquet: such a field is passed through as null, the row is scored, every report is
     written (it was 'internal error: ValueError: Out of range float values', exit 5, no report)."""
-    line = ('{"id": "n", "candidate": %s, "reference": %s, "score": NaN, "hi": Infinity, "lo": -Infinity}\n'
-            % (json.dumps(CANDIDATES[0]), json.dumps(REF)))
+    line = (f'{{"id": "n", "candidate": {json.dumps(CANDIDATES[0])}, "reference": {json.dumps(REF)}, '
+            '"score": NaN, "hi": Infinity, "lo": -Infinity}\n')
     data = tmp_path / "nan.jsonl"
     data.write_text(line + json.dumps({"id": "ok", "candidate": CANDIDATES[1], "reference": REF, "score": 0.5})
                     + "\n", encoding="utf-8")

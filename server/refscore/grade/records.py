@@ -126,7 +126,6 @@ def _too_deep(data: Any) -> bool:
 def _not_a_number(constant: str) -> None:
     """``NaN``, ``Infinity`` and ``-Infinity`` (Python's ``json`` writes them, JSON has no such
     number, and no report could hold one) are read as null."""
-    return None
 
 
 def _short_text(value: Any) -> str:
