@@ -219,3 +219,15 @@ def test_a_language_that_is_not_text_says_so_not_a_python_repr(tmp_path, value, 
     main(["grade", "--jsonl", str(data), "--metrics", "codebleu", "-o", str(out), "-q", "--no-cache"])
     row = json.loads((out / "grade.json").read_text())["submissions"][0]
     assert row["errors"] == [f"lang.jsonl:1: {says}"]
+
+
+def test_one_jsonl_file_named_twice_is_graded_once(tmp_path):
+    """As a submission file named by two arguments is graded once, so is a ``--jsonl`` file named
+    twice (directly or through another path): its rows were all graded twice, as ``#2`` ids."""
+    data = _humaneval_like(tmp_path / "he.jsonl")
+    out = tmp_path / "out"
+    code = main(["grade", "--jsonl", str(data), "--jsonl", str(tmp_path / "." / "he.jsonl"), "--fields",
+                 "candidate=hyp,reference=ref", "--metrics", "codebleu", "-o", str(out), "-q", "--no-cache"])
+    assert code == 0
+    rows = json.loads((out / "grade.json").read_text())["submissions"]
+    assert [r["id"] for r in rows] == [10, 11, 12]
