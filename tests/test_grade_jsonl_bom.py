@@ -60,3 +60,14 @@ def test_a_utf16_file_is_one_line_saying_so(tmp_path: Path, capsys, encoding: st
                  "--no-cache", "--json", str(tmp_path / "out.json")])
     err = capsys.readouterr().err
     assert code == 3 and "UTF-16" in err and "UTF-8" in err and "Expecting value" not in err, err
+
+
+def test_a_line_cut_short_says_where_its_json_ends(tmp_path: Path) -> None:
+    """A truncated last line (a download or a writer cut short) was 'not valid JSON (Unterminated
+    string starting at)': the message stopped before saying where. It names the character."""
+    (tmp_path / "runs.jsonl").write_bytes(_lines() + b'{"id": "cut", "candidate": "def f(')
+    out = tmp_path / "out.json"
+    assert main(["grade", "--jsonl", str(tmp_path / "runs.jsonl"), "--metrics", "codebleu", "-q", "--no-cache",
+                 "--json", str(out)]) == 0
+    last = json.loads(out.read_text(encoding="utf-8"))["submissions"][-1]
+    assert last["errors"] == ["runs.jsonl:4: not valid JSON (Unterminated string starting at character 28)"]

@@ -84,7 +84,8 @@ def line_item(line: bytes, where: str, default_language: str | None, fields: Fie
         item.error = f"{where}: not UTF-8"
         return item
     except json.JSONDecodeError as error:
-        item.error = f"{where}: not valid JSON ({error.msg})"
+        at = "" if error.msg.endswith(" at") else " at"  # "Unterminated string starting at"
+        item.error = f"{where}: not valid JSON ({error.msg}{at} character {error.pos + 1})"
         return item
     except RecursionError:  # json's C decoder recurses once per level of nesting
         item.error = f"{where}: JSON nested too deeply to read"
