@@ -111,3 +111,38 @@ def test_a_folder_name_that_is_not_utf8_is_one_submission_per_folder(tmp_path: P
     rows = json.loads((tmp_path / "out" / "grade.json").read_text(encoding="utf-8"))["submissions"]
     assert [row["id"] for row in rows] == ["class/\\xe9l\\xe8ve"] and rows[0]["codebleu"] is not None
     assert "\\xe9l\\xe8ve" in (tmp_path / "out" / "grade.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("depth", [500, 900])
+def test_a_field_nested_hundreds_deep_is_an_error_row_not_an_internal_error(tmp_path: Path, depth: int) -> None:
+    """JSON's reader takes ~990 levels, but storing the row recursed 3 frames a level: a passed-
+    through field 500 deep was 'internal error: RecursionError', exit 5, no reports. A row nested
+    deeper than any real data is an error row saying so; the other rows are scored."""
+    deep = '{"id": "deep", "candidate": "x = 1\\n", "reference": "x = 1\\n", "language": "python", "extra": ' \
+        + "[" * depth + "]" * depth + "}"
+    (tmp_path / "runs.jsonl").write_text("\n".join([_row(id="good"), deep]) + "\n")
+    for engine in ((), ("--block-lines", "1")):
+        result, rows = _grade(tmp_path, *engine)
+        assert result.returncode == 0 and "internal error" not in result.stderr, result.stderr
+        assert rows[0]["codebleu"] is not None
+        assert rows[1]["codebleu"] is None and "nested too deeply" in rows[1]["errors"][0]
+
+
+def test_lone_surrogates_in_passed_through_fields_are_spelled_out(tmp_path: Path) -> None:
+    """A lone surrogate in a field nobody scores (its value, a nested value, its name) stopped every
+    report: 'internal error: UnicodeEncodeError', exit 5. It is spelled ``\\udc00`` as in an id,
+    the row scored, in memory and block by block alike."""
+    rows = ['{"id": "v", "candidate": "x = 1\\n", "reference": "x = 1\\n", "language": "python", "note": "\\udc00"}',
+            '{"id": "k", "candidate": "x = 1\\n", "reference": "x = 1\\n", "language": "python", "\\ud800k": 1}',
+            ('{"id": "n", "candidate": "x = 1\\n", "reference": "x = 1\\n", "language": "python",'
+             ' "meta": {"\\udfff": ["\\udc01"]}}')]
+    (tmp_path / "runs.jsonl").write_text("\n".join(rows) + "\n")
+    runs = [_grade(tmp_path, *engine) for engine in ((), ("--block-lines", "1"))]
+    for result, got in runs:
+        assert result.returncode == 0 and "internal error" not in result.stderr, result.stderr
+        by_id = {row["id"]: row for row in got}
+        assert all(row["codebleu"] == 1.0 for row in got)
+        assert by_id["v"]["note"] == "\\udc00" and by_id["k"]["\\ud800k"] == 1
+        assert by_id["n"]["meta"] == {"\\udfff": ["\\udc01"]}
+    strip = [[{k: v for k, v in r.items() if k != "cached"} for r in got] for _, got in runs]
+    assert strip[0] == strip[1]

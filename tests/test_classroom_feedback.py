@@ -136,3 +136,12 @@ def test_token_heat_with_codebertscore_names_no_reference_token(tmp_path):
     assert "coloured by how closely each part matches the reference" in page
     text = html.unescape(re.sub(r"<[^>]+>", "", page))  # token spans split identifiers
     assert not [name for name in _reference_names() if re.search(rf"\b{name}\b", text)]
+
+
+def test_a_feedback_page_name_keeps_accented_letters_as_their_base_letter():
+    """``Émile Zola`` was ``mile_Zola.html`` (the É dropped): accents are taken off, not the letter."""
+    from refscore.grade.classroom.outputs import safe_name
+
+    assert safe_name("Émile Zola_1004") == "Emile_Zola_1004"
+    assert safe_name("Zoë Ångström-Ødegård") == "Zoe_Angstrom-Odegard"
+    assert safe_name("../../etc/passwd") == "etc_passwd" and safe_name("李雷") == "student"

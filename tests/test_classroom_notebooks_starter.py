@@ -184,3 +184,24 @@ def test_a_starter_is_taken_per_language(tmp_path: Path, capsys) -> None:
     assert main(["grade", "-r", str(tmp_path / "ref.py"), str(tmp_path / "a.py"), "--starter",
                  str(tmp_path / "nope.py"), "--metrics", "codebleu", "--no-cache", "-q"]) == 3
     assert "no such starter file or folder" in capsys.readouterr().err
+
+
+def test_a_notebook_without_cell_ids_prints_no_python_warning(tmp_path: Path) -> None:
+    """nbformat 4.5 wants cell ids, which many exported notebooks lack: it is read all the same,
+    and nbformat's ``MissingIDFieldWarning`` (a Python warning with a file path and source line)
+    never reaches the teacher's terminal."""
+    import subprocess
+    import sys
+
+    book = json.loads(notebook([("code", GOOD)]))
+    for cell in book["cells"]:
+        del cell["id"]
+    (tmp_path / "ref.py").write_text(REF)
+    (tmp_path / "sub.ipynb").write_text(json.dumps(book))
+    run = subprocess.run([sys.executable, "-m", "refscore", "grade", "-r", str(tmp_path / "ref.py"),
+                          str(tmp_path / "sub.ipynb"), "--metrics", "codebleu", "--no-cache", "--progress", "none",
+                          "--json", str(tmp_path / "out.json")], capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 0, run.stderr
+    assert "Warning" not in run.stderr and "nbformat" not in run.stderr, run.stderr
+    row = json.loads((tmp_path / "out.json").read_text())["submissions"][0]
+    assert row["codebleu"] is not None and row["errors"] == []

@@ -147,3 +147,24 @@ def test_changing_the_rubric_regrades_from_the_cache_without_scoring(tmp_path, m
     assert (tmp_path / "adjust.csv").read_text().endswith("=9,by hand\n")  # never rewritten
     s02 = float(second["s02_loop"]["running_max"])
     assert 0 < s02 < 4 and first["s02_loop"]["running_max"] in ("0", "5")
+
+
+def test_a_one_problem_class_graded_with_r_has_no_empty_problem_names(tmp_path):
+    """``-r ref.py class/ --rubric``: the one problem has no name; the grade books must not show an
+    empty column name, notes starting ": ", or a note about problem ''."""
+    (tmp_path / "ref.py").write_text("def add(a, b):\n    return a + b\n")
+    for student in ("ada", "alan"):
+        (tmp_path / "class" / student).mkdir(parents=True)
+        (tmp_path / "class" / student / "add.py").write_text("def add(x, y):\n    return x + y\n")
+    (tmp_path / "class" / "grace").mkdir()
+    (tmp_path / "class" / "grace" / "notes.txt").write_text("hello")
+    rubric = _rubric(tmp_path, 'points = 10\nbands = { ">= 0.3" = 10 }\n')
+    out = tmp_path / "out"
+    code = main(["grade", "-r", str(tmp_path / "ref.py"), str(tmp_path / "class"), "--layout", "plain",
+                 "--metrics", "codebleu", "--rubric", str(rubric), "-o", str(out), "-q", "--no-cache"])
+    assert code == 0
+    points = list(csv.reader(io.StringIO((out / "points.csv").read_text(encoding="utf-8"))))
+    assert "" not in points[0]
+    assert all(not row[-1].startswith(":") for row in points[1:])
+    feedback = [row[-1] for row in csv.reader(io.StringIO((out / "moodle.csv").read_text(encoding="utf-8")))][1:]
+    assert feedback and all(not cell.startswith(":") for cell in feedback)

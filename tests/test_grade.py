@@ -211,7 +211,10 @@ def test_fail_under_exit_codes(tmp_path, capsys):
     assert "below CodeBLEU" in err and "s09_accumulate.py" in err
     # a submission that could not be scored fails the threshold too
     broken = ["grade", "-r", ref, *good, str(gen.root / "python" / "binary.py"), *base[3 + len(good):]]
+    capsys.readouterr()
     assert main([*broken, "--fail-under", "0"]) == 1
+    # the verdict says why it was not scored, so CI's log is enough to act on
+    assert "binary.py: not scored: looks binary" in capsys.readouterr().err
     # the threshold may use one component instead
     assert main([*base, "--fail-under", "0.99", "--fail-metric", "syntax_match"]) == 1
 

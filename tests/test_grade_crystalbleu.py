@@ -92,3 +92,19 @@ def test_a_crystalbleu_error_neither_hides_why_refscore_is_missing_nor_fails_the
     assert row["codebertscore_f3"] is not None and any("at least 20 texts" in e for e in row["errors"])
     assert any(w.startswith("no RefScore:") and "context" in w for w in row["warnings"])
     assert "no combined RefScore number" in err
+
+
+def test_a_rerun_marks_rows_with_a_crystalbleu_error_as_cached(tmp_path):
+    """A rerun takes every row of a small run from the parts ("3 from earlier runs", settings'
+    from_cache 3), so their ``cached`` cells say so, although each carries CrystalBLEU's error."""
+    ref = tmp_path / "ref.py"
+    ref.write_text(REFERENCE)
+    subs = _submissions(tmp_path, 3)
+    out = tmp_path / "out"
+    args = ["grade", "-r", str(ref), *map(str, subs), "-o", str(out), "--metrics", "codebleu,crystalbleu",
+            "--no-daemon", "--quiet"]
+    main(args)
+    main(args)
+    data = json.loads((out / "grade.json").read_text())
+    assert data["settings"]["from_cache"] == 3 and data["settings"]["scored_now"] == 0
+    assert [r["cached"] for r in data["submissions"]] == [True, True, True]

@@ -265,3 +265,40 @@ def test_an_empty_reference_is_said_once_not_silently_zero(tmp_path: Path, capsy
     assert all(row["codebleu"] == 0 for row in rows.values())
     assert main(["score", str(tmp_path / "ref.py"), str(tmp_path / "a.py"), "--metrics", "codebleu", "--no-daemon"]) == 0
     assert "warning: the reference" in capsys.readouterr().err
+
+
+def test_references_in_two_languages_are_one_line_not_read_as_the_first(tmp_path: Path, capsys) -> None:
+    """``-r add.py -r Add.java``: the Java reference was parsed as Python without a word (a
+    submission in Java is refused as the wrong language); it is one line naming it, exit 3, and
+    in a mapping the problem's error, each of its submissions an error row."""
+    (tmp_path / "add.py").write_text(REF)
+    (tmp_path / "Add.java").write_text("class Add { int add(int a, int b) { return a + b; } }\n")
+    (tmp_path / "sub.py").write_text(CAND)
+    code = main(["grade", "-r", str(tmp_path / "add.py"), "-r", str(tmp_path / "Add.java"), str(tmp_path / "sub.py"),
+                 "--metrics", "codebleu", "--no-cache", "-q"])
+    err = capsys.readouterr().err
+    assert code == 3 and "Add.java" in err and "java" in err and "python" in err, err
+    (tmp_path / "m.toml").write_text('[[problem]]\nname = "add"\nreference = ["add.py", "Add.java"]\n'
+                                     'submissions = ["sub.py"]\n')
+    out = tmp_path / "out.json"
+    main(["grade", "--mapping", str(tmp_path / "m.toml"), "--metrics", "codebleu", "--no-cache", "-q",
+          "--json", str(out)])
+    row = json.loads(out.read_text())["submissions"][0]
+    assert row["codebleu"] is None and "Add.java" in row["errors"][0]
+
+
+def test_a_utf16_submission_is_named_as_such_not_binary(tmp_path: Path) -> None:
+    """Notepad's "Unicode" (UTF-16 with a byte order mark) is text: its error row says UTF-16 and
+    how to fix it, not "looks binary (contains NUL bytes)"."""
+    (tmp_path / "ref.py").write_text(REF)
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "win.py").write_bytes(CAND.encode("utf-16"))
+    (folder / "plain.py").write_text(CAND)
+    out = tmp_path / "out.json"
+    assert main(["grade", "-r", str(tmp_path / "ref.py"), str(folder), "--metrics", "codebleu", "--no-cache", "-q",
+                 "--json", str(out)]) == 0
+    rows = {Path(r["id"]).name: r for r in json.loads(out.read_text())["submissions"]}
+    error = rows["win.py"]["errors"][0]
+    assert "UTF-16" in error and "UTF-8" in error and "binary" not in error
+    assert rows["plain.py"]["codebleu"] is not None

@@ -45,3 +45,29 @@ def test_a_byte_order_mark_inside_the_file_is_still_an_error(tmp_path: Path) -> 
                  "--json", str(out)]) == 0
     rows = json.loads(out.read_text(encoding="utf-8"))["submissions"]
     assert [bool(r["errors"]) for r in rows] == [False, True, False]
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+@pytest.mark.parametrize("blocks", [(), ("--block-lines", "2")], ids=["in-memory", "block-wise"])
+def test_a_utf16_file_is_one_line_saying_so(tmp_path: Path, capsys, encoding: str, blocks: tuple[str, ...]) -> None:
+    """Windows PowerShell 5's ``>`` writes UTF-16 with a byte order mark: every line was an error
+    row, the first 'not UTF-8' and the rest 'not valid JSON (Expecting value)'; it is one line
+    naming the encoding (exit 3)."""
+    text = _lines().decode("utf-8")
+    data = text.encode("utf-16") if encoding == "utf-16" else b"\xfe\xff" + text.encode("utf-16-be")
+    (tmp_path / "runs.jsonl").write_bytes(data)
+    code = main(["grade", "--jsonl", str(tmp_path / "runs.jsonl"), *blocks, "--metrics", "codebleu", "-q",
+                 "--no-cache", "--json", str(tmp_path / "out.json")])
+    err = capsys.readouterr().err
+    assert code == 3 and "UTF-16" in err and "UTF-8" in err and "Expecting value" not in err, err
+
+
+def test_a_line_cut_short_says_where_its_json_ends(tmp_path: Path) -> None:
+    """A truncated last line (a download or a writer cut short) was 'not valid JSON (Unterminated
+    string starting at)': the message stopped before saying where. It names the character."""
+    (tmp_path / "runs.jsonl").write_bytes(_lines() + b'{"id": "cut", "candidate": "def f(')
+    out = tmp_path / "out.json"
+    assert main(["grade", "--jsonl", str(tmp_path / "runs.jsonl"), "--metrics", "codebleu", "-q", "--no-cache",
+                 "--json", str(out)]) == 0
+    last = json.loads(out.read_text(encoding="utf-8"))["submissions"][-1]
+    assert last["errors"] == ["runs.jsonl:4: not valid JSON (Unterminated string starting at character 28)"]

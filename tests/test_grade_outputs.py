@@ -75,6 +75,7 @@ def test_report_through_a_link_keeps_the_link(tmp_path: Path) -> None:
     (("-r", "ref.py", "subs", "--json", "r.json", "--cache", "r.json"), "the JSON report is written there too"),
     (("--jsonl", "runs.jsonl", "--json", "runs.jsonl"), "--json runs.jsonl: is an input"),
     (("--jsonl", "runs.jsonl", "--block-lines", "1", "--csv", "runs.csv"), "the row file runs.jsonl: is an input"),
+    (("-r", "ref.py", "subs", "-o", "-"), "-o -: -o names a folder"),  # it made a folder named "-"
 ])
 def test_reports_that_would_overwrite_inputs_or_each_other_are_refused(tmp_path: Path, args: tuple[str, ...],
                                                                        says: str) -> None:

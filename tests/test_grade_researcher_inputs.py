@@ -166,3 +166,68 @@ def test_a_field_named_like_a_renamed_one_keeps_its_own_column(tmp_path):
     assert [r.get("input_errors") for r in got] == [7, 8, None]
     assert [r.get("input_input_errors") for r in got] == [5, None, 6]
     assert got[2]["input_task"] == 1
+
+
+def test_nan_and_infinity_in_a_passed_through_field_are_null_not_an_internal_error(tmp_path):
+    """Python's ``json.dumps`` writes ``NaN`` and ``Infinity`` (JSON has neither), pandas' NaN
+    reaches Parquet: such a field is passed through as null, the row is scored, every report is
+    written (it was 'internal error: ValueError: Out of range float values', exit 5, no report)."""
+    line = (f'{{"id": "n", "candidate": {json.dumps(CANDIDATES[0])}, "reference": {json.dumps(REF)}, '
+            '"score": NaN, "hi": Infinity, "lo": -Infinity}\n')
+    data = tmp_path / "nan.jsonl"
+    data.write_text(line + json.dumps({"id": "ok", "candidate": CANDIDATES[1], "reference": REF, "score": 0.5})
+                    + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    for extra in ([], ["--block-lines", "1"]):
+        code = main(["grade", "--jsonl", str(data), "--lang", "python", "--metrics", "codebleu", "-o", str(out),
+                     "-q", "--no-cache", *PARQUET, *extra])
+        assert code == 0
+        rows = json.loads((out / "grade.json").read_text())["submissions"]
+        assert [r["score"] for r in rows] == [None, 0.5] and rows[0]["hi"] is None and rows[0]["lo"] is None
+        assert rows[0]["codebleu"] is not None and rows[0]["errors"] == []
+        assert (out / "grade.csv").exists() and (out / "grade.html").exists()
+
+
+def test_integers_beyond_int64_are_their_json_text_in_parquet(tmp_path):
+    """Parquet's int64 cannot hold 2**64: a field or id with such a number was 'internal error:
+    OverflowError', exit 5, no report; it is the column's JSON text, as mixed values are."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    rows = [{"id": 2 ** 70, "candidate": CANDIDATES[0], "reference": REF, "big": 2 ** 64, "small": 1},
+            {"id": 7, "candidate": CANDIDATES[1], "reference": REF, "big": 3, "small": -(2 ** 63)}]
+    data = tmp_path / "big.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["grade", "--jsonl", str(data), "--lang", "python", "--metrics", "codebleu", "-o", str(out),
+                 "-q", "--no-cache", "--parquet"]) == 0
+    table = pq.read_table(out / "grade.parquet")
+    types = {f.name: str(f.type) for f in table.schema}
+    assert types["big"] == "string" and types["small"] == "int64" and types["id"] == "string"
+    assert table.column("big").to_pylist() == [str(2 ** 64), "3"] and table.column("id").to_pylist()[0] == str(2 ** 70)
+    assert json.loads((out / "grade.json").read_text())["submissions"][0]["big"] == 2 ** 64  # JSON keeps it
+
+
+@pytest.mark.parametrize("value, says", [(True, "'language' must be a string, not true/false"),
+                                         (["python"], "'language' must be a string, not a list"),
+                                         ({}, "'language' must be a string, not an object"),
+                                         (3, "'language' must be a string, not a number")])
+def test_a_language_that_is_not_text_says_so_not_a_python_repr(tmp_path, value, says):
+    """``"language": true`` was "unknown language 'True'" and ``["python"]`` "unknown language
+    "['python']"" (Python reprs), ``[]`` or ``{}`` "no 'language'" although the row has one."""
+    data = tmp_path / "lang.jsonl"
+    data.write_text(json.dumps({"id": "a", "candidate": CANDIDATES[0], "reference": REF, "language": value}) + "\n")
+    out = tmp_path / "out"
+    main(["grade", "--jsonl", str(data), "--metrics", "codebleu", "-o", str(out), "-q", "--no-cache"])
+    row = json.loads((out / "grade.json").read_text())["submissions"][0]
+    assert row["errors"] == [f"lang.jsonl:1: {says}"]
+
+
+def test_one_jsonl_file_named_twice_is_graded_once(tmp_path):
+    """As a submission file named by two arguments is graded once, so is a ``--jsonl`` file named
+    twice (directly or through another path): its rows were all graded twice, as ``#2`` ids."""
+    data = _humaneval_like(tmp_path / "he.jsonl")
+    out = tmp_path / "out"
+    code = main(["grade", "--jsonl", str(data), "--jsonl", str(tmp_path / "." / "he.jsonl"), "--fields",
+                 "candidate=hyp,reference=ref", "--metrics", "codebleu", "-o", str(out), "-q", "--no-cache"])
+    assert code == 0
+    rows = json.loads((out / "grade.json").read_text())["submissions"]
+    assert [r["id"] for r in rows] == [10, 11, 12]

@@ -185,3 +185,13 @@ def test_a_small_run_reads_its_inputs_once(tmp_path):
     unkept = Sources([], [tmp_path / "gone.jsonl"], None, block_lines=1)
     with pytest.raises(Exception):
         list(unkept.scan())  # without ``remember`` every scan reads the files
+
+
+def test_terminal_lines_of_scored_and_error_rows_line_up():
+    """Without a report each submission is a line: an error row's ``[...]`` starts in the same
+    column as a scored row's scores (it was two spaces further right)."""
+    from refscore.grade.terminal import row_line
+
+    scored = row_line({"id": "a.py", "codebleu": 0.5, "errors": []}, 6)
+    broken = row_line({"id": "bin.py", "errors": ["bin.py: looks binary"]}, 6)
+    assert scored.index("CodeBLEU") == broken.index("[") == 8

@@ -167,6 +167,9 @@ def check_applicable(args: argparse.Namespace) -> None:
         raise UsageError("--allow-syntax-errors needs --fail-under X (it changes what passes the threshold)")
     if args.engine == "ray" and (args.submissions or args.mapping or args.reference):
         raise UsageError("--engine ray grades --jsonl inputs (JSONL, JSONL.gz or Parquet) only")
+    if args.out_dir == "-":
+        raise UsageError("-o -: -o names a folder of reports; for standard output name one report: --json - "
+                         "(or --csv -, --html -)")
     if args.block_lines is not None and args.block_lines < 1:
         raise UsageError("--block-lines must be at least 1")
     if args.batch_size < 1:

@@ -112,12 +112,13 @@ def assemble(blocks: Sequence[PlannedBlock], store: PartStore, outputs: dict[str
                 name = namer.name(str(row["id"]))
                 row["id"] = row["id"] if name == str(row["id"]) else name  # an integer id stays one
                 earlier = block.before is None or offset in block.before
-                row["cached"] = bool(earlier and not row["errors"])
+                meta = entry.get("meta") or {}
+                # a scored row from the parts (one metric's error, CrystalBLEU's small corpus, aside)
+                row["cached"] = bool(earlier and meta.get("scored"))
                 result.from_cache += row["cached"]
                 result.stats.add(row)
                 if echo is not None:
                     echo(row, min(ID_WIDTH, width))
-                meta = entry.get("meta") or {}
                 result.scored_pairs += bool(meta.get("scored"))
                 if row["errors"] and not result.first_error:
                     result.first_error = str(row["errors"][0])

@@ -9,7 +9,6 @@ from .. import languages
 from ..analysis.cache import sized_cache
 from ..bidi import bidi_warning
 
-
 #: The warning of a row whose every reference is empty (its scores are 0 for want of a reference).
 EMPTY_REFERENCE = "the reference is empty: there is nothing to compare with, so it scores 0"
 

@@ -5,7 +5,8 @@
 * Every field a JSONL/Parquet row had besides the known ones (``passed``, ``task_id``...) follows
   the report's own columns, in the order the rows first show them, with its JSON type: JSON keeps
   values as they were; Parquet types a column by its values (all integers: int64, numbers:
-  float64, true/false: bool, strings: string; mixed or nested values: their JSON text).
+  float64, true/false: bool, strings: string; mixed or nested values, and integers beyond int64:
+  their JSON text).
 * ``id`` keeps an integer input id as an integer (Parquet: int64 when every id is one and none
   repeats; else every id is a string).
 """
@@ -28,11 +29,19 @@ def report_columns(metrics: Iterable[str], extra: Sequence[str] = (), similarity
     return (*(c for c in COLUMNS if c not in dropped), *extra)
 
 
+#: The integers Parquet's int64 holds; a larger one is written as its JSON text.
+INT64 = range(-(2 ** 63), 2 ** 63)
+
+
+def _is_int64(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value in INT64
+
+
 def _kind(value: Any) -> str:
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, int):
-        return "int"
+        return "int" if value in INT64 else "json"
     if isinstance(value, float):
         return "float"
     return "str" if isinstance(value, str) else "json"
@@ -49,7 +58,7 @@ class RunColumns:
 
     def add(self, row: dict[str, Any]) -> None:
         """Note one row's extra columns and id."""
-        self.int_ids = self.int_ids and isinstance(row.get("id"), int) and not isinstance(row.get("id"), bool)
+        self.int_ids = self.int_ids and _is_int64(row.get("id"))
         for key, value in row.items():
             if key not in COLUMNS and key not in JSON_ONLY_COLUMNS:
                 kinds = self.kinds.setdefault(key, set())

@@ -55,6 +55,8 @@ def load_problem(reference_paths: Sequence[str | Path], language: str | None = N
             raise InputFileError(f"{name or 'problem'}: no reference given")
         read = [read_code(p) for p in reference_paths]
         spec = _language(language, reference_paths[0])
+        if not language:
+            _same_language(spec, reference_paths)
         cells = tuple(r[1] for r in read) if any(r[1] for r in read) else None
         return Problem(tuple(r[0] for r in read), names, spec.name, bool(language), context, name,
                        reference_cells=cells)
@@ -74,6 +76,16 @@ def _language(explicit: str | None, reference: str | Path) -> languages.Language
     except languages.UnknownLanguageError as error:
         hint = "" if explicit else " (name it with --lang)"
         raise LanguageError(f"{error}{hint}") from None
+
+
+def _same_language(spec: languages.LanguageSpec, reference_paths: Sequence[str | Path]) -> None:
+    """Acceptable references are in one language (the first's): another's is one line (it would
+    be parsed as the first's), as a submission in it is a wrong-language row."""
+    for path in reference_paths[1:]:
+        other = _language_name(Path(path))
+        if other is not None and not spec.takes(other):
+            raise InputFileError(f"{path}: a reference in another language ({other}; the first reference "
+                                 f"is {spec.name}): give references in one language, or name it with --lang")
 
 
 class Submission(NamedTuple):

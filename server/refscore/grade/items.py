@@ -75,4 +75,16 @@ def with_readable_names(item: GradeItem) -> GradeItem:
     item.source = None if item.source is None else readable(item.source)
     item.error = None if item.error is None else readable(item.error)
     item.reference_names = tuple(readable(name) for name in item.reference_names)
+    item.extra = _readable_value(item.extra)
     return item
+
+
+def _readable_value(value: Any) -> Any:
+    """A passed-through JSON value with every text in it (names too) ``readable``."""
+    if isinstance(value, str):
+        return readable(value)
+    if isinstance(value, list):
+        return [_readable_value(v) for v in value]
+    if isinstance(value, dict):
+        return {readable(str(k)): _readable_value(v) for k, v in value.items()}
+    return value

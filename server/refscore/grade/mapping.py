@@ -212,6 +212,8 @@ def _short_id(path: str, base: Path, name: str) -> str:
 
 
 BOM = b"\xef\xbb\xbf"
+#: UTF-16 byte order marks (little and big endian): Windows PowerShell 5 writes ``>`` so.
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
 def load_jsonl(path: str | Path, default_language: str | None = None, fields: FieldNames = ()) -> ItemSet:
@@ -264,4 +266,7 @@ def _capped_lines(stream: IO[bytes], path: Path, limit: float | None = None,
             guard.grown(total)
         if number == 1 and at_start and line.startswith(BOM):
             line = line[len(BOM):]
+        elif number == 1 and at_start and line.startswith(UTF16_BOMS):
+            raise InputFileError(f"{path}: UTF-16 text (as Windows PowerShell 5 writes with >); JSONL is UTF-8: "
+                                 "save it as UTF-8 (Out-File -Encoding utf8, or Set-Content)")
         yield number, line.rstrip(b"\r")

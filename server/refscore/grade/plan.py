@@ -105,7 +105,9 @@ class Sources:
 
     def __init__(self, items: Sequence[GradeItem], jsonl: Sequence[Path], language: str | None,
                  block_lines: int, fields: FieldNames = ()) -> None:
-        self.items, self.jsonl, self.language = list(items), [Path(p).resolve() for p in jsonl], language
+        # a file named twice (``a.jsonl ./a.jsonl``) is read once, as a submission file is
+        files = list(dict.fromkeys(Path(p).resolve() for p in jsonl))
+        self.items, self.jsonl, self.language = list(items), files, language
         self.block_lines, self.fields = block_lines, fields
         #: keep the blocks of the first full scan for the next ones (a run small enough to hold)
         self.remember = False

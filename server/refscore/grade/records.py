@@ -25,6 +25,9 @@ KNOWN_FIELDS = ("id", "problem", "candidate", "reference", "language", "context"
 REQUIRED = ("candidate", "reference")
 #: Written before a passed-through field whose name a report column has (``input_errors``).
 EXTRA_PREFIX = "input_"
+#: The deepest nesting a line may have: deeper (no real data is) and keeping the row would
+#: recurse past Python's limit (``dataclasses.asdict``, the writers).
+MAX_DEPTH = 100
 #: ``(field, name in the input)`` pairs: ``(("candidate", "hyp"), ("reference", "ref"))``.
 FieldNames = tuple[tuple[str, str], ...]
 
@@ -76,18 +79,22 @@ def line_item(line: bytes, where: str, default_language: str | None, fields: Fie
         item.error = f"{where}: line is over the {describe_limit(MAX_INPUT_BYTES)} limit"
         return item
     try:
-        data = json.loads(line.decode("utf-8"))
+        data = json.loads(line.decode("utf-8"), parse_constant=_not_a_number)
     except UnicodeDecodeError:
         item.error = f"{where}: not UTF-8"
         return item
     except json.JSONDecodeError as error:
-        item.error = f"{where}: not valid JSON ({error.msg})"
+        at = "" if error.msg.endswith(" at") else " at"  # "Unterminated string starting at"
+        item.error = f"{where}: not valid JSON ({error.msg}{at} character {error.pos + 1})"
         return item
     except RecursionError:  # json's C decoder recurses once per level of nesting
         item.error = f"{where}: JSON nested too deeply to read"
         return item
     if not isinstance(data, dict):
         item.error = f"{where}: expected a JSON object"
+        return item
+    if _too_deep(data):
+        item.error = f"{where}: JSON nested too deeply to read (more than {MAX_DEPTH} levels)"
         return item
     known, item.extra = _named(data, fields)
     raw_id = known.get("id")
@@ -101,6 +108,25 @@ def line_item(line: bytes, where: str, default_language: str | None, fields: Fie
         return with_readable_names(item)
     item.error = _fill(item, known, data, where, default_language, fields)
     return with_readable_names(item)
+
+
+def _too_deep(data: Any) -> bool:
+    """Whether ``data`` nests lists and objects more than ``MAX_DEPTH`` levels (no recursion)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth + 1 > MAX_DEPTH:
+                    return True
+                stack.append((child, depth + 1))
+    return False
+
+
+def _not_a_number(constant: str) -> None:
+    """``NaN``, ``Infinity`` and ``-Infinity`` (Python's ``json`` writes them, JSON has no such
+    number, and no report could hold one) are read as null."""
 
 
 def _short_text(value: Any) -> str:
@@ -147,7 +173,10 @@ def _fill(item: GradeItem, known: dict[str, Any], data: dict[str, Any], where: s
             return f"{where}: '{key}' holds a lone surrogate ({bad}), which is not text"
     item.candidate, item.references, item.context = candidate, tuple(refs), context or None
     item.reference_names = tuple(f"reference {i + 1}" for i in range(len(refs)))
-    name = known.get("language") or default_language
+    name = known.get("language")
+    if name is not None and not isinstance(name, str):
+        return f"{where}: 'language' must be a string, not {_kind(name)}"
+    name = name or default_language
     if not name:
         return f"{where}: no 'language' (add it to the line or pass --lang)"
     try:

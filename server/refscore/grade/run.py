@@ -201,7 +201,8 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
         similar = _similarity(job, items.items, outputs, info, say)
 
         def write_reports() -> Assembled:
-            fill = _placeholders(sources, INTERRUPTED_NOT_KEPT if temporary else INTERRUPTED) if run.interrupted else None
+            why = INTERRUPTED_NOT_KEPT if temporary else INTERRUPTED
+            fill = _placeholders(sources, why) if run.interrupted else None
             try:
                 return assemble(plan.blocks, store, outputs, info, job.title, job.rank_by, job.threshold,
                                 echo_row if echo else None, fill, plan.work.detail, similar,

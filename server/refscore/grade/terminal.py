@@ -35,7 +35,8 @@ def row_line(row: dict[str, Any], width: int = 0) -> str:
     scores = "  ".join(f"{LABELS[c]} {row[c]:.3f}" for c in SHOWN if isinstance(row.get(c), float))
     notes = "; ".join(row["errors"])
     shown = printable(str(row["id"]))
-    return f"{shown:<{width}}  " + printable(scores + (f"  [{notes}]" if notes else ""))
+    tail = "  ".join(part for part in (scores, f"[{notes}]" if notes else "") if part)
+    return f"{shown:<{width}}  " + printable(tail)
 
 
 def echo_row(row: dict[str, Any], width: int) -> None:
@@ -70,6 +71,17 @@ def threshold_name(threshold: "Threshold") -> str:
     return name
 
 
+def _why(row: dict[str, Any]) -> str:
+    """``: looks binary ...``: a row's first error, without the source it starts with."""
+    errors = row.get("errors") or []
+    if not errors:
+        return ""
+    first, source = str(errors[0]), str(row.get("source") or "")
+    if source and first.startswith(f"{source}: "):
+        first = first[len(source) + 2:]
+    return f": {first}"
+
+
 def print_threshold(threshold: "Threshold", count: int, first: Sequence[dict[str, Any]],
                     outputs: Mapping[str, Path]) -> bool:
     """Say whether every submission reaches the threshold and parses (``count`` do not; ``first``
@@ -82,7 +94,7 @@ def print_threshold(threshold: "Threshold", count: int, first: Sequence[dict[str
           + ("" if threshold.allow_syntax_errors else " or not parsing") + ":", file=sys.stderr)
     for row in first:
         column, score = threshold_value(row, threshold.metric, threshold.fallback)
-        shown = f"{score:.3f}" if score is not None else "not scored"
+        shown = f"{score:.3f}" if score is not None else f"not scored{_why(row)}"
         if score is not None and column != threshold.metric:
             shown += f" ({LABELS[column]}: no RefScore)"
         if row.get("parse_error") and not threshold.allow_syntax_errors:

@@ -21,6 +21,11 @@ from .adjustments import Adjustment
 from .rubric import Rubric
 
 
+def named(problem: str) -> str:
+    """``problem: `` before a problem's line, nothing for the one unnamed problem of a ``-r`` run."""
+    return f"{problem}: " if problem else ""
+
+
 @dataclass
 class ProblemGrade:
     """One student's points on one problem."""
@@ -39,10 +44,10 @@ class ProblemGrade:
     def summary(self) -> str:
         """One line for a grade book's comment column."""
         if self.score is not None and self.metric is not None:
-            text = f"{self.problem}: {self.points:g}/{self.max_points:g} ({LABELS.get(self.metric, self.metric)} " \
-                   f"{self.score:.3f}, {self.rule})"
+            text = f"{named(self.problem)}{self.points:g}/{self.max_points:g} " \
+                   f"({LABELS.get(self.metric, self.metric)} {self.score:.3f}, {self.rule})"
         else:
-            text = f"{self.problem}: {self.points:g}/{self.max_points:g}"
+            text = f"{named(self.problem)}{self.points:g}/{self.max_points:g}"
         extra = [*self.notes, *(f"adjusted {a.shown()}{': ' + a.comment if a.comment else ''}" for a in self.adjustments)]
         return text + (f" [{'; '.join(extra)}]" if extra else "")
 
@@ -159,7 +164,8 @@ def build_gradebook(rows: Sequence[dict[str, Any]], rubric: Rubric,
         scheme = rubric.scheme(problem)
         ran = any(_finite(r.get(scheme.metric)) for r in rows if str(r.get("problem") or "") == problem)
         if not ran and scheme.fallback:  # one note for the problem, not one per student
-            book.notes.append(f"problem {problem!r}: no submission has {LABELS.get(scheme.metric, scheme.metric)}; "
+            which = f"problem {problem!r}: " if problem else ""
+            book.notes.append(f"{which}no submission has {LABELS.get(scheme.metric, scheme.metric)}; "
                               f"points from {LABELS.get(scheme.fallback, scheme.fallback)}")
         for student in book.students:
             mine = [r for r in student.rows if str(r.get("problem") or "") == problem]

@@ -20,9 +20,11 @@ import io
 from typing import Any, Sequence
 
 from ..writers import neutralise
-from .gradebook import Gradebook, StudentGrade
+from .gradebook import Gradebook, StudentGrade, named
 
 CANVAS_HEAD = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+#: points.csv's column for the one unnamed problem of a ``-r`` run.
+UNNAMED_COLUMN = "points"
 MOODLE_HEAD = ("Identifier", "Full name", "Grade", "Maximum Grade", "Feedback comments")
 
 
@@ -73,10 +75,11 @@ def moodle_csv(book: Gradebook) -> str:
 
 def points_csv(book: Gradebook) -> str:
     """One row per student: points per problem, total, maximum, notes."""
-    rows: list[list[Any]] = [["student", "student_id", *book.problems, "total", "max_total", "notes"]]
+    header = [p or UNNAMED_COLUMN for p in book.problems]
+    rows: list[list[Any]] = [["student", "student_id", *header, "total", "max_total", "notes"]]
     for student in book.students:
-        notes = [f"{p.problem}: {n}" for p in student.problems.values() for n in p.notes]
-        notes += [f"{p.problem}: adjusted {a.shown()}" for p in student.problems.values() for a in p.adjustments]
+        notes = [f"{named(p.problem)}{n}" for p in student.problems.values() for n in p.notes]
+        notes += [f"{named(p.problem)}adjusted {a.shown()}" for p in student.problems.values() for a in p.adjustments]
         notes += [f"total adjusted {a.shown()}" for a in student.total_adjustments]
         rows.append([student.name, student.student_id or "", *(student.problems[p].points for p in book.problems),
                      student.total, book.max_total, "; ".join(notes)])

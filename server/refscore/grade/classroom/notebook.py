@@ -36,10 +36,14 @@ def is_notebook(name: str) -> bool:
 
 def notebook_code(text: str, name: str) -> NotebookCode:
     """The code cells of the notebook ``text`` (InputFileError, one line, when it is not one)."""
+    import warnings
+
     import nbformat
 
     try:
-        book = nbformat.reads(text, as_version=4)
+        with warnings.catch_warnings():  # MissingIDFieldWarning and the like: the notebook is read all the same
+            warnings.simplefilter("ignore")
+            book = nbformat.reads(text, as_version=4)
     except Exception as error:  # nbformat raises JSON, validation and version errors of its own
         reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
         raise InputFileError(f"{name}: not a readable Jupyter notebook ({reason})") from None

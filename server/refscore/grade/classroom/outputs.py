@@ -70,9 +70,19 @@ class ClassroomResult:
     passed: bool | None = None  # None: no summary asked for
 
 
+#: Latin letters that Unicode does not decompose into a base letter and an accent.
+_UNDECOMPOSED = str.maketrans({"Ø": "O", "ø": "o", "Æ": "AE", "æ": "ae", "Œ": "OE", "œ": "oe", "ß": "ss",
+                               "Ł": "L", "ł": "l", "Đ": "D", "đ": "d", "Þ": "Th", "þ": "th", "ı": "i"})
+
+
 def safe_name(text: str) -> str:
-    """A file name for a student (letters, digits, ``-_.`` kept; never empty or hidden)."""
-    name = re.sub(r"[^\w.-]+", "_", text, flags=re.ASCII).strip("._") or "student"
+    """A file name for a student (ASCII letters, digits, ``-_.`` kept; never empty or hidden); an
+    accented letter keeps its base letter (``Émile`` is ``Emile``, not ``mile``)."""
+    import unicodedata
+
+    plain = "".join(c for c in unicodedata.normalize("NFKD", text.translate(_UNDECOMPOSED))
+                    if not unicodedata.combining(c))
+    name = re.sub(r"[^\w.-]+", "_", plain, flags=re.ASCII).strip("._") or "student"
     return name[:80]
 
 
