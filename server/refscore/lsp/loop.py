@@ -39,6 +39,10 @@ BERT_MEMO_SIZE = 128
 #: (typing every 50 ms, a reference rewritten on disk every 100 ms) gets a scoring run that later
 #: changes no longer cancel; what changed meanwhile is scored right after it.
 MAX_WAIT_S = 3.0
+#: A document whose text and references hold more characters than this is scored in the large
+#: lane (one worker of its own, as the daemon's large lanes), so it never takes the workers the
+#: small documents' edits need.
+LARGE_CHARS = 100_000
 
 
 def live_updates() -> bool:
@@ -56,6 +60,7 @@ class ScoringLoop:
         self.results: dict[str, Result] = {}
         self.insertions: dict[str, tuple[int, int, int]] = {}  # uri -> (version, start, end)
         self.cpu = ThreadPoolExecutor(max_workers=2, thread_name_prefix="refscore-cpu")
+        self.large = ThreadPoolExecutor(max_workers=1, thread_name_prefix="refscore-large")
         self.daemon = ThreadPoolExecutor(max_workers=1, thread_name_prefix="refscore-daemon")
         self.reader = snapshot.ReferenceReader()
         self.last_schedule: dict[str, float] = {}
@@ -139,17 +144,19 @@ class ScoringLoop:
         for task in self.tasks.values():
             task.cancel()
         self.cpu.shutdown(wait=False, cancel_futures=True)
+        self.large.shutdown(wait=False, cancel_futures=True)
         self.daemon.shutdown(wait=False, cancel_futures=True)
 
-    async def in_cpu(self, uri: str, fn: Callable[..., T], *args: Any) -> T:
+    async def in_cpu(self, uri: str, fn: Callable[..., T], *args: Any, large: bool = False) -> T:
         """``fn(*args)`` in the CPU pool, at most one job per document at a time. A superseded
         run's job still runs in its thread (a thread cannot be cancelled): the next one waits
         for it instead of taking a second worker, which would leave none to other documents. A
-        job not started yet when its run is cancelled is dropped (``wrap_future`` cancels it)."""
+        job not started yet when its run is cancelled is dropped (``wrap_future`` cancels it).
+        ``large``: in the large lane (``LARGE_CHARS``)."""
         busy = self.cpu_jobs.get(uri)
         if busy is not None and not busy.done():
             await asyncio.wait([asyncio.wrap_future(busy)])
-        job = self.cpu.submit(fn, *args)
+        job = (self.large if large else self.cpu).submit(fn, *args)
         self.cpu_jobs[uri] = job
         loop = asyncio.get_running_loop()
         job.add_done_callback(lambda _: _call_soon(loop, self._job_done, uri, job))
@@ -198,7 +205,8 @@ class ScoringLoop:
             insertion = self.insertions.get(uri)  # kept: a rescoring of this version shows it too
             if result.problem is None:
                 await self.in_cpu(uri, self._codebleu_phase, result, settings,
-                                  insertion if insertion and insertion[0] == version else None)
+                                  insertion if insertion and insertion[0] == version else None,
+                                  large=_large(result))
             if self._stale(uri, version):
                 return
             wants_bert = settings.codebertscore_on and result.problem is None and result.report is not None
@@ -329,10 +337,15 @@ class ScoringLoop:
             _rank_differences(updated)
             return updated
 
-        updated = await self.in_cpu(result.uri, finished)
+        updated = await self.in_cpu(result.uri, finished, large=_large(result))
         if self._stale(result.uri, result.version):
             return
         self._store(updated)
+
+
+def _large(result: Result) -> bool:
+    """Whether the result's document is scored in the large lane."""
+    return len(result.text) + sum(len(t) for t in result.reference_texts) > LARGE_CHARS
 
 
 def _call_soon(loop: asyncio.AbstractEventLoop, fn: Callable[..., Any], *args: Any) -> None:
