@@ -49,3 +49,35 @@ async def test_a_stopped_daemon_is_reported_and_the_server_still_exits(tmp_path:
     finally:
         os.kill(pid, signal.SIGCONT)
         stop_daemon(env)
+
+
+async def test_a_daemon_stopped_while_in_use_is_reported_as_unavailable_with_its_reason(tmp_path: Path) -> None:
+    """The daemon is stopped (SIGSTOP) after the editor has used it: the one message is
+    "CodeBERTScore is unavailable: the scoring daemon is not responding (pid N): ...", the
+    words docs/editor.md and docs/daemon.md promise, not "CodeBERTScore failed: the scoring
+    daemon stopped answering (the scoring daemon is not responding (pid N) ...)"."""
+    env = daemon_env(tmp_path)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    cand = samples.write_pair(ws, "task")
+    pid = None
+    try:
+        async with session(ws, settings={"metrics": ["codebleu", "codebertscore"]}, daemon=True, env=env) as s:
+            doc = s.open(cand)
+            await s.wait_for(lambda: (d := s.summary(doc)) and d.data["codebertscoreState"] == "done",
+                             timeout=BOUND, what="CodeBERTScore")
+            pid = daemon_pid(env)
+            os.kill(pid, signal.SIGSTOP)
+            version = s.insert(doc, 0, 0, "# edited\n")
+            await s.wait_for(lambda: (d := s.summary(doc)) and d.data["version"] == version
+                             and d.data["codebertscoreState"] == "unavailable", timeout=BOUND,
+                             what="CodeBERTScore reported unavailable")
+            shown = [m.message for m in s.client.messages if "not responding" in m.message]
+            assert len(shown) == 1, s.client.messages
+            assert shown[0].startswith(f"CodeBERTScore is unavailable: the scoring daemon is not responding "
+                                       f"(pid {pid}): it is stopped"), shown[0]
+            assert "stopped answering" not in shown[0], shown[0]
+    finally:
+        if pid is not None:
+            os.kill(pid, signal.SIGCONT)
+        stop_daemon(env)

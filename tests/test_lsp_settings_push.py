@@ -69,3 +69,27 @@ def test_a_client_with_no_refscore_section_keeps_the_initialization_settings(tmp
     finally:
         assert server.close() == 0
     assert answered and signature is not None and "w:0,0,1,0" in signature, signature
+
+
+async def _initialization_settings_messages(tmp_path, settings) -> list[str]:
+    import asyncio
+
+    from lsprotocol import types
+
+    from tests.lsp.harness import session
+
+    async with session(tmp_path, capabilities=types.ClientCapabilities(),
+                       init_options={"settings": settings}) as s:
+        await asyncio.sleep(0.5)
+        return [m.message for m in s.client.messages]
+
+
+def test_initialization_settings_that_are_not_an_object_are_shown_once(tmp_path) -> None:
+    """``initializationOptions.settings`` of the wrong kind (a number, a list: a Lua table
+    written ``{ "codebleu" }``) is a bad value like any other, as docs/editor.md says: one
+    message, and the defaults are used. It was ignored without a word."""
+    import asyncio
+
+    for settings in (5, ["codebleu"]):
+        messages = asyncio.run(_initialization_settings_messages(tmp_path, settings))
+        assert messages == ["refscore settings must be an object; using defaults"], (settings, messages)

@@ -12,7 +12,7 @@ from lsprotocol import types
 from .current import view
 from .diagnostics import summary_range
 from .missing import link, missing_items
-from .markup import hover_content
+from .markup import escape, hover_content
 from .render import bert_line, codebleu_line, has_tokens, num, refscore_line, word_around
 from .results import Result
 from .uris import file_name
@@ -62,7 +62,7 @@ def token_hover(result: Result, offset: int) -> tuple[str, int, int] | None:
         token = next((t for t in bert.candidate_tokens if t.start <= offset < t.end), None)
         if token is None:
             return None
-        lines = [f"**{token.text}**: similarity {num(token.similarity)}"]
+        lines = [f"**{escape(token.text)}**: similarity {num(token.similarity)}"]
         if token.match_start is not None:
             index = getattr(bert, "reference_index", 0)
             line = result.reference_positions(index).position(token.match_start).line
@@ -79,7 +79,7 @@ def token_hover(result: Result, offset: int) -> tuple[str, int, int] | None:
         return None
     start, end = word
     text = result.text[start:end]
-    lines = [f"**{text}**"]
+    lines = [f"**{escape(text)}**"]
     whole = re.compile(r"(?<!\S)" + re.escape(text) + r"(?!\S)")  # the same whitespace token (CodeBLEU's unit)
     for index, ref in enumerate(result.reference_texts):
         found = whole.search(ref)

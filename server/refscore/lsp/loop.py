@@ -9,10 +9,10 @@ import asyncio
 import logging
 import os
 from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from ..scoring.pairing import best_region, pair_functions
 from ..scoring.parts import CpuScores, ModelScores
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .server import RefScoreServer
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 #: CodeBERTScore reports kept by the loop (a whole document's is a few hundred kB).
@@ -38,6 +39,10 @@ BERT_MEMO_SIZE = 128
 #: (typing every 50 ms, a reference rewritten on disk every 100 ms) gets a scoring run that later
 #: changes no longer cancel; what changed meanwhile is scored right after it.
 MAX_WAIT_S = 3.0
+#: A document whose text and references hold more characters than this is scored in the large
+#: lane (one worker of its own, as the daemon's large lanes), so it never takes the workers the
+#: small documents' edits need.
+LARGE_CHARS = 100_000
 
 
 def live_updates() -> bool:
@@ -55,6 +60,7 @@ class ScoringLoop:
         self.results: dict[str, Result] = {}
         self.insertions: dict[str, tuple[int, int, int]] = {}  # uri -> (version, start, end)
         self.cpu = ThreadPoolExecutor(max_workers=2, thread_name_prefix="refscore-cpu")
+        self.large = ThreadPoolExecutor(max_workers=1, thread_name_prefix="refscore-large")
         self.daemon = ThreadPoolExecutor(max_workers=1, thread_name_prefix="refscore-daemon")
         self.reader = snapshot.ReferenceReader()
         self.last_schedule: dict[str, float] = {}
@@ -70,6 +76,8 @@ class ScoringLoop:
         #: documents changed while one ran (scheduled once it ends)
         self.overdue: dict[str, asyncio.Task[None]] = {}
         self.again: set[str] = set()
+        #: uri -> its job in the CPU pool (``in_cpu``: at most one per document)
+        self.cpu_jobs: dict[str, Future[Any]] = {}
 
     def schedule(self, uri: str, immediate: bool = False) -> None:
         """(Re)start the document's scoring task; a running one for an older version is cancelled.
@@ -136,7 +144,27 @@ class ScoringLoop:
         for task in self.tasks.values():
             task.cancel()
         self.cpu.shutdown(wait=False, cancel_futures=True)
+        self.large.shutdown(wait=False, cancel_futures=True)
         self.daemon.shutdown(wait=False, cancel_futures=True)
+
+    async def in_cpu(self, uri: str, fn: Callable[..., T], *args: Any, large: bool = False) -> T:
+        """``fn(*args)`` in the CPU pool, at most one job per document at a time. A superseded
+        run's job still runs in its thread (a thread cannot be cancelled): the next one waits
+        for it instead of taking a second worker, which would leave none to other documents. A
+        job not started yet when its run is cancelled is dropped (``wrap_future`` cancels it).
+        ``large``: in the large lane (``LARGE_CHARS``)."""
+        busy = self.cpu_jobs.get(uri)
+        if busy is not None and not busy.done():
+            await asyncio.wait([asyncio.wrap_future(busy)])
+        job = (self.large if large else self.cpu).submit(fn, *args)
+        self.cpu_jobs[uri] = job
+        loop = asyncio.get_running_loop()
+        job.add_done_callback(lambda _: _call_soon(loop, self._job_done, uri, job))
+        return await asyncio.wrap_future(job)
+
+    def _job_done(self, uri: str, job: Future[Any]) -> None:
+        if self.cpu_jobs.get(uri) is job:
+            del self.cpu_jobs[uri]
 
     def _current(self, uri: str) -> Any:
         return self.server.document(uri)
@@ -161,10 +189,9 @@ class ScoringLoop:
             if document is None:
                 return
             version, text = document.version, document.source
-            loop = asyncio.get_running_loop()
             open_texts = snapshot.editor_texts(self.server.workspace.text_documents.values())
-            prepared = await loop.run_in_executor(
-                self.cpu, snapshot.prepare, uri, text, document.language_id, settings,
+            prepared = await self.in_cpu(
+                uri, snapshot.prepare, uri, text, document.language_id, settings,
                 self.server.explicit_references.get(uri), self.server.folders(), open_texts, self.reader)
             if self._stale(uri, version):
                 return
@@ -177,8 +204,9 @@ class ScoringLoop:
                             prepared.uris, problem=prepared.problem, codec=self.server.workspace.position_codec)
             insertion = self.insertions.get(uri)  # kept: a rescoring of this version shows it too
             if result.problem is None:
-                await loop.run_in_executor(self.cpu, self._codebleu_phase, result, settings,
-                                           insertion if insertion and insertion[0] == version else None)
+                await self.in_cpu(uri, self._codebleu_phase, result, settings,
+                                  insertion if insertion and insertion[0] == version else None,
+                                  large=_large(result))
             if self._stale(uri, version):
                 return
             wants_bert = settings.codebertscore_on and result.problem is None and result.report is not None
@@ -309,10 +337,23 @@ class ScoringLoop:
             _rank_differences(updated)
             return updated
 
-        updated = await asyncio.get_running_loop().run_in_executor(self.cpu, finished)
+        updated = await self.in_cpu(result.uri, finished, large=_large(result))
         if self._stale(result.uri, result.version):
             return
         self._store(updated)
+
+
+def _large(result: Result) -> bool:
+    """Whether the result's document is scored in the large lane."""
+    return len(result.text) + sum(len(t) for t in result.reference_texts) > LARGE_CHARS
+
+
+def _call_soon(loop: asyncio.AbstractEventLoop, fn: Callable[..., Any], *args: Any) -> None:
+    """``fn(*args)`` on ``loop`` from another thread; nothing once the loop is closed (exit)."""
+    try:
+        loop.call_soon_threadsafe(fn, *args)
+    except RuntimeError:
+        pass
 
 
 def _rank_differences(result: Result) -> None:

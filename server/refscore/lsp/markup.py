@@ -10,7 +10,15 @@ from typing import Any
 from lsprotocol import types
 
 _LINK = re.compile(r"\[((?:\\.|[^\]\\])*)\]\([^)\s]*\)")
-_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|])")
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>])")
+_SPECIAL = re.compile(r"([\\`*_\[\]<>])")
+
+
+def escape(text: str) -> str:
+    """``text`` (code the user wrote: ``__init__``, ``**kwargs``) as markdown that shows it as
+    written inside a line: the characters of emphasis, code, links and HTML backslash-escaped
+    (``plain_text`` undoes it)."""
+    return _SPECIAL.sub(r"\\\1", text)
 
 
 def prefers_plain_text(capabilities: Any) -> bool:

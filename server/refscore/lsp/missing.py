@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .markup import escape
 from .results import Result
 
 MAX_ITEMS = 200
@@ -37,5 +38,4 @@ def missing_items(result: Result, threshold: float) -> list[dict[str, Any]]:
 
 def link(uri: str, line: int, label: str) -> str:
     """A markdown link to a reference line (``uri#Ln``, which VS Code and most clients open)."""
-    safe = label.replace("[", "\\[").replace("]", "\\]").replace("`", "'")
-    return f"[{safe}]({uri}#L{line + 1})"
+    return f"[{escape(label)}]({uri}#L{line + 1})"

@@ -116,7 +116,7 @@ class Scorers:
                 self._remote_tried = False  # try to reconnect (the daemon may autostart again) next time
                 self._remote = None
             scorer.close()
-            raise ScorerUnavailable(f"CodeBERTScore failed: the scoring daemon stopped answering ({error})") from error
+            raise ScorerUnavailable(f"CodeBERTScore is unavailable: {_lost(error)}") from error
         self.model_ready = True
         self.bert_unavailable = None
         return reports
@@ -126,6 +126,15 @@ def _reason(error: Exception) -> str:
     """What stopped the daemon, as one clause ("the scoring daemon is not responding (pid N)")."""
     text = str(error).strip() or type(error).__name__
     return text if "daemon" in text else f"the scoring daemon did not start ({text})"
+
+
+def _lost(error: Exception) -> str:
+    """Why a connected daemon gave no report, as one clause: its own words when it says
+    ("the scoring daemon is not responding (pid N): ..."), else what happened."""
+    if isinstance(error, TimeoutError) and not str(error).strip():  # the wait on the future ran out
+        return f"the scoring daemon gave no answer within {DAEMON_TIMEOUT_S:.0f} s"
+    text = str(error).strip() or type(error).__name__
+    return text if "daemon" in text else f"the scoring daemon stopped answering ({text})"
 
 
 def _only(request: ScoreRequest, metric: str) -> ScoreRequest:

@@ -17,7 +17,8 @@ import re
 import threading
 from typing import Any, BinaryIO
 
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, JsonRpcParseError
+from pygls.exceptions import (JsonRpcException, JsonRpcInvalidRequest, JsonRpcParseError,
+                              JsonRpcServerNotInitialized)
 from pygls.io_ import StdoutWriter
 from pygls.server import JsonRPCServer
 
@@ -97,6 +98,16 @@ def dispatch(server: JsonRPCServer, writer: StdoutWriter, data: Any) -> None:
                                                        "is not a string or an integer"))
         return
     log.debug("LSP: received %s (id %r)", method or "a response", request_id)
+    if method == "initialize":
+        protocol._refscore_initialize_seen = True  # type: ignore[attr-defined]
+    elif method not in (None, "exit") and not getattr(protocol, "_refscore_initialize_seen", False):
+        # LSP: before initialize a request gets ServerNotInitialized, a notification is dropped
+        # (pygls answered InternalError "The workspace is not available" and showed an error)
+        log.warning("LSP: ignored %s, sent before initialize", method)
+        if "id" in data:
+            send_error(writer, _valid_id(request_id),
+                       JsonRpcServerNotInitialized(f"Server not initialized: {method} came before initialize"))
+        return
     if getattr(protocol, "_shutdown", False) and method not in (None, "exit"):
         # pygls drops these silently; LSP says a request after shutdown gets InvalidRequest
         if "id" in data:

@@ -92,8 +92,9 @@ def register(server: "RefScoreServer") -> None:
     def initialize(ls: "RefScoreServer", params: types.InitializeParams) -> None:
         options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
         ls.token_scores = bool(options.get("tokenScores"))
-        if isinstance(options.get("settings"), dict):
-            ls.initial_settings = options["settings"]
+        if options.get("settings") is not None:  # not an object: one message, the defaults
+            if isinstance(options["settings"], dict):
+                ls.initial_settings = options["settings"]
             settings, problems = parse_settings(options["settings"])
             ls.settings = settings
             for problem in problems:  # showMessage is allowed before the initialize reply
