@@ -51,3 +51,36 @@ async def test_a_second_editor_gets_codebertscore_after_the_socket_was_removed(t
                 assert daemon_pid(env) not in (None, old)
     finally:
         stop_daemon(env)
+
+
+async def test_a_second_editor_gets_codebertscore_after_daemon_json_of_a_tcp_daemon_went(tmp_path: Path) -> None:
+    """The same over TCP (no Unix sockets): clients find the port and token in ``daemon.json``,
+    so a TCP daemon whose ``daemon.json`` is removed cannot be reached by new clients either."""
+    import subprocess
+    import sys
+
+    from tests.lsp.harness import server_env
+
+    place = Path(tempfile.mkdtemp(prefix="rsg-"))
+    env = {"REFSCORE_RUNTIME_DIR": str(place / "run"), "REFSCORE_LOG_DIR": str(place / "log")}
+    started = subprocess.run([sys.executable, "-m", "refscore", "daemon", "start", "--transport", "tcp"],
+                             env=server_env(env), capture_output=True, text=True, timeout=MODEL_WAIT)
+    assert started.returncode == 0, started.stderr
+    settings = {"metrics": ["codebleu", "codebertscore"]}
+    first, second = samples.write_pair(tmp_path, "one"), samples.write_pair(tmp_path, "two")
+    try:
+        async with session(tmp_path, settings=settings, daemon=True, env=env) as a:
+            doc = a.open(first)
+            await a.wait_for(lambda: bert_state(a, doc) == "done", timeout=MODEL_WAIT, what="CodeBERTScore in A")
+            old = daemon_pid(env)
+            (place / "run" / "daemon.json").unlink()
+            async with session(tmp_path, settings=settings, daemon=True, env=env) as b:
+                begun = time.monotonic()
+                other = b.open(second)
+                await b.wait_for(lambda: bert_state(b, other) in ("done", "unavailable"), timeout=MODEL_WAIT,
+                                 what="CodeBERTScore in B")
+                assert bert_state(b, other) == "done", [m.message for m in b.client.messages]
+                assert time.monotonic() - begun < 40
+                assert daemon_pid(env) not in (None, old)
+    finally:
+        stop_daemon(env)

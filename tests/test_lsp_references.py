@@ -260,3 +260,22 @@ async def test_files_changed_on_disk_rescore_only_the_documents_they_concern(tmp
         s.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
             types.FileEvent(uri=uri(tmp_path / "other.ref.py"), type=types.FileChangeType.Created)]))
         await s.wait_summary(other_doc)
+
+
+async def test_a_comment_marker_inside_a_string_is_not_a_pragma(tmp_path: Path) -> None:
+    """docs/editor.md: the pragma's text in a string is ignored, also when the string holds the
+    comment marker (``"# refscore: reference=..."``): before, the ``#`` inside the quotes was
+    taken for a comment, and the document got "reference (pragma) .../key.py\\": no such file".
+    A real comment after such a string still counts."""
+    write(tmp_path / "key.py", samples.REFERENCE)
+    write(tmp_path / "key.js", "function add(a, b) { return a + b; }\n")
+    in_string = write(tmp_path / "mine.py", 's = "# refscore: reference=key.py"\n' + samples.CANDIDATE)
+    after = write(tmp_path / "web.js", 'const u = "http://x#y"; // refscore: reference=key.js\n'
+                                       "function add(a, b) { return b + a; }\n")
+    async with session(tmp_path) as s:
+        doc = s.open(in_string)
+        js = s.open(after, language_id="javascript")
+        summary = await s.wait_summary(js)
+        assert summary.data["referenceSource"] == "pragma" and summary.data["references"][0].endswith("key.js")
+        await asyncio.sleep(0.5)
+        assert s.diagnostics(doc) == [], [d.message for d in s.diagnostics(doc)]

@@ -34,11 +34,37 @@ class Pragma:
     context: str | None = None
 
 
+_QUOTES = "\"'`"
+
+
 def _comment_start(line: str, spec: LanguageSpec | None) -> int | None:
-    """Where the first comment opener on ``line`` is, or None when the line holds no comment."""
+    """Where the first comment opener on ``line`` outside a string literal is, or None when the
+    line holds no comment (``"# not a comment"``). A quote that does not close on the line (a
+    Rust lifetime, an apostrophe) opens no string."""
     openers = list(spec.line_comments) + [start for start, _ in spec.block_comments] if spec else ["#", "//", "/*", "--"]
-    found = [at for at in (line.find(opener) for opener in openers) if at >= 0]
-    return min(found) if found else None
+    at = 0
+    while at < len(line):
+        close = _string_end(line, at) if line[at] in _QUOTES else None
+        if close is not None:
+            at = close + 1
+            continue
+        if any(line.startswith(opener, at) for opener in openers):
+            return at
+        at += 1
+    return None
+
+
+def _string_end(line: str, start: int) -> int | None:
+    """Where the string literal opened by the quote at ``start`` closes on ``line`` (None: never)."""
+    quote, at = line[start], start + 1
+    while at < len(line):
+        if line[at] == "\\":
+            at += 2
+            continue
+        if line[at] == quote:
+            return at
+        at += 1
+    return None
 
 
 def _comment_body(line: str, spec: LanguageSpec | None) -> str | None:
@@ -56,6 +82,8 @@ def _comment_body(line: str, spec: LanguageSpec | None) -> str | None:
 
 
 def _pragma_match(line: str, spec: LanguageSpec | None) -> re.Match[str] | None:
+    if "refscore" not in line.lower():  # the common case, without scanning a long line for strings
+        return None
     body = _comment_body(line, spec)
     return _PRAGMA.search(body) if body is not None else None
 

@@ -36,7 +36,7 @@ from ..errors import RefScoreError
 from . import paths, wire
 from .engine import Cancelled, Engine, EngineConfig
 from .requests import RpcError, parse_request, valid_id
-from .socket_watch import watch_socket
+from .socket_watch import watch_info, watch_socket
 
 log = logging.getLogger("refscore.daemon")
 
@@ -212,9 +212,12 @@ class Daemon:
                 self._stop.set()
 
     async def _socket_watch(self) -> None:
-        """Stop when the Unix socket file is removed or replaced (``socket_watch``)."""
+        """Stop when the Unix socket file (over TCP: ``daemon.json``) is removed or replaced
+        (``socket_watch``)."""
         if self.transport == "unix" and self._socket_inode is not None:
             await watch_socket(paths.socket_path(), self._socket_inode, self.request_stop)
+        elif self.transport == "tcp":
+            await watch_info(self.request_stop)
 
     async def _idle_watch(self) -> None:
         timeout = self.config.idle_timeout
