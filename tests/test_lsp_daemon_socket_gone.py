@@ -8,6 +8,7 @@ is gone notices within a second and stops in order, and the next client starts a
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -51,6 +52,7 @@ async def test_a_second_editor_gets_codebertscore_after_the_socket_was_removed(t
                 assert daemon_pid(env) not in (None, old)
     finally:
         stop_daemon(env)
+        shutil.rmtree(place, ignore_errors=True)
 
 
 async def test_a_second_editor_gets_codebertscore_after_daemon_json_of_a_tcp_daemon_went(tmp_path: Path) -> None:
@@ -84,3 +86,4 @@ async def test_a_second_editor_gets_codebertscore_after_daemon_json_of_a_tcp_dae
                 assert daemon_pid(env) not in (None, old)
     finally:
         stop_daemon(env)
+        shutil.rmtree(place, ignore_errors=True)
