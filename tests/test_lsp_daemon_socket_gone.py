@@ -8,6 +8,7 @@ is gone notices within a second and stops in order, and the next client starts a
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -51,6 +52,7 @@ async def test_a_second_editor_gets_codebertscore_after_the_socket_was_removed(t
                 assert daemon_pid(env) not in (None, old)
     finally:
         stop_daemon(env)
+        shutil.rmtree(place, ignore_errors=True)
 
 
 async def test_a_second_editor_gets_codebertscore_after_daemon_json_of_a_tcp_daemon_went(tmp_path: Path) -> None:
@@ -64,7 +66,7 @@ async def test_a_second_editor_gets_codebertscore_after_daemon_json_of_a_tcp_dae
     place = Path(tempfile.mkdtemp(prefix="rsg-"))
     env = {"REFSCORE_RUNTIME_DIR": str(place / "run"), "REFSCORE_LOG_DIR": str(place / "log")}
     started = subprocess.run([sys.executable, "-m", "refscore", "daemon", "start", "--transport", "tcp"],
-                             env=server_env(env), capture_output=True, text=True, timeout=MODEL_WAIT)
+                             env=server_env(env), capture_output=True, text=True, timeout=MODEL_WAIT, check=False)
     assert started.returncode == 0, started.stderr
     settings = {"metrics": ["codebleu", "codebertscore"]}
     first, second = samples.write_pair(tmp_path, "one"), samples.write_pair(tmp_path, "two")
@@ -84,3 +86,4 @@ async def test_a_second_editor_gets_codebertscore_after_daemon_json_of_a_tcp_dae
                 assert daemon_pid(env) not in (None, old)
     finally:
         stop_daemon(env)
+        shutil.rmtree(place, ignore_errors=True)

@@ -6,6 +6,7 @@ presented as today's."""
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -39,3 +40,4 @@ async def test_the_unavailable_message_quotes_only_this_start(tmp_path: Path) ->
             assert shown[0].count("is a directory, not the daemon's socket") == 1, shown[0]
     finally:
         stop_daemon(env)
+        shutil.rmtree(place, ignore_errors=True)

@@ -139,7 +139,7 @@ async def test_a_reference_mapping_to_a_non_path_is_one_setting_message(tmp_path
             before = len(s.client.messages)
             s.client.set_configuration({"metrics": ["codebleu"], "references": bad}, section="refscore")
             s.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
-            await s.wait_for(lambda: len(s.client.messages) > before, what=f"a message for {bad}")
+            await s.wait_for(lambda before=before: len(s.client.messages) > before, what=f"a message for {bad}")
             await asyncio.sleep(0.3)
             shown = [m.message for m in s.client.messages[before:]]
             assert len(shown) == 1 and shown[0].startswith("refscore.references:"), shown

@@ -9,10 +9,11 @@ import asyncio
 import logging
 import os
 from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..scoring.pairing import best_region, pair_functions
 from ..scoring.parts import CpuScores, ModelScores

@@ -26,6 +26,8 @@ from .uris import document_key, fs_path
 log = logging.getLogger(__name__)
 
 TOKEN_SCORES = "refscore/tokenScores"
+#: Seconds the client may take to answer ``window/workDoneProgress/create`` (then: no progress).
+PROGRESS_CREATE_TIMEOUT_S = 5.0
 
 
 def _strict_str(value: Any, _: type) -> str:
@@ -169,9 +171,11 @@ class RefScoreServer(LanguageServer):
             return None
         token = f"refscore-{uuid.uuid4().hex[:8]}"
         try:
-            # shielded: a superseded scoring task must not cancel the request's own future
-            await asyncio.shield(self.work_done_progress.create_async(token))
-        except Exception:  # noqa: BLE001 - progress is decoration
+            # shielded: a superseded scoring task must not cancel the request's own future;
+            # bounded: a client that never answers must not hold CodeBERTScore back
+            await asyncio.wait_for(asyncio.shield(self.work_done_progress.create_async(token)),
+                                   PROGRESS_CREATE_TIMEOUT_S)
+        except Exception:  # noqa: BLE001 - progress is decoration (a timeout included)
             return None
         self.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, message=message))
         return token

@@ -120,7 +120,7 @@ def _reference_map(value: Any) -> dict[str, str | list[str]]:
         if isinstance(target, str):
             continue
         if not isinstance(target, (list, tuple)) or not all(isinstance(t, str) for t in target):
-            raise ValueError(f"{str(glob)!r} must map to a reference path or a list of paths, "
+            raise TypeError(f"{str(glob)!r} must map to a reference path or a list of paths, "
                              f"not {shown(target)}")
     return {str(glob): target if isinstance(target, str) else list(target) for glob, target in value.items()}
 

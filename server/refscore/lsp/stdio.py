@@ -17,8 +17,12 @@ import re
 import threading
 from typing import Any, BinaryIO
 
-from pygls.exceptions import (JsonRpcException, JsonRpcInvalidRequest, JsonRpcParseError,
-                              JsonRpcServerNotInitialized)
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidRequest,
+    JsonRpcParseError,
+    JsonRpcServerNotInitialized,
+)
 from pygls.io_ import StdoutWriter
 from pygls.server import JsonRPCServer
 
