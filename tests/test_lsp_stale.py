@@ -60,7 +60,7 @@ async def test_spans_after_an_edit_move_with_it(tmp_path: Path) -> None:
         doc = s.open(cand)
         await s.wait_summary(doc, version=1)
         before = await s.hover(doc, 10, 6)  # `add_all` in `def add_all(items):`
-        assert before is not None and before.contents.value.startswith("**add_all(items):**")
+        assert before is not None and before.contents.value.startswith("**add\\_all(items):**")
         await edit_twice(s, doc, "# one\n" + samples.CANDIDATE, moved)
         assert s.summary(doc).data["version"] == 1
         after = await s.hover(doc, 12, 6)  # the same word, two lines down now
