@@ -76,3 +76,23 @@ def test_idf_from_one_reference_is_refused_not_a_recall_of_0(tmp_path: Path) -> 
                "--idf", "references", cwd=tmp_path)
     assert two.returncode == 0, two.stderr
     assert json.loads(two.stdout)["codebertscore"]["recall"] > 0.5
+
+
+def test_grade_with_idf_from_one_reference_is_refused(tmp_path: Path) -> None:
+    """A class graded against one reference with ``--idf references`` scored every recall 0 without a
+    word; it is refused like ``score`` (exit 2, one line). Two references are weighed."""
+    (tmp_path / "ref.py").write_text(REF)
+    (tmp_path / "a.py").write_text(REF.replace("total", "s"))
+    rows = [{"id": "a", "candidate": REF.replace("total", "s"), "reference": REF, "language": "python"},
+            {"id": "b", "candidate": "def add(x, y):\n    return x - y\n", "reference": REF, "language": "python"}]
+    (tmp_path / "one.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    one = _run("grade", "--jsonl", "one.jsonl", "--no-daemon", "--idf", "references", "--json", "out.json",
+               cwd=tmp_path)
+    assert one.returncode == 2 and not (tmp_path / "out.json").exists(), (one.stdout, one.stderr)
+    lines = [line for line in one.stderr.strip().splitlines() if "--idf references" in line]
+    assert len(lines) == 1 and "Traceback" not in one.stderr, one.stderr
+    rows[1]["reference"] = "def add(x, y):\n    return x + y\n"
+    (tmp_path / "two.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    two = _run("grade", "--jsonl", "two.jsonl", "--no-daemon", "--idf", "references", "--json", "out.json",
+               cwd=tmp_path)
+    assert two.returncode == 0, two.stderr
