@@ -30,26 +30,32 @@ def bert_state(s, doc: str) -> str | None:
     return summary.data.get("codebertscoreState") if summary is not None else None
 
 
+async def _second_editor_after_removing(tmp_path: Path, place: Path, env: dict[str, str], name: str) -> None:
+    """Editor A gets CodeBERTScore from the daemon; ``name`` is removed from the runtime folder;
+    editor B then gets CodeBERTScore within 40 s, from a fresh daemon."""
+    settings = {"metrics": ["codebleu", "codebertscore"]}
+    first, second = samples.write_pair(tmp_path, "one"), samples.write_pair(tmp_path, "two")
+    async with session(tmp_path, settings=settings, daemon=True, env=env) as a:
+        doc = a.open(first)
+        await a.wait_for(lambda: bert_state(a, doc) == "done", timeout=MODEL_WAIT, what="CodeBERTScore in A")
+        old = daemon_pid(env)
+        (place / "run" / name).unlink()
+        async with session(tmp_path, settings=settings, daemon=True, env=env) as b:
+            started = time.monotonic()
+            other = b.open(second)
+            await b.wait_for(lambda: bert_state(b, other) in ("done", "unavailable"), timeout=MODEL_WAIT,
+                             what="CodeBERTScore in B")
+            summary = b.summary(other)
+            assert bert_state(b, other) == "done", (summary.message, [m.message for m in b.client.messages])
+            assert time.monotonic() - started < 40
+            assert daemon_pid(env) not in (None, old)
+
+
 async def test_a_second_editor_gets_codebertscore_after_the_socket_was_removed(tmp_path: Path) -> None:
     place = Path(tempfile.mkdtemp(prefix="rsg-"))  # short: a Unix socket path has at most 107 bytes
     env = {"REFSCORE_RUNTIME_DIR": str(place / "run"), "REFSCORE_LOG_DIR": str(place / "log")}
-    settings = {"metrics": ["codebleu", "codebertscore"]}
-    first, second = samples.write_pair(tmp_path, "one"), samples.write_pair(tmp_path, "two")
     try:
-        async with session(tmp_path, settings=settings, daemon=True, env=env) as a:
-            doc = a.open(first)
-            await a.wait_for(lambda: bert_state(a, doc) == "done", timeout=MODEL_WAIT, what="CodeBERTScore in A")
-            old = daemon_pid(env)
-            (place / "run" / "daemon.sock").unlink()
-            async with session(tmp_path, settings=settings, daemon=True, env=env) as b:
-                started = time.monotonic()
-                other = b.open(second)
-                await b.wait_for(lambda: bert_state(b, other) in ("done", "unavailable"), timeout=MODEL_WAIT,
-                                 what="CodeBERTScore in B")
-                summary = b.summary(other)
-                assert bert_state(b, other) == "done", (summary.message, [m.message for m in b.client.messages])
-                assert time.monotonic() - started < 40
-                assert daemon_pid(env) not in (None, old)
+        await _second_editor_after_removing(tmp_path, place, env, "daemon.sock")
     finally:
         stop_daemon(env)
         shutil.rmtree(place, ignore_errors=True)
@@ -68,22 +74,8 @@ async def test_a_second_editor_gets_codebertscore_after_daemon_json_of_a_tcp_dae
     started = subprocess.run([sys.executable, "-m", "refscore", "daemon", "start", "--transport", "tcp"],
                              env=server_env(env), capture_output=True, text=True, timeout=MODEL_WAIT, check=False)
     assert started.returncode == 0, started.stderr
-    settings = {"metrics": ["codebleu", "codebertscore"]}
-    first, second = samples.write_pair(tmp_path, "one"), samples.write_pair(tmp_path, "two")
     try:
-        async with session(tmp_path, settings=settings, daemon=True, env=env) as a:
-            doc = a.open(first)
-            await a.wait_for(lambda: bert_state(a, doc) == "done", timeout=MODEL_WAIT, what="CodeBERTScore in A")
-            old = daemon_pid(env)
-            (place / "run" / "daemon.json").unlink()
-            async with session(tmp_path, settings=settings, daemon=True, env=env) as b:
-                begun = time.monotonic()
-                other = b.open(second)
-                await b.wait_for(lambda: bert_state(b, other) in ("done", "unavailable"), timeout=MODEL_WAIT,
-                                 what="CodeBERTScore in B")
-                assert bert_state(b, other) == "done", [m.message for m in b.client.messages]
-                assert time.monotonic() - begun < 40
-                assert daemon_pid(env) not in (None, old)
+        await _second_editor_after_removing(tmp_path, place, env, "daemon.json")
     finally:
         stop_daemon(env)
         shutil.rmtree(place, ignore_errors=True)

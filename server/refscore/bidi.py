@@ -15,6 +15,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from .errors import LONE_SURROGATE
+
 #: Every bidirectional formatting character Unicode defines.
 BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
 BIDI_PATTERN = re.compile("[" + "".join(sorted(BIDI_CONTROLS)) + "]")
@@ -79,14 +81,11 @@ def printable(text: str, keep: str = "") -> str:
     return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else f"<U+{ord(m.group()):04X}>", text)
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def readable(text: str) -> str:
     """``text`` with each lone surrogate spelled out, so it can be written as UTF-8: a file name
     byte that is not UTF-8 (``\\xff``, decoded by Python as U+DCFF) becomes ``\\xff``, any other
     lone surrogate (an escaped ``"\\udc00"`` in JSON) ``\\udc00``."""
-    if not _SURROGATE.search(text):
+    if not LONE_SURROGATE.search(text):
         return text
-    return _SURROGATE.sub(lambda m: (f"\\x{ord(m[0]) - 0xDC00:02x}" if 0xDC80 <= ord(m[0]) <= 0xDCFF
+    return LONE_SURROGATE.sub(lambda m: (f"\\x{ord(m[0]) - 0xDC00:02x}" if 0xDC80 <= ord(m[0]) <= 0xDCFF
                                      else f"\\u{ord(m[0]):04x}"), text)

@@ -48,13 +48,20 @@ class LanguageError(RefScoreError):
     exit_code = EXIT_LANGUAGE
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+#: A lone surrogate: what Python makes of an undecodable file-name byte or an escaped ``"\udc00"``
+#: in JSON; not text, it cannot be encoded (the one pattern every module matches them with).
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(text: str) -> str | None:
+    """``U+DC00 at character 12`` for the first lone surrogate in ``text``, or None."""
+    match = LONE_SURROGATE.search(text)
+    return None if match is None else f"U+{ord(match[0]):04X} at character {match.start()}"
 
 
 def refuse_lone_surrogates(text: str, what: str) -> None:
     """A ``ScoreInputError`` for a text holding a lone surrogate (not text: it cannot be encoded,
     so no metric could read it), naming ``what``, the code point and where it is."""
-    match = _SURROGATE.search(text)
-    if match is not None:
-        raise ScoreInputError(f"{what} holds a lone surrogate (U+{ord(match[0]):04X} at character "
-                              f"{match.start()}), which is not text")
+    where = lone_surrogate(text)
+    if where is not None:
+        raise ScoreInputError(f"{what} holds a lone surrogate ({where}), which is not text")

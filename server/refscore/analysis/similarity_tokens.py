@@ -18,10 +18,10 @@ recovers), flagged ``has_syntax_errors``.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from .. import languages
+from ..errors import LONE_SURROGATE
 from .functions import top_level_functions
 from .leaves import CodeToken, code_tokens
 
@@ -32,7 +32,7 @@ _MEMBER = frozenset({".", "::", "?."})  # C's p->field: a field_identifier
 _SELF = frozenset({"self", "this", "@"})
 MODULE_UNIT = "<module>"
 #: Lone surrogates (bytes read with ``surrogateescape``) cannot be parsed: each reads as U+FFFD.
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = LONE_SURROGATE
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,10 @@ work the same for files, mapping files and JSONL. An item that could not be read
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..bidi import readable
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass
@@ -59,12 +56,6 @@ class ItemSet:
         self.items.extend(other.items)
         self.notes.extend(other.notes)
         self.classes.extend(other.classes)
-
-
-def lone_surrogate(text: str) -> str | None:
-    """``U+DC00 at character 12`` for the first lone surrogate in ``text``, or None."""
-    match = _SURROGATE.search(text)
-    return None if match is None else f"U+{ord(match[0]):04X} at character {match.start()}"
 
 
 def with_readable_names(item: GradeItem) -> GradeItem:

@@ -15,9 +15,9 @@ from typing import Any, Sequence
 
 from .. import languages
 from ..analysis.text import MAX_INPUT_BYTES
-from ..errors import UsageError
+from ..errors import UsageError, lone_surrogate
 from ..safe_read import describe_limit
-from .items import GradeItem, lone_surrogate, with_readable_names
+from .items import GradeItem, with_readable_names
 
 #: The fields a line's item is made of; ``references`` is another name for ``reference``.
 KNOWN_FIELDS = ("id", "problem", "candidate", "reference", "language", "context")

@@ -23,12 +23,13 @@ What is computed, following code-bert-score 0.4.1 (Zhou et al., 2023):
 from __future__ import annotations
 
 import math
-import re
 import string
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
+from ..errors import LONE_SURROGATE
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -66,7 +67,6 @@ class ModelInput:
         return start + delta, end + delta
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def model_input(code: str, context: str | None = None) -> ModelInput:
@@ -75,8 +75,8 @@ def model_input(code: str, context: str | None = None) -> ModelInput:
     Lone surrogates (undecodable bytes read with ``surrogateescape``) become U+FFFD, one code
     point for one, so offsets still index the original text.
     """
-    code = _LONE_SURROGATE.sub("\ufffd", code)
-    context = _LONE_SURROGATE.sub("\ufffd", context) if context else context
+    code = LONE_SURROGATE.sub("\ufffd", code)
+    context = LONE_SURROGATE.sub("\ufffd", context) if context else context
     stripped = code.strip()
     shift = len(code) - len(code.lstrip()) if stripped else 0
     ctx = (context or "").strip()
