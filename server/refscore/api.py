@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 from .api_types import (AGGREGATIONS, BERT_KEYS, CODEBLEU_KEYS, CorpusScore, SampleScore, codebleu_default,
                         mean_of)
 from .errors import ScoreInputError, refuse_lone_surrogates
-from .settings_schema import ALL_METRICS, IDF_FROM_REFERENCES, SETTINGS, TEXT_METRICS, SettingError, shown
+from .settings_schema import (ALL_METRICS, IDF_ONE_REFERENCE, SETTINGS, TEXT_METRICS, SettingError,
+                              idf_lacks_references, shown)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .scoring.report import ScoreReport, ScoreRequest
@@ -121,10 +122,8 @@ def build_requests(candidates: Sequence[str], references: References, language: 
     contexts = _contexts(context, len(candidates))
     spec_name = _language(language)
     groups = [_references(refs, index) for index, refs in enumerate(references)]
-    if checked["idf"] == IDF_FROM_REFERENCES and "codebertscore" in names and len({t for g in groups for t in g}) < 2:
-        raise ScoreInputError("idf='references' weighs tokens by how few references hold them; with one "
-                              "reference every token weighs 0 and recall is undefined: give an IDF file or "
-                              "more references")
+    if idf_lacks_references(checked["idf"], names, len({t for g in groups for t in g})):
+        raise ScoreInputError(f"idf='references' {IDF_ONE_REFERENCE}: give an IDF file or more references")
     return [ScoreRequest(text, refs, spec_name, ctx, names, checked["weights"], explain=False,
                          **{k: v for k, v in checked.items() if k != "weights"})
             for text, refs, ctx in zip(candidates, groups, contexts)]

@@ -22,7 +22,7 @@ import numbers
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from .metrics.weights import USAGE as WEIGHTS_USAGE
 from .metrics.weights import Weights, check_weights
@@ -45,6 +45,14 @@ DEVICE_PATTERN = re.compile(r"(cpu|mps|cuda)(:(\d+))?")
 DEVICES = "cpu, cuda, cuda:N or mps"
 #: The ``idf`` value that computes IDF weights from the references themselves.
 IDF_FROM_REFERENCES = "references"
+#: Why IDF from the references needs two of them (each front end adds how to fix it).
+IDF_ONE_REFERENCE = ("weighs tokens by how few references hold them; with one reference every token weighs 0 "
+                     "and recall is undefined")
+
+
+def idf_lacks_references(idf: object, metrics: Iterable[str], distinct_references: int) -> bool:
+    """Whether IDF from the references is asked for CodeBERTScore with fewer than two distinct ones."""
+    return idf == IDF_FROM_REFERENCES and "codebertscore" in metrics and distinct_references < 2
 
 
 class SettingError(ValueError):

@@ -20,7 +20,7 @@ from ..scoring.inputs import STDIN, empty_reference, read_source, read_stdin_sou
 from ..scoring.per_function import pair_record, score_functions
 from ..scoring.render import render_functions, render_table
 from ..scoring.report import ALL_METRICS, CODEBLEU_RULES, DEFAULT_WEIGHTS, ScoreRequest
-from ..settings_schema import IDF_FROM_REFERENCES
+from ..settings_schema import IDF_ONE_REFERENCE, idf_lacks_references
 from . import options
 from .bert_options import idf_setting
 
@@ -145,10 +145,9 @@ def _check_idf_from_references(idf: str | None, metrics: tuple[str, ...], refere
     """``--idf references`` weighs a token by how few of the references hold it; every candidate
     of ``score`` has the same references, so with one (distinct) reference every token of it
     weighs 0 and recall is undefined: a usage error, not a recall of 0."""
-    if idf == IDF_FROM_REFERENCES and "codebertscore" in metrics and len(set(references)) < 2:
-        raise options.UsageError("--idf references weighs tokens by how few references hold them; with one "
-                                 "reference every token weighs 0 and recall is undefined: give an IDF file, or "
-                                 "more references with --also-reference")
+    if idf_lacks_references(idf, metrics, len(set(references))):
+        raise options.UsageError(f"--idf references {IDF_ONE_REFERENCE}: give an IDF file, or more references "
+                                 "with --also-reference")
 
 
 def _read(path: str) -> str:

@@ -18,7 +18,7 @@ from typing import Any, Iterator, Sequence
 
 from ..errors import UsageError
 from ..scoring.inputs import empty_reference
-from ..settings_schema import IDF_FROM_REFERENCES
+from ..settings_schema import IDF_ONE_REFERENCE, idf_lacks_references
 from .blocks import BlockSpec, count_lines, item_blocks, items_of, scan_blocks
 from .records import FieldNames
 from .crystal import Corpus, RunCorpus, corpus_from_data, corpus_tag, corpus_to_data
@@ -183,7 +183,7 @@ def plan_run(sources: Sources, work: BlockWork, store: PartStore, spool_dir: Pat
     corpus = RunCorpus() if "crystalbleu" in work.settings.metrics else None
     specs: list[BlockSpec] = []
     empty = EmptyReferences()
-    idf_refs = work.settings.idf == IDF_FROM_REFERENCES and "codebertscore" in work.settings.metrics
+    idf_refs = idf_lacks_references(work.settings.idf, work.settings.metrics, 0)  # asked for: count them
     seen_refs: set[str] = set()  # with ``--idf references``: up to two distinct reference texts
     for spec, items in sources.scan(spool_dir):
         specs.append(spec)
@@ -193,10 +193,8 @@ def plan_run(sources: Sources, work: BlockWork, store: PartStore, spool_dir: Pat
             empty.add(item)
             if idf_refs and len(seen_refs) < 2:
                 seen_refs.update(item.references)
-    if idf_refs and specs and len(seen_refs) < 2:
-        raise UsageError("--idf references weighs tokens by how few references hold them; with one reference "
-                         "every token weighs 0 and recall is undefined: give an IDF file (--idf FILE) or more "
-                         "references")
+    if idf_refs and specs and idf_lacks_references(work.settings.idf, work.settings.metrics, len(seen_refs)):
+        raise UsageError(f"--idf references {IDF_ONE_REFERENCE}: give an IDF file (--idf FILE) or more references")
     if corpus is not None:
         work = replace(work, corpus=corpus.finish())  # every other field (--fields too) kept
     tag = work.tag()
