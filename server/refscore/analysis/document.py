@@ -55,6 +55,9 @@ def ngram_counts(tokens: Sequence[str], n: int) -> dict[tuple[str, ...], int]:
     return count(zip(*(tokens[i:] for i in range(n))))
 
 
+_join_two = " ".join
+
+
 def _keyed_counts(words: Sequence[str], joined: bool) -> tuple[dict, ...]:
     """1- to 4-gram counts as plain dicts, in first-occurrence order. A unigram is keyed by its
     word; longer n-grams by their words joined with a space when the words have no whitespace
@@ -63,7 +66,7 @@ def _keyed_counts(words: Sequence[str], joined: bool) -> tuple[dict, ...]:
     if joined:
         grams: Sequence[str] = words
         for n in range(1, MAX_NGRAM):
-            grams = [a + " " + b for a, b in zip(grams, words[n:])]
+            grams = list(map(_join_two, zip(grams, words[n:])))  # one string per n-gram, built in C
             counts.append(count(grams))
     else:
         counts.extend(ngram_counts(words, n) for n in range(2, MAX_NGRAM + 1))
@@ -77,10 +80,21 @@ class TokenAnalysis:
     words: tuple[str, ...]
     counts: tuple[dict, ...]  # per order: n-gram key (see ``_keyed_counts``) -> count
     text: str | None = field(default=None, repr=False)
+    #: keyword set -> ``keyword_counts`` of it (a reference meets many candidates)
+    _keyword_memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def length(self) -> int:
         return len(self.words)
+
+    def keyword_counts(self, keywords: frozenset[str]) -> tuple[tuple[tuple[str, int], ...], int]:
+        """The (word, count) of each keyword among the words, and their total count."""
+        found = self._keyword_memo.get(keywords)
+        if found is None:
+            unigrams = self.counts[0]
+            pairs = tuple((word, unigrams[word]) for word in unigrams.keys() & keywords)
+            found = self._keyword_memo[keywords] = (pairs, sum(count for _, count in pairs))
+        return found
 
     @cached_property
     def tokens(self) -> tuple[TextToken, ...]:

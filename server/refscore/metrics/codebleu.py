@@ -41,6 +41,15 @@ class PairStats:
             self.dataflow_matched + other.dataflow_matched, self.dataflow_total + other.dataflow_total,
         )
 
+    @classmethod
+    def total(cls, items: Sequence["PairStats"]) -> "PairStats | None":
+        """The sum of ``items`` as ``a + b + ...`` gives it, in one pass (None for none)."""
+        if len(items) <= 1:
+            return items[0] if items else None
+        counts = zip(*[(s.syntax_matched, s.syntax_total, s.dataflow_matched, s.dataflow_total) for s in items])
+        return cls(NgramStats.total([s.ngram for s in items]), NgramStats.total([s.weighted for s in items]),
+                   *map(sum, counts))
+
 
 @dataclass(frozen=True)
 class ComponentScore:

@@ -13,7 +13,9 @@ counts such an order as 0.1 / 1, so that a copy of ``x = 1`` scores 0.56, not 1.
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass
+from functools import reduce
 from typing import Sequence
 
 from ..analysis.document import TokenAnalysis
@@ -47,8 +49,24 @@ class NgramStats:
         )
 
     @classmethod
+    def total(cls, items: Sequence["NgramStats"]) -> "NgramStats":
+        """The sum of ``items`` (at least one), added left to right as ``a + b + ...`` would:
+        the same floats, without an object per partial sum."""
+        possibles = [s.possible for s in items]
+        possible = None if None in possibles else column_sums(possibles)  # type: ignore[arg-type]
+        return cls(column_sums([s.numerators for s in items]), column_sums([s.denominators for s in items]),
+                   reduce(operator.add, [s.hyp_length for s in items]),
+                   reduce(operator.add, [s.ref_length for s in items]), possible)
+
+    @classmethod
     def zero(cls, orders: int = 4) -> "NgramStats":
         return cls((0,) * orders, (0,) * orders, 0, 0, (0,) * orders)
+
+
+def column_sums(rows: Sequence[Sequence[float]]) -> tuple[float, ...]:
+    """Per column, the left-to-right sum of ``rows`` (``sum`` may compensate rounding on newer
+    Pythons; a corpus must add up exactly as pair-by-pair addition does)."""
+    return tuple(reduce(operator.add, column) for column in zip(*rows))
 
 
 def closest_length(reference_lengths: Sequence[int], hyp_length: int) -> int:

@@ -8,7 +8,7 @@ keep that so numbers stay comparable, and say so in docs/codebleu.md.
 
 from __future__ import annotations
 
-from typing import AbstractSet, Sequence
+from typing import Sequence
 
 from ..analysis.document import TokenAnalysis
 from .ngram import NgramStats, closest_length
@@ -20,7 +20,7 @@ PACKAGE_REFERENCE_LENGTH = 2  # the package measures len([tokens, weights])
 
 
 def weighted_stats(references: Sequence[TokenAnalysis], candidate: TokenAnalysis,
-                   keywords: AbstractSet[str], orders: int = 4,
+                   keywords: frozenset[str], orders: int = 4,
                    overlaps: Sequence[int] | None = None) -> NgramStats:
     """Weighted recall statistics of one candidate against its references. ``overlaps``: the
     clipped overlaps per order with a single reference, when the caller has them already.
@@ -28,6 +28,8 @@ def weighted_stats(references: Sequence[TokenAnalysis], candidate: TokenAnalysis
     Unigrams: each reference token counts with its weight, so the total is 0.2 x the other
     tokens + 1 x the keyword tokens, and the matched part likewise over the clipped overlap.
     """
+    if overlaps is not None and len(references) == 1:
+        return _single_reference(references[0], candidate, keywords, orders, overlaps)
     numerators, denominators, possibles = [], [], []
     for n in range(orders):
         cand_counts = candidate.counts[n]
@@ -38,12 +40,10 @@ def weighted_stats(references: Sequence[TokenAnalysis], candidate: TokenAnalysis
             ref_counts = reference.counts[n]
             overlap = overlaps[n] if overlaps is not None else clipped_overlap(ref_counts, cand_counts)
             if n == 0:  # unigrams are keyed by the word itself
-                key_grams = ref_counts.keys() & keywords
-                key_total = key_matched = 0
-                for gram in key_grams:
-                    count = ref_counts[gram]
+                key_grams, key_total = reference.keyword_counts(keywords)
+                key_matched = 0
+                for gram, count in key_grams:
                     have = cand_counts.get(gram, 0)
-                    key_total += count
                     key_matched += count if count < have else have
                 matched = OTHER_WEIGHT * (overlap - key_matched) + KEYWORD_WEIGHT * key_matched
                 total = OTHER_WEIGHT * (reference.length - key_total) + KEYWORD_WEIGHT * key_total
@@ -59,3 +59,21 @@ def weighted_stats(references: Sequence[TokenAnalysis], candidate: TokenAnalysis
         possibles.append(possible)
     ref_length = closest_length([PACKAGE_REFERENCE_LENGTH] * len(references), candidate.length)
     return NgramStats(tuple(numerators), tuple(denominators), candidate.length, ref_length, tuple(possibles))
+
+
+def _single_reference(reference: TokenAnalysis, candidate: TokenAnalysis, keywords: frozenset[str],
+                      orders: int, overlaps: Sequence[int]) -> NgramStats:
+    """``weighted_stats`` against one reference whose overlaps are known (the corpus's usual
+    case): the same sums, without the loop over references."""
+    key_grams, key_total = reference.keyword_counts(keywords)
+    have = candidate.counts[0].get
+    key_matched = 0
+    for gram, count in key_grams:
+        found = have(gram, 0)
+        key_matched += count if count < found else found
+    total = OTHER_WEIGHT * (reference.length - key_total) + KEYWORD_WEIGHT * key_total
+    counted = [max(0, reference.length - n) for n in range(1, orders)]
+    return NgramStats(
+        (OTHER_WEIGHT * (overlaps[0] - key_matched) + KEYWORD_WEIGHT * key_matched, *overlaps[1:orders]),
+        (max(1, total), *[max(1, c) for c in counted]),
+        candidate.length, closest_length([PACKAGE_REFERENCE_LENGTH], candidate.length), (total, *counted))

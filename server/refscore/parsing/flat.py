@@ -36,10 +36,10 @@ STRING_TYPES = frozenset({"string_literal", "string", "character_literal"})
 _BODIES = frozenset({"module", "block"})
 _NO_KIDS: tuple[int, ...] = ()
 
-# per (language, dropped types): kind_id -> ``_kind_facts``; per language: field_id -> field name
-# (both filled on first sight)
+# per (language, dropped types): kind_id -> ``_kind_facts`` (filled on first sight); per language:
+# field_id -> field name (every field of the grammar, filled once)
 _KINDS: dict[tuple[str, frozenset[str]], dict[int, tuple[str, bool, int, bool, bool, bool]]] = {}
-_FIELDS: dict[str, dict[int, Optional[str]]] = {}
+_FIELDS: dict[str, dict[Optional[int], Optional[str]]] = {}
 
 
 class FlatTree:
@@ -97,6 +97,13 @@ def _kind_facts(t: str, named: bool, drop: frozenset[str]) -> tuple[str, bool, i
     return (t, named, hash((t, ())), t not in drop, t in STRING_TYPES and t != "comment", t != "comment")
 
 
+def _field_table(language: tree_sitter.Language) -> dict[Optional[int], Optional[str]]:
+    """Field id -> field name, every field of the language (None and 0: no field)."""
+    table: dict[Optional[int], Optional[str]] = {None: None, 0: None}
+    table.update((i, language.field_name_for_id(i)) for i in range(1, language.field_count + 1))
+    return table
+
+
 def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozenset(),
             keys: Optional[KeyMode] = None) -> FlatTree:
     """Read ``root`` in one cursor walk; node types in ``drop`` are left out with their subtrees.
@@ -106,7 +113,9 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
     flat = FlatTree()
     flat.has_error = has_error = root.has_error
     kinds = _KINDS.setdefault((language, drop), {})
-    field_names = _FIELDS.setdefault(language, {0: None})
+    field_names = _FIELDS.get(language)
+    if field_names is None:
+        field_names = _FIELDS[language] = _field_table(languages.get(language).ts_language)
     types, fields, kids_of = flat.types, flat.fields, flat.kids
     tokens, token_spans, hidden, hidden_spans = flat.tokens, flat.token_spans, flat.hidden, flat.hidden_spans
     compat = keys == "compat"
@@ -122,14 +131,16 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
     # it wait on ``stack``. p_inside: inside a token; p_depth: its children's depth; p_entries:
     # its children's (field, key) entries, None if it is not keyed; p_slot: its native subtree
     # slot; p_seen: a first statement was seen in it (Python docstrings).
+    # The root's "parent" is a scratch list for its number and (when keying) its entry; p_seen
+    # is set so that the root is never taken for a docstring.
     stack: list[tuple] = []
-    p_kids: Any = None
+    p_kids: Any = []
     p_number = p_slot = -1
     p_inside = False
     p_depth = 0
-    p_entries: Optional[list] = None
+    p_entries: Optional[list] = [] if keying else None
     p_field: Optional[str] = None
-    p_seen = False
+    p_seen = True
     cursor = root.walk()
     count = depth = 0
     number = -1
@@ -137,25 +148,22 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
     while True:
         node = cursor.node
         kid_id = node.kind_id
-        kind = kinds.get(kid_id)
-        if kind is None:
+        try:
+            kind = kinds[kid_id]
+        except KeyError:
             kind = kinds[kid_id] = _kind_facts(node.type, node.is_named, drop)
         t, named, leaf_key, kept, string_token, leaf_token = kind
         if kept:
             number += 1
             types.append(t)
-            fid = cursor.field_id
-            fname = field_names.get(fid)
-            if fname is None and fid:
-                fname = field_names[fid] = cursor.field_name
+            fname = field_names[cursor.field_id]
             fields.append(fname)
-            if p_kids is not None:
-                p_kids.append(number)
+            p_kids.append(number)
             if not p_inside:
                 count += 1
                 if p_depth > depth:
                     depth = p_depth
-            cc = node.child_count
+            cc = cursor.goto_first_child()  # has children: the cursor is now on the first
             token_like = string_token or (leaf_token and not cc)
             if token_like:
                 if p_inside:
@@ -164,32 +172,31 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
                 else:
                     tokens.append(number)
                     token_spans.append(node.byte_range)
-            keyed = p_entries is not None or p_kids is None
-            if docstrings and keyed and named and p_kids is not None and not p_seen \
+            keyed = p_entries is not None
+            if docstrings and keyed and named and not p_seen \
                     and types[p_number] in _BODIES:
                 p_seen = True
                 keyed = not is_docstring(node)
             if cc:
                 kids: list[int] = []
                 kids_of.append(kids)
-                if cursor.goto_first_child():
-                    slot = -1
-                    if native and keyed:
-                        slot = len(sub_keys)
-                        sub_keys.append(0)  # the key is known when the node closes
-                        sub_types.append(t)
-                        sub_starts.append(node.start_byte)
-                        sub_ends.append(node.end_byte)
-                    if compat and not named and number:
-                        ok_compat = False
-                    stack.append((p_kids, p_number, p_inside, p_depth, p_entries, p_field, p_slot, p_seen))
-                    p_kids, p_number, p_inside, p_depth = kids, number, p_inside or token_like, p_depth + 1
-                    p_entries = [] if keyed and keying else None
-                    p_field, p_slot, p_seen = fname, slot, False
-                    continue
+                slot = -1
+                if native and keyed:
+                    slot = len(sub_keys)
+                    sub_keys.append(0)  # the key is known when the node closes
+                    sub_types.append(t)
+                    sub_starts.append(node.start_byte)
+                    sub_ends.append(node.end_byte)
+                if compat and not named and number:
+                    ok_compat = False
+                stack.append((p_kids, p_number, p_inside, p_depth, p_entries, p_field, p_slot, p_seen))
+                p_kids, p_number, p_inside, p_depth = kids, number, p_inside or token_like, p_depth + 1
+                p_entries = [] if keyed and keying else None
+                p_field, p_slot, p_seen = fname, slot, False
+                continue
             else:
                 kids_of.append(_NO_KIDS)
-                if keyed and p_entries is not None:
+                if keyed:  # (p_entries is set)
                     if errors and node.is_missing:  # "(MISSING name)" or '(MISSING "token")'
                         p_entries.append((fname, missing_key(t, named)))
                         missing += 1

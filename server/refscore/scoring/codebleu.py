@@ -71,7 +71,7 @@ def _corpus_stats(references: Sequence[Sequence[str]], predictions: Sequence[str
                   tokenizer: Tokenizer | None, keywords: frozenset[str] | None) -> PairStats | None:
     spec = languages.get(language)
     keywords = spec.keywords if keywords is None else keywords
-    total: PairStats | None = None
+    pair_stats: list[PairStats] = []
     for refs, prediction in zip(references, predictions):
         refs = [r.strip() for r in refs]
         prediction = prediction.strip()
@@ -82,9 +82,8 @@ def _corpus_stats(references: Sequence[Sequence[str]], predictions: Sequence[str
              analyse_structure(strip_compat_times(prediction, spec.name, index + 1), spec.name, "compat"))
             for index, ref in enumerate(refs)
         ]
-        stats, _ = _pair_stats(ref_tokens, cand_tokens, structures, keywords)
-        total = stats if total is None else total + stats
-    return total
+        pair_stats.append(_pair_stats(ref_tokens, cand_tokens, structures, keywords)[0])
+    return PairStats.total(pair_stats)
 
 
 def score_codebleu(references: Sequence[str], candidate: str, language: str,

@@ -36,11 +36,7 @@ def corpus_stats_parallel(references: Sequence[Sequence[str]], predictions: Sequ
     chunks = [pairs[i:i + size] for i in range(0, len(pairs), size)]
     with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
         sums = list(pool.map(_chunk_stats, [(chunk, language, tokenizer, keywords) for chunk in chunks]))
-    total: PairStats | None = None
-    for part in sums:
-        if part is not None:
-            total = part if total is None else total + part
-    return total
+    return PairStats.total([part for part in sums if part is not None])
 
 
 def _chunk_stats(job: tuple[list[tuple[Any, str]], str, Tokenizer | None, frozenset[str] | None]) -> PairStats | None:
