@@ -70,3 +70,26 @@ def test_what_a_walk_cannot_tell_falls_back_to_sexps() -> None:
     assert not set(compat_subtree_keys(missing)) >= set(compat_subtree_keys(whole))
     keys = compat_subtree_keys(missing)
     assert all(isinstance(k, int) for k in keys) and len(keys) == len(_post_order_sexps(missing))
+
+
+def test_anonymous_nodes_with_keyword_children_are_keyed_without_sexps() -> None:
+    """Python's ``not in`` / ``is not`` are anonymous nodes with children: keyed by shape (no
+    S-expression of the whole tree), still a bijection with the S-expressions."""
+    python = languages.get("python")
+    texts = ["x = a not in b\n", "y = c is not d\n", "if k not in seen and v is not None:\n    seen.add(k)\n",
+             "z = [i for i in xs if i not in ys]\n", "def f(a):\n    return a not in (1, 2) and a is not b\n",
+             "def f(a):\n    return a in (1, 2) and a is b\n"]
+    key_to_sexp: dict[int, str] = {}
+    sexp_to_key: dict[str, int] = {}
+    for text in texts + [t[:-4] for t in texts]:  # cut short: trees with errors too
+        root = python.parse(text.encode()).root_node
+        keys = _shape_keys(root)
+        if text in texts:
+            assert keys is not None, text
+            assert all(isinstance(k, int) for k in compat_subtree_keys(root))
+        if keys is None:
+            continue
+        for key, sexp in zip(keys, _post_order_sexps(root), strict=True):
+            assert key_to_sexp.setdefault(key, sexp) == sexp
+            assert sexp_to_key.setdefault(sexp, key) == key
+    assert {"(not in(\"not\")(\"in\")", "(is not(\"is\")(\"not\")"} <= set(key_to_sexp.values())

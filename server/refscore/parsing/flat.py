@@ -7,7 +7,7 @@ offsets.
 The same walk builds the subtree keys (see ``refscore.parsing.trees`` for what they mean):
 
 * ``"compat"``: the S-expression-equivalent shape hashes of ``trees._shape_keys`` (None where
-  those cannot tell, e.g. an anonymous node with children; the caller then falls back to
+  those cannot tell, e.g. an anonymous node with named children; the caller then falls back to
   S-expressions);
 * ``"native"``: the subtrees of ``trees.native_subtrees`` (comment nodes are left out of the whole
   flat tree, docstrings only out of the keys), kept as parallel lists in preorder
@@ -27,7 +27,7 @@ from typing import Any, Literal, Optional
 import tree_sitter
 
 from .. import languages
-from .trees import Subtree, hides_missing, is_docstring, missing_key
+from .trees import Subtree, anonymous_key, hides_missing, is_docstring, missing_key
 
 KeyMode = Literal["compat", "native"]
 
@@ -145,6 +145,7 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
     count = depth = 0
     number = -1
     ok_compat = compat
+    anonymous: dict[int, tree_sitter.Node] = {}  # open anonymous nodes with children (compat)
     while True:
         node = cursor.node
         kid_id = node.kind_id
@@ -188,7 +189,7 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
                     sub_starts.append(node.start_byte)
                     sub_ends.append(node.end_byte)
                 if compat and not named and number:
-                    ok_compat = False
+                    anonymous[number] = node  # Python's "not in": see ``trees.anonymous_key``
                 stack.append((p_kids, p_number, p_inside, p_depth, p_entries, p_field, p_slot, p_seen))
                 p_kids, p_number, p_inside, p_depth = kids, number, p_inside or token_like, p_depth + 1
                 p_entries = [] if keyed and keying else None
@@ -211,6 +212,13 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
             entries, closed, field_name, slot = p_entries, p_number, p_field, p_slot
             p_kids, p_number, p_inside, p_depth, p_entries, p_field, p_slot, p_seen = stack.pop()
             if entries is not None:
+                if anonymous and closed in anonymous:
+                    key = anonymous_key(anonymous.pop(closed), entries)
+                    if key is None:
+                        ok_compat = False
+                    else:
+                        found_keys.append(key)  # and nothing in the parent's S-expression
+                    continue
                 key = hash((types[closed], tuple(entries)))
                 if native:
                     sub_keys[slot] = key

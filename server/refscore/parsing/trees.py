@@ -43,22 +43,20 @@ def _shape_keys(root: tree_sitter.Node) -> list[int] | None:
 
     An S-expression shows named nodes with their field names, and in a tree with errors also
     every MISSING node (``(MISSING name)``, ``(MISSING "token")``, hidden tokens included) and
-    each ERROR leaf as ``(UNEXPECTED 'c')``. None when an anonymous node has children, when an
-    ERROR leaf covers text (its character is not exposed), or when a missing token is hidden
-    from the walk (counted against the root's S-expression).
+    each ERROR leaf as ``(UNEXPECTED 'c')``. None when an anonymous node has named children
+    (``anonymous_key``), when an ERROR leaf covers text (its character is not exposed), or when
+    a missing token is hidden from the walk (counted against the root's S-expression).
     """
     keys: list[int] = []
     cursor = root.walk()
-    frames: list[tuple[str, list, str | None]] = [(root.type, [], None)]
+    frames: list[tuple[str, list, str | None, tree_sitter.Node | None]] = [(root.type, [], None, None)]
     if not cursor.goto_first_child():
         return [hash((root.type, ()))]
     missing = 0
     while True:
         node = cursor.node
         if node.child_count:
-            if not node.is_named:
-                return None
-            frames.append((node.type, [], cursor.field_name))
+            frames.append((node.type, [], cursor.field_name, None if node.is_named else node))
             cursor.goto_first_child()
             continue
         if node.is_missing:
@@ -70,7 +68,13 @@ def _shape_keys(root: tree_sitter.Node) -> list[int] | None:
             frames[-1][1].append((cursor.field_name, hash((node.type, ()))))
         while not cursor.goto_next_sibling():
             cursor.goto_parent()
-            kind, entries, field = frames.pop()
+            kind, entries, field, anonymous = frames.pop()
+            if anonymous is not None:
+                found = anonymous_key(anonymous, entries)
+                if found is None:
+                    return None
+                keys.append(found)  # nothing in the parent's S-expression
+                continue
             key = hash((kind, tuple(entries)))
             keys.append(key)
             if not frames:
@@ -78,6 +82,15 @@ def _shape_keys(root: tree_sitter.Node) -> list[int] | None:
                     return None
                 return keys
             frames[-1][1].append((field, key))
+
+
+def anonymous_key(node: tree_sitter.Node, entries: list) -> int | None:
+    """The key of an anonymous node with children whose children are all anonymous leaves
+    (``entries``, its named children's, is empty), e.g. Python's ``not in``: its own S-expression
+    is ``(not in("not")("in")`` (no closing parenthesis) and it adds nothing to its parent's,
+    so it is keyed by that short string. None when it has named children: tree-sitter prints
+    those into the parent's S-expression, with field names a walk cannot tell."""
+    return None if entries else hash(str(node))
 
 
 def missing_key(kind: str, named: bool) -> int:
