@@ -180,17 +180,32 @@ def normalized_keys(edges: Sequence[Any]) -> list[str]:
     ``<name number><relation mark><parent numbers, comma-separated>``.
     """
     names: dict[str, str] = {}
-    out = []
+    out: list[str] = []
+    append = out.append
     for e in edges:
         parents = e[3]
         for p in parents:
             if p not in names:
-                names[p] = str(len(names))
-        name = e[0]
-        if name not in names:
-            names[name] = str(len(names))
-        out.append(names[name] + ("<" if e[2] == "comesFrom" else "=") + ",".join([names[p] for p in parents]))
+                names[p] = _number(len(names))
+        name = names.get(e[0])
+        if name is None:
+            name = names[e[0]] = _number(len(names))
+        relation = "<" if e[2] == "comesFrom" else "="
+        if not parents:  # most edges have no parent or one
+            append(name + relation)
+        elif len(parents) == 1:
+            append(name + relation + names[parents[0]])
+        else:
+            append(name + relation + ",".join([names[p] for p in parents]))
     return out
+
+
+_NUMBERS = tuple(str(i) for i in range(1024))
+
+
+def _number(i: int) -> str:
+    """``str(i)``, made once for small numbers."""
+    return _NUMBERS[i] if i < 1024 else str(i)
 
 
 def normalize_dataflow(edges: Sequence[FlowEdge]) -> list[tuple[str, str, tuple[str, ...]]]:

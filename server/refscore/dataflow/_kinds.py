@@ -217,6 +217,8 @@ def merge_loop_edges(edges: list[Edge]) -> list[Edge]:
         if g is None:
             groups[key] = e
         elif g.__class__ is tuple:
+            if g == e and len(e[3]) < 2 and len(e[4]) < 2:
+                continue  # the same edge again (a loop's second pass), nothing to de-duplicate
             groups[key] = [g, e]
             repeated.append(key)
         else:
@@ -224,9 +226,6 @@ def merge_loop_edges(edges: list[Edge]) -> list[Edge]:
     for key in repeated:
         g = groups[key]
         first = g[0]
-        if len(g) == 2 and g[1] == first and len(first[3]) < 2 and len(first[4]) < 2:
-            groups[key] = first  # the same edge twice, nothing to de-duplicate: itself
-            continue
         names: tuple[str, ...] = ()
         idxs: tuple[int, ...] = ()
         for e in g:
