@@ -80,7 +80,29 @@ def test_empty_files_get_a_defined_score(tmp_path: Path) -> None:
     assert ngram_line.endswith("the candidate has no tokens"), table  # not "no reference data"
     both = refscore("score", str(empty), str(empty), "--json")
     assert both.returncode == 0, both.stderr
-    assert 0.0 <= json.loads(both.stdout)["codebleu"]["codebleu"] <= 1.0
+    assert json.loads(both.stdout)["codebleu"]["codebleu"] == 0.0
+
+
+def test_an_empty_reference_scores_zero_with_a_note_and_compat_keeps_the_package(tmp_path: Path) -> None:
+    """Against an empty (or blank) reference every native CodeBLEU component is 0, as
+    docs/reliability.md says (two empty files scored 0.333: the empty module trees matched), and
+    the table says why; ``--codebleu-rule compat`` keeps the package's number (0.5 for two empty
+    files: its dataflow rule gives full credit)."""
+    from tests.support import codebleu_oracle as oracle
+
+    empty, blank = tmp_path / "empty.py", tmp_path / "blank.py"
+    empty.write_text("")
+    blank.write_text("\n  \n")
+    for reference, candidate in ((empty, empty), (blank, blank), (blank, EXAMPLES / "python/reference.py")):
+        data = json.loads(refscore("score", str(reference), str(candidate), "--json").stdout)
+        assert data["codebleu"]["codebleu"] == 0.0, data
+        assert all(c["score"] in (0.0, None) for c in data["codebleu_details"]["components"]), data
+        assert any("is empty" in w for w in data["warnings"])
+    table = refscore("score", str(empty), str(empty)).stdout
+    assert next(line for line in table.splitlines() if "CodeBLEU" in line).split() == ["CodeBLEU", "0.000"], table
+    assert "note: the reference" in table and "is empty" in table, table
+    compat = json.loads(refscore("score", str(empty), str(empty), "--json", "--codebleu-rule", "compat").stdout)
+    assert compat["codebleu"]["codebleu"] == pytest.approx(oracle.calc_codebleu([""], [""], "python")["codebleu"])
 
 
 def test_syntax_errors_still_score(tmp_path: Path) -> None:

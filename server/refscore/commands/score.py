@@ -130,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
                 data["functions"] = [pair_record(p) for p in functions[index]]
             print(json.dumps(data))
             continue
-        print(render_table(printable(path), printable(args.reference), report, explain=args.explain))
+        print(render_table(printable(path), printable(args.reference), report, explain=args.explain,
+                           notes=[printable(note) for note in empty_notes]))
         if args.explain:
             print(render_differences(found, request.candidate))
         if functions:
