@@ -340,3 +340,17 @@ def test_per_function_codebleu_follows_the_codebleu_rule(tmp_path: Path) -> None
         assert result.returncode == 0, result.stderr
         data = json.loads(result.stdout)
         assert data["functions"][0]["codebleu"] == pytest.approx(data["codebleu"]["codebleu"], abs=1e-12), rule
+
+
+def test_every_reference_is_named_in_the_table_and_the_json() -> None:
+    """With ``--also-reference`` the table's header and the JSON named the first reference only;
+    the header names all, ``references`` lists all (``reference`` stays the first)."""
+    reference, other = EXAMPLES / "python/reference.py", EXAMPLES / "python/candidate_builtin.py"
+    candidate = EXAMPLES / "python/candidate_close.py"
+    args = ("score", str(reference), str(candidate), "--also-reference", str(other))
+    header = refscore(*args).stdout.splitlines()[0]
+    assert header == f"{candidate}  vs  {reference}, {other}  [python]", header
+    data = json.loads(refscore(*args, "--json").stdout)
+    assert data["reference"] == str(reference) and data["references"] == [str(reference), str(other)]
+    single = json.loads(refscore("score", str(reference), str(candidate), "--json").stdout)
+    assert single["references"] == [str(reference)]

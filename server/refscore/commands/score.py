@@ -120,7 +120,8 @@ def run(args: argparse.Namespace) -> int:
         found = pipeline.differences(request, report)
         if args.json:
             scores = {k: v for k, v in flat_scores(report).items() if v is not None}
-            data = {"candidate": readable(path), "reference": readable(args.reference), "scores": scores,
+            data = {"candidate": readable(path), "reference": readable(args.reference),
+                    "references": [readable(p) for p in reference_paths], "scores": scores,
                     **report.to_dict(explain=args.explain), "warnings": [readable(w) for w in warnings]}
             if report.codebertscore is not None:
                 data["tokens"] = token_records(report.codebertscore, request.candidate, references)
@@ -130,7 +131,8 @@ def run(args: argparse.Namespace) -> int:
                 data["functions"] = [pair_record(p) for p in functions[index]]
             print(json.dumps(data))
             continue
-        print(render_table(printable(path), printable(args.reference), report, explain=args.explain,
+        print(render_table(printable(path), ", ".join(printable(p) for p in reference_paths), report,
+                           explain=args.explain,
                            notes=[printable(note) for note in empty_notes]))
         if args.explain:
             print(render_differences(found, request.candidate))
