@@ -215,3 +215,29 @@ def test_score_help_says_the_daemon_honours_backend() -> None:
     start = text.rindex("--backend {")  # the option, past the usage line
     backend = text[start:text.index("--per-function", start)]
     assert "scores in this process" not in backend and "daemon" in backend, backend
+
+
+def test_codebertscore_options_without_codebertscore_are_one_warning(tmp_path: Path) -> None:
+    """``--model/--layer/--device`` (and the other CodeBERTScore-only options) with ``--metrics
+    codebleu`` were silently ignored by ``score`` and ``grade``: one warning line names them, the
+    run goes on with the same numbers, and grade's cache does not tell the runs apart (grade's
+    ``--context`` is not one of them: the HTML report shows the task)."""
+    bert_only = ("--model", "no-such-org/x", "--layer", "3", "--device", "cpu", "--backend", "onnx",
+                 "--context", "Add two numbers.")
+    plain, ignored = score("--metrics", "codebleu", "--json"), score("--metrics", "codebleu", "--json", *bert_only)
+    assert ignored.returncode == 0, ignored.stderr
+    lines = [line for line in ignored.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("refscore: warning: "), lines
+    assert all(flag in lines[0] for flag in ("--model", "--layer", "--device", "--backend", "--context")), lines
+    assert "ignored" in lines[0] and "--metrics codebleu" in lines[0], lines
+    assert json.loads(ignored.stdout)["scores"] == json.loads(plain.stdout)["scores"]
+    assert "warning" not in plain.stderr
+    out, cache = tmp_path / "g.json", tmp_path / "g.parts"
+    base = ("grade", "-r", str(REFERENCE), str(CANDIDATE), "-q", "--metrics", "codebleu", "--json", str(out),
+            "--cache", str(cache))
+    assert refscore(*base).returncode == 0
+    rerun = refscore(*base, "--model", "no-such-org/x", "--device", "cpu", "--idf", "references")
+    assert rerun.returncode == 0, rerun.stderr
+    lines = [line for line in rerun.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "warning" in lines[0] and "--model, --device, --idf" in lines[0], lines
+    assert json.loads(out.read_text())["settings"]["from_cache"] == 1

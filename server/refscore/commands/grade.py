@@ -208,6 +208,7 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
     options.check_fail_metric(args.fail_metric, metrics)
     options.check_device(args.device, metrics)
     check_applicable(args)
+    options.drop_unused_bert_options(args, metrics)
     options.check_layer(None, args.model, (), metrics)  # --model: one line before anything is read
     idf = idf_setting(args.idf)
     tag = scorer_tag(args.model, args.layer, args.device, idf) + backend_tag(args.backend)  # int8 only
@@ -233,8 +234,8 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
 
 
 def run(args: argparse.Namespace) -> int:
-    apply_backend(args.backend)
     job = job_from_args(args)
+    apply_backend(job.settings.backend)
     layer_check = partial(options.check_layer, job.settings.layer, job.settings.model,
                           metrics=job.settings.metrics)
     return run_job(job, check_languages=lambda languages: layer_check(languages))

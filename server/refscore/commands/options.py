@@ -5,8 +5,10 @@ this module adds what only this machine can tell (is CUDA there, does the model 
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
+import sys
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -102,6 +104,27 @@ def check_fail_metric(column: str | None, metrics: Sequence[str]) -> None:
     if column is not None and metric_of(column) not in metrics:
         raise UsageError(f"--fail-metric {column} is not computed with --metrics {','.join(metrics)}; "
                          f"add {metric_of(column)} to --metrics or choose a {'/'.join(metrics)} column")
+
+
+#: The options that change CodeBERTScore only, as (flag, argparse destination).
+BERT_ONLY_OPTIONS = (("--model", "model"), ("--layer", "layer"), ("--device", "device"), ("--idf", "idf"),
+                     ("--backend", "backend"))
+
+
+def drop_unused_bert_options(args: argparse.Namespace, metrics: Sequence[str],
+                             extra: Sequence[tuple[str, str]] = ()) -> None:
+    """Without CodeBERTScore in ``metrics`` its options (``BERT_ONLY_OPTIONS`` and ``extra``)
+    change nothing: one warning line names those given, and they are set to None, so no request,
+    daemon or cache key sees them (a script that always passes ``--device`` keeps working)."""
+    if "codebertscore" in metrics:
+        return
+    given = [(flag, dest) for flag, dest in (*BERT_ONLY_OPTIONS, *extra) if getattr(args, dest, None) is not None]
+    if not given:
+        return
+    print(f"refscore: warning: {', '.join(flag for flag, _ in given)} only change{'s' if len(given) == 1 else ''} "
+          f"CodeBERTScore, which --metrics {','.join(metrics)} does not compute: ignored", file=sys.stderr)
+    for _, dest in given:
+        setattr(args, dest, None)
 
 
 def check_device(device: str | None, metrics: Sequence[str]) -> None:

@@ -80,10 +80,11 @@ def run(args: argparse.Namespace) -> int:
     if [*reference_paths, *args.candidates, args.context_file].count(STDIN) > 1:
         raise options.UsageError("- (standard input) can be given once among the references, candidates "
                                  "and --context-file")
-    context = _read(args.context_file) if args.context_file else args.context
     if "crystalbleu" in metrics:
         raise options.UsageError("--metrics crystalbleu needs a corpus of submissions: use refscore grade")
     options.check_device(args.device, metrics)
+    options.drop_unused_bert_options(args, metrics, extra=(("--context", "context"), ("--context-file", "context_file")))
+    context = _read(args.context_file) if args.context_file else args.context
     references = tuple(_read(p) for p in reference_paths)
     empty_notes = [note for note in (empty_reference(p, t) for p, t in zip(reference_paths, references)) if note]
     for note in empty_notes:
