@@ -241,3 +241,25 @@ def test_codebertscore_options_without_codebertscore_are_one_warning(tmp_path: P
     lines = [line for line in rerun.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "warning" in lines[0] and "--model, --device, --idf" in lines[0], lines
     assert json.loads(out.read_text())["settings"]["from_cache"] == 1
+
+
+def test_codebleu_options_without_codebleu_are_one_warning(tmp_path: Path) -> None:
+    """``--weights`` and ``--codebleu-rule`` with ``--metrics chrf`` were silently ignored (and
+    gave grade another cache key): one warning line names them."""
+    plain, ignored = score("--metrics", "chrf", "--json"), score("--metrics", "chrf", "--json", "--weights",
+                                                                  "1,0,0,0", "--codebleu-rule", "compat")
+    assert ignored.returncode == 0, ignored.stderr
+    lines = [line for line in ignored.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("refscore: warning: --weights, --codebleu-rule "), lines
+    assert "CodeBLEU" in lines[0] and "ignored" in lines[0], lines
+    assert json.loads(ignored.stdout)["scores"] == json.loads(plain.stdout)["scores"]
+    assert "warning" not in score("--metrics", "codebleu", "--weights", "1,0,0,0").stderr
+    paired = score("--metrics", "chrf", "--per-function", "--weights", "1,0,0,0")  # pairs by CodeBLEU
+    assert paired.returncode == 0 and "warning" not in paired.stderr, paired.stderr
+    out, cache = tmp_path / "g.json", tmp_path / "g.parts"
+    base = ("grade", "-r", str(REFERENCE), str(CANDIDATE), "-q", "--metrics", "chrf", "--json", str(out),
+            "--cache", str(cache))
+    assert refscore(*base).returncode == 0
+    rerun = refscore(*base, "--weights", "1,0,0,0")
+    assert rerun.returncode == 0 and "--weights" in rerun.stderr, rerun.stderr
+    assert json.loads(out.read_text())["settings"]["from_cache"] == 1

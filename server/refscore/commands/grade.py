@@ -14,7 +14,6 @@ from ..grade.records import parse_fields
 from ..grade.rows import SCORE_COLUMNS
 from ..grade.run import run_job
 from ..grade.settings import GradeSettings, scorer_tag
-from ..metrics.codebleu import DEFAULT_WEIGHTS
 from ..metrics.similarity import DEFAULT_THRESHOLD
 from ..scoring.report import ALL_METRICS, CODEBLEU_RULES
 from . import options
@@ -61,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sc.add_argument("--metrics", default=",".join(ALL_METRICS),
                     help=f"comma-separated, from {','.join(ALL_METRICS)},chrf,tsed,crystalbleu (default: "
                          f"{','.join(ALL_METRICS)})")
-    sc.add_argument("--weights", default=",".join(str(w) for w in DEFAULT_WEIGHTS),
+    sc.add_argument("--weights", default=options.DEFAULT_WEIGHTS_TEXT,
                     help="CodeBLEU weights: n-gram,weighted,syntax,dataflow (default 0.25 each); "
                          "the native rule normalises them to sum to 1")
     sc.add_argument("--codebleu-rule", choices=CODEBLEU_RULES, default="native",
@@ -203,12 +202,14 @@ def _reports(args: argparse.Namespace) -> tuple[tuple[str, Path], ...]:
 
 def job_from_args(args: argparse.Namespace) -> GradeJob:
     """The typed job of a checked command line (UsageError, one line, when it cannot work)."""
-    metrics, weights = options.parse_metrics(args.metrics), options.parse_weights(args.weights)
+    metrics = options.parse_metrics(args.metrics)
+    options.parse_weights(args.weights)  # a bad value is a usage error even where CodeBLEU is not computed
     options.check_fail_under(args.fail_under)
     options.check_fail_metric(args.fail_metric, metrics)
     options.check_device(args.device, metrics)
     check_applicable(args)
-    options.drop_unused_bert_options(args, metrics)
+    options.drop_unused_options(args, metrics)
+    weights = options.parse_weights(args.weights)
     options.check_layer(None, args.model, (), metrics)  # --model: one line before anything is read
     idf = idf_setting(args.idf)
     tag = scorer_tag(args.model, args.layer, args.device, idf) + backend_tag(args.backend)  # int8 only
