@@ -122,6 +122,7 @@ def test_fail_under_reads_the_first_text_metric_when_neither_codebleu_nor_bert_i
     (("-r", "ref.py", "cand.py", "--context", "a", "--context-file", "task.txt"), "give one"),
     (("--jsonl", "runs.jsonl", "--ray-address", "127.0.0.1:1"), "--ray-address is for --engine ray"),
     (("--jsonl", "runs.jsonl", "--fail-metric", "codebleu"), "--fail-metric codebleu needs --fail-under X"),
+    (("--jsonl", "runs.jsonl", "--cache", "parts"), "--cache parts keeps the scored parts and --no-cache none"),
 ])
 def test_options_that_would_be_ignored(tmp_path: Path, extra: tuple[str, ...], says: str) -> None:
     """Each of these was silently ignored (the mapping, the JSONL lines or --context-file won)."""

@@ -139,7 +139,7 @@ def similarity_threshold(text: str) -> float:
 def check_applicable(args: argparse.Namespace) -> None:
     """Options that would be ignored are usage errors: the SUBMISSION options without
     SUBMISSION files (a mapping and JSONL lines carry their own), ``--context`` with
-    ``--context-file``, ``--ray-address`` without ``--engine ray``, ``--fail-metric`` without
+    ``--context-file``, ``--cache`` with ``--no-cache``, ``--ray-address`` without ``--engine ray``, ``--fail-metric`` without
     ``--fail-under`` (a CI job would pass without any check)."""
     if args.context is not None and args.context_file:
         raise UsageError("--context and --context-file both give the task description; give one")
@@ -158,6 +158,8 @@ def check_applicable(args: argparse.Namespace) -> None:
         if given:
             raise UsageError(f"{given[0]} applies to SUBMISSION files or classes graded against --reference, "
                              "or to a --mapping's problems")
+    if args.cache and args.no_cache:
+        raise UsageError(f"--cache {args.cache} keeps the scored parts and --no-cache none; give one")
     if args.ray_address and args.engine != "ray":
         raise UsageError("--ray-address is for --engine ray")
     if args.fail_metric and args.fail_under is None:
