@@ -122,6 +122,7 @@ def test_fail_under_reads_the_first_text_metric_when_neither_codebleu_nor_bert_i
     (("-r", "ref.py", "cand.py", "--context", "a", "--context-file", "task.txt"), "give one"),
     (("--jsonl", "runs.jsonl", "--ray-address", "127.0.0.1:1"), "--ray-address is for --engine ray"),
     (("--jsonl", "runs.jsonl", "--fail-metric", "codebleu"), "--fail-metric codebleu needs --fail-under X"),
+    (("--jsonl", "runs.jsonl", "--cache", "parts"), "--cache parts keeps the scored parts and --no-cache none"),
 ])
 def test_options_that_would_be_ignored(tmp_path: Path, extra: tuple[str, ...], says: str) -> None:
     """Each of these was silently ignored (the mapping, the JSONL lines or --context-file won)."""
@@ -215,3 +216,51 @@ def test_score_help_says_the_daemon_honours_backend() -> None:
     start = text.rindex("--backend {")  # the option, past the usage line
     backend = text[start:text.index("--per-function", start)]
     assert "scores in this process" not in backend and "daemon" in backend, backend
+
+
+def test_codebertscore_options_without_codebertscore_are_one_warning(tmp_path: Path) -> None:
+    """``--model/--layer/--device`` (and the other CodeBERTScore-only options) with ``--metrics
+    codebleu`` were silently ignored by ``score`` and ``grade``: one warning line names them, the
+    run goes on with the same numbers, and grade's cache does not tell the runs apart (grade's
+    ``--context`` is not one of them: the HTML report shows the task)."""
+    bert_only = ("--model", "no-such-org/x", "--layer", "3", "--device", "cpu", "--backend", "onnx",
+                 "--context", "Add two numbers.")
+    plain, ignored = score("--metrics", "codebleu", "--json"), score("--metrics", "codebleu", "--json", *bert_only)
+    assert ignored.returncode == 0, ignored.stderr
+    lines = [line for line in ignored.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("refscore: warning: "), lines
+    assert all(flag in lines[0] for flag in ("--model", "--layer", "--device", "--backend", "--context")), lines
+    assert "ignored" in lines[0] and "--metrics codebleu" in lines[0], lines
+    assert json.loads(ignored.stdout)["scores"] == json.loads(plain.stdout)["scores"]
+    assert "warning" not in plain.stderr
+    out, cache = tmp_path / "g.json", tmp_path / "g.parts"
+    base = ("grade", "-r", str(REFERENCE), str(CANDIDATE), "-q", "--metrics", "codebleu", "--json", str(out),
+            "--cache", str(cache))
+    assert refscore(*base).returncode == 0
+    rerun = refscore(*base, "--model", "no-such-org/x", "--device", "cpu", "--idf", "references")
+    assert rerun.returncode == 0, rerun.stderr
+    lines = [line for line in rerun.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "warning" in lines[0] and "--model, --device, --idf" in lines[0], lines
+    assert json.loads(out.read_text())["settings"]["from_cache"] == 1
+
+
+def test_codebleu_options_without_codebleu_are_one_warning(tmp_path: Path) -> None:
+    """``--weights`` and ``--codebleu-rule`` with ``--metrics chrf`` were silently ignored (and
+    gave grade another cache key): one warning line names them."""
+    plain, ignored = score("--metrics", "chrf", "--json"), score("--metrics", "chrf", "--json", "--weights",
+                                                                  "1,0,0,0", "--codebleu-rule", "compat")
+    assert ignored.returncode == 0, ignored.stderr
+    lines = [line for line in ignored.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("refscore: warning: --weights, --codebleu-rule "), lines
+    assert "CodeBLEU" in lines[0] and "ignored" in lines[0], lines
+    assert json.loads(ignored.stdout)["scores"] == json.loads(plain.stdout)["scores"]
+    assert "warning" not in score("--metrics", "codebleu", "--weights", "1,0,0,0").stderr
+    paired = score("--metrics", "chrf", "--per-function", "--weights", "1,0,0,0")  # pairs by CodeBLEU
+    assert paired.returncode == 0 and "warning" not in paired.stderr, paired.stderr
+    out, cache = tmp_path / "g.json", tmp_path / "g.parts"
+    base = ("grade", "-r", str(REFERENCE), str(CANDIDATE), "-q", "--metrics", "chrf", "--json", str(out),
+            "--cache", str(cache))
+    assert refscore(*base).returncode == 0
+    rerun = refscore(*base, "--weights", "1,0,0,0")
+    assert rerun.returncode == 0 and "--weights" in rerun.stderr, rerun.stderr
+    assert json.loads(out.read_text())["settings"]["from_cache"] == 1

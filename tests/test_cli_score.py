@@ -80,7 +80,29 @@ def test_empty_files_get_a_defined_score(tmp_path: Path) -> None:
     assert ngram_line.endswith("the candidate has no tokens"), table  # not "no reference data"
     both = refscore("score", str(empty), str(empty), "--json")
     assert both.returncode == 0, both.stderr
-    assert 0.0 <= json.loads(both.stdout)["codebleu"]["codebleu"] <= 1.0
+    assert json.loads(both.stdout)["codebleu"]["codebleu"] == 0.0
+
+
+def test_an_empty_reference_scores_zero_with_a_note_and_compat_keeps_the_package(tmp_path: Path) -> None:
+    """Against an empty (or blank) reference every native CodeBLEU component is 0, as
+    docs/reliability.md says (two empty files scored 0.333: the empty module trees matched), and
+    the table says why; ``--codebleu-rule compat`` keeps the package's number (0.5 for two empty
+    files: its dataflow rule gives full credit)."""
+    from tests.support import codebleu_oracle as oracle
+
+    empty, blank = tmp_path / "empty.py", tmp_path / "blank.py"
+    empty.write_text("")
+    blank.write_text("\n  \n")
+    for reference, candidate in ((empty, empty), (blank, blank), (blank, EXAMPLES / "python/reference.py")):
+        data = json.loads(refscore("score", str(reference), str(candidate), "--json").stdout)
+        assert data["codebleu"]["codebleu"] == 0.0, data
+        assert all(c["score"] in (0.0, None) for c in data["codebleu_details"]["components"]), data
+        assert any("is empty" in w for w in data["warnings"])
+    table = refscore("score", str(empty), str(empty)).stdout
+    assert next(line for line in table.splitlines() if "CodeBLEU" in line).split() == ["CodeBLEU", "0.000"], table
+    assert "note: the reference" in table and "is empty" in table, table
+    compat = json.loads(refscore("score", str(empty), str(empty), "--json", "--codebleu-rule", "compat").stdout)
+    assert compat["codebleu"]["codebleu"] == pytest.approx(oracle.calc_codebleu([""], [""], "python")["codebleu"])
 
 
 def test_syntax_errors_still_score(tmp_path: Path) -> None:
@@ -318,3 +340,17 @@ def test_per_function_codebleu_follows_the_codebleu_rule(tmp_path: Path) -> None
         assert result.returncode == 0, result.stderr
         data = json.loads(result.stdout)
         assert data["functions"][0]["codebleu"] == pytest.approx(data["codebleu"]["codebleu"], abs=1e-12), rule
+
+
+def test_every_reference_is_named_in_the_table_and_the_json() -> None:
+    """With ``--also-reference`` the table's header and the JSON named the first reference only;
+    the header names all, ``references`` lists all (``reference`` stays the first)."""
+    reference, other = EXAMPLES / "python/reference.py", EXAMPLES / "python/candidate_builtin.py"
+    candidate = EXAMPLES / "python/candidate_close.py"
+    args = ("score", str(reference), str(candidate), "--also-reference", str(other))
+    header = refscore(*args).stdout.splitlines()[0]
+    assert header == f"{candidate}  vs  {reference}, {other}  [python]", header
+    data = json.loads(refscore(*args, "--json").stdout)
+    assert data["reference"] == str(reference) and data["references"] == [str(reference), str(other)]
+    single = json.loads(refscore("score", str(reference), str(candidate), "--json").stdout)
+    assert single["references"] == [str(reference)]

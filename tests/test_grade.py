@@ -198,6 +198,25 @@ def test_interrupted_run_writes_its_reports_and_resumes_from_the_parts(tmp_path,
     assert json.loads((out / "w.json").read_text())["settings"]["from_cache"] == 0
 
 
+def test_the_cache_key_does_not_depend_on_the_order_of_metrics(tmp_path):
+    """``--metrics codebleu,chrf`` and ``--metrics chrf,codebleu`` score the same: a rerun in the
+    other order scored everything again. The default order keeps the key it had."""
+    from refscore.grade.settings import GradeSettings
+
+    gen = make_class(tmp_path / "class")
+    subs = [str(gen.root / "python" / f) for f in ("copy.py", "s01_loop.py")]
+    cache = tmp_path / "parts"
+    base = ["grade", "-r", str(gen.root / "refs" / "running_max.py"), *subs, "--cache", str(cache), "-q"]
+    assert main([*base, "--metrics", "codebleu,chrf", "--json", str(tmp_path / "a.json")]) == 0
+    assert main([*base, "--metrics", "chrf,codebleu", "--json", str(tmp_path / "b.json")]) == 0
+    first, again = (json.loads((tmp_path / f"{n}.json").read_text()) for n in "ab")
+    assert again["settings"]["from_cache"] == 2 and again["settings"]["scored_now"] == 0
+    assert [{k: v for k, v in s.items() if k != "cached"} for s in again["submissions"]] == \
+        [{k: v for k, v in s.items() if k != "cached"} for s in first["submissions"]]
+    assert GradeSettings(("codebertscore", "codebleu")).cache_tag() == GradeSettings(("codebleu", "codebertscore")).cache_tag()
+    assert '"metrics": ["codebleu", "codebertscore"]' in GradeSettings().cache_tag()
+
+
 def test_fail_under_exit_codes(tmp_path, capsys):
     gen = make_class(tmp_path / "class")
     good = [str(gen.root / "python" / f) for f in ("copy.py", "s01_loop.py", "s09_accumulate.py")]

@@ -267,6 +267,29 @@ def test_an_empty_reference_is_said_once_not_silently_zero(tmp_path: Path, capsy
     assert "warning: the reference" in capsys.readouterr().err
 
 
+def test_the_reference_named_as_a_submission_is_said_to_be_skipped(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """``grade -r sol.py sol.py`` said only "no submissions found"; the reference is never graded,
+    and now a note says so (the run goes on with the other submissions), and a folder holding
+    nothing but the reference is not called empty."""
+    ref, other = tmp_path / "sol.py", tmp_path / "b.py"
+    ref.write_text(REF)
+    other.write_text(CAND)
+    code = main(["grade", "-r", str(ref), str(ref), "--metrics", "codebleu", "--no-cache", "-q"])
+    err = capsys.readouterr().err
+    assert code == 3 and "no submissions found" in err, err
+    assert f"{ref} is the --reference: skipped, not graded as a submission" in err, err
+    code, rows = grade_json(tmp_path, "-r", str(ref), str(ref), str(other))
+    assert code == 0 and list(rows) == [str(other)], rows
+    assert "is the --reference" in capsys.readouterr().err
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "sol.py").write_text(REF)
+    code, rows = grade_json(tmp_path, "-r", str(folder / "sol.py"), str(folder))
+    assert code == 3 and "empty folder" not in rows[str(folder)]["errors"][0], rows
+    assert "only the reference" in rows[str(folder)]["errors"][0], rows
+
+
 def test_references_in_two_languages_are_one_line_not_read_as_the_first(tmp_path: Path, capsys) -> None:
     """``-r add.py -r Add.java``: the Java reference was parsed as Python without a word (a
     submission in Java is refused as the wrong language); it is one line naming it, exit 3, and

@@ -14,7 +14,6 @@ from ..grade.records import parse_fields
 from ..grade.rows import SCORE_COLUMNS
 from ..grade.run import run_job
 from ..grade.settings import GradeSettings, scorer_tag
-from ..metrics.codebleu import DEFAULT_WEIGHTS
 from ..metrics.similarity import DEFAULT_THRESHOLD
 from ..scoring.report import ALL_METRICS, CODEBLEU_RULES
 from . import options
@@ -61,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sc.add_argument("--metrics", default=",".join(ALL_METRICS),
                     help=f"comma-separated, from {','.join(ALL_METRICS)},chrf,tsed,crystalbleu (default: "
                          f"{','.join(ALL_METRICS)})")
-    sc.add_argument("--weights", default=",".join(str(w) for w in DEFAULT_WEIGHTS),
+    sc.add_argument("--weights", default=options.DEFAULT_WEIGHTS_TEXT,
                     help="CodeBLEU weights: n-gram,weighted,syntax,dataflow (default 0.25 each); "
                          "the native rule normalises them to sum to 1")
     sc.add_argument("--codebleu-rule", choices=CODEBLEU_RULES, default="native",
@@ -140,7 +139,7 @@ def similarity_threshold(text: str) -> float:
 def check_applicable(args: argparse.Namespace) -> None:
     """Options that would be ignored are usage errors: the SUBMISSION options without
     SUBMISSION files (a mapping and JSONL lines carry their own), ``--context`` with
-    ``--context-file``, ``--ray-address`` without ``--engine ray``, ``--fail-metric`` without
+    ``--context-file``, ``--cache`` with ``--no-cache``, ``--ray-address`` without ``--engine ray``, ``--fail-metric`` without
     ``--fail-under`` (a CI job would pass without any check)."""
     if args.context is not None and args.context_file:
         raise UsageError("--context and --context-file both give the task description; give one")
@@ -159,6 +158,8 @@ def check_applicable(args: argparse.Namespace) -> None:
         if given:
             raise UsageError(f"{given[0]} applies to SUBMISSION files or classes graded against --reference, "
                              "or to a --mapping's problems")
+    if args.cache and args.no_cache:
+        raise UsageError(f"--cache {args.cache} keeps the scored parts and --no-cache none; give one")
     if args.ray_address and args.engine != "ray":
         raise UsageError("--ray-address is for --engine ray")
     if args.fail_metric and args.fail_under is None:
@@ -203,11 +204,14 @@ def _reports(args: argparse.Namespace) -> tuple[tuple[str, Path], ...]:
 
 def job_from_args(args: argparse.Namespace) -> GradeJob:
     """The typed job of a checked command line (UsageError, one line, when it cannot work)."""
-    metrics, weights = options.parse_metrics(args.metrics), options.parse_weights(args.weights)
+    metrics = options.parse_metrics(args.metrics)
+    options.parse_weights(args.weights)  # a bad value is a usage error even where CodeBLEU is not computed
     options.check_fail_under(args.fail_under)
     options.check_fail_metric(args.fail_metric, metrics)
     options.check_device(args.device, metrics)
     check_applicable(args)
+    options.drop_unused_options(args, metrics)
+    weights = options.parse_weights(args.weights)
     options.check_layer(None, args.model, (), metrics)  # --model: one line before anything is read
     idf = idf_setting(args.idf)
     tag = scorer_tag(args.model, args.layer, args.device, idf) + backend_tag(args.backend)  # int8 only
@@ -233,8 +237,8 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
 
 
 def run(args: argparse.Namespace) -> int:
-    apply_backend(args.backend)
     job = job_from_args(args)
+    apply_backend(job.settings.backend)
     layer_check = partial(options.check_layer, job.settings.layer, job.settings.model,
                           metrics=job.settings.metrics)
     return run_job(job, check_languages=lambda languages: layer_check(languages))

@@ -5,13 +5,17 @@ this module adds what only this machine can tell (is CUDA there, does the model 
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
+import sys
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ..errors import InputFileError, UsageError  # noqa: F401 - UsageError: re-exported for the commands
+from ..metrics.codebleu import DEFAULT_WEIGHTS
 from ..metrics.weights import Weights
+from ..vocabulary import METRIC_LABELS
 from ..settings_schema import DEVICE_PATTERN, DEVICES, SETTINGS, SettingError, check_layer_range  # noqa: F401
 #: config.json keys that give a transformer's number of hidden layers
 _LAYER_KEYS = ("num_hidden_layers", "n_layer", "num_layers")
@@ -102,6 +106,38 @@ def check_fail_metric(column: str | None, metrics: Sequence[str]) -> None:
     if column is not None and metric_of(column) not in metrics:
         raise UsageError(f"--fail-metric {column} is not computed with --metrics {','.join(metrics)}; "
                          f"add {metric_of(column)} to --metrics or choose a {'/'.join(metrics)} column")
+
+
+#: The text of the default CodeBLEU weights (``--weights``'s default in ``score`` and ``grade``).
+DEFAULT_WEIGHTS_TEXT = ",".join(str(w) for w in DEFAULT_WEIGHTS)
+#: The options that change one metric only: metric -> (flag, argparse destination, value when not given).
+METRIC_ONLY_OPTIONS: dict[str, tuple[tuple[str, str, Any], ...]] = {
+    "codebertscore": (("--model", "model", None), ("--layer", "layer", None), ("--device", "device", None),
+                      ("--idf", "idf", None), ("--backend", "backend", None)),
+    "codebleu": (("--weights", "weights", DEFAULT_WEIGHTS_TEXT), ("--codebleu-rule", "codebleu_rule", "native")),
+}
+
+
+def drop_unused_options(args: argparse.Namespace, metrics: Sequence[str],
+                        extra: Sequence[tuple[str, str]] = ()) -> None:
+    """The options of a metric ``metrics`` leaves out (``METRIC_ONLY_OPTIONS``; ``extra``: more
+    CodeBERTScore ones, flag and destination) change nothing: one warning line per metric names
+    those given, and they are set back to their defaults, so no request, daemon or cache key sees
+    them (a script that always passes ``--device`` keeps working). Check their values first.
+    ``--per-function`` pairs functions by CodeBLEU, so it uses the CodeBLEU options anyway."""
+    used = {*metrics, *(("codebleu",) if getattr(args, "per_function", False) else ())}
+    for metric, known in METRIC_ONLY_OPTIONS.items():
+        if metric in used:
+            continue
+        more = tuple((flag, dest, None) for flag, dest in extra) if metric == "codebertscore" else ()
+        given = [(flag, dest, unset) for flag, dest, unset in (*known, *more) if getattr(args, dest, unset) != unset]
+        if not given:
+            continue
+        print(f"refscore: warning: {', '.join(flag for flag, _, _ in given)} only change"
+              f"{'s' if len(given) == 1 else ''} {METRIC_LABELS[metric]}, which --metrics {','.join(metrics)} "
+              "does not compute: ignored", file=sys.stderr)
+        for _, dest, unset in given:
+            setattr(args, dest, unset)
 
 
 def check_device(device: str | None, metrics: Sequence[str]) -> None:

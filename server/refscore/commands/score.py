@@ -19,7 +19,7 @@ from ..scoring.heat import DEFAULT_WEAK_THRESHOLD, candidate_words, missing_word
 from ..scoring.inputs import STDIN, empty_reference, read_source, read_stdin_source, resolve_language
 from ..scoring.per_function import pair_record, score_functions
 from ..scoring.render import render_functions, render_table
-from ..scoring.report import ALL_METRICS, CODEBLEU_RULES, DEFAULT_WEIGHTS, ScoreRequest
+from ..scoring.report import ALL_METRICS, CODEBLEU_RULES, ScoreRequest
 from ..settings_schema import IDF_ONE_REFERENCE, idf_lacks_references
 from . import options
 from .bert_options import idf_setting
@@ -41,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help=f"comma-separated metrics from {','.join(ALL_METRICS)},chrf,tsed (default: "
                              f"{','.join(ALL_METRICS)}; CodeBERTScore loads a transformer, a few seconds on "
                              "a CPU; chrF and TSED need refscore[eval])")
-    parser.add_argument("--weights", default=",".join(str(w) for w in DEFAULT_WEIGHTS),
+    parser.add_argument("--weights", default=options.DEFAULT_WEIGHTS_TEXT,
                         help="CodeBLEU weights: n-gram,weighted,syntax,dataflow (default 0.25 each); "
                              "the native rule normalises them to sum to 1")
     parser.add_argument("--json", action="store_true", help="print JSON (one object per candidate, one per line)")
@@ -73,17 +73,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    metrics, weights = options.parse_metrics(args.metrics), options.parse_weights(args.weights)
+    metrics = options.parse_metrics(args.metrics)
+    options.parse_weights(args.weights)  # a bad value is a usage error even where CodeBLEU is not computed
     if args.context is not None and args.context_file:
         raise options.UsageError("--context and --context-file both give the task description; give one")
     reference_paths = [args.reference, *args.also_reference]
     if [*reference_paths, *args.candidates, args.context_file].count(STDIN) > 1:
         raise options.UsageError("- (standard input) can be given once among the references, candidates "
                                  "and --context-file")
-    context = _read(args.context_file) if args.context_file else args.context
     if "crystalbleu" in metrics:
         raise options.UsageError("--metrics crystalbleu needs a corpus of submissions: use refscore grade")
     options.check_device(args.device, metrics)
+    options.drop_unused_options(args, metrics, extra=(("--context", "context"), ("--context-file", "context_file")))
+    weights = options.parse_weights(args.weights)
+    context = _read(args.context_file) if args.context_file else args.context
     references = tuple(_read(p) for p in reference_paths)
     empty_notes = [note for note in (empty_reference(p, t) for p, t in zip(reference_paths, references)) if note]
     for note in empty_notes:
@@ -120,7 +123,8 @@ def run(args: argparse.Namespace) -> int:
         found = pipeline.differences(request, report)
         if args.json:
             scores = {k: v for k, v in flat_scores(report).items() if v is not None}
-            data = {"candidate": readable(path), "reference": readable(args.reference), "scores": scores,
+            data = {"candidate": readable(path), "reference": readable(args.reference),
+                    "references": [readable(p) for p in reference_paths], "scores": scores,
                     **report.to_dict(explain=args.explain), "warnings": [readable(w) for w in warnings]}
             if report.codebertscore is not None:
                 data["tokens"] = token_records(report.codebertscore, request.candidate, references)
@@ -130,7 +134,9 @@ def run(args: argparse.Namespace) -> int:
                 data["functions"] = [pair_record(p) for p in functions[index]]
             print(json.dumps(data))
             continue
-        print(render_table(printable(path), printable(args.reference), report, explain=args.explain))
+        print(render_table(printable(path), ", ".join(printable(p) for p in reference_paths), report,
+                           explain=args.explain,
+                           notes=[printable(note) for note in empty_notes]))
         if args.explain:
             print(render_differences(found, request.candidate))
         if functions:

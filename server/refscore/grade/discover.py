@@ -160,16 +160,18 @@ def _expand_path(path: Path, pattern: str | None, per_folder: bool, skip: set[st
             return [Submission(str(path), [], "no sub-folders (with --per-folder each sub-folder is one submission)")]
         out = []
         for folder in folders:
-            files, outside = _inside(folder, [f for f in _files(folder, pattern, skip) if _real(f) not in skip])
+            found = _files(folder, pattern, skip)
+            files, outside = _inside(folder, [f for f in found if _real(f) not in skip])
             if outside:
                 out.append(Submission(str(outside[0]), [], _OUTSIDE.format(folder=folder)))
                 continue
-            out.append(Submission(str(folder), files, None if files else _nothing(pattern)))
+            out.append(Submission(str(folder), files, None if files else _nothing(pattern, bool(found))))
         return out
-    files, outside = _inside(path, [f for f in _files(path, pattern, skip) if _real(f) not in skip])
+    found = _files(path, pattern, skip)
+    files, outside = _inside(path, [f for f in found if _real(f) not in skip])
     subs = [Submission(str(f), [f]) for f in files] + [Submission(str(f), [], _OUTSIDE.format(folder=path))
                                                        for f in outside]
-    return subs or [Submission(str(path), [], _nothing(pattern))]
+    return subs or [Submission(str(path), [], _nothing(pattern, bool(found)))]
 
 
 _OUTSIDE = "a symbolic link to a file outside {folder}: not read"
@@ -184,8 +186,17 @@ def _inside(folder: Path, files: list[Path]) -> tuple[list[Path], list[Path]]:
     return inside, outside
 
 
-def _nothing(pattern: str | None) -> str:
+def _nothing(pattern: str | None, skipped: bool = False) -> str:
+    """Why a folder gave no submission (``skipped``: it held only files that are never graded)."""
+    if skipped:
+        return "no file to grade: the folder holds only the reference (or this run's own files), never graded"
     return f"no file matching {pattern!r}" if pattern else "empty folder (no file to grade)"
+
+
+def named_references(arguments: Iterable[str | Path], references: Iterable[str | Path]) -> list[str]:
+    """The arguments that name a reference file itself, which is never graded (``grade -r sol.py sol.py``)."""
+    refs = {_real(r) for r in references}
+    return list(dict.fromkeys(str(a) for a in arguments if not os.path.isdir(a) and _real(a) in refs))
 
 
 def _files(folder: Path, pattern: str | None, skip: set[str] | None = None) -> list[Path]:

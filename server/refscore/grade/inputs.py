@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import UsageError
-from .discover import expand, items_for, load_problem
+from .discover import expand, items_for, load_problem, named_references
 from .items import ItemSet
 from .job import Inputs
 from .classroom.assign import ClassProblem, starter_for, strip_starter
@@ -41,6 +41,8 @@ def read_submissions(inputs: Inputs, own: Sequence[Path] = ()) -> ItemSet:
         layout = inputs.layout
         classes, others = split_classes(inputs.submissions, layout, folders=roster is not None)
         if others:
+            items.notes.extend(f"{name} is the --reference: skipped, not graded as a submission"
+                               for name in named_references(others, inputs.references))
             subs = expand(others, inputs.pattern, inputs.per_folder, exclude=[*inputs.references, *own])
             found = items_for(problem, subs, inputs.pattern)
             for item in found.items:

@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import __version__
 from ..metrics.codebleu import DEFAULT_WEIGHTS
-from ..scoring.report import ALL_METRICS, ScoreRequest
+from ..scoring.report import ALL_METRICS, KNOWN_METRICS, ScoreRequest
 from .items import GradeItem
 
 
@@ -30,8 +30,12 @@ class GradeSettings:
     explain: bool = True  # token alignments and CodeBLEU explanations (only the detailed HTML page shows them)
 
     def cache_tag(self) -> str:
-        """A stable string of the settings that change scores (not the batch size)."""
-        tag: dict[str, Any] = {"v": __version__, "metrics": list(self.metrics), "weights": list(self.weights),
+        """A stable string of the settings that change scores (not the batch size, nor the order
+        of the metrics)."""
+        # the metrics in the schema's order: ``chrf,codebleu`` scores what ``codebleu,chrf`` does, and
+        # the default order (``codebleu,codebertscore``) keeps the key it always had
+        metrics = [m for m in KNOWN_METRICS if m in self.metrics]
+        tag: dict[str, Any] = {"v": __version__, "metrics": metrics, "weights": list(self.weights),
                                "scorer": self.scorer_tag}
         if self.codebleu_rule != "native":  # native runs keep the keys they always had
             tag["codebleu_rule"] = self.codebleu_rule

@@ -89,7 +89,7 @@ def _corpus_stats(references: Sequence[Sequence[str]], predictions: Sequence[str
 def score_codebleu(references: Sequence[str], candidate: str, language: str,
                    weights: Sequence[float] = DEFAULT_WEIGHTS, explain: bool = True) -> CodeBleuResult:
     """Native CodeBLEU of one candidate against one or more references (its score against the best
-    one, with that reference's explanations)."""
+    one, with that reference's explanations); against an empty or blank reference it is 0."""
     with gc_paused():
         return _score_codebleu(references, candidate, language, weights, explain)
 
@@ -110,6 +110,8 @@ def _score_codebleu(references: Sequence[str], candidate: str, language: str,
         # against the one it is closest to (the package pools their statistics: compat rule)
         stats, flows = _pair_stats([tokens], cand_tokens, [(structure, cand_structure)], spec.keywords,
                                    unmatched=explain)
+        if not references[index].strip():  # nothing to compare with: every component 0, not an
+            stats = replace(stats, syntax_matched=0, syntax_total=0)  # empty tree matching an empty one
         result = combine(stats, weights, "native", spec.name, "ws", grammar)
         if best is None or result.score > best[0].score:
             best = (result, index, flows)

@@ -29,8 +29,9 @@ def _value(score: float | None) -> str:
     return "   n/a" if score is None else f"{score:6.3f}"
 
 
-def render_table(candidate: str, reference: str, report: ScoreReport, explain: bool = False) -> str:
-    """A readable table of every score in the report."""
+def render_table(candidate: str, reference: str, report: ScoreReport, explain: bool = False,
+                 notes: Sequence[str] = ()) -> str:
+    """A readable table of every score in the report, ending with ``notes`` (why a score is what it is)."""
     lines = [f"{candidate}  vs  {reference}  [{report.language}]"]
     if report.refscore is not None:
         lines.append(f"  RefScore                  {_value(report.refscore.score)}   combined: how likely the "
@@ -62,7 +63,7 @@ def render_table(candidate: str, reference: str, report: ScoreReport, explain: b
         elif explain and result.rule == "compat":
             lines.append("  (the package's rule gives numbers only; explanations come with --codebleu-rule native)")
     lines += _text_metric_lines(report)
-    for error in report.errors:
+    for error in [*report.errors, *notes]:
         lines.append(f"  note: {error}")
     return "\n".join(lines)
 
