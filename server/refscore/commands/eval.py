@@ -21,6 +21,14 @@ def _csv(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
+def _contexts(value: str) -> list[str]:
+    """``--contexts``: ``none``, ``nl`` or ``both`` (the help's word for ``none,nl``)."""
+    out: list[str] = []
+    for part in _csv(value):
+        out += ["none", "nl"] if part == "both" else [part]
+    return list(dict.fromkeys(out))
+
+
 def _layers(value: str) -> list[int]:
     out: list[int] = []
     for part in _csv(value):
@@ -86,7 +94,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "--contexts none), canon and tsed or errors feed the combined fit (docs/correlation.md)")
     p.add_argument("--layers", type=_layers, default=[1, 2, 3, 4, 5, 6],
                    help="MiniLM layers for CodeBERTScore, e.g. 1-6 or 4,6 (default 1-6)")
-    p.add_argument("--contexts", type=_csv, default=["none", "nl"],
+    p.add_argument("--contexts", type=_contexts, default=["none", "nl"],
                    help="CodeBERTScore context: none, nl (the intent) or both (default)")
     p.add_argument("--cbs-languages", type=_csv, default=None,
                    help="datasets that get CodeBERTScore (default: all selected)")
@@ -148,7 +156,7 @@ def _layers_problem(layers: list[int]) -> str | None:
 def _check(args: argparse.Namespace, groups: tuple[str, ...]) -> str | None:
     """The first option value ``eval`` cannot run with, as one line (None when all are usable)."""
     for option, values, allowed in (("--languages", args.languages, _DATASETS), ("--metrics", args.metrics, groups),
-                                    ("--contexts", args.contexts, ("none", "nl")),
+                                    ("--contexts", args.contexts, ("none", "nl", "both")),
                                     ("--cbs-languages", args.cbs_languages, args.languages)):
         if values is None:
             continue
