@@ -26,3 +26,12 @@ def test_contexts_both_as_the_help_says_means_none_and_nl(tmp_path: Path) -> Non
     out = tmp_path / "r.json"
     assert main(["eval", *TINY, "--contexts", "both", "--out", str(out)]) == 0
     assert json.loads(out.read_text(encoding="utf-8"))["settings"]["contexts"] == [False, True]
+
+
+def test_a_cache_from_that_is_not_there_is_refused_before_scoring(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    out, missing = tmp_path / "r.json", tmp_path / "typo.npz"
+    assert main(["eval", *TINY, "--cache-from", str(missing), "--out", str(out)]) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"refscore eval: --cache-from {missing}: no such file"]
+    assert not out.exists()

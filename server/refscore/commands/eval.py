@@ -10,7 +10,7 @@ import signal
 import sys
 from pathlib import Path
 
-from ..errors import EXIT_INPUT, EXIT_USAGE, RefScoreError
+from ..errors import EXIT_INPUT, EXIT_USAGE, InputFileError, RefScoreError
 from ..safe_write import OutputClashError, check_distinct, check_writable, replace_file, source_language
 from ..vocabulary import EXIT_INTERRUPTED
 
@@ -195,6 +195,18 @@ def _check_outputs(args: argparse.Namespace) -> None:
         check_writable(path, label)
 
 
+def _check_inputs(args: argparse.Namespace) -> None:
+    """Refuse a ``--cache-from`` that is missing or no regular file before anything is scored: it
+    was taken as an empty cache, so a typo in its name scored everything again in silence."""
+    from ..safe_read import open_regular
+
+    for path in args.cache_from:
+        try:
+            open_regular(path).close()
+        except InputFileError as error:
+            raise InputFileError(f"--cache-from {error}") from None
+
+
 def handle(args: argparse.Namespace) -> int:
     """Run the evaluation and write the requested outputs."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -221,6 +233,7 @@ def handle(args: argparse.Namespace) -> int:
         print(f"refscore eval: data folder not found: {config.data_dir}", file=sys.stderr)
         return EXIT_INPUT
     try:
+        _check_inputs(args)
         _check_outputs(args)
     except RefScoreError as error:
         print(f"refscore eval: {error}", file=sys.stderr)
