@@ -35,3 +35,13 @@ def test_a_cache_from_that_is_not_there_is_refused_before_scoring(tmp_path: Path
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"refscore eval: --cache-from {missing}: no such file"]
     assert not out.exists()
+
+
+def test_paper_folds_without_the_paper_protocol_is_a_usage_error(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    folds = tmp_path / "constants.py"
+    folds.write_text("FOLDS = []\n", encoding="utf-8")
+    assert main(["eval", *TINY, "--paper-folds", str(folds), "--out", str(tmp_path / "r.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--paper-folds" in err[0] and "--protocol paper" in err[0]
+    assert not (tmp_path / "r.json").exists()

@@ -155,6 +155,9 @@ def _layers_problem(layers: list[int]) -> str | None:
 
 def _check(args: argparse.Namespace, groups: tuple[str, ...]) -> str | None:
     """The first option value ``eval`` cannot run with, as one line (None when all are usable)."""
+    if args.paper_folds is not None:  # only handle_paper reads it: alone it was ignored
+        return (f"--paper-folds {args.paper_folds}: read only with --protocol paper; add --protocol paper "
+                "or leave --paper-folds out")
     for option, values, allowed in (("--languages", args.languages, _DATASETS), ("--metrics", args.metrics, groups),
                                     ("--contexts", args.contexts, ("none", "nl", "both")),
                                     ("--cbs-languages", args.cbs_languages, args.languages)):
