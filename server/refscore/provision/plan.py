@@ -178,12 +178,17 @@ def _probe(python: str) -> tuple[tuple[int, int] | None, bool, str | None]:
             "'venv': u.find_spec('venv') is not None and u.find_spec('ensurepip') is not None}))")
     try:
         done = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=60, check=False)
-        facts = json.loads(done.stdout.strip().splitlines()[-1])
-        return (int(facts["version"][0]), int(facts["version"][1])), bool(facts["venv"]), None
     except FileNotFoundError:
         return None, False, f"{python} was not found"
-    except (OSError, subprocess.SubprocessError, ValueError, KeyError, IndexError) as error:
+    except (OSError, subprocess.SubprocessError, ValueError) as error:
         return None, False, f"{python} does not run ({type(error).__name__}: {error})"
+    try:
+        facts = json.loads(done.stdout.strip().splitlines()[-1])
+        return (int(facts["version"][0]), int(facts["version"][1])), bool(facts["venv"]), None
+    except (ValueError, KeyError, IndexError, TypeError):  # it ran, but did not answer as a Python does
+        said = next((line.strip() for line in reversed(done.stderr.splitlines()) if line.strip()), "")
+        return None, False, (f"{python} does not run as Python (exit status {done.returncode}"
+                             + (f": {said[:200]}" if said else "") + ")")
 
 
 def _local_wheel(folder: str, requirement: str, version: tuple[int, int] | None) -> Path | None:
