@@ -27,3 +27,42 @@ def test_a_python_that_runs_but_is_no_python_is_named_so(tmp_path: Path) -> None
     assert done.returncode == 1, done.stderr
     problems = json.loads(done.stdout)["problems"]
     assert problems == [f"{fake} does not run as Python (exit status 1: not today)"]
+
+
+def _events(stdout: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in stdout.splitlines()]
+
+
+def test_an_environment_under_a_file_is_a_problem_of_the_plan_and_a_failed_event(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("keep me", encoding="utf-8")
+    env = tmp_path / "notes.txt" / "env"
+    done = _setup("--json", "--env", str(env))
+    assert done.returncode == 1 and "internal error" not in done.stderr, done.stderr
+    events = _events(done.stdout)
+    why = f"{env} cannot be made: {tmp_path / 'notes.txt'} is not a folder"
+    assert events[0]["event"] == "plan" and events[0]["problems"] == [why]
+    assert events[-1]["event"] == "failed" and why in str(events[-1]["reason"])
+    assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == "keep me"
+
+
+def test_a_folder_where_the_log_goes_is_a_problem_not_an_internal_error(tmp_path: Path) -> None:
+    env = tmp_path / "env"
+    (tmp_path / "env-setup.log").mkdir()
+    done = _setup("--env", str(env))
+    assert done.returncode == 1 and "internal error" not in done.stderr, done.stderr
+    assert f"the log {tmp_path / 'env-setup.log'} is a folder" in done.stderr
+    assert not env.exists()
+
+
+def test_a_log_that_cannot_be_written_when_the_set_up_starts_is_a_failed_event(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from refscore.provision.install import run_setup
+    from refscore.provision.plan import SetupOptions, make_plan
+
+    plan = make_plan(SetupOptions(env=tmp_path / "env", base_python=sys.executable, source=str(REPO)))
+    (tmp_path / "taken").write_text("a file", encoding="utf-8")  # made after the plan was checked
+    events: list[dict[str, object]] = []
+    assert not run_setup(replace(plan, log=str(tmp_path / "taken" / "env-setup.log")), events.append)
+    assert [e["event"] for e in events] == ["failed"]
+    assert str(events[0]["reason"]).startswith(f"cannot write the log {tmp_path / 'taken' / 'env-setup.log'}")

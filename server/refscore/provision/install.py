@@ -141,13 +141,25 @@ def run_setup(plan: Plan, emit: Emit, force: bool = False, cancel: Cancel | None
               "log": plan.log})
         return True
     started = time.monotonic()
-    Path(plan.log).parent.mkdir(parents=True, exist_ok=True)
-    with open(plan.log, "w", encoding="utf-8") as log:
+    try:  # the plan checked the places; this is what changed since, or what only writing tells
+        Path(plan.log).parent.mkdir(parents=True, exist_ok=True)
+        log = open(plan.log, "w", encoding="utf-8")  # noqa: SIM115 - closed by the with below
+    except OSError as error:
+        emit({"event": "failed", "reason": f"cannot write the log {plan.log}: {error.strerror or error}",
+              "log": None})
+        return False
+    with log:
         log.write(f"refscore setup, {datetime.now(timezone.utc).isoformat(timespec='seconds')}\n")
         log.write(f"{plan.question}\n" + "\n".join(plan.details) + "\n")
         _remove(env)
-        env.mkdir(parents=True, exist_ok=True)
-        (env / STARTED).write_text("refscore setup is making this environment\n", encoding="utf-8")
+        try:
+            env.mkdir(parents=True, exist_ok=True)
+            (env / STARTED).write_text("refscore setup is making this environment\n", encoding="utf-8")
+        except OSError as error:
+            reason = f"cannot make {env}: {error.strerror or error}"
+            log.write(f"FAILED: {reason}\n")
+            emit({"event": "failed", "reason": reason, "log": plan.log})
+            return False
         try:
             for index, step in enumerate(plan.steps, 1):
                 if cancel.requested:

