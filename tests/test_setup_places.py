@@ -66,3 +66,35 @@ def test_a_log_that_cannot_be_written_when_the_set_up_starts_is_a_failed_event(t
     assert not run_setup(replace(plan, log=str(tmp_path / "taken" / "env-setup.log")), events.append)
     assert [e["event"] for e in events] == ["failed"]
     assert str(events[0]["reason"]).startswith(f"cannot write the log {tmp_path / 'taken' / 'env-setup.log'}")
+
+
+def _slow_python(tmp_path: Path) -> Path:
+    """A stand-in base Python: it answers the plan's probe, and its ``-m venv`` step takes seconds."""
+    fake = tmp_path / "slow-python"
+    fake.write_text("#!/bin/sh\nif [ \"$1\" = \"-c\" ]; then echo '{\"version\": [3, 11], \"venv\": true}'; exit 0; fi\n"
+                    "sleep 6\nexit 1\n", encoding="utf-8")
+    fake.chmod(0o755)
+    return fake
+
+
+def test_a_second_set_up_of_the_same_environment_waits_for_none_and_undoes_nothing(tmp_path: Path) -> None:
+    import time
+
+    env, fake = tmp_path / "env", _slow_python(tmp_path)
+    base = {**os.environ, "PYTHONPATH": str(REPO / "server")}
+    first = subprocess.Popen([sys.executable, "-m", "refscore", "setup", "--json", "--env", str(env), "--python",
+                              str(fake)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=base)
+    try:
+        deadline = time.monotonic() + 30
+        while not (env / ".refscore-setup").exists():  # the first one is in its first step
+            assert time.monotonic() < deadline and first.poll() is None, first.communicate()
+            time.sleep(0.05)
+        second = _setup("--json", "--env", str(env), "--python", str(fake), timeout=30)
+        assert first.poll() is None, "the second returned at once, while the first still runs"
+        assert (env / ".refscore-setup").exists(), "the first one's environment was removed under it"
+    finally:
+        first.communicate(timeout=60)
+    assert second.returncode == 1, second.stderr
+    failed = _events(second.stdout)[-1]
+    assert failed["event"] == "failed" and "another refscore setup is making" in str(failed["reason"])
+    assert "another refscore setup" not in (tmp_path / "env-setup.log").read_text(encoding="utf-8")

@@ -125,6 +125,11 @@ def is_ready(env: Path, platform: str = sys.platform) -> bool:
     return (env / MARKER).is_file() and env_python(env, platform).exists()
 
 
+def lock_path(env: Path) -> Path:
+    """The lock a set-up of ``env`` holds, beside it (inside, it would go with the environment)."""
+    return env.parent / f"{env.name}-setup.lock"
+
+
 def default_env() -> Path:
     import platformdirs
 
