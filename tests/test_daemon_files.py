@@ -59,3 +59,13 @@ def test_daemon_json_is_private_and_never_written_through_a_link(place: Place) -
     with pytest.raises(OutputFileError, match="symbolic link"):
         write_private_json(info, {"pid": 1})
     assert (place.root / "victim").read_text() == "keep\n"
+
+
+def test_a_file_where_the_log_folder_goes_is_one_line_not_an_internal_error(place: Place) -> None:
+    place.log.write_text("my notes\n")
+    env = {**place.env, "REFSCORE_LOG_DIR": str(place.log)}
+    result = refscore("daemon", "start", "--no-preload", env=env)
+    assert result.returncode == 3, (result.stdout, result.stderr)
+    assert result.stderr.splitlines() == [f"refscore: the daemon's log folder {place.log} cannot be made: "
+                                          "a file is in the way; move it away or set REFSCORE_LOG_DIR to a folder"]
+    assert place.log.read_text() == "my notes\n"

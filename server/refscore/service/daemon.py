@@ -421,9 +421,7 @@ class _OneLineForInputErrors(logging.Filter):
 
 def setup_logging() -> Path:
     """Log to the user log dir with rotation; level from $REFSCORE_LOG_LEVEL (default INFO)."""
-    directory = paths.log_dir()
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / paths.LOG_NAME
+    path = paths.ensure_log_dir() / paths.LOG_NAME
     handler = logging.handlers.RotatingFileHandler(path, maxBytes=LOG_MAX_BYTES, backupCount=LOG_BACKUPS,
                                                    encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"))

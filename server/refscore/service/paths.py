@@ -89,6 +89,26 @@ def log_dir() -> Path:
     return Path(platformdirs.user_log_dir("refscore"))
 
 
+class LogDirError(RefScoreError, OSError):
+    """The daemon's log folder cannot be made: a file is in the way, or it may not be written (exit 3;
+    an OSError, like ``RuntimeDirError``, so that ``score`` and ``grade`` score in-process with a note)."""
+
+    exit_code = EXIT_INPUT
+
+
+def ensure_log_dir() -> Path:
+    """The log directory, created when missing; ``LogDirError`` in one line when it cannot be."""
+    directory = log_dir()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        why = ("a file is in the way" if isinstance(error, (FileExistsError, NotADirectoryError))
+               else error.strerror or str(error))
+        raise LogDirError(f"the daemon's log folder {directory} cannot be made: {why}; move it away or set "
+                          f"{LOG_DIR_ENV} to a folder") from None
+    return directory
+
+
 _HINT = f"set {RUNTIME_DIR_ENV} to a private directory"
 
 
