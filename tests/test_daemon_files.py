@@ -69,3 +69,14 @@ def test_a_file_where_the_log_folder_goes_is_one_line_not_an_internal_error(plac
     assert result.stderr.splitlines() == [f"refscore: the daemon's log folder {place.log} cannot be made: "
                                           "a file is in the way; move it away or set REFSCORE_LOG_DIR to a folder"]
     assert place.log.read_text() == "my notes\n"
+
+
+@pytest.mark.parametrize("name", ["daemon.lock", "start.lock"])
+def test_a_folder_where_a_lock_file_goes_is_one_line_and_kept(place: Place, name: str) -> None:
+    (place.run / name).mkdir()
+    result = refscore("daemon", "start", "--no-preload", env=place.env)
+    assert result.returncode == 3, (result.stdout, result.stderr)
+    assert f"{place.run / name} is a folder, not a lock file" in result.stderr
+    assert "internal error" not in result.stderr and (place.run / name).is_dir()
+    status = refscore("daemon", "status", env=place.env)
+    assert (status.returncode, status.stdout.strip()) == (1, "refscore daemon: not running"), status.stderr

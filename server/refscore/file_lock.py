@@ -9,6 +9,13 @@ import sys
 import time
 from pathlib import Path
 
+from .errors import InputFileError
+
+
+class LockFileError(InputFileError, OSError):
+    """Something that is no file sits where a lock file goes (exit 3; an OSError, so that
+    ``score`` and ``grade`` score in their own process with it as a note)."""
+
 
 class FileLock:
     """An exclusive advisory lock on a file, released when closed or when the process dies."""
@@ -19,7 +26,11 @@ class FileLock:
 
     def acquire(self, timeout: float | None = 0.0) -> bool:
         """Try to take the lock; wait up to ``timeout`` seconds (None: forever). True if taken."""
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        except IsADirectoryError:
+            raise LockFileError(f"{self.path} is a folder, not a lock file; RefScore does not remove it: "
+                                "move it away") from None
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             if _try_lock_fd(fd):
@@ -48,7 +59,11 @@ def lock_is_held(path: Path) -> bool:
     if not path.exists():
         return False
     probe = FileLock(path)
-    if probe.acquire(0):
+    try:
+        taken = probe.acquire(0)
+    except LockFileError:  # a folder: no process holds a lock on it
+        return False
+    if taken:
         probe.release()
         return False
     return True

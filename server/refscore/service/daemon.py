@@ -432,6 +432,14 @@ def setup_logging() -> Path:
     return path
 
 
+def _refused(error: RefScoreError) -> int:
+    """A start-up the user must fix (a file in the way, an unsafe folder): one line in the log and
+    on stderr (the client shows it), and the error's exit code."""
+    log.error("%s", error)
+    print(f"refscore daemon: {error}", file=sys.stderr)
+    return error.exit_code
+
+
 def run_daemon(config: DaemonConfig) -> int:
     """Run in this process until stopped. Returns the exit code."""
     # Before torch is imported: OpenMP threads that spin after each model call (the default)
@@ -441,11 +449,13 @@ def run_daemon(config: DaemonConfig) -> int:
     try:
         directory = paths.ensure_runtime_dir()
     except paths.RuntimeDirError as error:
-        log.error("%s", error)
-        print(f"refscore daemon: {error}", file=sys.stderr)
-        return error.exit_code
+        return _refused(error)
     lock = paths.FileLock(directory / paths.LOCK_NAME)
-    if not lock.acquire(0):
+    try:
+        taken = lock.acquire(0)
+    except RefScoreError as error:  # a folder where the lock goes
+        return _refused(error)
+    if not taken:
         log.info("another daemon holds %s; exiting", lock.path)
         return EXIT_ALREADY_RUNNING
     try:
@@ -455,9 +465,7 @@ def run_daemon(config: DaemonConfig) -> int:
         log.info("stopped after serving %d requests", daemon.engine.stats["served"])
         return 0
     except RefScoreError as error:  # a file in the way of the socket: one line, no traceback
-        log.error("%s", error)
-        print(f"refscore daemon: {error}", file=sys.stderr)
-        return error.exit_code
+        return _refused(error)
     except Exception:  # noqa: BLE001
         log.exception("the daemon failed")
         return 5
