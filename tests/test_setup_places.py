@@ -98,3 +98,14 @@ def test_a_second_set_up_of_the_same_environment_waits_for_none_and_undoes_nothi
     failed = _events(second.stdout)[-1]
     assert failed["event"] == "failed" and "another refscore setup is making" in str(failed["reason"])
     assert "another refscore setup" not in (tmp_path / "env-setup.log").read_text(encoding="utf-8")
+
+
+def test_the_first_line_of_a_set_up_says_what_it_does_once(tmp_path: Path) -> None:
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("keep me", encoding="utf-8")
+    done = _setup("--env", str(foreign))
+    assert done.returncode == 1
+    first = done.stdout.splitlines()[0]
+    assert first.startswith("Setting up CodeBERTScore in ") and "?" not in first, first
+    assert first.count("on disk") == 1 and f"log: {tmp_path / 'mine-setup.log'}" in first, first
