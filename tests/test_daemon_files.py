@@ -66,8 +66,9 @@ def test_a_file_where_the_log_folder_goes_is_one_line_not_an_internal_error(plac
     env = {**place.env, "REFSCORE_LOG_DIR": str(place.log)}
     result = refscore("daemon", "start", "--no-preload", env=env)
     assert result.returncode == 3, (result.stdout, result.stderr)
-    assert result.stderr.splitlines() == [f"refscore: the daemon's log folder {place.log} cannot be made: "
-                                          "a file is in the way; move it away or set REFSCORE_LOG_DIR to a folder"]
+    says = (f"refscore: the daemon's log folder {place.log} cannot be made: a file is in the way; move it away "
+            "or set REFSCORE_LOG_DIR to a folder")
+    assert result.stderr.splitlines() == [says]
     assert place.log.read_text() == "my notes\n"
 
 

@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from refscore.cli import main
 from refscore.eval.data import default_data_dir
 
