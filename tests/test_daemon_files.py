@@ -59,3 +59,25 @@ def test_daemon_json_is_private_and_never_written_through_a_link(place: Place) -
     with pytest.raises(OutputFileError, match="symbolic link"):
         write_private_json(info, {"pid": 1})
     assert (place.root / "victim").read_text() == "keep\n"
+
+
+def test_a_file_where_the_log_folder_goes_is_one_line_not_an_internal_error(place: Place) -> None:
+    place.log.write_text("my notes\n")
+    env = {**place.env, "REFSCORE_LOG_DIR": str(place.log)}
+    result = refscore("daemon", "start", "--no-preload", env=env)
+    assert result.returncode == 3, (result.stdout, result.stderr)
+    says = (f"refscore: the daemon's log folder {place.log} cannot be made: a file is in the way; move it away "
+            "or set REFSCORE_LOG_DIR to a folder")
+    assert result.stderr.splitlines() == [says]
+    assert place.log.read_text() == "my notes\n"
+
+
+@pytest.mark.parametrize("name", ["daemon.lock", "start.lock"])
+def test_a_folder_where_a_lock_file_goes_is_one_line_and_kept(place: Place, name: str) -> None:
+    (place.run / name).mkdir()
+    result = refscore("daemon", "start", "--no-preload", env=place.env)
+    assert result.returncode == 3, (result.stdout, result.stderr)
+    assert f"{place.run / name} is a folder, not a lock file" in result.stderr
+    assert "internal error" not in result.stderr and (place.run / name).is_dir()
+    status = refscore("daemon", "status", env=place.env)
+    assert (status.returncode, status.stdout.strip()) == (1, "refscore daemon: not running"), status.stderr

@@ -10,7 +10,7 @@ import signal
 import sys
 from pathlib import Path
 
-from ..errors import EXIT_INPUT, EXIT_USAGE, RefScoreError
+from ..errors import EXIT_INPUT, EXIT_USAGE, InputFileError, RefScoreError
 from ..safe_write import OutputClashError, check_distinct, check_writable, replace_file, source_language
 from ..vocabulary import EXIT_INTERRUPTED
 
@@ -19,6 +19,14 @@ _DATASETS = ("python", "java", "js", "cpp", "conala")
 
 def _csv(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def _contexts(value: str) -> list[str]:
+    """``--contexts``: ``none``, ``nl`` or ``both`` (the help's word for ``none,nl``)."""
+    out: list[str] = []
+    for part in _csv(value):
+        out += ["none", "nl"] if part == "both" else [part]
+    return list(dict.fromkeys(out))
 
 
 def _layers(value: str) -> list[int]:
@@ -86,7 +94,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "--contexts none), canon and tsed or errors feed the combined fit (docs/correlation.md)")
     p.add_argument("--layers", type=_layers, default=[1, 2, 3, 4, 5, 6],
                    help="MiniLM layers for CodeBERTScore, e.g. 1-6 or 4,6 (default 1-6)")
-    p.add_argument("--contexts", type=_csv, default=["none", "nl"],
+    p.add_argument("--contexts", type=_contexts, default=["none", "nl"],
                    help="CodeBERTScore context: none, nl (the intent) or both (default)")
     p.add_argument("--cbs-languages", type=_csv, default=None,
                    help="datasets that get CodeBERTScore (default: all selected)")
@@ -147,8 +155,11 @@ def _layers_problem(layers: list[int]) -> str | None:
 
 def _check(args: argparse.Namespace, groups: tuple[str, ...]) -> str | None:
     """The first option value ``eval`` cannot run with, as one line (None when all are usable)."""
+    if args.paper_folds is not None:  # only handle_paper reads it: alone it was ignored
+        return (f"--paper-folds {args.paper_folds}: read only with --protocol paper; add --protocol paper "
+                "or leave --paper-folds out")
     for option, values, allowed in (("--languages", args.languages, _DATASETS), ("--metrics", args.metrics, groups),
-                                    ("--contexts", args.contexts, ("none", "nl")),
+                                    ("--contexts", args.contexts, ("none", "nl", "both")),
                                     ("--cbs-languages", args.cbs_languages, args.languages)):
         if values is None:
             continue
@@ -187,6 +198,18 @@ def _check_outputs(args: argparse.Namespace) -> None:
         check_writable(path, label)
 
 
+def _check_inputs(args: argparse.Namespace) -> None:
+    """Refuse a ``--cache-from`` that is missing or no regular file before anything is scored: it
+    was taken as an empty cache, so a typo in its name scored everything again in silence."""
+    from ..safe_read import open_regular
+
+    for path in args.cache_from:
+        try:
+            open_regular(path).close()
+        except InputFileError as error:
+            raise InputFileError(f"--cache-from {error}") from None
+
+
 def handle(args: argparse.Namespace) -> int:
     """Run the evaluation and write the requested outputs."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -213,6 +236,7 @@ def handle(args: argparse.Namespace) -> int:
         print(f"refscore eval: data folder not found: {config.data_dir}", file=sys.stderr)
         return EXIT_INPUT
     try:
+        _check_inputs(args)
         _check_outputs(args)
     except RefScoreError as error:
         print(f"refscore eval: {error}", file=sys.stderr)

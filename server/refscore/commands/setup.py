@@ -106,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit({"event": "plan", **plan.to_json()})
     else:
-        print(f"{plan.question} ({size(plan.disk_mb)} on disk; log: {plan.log})", flush=True)
+        print(f"Setting up CodeBERTScore in {plan.env}: about {size(plan.download_mb)} to download, about "
+              f"{size(plan.disk_mb)} on disk (log: {plan.log})", flush=True)
     cancel = Cancel()
     previous: dict[int, Any] = {}
     for signum in (signal.SIGINT, signal.SIGTERM):  # Ctrl-C, the editor's Cancel: stop the step, clean up

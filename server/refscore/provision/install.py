@@ -16,7 +16,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TextIO
 
-from .plan import MARKER, STARTED, Plan, Step, is_ready
+from ..file_lock import FileLock
+from .plan import MARKER, STARTED, Plan, Step, is_ready, lock_path
 
 Event = dict[str, object]
 Emit = Callable[[Event], None]
@@ -129,25 +130,57 @@ def _remove(env: Path) -> None:
 def run_setup(plan: Plan, emit: Emit, force: bool = False, cancel: Cancel | None = None) -> bool:
     """Carry out ``plan``; True when the environment is ready. Raises Cancelled (after cleaning up)
     when ``cancel`` is requested or on KeyboardInterrupt; every other way out is a ``done`` or
-    ``failed`` event."""
-    cancel = cancel or Cancel()
-    env = Path(plan.env)
+    ``failed`` event. One set-up of an environment at a time (``lock_path``): a second one fails
+    at once instead of removing the half-made environment under the first."""
     if plan.problems:
         emit({"event": "failed", "reason": "cannot start: " + "; ".join(plan.problems), "problems": list(plan.problems),
               "log": None})
         return False
+    env = Path(plan.env)
+    lock = FileLock(lock_path(env))
+    try:  # the plan checked the places; this is what changed since, or what only writing tells
+        env.parent.mkdir(parents=True, exist_ok=True)
+        taken = lock.acquire(0)
+    except OSError as error:
+        emit({"event": "failed", "reason": f"cannot write beside {env} ({lock.path}): {error.strerror or error}",
+              "log": None})
+        return False
+    if not taken:  # each would remove the environment the other is making
+        emit({"event": "failed", "reason": f"another refscore setup is making {env}; wait until it ends "
+              f"(its log: {plan.log})", "log": plan.log})
+        return False
+    try:
+        return _make(plan, emit, force, cancel or Cancel())
+    finally:
+        lock.release()
+
+
+def _make(plan: Plan, emit: Emit, force: bool, cancel: Cancel) -> bool:
+    """``run_setup`` once it holds the environment's lock."""
+    env = Path(plan.env)
     if is_ready(env) and not force:
         emit({"event": "done", "already": True, "env": plan.env, "python": plan.python, "seconds": 0.0,
               "log": plan.log})
         return True
     started = time.monotonic()
-    Path(plan.log).parent.mkdir(parents=True, exist_ok=True)
-    with open(plan.log, "w", encoding="utf-8") as log:
+    try:
+        log = open(plan.log, "w", encoding="utf-8")  # noqa: SIM115 - closed by the with below
+    except OSError as error:
+        emit({"event": "failed", "reason": f"cannot write the log {plan.log}: {error.strerror or error}",
+              "log": None})
+        return False
+    with log:
         log.write(f"refscore setup, {datetime.now(timezone.utc).isoformat(timespec='seconds')}\n")
         log.write(f"{plan.question}\n" + "\n".join(plan.details) + "\n")
         _remove(env)
-        env.mkdir(parents=True, exist_ok=True)
-        (env / STARTED).write_text("refscore setup is making this environment\n", encoding="utf-8")
+        try:
+            env.mkdir(parents=True, exist_ok=True)
+            (env / STARTED).write_text("refscore setup is making this environment\n", encoding="utf-8")
+        except OSError as error:
+            reason = f"cannot make {env}: {error.strerror or error}"
+            log.write(f"FAILED: {reason}\n")
+            emit({"event": "failed", "reason": reason, "log": plan.log})
+            return False
         try:
             for index, step in enumerate(plan.steps, 1):
                 if cancel.requested:

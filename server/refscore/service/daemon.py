@@ -421,9 +421,7 @@ class _OneLineForInputErrors(logging.Filter):
 
 def setup_logging() -> Path:
     """Log to the user log dir with rotation; level from $REFSCORE_LOG_LEVEL (default INFO)."""
-    directory = paths.log_dir()
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / paths.LOG_NAME
+    path = paths.ensure_log_dir() / paths.LOG_NAME
     handler = logging.handlers.RotatingFileHandler(path, maxBytes=LOG_MAX_BYTES, backupCount=LOG_BACKUPS,
                                                    encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"))
@@ -432,6 +430,14 @@ def setup_logging() -> Path:
     root.handlers[:] = [handler]
     root.setLevel(os.environ.get("REFSCORE_LOG_LEVEL", "INFO").upper())
     return path
+
+
+def _refused(error: RefScoreError) -> int:
+    """A start-up the user must fix (a file in the way, an unsafe folder): one line in the log and
+    on stderr (the client shows it), and the error's exit code."""
+    log.error("%s", error)
+    print(f"refscore daemon: {error}", file=sys.stderr)
+    return error.exit_code
 
 
 def run_daemon(config: DaemonConfig) -> int:
@@ -443,11 +449,13 @@ def run_daemon(config: DaemonConfig) -> int:
     try:
         directory = paths.ensure_runtime_dir()
     except paths.RuntimeDirError as error:
-        log.error("%s", error)
-        print(f"refscore daemon: {error}", file=sys.stderr)
-        return error.exit_code
+        return _refused(error)
     lock = paths.FileLock(directory / paths.LOCK_NAME)
-    if not lock.acquire(0):
+    try:
+        taken = lock.acquire(0)
+    except RefScoreError as error:  # a folder where the lock goes
+        return _refused(error)
+    if not taken:
         log.info("another daemon holds %s; exiting", lock.path)
         return EXIT_ALREADY_RUNNING
     try:
@@ -457,9 +465,7 @@ def run_daemon(config: DaemonConfig) -> int:
         log.info("stopped after serving %d requests", daemon.engine.stats["served"])
         return 0
     except RefScoreError as error:  # a file in the way of the socket: one line, no traceback
-        log.error("%s", error)
-        print(f"refscore daemon: {error}", file=sys.stderr)
-        return error.exit_code
+        return _refused(error)
     except Exception:  # noqa: BLE001
         log.exception("the daemon failed")
         return 5

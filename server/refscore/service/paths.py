@@ -24,12 +24,12 @@ import os
 import stat
 import sys
 import tempfile
-import time
 import warnings
 from pathlib import Path
 from typing import Any
 
 from ..errors import EXIT_INPUT, EXIT_UNSAFE_RUNTIME_DIR, RefScoreError
+from ..file_lock import FileLock, lock_is_held  # noqa: F401 - the daemon's locks, as before
 
 RUNTIME_DIR_ENV = "REFSCORE_RUNTIME_DIR"
 LOG_DIR_ENV = "REFSCORE_LOG_DIR"
@@ -87,6 +87,26 @@ def log_dir() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_log_dir("refscore"))
+
+
+class LogDirError(RefScoreError, OSError):
+    """The daemon's log folder cannot be made: a file is in the way, or it may not be written (exit 3;
+    an OSError, like ``RuntimeDirError``, so that ``score`` and ``grade`` score in-process with a note)."""
+
+    exit_code = EXIT_INPUT
+
+
+def ensure_log_dir() -> Path:
+    """The log directory, created when missing; ``LogDirError`` in one line when it cannot be."""
+    directory = log_dir()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        why = ("a file is in the way" if isinstance(error, (FileExistsError, NotADirectoryError))
+               else error.strerror or str(error))
+        raise LogDirError(f"the daemon's log folder {directory} cannot be made: {why}; move it away or set "
+                          f"{LOG_DIR_ENV} to a folder") from None
+    return directory
 
 
 _HINT = f"set {RUNTIME_DIR_ENV} to a private directory"
@@ -226,80 +246,3 @@ def read_info() -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
-
-
-# -- file locks ------------------------------------------------------------------------------------
-
-
-class FileLock:
-    """An exclusive advisory lock on a file, released when closed or when the process dies."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.fd: int | None = None
-
-    def acquire(self, timeout: float | None = 0.0) -> bool:
-        """Try to take the lock; wait up to ``timeout`` seconds (None: forever). True if taken."""
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            if _try_lock_fd(fd):
-                self.fd = fd
-                return True
-            if deadline is not None and time.monotonic() >= deadline:
-                os.close(fd)
-                return False
-            time.sleep(0.02)
-
-    def release(self) -> None:
-        if self.fd is not None:
-            _unlock_fd(self.fd)
-            os.close(self.fd)
-            self.fd = None
-
-    def __enter__(self) -> "FileLock":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
-
-
-def lock_is_held(path: Path) -> bool:
-    """True when another process holds the lock on ``path`` (a live daemon, for ``daemon.lock``)."""
-    if not path.exists():
-        return False
-    probe = FileLock(path)
-    if probe.acquire(0):
-        probe.release()
-        return False
-    return True
-
-
-if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-    import msvcrt
-
-    def _try_lock_fd(fd: int) -> bool:
-        try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-            return True
-        except OSError:
-            return False
-
-    def _unlock_fd(fd: int) -> None:
-        try:
-            os.lseek(fd, 0, os.SEEK_SET)
-            msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
-        except OSError:
-            pass
-else:
-    import fcntl
-
-    def _try_lock_fd(fd: int) -> bool:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return True
-        except BlockingIOError:
-            return False
-
-    def _unlock_fd(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_UN)

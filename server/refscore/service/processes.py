@@ -24,8 +24,7 @@ def spawn_daemon(args: Sequence[str] = ()) -> subprocess.Popen[bytes]:
     package_parent = str(Path(__file__).resolve().parents[2])
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH", "")) if p)
-    log_directory = paths.log_dir()
-    log_directory.mkdir(parents=True, exist_ok=True)
+    log_directory = paths.ensure_log_dir()
     if env.get(paths.LOG_DIR_ENV):  # a relative one would name a folder inside the runtime folder
         env[paths.LOG_DIR_ENV] = str(log_directory)
     stderr = open(startup_log(), "ab")  # noqa: SIM115 - handed to the child
