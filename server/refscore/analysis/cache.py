@@ -54,10 +54,11 @@ class SizedCache(Generic[T]):
 
     def __call__(self, *args: Any, **kwargs: Any) -> T:
         key = args + tuple(sorted(kwargs.items())) if kwargs else args
+        entries = self._entries
         with self._lock:
-            found = self._entries.get(key, _MISSING)
+            found = entries.get(key, _MISSING)
             if found is not _MISSING:
-                self._entries.move_to_end(key)
+                entries.move_to_end(key)
                 self._hits += 1
                 return found[0]  # type: ignore[index]
             self._misses += 1
@@ -65,10 +66,11 @@ class SizedCache(Generic[T]):
         size = len(args[0] if args else kwargs[self._text])
         if size <= self._max_chars:
             with self._lock:
-                if key not in self._entries:
-                    self._entries[key] = (value, size)
+                if key not in entries:
+                    entries[key] = (value, size)
                     self._chars += size
-                    self._trim()
+                    if len(entries) > self._max_entries or self._chars > self._max_chars:
+                        self._trim()
         return value
 
     def _trim(self) -> None:

@@ -25,6 +25,7 @@ except ImportError:  # pragma: no cover - other Pythons
             mapping[item] = get(item, 0) + 1
 
 from .. import languages
+from ..dataflow import dropped_types, extract_raw_edges, normalized_keys
 from .cache import sized_cache
 from ..parsing.gc_pause import gc_paused
 from .text import TextToken, normalize_line_breaks, whitespace_tokens
@@ -169,8 +170,6 @@ def analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysis
 
 
 def _analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysis:
-    from ..dataflow import dropped_types, extract_raw_edges, normalized_keys
-
     spec = languages.get(language)
     if mode == "native":  # compat parses as the package does, lone CRs and all
         text = normalize_line_breaks(text)

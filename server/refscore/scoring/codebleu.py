@@ -71,19 +71,30 @@ def _corpus_stats(references: Sequence[Sequence[str]], predictions: Sequence[str
                   tokenizer: Tokenizer | None, keywords: frozenset[str] | None) -> PairStats | None:
     spec = languages.get(language)
     keywords = spec.keywords if keywords is None else keywords
+    name = spec.name
     pair_stats: list[PairStats] = []
+    previous: Sequence[str] | None = None  # a corpus lists a problem's candidates one after another:
+    ref_tokens: list[TokenAnalysis] = []   # the previous pair's references are analysed already
+    ref_structures: list[StructureAnalysis] = []
     for refs, prediction in zip(references, predictions):
-        refs = [r.strip() for r in refs]
+        if previous is None or not _same_texts(refs, previous):
+            stripped = [r.strip() for r in refs]
+            ref_tokens = [analyse_tokens_with(r, tokenizer) for r in stripped]
+            ref_structures = [analyse_structure(strip_compat(r, name), name, "compat") for r in stripped]
+            previous = refs
         prediction = prediction.strip()
-        ref_tokens = [analyse_tokens_with(r, tokenizer) for r in refs]
         cand_tokens = analyse_tokens_with(prediction, tokenizer)
         structures = [
-            (analyse_structure(strip_compat(ref, spec.name), spec.name, "compat"),
-             analyse_structure(strip_compat_times(prediction, spec.name, index + 1), spec.name, "compat"))
-            for index, ref in enumerate(refs)
+            (ref_structure, analyse_structure(strip_compat_times(prediction, name, index + 1), name, "compat"))
+            for index, ref_structure in enumerate(ref_structures)
         ]
         pair_stats.append(_pair_stats(ref_tokens, cand_tokens, structures, keywords)[0])
     return PairStats.total(pair_stats)
+
+
+def _same_texts(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Whether two reference lists hold the same texts (the same objects, most often)."""
+    return a is b or (len(a) == len(b) and all(x is y or x == y for x, y in zip(a, b)))
 
 
 def score_codebleu(references: Sequence[str], candidate: str, language: str,
