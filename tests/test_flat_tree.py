@@ -118,3 +118,19 @@ def test_tokens_spans_count_and_depth() -> None:
         flat = flatten(root, spec.name, frozenset(), "compat")
         tokens, hidden, spans, count, depth = _token_facts(root)
         assert (flat.tokens, flat.hidden, flat.spans, flat.count, flat.depth) == (tokens, hidden, spans, count, depth)
+
+
+def test_last_node_of_each_subtree() -> None:
+    """``FlatTree.last`` is the last preorder number under each node (itself for a leaf), with
+    dropped types left out."""
+    documents = _documents()[:80]
+    for lang, text in documents + _damaged(documents):
+        spec = languages.get(lang)
+        root = spec.parse(text.encode()).root_node
+        for drop in (frozenset(), frozenset(spec.comment_node_types)):
+            flat = flatten(root, spec.name, drop, "compat")
+            for n in range(len(flat)):
+                end = n
+                while flat.kids[end]:
+                    end = flat.kids[end][-1]
+                assert flat.last[n] == end, (lang, n)

@@ -37,7 +37,7 @@ class Abort(Exception):
 class DataTree:
     """A flat tree with token facts: what the walker reads (nodes are ints, the root is 0)."""
 
-    __slots__ = ("flat", "types", "kids", "info", "spans", "hidden_vars", "var_nodes", "var_facts",
+    __slots__ = ("flat", "types", "kids", "last", "info", "spans", "hidden_vars", "var_nodes", "var_facts",
                  "var_pairs", "token_ranges", "inside")
 
     def __init__(self, flat: FlatTree, info: list[Optional[TokenInfo]],
@@ -45,6 +45,7 @@ class DataTree:
         self.flat = flat
         self.types = flat.types
         self.kids = flat.kids
+        self.last = flat.last  # per node, the last node of its subtree
         self.info = info
         self.spans = spans
         #: hidden token-like nodes (inside a token) whose info says variable, ascending
@@ -130,7 +131,7 @@ def build(flat: FlatTree, text: str) -> DataTree:
             var_facts.append((code, number, ident))
             var_pairs.append((number, code))
         if kids[i]:
-            last = subtree_end(kids, i)
+            last = flat.last[i]
             tree.token_ranges.append((i, last))
             tree.inside.update(range(i + 1, last + 1))
     hidden_vars = tree.hidden_vars
@@ -148,13 +149,6 @@ def build(flat: FlatTree, text: str) -> DataTree:
     return tree
 
 
-def subtree_end(kids: list[Any], n: int) -> int:
-    """The last node of n's subtree (nodes are numbered in preorder)."""
-    while kids[n]:
-        n = kids[n][-1]
-    return n
-
-
 def variables(tree: DataTree, n: Optional[int]) -> tuple[tuple[int, str], ...]:
     """``tree_to_variable_index``: (number, text) of the tokens under n whose type != text.
 
@@ -166,7 +160,7 @@ def variables(tree: DataTree, n: Optional[int]) -> tuple[tuple[int, str], ...]:
     if n not in tree.inside:
         var_nodes = tree.var_nodes
         lo = bisect_left(var_nodes, n)
-        return tuple(tree.var_pairs[lo:bisect_right(var_nodes, subtree_end(tree.kids, n), lo)])
+        return tuple(tree.var_pairs[lo:bisect_right(var_nodes, tree.last[n], lo)])
     out: list[tuple[int, str]] = []
     info, kids = tree.info, tree.kids
     stack = [n]
@@ -190,7 +184,7 @@ def mentioned(tree: DataTree, n: int) -> tuple[str, ...]:
     Nodes are numbered in preorder, so the subtree of n is the node range [n, last] (last: its
     last descendant) and its variable tokens a contiguous run of ``var_nodes``: found by bisection.
     """
-    last = subtree_end(tree.kids, n)
+    last = tree.last[n]
     var_nodes = tree.var_nodes
     lo = bisect_left(var_nodes, n)
     seen = dict.fromkeys([facts[0] for facts in tree.var_facts[lo:bisect_right(var_nodes, last, lo)]])

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field as dc_field
 from functools import cached_property
 from typing import Callable, Mapping, Optional
 
-from ._tree import UNINDEXED, VARIABLE, Abort, DataTree, mentioned, subtree_end, variables
+from ._tree import UNINDEXED, VARIABLE, Abort, DataTree, mentioned, variables
 
 State = dict[str, tuple[int, ...]]
 Edge = tuple[str, int, str, tuple[str, ...], tuple[int, ...]]
@@ -136,7 +136,8 @@ class Walker:
     def walk_plain(self, n: Node, st: State) -> State:
         """``walk`` of a node no rule handles, read as its preorder run: the variable tokens
         between the nodes rules handle (walked in turn), without visiting the nodes in between."""
-        last = subtree_end(self.children, n)
+        ends = self.tree.last
+        last = ends[n]
         stops, var_nodes, var_facts = self.stops, self.tree.var_nodes, self.tree.var_facts
         out = self.out
         s = bisect_right(stops, n)
@@ -156,7 +157,7 @@ class Walker:
             if stop > last:
                 return st
             st = self.walk(stop, st)
-            skip = subtree_end(self.children, stop)
+            skip = ends[stop]
             s = bisect_right(stops, skip, s)
             v = bisect_right(var_nodes, skip, upto)
 

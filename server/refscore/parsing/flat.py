@@ -2,8 +2,8 @@
 
 py-tree-sitter attribute access is what analysis time is spent on, so each node is touched once,
 in one ``TreeCursor`` walk. Nodes are numbered in preorder; per node we keep the type, the field
-name under its parent, the children's numbers and, for token-like nodes, the (start, end) byte
-offsets.
+name under its parent, the children's numbers, the last node of its subtree and, for token-like
+nodes, the (start, end) byte offsets.
 The same walk builds the subtree keys (see ``refscore.parsing.trees`` for what they mean):
 
 * ``"compat"``: the S-expression-equivalent shape hashes of ``trees._shape_keys`` (None where
@@ -45,7 +45,7 @@ _FIELDS: dict[str, dict[Optional[int], Optional[str]]] = {}
 class FlatTree:
     """One parsed text as flat, preorder-numbered lists (node 0 is the root)."""
 
-    __slots__ = ("types", "fields", "kids", "tokens", "token_spans", "hidden", "hidden_spans", "depth",
+    __slots__ = ("types", "fields", "kids", "last", "tokens", "token_spans", "hidden", "hidden_spans", "depth",
                  "count", "has_error", "compat_keys", "subtree_keys", "subtree_types", "subtree_starts",
                  "subtree_ends")
 
@@ -53,6 +53,7 @@ class FlatTree:
         self.types: list[str] = []
         self.fields: list[Optional[str]] = []
         self.kids: list[Any] = []           # list[int] per inner node, () for leaves
+        self.last: list[int] = []           # per node, the last node of its subtree (itself for a leaf)
         self.tokens: list[int] = []         # token-like nodes not inside a token, in preorder
         self.token_spans: list[tuple[int, int]] = []  # their (start, end) bytes
         self.hidden: list[int] = []         # token-like nodes inside a token
@@ -116,7 +117,7 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
     field_names = _FIELDS.get(language)
     if field_names is None:
         field_names = _FIELDS[language] = _field_table(languages.get(language).ts_language)
-    types, fields, kids_of = flat.types, flat.fields, flat.kids
+    types, fields, kids_of, last_nodes = flat.types, flat.fields, flat.kids, flat.last
     tokens, token_spans, hidden, hidden_spans = flat.tokens, flat.token_spans, flat.hidden, flat.hidden_spans
     compat = keys == "compat"
     errors = compat and has_error  # MISSING and ERROR leaves print in S-expressions: see below
@@ -157,6 +158,7 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
         if kept:
             number += 1
             types.append(t)
+            last_nodes.append(number)
             fname = field_names[cursor.field_id]
             fields.append(fname)
             p_kids.append(number)
@@ -210,6 +212,7 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
                 break
             cursor.goto_parent()
             entries, closed, field_name, slot = p_entries, p_number, p_field, p_slot
+            last_nodes[closed] = number  # nodes are numbered in preorder: the subtree ends here
             p_kids, p_number, p_inside, p_depth, p_entries, p_field, p_slot, p_seen = stack.pop()
             if entries is not None:
                 if anonymous and closed in anonymous:
