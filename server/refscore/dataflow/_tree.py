@@ -118,9 +118,8 @@ def build(flat: FlatTree, text: str) -> DataTree:
     tree = DataTree(flat, info, spans)
     var_nodes, var_facts, var_pairs = tree.var_nodes, tree.var_facts, tree.var_pairs
     kids = flat.kids
-    for position, i in enumerate(tokens):
-        number = numbers[position]
-        code = texts[number]
+    codes = texts if numbers.__class__ is range else [texts[number] for number in numbers]
+    for number, i, code in zip(numbers, tokens, codes):
         t = types[i]
         if t == code:
             info[i] = _KEYWORD_INFO  # a keyword's number and text are never read
