@@ -9,7 +9,7 @@ from pathlib import Path
 from ..embed.backends import BACKENDS, apply_backend, backend_tag
 from ..grade.blocks import DEFAULT_BLOCK_LINES
 from ..grade.classroom.model import LAYOUTS
-from ..grade.job import REPORT_KINDS, GradeJob, Inputs, Threshold
+from ..grade.job import DEFAULT_TITLE, REPORT_KINDS, GradeJob, Inputs, Threshold
 from ..grade.records import parse_fields
 from ..grade.rows import SCORE_COLUMNS
 from ..grade.run import run_job
@@ -99,7 +99,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     out.add_argument("--parquet", action="store_true",
                      help="also write the rows as Parquet (typed columns) beside the first report, "
                           "e.g. grade.parquet with -o (needs pyarrow: pip install 'refscore[ray]')")
-    out.add_argument("--title", default="RefScore grade report", help="HTML report title")
+    out.add_argument("--title", default=DEFAULT_TITLE, help="HTML report title")
     out.add_argument("--cache", metavar="DIR",
                      help="the folder of scored parts a rerun resumes from (default: <report name>.parts "
                           "next to the first report)")
@@ -248,6 +248,9 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
     options.check_device(args.device, metrics)
     check_applicable(args)
     options.drop_unused_options(args, metrics)
+    if "html" not in dict(_reports(args)):
+        options.drop_ignored(args, (("--title", "title", DEFAULT_TITLE),), "the HTML report",
+                             "which this run does not write (-o DIR or --html FILE writes one)")
     weights = options.parse_weights(args.weights)
     options.check_layer(None, args.model, (), metrics)  # --model: one line before anything is read
     idf = idf_setting(args.idf)

@@ -84,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
     if "crystalbleu" in metrics:
         raise options.UsageError("--metrics crystalbleu needs a corpus of submissions: use refscore grade")
     options.check_device(args.device, metrics)
-    options.drop_unused_options(args, metrics, extra=(("--context", "context"), ("--context-file", "context_file")))
+    options.drop_unused_options(args, metrics, extra=(("--context", "context", None),
+                                                      ("--context-file", "context_file", None)))
     weights = options.parse_weights(args.weights)
     context = _read(args.context_file) if args.context_file else args.context
     references = tuple(_read(p) for p in reference_paths)

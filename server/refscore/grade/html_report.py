@@ -29,6 +29,7 @@ from .heatmap import (
     token_heat,
 )
 from .histogram import counts_svg
+from .job import DEFAULT_TITLE
 from .rows import LABELS, SCORE_COLUMNS, GradeResult
 from .stream_stats import RowStats
 
@@ -108,7 +109,7 @@ def _interrupted(stats: RowStats, settings: dict[str, Any]) -> str:
             "finish.</p>")
 
 
-def build_html(stats: RowStats, settings: dict[str, Any], title: str = "RefScore grade report",
+def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_TITLE,
                files: Sequence[str] = (), details: Sequence[tuple[GradeResult, dict[str, Any]]] | None = None) -> str:
     """The whole report as one HTML string; ``details``: every (result, row) of a small run."""
     summary = stats.summary()
