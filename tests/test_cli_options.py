@@ -281,3 +281,19 @@ def test_title_without_an_html_report_is_one_warning(tmp_path: Path) -> None:
         assert written.returncode == 0 and "warning" not in written.stderr, written.stderr
     assert "Week 3" in (tmp_path / "g.html").read_text() and "Week 3" in written.stdout
 
+
+def test_heat_options_without_a_heat_view_are_one_warning(tmp_path: Path) -> None:
+    """``score --no-heat`` / ``--color`` were silently ignored where no heat view is printed: without
+    CodeBERTScore (it draws the view) and with ``--json``."""
+    plain = score("--metrics", "codebleu")
+    ignored = score("--metrics", "codebleu", "--no-heat", "--color", "always")
+    assert ignored.returncode == 0, ignored.stderr
+    lines = [line for line in ignored.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("refscore: warning: --no-heat, --color "), lines
+    assert "CodeBERTScore" in lines[0] and "--metrics codebleu" in lines[0] and "ignored" in lines[0], lines
+    assert ignored.stdout == plain.stdout and "warning" not in plain.stderr
+    assert "warning" not in score("--metrics", "codebleu", "--color", "auto").stderr  # the default, spelled out
+    as_json = score("--metrics", "codebertscore", "--json", "--color", "always")
+    assert as_json.returncode == 0, as_json.stderr
+    lines = [line for line in as_json.stderr.splitlines() if line.startswith("refscore: warning")]
+    assert len(lines) == 1 and "--color" in lines[0] and "--json" in lines[0] and "ignored" in lines[0], lines
