@@ -95,3 +95,35 @@ def test_an_interrupted_run_says_so_at_the_top_of_the_page():
     assert "interrupted" in header and "2 of 4 submissions not scored" in header
     assert "rerun the same command" in header
     assert "interrupted" not in build_html(stats, SETTINGS, "layout", ["grade.csv"], None).split("</header>")[0]
+
+
+PANES = """<script>
+var panes = document.querySelectorAll('.panes .pane'), a = panes[0].getBoundingClientRect(),
+    b = panes[1].getBoundingClientRect(), page = document.documentElement.scrollWidth;
+document.body.setAttribute('data-fit', (page <= window.innerWidth && Math.abs(a.width - b.width) < 2)
+  ? 'yes' : 'no: page ' + page + ' px wide, panes ' + a.width + ' and ' + b.width + ' px');
+</script></body>"""
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="headless Chromium is not installed (apt-get install -y chromium)")
+def test_a_long_file_name_or_code_line_stays_in_the_window(tmp_path):
+    """A 200-character file name pushed the page past the window (the details' summary did not
+    wrap), and a long code line widened the submission's pane to 3,000 px, squeezing the
+    reference beside it to a sliver: each pane now takes half and scrolls its own code."""
+    name = "subs/" + "L" * 200 + ".py"
+    row = {**{c: 0.5 for c in SCORE_COLUMNS}, "id": name, "problem": None, "language": "python", "source": name,
+           "warnings": [], "errors": []}
+    stats = RowStats("codebleu")
+    stats.add(row)
+    item = GradeItem(name, "def add(a, b):\n    return a + b  # " + "word " * 80 + "\n",
+                     ("def add(a, b):\n    return a + b\n",), "python")
+    page = tmp_path / "grade.html"
+    page.write_text(build_html(stats, SETTINGS, "layout", ["grade.csv"], [(GradeResult(item), row)])
+                    .replace("</body>", PANES), encoding="utf-8")
+    args = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+            f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,1000", "--dump-dom", page.as_uri()]
+    dom = subprocess.run(args, capture_output=True, text=True, timeout=90)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    fit = re.search(r'data-fit="([^"]*)"', dom.stdout)
+    assert fit is not None and fit.group(1) == "yes", fit.group(1) if fit else dom.stdout[-500:]

@@ -59,8 +59,9 @@ td.err{color:#a12a2a;white-space:normal;overflow-wrap:anywhere;min-width:12em;fo
 section.problem{display:flex;flex-wrap:wrap;gap:0 14px;align-items:flex-start}section.problem>h2{flex-basis:100%}
 section.problem .hists{flex:1 1 500px;margin-top:0}tr.bad td:first-child{border-left:3px solid #c0392b}
 details{background:#fff;border:1px solid #dde1e8;border-radius:6px;margin:10px 0;padding:6px 12px}
-summary{cursor:pointer;font-weight:600}.panes{display:grid;grid-template-columns:1fr 1fr;gap:10px}
-.pane h4{margin:6px 0 4px;font-size:12px;color:#555}
+summary{cursor:pointer;font-weight:600;overflow-wrap:anywhere}
+.panes{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:10px}.panes>*{min-width:0}
+.pane h4{margin:6px 0 4px;font-size:12px;color:#555;overflow-wrap:anywhere}
 pre.code{font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;background:#fbfbfc;border:1px solid #e3e6ec;
 padding:8px;overflow:auto;max-height:480px;margin:0;white-space:pre}
 .miss{box-shadow:inset 0 -2px #c0392b}
