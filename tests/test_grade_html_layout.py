@@ -127,3 +127,43 @@ def test_a_long_file_name_or_code_line_stays_in_the_window(tmp_path):
     assert dom.returncode == 0, dom.stderr[-2000:]
     fit = re.search(r'data-fit="([^"]*)"', dom.stdout)
     assert fit is not None and fit.group(1) == "yes", fit.group(1) if fit else dom.stdout[-500:]
+
+
+SORT = """<script>
+function order(){ return Array.prototype.map.call(document.querySelectorAll('#results tbody tr'),
+  function(r){ return r.getAttribute('data-id'); }).join(','); }
+var heads = document.querySelectorAll('#results th'), seen = [];
+heads[0].click(); seen.push(order());
+heads[3].click(); seen.push(order()); heads[3].click(); seen.push(order());
+document.body.setAttribute('data-sorted', seen.join(' | '));
+</script></body>"""
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="headless Chromium is not installed (apt-get install -y chromium)")
+def test_sorting_puts_unscored_rows_last_and_orders_names_naturally(tmp_path):
+    """Sorted high to low, the rows without a score came first (an empty cell counted as the
+    highest); ids sharing a leading number (``2/bob.py``, ``2/alice.py``) were compared as the
+    number 2 only, so they stayed unsorted, and ``10/`` came before ``9/`` nowhere consistently."""
+    values = {"2/bob.py": 0.5, "2/alice.py": 0.9, "10/carl.py": 0.1, "9/dora.py": None}
+    rows = []
+    for name, value in values.items():
+        rows.append({**{c: value for c in SCORE_COLUMNS}, "id": name, "problem": None, "language": "python",
+                     "source": name, "warnings": [], "errors": [] if value is not None else ["empty submission"]})
+    stats = RowStats("codebleu")
+    for row in rows:
+        stats.add(row)
+    shown = [(GradeResult(GradeItem(r["id"], "x = 1\n", ("x = 2\n",), "python")), r) for r in rows]
+    page = tmp_path / "grade.html"
+    page.write_text(build_html(stats, {"metrics": ["codebleu"], "engine": "local"}, "sort", ["grade.csv"], shown)
+                    .replace("</body>", SORT), encoding="utf-8")
+    args = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+            f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,1000", "--dump-dom", page.as_uri()]
+    dom = subprocess.run(args, capture_output=True, text=True, timeout=90)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    found = re.search(r'data-sorted="([^"]*)"', dom.stdout)
+    assert found is not None, dom.stdout[-500:]
+    by_name, low_high, high_low = found.group(1).split(" | ")
+    assert by_name == "2/alice.py,2/bob.py,9/dora.py,10/carl.py"
+    assert low_high == "10/carl.py,2/bob.py,2/alice.py,9/dora.py"
+    assert high_low == "2/alice.py,2/bob.py,10/carl.py,9/dora.py"

@@ -78,10 +78,11 @@ document.querySelectorAll('table.sortable th').forEach(function(th, col){
     table.querySelectorAll('th').forEach(function(h){h.classList.remove('sorted-asc','sorted-desc');});
     th.classList.add(asc ? 'sorted-asc' : 'sorted-desc');
     var rows = Array.prototype.slice.call(body.rows);
-    rows.sort(function(a, b){
+    rows.sort(function(a, b){  // empty cells (no score) last either way; numbers as numbers; text naturally
       var x = a.cells[col].getAttribute('data-v'), y = b.cells[col].getAttribute('data-v');
-      var nx = parseFloat(x), ny = parseFloat(y);
-      var c = (!isNaN(nx) && !isNaN(ny)) ? nx - ny : (isNaN(nx) - isNaN(ny)) || x.localeCompare(y);
+      if (x === '' || y === '') return (x === '') - (y === '');
+      var nx = Number(x), ny = Number(y);
+      var c = (!isNaN(nx) && !isNaN(ny)) ? nx - ny : x.localeCompare(y, undefined, {numeric: true});
       return asc ? c : -c;
     });
     rows.forEach(function(r){ body.appendChild(r); });
