@@ -104,3 +104,10 @@ def test_a_pipe_named_as_a_path_is_refused_with_the_way_to_stream(folder: Path) 
     line = one_line(grade(folder, "--jsonl", "/dev/stdin", "--lang", "python", "-q", "--no-cache", stdin=STREAM),
                     3, "/dev/stdin", "pipe", "--jsonl -")
     assert "/proc/" not in line, line
+
+
+def test_feedback_to_standard_output_is_refused_not_a_folder_named_dash(folder: Path) -> None:
+    """``--feedback -`` wrote the pages into a new folder named ``-`` (``-o -`` is refused)."""
+    one_line(grade(folder, "-r", "ref.py", "a.py", "--rubric", "rubric.toml", "--json", "g.json", "--feedback", "-",
+                   "-q", "--no-cache"), 2, "--feedback -", "folder")
+    assert not (folder / "-").exists()
