@@ -167,3 +167,14 @@ def test_sorting_puts_unscored_rows_last_and_orders_names_naturally(tmp_path):
     assert by_name == "2/alice.py,2/bob.py,9/dora.py,10/carl.py"
     assert low_high == "10/carl.py,2/bob.py,2/alice.py,9/dora.py"
     assert high_low == "2/alice.py,2/bob.py,10/carl.py,9/dora.py"
+
+
+def test_one_submission_is_not_one_submissions():
+    rows = _rows(1, 1)
+    stats = RowStats("codebleu")
+    for row in rows:
+        stats.add(row)
+    header = build_html(stats, SETTINGS, "one", ["grade.csv"], None).split("</header>")[0]
+    assert "1 submission, 1 with errors" in header, header
+    assert "2 submissions, 2 with errors" in _page(_rows(2, 1)).split("</header>")[0]
+    assert "Problem problem_0: 1 submission, 1 with errors" in _page(_rows(2, 1))

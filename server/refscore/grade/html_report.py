@@ -102,6 +102,11 @@ def _fmt(value: Any) -> str:
     return f"{value:.3f}" if isinstance(value, float) and math.isfinite(value) else "&ndash;"
 
 
+def _count(rows: int) -> str:
+    """``1 submission``, ``1,234 submissions``."""
+    return f"{rows:,} submission{'s' * (rows != 1)}"
+
+
 def _interrupted(stats: RowStats, settings: dict[str, Any]) -> str:
     """The headline of an interrupted run: how many submissions it did not get to."""
     if not settings.get("interrupted") or not stats.unfinished:  # not, or only while writing the reports
@@ -119,7 +124,7 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_T
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
            f"<title>{safe_attr(title)}</title><style>{CSS}</style></head><body>",
-           f"<header><h1>{safe_text(title)}</h1><p>{summary['submissions']:,} submissions, "
+           f"<header><h1>{safe_text(title)}</h1><p>{_count(summary['submissions'])}, "
            f"{summary['with_errors']:,} with errors &middot; metrics: "
            f"{safe_text(', '.join(settings.get('metrics', [])))} &middot; engine: "
            f"{safe_text(str(settings.get('engine', 'local')))} &middot; refscore "
@@ -162,7 +167,7 @@ def _summaries(stats: RowStats, columns: Sequence[str]) -> str:
     for index, (name, sub) in enumerate(problems.items()):
         shown = [c for c in columns if c in sub.columns]
         out.append(f'<section class="problem" id="problem-{index}"><h2>Problem {safe_text(name or "(none)")}: '
-                   f"{sub.rows:,} submissions, {sub.with_errors:,} with errors</h2>"
+                   f"{_count(sub.rows)}, {sub.with_errors:,} with errors</h2>"
                    + _statistics(sub, shown, f"summary-{index}") + _histograms(sub, shown) + "</section>")
     return "".join(out)
 
