@@ -58,6 +58,19 @@ def test_many_problems_get_one_table_of_means():
     assert len(re.findall(r"<tr><td data-v=\"problem_\d+\"", html)) == HISTOGRAM_PROBLEMS + 1
 
 
+def _rendered(tmp_path: Path, page: Path, attribute: str) -> str:
+    """The value the page's measuring script left in ``<body attribute=...>``, as headless
+    Chromium renders the page in a 1,400 x 1,000 window."""
+    args = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+            f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,1000", "--dump-dom", page.as_uri()]
+    dom = subprocess.run(args, capture_output=True, text=True, timeout=90)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    found = re.search(f'{attribute}="([^"]*)"', dom.stdout)
+    assert found is not None, dom.stdout[-500:]
+    return found.group(1)
+
+
 MEASURE = """<script>
 var table = document.getElementById('results'), wrap = table.closest('.tablewrap');
 var head = table.tHead.rows[0].cells, notes = head[head.length - 1].getBoundingClientRect();
@@ -70,13 +83,7 @@ document.body.setAttribute('data-fit', (table.scrollWidth <= wrap.clientWidth + 
 def test_the_table_fits_1400_px_with_every_column(tmp_path):
     page = tmp_path / "grade.html"
     page.write_text(_page(_rows(2, 5)).replace("</body>", MEASURE), encoding="utf-8")
-    args = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-            f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,1000", "--dump-dom", page.as_uri()]
-    dom = subprocess.run(args, capture_output=True, text=True, timeout=90)
-    assert dom.returncode == 0, dom.stderr[-2000:]
-    fit = re.search(r'data-fit="([^"]*)"', dom.stdout)
-    assert fit is not None and fit.group(1) == "yes", fit.group(1) if fit else dom.stdout[-500:]
+    assert _rendered(tmp_path, page, "data-fit") == "yes"
 
 
 def test_an_interrupted_run_says_so_at_the_top_of_the_page():
@@ -120,13 +127,7 @@ def test_a_long_file_name_or_code_line_stays_in_the_window(tmp_path):
     page = tmp_path / "grade.html"
     page.write_text(build_html(stats, SETTINGS, "layout", ["grade.csv"], [(GradeResult(item), row)])
                     .replace("</body>", PANES), encoding="utf-8")
-    args = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-            f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,1000", "--dump-dom", page.as_uri()]
-    dom = subprocess.run(args, capture_output=True, text=True, timeout=90)
-    assert dom.returncode == 0, dom.stderr[-2000:]
-    fit = re.search(r'data-fit="([^"]*)"', dom.stdout)
-    assert fit is not None and fit.group(1) == "yes", fit.group(1) if fit else dom.stdout[-500:]
+    assert _rendered(tmp_path, page, "data-fit") == "yes"
 
 
 SORT = """<script>
@@ -156,14 +157,7 @@ def test_sorting_puts_unscored_rows_last_and_orders_names_naturally(tmp_path):
     page = tmp_path / "grade.html"
     page.write_text(build_html(stats, {"metrics": ["codebleu"], "engine": "local"}, "sort", ["grade.csv"], shown)
                     .replace("</body>", SORT), encoding="utf-8")
-    args = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-            f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,1000", "--dump-dom", page.as_uri()]
-    dom = subprocess.run(args, capture_output=True, text=True, timeout=90)
-    assert dom.returncode == 0, dom.stderr[-2000:]
-    found = re.search(r'data-sorted="([^"]*)"', dom.stdout)
-    assert found is not None, dom.stdout[-500:]
-    by_name, low_high, high_low = found.group(1).split(" | ")
+    by_name, low_high, high_low = _rendered(tmp_path, page, "data-sorted").split(" | ")
     assert by_name == "2/alice.py,2/bob.py,9/dora.py,10/carl.py"
     assert low_high == "10/carl.py,2/bob.py,2/alice.py,9/dora.py"
     assert high_low == "2/alice.py,2/bob.py,10/carl.py,9/dora.py"
