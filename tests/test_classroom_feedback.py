@@ -145,3 +145,22 @@ def test_a_feedback_page_name_keeps_accented_letters_as_their_base_letter():
     assert safe_name("Émile Zola_1004") == "Emile_Zola_1004"
     assert safe_name("Zoë Ångström-Ødegård") == "Zoe_Angstrom-Odegard"
     assert safe_name("../../etc/passwd") == "etc_passwd" and safe_name("李雷") == "student"
+
+
+def test_a_submission_that_could_not_be_scored_is_said_once(tmp_path):
+    """An empty or wrong-language submission's page said why twice: the grade's note ("not scored:
+    X") and the submission's own error (X), one under the other, in HTML and Markdown alike."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "cy.py").write_text("", encoding="utf-8")
+    (subs / "di.java").write_text("class A {}\n", encoding="utf-8")
+    (subs / "ana.py").write_text(STUDENTS["ana"], encoding="utf-8")
+    (tmp_path / "ref.py").write_text(REFERENCE, encoding="utf-8")
+    (tmp_path / "rubric.toml").write_text('points = 10\nbands = { ">= 0.5" = 10 }\n', encoding="utf-8")
+    code = main(["grade", "-r", str(tmp_path / "ref.py"), str(subs), "--rubric", str(tmp_path / "rubric.toml"),
+                 "--metrics", "codebleu", "-o", str(tmp_path / "out"), "-q", "--no-cache"])
+    assert code == 0
+    for student, why in (("cy", "empty submission"), ("di", "wrong language")):
+        for suffix in (".md", ".html"):
+            page = (tmp_path / "out" / "feedback" / f"{student}{suffix}").read_text(encoding="utf-8")
+            assert page.count(why) == 1, (student, suffix, page)

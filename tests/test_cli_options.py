@@ -264,3 +264,36 @@ def test_codebleu_options_without_codebleu_are_one_warning(tmp_path: Path) -> No
     rerun = refscore(*base, "--weights", "1,0,0,0")
     assert rerun.returncode == 0 and "--weights" in rerun.stderr, rerun.stderr
     assert json.loads(out.read_text())["settings"]["from_cache"] == 1
+
+
+def test_title_without_an_html_report_is_one_warning(tmp_path: Path) -> None:
+    """``grade --title X`` without an HTML report was silently ignored (the title is the HTML page's only)."""
+    out = tmp_path / "g.json"
+    result = grade(tmp_path, "--metrics", "codebleu", "--json", str(out), "--title", "Week 3")
+    assert result.returncode == 0, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("refscore: warning: --title "), lines
+    assert "HTML report" in lines[0] and "ignored" in lines[0] and "--html" in lines[0], lines
+    printed = grade(tmp_path, "--metrics", "codebleu", "--title", "Week 3")  # no report: a line per submission
+    assert printed.returncode == 0 and "--title" in printed.stderr, printed.stderr
+    for html in (("--html", str(tmp_path / "g.html")), ("-o", str(tmp_path / "out")), ("--html", "-")):
+        written = grade(tmp_path, "--metrics", "codebleu", "--title", "Week 3", *html)
+        assert written.returncode == 0 and "warning" not in written.stderr, written.stderr
+    assert "Week 3" in (tmp_path / "g.html").read_text() and "Week 3" in written.stdout
+
+
+def test_heat_options_without_a_heat_view_are_one_warning(tmp_path: Path) -> None:
+    """``score --no-heat`` / ``--color`` were silently ignored where no heat view is printed: without
+    CodeBERTScore (it draws the view) and with ``--json``."""
+    plain = score("--metrics", "codebleu")
+    ignored = score("--metrics", "codebleu", "--no-heat", "--color", "always")
+    assert ignored.returncode == 0, ignored.stderr
+    lines = [line for line in ignored.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("refscore: warning: --no-heat, --color "), lines
+    assert "CodeBERTScore" in lines[0] and "--metrics codebleu" in lines[0] and "ignored" in lines[0], lines
+    assert ignored.stdout == plain.stdout and "warning" not in plain.stderr
+    assert "warning" not in score("--metrics", "codebleu", "--color", "auto").stderr  # the default, spelled out
+    as_json = score("--metrics", "codebertscore", "--json", "--color", "always")
+    assert as_json.returncode == 0, as_json.stderr
+    lines = [line for line in as_json.stderr.splitlines() if line.startswith("refscore: warning")]
+    assert len(lines) == 1 and "--color" in lines[0] and "--json" in lines[0] and "ignored" in lines[0], lines

@@ -231,3 +231,35 @@ def test_one_jsonl_file_named_twice_is_graded_once(tmp_path):
     assert code == 0
     rows = json.loads((out / "grade.json").read_text())["submissions"]
     assert [r["id"] for r in rows] == [10, 11, 12]
+
+
+def _first_error(tmp_path: Path, capsys, data: Path) -> str:
+    code = main(["grade", "--jsonl", str(data), "--metrics", "codebleu", "--lang", "python", "--json",
+                 str(tmp_path / "g.json"), "-q", "--no-cache"])
+    err = capsys.readouterr().err
+    assert code == 3 and "Traceback" not in err, err
+    return json.loads((tmp_path / "g.json").read_text(encoding="utf-8"))["submissions"][0]["errors"][0]
+
+
+@pytest.mark.parametrize("row, guess", [
+    ({"task_id": "t", "hyp": "x = 1", "ref": "x = 2"}, "did you mean --fields candidate=hyp,reference=ref?"),
+    ({"completion": "x = 1", "reference": "x = 2"}, "did you mean --fields candidate=completion?"),
+    ({"id": 1, "Prediction": "x = 1", "target": "x = 2"}, "did you mean --fields candidate=Prediction,reference=target?"),
+])
+def test_a_missing_field_guesses_the_fields_option(tmp_path, capsys, row, guess):
+    data = tmp_path / "rows.jsonl"
+    data.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    first = _first_error(tmp_path, capsys, data)
+    assert guess in first and "(the row has: " in first, first
+    assert parse_fields(guess.split("--fields ")[1].rstrip("?"))  # the guess is a valid --fields value
+
+
+def test_the_lm_eval_example_says_it_holds_prompts_not_completions(tmp_path, capsys):
+    """``examples/lm-eval/refscore_example.jsonl`` is the lm-evaluation-harness task's data (the
+    model writes the completions): graded as it is, every row said "name the field holding it with
+    --fields candidate=NAME", which led to ``--fields candidate=prompt``: scoring the prompts."""
+    example = Path(__file__).resolve().parents[1] / "examples/lm-eval/refscore_example.jsonl"
+    first = _first_error(tmp_path, capsys, example)
+    assert "no 'candidate' field (the row has: prompt, reference)" in first, first
+    assert "candidate=prompt" not in first and "'prompt' is what a model is asked" in first, first
+    assert "docs/harness.md" in first, first

@@ -55,6 +55,9 @@ def classroom_from_args(args: argparse.Namespace, metrics: tuple[str, ...]) -> C
     asked = [name for name in NEED_RUBRIC if getattr(args, name)]
     if asked and not args.rubric:
         raise UsageError(f"--{asked[0].replace('_', '-')} needs --rubric FILE (how scores become points)")
+    if args.feedback == "-":
+        raise UsageError("--feedback -: --feedback names a folder (an HTML and a Markdown page per student); "
+                         "give a folder, or -o DIR for DIR/feedback/")
     if args.anonymise_key and not args.anonymise:
         raise UsageError("--anonymise-key is for --anonymise")
     if not args.rubric and not args.anonymise:

@@ -9,12 +9,13 @@ from pathlib import Path
 from ..embed.backends import BACKENDS, apply_backend, backend_tag
 from ..grade.blocks import DEFAULT_BLOCK_LINES
 from ..grade.classroom.model import LAYOUTS
-from ..grade.job import REPORT_KINDS, GradeJob, Inputs, Threshold
+from ..grade.job import DEFAULT_TITLE, REPORT_KINDS, GradeJob, Inputs, Threshold
 from ..grade.records import parse_fields
 from ..grade.rows import SCORE_COLUMNS
 from ..grade.run import run_job
 from ..grade.settings import GradeSettings, scorer_tag
 from ..metrics.similarity import DEFAULT_THRESHOLD
+from ..scoring.inputs import STDIN
 from ..scoring.report import ALL_METRICS, CODEBLEU_RULES
 from . import options
 from .classroom_options import classroom_from_args, register_classroom
@@ -38,12 +39,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                           "may name (by default everything a mapping names stays under its folder)")
     src.add_argument("--jsonl", action="append", default=[], metavar="FILE",
                      help='JSONL (or .jsonl.gz, Parquet): {"id","problem","candidate","reference","context",'
-                          '"language"} per line; other fields are passed through to the reports')
+                          '"language"} per line; other fields are passed through to the reports; - reads the '
+                          'lines from standard input')
     src.add_argument("--fields", metavar="FIELD=NAME,...",
                      help="the names --jsonl rows give known fields, e.g. candidate=hyp,reference=ref")
     src.add_argument("--lang", help="language (default: from the reference's extension)")
     src.add_argument("--context", help="task description given to CodeBERTScore as context")
-    src.add_argument("--context-file", metavar="FILE", help="read the task description from FILE")
+    src.add_argument("--context-file", metavar="FILE",
+                     help="read the task description from FILE (- reads it from standard input)")
     src.add_argument("--pattern", metavar="GLOB", help="file-name filter inside folders, e.g. '*.py'")
     src.add_argument("--per-folder", action="store_true",
                      help="each sub-folder of a SUBMISSION folder is one submission (files matching --pattern)")
@@ -96,7 +99,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     out.add_argument("--parquet", action="store_true",
                      help="also write the rows as Parquet (typed columns) beside the first report, "
                           "e.g. grade.parquet with -o (needs pyarrow: pip install 'refscore[ray]')")
-    out.add_argument("--title", default="RefScore grade report", help="HTML report title")
+    out.add_argument("--title", default=DEFAULT_TITLE, help="HTML report title")
     out.add_argument("--cache", metavar="DIR",
                      help="the folder of scored parts a rerun resumes from (default: <report name>.parts "
                           "next to the first report)")
@@ -141,6 +144,7 @@ def check_applicable(args: argparse.Namespace) -> None:
     SUBMISSION files (a mapping and JSONL lines carry their own), ``--context`` with
     ``--context-file``, ``--cache`` with ``--no-cache``, ``--ray-address`` without ``--engine ray``, ``--fail-metric`` without
     ``--fail-under`` (a CI job would pass without any check)."""
+    check_stdin(args)
     if args.context is not None and args.context_file:
         raise UsageError("--context and --context-file both give the task description; give one")
     if not args.submissions:
@@ -192,6 +196,39 @@ def check_applicable(args: argparse.Namespace) -> None:
             raise UsageError("--parquet needs pyarrow (pip install 'refscore[ray]')")
 
 
+#: What grade reads from a file or folder only: flag, argparse destination, what grade does with it.
+_FILE_ONLY = (("-r", "reference", "reads the reference from a file"),
+              ("--mapping", "mapping", "reads a mapping from a file (its paths are relative to its folder)"),
+              ("--roster", "roster", "reads the roster from a file"),
+              ("--starter", "starter", "reads the starter code from a file or folder"),
+              ("--rubric", "rubric", "reads the rubric from a file"),
+              ("--adjustments", "adjustments", "keeps the adjustments in a file (created, then read back)"),
+              ("--anonymise-key", "anonymise_key", "keeps the pseudonym key in a file"),
+              ("--allow-outside", "allow_outside", "takes a folder here"))
+
+
+def check_stdin(args: argparse.Namespace) -> None:
+    """``-`` is standard input for ``--jsonl`` (a stream of pairs) and ``--context-file`` (the
+    task), once; anywhere else grade needs a file or folder (it reads submissions and mappings
+    again, beside other files, and writes adjustments back): a usage error saying what to do,
+    where ``-: no such file`` was all it said."""
+    readers = [flag for flag, given in (("--jsonl", STDIN in args.jsonl),
+                                        ("--context-file", args.context_file == STDIN)) if given]
+    if len(readers) > 1:
+        raise UsageError(f"- (standard input) can be given once: {' and '.join(f'{f} -' for f in readers)} both "
+                         "read it; save one of them to a file")
+    only = "of grade's inputs, only --jsonl - and --context-file - read standard input"
+    if STDIN in args.submissions:
+        raise UsageError("SUBMISSION -: grade reads submission files, not standard input; save it to a file, "
+                         "score one candidate from standard input with `refscore score REF -`, or pipe JSONL "
+                         "pairs to --jsonl -")
+    for flag, dest, what in _FILE_ONLY:
+        value = getattr(args, dest, None)
+        if value == STDIN or (isinstance(value, list) and STDIN in value):
+            instead = "name the folder" if flag == "--allow-outside" else "save it to a file first"
+            raise UsageError(f"{flag} -: grade {what}, not standard input; {instead} ({only})")
+
+
 def _reports(args: argparse.Namespace) -> tuple[tuple[str, Path], ...]:
     paths: dict[str, Path] = {}
     if args.out_dir:
@@ -211,6 +248,9 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
     options.check_device(args.device, metrics)
     check_applicable(args)
     options.drop_unused_options(args, metrics)
+    if "html" not in dict(_reports(args)):
+        options.drop_ignored(args, (("--title", "title", DEFAULT_TITLE),), "the HTML report",
+                             "which this run does not write (-o DIR or --html FILE writes one)")
     weights = options.parse_weights(args.weights)
     options.check_layer(None, args.model, (), metrics)  # --model: one line before anything is read
     idf = idf_setting(args.idf)

@@ -119,25 +119,32 @@ METRIC_ONLY_OPTIONS: dict[str, tuple[tuple[str, str, Any], ...]] = {
 
 
 def drop_unused_options(args: argparse.Namespace, metrics: Sequence[str],
-                        extra: Sequence[tuple[str, str]] = ()) -> None:
+                        extra: Sequence[tuple[str, str, Any]] = ()) -> None:
     """The options of a metric ``metrics`` leaves out (``METRIC_ONLY_OPTIONS``; ``extra``: more
-    CodeBERTScore ones, flag and destination) change nothing: one warning line per metric names
-    those given, and they are set back to their defaults, so no request, daemon or cache key sees
-    them (a script that always passes ``--device`` keeps working). Check their values first.
-    ``--per-function`` pairs functions by CodeBLEU, so it uses the CodeBLEU options anyway."""
+    CodeBERTScore ones, flag, destination and value when not given) change nothing: one warning
+    line per metric names those given (``drop_ignored``), and they are set back to their
+    defaults, so no request, daemon or cache key sees them (a script that always passes
+    ``--device`` keeps working). Check their values first. ``--per-function`` pairs functions by
+    CodeBLEU, so it uses the CodeBLEU options anyway."""
     used = {*metrics, *(("codebleu",) if getattr(args, "per_function", False) else ())}
     for metric, known in METRIC_ONLY_OPTIONS.items():
-        if metric in used:
-            continue
-        more = tuple((flag, dest, None) for flag, dest in extra) if metric == "codebertscore" else ()
-        given = [(flag, dest, unset) for flag, dest, unset in (*known, *more) if getattr(args, dest, unset) != unset]
-        if not given:
-            continue
-        print(f"refscore: warning: {', '.join(flag for flag, _, _ in given)} only change"
-              f"{'s' if len(given) == 1 else ''} {METRIC_LABELS[metric]}, which --metrics {','.join(metrics)} "
-              "does not compute: ignored", file=sys.stderr)
-        for _, dest, unset in given:
-            setattr(args, dest, unset)
+        if metric not in used:
+            drop_ignored(args, (*known, *(extra if metric == "codebertscore" else ())), METRIC_LABELS[metric],
+                         f"which --metrics {','.join(metrics)} does not compute")
+
+
+def drop_ignored(args: argparse.Namespace, known: Sequence[tuple[str, str, Any]], what: str, why: str) -> None:
+    """The options of ``known`` (flag, argparse destination, value when not given) that only
+    change ``what``, which this run does not make (``why``): when any is given, one warning line
+    (``refscore: warning: --title only changes the HTML report, which ...: ignored``), and each is
+    set back to its default."""
+    given = [(flag, dest, unset) for flag, dest, unset in known if getattr(args, dest, unset) != unset]
+    if not given:
+        return
+    print(f"refscore: warning: {', '.join(flag for flag, _, _ in given)} only change"
+          f"{'s' if len(given) == 1 else ''} {what}, {why}: ignored", file=sys.stderr)
+    for _, dest, unset in given:
+        setattr(args, dest, unset)
 
 
 def check_device(device: str | None, metrics: Sequence[str]) -> None:

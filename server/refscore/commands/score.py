@@ -25,6 +25,11 @@ from . import options
 from .bert_options import idf_setting
 
 
+#: The options of the heat view, which only CodeBERTScore draws and only the table shows:
+#: flag, argparse destination, value when not given.
+HEAT_OPTIONS = (("--no-heat", "no_heat", False), ("--color", "color", "auto"))
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "score", help="score candidate files against a reference",
@@ -84,7 +89,11 @@ def run(args: argparse.Namespace) -> int:
     if "crystalbleu" in metrics:
         raise options.UsageError("--metrics crystalbleu needs a corpus of submissions: use refscore grade")
     options.check_device(args.device, metrics)
-    options.drop_unused_options(args, metrics, extra=(("--context", "context"), ("--context-file", "context_file")))
+    options.drop_unused_options(args, metrics, extra=(("--context", "context", None),
+                                                      ("--context-file", "context_file", None), *HEAT_OPTIONS))
+    if args.json:
+        options.drop_ignored(args, HEAT_OPTIONS, "the heat view", "which --json does not print (its \"tokens\" "
+                             "list holds each token's similarity)")
     weights = options.parse_weights(args.weights)
     context = _read(args.context_file) if args.context_file else args.context
     references = tuple(_read(p) for p in reference_paths)

@@ -12,7 +12,7 @@ from typing import Sequence
 
 from ..metrics.codebleu import DEFAULT_WEIGHTS
 from .blocks import DEFAULT_BLOCK_LINES
-from .job import GradeJob, Inputs
+from .job import DEFAULT_TITLE, GradeJob, Inputs
 from .run import Outcome, execute
 from .settings import GradeSettings, scorer_tag
 
@@ -22,7 +22,7 @@ def grade_dataset(inputs: Sequence[str | Path], out_dir: str | Path, *, metrics:
                   block_lines: int = DEFAULT_BLOCK_LINES, batch_size: int = 32, model: str | None = None,
                   layer: int | None = None, device: str | None = None, idf: str | None = None,
                   codebleu_rule: str = "native", per_function: bool = False, actors: int | None = None,
-                  actors_per_gpu: int = 1, title: str = "RefScore grade report") -> Outcome:
+                  actors_per_gpu: int = 1, title: str = DEFAULT_TITLE) -> Outcome:
     """Grade JSONL / JSONL.gz / Parquet inputs on the cluster at ``address`` and write
     ``grade.{csv,json,html}`` and the row files (``grade.jsonl``, ``grade.parquet``) into
     ``out_dir`` (parts in ``work``, default ``out_dir/grade.parts``). Rerunning resumes. Returns

@@ -29,6 +29,7 @@ from .heatmap import (
     token_heat,
 )
 from .histogram import counts_svg
+from .job import DEFAULT_TITLE
 from .rows import LABELS, SCORE_COLUMNS, GradeResult
 from .stream_stats import RowStats
 
@@ -58,8 +59,9 @@ td.err{color:#a12a2a;white-space:normal;overflow-wrap:anywhere;min-width:12em;fo
 section.problem{display:flex;flex-wrap:wrap;gap:0 14px;align-items:flex-start}section.problem>h2{flex-basis:100%}
 section.problem .hists{flex:1 1 500px;margin-top:0}tr.bad td:first-child{border-left:3px solid #c0392b}
 details{background:#fff;border:1px solid #dde1e8;border-radius:6px;margin:10px 0;padding:6px 12px}
-summary{cursor:pointer;font-weight:600}.panes{display:grid;grid-template-columns:1fr 1fr;gap:10px}
-.pane h4{margin:6px 0 4px;font-size:12px;color:#555}
+summary{cursor:pointer;font-weight:600;overflow-wrap:anywhere}
+.panes{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:10px}.panes>*{min-width:0}
+.pane h4{margin:6px 0 4px;font-size:12px;color:#555;overflow-wrap:anywhere}
 pre.code{font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;background:#fbfbfc;border:1px solid #e3e6ec;
 padding:8px;overflow:auto;max-height:480px;margin:0;white-space:pre}
 .miss{box-shadow:inset 0 -2px #c0392b}
@@ -76,10 +78,11 @@ document.querySelectorAll('table.sortable th').forEach(function(th, col){
     table.querySelectorAll('th').forEach(function(h){h.classList.remove('sorted-asc','sorted-desc');});
     th.classList.add(asc ? 'sorted-asc' : 'sorted-desc');
     var rows = Array.prototype.slice.call(body.rows);
-    rows.sort(function(a, b){
+    rows.sort(function(a, b){  // empty cells (no score) last either way; numbers as numbers; text naturally
       var x = a.cells[col].getAttribute('data-v'), y = b.cells[col].getAttribute('data-v');
-      var nx = parseFloat(x), ny = parseFloat(y);
-      var c = (!isNaN(nx) && !isNaN(ny)) ? nx - ny : (isNaN(nx) - isNaN(ny)) || x.localeCompare(y);
+      if (x === '' || y === '') return (x === '') - (y === '');
+      var nx = Number(x), ny = Number(y);
+      var c = (!isNaN(nx) && !isNaN(ny)) ? nx - ny : x.localeCompare(y, undefined, {numeric: true});
       return asc ? c : -c;
     });
     rows.forEach(function(r){ body.appendChild(r); });
@@ -99,6 +102,11 @@ def _fmt(value: Any) -> str:
     return f"{value:.3f}" if isinstance(value, float) and math.isfinite(value) else "&ndash;"
 
 
+def _count(rows: int) -> str:
+    """``1 submission``, ``1,234 submissions``."""
+    return f"{rows:,} submission{'s' * (rows != 1)}"
+
+
 def _interrupted(stats: RowStats, settings: dict[str, Any]) -> str:
     """The headline of an interrupted run: how many submissions it did not get to."""
     if not settings.get("interrupted") or not stats.unfinished:  # not, or only while writing the reports
@@ -108,7 +116,7 @@ def _interrupted(stats: RowStats, settings: dict[str, Any]) -> str:
             "finish.</p>")
 
 
-def build_html(stats: RowStats, settings: dict[str, Any], title: str = "RefScore grade report",
+def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_TITLE,
                files: Sequence[str] = (), details: Sequence[tuple[GradeResult, dict[str, Any]]] | None = None) -> str:
     """The whole report as one HTML string; ``details``: every (result, row) of a small run."""
     summary = stats.summary()
@@ -116,7 +124,7 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = "RefScore
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
            f"<title>{safe_attr(title)}</title><style>{CSS}</style></head><body>",
-           f"<header><h1>{safe_text(title)}</h1><p>{summary['submissions']:,} submissions, "
+           f"<header><h1>{safe_text(title)}</h1><p>{_count(summary['submissions'])}, "
            f"{summary['with_errors']:,} with errors &middot; metrics: "
            f"{safe_text(', '.join(settings.get('metrics', [])))} &middot; engine: "
            f"{safe_text(str(settings.get('engine', 'local')))} &middot; refscore "
@@ -159,7 +167,7 @@ def _summaries(stats: RowStats, columns: Sequence[str]) -> str:
     for index, (name, sub) in enumerate(problems.items()):
         shown = [c for c in columns if c in sub.columns]
         out.append(f'<section class="problem" id="problem-{index}"><h2>Problem {safe_text(name or "(none)")}: '
-                   f"{sub.rows:,} submissions, {sub.with_errors:,} with errors</h2>"
+                   f"{_count(sub.rows)}, {sub.with_errors:,} with errors</h2>"
                    + _statistics(sub, shown, f"summary-{index}") + _histograms(sub, shown) + "</section>")
     return "".join(out)
 

@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import shutil
+import sys
 from pathlib import Path
-from typing import Sequence
+from typing import BinaryIO, Sequence
 
-from ..errors import UsageError
+from ..errors import InputFileError, UsageError
+from ..scoring.inputs import STDIN
 from .discover import expand, items_for, load_problem, named_references
 from .items import ItemSet
 from .job import Inputs
@@ -30,9 +33,9 @@ def read_submissions(inputs: Inputs, own: Sequence[Path] = ()) -> ItemSet:
             raise UsageError("grading files needs --reference REF (or use --mapping / --jsonl)")
         context = inputs.context
         if inputs.context_file:
-            from ..scoring.inputs import read_source
+            from ..scoring.inputs import read_source, read_stdin_source
 
-            context = read_source(inputs.context_file)
+            context = read_stdin_source() if inputs.context_file == STDIN else read_source(inputs.context_file)
         problem = load_problem(list(inputs.references), inputs.language, context, strict=True)
         starter = starter_for(inputs.starter, problem.language)
         if inputs.starter and starter is None:
@@ -60,3 +63,26 @@ def read_submissions(inputs: Inputs, own: Sequence[Path] = ()) -> ItemSet:
         items.extend(load_mapping(path, inputs.language, exclude=own, roster=roster, starter=inputs.starter,
                                   layout=inputs.layout, allow_outside=inputs.allow_outside))
     return items
+
+
+#: What a file's first bytes say it is, where grade cannot read it as a stream of lines.
+_NOT_A_STREAM = ((b"\x1f\x8b", "gzip-compressed: decompress it on the way in (zcat runs.jsonl.gz | refscore grade "
+                  "--jsonl - ...) or name the .jsonl.gz file with --jsonl"),
+                 (b"PAR1", "a Parquet file, which cannot be read as a stream: name the file with --jsonl"))
+
+
+def spool_stdin(folder: Path, stream: BinaryIO | None = None) -> Path:
+    """``--jsonl -``: standard input copied to ``folder/-``, read from there as any JSONL file
+    (block by block, each line capped; its ids are ``-:LINE``). Every pass of the grader reads
+    its inputs again, so the stream is kept for the run (the caller removes ``folder``); a
+    gzip or Parquet stream is refused in one line."""
+    stream = stream if stream is not None else sys.stdin.buffer
+    target = folder / STDIN
+    with open(target, "xb") as out:
+        first = stream.read(1 << 16)
+        for magic, what in _NOT_A_STREAM:
+            if first.startswith(magic):
+                raise InputFileError(f"--jsonl -: standard input is {what}")
+        out.write(first)
+        shutil.copyfileobj(stream, out, 1 << 20)
+    return target

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 ENGINES = ("local", "daemon", "ray")
 #: The reports a job can ask for by name (``-o`` names all three).
 REPORT_KINDS = ("csv", "json", "html")
+#: The HTML report's title without ``--title``.
+DEFAULT_TITLE = "RefScore grade report"
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,7 @@ class GradeJob:
     ray_address: str | None = None
     block_lines: int = DEFAULT_BLOCK_LINES
     reports: tuple[tuple[str, Path], ...] = ()  # (kind, path) for kinds in REPORT_KINDS
-    title: str = "RefScore grade report"
+    title: str = DEFAULT_TITLE
     cache: Path | None = None  # the scored-parts folder (default: beside the first report)
     no_cache: bool = False
     threshold: Threshold | None = None

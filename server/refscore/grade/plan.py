@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from ..errors import UsageError
+from ..errors import InputFileError, UsageError
 from ..scoring.inputs import empty_reference
 from ..settings_schema import IDF_ONE_REFERENCE, idf_lacks_references
 from .blocks import BlockSpec, count_lines, item_blocks, items_of, scan_blocks
@@ -107,6 +108,8 @@ class Sources:
 
     def __init__(self, items: Sequence[GradeItem], jsonl: Sequence[Path], language: str | None,
                  block_lines: int, fields: FieldNames = ()) -> None:
+        for path in jsonl:
+            _check_not_a_stream(path)
         # a file named twice (``a.jsonl ./a.jsonl``) is read once, as a submission file is
         files = list(dict.fromkeys(Path(p).resolve() for p in jsonl))
         self.items, self.jsonl, self.language = list(items), files, language
@@ -140,6 +143,20 @@ class Sources:
     def lines(self) -> int:
         """Items in memory plus physical lines of the files (the run's size, for progress)."""
         return len(self.items) + sum(count_lines(p) for p in self.jsonl)
+
+
+def _check_not_a_stream(path: Path) -> None:
+    """A pipe, FIFO or device named as a JSONL file (``--jsonl /dev/stdin``) is refused as the
+    name given (resolved, a pipe's name is ``/proc/N/fd/pipe:[M]``, "no such file")."""
+    from ..safe_read import kind_of
+
+    try:
+        kind = kind_of(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return  # the reader says what is wrong with it
+    if kind not in (None, "a directory"):
+        raise InputFileError(f"{path}: is {kind}, not a regular file; --jsonl reads regular files, and a "
+                             "stream piped to --jsonl - (standard input)")
 
 
 class EmptyReferences:

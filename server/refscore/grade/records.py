@@ -140,12 +140,41 @@ def _short_text(value: Any) -> str:
         return str(value)[:200]
 
 
+#: Field names datasets give a completion and a reference (HumanEval-shaped ``hyp``/``ref``,
+#: lm-evaluation-harness ``target``...), in the order a guess prefers them, compared without case.
+GUESSES = {"candidate": ("hyp", "hypothesis", "completion", "completions", "prediction", "pred", "generation",
+                         "generated", "generated_code", "output", "response", "model_output", "answer", "code"),
+           "reference": ("ref", "target", "canonical_solution", "solution", "gold", "expected", "ground_truth",
+                         "label")}
+#: Field names of what a model is asked, never its answer.
+PROMPTS = ("prompt", "question", "instruction")
+
+
 def _missing(name: str, data: dict[str, Any], fields: FieldNames) -> str:
-    """``no 'candidate' field (the row has: hyp, ref, task_id); ...``."""
+    """``no 'candidate' field (the row has: hyp, ref, task_id); did you mean --fields
+    candidate=hyp,reference=ref?`` (a guess for every required field the row lacks, from
+    ``GUESSES``), else the way to name it; a row with a prompt and no completion says so."""
     has = ", ".join(map(str, data)) or "none"
     named = dict(fields).get(name)
-    hint = (f"--fields names {named!r} for it" if named else
-            f"name the field holding it with --fields {name}=NAME")
+    if named:
+        return f"no {name!r} field (the row has: {has}); --fields names {named!r} for it"
+    lower = {str(key).lower(): str(key) for key in data}
+    guesses = {}
+    for field in REQUIRED:
+        if field in dict(fields) or field in data or (field == "reference" and "references" in data):
+            continue
+        guess = next((lower[g] for g in GUESSES[field] if g in lower), None)
+        if guess is not None:
+            guesses[field] = guess
+    if name in guesses:
+        pairs = [*fields, *guesses.items()]
+        hint = f"did you mean --fields {','.join(f'{k}={v}' for k, v in pairs)}?"
+    else:
+        hint = f"name the field holding it with --fields {name}=NAME"
+        prompt = next((lower[p] for p in PROMPTS if p in lower), None)
+        if name == "candidate" and prompt is not None:
+            hint = (f"{prompt!r} is what a model is asked, not its answer: add the model's completion to each "
+                    f"row and {hint} (docs/harness.md: grading lm-evaluation-harness samples)")
     return f"no {name!r} field (the row has: {has}); {hint}"
 
 

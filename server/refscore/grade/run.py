@@ -21,11 +21,12 @@ from .. import __version__
 from ..bidi import printable
 from ..errors import EXIT_BELOW_THRESHOLD, EXIT_INPUT, EXIT_OK, InputFileError, UsageError
 from ..safe_write import check_folder
+from ..scoring.inputs import STDIN
 from ..vocabulary import EXIT_INTERRUPTED
 from .assemble import Assembled, IncompleteRun, assemble
 from .block_score import Staged
 from .html_report import DETAIL_LIMIT
-from .inputs import read_submissions
+from .inputs import read_submissions, spool_stdin
 from .items import GradeItem
 from .job import GradeJob
 from .local_engine import EngineRun
@@ -154,6 +155,7 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
                   job.named | set(extra))
     if not temporary:
         _check_work_folder(work, f"--cache {job.cache}" if job.cache else f"the scored-parts folder {work}", outputs)
+    stream = None  # --jsonl -: the folder standard input is kept in for the run
     try:
         own = [*outputs.values(), *extra.values(), *([classroom.feedback] if classroom and classroom.feedback else []),
                work]
@@ -165,8 +167,14 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
 
             key = load_key(classroom)
             anonymise_items(items, key)
-        sources = Sources(items.items, [Path(p) for p in job.inputs.jsonl], job.inputs.language, job.block_lines,
-                          job.inputs.fields)
+        jsonl = [Path(p) for p in job.inputs.jsonl]
+        if STDIN in job.inputs.jsonl:
+            if say and sys.stdin.isatty():
+                note("reading JSONL lines from standard input (end with Ctrl-D)")
+            stream = Path(tempfile.mkdtemp(prefix="refscore-stdin-"))
+            piped = spool_stdin(stream)
+            jsonl = [piped if str(p) == STDIN else p for p in jsonl]
+        sources = Sources(items.items, jsonl, job.inputs.language, job.block_lines, job.inputs.fields)
         lines = sources.lines()
         cluster = _connect(job) if job.engine == "ray" else None
         sources.remember = cluster is None and lines <= DETAIL_LIMIT  # pass two reads no file again
@@ -233,6 +241,8 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
     finally:
         if temporary:
             shutil.rmtree(work, ignore_errors=True)
+        if stream is not None:
+            shutil.rmtree(stream, ignore_errors=True)
     return Outcome(done, outputs, run.scored, plan.from_before, run.interrupted, written, not temporary)
 
 

@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..heatmap import Heat, token_heat
 from ..rows import GradeResult
-from .gradebook import ProblemGrade, StudentGrade
+from .gradebook import NOT_SCORED, ProblemGrade, StudentGrade
 from .hints import Remark, remarks
 
 #: The scores a feedback page shows, when computed (labels from ``rows.LABELS``).
@@ -55,7 +55,8 @@ def student_feedback(student: StudentGrade, details: Mapping[str, GradeResult], 
         row = next((r for r in student.rows if str(r.get("id")) == grade.submission), None)
         if row is not None:
             view.scores = {c: float(row[c]) for c in SHOWN_SCORES if isinstance(row.get(c), (int, float))}
-            view.messages = [*row.get("errors", []), *row.get("warnings", [])]
+            said = {note[len(NOT_SCORED):] for note in grade.notes if note.startswith(NOT_SCORED)}
+            view.messages = [m for m in [*row.get("errors", []), *row.get("warnings", [])] if m not in said]
         result = details.get(grade.submission or "")
         if result is not None and mode != "scores" and result.item.candidate is not None:
             _fill(view, result, mode)

@@ -20,6 +20,9 @@ from ..rows import LABELS
 from .adjustments import Adjustment
 from .rubric import Rubric
 
+#: Before the first error of a submission that earned 0 because it could not be scored.
+NOT_SCORED = "not scored: "
+
 
 def named(problem: str) -> str:
     """``problem: `` before a problem's line, nothing for the one unnamed problem of a ``-r`` run."""
@@ -188,7 +191,7 @@ def _grade(problem: str, rows: list[dict[str, Any]], rubric: Rubric, ran: bool =
         metric = scheme.metric
         value = row.get(metric)
         if row.get("errors"):
-            candidate.notes.append(f"not scored: {row['errors'][0]}")
+            candidate.notes.append(f"{NOT_SCORED}{row['errors'][0]}")
         else:
             if not _finite(value) and scheme.fallback and _finite(row.get(scheme.fallback)):
                 if ran:
