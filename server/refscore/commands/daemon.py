@@ -192,6 +192,7 @@ def _end_unresponsive(pid: Any, why: str) -> int:
 
 
 def run_status(args: argparse.Namespace) -> int:
+    from ..errors import RefScoreError
     from ..service import DaemonClient, DaemonNotResponding, DaemonUnavailable
 
     client = DaemonClient(autostart=False)
@@ -205,6 +206,10 @@ def run_status(args: argparse.Namespace) -> int:
     except DaemonUnavailable:
         print(json.dumps({"running": False}) if args.json else "refscore daemon: not running")
         return EXIT_NOT_RUNNING
+    except RefScoreError as error:  # an unsafe runtime directory: whether one runs is not known
+        if args.json:  # a script reading stdout gets an object too; the one line follows on stderr
+            print(json.dumps({"running": None, "error": str(error), "exit_code": error.exit_code}))
+        raise
     finally:
         client.close()
     if args.json:
