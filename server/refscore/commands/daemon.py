@@ -10,6 +10,7 @@ import sys
 from typing import Any
 
 from ..settings_schema import BACKENDS
+from ..vocabulary import EXIT_INTERRUPTED
 
 #: ``daemon status``: no daemon runs, or one runs but does not answer ("not responding").
 EXIT_NOT_RUNNING = 1
@@ -131,6 +132,8 @@ def run_foreground(args: argparse.Namespace) -> int:
     if args.backend:  # read by the encoder when the model loads
         os.environ["REFSCORE_ENCODER_BACKEND"] = args.backend
     code = run_daemon(DaemonConfig.from_env(**overrides))
+    if code == EXIT_INTERRUPTED:  # Ctrl-C: stopped as by `daemon stop`, socket and files removed
+        print(f"refscore daemon: interrupted; stopped (pid {os.getpid()})", file=sys.stderr)
     # Socket removed and lock released: exit now. Worker threads still finishing abandoned work
     # would otherwise hold the process (and `refscore daemon stop`) until they are done.
     logging.shutdown()

