@@ -40,3 +40,20 @@ def test_ctrl_c_on_daemon_run_is_130_one_line_and_a_clean_stop(place: Place) -> 
     assert err.strip().splitlines() == [f"refscore daemon: interrupted; stopped (pid {process.pid})"], err
     assert not place.socket.exists() and not (place.run / "daemon.json").exists()
     assert "stopping (signal SIGINT)" in place.log_text()
+
+
+def test_ctrl_c_during_daemon_start_stops_the_daemon_it_spawned(place: Place) -> None:  # noqa: F811
+    process = _refscore(place, "daemon", "start", "--no-preload", "--idle-timeout", "120")
+    try:
+        assert wait_until(lambda: daemon_pids_in(place.run) != [], timeout=60, interval=0.01)
+        [pid] = daemon_pids_in(place.run)
+        process.send_signal(signal.SIGINT)  # the daemon is still importing: start waits for it
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == EXIT_INTERRUPTED, (process.returncode, out, err)
+    assert err.strip().splitlines() == [f"refscore daemon: interrupted; the daemon it was starting (pid {pid}) "
+                                        "was stopped"], err
+    assert wait_until(lambda: not alive(pid), timeout=20)
+    assert daemon_pids_in(place.run) == [] and not place.socket.exists()

@@ -148,13 +148,35 @@ def run_start(args: argparse.Namespace) -> int:
     check_settings(args)
     argv = _settings_argv(args)
     client = DaemonClient(autostart=True, daemon_args=argv)
-    info = client.connect()
-    verb = "started" if client.started_daemon else "already running"
-    print(f"refscore daemon {info.get('version')}: {verb} (pid {info.get('pid')}, {info.get('transport')})")
-    if not client.started_daemon and any(a != "--preload" for a in argv):
-        print("note: the running daemon keeps its settings; `refscore daemon stop` first to change them")
-    client.close()
+    try:
+        info = client.connect()
+        verb = "started" if client.started_daemon else "already running"
+        print(f"refscore daemon {info.get('version')}: {verb} (pid {info.get('pid')}, {info.get('transport')})")
+        if not client.started_daemon and any(a != "--preload" for a in argv):
+            print("note: the running daemon keeps its settings; `refscore daemon stop` first to change them")
+    except KeyboardInterrupt:
+        return _cancel_start(client)
+    finally:
+        client.close()
     return 0
+
+
+def _cancel_start(client: Any) -> int:
+    """Ctrl-C during ``daemon start``: the start is called off, so the daemon it spawned (still
+    starting, or just started) is stopped too, as ``daemon stop`` would (SIGTERM, then SIGKILL)."""
+    from ..service.processes import terminate
+
+    process = client.spawned
+    if process is None or process.poll() is not None:
+        raise KeyboardInterrupt  # nothing of its own runs: the usual one line and 130
+    if terminate(process.pid):
+        print(f"refscore daemon: interrupted; the daemon it was starting (pid {process.pid}) was stopped",
+              file=sys.stderr)
+    else:
+        print(f"refscore daemon: interrupted; the daemon it was starting (pid {process.pid}) did not stop; "
+              "`refscore daemon stop` ends it", file=sys.stderr)
+    process.poll()  # reaped: no zombie
+    return EXIT_INTERRUPTED
 
 
 #: Seconds ``daemon stop`` waits for an orderly exit before it ends the process.
