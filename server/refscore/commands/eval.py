@@ -198,6 +198,21 @@ def _check_outputs(args: argparse.Namespace) -> None:
         check_writable(path, label)
 
 
+def data_folder_problem(folder: Path) -> str | None:
+    """Why ``folder`` (``--data``) cannot be the evaluation data folder, in one line (None when it
+    is a folder): a file there was "data folder not found"."""
+    from ..safe_read import kind_of
+
+    try:
+        mode = os.stat(folder).st_mode
+    except OSError:
+        return f"data folder not found: {folder}"
+    kind = kind_of(mode)
+    if kind == "a directory":
+        return None
+    return f"data folder {folder}: is {kind or 'a file'}, not a folder"
+
+
 def _check_inputs(args: argparse.Namespace) -> None:
     """Refuse a ``--cache-from`` that is missing or no regular file before anything is scored: it
     was taken as an empty cache, so a typo in its name scored everything again in silence."""
@@ -232,8 +247,9 @@ def handle(args: argparse.Namespace) -> int:
         contexts=[c == "nl" for c in args.contexts], bert_datasets=args.cbs_languages,
         normalise=args.normalise, folds=args.folds, threads=args.threads or None,
         jobs=max(1, args.jobs), engine=args.engine, ray_address=args.ray_address)
-    if not Path(config.data_dir).is_dir():
-        print(f"refscore eval: data folder not found: {config.data_dir}", file=sys.stderr)
+    problem = data_folder_problem(Path(config.data_dir))
+    if problem:
+        print(f"refscore eval: {problem}", file=sys.stderr)
         return EXIT_INPUT
     try:
         _check_inputs(args)

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from ..errors import EXIT_INPUT, EXIT_USAGE
+from .eval import data_folder_problem
 
 HUMANEVAL = ("python", "java", "js", "cpp")
 
@@ -38,6 +39,10 @@ def handle_paper(args: argparse.Namespace) -> int:
         print(f"refscore eval: --paper-folds {error}", file=sys.stderr)
         return EXIT_INPUT
     data = Path(args.data or default_data_dir())
+    problem = data_folder_problem(data)
+    if problem:
+        print(f"refscore eval: {problem}", file=sys.stderr)
+        return EXIT_INPUT
     rows: dict[str, dict[str, tuple[float | None, float | None]]] = {}
     for lang in languages:
         try:

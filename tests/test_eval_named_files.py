@@ -1,0 +1,47 @@
+"""``refscore eval`` and the files its options name, each a one-line answer that fits: a ``--data``
+that is a file, a ``--from-scores`` or ``--cache-from`` that is missing or no scores file (a
+pickle, a plain ``.npy``, an empty file), options that only apply with another one."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from refscore.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+def _one_line(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    return err[0]
+
+
+def test_a_data_path_that_is_a_file_is_not_a_folder_not_missing(tmp_path: Path) -> None:
+    data = tmp_path / "data.json"
+    data.write_text("{}", encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "refscore", "eval", "--data", str(data), "--metrics", "chrf"],
+                            capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO / "server")})
+    assert result.returncode == 3, result.stderr
+    assert result.stderr.strip().splitlines() == [f"refscore eval: data folder {data}: is a file, not a folder"]
+
+
+def test_the_paper_protocol_says_the_same_of_a_data_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.test_eval_paper import write_constants
+
+    data = tmp_path / "data.json"
+    data.write_text("{}", encoding="utf-8")
+    assert main(["eval", "--protocol", "paper", "--paper-folds", str(write_constants(tmp_path)), "--data", str(data),
+                 "--languages", "python"]) == 3
+    assert _one_line(capsys) == f"refscore eval: data folder {data}: is a file, not a folder"
