@@ -45,3 +45,50 @@ def test_the_paper_protocol_says_the_same_of_a_data_file(tmp_path: Path, capsys:
     assert main(["eval", "--protocol", "paper", "--paper-folds", str(write_constants(tmp_path)), "--data", str(data),
                  "--languages", "python"]) == 3
     assert _one_line(capsys) == f"refscore eval: data folder {data}: is a file, not a folder"
+
+
+def _not_scores(tmp_path: Path, kind: str) -> Path:
+    """A file that is no scores file: a pickle, a .npz holding an object array, a plain .npy, an
+    empty file, a text file."""
+    import pickle
+
+    import numpy as np
+
+    path = tmp_path / f"{kind}.npz"
+    if kind == "pickle":
+        path.write_bytes(pickle.dumps({"a": 1}))
+    elif kind == "objects":
+        with open(path, "wb") as handle:
+            np.savez(handle, __meta__=np.array([{"a": 1}], dtype=object))
+    elif kind == "npy":
+        with open(path, "wb") as handle:
+            np.save(handle, np.arange(3))
+    elif kind == "empty":
+        path.write_bytes(b"")
+    else:
+        path.write_text("x = 1\n", encoding="utf-8")
+    return path
+
+
+KINDS = {"pickle": "a Python pickle, which is never loaded", "objects": "it holds Python objects, which are never loaded",
+         "npy": "a single .npy array, not a .npz archive", "empty": "an empty file", "text": "not a .npz archive"}
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_from_scores_that_is_no_scores_file_says_why_in_one_line(tmp_path: Path, kind: str,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A pickle passed on numpy's "allow_pickle" advice; a plain .npy and an empty file were
+    internal errors (TypeError, EOFError)."""
+    path = _not_scores(tmp_path, kind)
+    assert main(["eval", "--from-scores", str(path)]) == 3
+    assert _one_line(capsys) == f"refscore eval: {path}: not a scores file written by --save-scores ({KINDS[kind]})"
+
+
+def test_a_missing_from_scores_is_no_such_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """It said "(FileNotFoundError: ... is not a regular file)"."""
+    missing = tmp_path / "typo.npz"
+    assert main(["eval", "--from-scores", str(missing)]) == 3
+    assert _one_line(capsys) == f"refscore eval: --from-scores {missing}: no such file"
+    assert main(["eval", "--from-scores", str(tmp_path)]) == 3
+    assert _one_line(capsys) == f"refscore eval: --from-scores {tmp_path}: is a directory, not a scores file"
+

@@ -214,15 +214,17 @@ def data_folder_problem(folder: Path) -> str | None:
 
 
 def _check_inputs(args: argparse.Namespace) -> None:
-    """Refuse a ``--cache-from`` that is missing or no regular file before anything is scored: it
-    was taken as an empty cache, so a typo in its name scored everything again in silence."""
+    """Refuse a ``--cache-from`` or ``--from-scores`` that is missing or no regular file before
+    anything is scored (a FIFO or a device is never read): a missing ``--cache-from`` was taken as
+    an empty cache, so a typo in its name scored everything again in silence."""
     from ..safe_read import open_regular
 
-    for path in args.cache_from:
+    named = [("--cache-from", path) for path in args.cache_from]
+    for option, path in named + ([("--from-scores", args.from_scores)] if args.from_scores else []):
         try:
-            open_regular(path).close()
+            open_regular(path, what="a scores file").close()
         except InputFileError as error:
-            raise InputFileError(f"--cache-from {error}") from None
+            raise InputFileError(f"{option} {error}") from None
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -258,13 +260,12 @@ def handle(args: argparse.Namespace) -> int:
         print(f"refscore eval: {error}", file=sys.stderr)
         return error.exit_code
     if args.from_scores:
+        from ..eval.store import SCORES_FILE_ERRORS, not_a_scores_file
+
         try:
-            if not args.from_scores.is_file():  # a FIFO or a device is never opened
-                raise FileNotFoundError(f"{args.from_scores} is not a regular file")
             config, tables, notes, seconds = load_scores(args.from_scores)
-        except (OSError, ValueError, KeyError) as error:  # missing, not an npz, not a scores file
-            print(f"refscore eval: {args.from_scores}: not a scores file written by --save-scores "
-                  f"({type(error).__name__}: {error})"[:300], file=sys.stderr)
+        except (InputFileError, *SCORES_FILE_ERRORS) as error:  # not an npz, not a scores file
+            print(f"refscore eval: {not_a_scores_file(args.from_scores, error)}", file=sys.stderr)
             return EXIT_INPUT
         result = analyse(config, tables, notes, seconds, args.save_combined, args.save_combined_without_humaneval)
         command = _scoring_command(args.from_scores)
