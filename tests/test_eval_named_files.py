@@ -92,3 +92,21 @@ def test_a_missing_from_scores_is_no_such_file(tmp_path: Path, capsys: pytest.Ca
     assert main(["eval", "--from-scores", str(tmp_path)]) == 3
     assert _one_line(capsys) == f"refscore eval: --from-scores {tmp_path}: is a directory, not a scores file"
 
+
+def test_a_cache_from_that_is_no_scores_file_names_cache_from_not_no_cache(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """It ended "move it away or use --no-cache", which does not apply to --cache-from."""
+    from refscore.eval.data import default_data_dir
+
+    data = default_data_dir()
+    if not (data / "conala").is_dir():
+        pytest.skip("no ../shared/data")
+    path, out = _not_scores(tmp_path, "text"), tmp_path / "r.json"
+    assert main(["eval", "--data", str(data), "--languages", "conala", "--conala-sample", "2", "--metrics", "chrf",
+                 "--folds", "2", "--cache-from", str(path), "--out", str(out)]) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == (f"refscore eval: {path}: not a scores file written by --save-scores (not a .npz archive); "
+                       "name a file --save-scores wrote, or leave this --cache-from out"), err
+    assert "--no-cache" not in err[-1] and not out.exists()
+    assert main(["eval", "--from-scores", str(tmp_path), "--cache-from", str(tmp_path)]) == 3
+    assert _one_line(capsys) == f"refscore eval: --cache-from {tmp_path}: is a directory, not a scores file"

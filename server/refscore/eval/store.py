@@ -131,7 +131,7 @@ class ScoreStore:
 
     def merge_from(self, path: Path) -> int:
         """Add the rows of another scores file that this store lacks; returns how many."""
-        other = ScoreStore(path)
+        other = ScoreStore(path, remedy="name a file --save-scores wrote, or leave this --cache-from out")
         added = 0
         for name, unit in other.units.items():
             mine = self.unit(name, unit.columns)
