@@ -110,3 +110,13 @@ def test_a_cache_from_that_is_no_scores_file_names_cache_from_not_no_cache(
     assert "--no-cache" not in err[-1] and not out.exists()
     assert main(["eval", "--from-scores", str(tmp_path), "--cache-from", str(tmp_path)]) == 3
     assert _one_line(capsys) == f"refscore eval: --cache-from {tmp_path}: is a directory, not a scores file"
+
+
+def test_a_ray_address_without_the_ray_engine_is_a_usage_error_as_in_grade(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``eval --ray-address`` without ``--engine ray`` was ignored in silence (the run scored here,
+    for as long as it takes); ``grade`` refuses it in one line, and so does ``eval`` now."""
+    out = tmp_path / "r.json"
+    assert main(["eval", "--ray-address", "127.0.0.1:1", "--metrics", "chrf", "--out", str(out)]) == 2
+    assert _one_line(capsys) == "refscore eval: --ray-address is for --engine ray"
+    assert not out.exists()

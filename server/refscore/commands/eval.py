@@ -155,6 +155,11 @@ def _layers_problem(layers: list[int]) -> str | None:
 
 def _check(args: argparse.Namespace, groups: tuple[str, ...]) -> str | None:
     """The first option value ``eval`` cannot run with, as one line (None when all are usable)."""
+    from .options import ray_address_problem
+
+    ray = ray_address_problem(args.ray_address, args.engine)
+    if ray:
+        return ray
     if args.paper_folds is not None:  # only handle_paper reads it: alone it was ignored
         return (f"--paper-folds {args.paper_folds}: read only with --protocol paper; add --protocol paper "
                 "or leave --paper-folds out")
