@@ -120,3 +120,21 @@ def test_a_ray_address_without_the_ray_engine_is_a_usage_error_as_in_grade(
     assert main(["eval", "--ray-address", "127.0.0.1:1", "--metrics", "chrf", "--out", str(out)]) == 2
     assert _one_line(capsys) == "refscore eval: --ray-address is for --engine ray"
     assert not out.exists()
+
+
+def test_the_paper_protocol_refuses_the_options_it_does_not_read(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """``--protocol paper`` took ``--from-scores``, ``--engine ray``, ``--jobs`` and others and
+    ignored them in silence, and its ``--out a.py`` overwrote a source file."""
+    from tests.test_eval_paper import write_constants
+
+    folds = write_constants(tmp_path)
+    paper = ["eval", "--protocol", "paper", "--paper-folds", str(folds), "--languages", "python", "--sample", "1"]
+    assert main([*paper, "--from-scores", str(tmp_path / "s.npz"), "--jobs", "4", "--engine", "ray"]) == 2
+    assert _one_line(capsys) == ("refscore eval: --protocol paper does not read --jobs, --engine, --from-scores; "
+                                 "leave them out")
+    source = tmp_path / "a.py"
+    source.write_text("x = 1\n", encoding="utf-8")
+    assert main([*paper, "--out", str(source)]) == 2
+    assert "names a python source file" in _one_line(capsys)
+    assert source.read_text(encoding="utf-8") == "x = 1\n"

@@ -135,6 +135,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--paper-folds", type=Path, default=None, metavar="CONSTANTS_PY",
                    help="the paper's evaluation/constants.py (neulab/code-bert-score), read, never run")
     p.set_defaults(handler=handle)
+    _OPTIONS.update({a.dest: (a.option_strings[0], a.default) for a in p._actions if a.option_strings and a.default
+                     is not argparse.SUPPRESS})
+
+
+#: Every ``eval`` option: its destination -> (its flag, its default).
+_OPTIONS: dict[str, tuple[str, object]] = {}
+#: The options ``--protocol paper`` reads; it ignored the others in silence.
+_PAPER_READS = frozenset({"data", "languages", "sample", "seed", "protocol", "paper_folds", "out", "report"})
+
+
+def paper_problem(args: argparse.Namespace) -> str | None:
+    """The options given that ``--protocol paper`` does not read, as one line (None when none is)."""
+    given = [flag for dest, (flag, default) in _OPTIONS.items()
+             if dest not in _PAPER_READS and getattr(args, dest, default) != default]
+    return f"--protocol paper does not read {', '.join(given)}; leave them out" if given else None
 
 
 def _layers_problem(layers: list[int]) -> str | None:
@@ -190,7 +205,7 @@ def _outputs(args: argparse.Namespace) -> list[tuple[str, Path]]:
     return [(label, path) for label, path in named if path is not None]
 
 
-def _check_outputs(args: argparse.Namespace) -> None:
+def check_outputs(args: argparse.Namespace) -> None:
     """Refuse, before anything is scored, outputs on one file, named like source code, or that
     cannot be written (a device, a FIFO, a link, a folder, an unwritable place)."""
     outputs = _outputs(args)
@@ -260,7 +275,7 @@ def handle(args: argparse.Namespace) -> int:
         return EXIT_INPUT
     try:
         _check_inputs(args)
-        _check_outputs(args)
+        check_outputs(args)
     except RefScoreError as error:
         print(f"refscore eval: {error}", file=sys.stderr)
         return error.exit_code
