@@ -138,3 +138,21 @@ def test_the_paper_protocol_refuses_the_options_it_does_not_read(tmp_path: Path,
     assert main([*paper, "--out", str(source)]) == 2
     assert "names a python source file" in _one_line(capsys)
     assert source.read_text(encoding="utf-8") == "x = 1\n"
+
+
+def test_from_scores_needs_no_data_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """The analysis from saved scores reads the settings (and data folder) the file holds, yet a
+    missing default data folder stopped it: "data folder not found"."""
+    from refscore.eval.data import default_data_dir
+
+    data = default_data_dir()
+    if not (data / "conala").is_dir():
+        pytest.skip("no ../shared/data")
+    scores, out = tmp_path / "s.npz", tmp_path / "r.json"
+    assert main(["eval", "--data", str(data), "--languages", "conala", "--conala-sample", "2", "--metrics", "chrf",
+                 "--folds", "2", "--save-scores", str(scores)]) == 0
+    monkeypatch.setenv("REFSCORE_DATA_DIR", str(tmp_path / "elsewhere"))  # another machine: no data here
+    capsys.readouterr()
+    assert main(["eval", "--from-scores", str(scores), "--out", str(out)]) == 0, capsys.readouterr().err
+    assert out.exists()

@@ -269,7 +269,7 @@ def handle(args: argparse.Namespace) -> int:
         contexts=[c == "nl" for c in args.contexts], bert_datasets=args.cbs_languages,
         normalise=args.normalise, folds=args.folds, threads=args.threads or None,
         jobs=max(1, args.jobs), engine=args.engine, ray_address=args.ray_address)
-    problem = data_folder_problem(Path(config.data_dir))
+    problem = None if args.from_scores else data_folder_problem(Path(config.data_dir))  # the file says where
     if problem:
         print(f"refscore eval: {problem}", file=sys.stderr)
         return EXIT_INPUT
