@@ -1,6 +1,7 @@
-"""Ctrl-C and the daemon commands, with real processes: ``daemon run`` in the foreground stops
-cleanly and exits 130 with one line (it exited 0 in silence, while the README documents 130 for
-"interrupted"), and Ctrl-C during ``daemon start`` does not leave the daemon it spawned running."""
+"""Ctrl-C and the foreground daemon, with real processes: ``daemon run`` stops cleanly and exits
+130 with one line (it exited 0 in silence, while the README documents 130 for "interrupted"),
+Ctrl-C during ``daemon start`` does not leave the daemon it spawned running, and ``daemon run``
+while a daemon runs says so (it exited 75 in silence)."""
 
 from __future__ import annotations
 
@@ -57,3 +58,16 @@ def test_ctrl_c_during_daemon_start_stops_the_daemon_it_spawned(place: Place) ->
                                         "was stopped"], err
     assert wait_until(lambda: not alive(pid), timeout=20)
     assert daemon_pids_in(place.run) == [] and not place.socket.exists()
+
+
+def test_daemon_run_while_one_runs_says_so(place: Place) -> None:  # noqa: F811
+    started = subprocess.run([sys.executable, "-m", "refscore", "daemon", "start", "--no-preload", "--idle-timeout",
+                              "120"], capture_output=True, text=True, env=place.env, timeout=120)
+    assert started.returncode == 0, started.stderr
+    pid = place.info()["pid"]
+    process = _refscore(place, "daemon", "run", "--idle-timeout", "120")
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 75, (out, err)
+    assert err.strip().splitlines() == [f"refscore daemon: already running (pid {pid}); `refscore daemon stop` "
+                                        "first to run one here"], err
+    assert alive(pid) and place.socket.exists()

@@ -118,7 +118,8 @@ def _settings_argv(args: argparse.Namespace) -> list[str]:
 
 
 def run_foreground(args: argparse.Namespace) -> int:
-    from ..service.daemon import DaemonConfig, run_daemon
+    from ..service import paths
+    from ..service.daemon import EXIT_ALREADY_RUNNING, DaemonConfig, run_daemon
 
     check_settings(args)
     overrides: dict[str, Any] = {
@@ -134,6 +135,10 @@ def run_foreground(args: argparse.Namespace) -> int:
     code = run_daemon(DaemonConfig.from_env(**overrides))
     if code == EXIT_INTERRUPTED:  # Ctrl-C: stopped as by `daemon stop`, socket and files removed
         print(f"refscore daemon: interrupted; stopped (pid {os.getpid()})", file=sys.stderr)
+    elif code == EXIT_ALREADY_RUNNING:  # (a start that lost a race: a line in daemon.stderr)
+        pid = (paths.read_info() or {}).get("pid", "unknown")
+        print(f"refscore daemon: already running (pid {pid}); `refscore daemon stop` first to run one here",
+              file=sys.stderr)
     # Socket removed and lock released: exit now. Worker threads still finishing abandoned work
     # would otherwise hold the process (and `refscore daemon stop`) until they are done.
     logging.shutdown()
