@@ -152,6 +152,18 @@ def test_an_unknown_option_shows_the_subcommands_usage(args: tuple[str, ...], us
         in result.stderr
 
 
+@pytest.mark.parametrize("args", [("score", "--bogus", "a.py"), ("score", "--bogus"), ("score", "a.py", "--bogus=1"),
+                                  ("score", "-Z", "a.py")])
+def test_an_unknown_option_is_named_before_a_missing_argument(args: tuple[str, ...]) -> None:
+    """``score --bogus a.py`` said "the following arguments are required: CANDIDATE": argparse
+    checks the positionals before it reports unknown options, so the typo went unnamed."""
+    result = refscore(*args)
+    assert result.returncode == 2, result.stderr
+    unknown = next(a for a in args[1:] if a.startswith("-"))
+    assert result.stderr.splitlines()[-1] == f"refscore score: error: unrecognized arguments: {unknown}", result.stderr
+    assert "required" not in result.stderr
+
+
 @pytest.mark.parametrize("command", ["score", "grade", "grade-blocks"])
 def test_a_model_this_machine_does_not_have_is_one_line(tmp_path: Path, command: str) -> None:
     """`--model` naming no local model was a note on every scored pair and exit 0."""

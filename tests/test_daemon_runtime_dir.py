@@ -154,3 +154,17 @@ def test_a_relative_log_dir_names_one_folder(xdg: Path) -> None:
     status = subprocess.run([sys.executable, "-m", "refscore", "daemon", "status"], cwd=work, env=env,
                             capture_output=True, text=True, timeout=120)
     assert str(work / "lll" / "daemon.log") in status.stdout, status.stdout
+
+
+def test_status_json_with_an_unsafe_runtime_dir_is_a_json_error(xdg: Path) -> None:
+    """``daemon status --json`` printed nothing on stdout for an unsafe runtime directory (only the
+    stderr line): a script reading the JSON got no object to read."""
+    import json
+
+    os.chmod(xdg / "xdg", 0o777)
+    result = refscore("daemon", "status", "--json", env=dict(os.environ))
+    assert result.returncode == EXIT_UNSAFE_RUNTIME_DIR, (result.stdout, result.stderr)
+    status = json.loads(result.stdout)
+    assert status["running"] is None and status["exit_code"] == EXIT_UNSAFE_RUNTIME_DIR
+    assert "writable by other users" in status["error"] and "chmod 700" in status["error"]
+    assert result.stderr.strip().splitlines() == [f"refscore: {status['error']}"]

@@ -90,7 +90,7 @@ def test_an_existing_file_at_save_scores_that_is_no_scores_file_is_one_line(tmp_
     scores.write_bytes(b"not an npz")
     assert _eval(tmp_path, "--languages", "python", "--save-scores", str(scores)) == 3
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1] == f"refscore eval: {scores}: not a scores file written by --save-scores (ValueError); " \
+    assert err[-1] == f"refscore eval: {scores}: not a scores file written by --save-scores (not a .npz archive); " \
                       "move it away or use --no-cache" and not any("Traceback" in line for line in err)
 
 

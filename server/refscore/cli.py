@@ -22,8 +22,41 @@ from .vocabulary import EXIT_INTERRUPTED
 SUBCOMMANDS = ("score", "grade", "serve", "daemon", "eval", "setup")
 
 
+class _Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` (every subcommand's too: ``add_subparsers`` makes its parsers of the
+    same class) that names an unknown option even when a positional is missing: argparse checks
+    the positionals first, so ``score --bogus a.py`` said "the following arguments are required:
+    CANDIDATE" and the typo went unnamed."""
+
+    _given: Sequence[str] = ()
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def, override]
+        self._given = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
+    def error(self, message: str):  # type: ignore[no-untyped-def, override]
+        if message.startswith("the following arguments are required"):
+            unknown = self._unknown_options()
+            if unknown:
+                message = f"unrecognized arguments: {' '.join(unknown)}"
+        super().error(message)
+
+    def _unknown_options(self) -> list[str]:
+        """The words this parser was given that look like options it does not have."""
+        unknown = []
+        for item in self._given:
+            if item == "--":
+                break
+            if not item.startswith("-") or item == "-" or self._negative_number_matcher.match(item):
+                continue
+            name = item.split("=", 1)[0] if item.startswith("--") else item[:2]
+            if name not in self._option_string_actions:
+                unknown.append(item)
+        return unknown
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="refscore",
         description="Score code against a reference solution: CodeBLEU and CodeBERTScore.",
     )

@@ -47,10 +47,10 @@ def describe_limit(limit: int) -> str:
     return f"{limit // mib} MiB" if limit % mib == 0 else f"{limit} bytes"
 
 
-def _refuse(path: Path, mode: int) -> None:
+def _refuse(path: Path, mode: int, what: str = "a source file") -> None:
     kind = kind_of(mode)
     if kind == "a directory":
-        raise InputFileError(f"{path}: is a directory, not a source file")
+        raise InputFileError(f"{path}: is a directory, not {what}")
     if kind is not None:
         raise InputFileError(f"{path}: is {kind}, not a regular file; RefScore reads regular files only")
 
@@ -65,13 +65,13 @@ def _os_error(path: Path, error: OSError) -> InputFileError:
     return InputFileError(f"{path}: cannot read ({error.strerror or error})")
 
 
-def open_regular(path: str | Path, limit: int | None = None) -> BinaryIO:
+def open_regular(path: str | Path, limit: int | None = None, what: str = "a source file") -> BinaryIO:
     """Open a regular file for reading in binary mode; InputFileError for anything else (a
-    missing file, a FIFO, a device, a folder, or a reported size over ``limit``)."""
+    missing file, a FIFO, a device, a folder (not ``what``), or a reported size over ``limit``)."""
     path = Path(path)
     try:
         info = os.stat(path)
-        _refuse(path, info.st_mode)
+        _refuse(path, info.st_mode, what)
         if limit is not None and info.st_size > limit:
             raise InputFileError(f"{path}: {info.st_size} bytes is over the {describe_limit(limit)} limit")
         fd = os.open(path, _OPEN_FLAGS)
@@ -80,7 +80,7 @@ def open_regular(path: str | Path, limit: int | None = None) -> BinaryIO:
     except ValueError:  # a NUL character in the path
         raise InputFileError(f"{str(path)!r}: not a valid file name") from None
     try:
-        _refuse(path, os.fstat(fd).st_mode)  # swapped for a FIFO or device after the check
+        _refuse(path, os.fstat(fd).st_mode, what)  # swapped for a FIFO or device after the check
     except BaseException:
         os.close(fd)
         raise

@@ -10,6 +10,7 @@ import sys
 from typing import Any
 
 from ..settings_schema import BACKENDS
+from ..vocabulary import EXIT_INTERRUPTED
 
 #: ``daemon status``: no daemon runs, or one runs but does not answer ("not responding").
 EXIT_NOT_RUNNING = 1
@@ -117,7 +118,8 @@ def _settings_argv(args: argparse.Namespace) -> list[str]:
 
 
 def run_foreground(args: argparse.Namespace) -> int:
-    from ..service.daemon import DaemonConfig, run_daemon
+    from ..service import paths
+    from ..service.daemon import EXIT_ALREADY_RUNNING, DaemonConfig, run_daemon
 
     check_settings(args)
     overrides: dict[str, Any] = {
@@ -131,6 +133,12 @@ def run_foreground(args: argparse.Namespace) -> int:
     if args.backend:  # read by the encoder when the model loads
         os.environ["REFSCORE_ENCODER_BACKEND"] = args.backend
     code = run_daemon(DaemonConfig.from_env(**overrides))
+    if code == EXIT_INTERRUPTED:  # Ctrl-C: stopped as by `daemon stop`, socket and files removed
+        print(f"refscore daemon: interrupted; stopped (pid {os.getpid()})", file=sys.stderr)
+    elif code == EXIT_ALREADY_RUNNING:  # (a start that lost a race: a line in daemon.stderr)
+        pid = (paths.read_info() or {}).get("pid", "unknown")
+        print(f"refscore daemon: already running (pid {pid}); `refscore daemon stop` first to run one here",
+              file=sys.stderr)
     # Socket removed and lock released: exit now. Worker threads still finishing abandoned work
     # would otherwise hold the process (and `refscore daemon stop`) until they are done.
     logging.shutdown()
@@ -145,13 +153,35 @@ def run_start(args: argparse.Namespace) -> int:
     check_settings(args)
     argv = _settings_argv(args)
     client = DaemonClient(autostart=True, daemon_args=argv)
-    info = client.connect()
-    verb = "started" if client.started_daemon else "already running"
-    print(f"refscore daemon {info.get('version')}: {verb} (pid {info.get('pid')}, {info.get('transport')})")
-    if not client.started_daemon and any(a != "--preload" for a in argv):
-        print("note: the running daemon keeps its settings; `refscore daemon stop` first to change them")
-    client.close()
+    try:
+        info = client.connect()
+        verb = "started" if client.started_daemon else "already running"
+        print(f"refscore daemon {info.get('version')}: {verb} (pid {info.get('pid')}, {info.get('transport')})")
+        if not client.started_daemon and any(a != "--preload" for a in argv):
+            print("note: the running daemon keeps its settings; `refscore daemon stop` first to change them")
+    except KeyboardInterrupt:
+        return _cancel_start(client)
+    finally:
+        client.close()
     return 0
+
+
+def _cancel_start(client: Any) -> int:
+    """Ctrl-C during ``daemon start``: the start is called off, so the daemon it spawned (still
+    starting, or just started) is stopped too, as ``daemon stop`` would (SIGTERM, then SIGKILL)."""
+    from ..service.processes import terminate
+
+    process = client.spawned
+    if process is None or process.poll() is not None:
+        raise KeyboardInterrupt  # nothing of its own runs: the usual one line and 130
+    if terminate(process.pid):
+        print(f"refscore daemon: interrupted; the daemon it was starting (pid {process.pid}) was stopped",
+              file=sys.stderr)
+    else:
+        print(f"refscore daemon: interrupted; the daemon it was starting (pid {process.pid}) did not stop; "
+              "`refscore daemon stop` ends it", file=sys.stderr)
+    process.poll()  # reaped: no zombie
+    return EXIT_INTERRUPTED
 
 
 #: Seconds ``daemon stop`` waits for an orderly exit before it ends the process.
@@ -192,6 +222,7 @@ def _end_unresponsive(pid: Any, why: str) -> int:
 
 
 def run_status(args: argparse.Namespace) -> int:
+    from ..errors import RefScoreError
     from ..service import DaemonClient, DaemonNotResponding, DaemonUnavailable
 
     client = DaemonClient(autostart=False)
@@ -205,6 +236,10 @@ def run_status(args: argparse.Namespace) -> int:
     except DaemonUnavailable:
         print(json.dumps({"running": False}) if args.json else "refscore daemon: not running")
         return EXIT_NOT_RUNNING
+    except RefScoreError as error:  # an unsafe runtime directory: whether one runs is not known
+        if args.json:  # a script reading stdout gets an object too; the one line follows on stderr
+            print(json.dumps({"running": None, "error": str(error), "exit_code": error.exit_code}))
+        raise
     finally:
         client.close()
     if args.json:

@@ -135,6 +135,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--paper-folds", type=Path, default=None, metavar="CONSTANTS_PY",
                    help="the paper's evaluation/constants.py (neulab/code-bert-score), read, never run")
     p.set_defaults(handler=handle)
+    _OPTIONS.update({a.dest: (a.option_strings[0], a.default) for a in p._actions if a.option_strings and a.default
+                     is not argparse.SUPPRESS})
+
+
+#: Every ``eval`` option: its destination -> (its flag, its default).
+_OPTIONS: dict[str, tuple[str, object]] = {}
+#: The options ``--protocol paper`` reads; it ignored the others in silence.
+_PAPER_READS = frozenset({"data", "languages", "sample", "seed", "protocol", "paper_folds", "out", "report"})
+
+
+def paper_problem(args: argparse.Namespace) -> str | None:
+    """The options given that ``--protocol paper`` does not read, as one line (None when none is)."""
+    given = [flag for dest, (flag, default) in _OPTIONS.items()
+             if dest not in _PAPER_READS and getattr(args, dest, default) != default]
+    return f"--protocol paper does not read {', '.join(given)}; leave them out" if given else None
 
 
 def _layers_problem(layers: list[int]) -> str | None:
@@ -155,6 +170,11 @@ def _layers_problem(layers: list[int]) -> str | None:
 
 def _check(args: argparse.Namespace, groups: tuple[str, ...]) -> str | None:
     """The first option value ``eval`` cannot run with, as one line (None when all are usable)."""
+    from .options import ray_address_problem
+
+    ray = ray_address_problem(args.ray_address, args.engine)
+    if ray:
+        return ray
     if args.paper_folds is not None:  # only handle_paper reads it: alone it was ignored
         return (f"--paper-folds {args.paper_folds}: read only with --protocol paper; add --protocol paper "
                 "or leave --paper-folds out")
@@ -185,7 +205,7 @@ def _outputs(args: argparse.Namespace) -> list[tuple[str, Path]]:
     return [(label, path) for label, path in named if path is not None]
 
 
-def _check_outputs(args: argparse.Namespace) -> None:
+def check_outputs(args: argparse.Namespace) -> None:
     """Refuse, before anything is scored, outputs on one file, named like source code, or that
     cannot be written (a device, a FIFO, a link, a folder, an unwritable place)."""
     outputs = _outputs(args)
@@ -198,16 +218,33 @@ def _check_outputs(args: argparse.Namespace) -> None:
         check_writable(path, label)
 
 
+def data_folder_problem(folder: Path) -> str | None:
+    """Why ``folder`` (``--data``) cannot be the evaluation data folder, in one line (None when it
+    is a folder): a file there was "data folder not found"."""
+    from ..safe_read import kind_of
+
+    try:
+        mode = os.stat(folder).st_mode
+    except OSError:
+        return f"data folder not found: {folder}"
+    kind = kind_of(mode)
+    if kind == "a directory":
+        return None
+    return f"data folder {folder}: is {kind or 'a file'}, not a folder"
+
+
 def _check_inputs(args: argparse.Namespace) -> None:
-    """Refuse a ``--cache-from`` that is missing or no regular file before anything is scored: it
-    was taken as an empty cache, so a typo in its name scored everything again in silence."""
+    """Refuse a ``--cache-from`` or ``--from-scores`` that is missing or no regular file before
+    anything is scored (a FIFO or a device is never read): a missing ``--cache-from`` was taken as
+    an empty cache, so a typo in its name scored everything again in silence."""
     from ..safe_read import open_regular
 
-    for path in args.cache_from:
+    named = [("--cache-from", path) for path in args.cache_from]
+    for option, path in named + ([("--from-scores", args.from_scores)] if args.from_scores else []):
         try:
-            open_regular(path).close()
+            open_regular(path, what="a scores file").close()
         except InputFileError as error:
-            raise InputFileError(f"--cache-from {error}") from None
+            raise InputFileError(f"{option} {error}") from None
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -232,23 +269,23 @@ def handle(args: argparse.Namespace) -> int:
         contexts=[c == "nl" for c in args.contexts], bert_datasets=args.cbs_languages,
         normalise=args.normalise, folds=args.folds, threads=args.threads or None,
         jobs=max(1, args.jobs), engine=args.engine, ray_address=args.ray_address)
-    if not Path(config.data_dir).is_dir():
-        print(f"refscore eval: data folder not found: {config.data_dir}", file=sys.stderr)
+    problem = None if args.from_scores else data_folder_problem(Path(config.data_dir))  # the file says where
+    if problem:
+        print(f"refscore eval: {problem}", file=sys.stderr)
         return EXIT_INPUT
     try:
         _check_inputs(args)
-        _check_outputs(args)
+        check_outputs(args)
     except RefScoreError as error:
         print(f"refscore eval: {error}", file=sys.stderr)
         return error.exit_code
     if args.from_scores:
+        from ..eval.store import SCORES_FILE_ERRORS, not_a_scores_file
+
         try:
-            if not args.from_scores.is_file():  # a FIFO or a device is never opened
-                raise FileNotFoundError(f"{args.from_scores} is not a regular file")
             config, tables, notes, seconds = load_scores(args.from_scores)
-        except (OSError, ValueError, KeyError) as error:  # missing, not an npz, not a scores file
-            print(f"refscore eval: {args.from_scores}: not a scores file written by --save-scores "
-                  f"({type(error).__name__}: {error})"[:300], file=sys.stderr)
+        except (InputFileError, *SCORES_FILE_ERRORS) as error:  # not an npz, not a scores file
+            print(f"refscore eval: {not_a_scores_file(args.from_scores, error)}", file=sys.stderr)
             return EXIT_INPUT
         result = analyse(config, tables, notes, seconds, args.save_combined, args.save_combined_without_humaneval)
         command = _scoring_command(args.from_scores)

@@ -11,7 +11,9 @@ import json
 import sys
 from pathlib import Path
 
-from ..errors import EXIT_INPUT, EXIT_USAGE
+from ..errors import EXIT_INPUT, EXIT_USAGE, RefScoreError
+from ..safe_write import replace_file
+from .eval import check_outputs, data_folder_problem, paper_problem
 
 HUMANEVAL = ("python", "java", "js", "cpp")
 
@@ -23,6 +25,10 @@ def handle_paper(args: argparse.Namespace) -> int:
     from ..eval.metrics import chrf_scores, codebleu_scores
     from ..eval.paper import FoldsError, codexglue_rule, load_folds, paper_files_text, paper_tau
 
+    problem = paper_problem(args)
+    if problem:
+        print(f"refscore eval: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     languages = [lang for lang in args.languages if lang in HUMANEVAL]
     if not languages:
         print(f"refscore eval: --protocol paper: --languages names no HumanEval language ({', '.join(HUMANEVAL)})",
@@ -38,6 +44,15 @@ def handle_paper(args: argparse.Namespace) -> int:
         print(f"refscore eval: --paper-folds {error}", file=sys.stderr)
         return EXIT_INPUT
     data = Path(args.data or default_data_dir())
+    problem = data_folder_problem(data)
+    if problem:
+        print(f"refscore eval: {problem}", file=sys.stderr)
+        return EXIT_INPUT
+    try:
+        check_outputs(args)
+    except RefScoreError as error:
+        print(f"refscore eval: {error}", file=sys.stderr)
+        return error.exit_code
     rows: dict[str, dict[str, tuple[float | None, float | None]]] = {}
     for lang in languages:
         try:
@@ -62,9 +77,9 @@ def handle_paper(args: argparse.Namespace) -> int:
     text = render(rows, languages)
     print(text)
     if args.report:
-        args.report.write_text(text + "\n", encoding="utf-8")
+        replace_file(args.report, text + "\n")
     if args.out:
-        args.out.write_text(json.dumps({"protocol": "paper", "rows": rows}, indent=1) + "\n", encoding="utf-8")
+        replace_file(args.out, json.dumps({"protocol": "paper", "rows": rows}, indent=1) + "\n")
     return 0
 
 

@@ -164,8 +164,9 @@ def check_applicable(args: argparse.Namespace) -> None:
                              "or to a --mapping's problems")
     if args.cache and args.no_cache:
         raise UsageError(f"--cache {args.cache} keeps the scored parts and --no-cache none; give one")
-    if args.ray_address and args.engine != "ray":
-        raise UsageError("--ray-address is for --engine ray")
+    ray = options.ray_address_problem(args.ray_address, args.engine)
+    if ray:
+        raise UsageError(ray)
     if args.fail_metric and args.fail_under is None:
         raise UsageError(f"--fail-metric {args.fail_metric} needs --fail-under X (the threshold to check)")
     if args.allow_syntax_errors and args.fail_under is None:

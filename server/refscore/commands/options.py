@@ -118,6 +118,12 @@ METRIC_ONLY_OPTIONS: dict[str, tuple[tuple[str, str, Any], ...]] = {
 }
 
 
+def ray_address_problem(address: str | None, engine: str) -> str | None:
+    """``--ray-address`` is read only by ``--engine ray`` (``grade``, ``eval``): alone it was
+    ignored and the run scored here, so it is a usage error (the line), None when it applies."""
+    return "--ray-address is for --engine ray" if address is not None and engine != "ray" else None
+
+
 def drop_unused_options(args: argparse.Namespace, metrics: Sequence[str],
                         extra: Sequence[tuple[str, str, Any]] = ()) -> None:
     """The options of a metric ``metrics`` leaves out (``METRIC_ONLY_OPTIONS``; ``extra``: more

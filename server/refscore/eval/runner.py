@@ -153,8 +153,10 @@ def save_scores(path: Path, config: EvalConfig, tables: dict[str, Table], notes:
 
 
 def load_scores(path: Path) -> tuple[EvalConfig, dict[str, Table], dict[str, Any], float]:
-    """The inverse of ``save_scores``."""
-    with np.load(path, allow_pickle=False) as npz:
+    """The inverse of ``save_scores`` (``store.open_scores`` refuses a file that is no .npz archive)."""
+    from .store import open_scores
+
+    with open_scores(path) as npz:
         meta = json.loads(str(npz["__meta__"]))
         tables = {}
         for name in meta["datasets"]:

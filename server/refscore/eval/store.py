@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -33,6 +34,46 @@ def item_key(item: Item) -> str:
     text = json.dumps([item.language, item.candidate, list(item.references), item.context],
                       ensure_ascii=False)
     return hashlib.sha1(text.encode("utf-8", errors="surrogatepass")).hexdigest()[:KEY_CHARS]
+
+
+#: What reading a file that is no scores file can raise (``open_scores``, then its entries).
+SCORES_FILE_ERRORS = (OSError, ValueError, KeyError, TypeError, IndexError, EOFError, zipfile.BadZipFile)
+_ZIP_MAGIC, _NPY_MAGIC, _PICKLE_MAGIC = b"PK\x03\x04", b"\x93NUMPY", b"\x80"
+
+
+def open_scores(path: Path) -> Any:
+    """The scores file ``path`` opened as numpy's ``NpzFile`` (never unpickled): InputFileError
+    when it is missing or no regular file, ValueError saying why when it is no ``.npz`` archive
+    (``np.load`` answers a pickle with its "allow_pickle" advice, a ``.npy`` with an array)."""
+    from ..safe_read import open_regular
+
+    with open_regular(path, what="a scores file") as handle:
+        head = handle.read(len(_NPY_MAGIC))
+    if not head:
+        raise ValueError("an empty file")
+    if head.startswith(_NPY_MAGIC):
+        raise ValueError("a single .npy array, not a .npz archive")
+    if head.startswith(_PICKLE_MAGIC):
+        raise ValueError("a Python pickle, which is never loaded")
+    if not head.startswith(_ZIP_MAGIC):
+        raise ValueError("not a .npz archive")
+    return np.load(path, allow_pickle=False)
+
+
+def not_a_scores_file(path: Path, error: BaseException, remedy: str = "") -> InputFileError:
+    """The one line for ``path`` that ``open_scores`` or reading its entries refused with ``error``."""
+    if isinstance(error, InputFileError):  # missing, a folder, a FIFO: said as for any input file
+        return error
+    if isinstance(error, ValueError) and "pickle" in str(error) and "never loaded" not in str(error):
+        why = "it holds Python objects, which are never loaded"  # numpy's allow_pickle advice
+    elif isinstance(error, ValueError) and str(error) and not isinstance(error, UnicodeError):
+        why = str(error) if str(error).startswith(("a ", "an ", "not ")) else f"ValueError: {str(error)[:80]}"
+    elif isinstance(error, KeyError):
+        why = f"it has no {str(error.args[0]).split()[0] if error.args else 'entry it needs'}"
+    else:
+        why = type(error).__name__
+    return InputFileError(f"{path}: not a scores file written by --save-scores ({why})"
+                          + (f"; {remedy}" if remedy else ""))
 
 
 @dataclass
@@ -62,7 +103,7 @@ class Unit:
 class ScoreStore:
     """Cached metric values per unit and item key; ``save`` writes the scores file atomically."""
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(self, path: Path | None = None, remedy: str = "move it away or use --no-cache") -> None:
         self.path = Path(path) if path is not None else None
         self.units: dict[str, Unit] = {}
         self.loaded_meta: dict[str, Any] = {}
@@ -71,12 +112,11 @@ class ScoreStore:
         if self.path is not None and self.path.is_file():
             try:
                 self._load(self.path)
-            except (OSError, ValueError, KeyError, TypeError, IndexError) as error:  # not an npz, or not ours
-                raise InputFileError(f"{self.path}: not a scores file written by --save-scores "
-                                     f"({type(error).__name__}); move it away or use --no-cache") from None
+            except SCORES_FILE_ERRORS as error:  # not an npz, or not ours
+                raise not_a_scores_file(self.path, error, remedy) from None
 
     def _load(self, path: Path) -> None:
-        with np.load(path, allow_pickle=False) as npz:
+        with open_scores(path) as npz:
             meta = json.loads(str(npz["__meta__"]))
             self.loaded_meta = meta
             self.seconds = {k: float(v) for k, v in meta.get("unit_seconds", {}).items()}
@@ -91,7 +131,7 @@ class ScoreStore:
 
     def merge_from(self, path: Path) -> int:
         """Add the rows of another scores file that this store lacks; returns how many."""
-        other = ScoreStore(path)
+        other = ScoreStore(path, remedy="name a file --save-scores wrote, or leave this --cache-from out")
         added = 0
         for name, unit in other.units.items():
             mine = self.unit(name, unit.columns)

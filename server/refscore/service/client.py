@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
 import threading
 import time
 import uuid
@@ -101,6 +102,7 @@ class DaemonClient:
         self._conn: Connection | None = None
         self._lock = threading.Lock()
         self.started_daemon = False  # whether this client started the daemon it talks to
+        self.spawned: subprocess.Popen[bytes] | None = None  # the daemon process it spawned last, if any
 
     # -- connection -----------------------------------------------------------------------------
 
@@ -224,7 +226,7 @@ class DaemonClient:
             except _NotRunning:
                 pass
             log_start = startup_log_size()  # what this start writes to daemon.stderr begins here
-            process = spawn_daemon(self.daemon_args)
+            process = self.spawned = spawn_daemon(self.daemon_args)
             while True:
                 try:
                     conn = self._connect_and_handshake()
@@ -243,7 +245,7 @@ class DaemonClient:
                         raise failed
                     if not paths.lock_is_held(directory / paths.LOCK_NAME):
                         log_start = startup_log_size()
-                        process = spawn_daemon(self.daemon_args)  # the one holding it has exited since
+                        process = self.spawned = spawn_daemon(self.daemon_args)  # the lock holder has exited since
                 self._refuse_stopped_daemon()
                 if time.monotonic() > deadline:
                     reap_in_background(process)

@@ -33,6 +33,7 @@ from typing import Any
 
 from .. import __version__
 from ..errors import RefScoreError
+from ..vocabulary import EXIT_INTERRUPTED
 from . import paths, wire
 from .engine import Cancelled, Engine, EngineConfig
 from .requests import RpcError, parse_request, valid_id
@@ -202,6 +203,11 @@ class Daemon:
                 (paths.runtime_dir() / paths.INFO_NAME).unlink()
             except OSError:
                 pass
+
+    @property
+    def interrupted(self) -> bool:
+        """Whether Ctrl-C (SIGINT) stopped it: ``daemon run`` then exits 130, as every command."""
+        return self._stop_reason == f"signal {signal.SIGINT.name}"
 
     def request_stop(self, reason: str = "") -> None:
         if not self._stopping:
@@ -463,7 +469,7 @@ def run_daemon(config: DaemonConfig) -> int:
         log.info("configuration: %s", json.dumps(asdict(config)))
         asyncio.run(daemon.serve())
         log.info("stopped after serving %d requests", daemon.engine.stats["served"])
-        return 0
+        return EXIT_INTERRUPTED if daemon.interrupted else 0
     except RefScoreError as error:  # a file in the way of the socket: one line, no traceback
         return _refused(error)
     except Exception:  # noqa: BLE001
