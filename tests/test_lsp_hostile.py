@@ -117,3 +117,22 @@ async def test_control_characters_are_escaped_in_messages_hovers_and_lenses(tmp_
         assert not [v for v in values if shown_raw(v, keep="\n")], values
         titles = [lens.command.title for lens in await s.lenses(doc) if lens.command is not None]
         assert titles and not [t for t in titles if shown_raw(t)], titles
+
+
+async def test_a_lone_surrogate_is_one_clear_problem(tmp_path: Path) -> None:
+    """A client may send ``"\\udc00"`` in JSON: not text, no metric can encode it. The document
+    (or its reference open in the editor) gets a problem saying where it is, not the summary
+    "codebleu: UnicodeEncodeError: 'utf-8' codec can't encode ..." with no score."""
+    cand = samples.write_pair(tmp_path, "sur")
+    async with session(tmp_path, settings={"debounceMs": 0}) as s:
+        doc = s.open(cand, text=samples.CANDIDATE + 'x = "\udc00"\n')
+        found = await s.wait_for(lambda: problem(s, doc), what="the problem")
+        offset = (samples.CANDIDATE + 'x = "').__len__()
+        assert found.message == (f"RefScore: sur.py holds a lone surrogate (U+DC00 at character {offset}), "
+                                 "which is not text; it cannot be scored"), found.message
+        version = s.replace_all(doc, samples.CANDIDATE)
+        await s.wait_summary(doc, version=version)
+        s.open(tmp_path / "sur.ref.py", text=samples.REFERENCE + "\ud800\n")  # the reference, unsaved
+        found = await s.wait_for(lambda: problem(s, doc), what="the reference's problem")
+        assert "sur.ref.py holds a lone surrogate (U+D800 at character" in found.message, found.message
+        assert not s.client.messages, s.client.messages
