@@ -29,7 +29,7 @@ from refscore.errors import EXIT_UNSAFE_RUNTIME_DIR
 from refscore.scoring.report import ScoreRequest
 from refscore.service import DaemonClient, DaemonNotResponding, RequestCancelled
 from refscore.service.paths import FileLock
-from tests.support.daemons import alive, daemon_pids_in, refscore, stop_daemon_in, wait_until
+from tests.support.daemons import alive, daemon_pids_in, refscore, stop_daemon_in, wait_until, worker_pids_in
 from tests.test_daemon import CANDIDATE, EXAMPLES, REFERENCE, Place, big_python, codebleu_request
 
 REFERENCE_PATH = str(EXAMPLES / "python/reference.py")
@@ -71,21 +71,6 @@ def start_daemon(place: Place, *options: str) -> int:
     started = refscore("daemon", "start", "--no-preload", "--idle-timeout", "600", *options, env=place.env)
     assert started.returncode == 0, started.stderr
     return place.info()["pid"]
-
-
-def worker_pids_in(run_dir: Path) -> list[int]:
-    """Live CodeBLEU worker processes (multiprocessing children) of a daemon using ``run_dir``."""
-    needle = f"REFSCORE_RUNTIME_DIR={run_dir}".encode()
-    pids = []
-    for entry in Path("/proc").iterdir():
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-            environ = (entry / "environ").read_bytes().split(b"\0")
-        except (OSError, ValueError):
-            continue
-        if b"spawn_main" in cmdline and needle in environ and alive(int(entry.name)):
-            pids.append(int(entry.name))
-    return pids
 
 
 def large_request(seed: int = 1) -> ScoreRequest:

@@ -15,7 +15,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import client_capabilities, make_test_lsp_client
 
 from tests.lsp import samples
-from tests.lsp.harness import WAIT, _close, server_command, server_env, uri
+from tests.lsp.harness import WAIT, _close, server_command, server_env, session, uri
 
 pytestmark = pytest.mark.asyncio
 
@@ -42,3 +42,25 @@ async def test_a_request_before_initialize_is_server_not_initialized(tmp_path: P
         assert not [m for m in client.messages if "internal error" in m.message], client.messages
     finally:
         await _close(client)
+
+
+async def test_a_second_initialize_is_invalid_request_and_changes_nothing(tmp_path: Path) -> None:
+    """LSP: initialize is sent once; a second one gets InvalidRequest. pygls ran it again: a new
+    workspace (at the new root, without the open documents) and the new options."""
+    cand = samples.write_pair(tmp_path, "task")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        summary = await s.wait_summary(doc)
+        with pytest.raises(JsonRpcException) as raised:
+            await asyncio.wait_for(s.client.protocol.send_request_async(types.INITIALIZE, types.InitializeParams(
+                capabilities=client_capabilities("visual-studio-code"), root_uri=uri(elsewhere),
+                initialization_options={"tokenScores": True})), WAIT)
+        assert raised.value.code == types.ErrorCodes.InvalidRequest, raised.value
+        assert "initialize" in str(raised.value)
+        hover = await s.hover(doc, summary.range.start.line, 0)  # the document is still open, scored
+        assert hover is not None and "RefScore" in hover.contents.value
+        version = s.replace_all(doc, samples.CANDIDATE + "\n# edited\n")
+        await s.wait_summary(doc, version=version)
+        assert s.token_scores == [] and not s.client.messages, s.client.messages

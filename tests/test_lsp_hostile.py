@@ -85,3 +85,54 @@ async def test_bidi_controls_get_a_warning_where_they_are(tmp_path: Path) -> Non
         plain = s.open(write(tmp_path / "plain.py", "# refscore: reference=key.py\n" + samples.CANDIDATE))
         await s.wait_summary(plain)
         assert not [d for d in s.diagnostics(plain) if d.code == "refscore.bidi-control"]
+
+
+#: What raw control characters in the code could do on the client's screen (clear it, ring, cut
+#: a line, recolour it): never sent verbatim in text a client shows.
+RAW_CONTROLS = "\x1b\x00\x07\r\x08\x7f\x9b"
+
+
+def shown_raw(text: str, keep: str = "") -> list[str]:
+    return [c for c in text if c in RAW_CONTROLS and c not in keep]
+
+
+async def test_control_characters_are_escaped_in_messages_hovers_and_lenses(tmp_path: Path) -> None:
+    # a file on disk with NUL is refused as binary: the reference has the others
+    reference = samples.REFERENCE.replace("    result = 0\n", '    result = 0\n    banner = "\x1b[2J\x07\x08\x7f\x9b"\n')
+    write(tmp_path / "ctl.ref.py", reference)
+    candidate = samples.CANDIDATE + 'bell\x07word = "\x1b[31m\x00"\n'
+    cand = write(tmp_path / "ctl.py", candidate)
+    async with session(tmp_path, settings={"differences": {"maxCount": 20}}) as s:
+        doc = s.open(cand)
+        summary = await s.wait_summary(doc)
+        messages = [d.message for d in s.diagnostics(doc)]
+        messages += [r.message for d in s.diagnostics(doc) for r in d.related_information or []]
+        assert any("<U+001B>" in m for m in messages), messages  # the difference names the banner, visibly
+        assert not [m for m in messages if shown_raw(m)], [m for m in messages if shown_raw(m)]
+        hovers = [await s.hover(doc, summary.range.start.line, 0)]
+        line = candidate.splitlines().index('bell\x07word = "\x1b[31m\x00"')
+        hovers += [await s.hover(doc, line, 1), await s.hover(doc, line, 12)]
+        values = [h.contents.value for h in hovers if h is not None]
+        assert len(values) == 3 and all("U+0007" in v or "U+001B" in v for v in values), values
+        assert not [v for v in values if shown_raw(v, keep="\n")], values
+        titles = [lens.command.title for lens in await s.lenses(doc) if lens.command is not None]
+        assert titles and not [t for t in titles if shown_raw(t)], titles
+
+
+async def test_a_lone_surrogate_is_one_clear_problem(tmp_path: Path) -> None:
+    """A client may send ``"\\udc00"`` in JSON: not text, no metric can encode it. The document
+    (or its reference open in the editor) gets a problem saying where it is, not the summary
+    "codebleu: UnicodeEncodeError: 'utf-8' codec can't encode ..." with no score."""
+    cand = samples.write_pair(tmp_path, "sur")
+    async with session(tmp_path, settings={"debounceMs": 0}) as s:
+        doc = s.open(cand, text=samples.CANDIDATE + 'x = "\udc00"\n')
+        found = await s.wait_for(lambda: problem(s, doc), what="the problem")
+        offset = (samples.CANDIDATE + 'x = "').__len__()
+        assert found.message == (f"RefScore: sur.py holds a lone surrogate (U+DC00 at character {offset}), "
+                                 "which is not text; it cannot be scored"), found.message
+        version = s.replace_all(doc, samples.CANDIDATE)
+        await s.wait_summary(doc, version=version)
+        s.open(tmp_path / "sur.ref.py", text=samples.REFERENCE + "\ud800\n")  # the reference, unsaved
+        found = await s.wait_for(lambda: problem(s, doc), what="the reference's problem")
+        assert "sur.ref.py holds a lone surrogate (U+D800 at character" in found.message, found.message
+        assert not s.client.messages, s.client.messages

@@ -37,6 +37,22 @@ async def test_pragma_names_the_reference_and_context(tmp_path: Path) -> None:
             "ngram_match", "weighted_ngram_match", "syntax_match", "dataflow_match"}
 
 
+@pytest.mark.parametrize("named", ['"my key.py"', "'my key.py'", "\"my key.py\", 'key, two.py'", " my key.py "])
+async def test_pragma_paths_may_be_quoted(tmp_path: Path, named: str) -> None:
+    """A path with spaces (or a comma) is named in double or single quotes; unquoted, a path is
+    trimmed (its inner spaces kept) as before."""
+    write(tmp_path / "answers" / "my key.py", samples.REFERENCE)
+    write(tmp_path / "answers" / "key, two.py", samples.REFERENCE.replace("total", "sum_all"))
+    cand = write(tmp_path / "answers" / "mine.py", f"# refscore: reference={named}\n" + samples.CANDIDATE)
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        summary = await s.wait_summary(doc)
+        expected = [uri(tmp_path / "answers" / "my key.py")]
+        if "two" in named:
+            expected.append(uri(tmp_path / "answers" / "key, two.py"))
+        assert summary.data["referenceSource"] == "pragma" and summary.data["references"] == expected
+
+
 async def test_pragma_outside_a_comment_is_ignored(tmp_path: Path) -> None:
     write(tmp_path / "key.py", samples.REFERENCE)
     cand = write(tmp_path / "mine.py", 'x = "refscore: reference=key.py"\n' + samples.CANDIDATE)

@@ -32,6 +32,22 @@ def daemon_pids_in(run_dir: Path, variable: str = "REFSCORE_RUNTIME_DIR") -> lis
     return sorted(pids)
 
 
+def worker_pids_in(run_dir: Path, marker: bytes = b"spawn_main") -> list[int]:
+    """Live multiprocessing children (``marker`` in their command line: a worker process; ``b"multiprocessing"``
+    also its resource tracker) of a process whose environment sets ``REFSCORE_RUNTIME_DIR`` to ``run_dir``."""
+    needle = f"REFSCORE_RUNTIME_DIR={run_dir}".encode()
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except (OSError, ValueError):
+            continue
+        if marker in cmdline and needle in environ and alive(int(entry.name)):
+            pids.append(int(entry.name))
+    return pids
+
+
 def stop_daemon_in(run_dir: Path, timeout: float = 10.0) -> None:
     """Stop every daemon using ``run_dir`` (SIGTERM, then SIGKILL)."""
     pids = daemon_pids_in(run_dir) if Path("/proc").is_dir() else []

@@ -3,7 +3,8 @@ differences from the reference, an inserted block.
 
 Every diagnostic has severity Information (Warning for a reference that cannot be read and for a
 bidi control character, see ``trojan``), source ``refscore`` and one of the stable codes below;
-``data`` carries the numbers.
+``data`` carries the numbers (and code as it is). Messages show control and bidi characters of
+the code as ``<U+001B>`` markers: a client shows them, and ESC, NUL, BEL or CR would act there.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from ..bidi import printable
 from ..metrics.differences import Difference
 from .positions import Positions
 from .render import (bert_data, bert_line, codebleu_data, codebleu_line, has_tokens, num, refscore_data,
@@ -153,7 +155,18 @@ def _inserted(result: Result) -> types.Diagnostic:
 
 
 def build(result: Result, settings: Any) -> list[types.Diagnostic]:
-    """All diagnostics of one scored document."""
+    """All diagnostics of one scored document, their messages printable."""
+    return [_printable(d) for d in _all(result, settings)]
+
+
+def _printable(diagnostic: types.Diagnostic) -> types.Diagnostic:
+    diagnostic.message = printable(diagnostic.message)
+    for related in diagnostic.related_information or ():
+        related.message = printable(related.message)
+    return diagnostic
+
+
+def _all(result: Result, settings: Any) -> list[types.Diagnostic]:
     if result.problem is not None:
         return [types.Diagnostic(range=result.positions.line_range(0), message=result.problem,
                                  severity=types.DiagnosticSeverity.Warning, source=SOURCE, code=PROBLEM,

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from ..bidi import printable
 from .current import view
 from .render import num
 
@@ -21,7 +22,7 @@ def lens_title(pair: Any) -> str:
         return "RefScore: no matching reference function"
     how = "same name" if pair.matched_by == "name" else "best aligned"
     f3 = f" · F3 {num(pair.f3)}" if pair.f3 is not None else ""
-    return f"RefScore: CodeBLEU {num(pair.codebleu)}{f3} vs {pair.region.name} ({how})"
+    return printable(f"RefScore: CodeBLEU {num(pair.codebleu)}{f3} vs {pair.region.name} ({how})")
 
 
 def register(server: "RefScoreServer") -> None:

@@ -1,13 +1,15 @@
 """The live scoring loop: debounced, one task per document, superseded versions cancelled,
 stale results dropped. CodeBLEU is published as soon as it is ready; CodeBERTScore is added when
 the daemon answers. Blocking work runs in this module's own thread pools, so the server keeps
-reading messages and answering hovers from the last result meanwhile."""
+reading messages and answering hovers from the last result meanwhile; a large document's CPU
+phases run in a worker process of their own (they would hold this process's GIL for seconds)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import os
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -15,14 +17,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..scoring.pairing import best_region, pair_functions
 from ..scoring.parts import CpuScores, ModelScores
 from ..scoring.per_function import bert_requests, with_bert
-from ..scoring.pipeline import finish, prepare
 from ..scoring.report import ScoreReport, ScoreRequest
-from . import snapshot
+from ..service.worker import ProcessWorker, WorkerDied, WorkerStopped
+from . import phases, snapshot
 from .requests import request_for
-from .results import Insertion, Result
+from .results import Result
 from .scorers import ScorerUnavailable, Superseded
 from .status import report_status
 from .uris import fs_path
@@ -41,8 +42,8 @@ BERT_MEMO_SIZE = 128
 #: changes no longer cancel; what changed meanwhile is scored right after it.
 MAX_WAIT_S = 3.0
 #: A document whose text and references hold more characters than this is scored in the large
-#: lane (one worker of its own, as the daemon's large lanes), so it never takes the workers the
-#: small documents' edits need.
+#: lane (one worker process of its own, as the daemon's large lanes), so it never takes the
+#: workers the small documents' edits need, nor this process's GIL from the event loop.
 LARGE_CHARS = 100_000
 
 
@@ -62,6 +63,8 @@ class ScoringLoop:
         self.insertions: dict[str, tuple[int, int, int]] = {}  # uri -> (version, start, end)
         self.cpu = ThreadPoolExecutor(max_workers=2, thread_name_prefix="refscore-cpu")
         self.large = ThreadPoolExecutor(max_workers=1, thread_name_prefix="refscore-large")
+        self.worker = ProcessWorker("RefScore large-document worker")  # the large lane's process
+        self.closing = False
         self.daemon = ThreadPoolExecutor(max_workers=1, thread_name_prefix="refscore-daemon")
         self.reader = snapshot.ReferenceReader()
         self.last_schedule: dict[str, float] = {}
@@ -142,26 +145,47 @@ class ScoringLoop:
                 if any(str(p) == path for p in result.choice.paths)]
 
     def shutdown(self) -> None:
+        """Cancel every task and end the pools; the large lane's process is killed (idempotent)."""
+        self.closing = True
         for task in self.tasks.values():
             task.cancel()
         self.cpu.shutdown(wait=False, cancel_futures=True)
         self.large.shutdown(wait=False, cancel_futures=True)
         self.daemon.shutdown(wait=False, cancel_futures=True)
+        self.worker.kill()
 
     async def in_cpu(self, uri: str, fn: Callable[..., T], *args: Any, large: bool = False) -> T:
         """``fn(*args)`` in the CPU pool, at most one job per document at a time. A superseded
         run's job still runs in its thread (a thread cannot be cancelled): the next one waits
         for it instead of taking a second worker, which would leave none to other documents. A
         job not started yet when its run is cancelled is dropped (``wrap_future`` cancels it).
-        ``large``: in the large lane (``LARGE_CHARS``)."""
+        ``large``: in the large lane (``LARGE_CHARS``): ``fn`` and ``args`` are pickled to its
+        worker process, which is killed when the run is cancelled (the next one waits no longer)."""
         busy = self.cpu_jobs.get(uri)
         if busy is not None and not busy.done():
             await asyncio.wait([asyncio.wrap_future(busy)])
-        job = (self.large if large else self.cpu).submit(fn, *args)
+        stop = threading.Event()
+        job = self.large.submit(self._in_worker, stop, fn, *args) if large else self.cpu.submit(fn, *args)
         self.cpu_jobs[uri] = job
         loop = asyncio.get_running_loop()
         job.add_done_callback(lambda _: _call_soon(loop, self._job_done, uri, job))
-        return await asyncio.wrap_future(job)
+        try:
+            return await asyncio.wrap_future(job)
+        except asyncio.CancelledError:
+            stop.set()
+            raise
+
+    def _in_worker(self, stop: threading.Event, fn: Callable[..., T], *args: Any) -> T | None:
+        """``fn(*args)`` in the large lane's process (in its thread); None once stopped (nobody waits)."""
+        try:
+            return self.worker.call(fn, *args, stop=lambda: stop.is_set() or self.closing)
+        except WorkerStopped:
+            return None
+
+    def _with_codec(self, result: Result) -> Result:
+        """A result back from the large lane's process, with the session's codec (not pickled)."""
+        result.codec = self.server.workspace.position_codec
+        return result
 
     def _job_done(self, uri: str, job: Future[Any]) -> None:
         if self.cpu_jobs.get(uri) is job:
@@ -205,9 +229,11 @@ class ScoringLoop:
                             prepared.uris, problem=prepared.problem, codec=self.server.workspace.position_codec)
             insertion = self.insertions.get(uri)  # kept: a rescoring of this version shows it too
             if result.problem is None:
-                await self.in_cpu(uri, self._codebleu_phase, result, settings,
-                                  insertion if insertion and insertion[0] == version else None,
-                                  large=_large(result))
+                large = _large(result)
+                result = self._with_codec(await self.in_cpu(
+                    uri, phases.codebleu_phase, result, settings,
+                    insertion if insertion and insertion[0] == version else None,
+                    None if large else self.server.scorers, large=large))
             if self._stale(uri, version):
                 return
             wants_bert = settings.codebertscore_on and result.problem is None and result.report is not None
@@ -222,6 +248,9 @@ class ScoringLoop:
                 await self._bert_phase(result, settings)
         except asyncio.CancelledError:
             raise
+        except WorkerDied as error:  # killed (out of memory, by hand): one line, no traceback
+            self.server.notice(f"RefScore could not score {(fs_path(uri) or Path(uri)).name}: {error}; "
+                               "it is scored again at its next change")
         except Exception as error:  # noqa: BLE001 - one message, never a dead loop
             log.exception("scoring %s failed", uri)
             self.server.notice(f"RefScore could not score {(fs_path(uri) or Path(uri)).name}: "
@@ -234,37 +263,6 @@ class ScoringLoop:
         task = asyncio.current_task()
         if task is not None:
             self._release(result.uri, task)
-
-    def _codebleu_phase(self, result: Result, settings: Any,
-                        insertion: tuple[int, int, int] | None) -> None:
-        """CodeBLEU of the whole document, of each function, of a large insertion (in the CPU pool)."""
-        scorers = self.server.scorers
-        spec = result.spec
-        assert spec is not None
-        request = request_for(settings, result.text, result.reference_texts, spec.name, result.choice.context,
-                              ("codebleu",) if settings.codebleu_on else ())
-        if not settings.codebleu_on:
-            result.report = finish(prepare(request))  # an empty report: CodeBERTScore's finish fills it
-            return
-        try:
-            result.report = scorers.codebleu(request)
-        except ScorerUnavailable as error:
-            result.problem = str(error)
-            return
-        try:
-            result.functions = pair_functions(result.text, result.reference_texts, spec, scorers.codebleu_many,
-                                              settings.codebleu_weights)
-        except Exception:  # noqa: BLE001 - lenses are optional; the summary still shows
-            log.exception("function pairing failed")
-        _rank_differences(result)  # here in the CPU pool: publishing only reads them
-        if insertion is not None:
-            _, start, end = insertion
-            found = best_region(result.text[start:end], result.reference_texts, spec, scorers.codebleu_many,
-                                settings.codebleu_weights)
-            if found is not None:
-                region, report = found
-                result.insertion = Insertion(start, end, region,
-                                             report.codebleu.score if report.codebleu is not None else None)
 
     def _bert_reports(self, requests: list[ScoreRequest], uri: str) -> list[ScoreReport]:
         """The daemon's reports for ``requests``, those asked before (the same texts and settings)
@@ -331,14 +329,9 @@ class ScoringLoop:
         cpu, model = CpuScores.of(result.report), ModelScores.of(reports[0])
         functions = with_bert(result.functions, reports[1:1 + len(per_function)])
 
-        def finished() -> Result:
-            report = finish(prepare(both), cpu, model)
-            updated = replace(result, bert_state=state, bert_note=note, insertion=insertion, report=report,
-                              functions=functions)
-            _rank_differences(updated)
-            return updated
-
-        updated = await self.in_cpu(result.uri, finished, large=_large(result))
+        updated = self._with_codec(await self.in_cpu(
+            result.uri, phases.finish_phase, result, both, cpu, model, state, note, insertion, functions,
+            large=_large(result)))
         if self._stale(result.uri, result.version):
             return
         self._store(updated)
@@ -355,9 +348,3 @@ def _call_soon(loop: asyncio.AbstractEventLoop, fn: Callable[..., Any], *args: A
         loop.call_soon_threadsafe(fn, *args)
     except RuntimeError:
         pass
-
-
-def _rank_differences(result: Result) -> None:
-    """Compute the result's ranked differences (kept on it) where this runs."""
-    result.differences  # noqa: B018 - a cached property: computing it is the point
-

@@ -9,6 +9,8 @@ from typing import Any
 
 from lsprotocol import types
 
+from ..bidi import printable
+
 _LINK = re.compile(r"\[((?:\\.|[^\]\\])*)\]\([^)\s]*\)")
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>])")
 _SPECIAL = re.compile(r"([\\`*_\[\]<>])")
@@ -16,9 +18,9 @@ _SPECIAL = re.compile(r"([\\`*_\[\]<>])")
 
 def escape(text: str) -> str:
     """``text`` (code the user wrote: ``__init__``, ``**kwargs``) as markdown that shows it as
-    written inside a line: the characters of emphasis, code, links and HTML backslash-escaped
-    (``plain_text`` undoes it)."""
-    return _SPECIAL.sub(r"\\\1", text)
+    written inside a line: control and bidi characters as visible ``<U+001B>`` markers, the
+    characters of emphasis, code, links and HTML backslash-escaped (``plain_text`` undoes it)."""
+    return _SPECIAL.sub(r"\\\1", printable(text))
 
 
 def prefers_plain_text(capabilities: Any) -> bool:
@@ -39,7 +41,9 @@ def plain_text(markdown: str) -> str:
 
 
 def hover_content(capabilities: Any, markdown: str) -> types.MarkupContent:
-    """``markdown`` as the client wants hover contents."""
+    """``markdown`` as the client wants hover contents; a control character that reached it
+    unescaped (in a note) is shown as a marker too."""
+    markdown = printable(markdown, keep="\n")
     if prefers_plain_text(capabilities):
         return types.MarkupContent(kind=types.MarkupKind.PlainText, value=plain_text(markdown))
     return types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown)

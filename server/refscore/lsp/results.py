@@ -49,6 +49,13 @@ class Result:
     problem: str | None = None
     codec: Any = None  # the session's pygls PositionCodec
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (to and from the large lane's worker process) without the session's codec and
+        the position tables: the server puts its codec back (``loop``), the tables are rebuilt."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("positions", "_ref_positions")}
+        state["codec"] = None
+        return state
+
     @cached_property
     def positions(self) -> Positions:
         return Positions(self.text, self.codec)

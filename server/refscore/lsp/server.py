@@ -15,6 +15,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import default_converter
 
 from .. import __version__
+from ..bidi import printable
 from . import diagnostics
 from .loop import ScoringLoop
 from .protocol import RefScoreProtocol, first_line
@@ -113,7 +114,9 @@ class RefScoreServer(LanguageServer):
         self.notice(f"RefScore: internal error: {first_line(str(error))}", types.MessageType.Error)
 
     def notice(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
-        """Show ``message`` once per session (and log it every time)."""
+        """Show ``message`` once per session (and log it every time), control characters (of a
+        file name) as visible markers."""
+        message = printable(message)
         log.warning(message)
         self.window_log_message(types.LogMessageParams(type=kind, message=message))
         if message not in self._notices:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from .. import languages
-from ..errors import InputFileError
+from ..errors import InputFileError, lone_surrogate
 from ..scoring.inputs import read_source
 from .references import ReferenceChoice, find_references
 from .uris import file_name, file_uri, fs_path
@@ -128,4 +128,9 @@ def prepare(uri: str, text: str, language_id: str, settings: Any, explicit: Sequ
         except InputFileError as error:
             return Prepared(spec, choice, problem=f"RefScore: reference ({choice.source}) {error}")
         uris.append(ref_uri)
+    for name, scored in ((file_name(uri), text), *((ref.name, t) for ref, t in zip(choice.paths, texts))):
+        where = lone_surrogate(scored)  # from the client's JSON ("\udc00"): no metric can encode it
+        if where is not None:
+            return Prepared(spec, choice, problem=f"RefScore: {name} holds a lone surrogate ({where}), "
+                                                  "which is not text; it cannot be scored")
     return Prepared(spec, choice, tuple(texts), tuple(uris))

@@ -4,8 +4,8 @@
 pygls's own stdio loop structures each message inside ``json.loads``; a request whose params
 fail (``textDocument/hover`` without ``position``) only logs a traceback and the client waits for
 ever. Here such a request gets an ``InvalidParams`` error naming what is wrong, a malformed
-message an ``InvalidRequest`` error, a body that is not JSON a ``ParseError`` (id null), and a
-framing fault one log line.
+message (or a second ``initialize``) an ``InvalidRequest`` error, a body that is not JSON a
+``ParseError`` (id null), and a framing fault one log line.
 """
 
 from __future__ import annotations
@@ -102,6 +102,13 @@ def dispatch(server: JsonRPCServer, writer: StdoutWriter, data: Any) -> None:
                                                        "is not a string or an integer"))
         return
     log.debug("LSP: received %s (id %r)", method or "a response", request_id)
+    if method == "initialize" and getattr(protocol, "_refscore_initialize_seen", False):
+        # LSP: initialize is sent once; pygls ran it again (a new, empty workspace, new options)
+        log.warning("LSP: ignored a second initialize")
+        if "id" in data:
+            send_error(writer, _valid_id(request_id),
+                       JsonRpcInvalidRequest("Invalid Request: the server is already initialized"))
+        return
     if method == "initialize":
         protocol._refscore_initialize_seen = True  # type: ignore[attr-defined]
     elif method not in (None, "exit") and not getattr(protocol, "_refscore_initialize_seen", False):

@@ -5,6 +5,7 @@ Pragma (inside the language's comment syntax, within the first ``PRAGMA_LINES`` 
     # refscore: reference=../solutions/fizzbuzz.py
     # refscore: context=Print the numbers 1..100, Fizz for multiples of 3
     // refscore: reference=a.java, b.java        (several references, comma-separated)
+    # refscore: reference="my key.py", 'a, b.py'  (a path in quotes may hold spaces and commas)
 
 ``read_pragma`` says what the lines ask for; ``without_pragmas`` gives the text every metric
 scores (each pragma line removed, or just its comment when code precedes it on the line) and maps
@@ -24,6 +25,8 @@ from ..metrics.codebertscore_result import BertScore
 PRAGMA_LINES = 10
 _PRAGMA = re.compile(r"refscore:\s*(reference|context)\s*=\s*(.*)$", re.IGNORECASE)
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
+#: One item of a comma-separated list: "quoted", 'quoted' or bare (trimmed), then a comma or the end.
+_ITEM = re.compile(r"""\s*(?:"([^"]*)"|'([^']*)'|([^,]*?))\s*(?:,|$)""")
 
 
 @dataclass(frozen=True)
@@ -98,10 +101,28 @@ def read_pragma(text: str, spec: LanguageSpec | None) -> Pragma:
             continue
         key, value = match.group(1).lower(), match.group(2).strip()
         if key == "reference":
-            references.extend(part.strip() for part in value.split(",") if part.strip())
+            references.extend(split_paths(value))
         elif value:
             context = value
     return Pragma(tuple(references), context)
+
+
+def split_paths(value: str) -> list[str]:
+    """The paths of ``a.py, "my key.py", 'a, b.py'``: comma-separated, each bare (trimmed) or in
+    double or single quotes (kept as written inside them); empty ones dropped. A quote that does
+    not close (or text after a closing one) is part of a bare path."""
+    paths: list[str] = []
+    at = 0
+    while at < len(value):
+        match = _ITEM.match(value, at)
+        if match is None or match.end() == at:
+            break
+        quoted = match.group(1) if match.group(1) is not None else match.group(2)
+        path = quoted if quoted is not None else match.group(3).strip()
+        if path:
+            paths.append(path)
+        at = match.end()
+    return paths
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,15 @@
-"""A child process that runs the CPU stage (CodeBLEU, chrF, TSED) for the daemon's large-text
-lane, and can be killed.
+"""Child processes that run CPU work and can be killed: ``ProcessWorker`` runs any module-level
+function there; ``CodeBleuWorker`` runs the CPU stage (CodeBLEU, chrF, TSED) for the daemon's
+large-text lane (the language server's large lane uses a ``ProcessWorker`` too).
 
-A thread cannot be stopped in the middle of an analysis, but a process can: the daemon sends large
-requests here, one at a time, so that work abandoned by its client (disconnected, cancelled,
-superseded) or left running at shutdown stops at once instead of holding a core for minutes.
+A thread cannot be stopped in the middle of an analysis, but a process can: large requests are
+sent here, one at a time, so that work abandoned by its client (disconnected, cancelled,
+superseded) or left running at shutdown stops at once instead of holding a core for minutes. Its
+work also holds this process's GIL no longer: the threads beside it (an event loop) keep running.
 
-The process is started with ``spawn`` (never a fork of the threaded daemon), keeps its own analysis
-caches between requests, and exits when the daemon's end of the pipe closes, so it never outlives
-the daemon, even one killed with ``kill -9``.
+The process is started with ``spawn`` (never a fork of a threaded parent), keeps its own analysis
+caches between requests, and exits when the parent's end of the pipe closes, so it never outlives
+the parent, even one killed with ``kill -9``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from multiprocessing.connection import Connection
@@ -29,10 +32,19 @@ log = logging.getLogger(__name__)
 POLL_INTERVAL = 0.05
 
 
-class CodeBleuWorker:
+class WorkerStopped(Exception):
+    """``stop()`` became true while the call ran: the process was killed, there is no answer."""
+
+
+class WorkerDied(RuntimeError):
+    """The worker process ended before it answered (killed, out of memory); the message says how."""
+
+
+class ProcessWorker:
     """One worker process (started on first use, again after a kill); used by one thread at a time."""
 
-    def __init__(self) -> None:
+    def __init__(self, name: str = "refscore-worker") -> None:
+        self.name = name
         self._process: Any = None
         self._pipe: Connection | None = None
         self._lock = threading.Lock()
@@ -42,27 +54,33 @@ class CodeBleuWorker:
         process = self._process
         return process.pid if process is not None and process.is_alive() else None
 
-    def run(self, request: ScoreRequest, stop: Callable[[], bool]) -> CpuScores | None:
-        """The CPU stage's results for ``request``; None when ``stop()`` became true first (the
-        process is then killed). A worker that dies gives results holding the error."""
+    def call(self, fn: Callable[..., Any], *args: Any, stop: Callable[[], bool] = lambda: False) -> Any:
+        """``fn(*args)`` in the process (``fn`` and ``args`` are pickled: a module-level function).
+        Raises ``WorkerStopped`` when ``stop()`` became true first (the process is then killed),
+        ``WorkerDied`` when the process ended without answering, and what ``fn`` raised."""
         try:
             pipe = self._start()
-            pipe.send(request)
+            pipe.send((fn, args))
             while not pipe.poll(POLL_INTERVAL):
                 if stop():
                     self.kill()
-                    return None
+                    raise WorkerStopped
                 if not self._alive():
                     raise EOFError
-            return pipe.recv()
+            ok, value = pipe.recv()
         except (EOFError, OSError) as error:
             if stop():
-                return None
-            code = self._process.exitcode if self._process is not None else None
+                raise WorkerStopped from None
+            process = self._process
+            if process is not None:
+                process.join(1)  # the pipe closes a moment before the exit status can be read
+            code = process.exitcode if process is not None else None
             self.kill()
-            log.error("the CodeBLEU worker process ended unexpectedly (exit code %s)", code)
-            return CpuScores(errors=(
-                f"codebleu: the worker process ended unexpectedly (exit code {code}; {type(error).__name__})",))
+            log.error("the %s process ended unexpectedly (%s)", self.name, ended(code))
+            raise WorkerDied(f"the {self.name} process ended unexpectedly: {ended(code)}") from error
+        if not ok:
+            raise value
+        return value
 
     def _alive(self) -> bool:
         process = self._process
@@ -74,11 +92,11 @@ class CodeBleuWorker:
                 return self._pipe
             context = multiprocessing.get_context("spawn")
             parent, child = context.Pipe()
-            process = context.Process(target=serve, args=(child,), name="refscore-codebleu-worker", daemon=True)
+            process = context.Process(target=serve, args=(child,), name=self.name, daemon=True)
             process.start()
             child.close()
             self._process, self._pipe = process, parent
-            log.info("started a CodeBLEU worker process (pid %s) for large texts", process.pid)
+            log.info("started a %s process (pid %s)", self.name, process.pid)
             return parent
 
     def kill(self) -> None:
@@ -93,26 +111,64 @@ class CodeBleuWorker:
             pipe.close()
 
 
-def serve(pipe: Connection) -> None:
-    """The worker process: the CPU stage of each request received until the pipe closes or the
-    daemon dies."""
+class CodeBleuWorker(ProcessWorker):
+    """The daemon's large-lane worker: the CPU stage of one request at a time."""
+
+    def __init__(self) -> None:
+        super().__init__("CodeBLEU worker")
+
+    def run(self, request: ScoreRequest, stop: Callable[[], bool]) -> CpuScores | None:
+        """The CPU stage's results for ``request``; None when ``stop()`` became true first (the
+        process is then killed). A worker that dies (or fails) gives results holding the error."""
+        try:
+            return self.call(cpu_stage, request, stop=stop)
+        except WorkerStopped:
+            return None
+        except Exception as error:  # noqa: BLE001 - the request's error, never the lane's
+            return CpuScores(errors=(f"codebleu: {error}",))
+
+
+def cpu_stage(request: ScoreRequest) -> CpuScores:
+    """The CPU stage of one request (what ``CodeBleuWorker`` runs in its process)."""
     from ..scoring.pipeline import cpu_metrics, prepare
 
+    return cpu_metrics(prepare(request))
+
+
+def ended(code: int | None) -> str:
+    """How a process ended, in words: ``exit code 3``, ``killed by signal 9 (SIGKILL)``."""
+    if code is None or code >= 0:
+        return f"exit code {code}"
+    try:
+        name = f" ({signal.Signals(-code).name})"
+    except ValueError:
+        name = ""
+    return f"killed by signal {-code}{name}"
+
+
+def serve(pipe: Connection) -> None:
+    """The worker process: ``fn(*args)`` of each ``(fn, args)`` received, answered ``(True, value)``
+    or ``(False, exception)``, until the pipe closes or the parent dies."""
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), name="refscore-parent-watch", daemon=True).start()
     while True:
         try:
-            request = pipe.recv()
+            fn, args = pipe.recv()
         except (EOFError, OSError):
             return
-        scores = cpu_metrics(prepare(request))
         try:
-            pipe.send(scores)
-        except OSError:  # the daemon went away meanwhile
+            answer: tuple[bool, Any] = (True, fn(*args))
+        except Exception as error:  # noqa: BLE001 - the caller's to handle
+            answer = (False, error)
+        try:
+            pipe.send(answer)
+        except OSError:  # the parent went away meanwhile
             return
+        except Exception as error:  # noqa: BLE001 - an answer that does not pickle
+            pipe.send((False, RuntimeError(f"{type(error).__name__}: {error}")))
 
 
 def _exit_with_parent(parent: int) -> None:
-    """End this process as soon as the daemon is gone (killed mid-request: nobody wants the result)."""
+    """End this process as soon as its parent is gone (killed mid-request: nobody wants the result)."""
     while os.getppid() == parent:
         time.sleep(0.5)
     os._exit(0)

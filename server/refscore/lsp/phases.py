@@ -1,0 +1,81 @@
+"""The CPU phases of scoring one document version, as module-level functions on a ``Result``, so
+that they run alike in the loop's thread pool and, for a large document, in the large lane's
+worker process (``lanes``): what they take and return is pickled there."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from functools import lru_cache
+from typing import Any
+
+from ..scoring.pairing import FunctionPair, best_region, pair_functions
+from ..scoring.parts import CpuScores, ModelScores
+from ..scoring.pipeline import finish, prepare
+from ..scoring.report import ScoreRequest
+from .requests import request_for
+from .results import Insertion, Result
+from .scorers import Scorers, ScorerUnavailable
+
+log = logging.getLogger(__name__)
+
+
+@lru_cache(maxsize=1)
+def own_scorers() -> Scorers:
+    """This process's scorers (a worker process has no server's): CodeBLEU only, its text caches
+    bounded as the server's are."""
+    from ..analysis.cache import limit_caches
+    from .server import CACHE_CHARS, CACHE_ENTRIES
+
+    limit_caches(CACHE_ENTRIES, CACHE_CHARS)
+    return Scorers(allow_daemon=False)
+
+
+def codebleu_phase(result: Result, settings: Any, insertion: tuple[int, int, int] | None,
+                   scorers: Scorers | None = None) -> Result:
+    """CodeBLEU of the whole document, of each function, of a large insertion, and the ranked
+    differences, filled into ``result`` (returned). ``scorers``: the server's (else this process's)."""
+    scorers = scorers or own_scorers()
+    spec = result.spec
+    assert spec is not None
+    request = request_for(settings, result.text, result.reference_texts, spec.name, result.choice.context,
+                          ("codebleu",) if settings.codebleu_on else ())
+    if not settings.codebleu_on:
+        result.report = finish(prepare(request))  # an empty report: CodeBERTScore's finish fills it
+        return result
+    try:
+        result.report = scorers.codebleu(request)
+    except ScorerUnavailable as error:
+        result.problem = str(error)
+        return result
+    try:
+        result.functions = pair_functions(result.text, result.reference_texts, spec, scorers.codebleu_many,
+                                          settings.codebleu_weights)
+    except Exception:  # noqa: BLE001 - lenses are optional; the summary still shows
+        log.exception("function pairing failed")
+    rank_differences(result)  # here, off the event loop: publishing only reads them
+    if insertion is not None:
+        _, start, end = insertion
+        found = best_region(result.text[start:end], result.reference_texts, spec, scorers.codebleu_many,
+                            settings.codebleu_weights)
+        if found is not None:
+            region, report = found
+            result.insertion = Insertion(start, end, region,
+                                         report.codebleu.score if report.codebleu is not None else None)
+    return result
+
+
+def finish_phase(result: Result, both: ScoreRequest, cpu: CpuScores, model: ModelScores, state: str,
+                 note: str | None, insertion: Insertion | None, functions: list[FunctionPair]) -> Result:
+    """The finish stage on both halves (this process's CPU stage, the daemon's model stage), then
+    the ranked differences, which read the token similarities: a new result."""
+    report = finish(prepare(both), cpu, model)
+    updated = replace(result, bert_state=state, bert_note=note, insertion=insertion, report=report,
+                      functions=functions)
+    rank_differences(updated)
+    return updated
+
+
+def rank_differences(result: Result) -> None:
+    """Compute the result's ranked differences (kept on it) where this runs."""
+    result.differences  # noqa: B018 - a cached property: computing it is the point
