@@ -3,8 +3,8 @@
 Always: the header, the statistics of each score (n, mean, std, min, max) and its histogram. With
 details (runs of up to ``DETAIL_LIMIT`` lines): a sortable table of every submission and, per
 submission, its heat-mapped code beside the reference. Beyond that the page stays small: the
-lowest and highest submissions only (every row is in the CSV, JSON, JSONL and Parquet files beside
-it). Inline CSS and JS only; no external URL of any kind.
+lowest and highest submissions and the first ones with an error only (every row is in the CSV,
+JSON, JSONL and Parquet files beside it). Inline CSS and JS only; no external URL of any kind.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ header p{margin:4px 0 0;color:#c9d2e6;font-size:13px}main{padding:14px 22px}
 table{border-collapse:collapse;background:#fff;width:100%;font-size:12.5px}
 th,td{border-bottom:1px solid #e3e6ec;padding:3px 4px;text-align:left;white-space:nowrap}
 th{background:#eef1f6;cursor:pointer;position:sticky;top:0;user-select:none;white-space:normal;vertical-align:bottom}
-#results td:first-child,#lowest td:first-child,#highest td:first-child{white-space:normal;overflow-wrap:anywhere;
+#results td:first-child,#lowest td:first-child,#highest td:first-child,#error-rows td:first-child{white-space:normal;overflow-wrap:anywhere;
 min-width:9em}
 th.sorted-asc::after{content:" \\25B2"}th.sorted-desc::after{content:" \\25BC"}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
@@ -131,7 +131,7 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_T
            f"{safe_text(str(settings.get('refscore_version', '')))}</p>{_interrupted(stats, settings)}</header><main>"]
     if files:
         shown = "; this page has every submission" if details is not None else \
-            "; this page shows statistics and the extremes only"
+            "; this page shows statistics, the extremes and the first errors only"
         out.append('<p class="legend">Every item is in ' + ", ".join(safe_text(f) for f in files) + shown + ".</p>")
     out.append(class_section(settings.get("classes", [])))
     if settings.get("similarity"):
@@ -139,6 +139,7 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_T
     out.append(_summaries(stats, columns))
     if details is None:
         out.append(_extremes(stats, columns))
+        out.append(_failed(stats, columns, files))
         out.append("</main></body></html>")
         return "\n".join(out)
     results = [result for result, _ in details]
@@ -216,6 +217,23 @@ def _extremes(stats: RowStats, columns: Sequence[str]) -> str:
     label = safe_text(LABELS.get(stats.rank_by, stats.rank_by))
     return (f"<h2>Lowest {len(stats.lowest())} by {label}</h2>" + _brief("lowest", stats.lowest(), columns)
             + f"<h2>Highest {len(stats.highest())} by {label}</h2>" + _brief("highest", stats.highest(), columns))
+
+
+def _failed(stats: RowStats, columns: Sequence[str], files: Sequence[str]) -> str:
+    """The first rows with an error (the page of a large run): which submissions to look at, and
+    how many more the report files hold."""
+    listed = stats.failed()
+    if not listed:
+        return ""
+    shown = stats.with_errors - stats.unfinished  # rows an interrupted run did not get to: the headline's
+    rest = shown - len(listed)
+    where = ", ".join(safe_text(f) for f in files) or "the report files"
+    more = f"; {rest:,} more in {where}" if rest > 0 else ""
+    skipped = (f"; the {stats.unfinished:,} the interrupted run did not get to are not listed"
+               if stats.unfinished else "")
+    return (f'<h2 id="errors">{_count(stats.with_errors)} with errors</h2>'
+            f'<p class="legend">{f"The first {len(listed):,}" if more else "Listed"} in input order{more}{skipped}.</p>'
+            + _brief("error-rows", listed, columns))
 
 
 def _brief(name: str, rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
