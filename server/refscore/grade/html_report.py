@@ -287,11 +287,14 @@ def _similar_note(row: dict[str, Any]) -> list[str]:
 
 def _similarity_note(similarity: dict[str, Any]) -> str:
     """The line linking the similarity page (``--similarity``)."""
+    from .similarity import NOTHING_TO_COMPARE
+
     count = similarity.get("flagged_pairs", 0)
     page = safe_attr(str(similarity.get("page", "similarity.html")))
-    return (f'<p class="legend" id="similarity">Similarity among submissions: {count} pair{"s" * (count != 1)} at or '
-            f'above {float(similarity.get("threshold", 0)):.2f}, see <a href="{page}">{safe_text(page)}</a> '
-            "(a hint for the teacher, never a verdict).</p>")
+    found = NOTHING_TO_COMPARE if similarity.get("possible_pairs") == 0 else \
+        f'{count} pair{"s" * (count != 1)} at or above {float(similarity.get("threshold", 0)):.2f}'
+    return (f'<p class="legend" id="similarity">Similarity among submissions: {safe_text(found)}, see '
+            f'<a href="{page}">{safe_text(page)}</a> (a hint for the teacher, never a verdict).</p>')
 
 
 def _trust_note() -> str:
