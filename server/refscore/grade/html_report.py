@@ -54,7 +54,8 @@ th{background:#eef1f6;cursor:pointer;position:sticky;top:0;user-select:none;whit
 min-width:9em}
 th.sorted-asc::after{content:" \\25B2"}th.sorted-desc::after{content:" \\25BC"}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
-td.err{color:#a12a2a;white-space:normal;overflow-wrap:anywhere;min-width:12em;font-size:12px}
+td.notes{white-space:normal;overflow-wrap:anywhere;min-width:12em;font-size:12px}
+td.notes>span{display:block}.note-error{color:#a12a2a}.note-warning{color:#7a5200}.note-hint{color:#3c4a66}
 .tablewrap{overflow-x:auto;max-width:100%}table.stats{width:auto;min-width:440px}
 section.problem{display:flex;flex-wrap:wrap;gap:0 14px;align-items:flex-start}section.problem>h2{flex-basis:100%}
 section.problem .hists{flex:1 1 500px;margin-top:0}tr.bad td:first-child{border-left:3px solid #c0392b}
@@ -67,7 +68,7 @@ padding:8px;overflow:auto;max-height:480px;margin:0;white-space:pre}
 .miss{box-shadow:inset 0 -2px #c0392b}
 .legend{font-size:12px;color:#555;margin:6px 0}.legend span{padding:0 6px;border-radius:3px}
 mark.bidi{background:#f5c542;color:#5a3a00;border-radius:2px;font-size:.9em}
-.note{font-size:12px;color:#8a5a00}.msgs{color:#a12a2a;margin:4px 0}.warn{color:#8a5a00}
+.note{font-size:12px;color:#8a5a00}.msgs{margin:4px 0}.warn{color:#8a5a00}
 """
 
 JS = """
@@ -249,7 +250,7 @@ def _brief(name: str, rows: Sequence[dict[str, Any]], columns: Sequence[str]) ->
             value = row.get(column)
             style = f' style="background:{heat_color(value)}"' if isinstance(value, float) else ""
             out.append(f'<td class="num"{style}>{_fmt(value)}</td>')
-        out.append(f'<td class="err">{safe_text("; ".join([*(row.get("errors") or []), *_similar_note(row)]))}</td></tr>')
+        out.append(f'<td class="notes">{_notes(row)}</td></tr>')
     out.append("</tbody></table></div>")
     return "".join(out)
 
@@ -274,9 +275,25 @@ def _table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
             else:
                 out.append('<td class="num" data-v="">&ndash;</td>')
         notes = "; ".join([*row["errors"], *row["warnings"], *_similar_note(row)])
-        out.append(f'<td class="err" data-v="{safe_attr(notes)}">{safe_text(notes)}</td></tr>')
+        out.append(f'<td class="notes" data-v="{safe_attr(notes)}">{_notes(row)}</td></tr>')
     out.append("</tbody></table></div>")
     return "".join(out)
+
+
+#: How each kind of note is told apart, in words as well as in colour (no colour, a screen reader).
+NOTE_KINDS = {"error": "Error: ", "warning": "Warning: ", "hint": ""}
+
+
+def note_span(kind: str, text: str) -> str:
+    """One note, its kind said before it (``Error: ...``) and coloured by the ``note-KIND`` class."""
+    return f'<span class="note-{kind}">{NOTE_KINDS[kind]}{safe_text(text)}</span>'
+
+
+def _notes(row: dict[str, Any]) -> str:
+    """A row's Notes cell: its errors, then its warnings (scored anyway), then similarity hints."""
+    return "".join([*(note_span("error", str(m)) for m in row.get("errors") or ()),
+                    *(note_span("warning", str(m)) for m in row.get("warnings") or ()),
+                    *(note_span("hint", m) for m in _similar_note(row))])
 
 
 def _similar_note(row: dict[str, Any]) -> list[str]:
@@ -340,9 +357,9 @@ def _detail(index: int, result: GradeResult, row: dict[str, Any], columns: Seque
     out = [f'<details id="s{index}"{" open" if opened else ""}><summary>{safe_text(item.id)}'
            f'{" &mdash; " + scores if scores else ""}</summary>']
     for message in row["errors"]:
-        out.append(f'<div class="msgs">{safe_text(message)}</div>')
+        out.append(f'<div class="msgs">{note_span("error", message)}</div>')
     for message in row["warnings"]:
-        out.append(f'<div class="warn">{safe_text(message)}</div>')
+        out.append(f'<div class="msgs">{note_span("warning", message)}</div>')
     if item.context:
         out.append(f'<div class="legend">Task: {safe_text(item.context[:400])}</div>')
     if item.candidate is not None and item.references:

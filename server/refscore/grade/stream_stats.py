@@ -15,7 +15,7 @@ from typing import Any
 from .rows import INTERRUPTED_PREFIX, SCORE_COLUMNS
 
 #: Columns a lowest/highest table shows besides the scores.
-BRIEF_KEYS = ("id", "problem", "language", "source", "errors")
+BRIEF_KEYS = ("id", "problem", "language", "source", "errors", "warnings", "similar_to", "parse_error")
 #: The most problems counted one by one (a JSONL of more problems keeps the pooled statistics only).
 MAX_PROBLEMS = 500
 
