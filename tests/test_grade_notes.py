@@ -56,3 +56,49 @@ def test_warnings_are_not_shown_as_errors(tmp_path: Path, monkeypatch: pytest.Mo
     failed = _notes(html, "error-rows" if large else "results", "other.js")
     assert "Error:" in failed and 'class="note-error"' in failed and "Warning:" not in failed
     assert _css_colour(html, ".note-warning") != _css_colour(html, ".note-error")
+
+
+def test_code_that_does_not_parse_is_flagged_beside_its_refscore(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A missing colon or an unfinished ``return a +`` keeps a high combined number (the fit reads
+    parse errors as one small input among many): every report says the number is for code that
+    does not parse, where the number is shown."""
+    import csv
+    import json
+
+    reference, subs = _class(tmp_path)
+    (subs / "other.js").unlink()
+    (subs / "unfinished.py").write_text("def add(a, b):\n    return a +\n")
+    out = tmp_path / "out"
+    main(["grade", "-r", str(reference), str(subs), "-o", str(out)])
+    said = capsys.readouterr()
+    data = json.loads((out / "grade.json").read_text(encoding="utf-8"))
+    rows = {Path(r["source"]).name: r for r in data["submissions"]}
+    if rows["ok.py"]["refscore"] is None:
+        pytest.skip(f"no combined number here: {rows['ok.py']['warnings'] or rows['ok.py']['errors']}")
+    broken = ("nocolon.py", "unfinished.py")
+    for name in broken:
+        row = rows[name]
+        assert row["refscore"] is not None and row["parse_error"].startswith("syntax error near line")
+        warning = next(w for w in row["warnings"] if "does not parse" in w)
+        assert "RefScore" in warning and "recovered" in warning
+    assert not any("does not parse" in w for w in rows["ok.py"]["warnings"])
+    with (out / "grade.csv").open(newline="", encoding="utf-8") as fh:
+        assert sum("does not parse" in r["warnings"] for r in csv.DictReader(fh)) == 2
+    # the terminal: the summary says how many do not parse, and what that means for their numbers
+    assert "2 submission(s) do not parse" in said.out and "RefScore" in said.out.split("do not parse", 1)[1]
+    # the page: the headline count, and a mark in the RefScore cell itself (a symbol and words)
+    html = (out / "grade.html").read_text(encoding="utf-8")
+    assert "2 submissions do not parse" in html
+    for name in broken:
+        body = html[html.index('id="results"'):]
+        row = re.search(rf'<tr[^>]*data-id="[^"]*{name}"[^>]*>(.*?)</tr>', body, re.S).group(1)
+        cell = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)[3]  # Submission, Problem, Language, RefScore
+        assert "does not parse" in cell and "&#9888;" in cell
+    ok = re.search(r'<tr[^>]*data-id="[^"]*ok.py"[^>]*>(.*?)</tr>', html[html.index('id="results"'):], re.S).group(1)
+    assert "does not parse" not in ok
+    # the terminal line of each submission (no report file written)
+    main(["grade", "-r", str(reference), str(subs), "--no-cache"])
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.startswith(str(subs))}
+    assert all("does not parse" in lines[str(subs / n)] for n in broken)
+    assert "does not parse" not in lines[str(subs / "ok.py")]

@@ -49,6 +49,17 @@ def syntax_error_line(text: str, language: str) -> int | None:
     return 1
 
 
-def submission_warnings(text: str, language: str) -> list[str]:
-    """Every warning about a scored submission: bidi controls (Trojan Source), syntax errors."""
-    return [w for w in (bidi_warning(text), syntax_warning(text, language)) if w]
+def not_parsing_warning(error: str) -> str:
+    """The warning of a submission that does not parse although a reference does (``parse_error``):
+    its numbers are kept (the combined number's fit reads parse errors as one input among many, so
+    a missing colon barely lowers it) and said to be for code that cannot run as written."""
+    return (f"does not parse: {error}; its scores, the combined RefScore too, are for the code the "
+            "parser recovered, not a sign that it runs")
+
+
+def submission_warnings(text: str, language: str, references: Sequence[str] = ()) -> list[str]:
+    """Every warning about a scored submission: bidi controls (Trojan Source), syntax errors (said
+    as ``not_parsing_warning`` when a reference parses)."""
+    error = parse_error(text, language, references)
+    syntax = not_parsing_warning(error) if error else syntax_warning(text, language)
+    return [w for w in (bidi_warning(text), syntax) if w]

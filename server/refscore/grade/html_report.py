@@ -68,6 +68,8 @@ padding:8px;overflow:auto;max-height:480px;margin:0;white-space:pre}
 .miss{box-shadow:inset 0 -2px #c0392b}
 .legend{font-size:12px;color:#555;margin:6px 0}.legend span{padding:0 6px;border-radius:3px}
 mark.bidi{background:#f5c542;color:#5a3a00;border-radius:2px;font-size:.9em}
+.np{color:#7a5200;font-weight:700;padding-left:3px}header .warn{color:#ffd27a}header code{white-space:nowrap}
+.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .note{font-size:12px;color:#8a5a00}.msgs{margin:4px 0}.warn{color:#8a5a00}
 """
 
@@ -117,6 +119,27 @@ def _interrupted(stats: RowStats, settings: dict[str, Any]) -> str:
             "finish.</p>")
 
 
+#: The mark beside the first score of a submission that does not parse, in a symbol and in words.
+NOT_PARSING_MARK = '<span class="np" title="does not parse">&#9888;<span class="sr"> does not parse</span></span>'
+
+
+def _not_parsing(stats: RowStats) -> str:
+    """The headline of a run with code that does not parse: what its numbers mean."""
+    if not stats.not_parsing:
+        return ""
+    return (f'<p class="warn">{_count(stats.not_parsing)} do{"es" * (stats.not_parsing == 1)} not parse '
+            "(marked &#9888;): their scores, the combined RefScore too, are for the code the parser recovered, "
+            "not a sign that the code runs; <code>--fail-under</code> fails them unless "
+            "<code>--allow-syntax-errors</code>.</p>")
+
+
+def _marked(row: dict[str, Any], columns: Sequence[str]) -> str | None:
+    """The score column that carries ``NOT_PARSING_MARK`` in ``row`` (its first shown score), else None."""
+    if not row.get("parse_error"):
+        return None
+    return next((c for c in columns if _num(row.get(c))), None)
+
+
 def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_TITLE,
                files: Sequence[str] = (), details: Sequence[tuple[GradeResult, dict[str, Any]]] | None = None) -> str:
     """The whole report as one HTML string; ``details``: every (result, row) of a small run."""
@@ -129,7 +152,8 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_T
            f"{summary['with_errors']:,} with errors &middot; metrics: "
            f"{safe_text(', '.join(settings.get('metrics', [])))} &middot; engine: "
            f"{safe_text(str(settings.get('engine', 'local')))} &middot; refscore "
-           f"{safe_text(str(settings.get('refscore_version', '')))}</p>{_interrupted(stats, settings)}</header><main>"]
+           f"{safe_text(str(settings.get('refscore_version', '')))}</p>{_not_parsing(stats)}"
+           f"{_interrupted(stats, settings)}</header><main>"]
     if files:
         shown = "; this page has every submission" if details is not None else \
             "; this page shows statistics, the extremes and the first errors only"
@@ -246,10 +270,11 @@ def _brief(name: str, rows: Sequence[dict[str, Any]], columns: Sequence[str]) ->
         out.append(f'<tr data-id="{safe_attr(str(row["id"]))}"><td>{safe_text(str(row["id"]))}</td>'
                    f'<td>{safe_text(str(row.get("problem") or ""))}</td>'
                    f'<td>{safe_text(str(row.get("language") or ""))}</td>')
+        marked = _marked(row, columns)
         for column in columns:
             value = row.get(column)
             style = f' style="background:{heat_color(value)}"' if isinstance(value, float) else ""
-            out.append(f'<td class="num"{style}>{_fmt(value)}</td>')
+            out.append(f'<td class="num"{style}>{_fmt(value)}{NOT_PARSING_MARK if column == marked else ""}</td>')
         out.append(f'<td class="notes">{_notes(row)}</td></tr>')
     out.append("</tbody></table></div>")
     return "".join(out)
@@ -267,11 +292,12 @@ def _table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
         for key in ("problem", "language"):
             text = str(row.get(key) or "")
             out.append(f'<td data-v="{safe_attr(text)}">{safe_text(text)}</td>')
+        marked = _marked(row, columns)
         for column in columns:
             value = row.get(column)
             if _num(value):
                 out.append(f'<td class="num" data-v="{value:.6f}" style="background:{heat_color(value)}">'
-                           f"{value:.3f}</td>")
+                           f'{value:.3f}{NOT_PARSING_MARK if column == marked else ""}</td>')
             else:
                 out.append('<td class="num" data-v="">&ndash;</td>')
         notes = "; ".join([*row["errors"], *row["warnings"], *_similar_note(row)])
@@ -354,6 +380,8 @@ def _legend(with_bert: bool, threshold: float = WEAK_TOKEN_THRESHOLD) -> str:
 def _detail(index: int, result: GradeResult, row: dict[str, Any], columns: Sequence[str], opened: bool) -> str:
     item = result.item
     scores = " &middot; ".join(f"{safe_text(LABELS.get(c, c))} {row[c]:.3f}" for c in columns if _num(row.get(c)))
+    if scores and row.get("parse_error"):
+        scores += " &middot; &#9888; does not parse"
     out = [f'<details id="s{index}"{" open" if opened else ""}><summary>{safe_text(item.id)}'
            f'{" &mdash; " + scores if scores else ""}</summary>']
     for message in row["errors"]:

@@ -64,6 +64,7 @@ class RowStats:
         self.problems: dict[str, RowStats] | None = {} if per_problem else None
         self.with_errors = 0
         self.unfinished = 0  # rows an interrupted run did not get to (``rows.INTERRUPTED_PREFIX``)
+        self.not_parsing = 0  # scored rows whose code does not parse although a reference does
         self.columns: dict[str, ColumnStats] = {}
         self.rank_by = rank_by
         self.keep = keep
@@ -81,6 +82,7 @@ class RowStats:
                 self.problems = None
             else:
                 self.problems.setdefault(name, RowStats(keep=0)).add(row)
+        self.not_parsing += bool(row.get("parse_error"))
         if row.get("errors"):
             self.with_errors += 1
             unfinished = any(str(e).startswith(INTERRUPTED_PREFIX) for e in row["errors"])
