@@ -8,6 +8,7 @@ from typing import Sequence
 from .. import languages
 from ..analysis.cache import sized_cache
 from ..bidi import bidi_warning
+from .rows import NOT_PARSING
 
 #: The warning of a row whose every reference is empty (its scores are 0 for want of a reference).
 EMPTY_REFERENCE = "the reference is empty: there is nothing to compare with, so it scores 0"
@@ -53,7 +54,7 @@ def not_parsing_warning(error: str) -> str:
     """The warning of a submission that does not parse although a reference does (``parse_error``):
     its numbers are kept (the combined number's fit reads parse errors as one input among many, so
     a missing colon barely lowers it) and said to be for code that cannot run as written."""
-    return (f"does not parse: {error}; its scores, the combined RefScore too, are for the code the "
+    return (f"{NOT_PARSING}{error}; its scores, the combined RefScore too, are for the code the "
             "parser recovered, not a sign that it runs")
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from ..heatmap import Heat, token_heat
-from ..rows import GradeResult
+from ..rows import NOT_PARSING, GradeResult
 from .gradebook import NOT_SCORED, ProblemGrade, StudentGrade
 from .hints import Remark, remarks
 
@@ -56,7 +56,9 @@ def student_feedback(student: StudentGrade, details: Mapping[str, GradeResult], 
         if row is not None:
             view.scores = {c: float(row[c]) for c in SHOWN_SCORES if isinstance(row.get(c), (int, float))}
             said = {note[len(NOT_SCORED):] for note in grade.notes if note.startswith(NOT_SCORED)}
-            view.messages = [m for m in [*row.get("errors", []), *row.get("warnings", [])] if m not in said]
+            parsing = any(note.startswith(NOT_PARSING) for note in grade.notes)  # said once, by the note
+            view.messages = [m for m in [*row.get("errors", []), *row.get("warnings", [])]
+                             if m not in said and not (parsing and str(m).startswith(NOT_PARSING))]
         result = details.get(grade.submission or "")
         if result is not None and mode != "scores" and result.item.candidate is not None:
             _fill(view, result, mode)
