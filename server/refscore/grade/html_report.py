@@ -18,11 +18,13 @@ from .classroom.html import class_section
 from .classroom.notebook import where
 from .heatmap import (
     BUCKET_COLORS,
+    NOTE_CSS,
     bucket_edges,
     explanation_spans,
     heat_color,
     missing_color,
     missing_heat,
+    note_span,
     render_pane,
     safe_attr,
     safe_text,
@@ -55,7 +57,7 @@ min-width:9em}
 th.sorted-asc::after{content:" \\25B2"}th.sorted-desc::after{content:" \\25BC"}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 td.notes{white-space:normal;overflow-wrap:anywhere;min-width:12em;font-size:12px}
-td.notes>span{display:block}.note-error{color:#a12a2a}.note-warning{color:#7a5200}.note-hint{color:#3c4a66}
+td.notes>span{display:block}
 .tablewrap{overflow-x:auto;max-width:100%}table.stats{width:auto;min-width:440px}
 section.problem{display:flex;flex-wrap:wrap;gap:0 14px;align-items:flex-start}section.problem>h2{flex-basis:100%}
 section.problem .hists{flex:1 1 500px;margin-top:0}tr.bad td:first-child{border-left:3px solid #c0392b}
@@ -71,7 +73,7 @@ mark.bidi{background:#f5c542;color:#5a3a00;border-radius:2px;font-size:.9em}
 .np{color:#7a5200;font-weight:700;padding-left:3px}header .warn{color:#ffd27a}header code{white-space:nowrap}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .note{font-size:12px;color:#8a5a00}.msgs{margin:4px 0}.warn{color:#8a5a00}
-"""
+""" + NOTE_CSS
 
 JS = """
 document.querySelectorAll('table.sortable th').forEach(function(th, col){
@@ -304,15 +306,6 @@ def _table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
         out.append(f'<td class="notes" data-v="{safe_attr(notes)}">{_notes(row)}</td></tr>')
     out.append("</tbody></table></div>")
     return "".join(out)
-
-
-#: How each kind of note is told apart, in words as well as in colour (no colour, a screen reader).
-NOTE_KINDS = {"error": "Error: ", "warning": "Warning: ", "hint": ""}
-
-
-def note_span(kind: str, text: str) -> str:
-    """One note, its kind said before it (``Error: ...``) and coloured by the ``note-KIND`` class."""
-    return f'<span class="note-{kind}">{NOTE_KINDS[kind]}{safe_text(text)}</span>'
 
 
 def _notes(row: dict[str, Any]) -> str:
