@@ -102,3 +102,20 @@ def test_code_that_does_not_parse_is_flagged_beside_its_refscore(tmp_path: Path,
     lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.startswith(str(subs))}
     assert all("does not parse" in lines[str(subs / n)] for n in broken)
     assert "does not parse" not in lines[str(subs / "ok.py")]
+
+
+def test_without_the_combined_number_the_notes_do_not_name_it(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    reference, subs = _class(tmp_path)
+    out = tmp_path / "out"
+    main(["grade", "-r", str(reference), str(subs), "--metrics", "codebleu", "-o", str(out)])
+    said = capsys.readouterr().out
+    rows = {Path(r["source"]).name: r for r in json.loads((out / "grade.json").read_text())["submissions"]}
+    warning = next(w for w in rows["nocolon.py"]["warnings"] if w.startswith("does not parse: "))
+    assert "RefScore" not in warning
+    line = next(line for line in said.splitlines() if "do not parse" in line or "does not parse" in line)
+    assert line.startswith("1 submission(s) do not parse") and "RefScore" not in line
+    html = (out / "grade.html").read_text(encoding="utf-8")
+    assert "1 submission does not parse" in html and "RefScore too" not in html

@@ -129,8 +129,9 @@ def _not_parsing(stats: RowStats) -> str:
     """The headline of a run with code that does not parse: what its numbers mean."""
     if not stats.not_parsing:
         return ""
+    combined = ", the combined RefScore too," if "refscore" in stats.columns else ""
     return (f'<p class="warn">{_count(stats.not_parsing)} do{"es" * (stats.not_parsing == 1)} not parse '
-            "(marked &#9888;): their scores, the combined RefScore too, are for the code the parser recovered, "
+            f"(marked &#9888;): their scores{combined} are for the code the parser recovered, "
             "not a sign that the code runs; <code>--fail-under</code> fails them unless "
             "<code>--allow-syntax-errors</code>.</p>")
 

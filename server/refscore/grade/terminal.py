@@ -54,8 +54,9 @@ def print_summary(stats: RowStats, outputs: Mapping[str, Path], from_before: int
     print(f"graded {summary['submissions']} submission(s): {summary['with_errors']} with errors"
           + (f"; {means}" if means else "") + f"; {from_before} from earlier runs", file=out)
     if stats.not_parsing:
-        print(f"{stats.not_parsing} submission(s) do not parse: their scores, the combined RefScore too, are for "
-              "the code the parser recovered (each one's parse_error says where)", file=out)
+        combined = ", the combined RefScore too," if "refscore" in stats.columns else ""
+        print(f"{stats.not_parsing} submission(s) do not parse: their scores{combined} are for the code the parser "
+              "recovered (each one's parse_error says where)", file=out)
     for path in outputs.values():
         print(f"wrote {'standard output' if str(path) == STDOUT else path}", file=out)
     in_pages = [p for p in more if pages is not None and p.parent == pages]
