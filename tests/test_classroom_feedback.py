@@ -164,3 +164,22 @@ def test_a_submission_that_could_not_be_scored_is_said_once(tmp_path):
         for suffix in (".md", ".html"):
             page = (tmp_path / "out" / "feedback" / f"{student}{suffix}").read_text(encoding="utf-8")
             assert page.count(why) == 1, (student, suffix, page)
+
+
+def test_a_warning_on_a_scored_submission_is_not_shown_as_an_error(tmp_path):
+    """A scored submission's warnings (Trojan Source controls here) were in the page's error red:
+    they say "Warning:" and have their own colour, in HTML; "Warning:" in Markdown."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "eve.py").write_text(STUDENTS["ana"] + "# \u202eevil\n", encoding="utf-8")
+    (tmp_path / "ref.py").write_text(REFERENCE, encoding="utf-8")
+    (tmp_path / "rubric.toml").write_text('points = 10\nbands = { ">= 0.5" = 10 }\n', encoding="utf-8")
+    assert main(["grade", "-r", str(tmp_path / "ref.py"), str(subs), "--rubric", str(tmp_path / "rubric.toml"),
+                 "--metrics", "codebleu", "-o", str(tmp_path / "out"), "-q", "--no-cache"]) == 0
+    page = (tmp_path / "out" / "feedback" / "eve.html").read_text(encoding="utf-8")
+    shown = re.search(r'<span class="note-warning">Warning: ([^<]*Trojan Source)', page)
+    assert shown and 'class="note-error"' not in page
+    colours = dict(re.findall(r"\.note-(error|warning)\{color:(#[0-9a-f]+)", page))
+    assert set(colours) == {"error", "warning"} and colours["error"] != colours["warning"]
+    markdown = (tmp_path / "out" / "feedback" / "eve.md").read_text(encoding="utf-8")
+    assert re.search(r"^- Warning: .*Trojan Source", markdown, re.M)

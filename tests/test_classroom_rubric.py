@@ -168,3 +168,24 @@ def test_a_one_problem_class_graded_with_r_has_no_empty_problem_names(tmp_path):
     assert all(not row[-1].startswith(":") for row in points[1:])
     feedback = [row[-1] for row in csv.reader(io.StringIO((out / "moodle.csv").read_text(encoding="utf-8")))][1:]
     assert feedback and all(not cell.startswith(":") for cell in feedback)
+
+
+def test_points_for_code_that_does_not_parse_say_so(tmp_path):
+    """The rubric's points come from the score, as ever; the grade book's notes (points.csv, the
+    Moodle comment) say the score was of code that does not parse, and the student's page says it
+    once."""
+    from refscore.grade.checks import not_parsing_warning
+    from refscore.grade.classroom.feedback import student_feedback
+
+    rubric = rubric_from_data({"bands": {">= 0.8": 10, ">= 0.5": 6}}, tmp_path / "r.toml")
+    error = "syntax error near line 2"
+    rows = [_row("a/class/ann.py", "a", refscore=0.86, parse_error=error, warnings=[not_parsing_warning(error)]),
+            _row("a/class/bob.py", "a", refscore=0.9, parse_error=None, warnings=[])]
+    book = build_gradebook(rows, rubric, [])
+    ann, bob = (s.problems["a"] for s in book.students)
+    assert ann.points == 10  # the points stand: the rubric reads the score
+    assert any("does not parse" in n and error in n for n in ann.notes) and "does not parse" in ann.summary()
+    assert not any("does not parse" in n for n in bob.notes)
+    page = student_feedback(book.students[0], {}, "scores", "t", 10)
+    said = [m for m in [*page.problems[0].messages, *page.problems[0].warnings] if "does not parse" in m]
+    assert sum("does not parse" in n for n in page.problems[0].grade.notes) + len(said) == 1

@@ -132,6 +132,9 @@ def test_large_runs_get_the_summary_page_and_the_same_files(jsonl, in_memory, tm
     assert (large / "grade.csv").read_bytes() == (small / "grade.csv").read_bytes()
     html = (large / "grade.html").read_text(encoding="utf-8")
     assert 'id="summary"' in html and 'id="lowest"' in html and 'id="results"' not in html
+    # the rows that could not be scored are named, not only counted: a teacher must find them
+    errors = html[html.index('id="errors"'):]
+    assert "pairs.jsonl:5" in errors and "not valid JSON" in errors and "pairs.jsonl:6" in errors
     assert main(["grade", "--jsonl", str(jsonl), "--block-lines", "0"]) == 2
 
 
@@ -188,7 +191,12 @@ def test_summary_page_stays_small_and_statistics_match(tmp_path):
     assert [r["id"] for r in stats.lowest()] == [r["id"] for r in sorted(rows, key=lambda r: r["codebleu"])[:10]]
     assert [r["id"] for r in stats.highest()][0] == max(rows, key=lambda r: r["codebleu"])["id"]
     html = build_html(stats, {"metrics": ["codebleu"]}, "t", ["grade.parquet"])
-    assert len(html) < 100_000 and html.count("<tr") == 2 + 1 + 2 * 11
+    # statistics (header + 1), lowest and highest (header + 10 each), the first 10 error rows (+ header)
+    assert len(html) < 100_000 and html.count("<tr") == 2 + 1 + 3 * 11
+    failed = [r["id"] for r in rows if r["errors"]]
+    errors = html[html.index('id="errors"'):]
+    assert all(f">{i}<" in errors for i in failed[:10]) and f">{failed[10]}<" not in errors
+    assert f"{len(failed):,} submissions with errors" in html and f"{len(failed) - 10:,} more" in errors
 
 
 def test_parquet_rows_only_when_asked(jsonl, tmp_path):

@@ -76,7 +76,9 @@ def test_grade_similarity_flags_the_planted_copies(tmp_path: Path) -> None:
     flagged = {Path(r["source"]).stem for r in grade if r["similar_to"]}
     assert flagged == {"s03", "s10", "copy_renamed", "copy_commented", "copy_renamed_2"}
     report = json.loads((out / "grade.json").read_text())
-    assert report["settings"]["similarity"] == {"threshold": 0.8, "flagged_pairs": len(rows), "page": "similarity.html"}
+    assert report["settings"]["similarity"] == {"threshold": 0.8, "flagged_pairs": len(rows),
+                                             "possible_pairs": sum(p["possible_pairs"] for p in problems.values()),
+                                             "page": "similarity.html"}
     html = (out / "grade.html").read_text()
     assert 'href="similarity.html"' in html and "never a verdict" in html and "similar to " in html
     page = (out / "similarity.html").read_text()
@@ -147,3 +149,27 @@ def test_blank_runs_are_folded_in_the_side_by_side_view() -> None:
     assert "lines 1-34: blank" in shown and shown.count("\n") == 5
     assert '<span class="ln">  35 </span><span class="shared">def f(x):</span>' in shown
     assert '<span class="ln">  37 </span>' in shown  # two blank lines in a row stay as they are
+
+
+def test_one_submission_is_nothing_to_compare(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One submission (or one that can be compared) makes no pair: every report says there was
+    nothing to compare, not that every pair was compared and none was alike."""
+    (tmp_path / "ref.py").write_text(REFERENCES["python"])
+    (tmp_path / "subs").mkdir()
+    (tmp_path / "subs" / "alone.py").write_text(make_class("python", 30, seed=2)[0].text)
+    out = tmp_path / "out"
+    assert main(["grade", str(tmp_path / "subs"), "-r", str(tmp_path / "ref.py"), "--metrics", "codebleu",
+                 "--similarity", "-o", str(out)]) == 0
+    page = (out / "similarity.html").read_text()
+    assert "nothing to compare" in page and "every pair compared" not in page and "No pair at or above" not in page
+    assert "nothing to compare" in (out / "grade.html").read_text()
+    assert "nothing to compare" in capsys.readouterr().err
+    data = json.loads((out / "similarity.json").read_text())
+    assert data["problems"][0]["possible_pairs"] == 0
+    # a second file with no code: still one submission to compare
+    (tmp_path / "subs" / "empty.py").write_text("")
+    again = tmp_path / "again"
+    assert main(["grade", str(tmp_path / "subs"), "-r", str(tmp_path / "ref.py"), "--metrics", "codebleu",
+                 "--similarity", "-o", str(again), "-q"]) == 0
+    page = (again / "similarity.html").read_text()
+    assert "nothing to compare" in page and "No pair at or above" not in page and "empty submission" in page

@@ -105,7 +105,8 @@ def annotate(staged: Sequence[Staged], work: BlockWork, scorer: Scorer) -> None:
         if s.report is None or item.candidate is None or not item.language:
             continue
         s.missing = missing_reason(request_for(item, settings), s.report)
-        s.warnings = submission_warnings(item.candidate, item.language)
+        s.warnings = submission_warnings(item.candidate, item.language, item.references,
+                                         combined=s.report.refscore is not None)
         if not any(r.strip() for r in item.references):
             s.warnings.append(EMPTY_REFERENCE)
         if s.missing:  # every report says why the column is empty (CSV/JSON warnings, HTML notes)

@@ -8,6 +8,7 @@ from typing import Sequence
 from .. import languages
 from ..analysis.cache import sized_cache
 from ..bidi import bidi_warning
+from .rows import NOT_PARSING
 
 #: The warning of a row whose every reference is empty (its scores are 0 for want of a reference).
 EMPTY_REFERENCE = "the reference is empty: there is nothing to compare with, so it scores 0"
@@ -49,6 +50,18 @@ def syntax_error_line(text: str, language: str) -> int | None:
     return 1
 
 
-def submission_warnings(text: str, language: str) -> list[str]:
-    """Every warning about a scored submission: bidi controls (Trojan Source), syntax errors."""
-    return [w for w in (bidi_warning(text), syntax_warning(text, language)) if w]
+def not_parsing_warning(error: str, combined: bool = True) -> str:
+    """The warning of a submission that does not parse although a reference does (``parse_error``):
+    its numbers are kept (the combined number's fit reads parse errors as one input among many, so
+    a missing colon barely lowers it) and said to be for code that cannot run as written;
+    ``combined``: it has the combined RefScore number, named then."""
+    return (f"{NOT_PARSING}{error}; its scores{', the combined RefScore too,' if combined else ''} are for the "
+            "code the parser recovered, not a sign that it runs")
+
+
+def submission_warnings(text: str, language: str, references: Sequence[str] = (), combined: bool = True) -> list[str]:
+    """Every warning about a scored submission: bidi controls (Trojan Source), syntax errors (said
+    as ``not_parsing_warning`` when a reference parses; ``combined``: it has the combined number)."""
+    error = parse_error(text, language, references)
+    syntax = not_parsing_warning(error, combined) if error else syntax_warning(text, language)
+    return [w for w in (bidi_warning(text), syntax) if w]

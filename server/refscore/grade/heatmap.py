@@ -70,6 +70,18 @@ def safe_text(text: str) -> str:
     return "".join(out)
 
 
+#: How each kind of note is told apart, in words as well as in colour (no colour, a screen reader):
+#: the grade report's Notes column and the students' feedback pages alike.
+NOTE_KINDS = {"error": "Error: ", "warning": "Warning: ", "hint": ""}
+#: Their colours, for a page's CSS (``note_span``'s classes).
+NOTE_CSS = ".note-error{color:#a12a2a}.note-warning{color:#7a5200}.note-hint{color:#3c4a66}"
+
+
+def note_span(kind: str, text: str) -> str:
+    """One note, its kind said before it (``Error: ...``) and coloured by the ``note-KIND`` class."""
+    return f'<span class="note-{kind}">{NOTE_KINDS[kind]}{safe_text(text)}</span>'
+
+
 def heat_color(value: float) -> str:
     """Red (0) through yellow to green (1), light enough to read code on."""
     value = min(1.0, max(0.0, value))

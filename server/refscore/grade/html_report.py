@@ -3,8 +3,8 @@
 Always: the header, the statistics of each score (n, mean, std, min, max) and its histogram. With
 details (runs of up to ``DETAIL_LIMIT`` lines): a sortable table of every submission and, per
 submission, its heat-mapped code beside the reference. Beyond that the page stays small: the
-lowest and highest submissions only (every row is in the CSV, JSON, JSONL and Parquet files beside
-it). Inline CSS and JS only; no external URL of any kind.
+lowest and highest submissions and the first ones with an error only (every row is in the CSV,
+JSON, JSONL and Parquet files beside it). Inline CSS and JS only; no external URL of any kind.
 """
 
 from __future__ import annotations
@@ -18,11 +18,13 @@ from .classroom.html import class_section
 from .classroom.notebook import where
 from .heatmap import (
     BUCKET_COLORS,
+    NOTE_CSS,
     bucket_edges,
     explanation_spans,
     heat_color,
     missing_color,
     missing_heat,
+    note_span,
     render_pane,
     safe_attr,
     safe_text,
@@ -50,11 +52,12 @@ header p{margin:4px 0 0;color:#c9d2e6;font-size:13px}main{padding:14px 22px}
 table{border-collapse:collapse;background:#fff;width:100%;font-size:12.5px}
 th,td{border-bottom:1px solid #e3e6ec;padding:3px 4px;text-align:left;white-space:nowrap}
 th{background:#eef1f6;cursor:pointer;position:sticky;top:0;user-select:none;white-space:normal;vertical-align:bottom}
-#results td:first-child,#lowest td:first-child,#highest td:first-child{white-space:normal;overflow-wrap:anywhere;
+#results td:first-child,#lowest td:first-child,#highest td:first-child,#error-rows td:first-child{white-space:normal;overflow-wrap:anywhere;
 min-width:9em}
 th.sorted-asc::after{content:" \\25B2"}th.sorted-desc::after{content:" \\25BC"}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
-td.err{color:#a12a2a;white-space:normal;overflow-wrap:anywhere;min-width:12em;font-size:12px}
+td.notes{white-space:normal;overflow-wrap:anywhere;min-width:12em;font-size:12px}
+td.notes>span{display:block}
 .tablewrap{overflow-x:auto;max-width:100%}table.stats{width:auto;min-width:440px}
 section.problem{display:flex;flex-wrap:wrap;gap:0 14px;align-items:flex-start}section.problem>h2{flex-basis:100%}
 section.problem .hists{flex:1 1 500px;margin-top:0}tr.bad td:first-child{border-left:3px solid #c0392b}
@@ -67,8 +70,10 @@ padding:8px;overflow:auto;max-height:480px;margin:0;white-space:pre}
 .miss{box-shadow:inset 0 -2px #c0392b}
 .legend{font-size:12px;color:#555;margin:6px 0}.legend span{padding:0 6px;border-radius:3px}
 mark.bidi{background:#f5c542;color:#5a3a00;border-radius:2px;font-size:.9em}
-.note{font-size:12px;color:#8a5a00}.msgs{color:#a12a2a;margin:4px 0}.warn{color:#8a5a00}
-"""
+.np{color:#7a5200;font-weight:700;padding-left:3px}header .warn{color:#ffd27a}header code{white-space:nowrap}
+.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.note{font-size:12px;color:#8a5a00}.msgs{margin:4px 0}.warn{color:#8a5a00}
+""" + NOTE_CSS
 
 JS = """
 document.querySelectorAll('table.sortable th').forEach(function(th, col){
@@ -116,6 +121,28 @@ def _interrupted(stats: RowStats, settings: dict[str, Any]) -> str:
             "finish.</p>")
 
 
+#: The mark beside the first score of a submission that does not parse, in a symbol and in words.
+NOT_PARSING_MARK = '<span class="np" title="does not parse">&#9888;<span class="sr"> does not parse</span></span>'
+
+
+def _not_parsing(stats: RowStats) -> str:
+    """The headline of a run with code that does not parse: what its numbers mean."""
+    if not stats.not_parsing:
+        return ""
+    combined = ", the combined RefScore too," if "refscore" in stats.columns else ""
+    return (f'<p class="warn">{_count(stats.not_parsing)} do{"es" * (stats.not_parsing == 1)} not parse '
+            f"(marked &#9888;): their scores{combined} are for the code the parser recovered, "
+            "not a sign that the code runs; <code>--fail-under</code> fails them unless "
+            "<code>--allow-syntax-errors</code>.</p>")
+
+
+def _marked(row: dict[str, Any], columns: Sequence[str]) -> str | None:
+    """The score column that carries ``NOT_PARSING_MARK`` in ``row`` (its first shown score), else None."""
+    if not row.get("parse_error"):
+        return None
+    return next((c for c in columns if _num(row.get(c))), None)
+
+
 def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_TITLE,
                files: Sequence[str] = (), details: Sequence[tuple[GradeResult, dict[str, Any]]] | None = None) -> str:
     """The whole report as one HTML string; ``details``: every (result, row) of a small run."""
@@ -128,10 +155,11 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_T
            f"{summary['with_errors']:,} with errors &middot; metrics: "
            f"{safe_text(', '.join(settings.get('metrics', [])))} &middot; engine: "
            f"{safe_text(str(settings.get('engine', 'local')))} &middot; refscore "
-           f"{safe_text(str(settings.get('refscore_version', '')))}</p>{_interrupted(stats, settings)}</header><main>"]
+           f"{safe_text(str(settings.get('refscore_version', '')))}</p>{_not_parsing(stats)}"
+           f"{_interrupted(stats, settings)}</header><main>"]
     if files:
         shown = "; this page has every submission" if details is not None else \
-            "; this page shows statistics and the extremes only"
+            "; this page shows statistics, the extremes and the first errors only"
         out.append('<p class="legend">Every item is in ' + ", ".join(safe_text(f) for f in files) + shown + ".</p>")
     out.append(class_section(settings.get("classes", [])))
     if settings.get("similarity"):
@@ -139,6 +167,7 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_T
     out.append(_summaries(stats, columns))
     if details is None:
         out.append(_extremes(stats, columns))
+        out.append(_failed(stats, columns, files))
         out.append("</main></body></html>")
         return "\n".join(out)
     results = [result for result, _ in details]
@@ -218,6 +247,23 @@ def _extremes(stats: RowStats, columns: Sequence[str]) -> str:
             + f"<h2>Highest {len(stats.highest())} by {label}</h2>" + _brief("highest", stats.highest(), columns))
 
 
+def _failed(stats: RowStats, columns: Sequence[str], files: Sequence[str]) -> str:
+    """The first rows with an error (the page of a large run): which submissions to look at, and
+    how many more the report files hold."""
+    listed = stats.failed()
+    if not listed:
+        return ""
+    shown = stats.with_errors - stats.unfinished  # rows an interrupted run did not get to: the headline's
+    rest = shown - len(listed)
+    where = ", ".join(safe_text(f) for f in files) or "the report files"
+    more = f"; {rest:,} more in {where}" if rest > 0 else ""
+    skipped = (f"; the {stats.unfinished:,} the interrupted run did not get to are not listed"
+               if stats.unfinished else "")
+    return (f'<h2 id="errors">{_count(stats.with_errors)} with errors</h2>'
+            f'<p class="legend">{f"The first {len(listed):,}" if more else "Listed"} in input order{more}{skipped}.</p>'
+            + _brief("error-rows", listed, columns))
+
+
 def _brief(name: str, rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
     head = ["Submission", "Problem", "Language", *(LABELS.get(c, c) for c in columns), "Notes"]
     out = [f'<div class="tablewrap"><table id="{name}"><thead><tr>']
@@ -227,11 +273,12 @@ def _brief(name: str, rows: Sequence[dict[str, Any]], columns: Sequence[str]) ->
         out.append(f'<tr data-id="{safe_attr(str(row["id"]))}"><td>{safe_text(str(row["id"]))}</td>'
                    f'<td>{safe_text(str(row.get("problem") or ""))}</td>'
                    f'<td>{safe_text(str(row.get("language") or ""))}</td>')
+        marked = _marked(row, columns)
         for column in columns:
             value = row.get(column)
             style = f' style="background:{heat_color(value)}"' if isinstance(value, float) else ""
-            out.append(f'<td class="num"{style}>{_fmt(value)}</td>')
-        out.append(f'<td class="err">{safe_text("; ".join([*(row.get("errors") or []), *_similar_note(row)]))}</td></tr>')
+            out.append(f'<td class="num"{style}>{_fmt(value)}{NOT_PARSING_MARK if column == marked else ""}</td>')
+        out.append(f'<td class="notes">{_notes(row)}</td></tr>')
     out.append("</tbody></table></div>")
     return "".join(out)
 
@@ -248,17 +295,25 @@ def _table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
         for key in ("problem", "language"):
             text = str(row.get(key) or "")
             out.append(f'<td data-v="{safe_attr(text)}">{safe_text(text)}</td>')
+        marked = _marked(row, columns)
         for column in columns:
             value = row.get(column)
             if _num(value):
                 out.append(f'<td class="num" data-v="{value:.6f}" style="background:{heat_color(value)}">'
-                           f"{value:.3f}</td>")
+                           f'{value:.3f}{NOT_PARSING_MARK if column == marked else ""}</td>')
             else:
                 out.append('<td class="num" data-v="">&ndash;</td>')
         notes = "; ".join([*row["errors"], *row["warnings"], *_similar_note(row)])
-        out.append(f'<td class="err" data-v="{safe_attr(notes)}">{safe_text(notes)}</td></tr>')
+        out.append(f'<td class="notes" data-v="{safe_attr(notes)}">{_notes(row)}</td></tr>')
     out.append("</tbody></table></div>")
     return "".join(out)
+
+
+def _notes(row: dict[str, Any]) -> str:
+    """A row's Notes cell: its errors, then its warnings (scored anyway), then similarity hints."""
+    return "".join([*(note_span("error", str(m)) for m in row.get("errors") or ()),
+                    *(note_span("warning", str(m)) for m in row.get("warnings") or ()),
+                    *(note_span("hint", m) for m in _similar_note(row))])
 
 
 def _similar_note(row: dict[str, Any]) -> list[str]:
@@ -269,11 +324,14 @@ def _similar_note(row: dict[str, Any]) -> list[str]:
 
 def _similarity_note(similarity: dict[str, Any]) -> str:
     """The line linking the similarity page (``--similarity``)."""
+    from .similarity import NOTHING_TO_COMPARE
+
     count = similarity.get("flagged_pairs", 0)
     page = safe_attr(str(similarity.get("page", "similarity.html")))
-    return (f'<p class="legend" id="similarity">Similarity among submissions: {count} pair{"s" * (count != 1)} at or '
-            f'above {float(similarity.get("threshold", 0)):.2f}, see <a href="{page}">{safe_text(page)}</a> '
-            "(a hint for the teacher, never a verdict).</p>")
+    found = NOTHING_TO_COMPARE if similarity.get("possible_pairs") == 0 else \
+        f'{count} pair{"s" * (count != 1)} at or above {float(similarity.get("threshold", 0)):.2f}'
+    return (f'<p class="legend" id="similarity">Similarity among submissions: {safe_text(found)}, see '
+            f'<a href="{page}">{safe_text(page)}</a> (a hint for the teacher, never a verdict).</p>')
 
 
 def _trust_note() -> str:
@@ -316,12 +374,14 @@ def _legend(with_bert: bool, threshold: float = WEAK_TOKEN_THRESHOLD) -> str:
 def _detail(index: int, result: GradeResult, row: dict[str, Any], columns: Sequence[str], opened: bool) -> str:
     item = result.item
     scores = " &middot; ".join(f"{safe_text(LABELS.get(c, c))} {row[c]:.3f}" for c in columns if _num(row.get(c)))
+    if scores and row.get("parse_error"):
+        scores += " &middot; &#9888; does not parse"
     out = [f'<details id="s{index}"{" open" if opened else ""}><summary>{safe_text(item.id)}'
            f'{" &mdash; " + scores if scores else ""}</summary>']
     for message in row["errors"]:
-        out.append(f'<div class="msgs">{safe_text(message)}</div>')
+        out.append(f'<div class="msgs">{note_span("error", message)}</div>')
     for message in row["warnings"]:
-        out.append(f'<div class="warn">{safe_text(message)}</div>')
+        out.append(f'<div class="msgs">{note_span("warning", message)}</div>')
     if item.context:
         out.append(f'<div class="legend">Task: {safe_text(item.context[:400])}</div>')
     if item.candidate is not None and item.references:

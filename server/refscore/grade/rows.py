@@ -14,6 +14,9 @@ from .records import extra_columns
 
 #: How a row's warning says why it lacks the combined number (``block_score.annotate`` writes it).
 NO_REFSCORE = "no RefScore: "
+#: How the warning of a submission that does not parse, though a reference does, starts
+#: (``checks.not_parsing_warning``; the grade book's note starts so too).
+NOT_PARSING = "does not parse: "
 #: The note of a row an interrupted run did not get to (``INTERRUPTED_PREFIX`` starts both kinds).
 INTERRUPTED_PREFIX = "not scored: the run was interrupted"
 INTERRUPTED = f"{INTERRUPTED_PREFIX} (rerun to finish; scored items are kept)"

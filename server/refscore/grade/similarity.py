@@ -80,3 +80,12 @@ def flags(problems: Sequence[ProblemSimilarity]) -> dict[tuple[str, str | None],
 def flagged_pairs(problems: Sequence[ProblemSimilarity]) -> int:
     """How many pairs are flagged in all problems."""
     return sum(len(p.result.pairs) for p in problems)
+
+
+def comparable_pairs(problems: Sequence[ProblemSimilarity]) -> int:
+    """How many pairs of submissions could be compared in all problems (0: nothing to compare)."""
+    return sum(p.result.possible for p in problems)
+
+
+#: What the reports say when a problem (or the run) has fewer than two submissions to compare.
+NOTHING_TO_COMPARE = "nothing to compare: fewer than two submissions that can be compared"

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .heatmap import safe_attr, safe_text
-from .similarity import ProblemSimilarity
+from .similarity import NOTHING_TO_COMPARE, ProblemSimilarity
 from .writers import neutralise, replace_report
 
 HINT = ("A hint for the teacher, never a verdict: a high score means two submissions have the same "
@@ -99,11 +99,13 @@ def csv_text(data: dict[str, Any]) -> str:
 def build_page(problems: Sequence[ProblemSimilarity], threshold: float) -> str:
     """The self-contained HTML page (inline CSS, no script, no external URL)."""
     total = sum(len(p.result.pairs) for p in problems)
+    headline = (NOTHING_TO_COMPARE[0].upper() + NOTHING_TO_COMPARE[1:] if not any(p.result.possible for p in problems)
+                else f"{total} pair{'s' * (total != 1)} at or above {threshold:.2f}")
     out = ['<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
            f"<title>Similarity among submissions</title><style>{CSS}</style></head><body>",
-           f"<header><h1>Similarity among submissions</h1><p>{total} pair{'s' * (total != 1)} at or above "
-           f"{threshold:.2f}</p></header><main>", f'<p class="hint" id="hint">{safe_text(HINT)}</p>']
+           f"<header><h1>Similarity among submissions</h1><p>{safe_text(headline)}</p></header><main>",
+           f'<p class="hint" id="hint">{safe_text(HINT)}</p>']
     shown = 0
     for index, problem in enumerate(problems):
         out.append(_problem(index, problem, shown))
@@ -115,7 +117,8 @@ def build_page(problems: Sequence[ProblemSimilarity], threshold: float) -> str:
 def _problem(index: int, problem: ProblemSimilarity, shown_before: int) -> str:
     result = problem.result
     name = safe_text(problem.problem or "All submissions")
-    how = ("every pair compared" if result.method == "all" else
+    nothing = result.possible == 0  # one submission (or one with code): no pair at all
+    how = ("nothing to compare" if nothing else "every pair compared" if result.method == "all" else
            f"candidate pairs by MinHash/LSH: {result.compared:,} of {result.possible:,} pairs compared exactly")
     starter = f"; starter code removed ({problem.starter_files} file{'s' * (problem.starter_files != 1)})" \
         if problem.starter_files else ""
@@ -125,7 +128,9 @@ def _problem(index: int, problem: ProblemSimilarity, shown_before: int) -> str:
                    f"{len(result.pairs):,}): the groups below hold every flagged submission.</p>")
     if result.clusters:
         out.append("<p>Groups: " + "; ".join(safe_text(", ".join(g)) for g in result.clusters) + "</p>")
-    if not result.pairs:
+    if nothing:
+        out.append(f"<p>{safe_text(NOTHING_TO_COMPARE[0].upper() + NOTHING_TO_COMPARE[1:])}.</p>")
+    elif not result.pairs:
         out.append("<p>No pair at or above the threshold.</p>")
     else:
         out.append('<table class="pairs"><thead><tr><th>First</th><th>Second</th><th>Score</th>'

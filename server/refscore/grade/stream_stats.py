@@ -1,8 +1,8 @@
 """Summary statistics over a stream of report rows, in bounded memory.
 
 ``RowStats.summary()`` has the shape of ``rows.summary`` (counts; per metric n, mean, min, max)
-and adds what the large-run HTML report shows: standard deviation, histogram counts and the
-lowest and highest rows by one metric.
+and adds what the large-run HTML report shows: standard deviation, histogram counts, the
+lowest and highest rows by one metric and the first rows with an error.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 from .rows import INTERRUPTED_PREFIX, SCORE_COLUMNS
 
 #: Columns a lowest/highest table shows besides the scores.
-BRIEF_KEYS = ("id", "problem", "language", "source", "errors")
+BRIEF_KEYS = ("id", "problem", "language", "source", "errors", "warnings", "similar_to", "parse_error")
 #: The most problems counted one by one (a JSONL of more problems keeps the pooled statistics only).
 MAX_PROBLEMS = 500
 
@@ -64,11 +64,13 @@ class RowStats:
         self.problems: dict[str, RowStats] | None = {} if per_problem else None
         self.with_errors = 0
         self.unfinished = 0  # rows an interrupted run did not get to (``rows.INTERRUPTED_PREFIX``)
+        self.not_parsing = 0  # scored rows whose code does not parse although a reference does
         self.columns: dict[str, ColumnStats] = {}
         self.rank_by = rank_by
         self.keep = keep
         self._low: list[tuple[float, int, dict[str, Any]]] = []  # max-heap by negated value
         self._high: list[tuple[float, int, dict[str, Any]]] = []  # min-heap
+        self._failed: list[dict[str, Any]] = []  # the first ``keep`` rows with an error (not only interrupted)
 
     def add(self, row: dict[str, Any]) -> None:
         """Count one row (its position in the stream breaks ties in the rankings)."""
@@ -80,9 +82,13 @@ class RowStats:
                 self.problems = None
             else:
                 self.problems.setdefault(name, RowStats(keep=0)).add(row)
+        self.not_parsing += bool(row.get("parse_error"))
         if row.get("errors"):
             self.with_errors += 1
-            self.unfinished += any(str(e).startswith(INTERRUPTED_PREFIX) for e in row["errors"])
+            unfinished = any(str(e).startswith(INTERRUPTED_PREFIX) for e in row["errors"])
+            self.unfinished += unfinished
+            if not unfinished and len(self._failed) < self.keep:
+                self._failed.append({k: row.get(k) for k in (*BRIEF_KEYS, *SCORE_COLUMNS)})
         columns = self.columns
         for column in SCORE_COLUMNS:
             value = row.get(column)
@@ -106,6 +112,11 @@ class RowStats:
         """``rows.summary``'s dict for every row seen."""
         metrics = {c: self.columns[c].as_dict() for c in SCORE_COLUMNS if c in self.columns}
         return {"submissions": self.rows, "with_errors": self.with_errors, "metrics": metrics}
+
+    def failed(self) -> list[dict[str, Any]]:
+        """The first ``keep`` rows with an error, in stream order (rows an interrupted run did not
+        get to aside: the headline counts those)."""
+        return list(self._failed)
 
     def lowest(self) -> list[dict[str, Any]]:
         """The ``keep`` rows lowest on ``rank_by``, lowest first (earlier rows first on ties)."""

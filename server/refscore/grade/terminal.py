@@ -33,7 +33,7 @@ def note(text: str) -> None:
 def row_line(row: dict[str, Any], width: int = 0) -> str:
     """One submission's line on the terminal; ids padded to ``width`` so the scores line up."""
     scores = "  ".join(f"{LABELS[c]} {row[c]:.3f}" for c in SHOWN if isinstance(row.get(c), float))
-    notes = "; ".join(row["errors"])
+    notes = "; ".join([*row["errors"], *([f"does not parse: {row['parse_error']}"] if row.get("parse_error") else [])])
     shown = printable(str(row["id"]))
     tail = "  ".join(part for part in (scores, f"[{notes}]" if notes else "") if part)
     return f"{shown:<{width}}  " + printable(tail)
@@ -53,6 +53,10 @@ def print_summary(stats: RowStats, outputs: Mapping[str, Path], from_before: int
     out = summary_stream(outputs)
     print(f"graded {summary['submissions']} submission(s): {summary['with_errors']} with errors"
           + (f"; {means}" if means else "") + f"; {from_before} from earlier runs", file=out)
+    if stats.not_parsing:
+        combined = ", the combined RefScore too," if "refscore" in stats.columns else ""
+        print(f"{stats.not_parsing} submission(s) do not parse: their scores{combined} are for the code the parser "
+              "recovered (each one's parse_error says where)", file=out)
     for path in outputs.values():
         print(f"wrote {'standard output' if str(path) == STDOUT else path}", file=out)
     in_pages = [p for p in more if pages is not None and p.parent == pages]

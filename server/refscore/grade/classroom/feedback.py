@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from ..heatmap import Heat, token_heat
-from ..rows import GradeResult
+from ..rows import NOT_PARSING, GradeResult
 from .gradebook import NOT_SCORED, ProblemGrade, StudentGrade
 from .hints import Remark, remarks
 
@@ -31,7 +31,8 @@ class ProblemFeedback:
     heat: list[Heat] = field(default_factory=list)
     remarks: list[Remark] = field(default_factory=list)
     references: list[tuple[str, str]] = field(default_factory=list)  # (name, text): reveal mode only
-    messages: list[str] = field(default_factory=list)  # errors and warnings of the submission
+    messages: list[str] = field(default_factory=list)  # errors of the submission (those no note says)
+    warnings: list[str] = field(default_factory=list)  # warnings of the scored submission
     cells: tuple[tuple[int, int, int], ...] | None = None  # a notebook's code cells (``notebook.Cells``)
 
 
@@ -56,7 +57,9 @@ def student_feedback(student: StudentGrade, details: Mapping[str, GradeResult], 
         if row is not None:
             view.scores = {c: float(row[c]) for c in SHOWN_SCORES if isinstance(row.get(c), (int, float))}
             said = {note[len(NOT_SCORED):] for note in grade.notes if note.startswith(NOT_SCORED)}
-            view.messages = [m for m in [*row.get("errors", []), *row.get("warnings", [])] if m not in said]
+            parsing = any(note.startswith(NOT_PARSING) for note in grade.notes)  # said once, by the note
+            view.messages = [m for m in row.get("errors", []) if m not in said]
+            view.warnings = [m for m in row.get("warnings", []) if not (parsing and str(m).startswith(NOT_PARSING))]
         result = details.get(grade.submission or "")
         if result is not None and mode != "scores" and result.item.candidate is not None:
             _fill(view, result, mode)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..heatmap import Heat, Missing, heat_color, render_pane, safe_attr, safe_text
+from ..heatmap import NOTE_CSS, Heat, Missing, heat_color, note_span, render_pane, safe_attr, safe_text
 from ..rows import LABELS
 from .feedback import ProblemFeedback, StudentFeedback
 
@@ -18,8 +18,8 @@ padding:8px;overflow:auto;margin:0;white-space:pre}
 .miss{box-shadow:inset 0 -2px #c0392b}.codebox{display:grid;grid-template-columns:auto minmax(0,1fr)}
 pre.gutter{font:13px/1.45 ui-monospace,Menlo,Consolas,monospace;color:#8a93a6;text-align:right;margin:0;
 padding:9px 8px 8px 0;user-select:none}ol.remarks li{margin:3px 0}.note{color:#555;font-size:13px}
-.msgs{color:#a12a2a}mark.bidi{background:#f5c542;color:#5a3a00;border-radius:2px;font-size:.9em}
-"""
+.msgs{margin:4px 0}mark.bidi{background:#f5c542;color:#5a3a00;border-radius:2px;font-size:.9em}
+""" + NOTE_CSS
 
 
 def feedback_html(page: StudentFeedback) -> str:
@@ -58,7 +58,9 @@ def _problem(index: int, view: ProblemFeedback) -> str:
         out.append(f'<p class="note">Adjusted by your teacher: {safe_text(adjustment.shown())}'
                    f"{': ' + safe_text(adjustment.comment) if adjustment.comment else ''}</p>")
     for message in view.messages:
-        out.append(f'<p class="msgs">{safe_text(message)}</p>')
+        out.append(f'<p class="msgs">{note_span("error", message)}</p>')
+    for message in view.warnings:
+        out.append(f'<p class="msgs">{note_span("warning", message)}</p>')
     if view.code is not None:
         marks = [Missing(r.start, r.end, "differs from the reference") for r in view.remarks]
         how = (" (coloured by how closely each part matches the reference: red where weakest, then orange, "

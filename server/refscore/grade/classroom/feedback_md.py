@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...bidi import reveal
+from ..heatmap import NOTE_KINDS
 from ..rows import LABELS
 from .feedback import ProblemFeedback, StudentFeedback
 
@@ -44,7 +45,8 @@ def problem_markdown(view: ProblemFeedback) -> list[str]:
         scores = ", ".join(f"{LABELS.get(k, k)} {v:.3f}" for k, v in view.scores.items())
         out += [scores + (f" ({_plain(grade.rule)})" if grade.rule else ""), ""]
     lines = [*grade.notes, *(f"adjusted by your teacher: {a.shown()}" + (f": {a.comment}" if a.comment else "")
-                             for a in grade.adjustments), *view.messages]
+                             for a in grade.adjustments),
+             *(f"{NOTE_KINDS['error']}{m}" for m in view.messages), *(f"{NOTE_KINDS['warning']}{m}" for m in view.warnings)]
     out += [f"- {_plain(line)}" for line in lines] + ([""] if lines else [])
     if view.code is not None:
         lines = view.code.split("\n")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Iterable, Sequence
 
-from ..rows import LABELS
+from ..rows import LABELS, NOT_PARSING
 from .adjustments import Adjustment
 from .rubric import Rubric
 
@@ -202,6 +202,9 @@ def _grade(problem: str, rows: list[dict[str, Any]], rubric: Rubric, ran: bool =
                 candidate.score, candidate.metric = float(value), metric
                 candidate.auto_points, candidate.rule = scheme.points_for(float(value))
                 candidate.points = candidate.auto_points
+                if row.get("parse_error"):  # the points stand; the teacher reads why to look
+                    candidate.notes.append(f"{NOT_PARSING}{row['parse_error']}; the points are for the code "
+                                           "the parser recovered")
             else:
                 candidate.notes.append(f"no {LABELS.get(metric, metric)} score")
         if best is None or candidate.points > best.points:
