@@ -8,7 +8,11 @@ cleared before each run; warm: references already analysed, as in an editor or a
 The machines are shared and noisy, so the two sides alternate for ``--rounds`` rounds and each
 keeps its best time; (2) median time to rescore an edited 300-line candidate against a cached
 reference; (3) time for 16 nested loops (package: exponential). ``--stages`` instead prints
-where the cold analysis of one text goes.
+where the cold analysis of one text goes. ``--count-run cold|warm|none`` makes one corpus call
+(after the warm-up) and nothing else, for an instruction count that a shared machine's load does
+not disturb: ``valgrind --tool=callgrind --callgrind-out-file=/dev/null .venv/bin/python
+benchmarks/bench_codebleu.py --count-run cold``, minus the same with ``none`` (start-up only),
+is the cold call; ``warm`` makes a cold call then a warm one, so ``warm`` minus ``cold`` is the warm call.
 """
 
 from __future__ import annotations
@@ -153,6 +157,8 @@ def main() -> None:
     parser.add_argument("--nested-package", type=int, default=12,
                         help="nesting depth to time the package at (16 takes ~15 s)")
     parser.add_argument("--stages", action="store_true", help="only print where a text's analysis time goes")
+    parser.add_argument("--count-run", choices=("cold", "warm", "none"),
+                        help="one corpus call after the warm-up, nothing else (for callgrind)")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="time the corpus runs by wall time (default) or this process's CPU time")
     args = parser.parse_args()
@@ -169,6 +175,14 @@ def main() -> None:
 
     pairs = load_pairs(args.data, args.pairs, LANGUAGE)
     calc_codebleu(*([pairs[0][0]], [pairs[0][1]]), LANGUAGE)  # import/grammar warm-up for both
+    if args.count_run:
+        if args.count_run == "warm":
+            time_one_call(calc_codebleu, pairs)  # fills the caches; the counted call reuses them
+        if args.count_run != "none":
+            if args.count_run == "cold":
+                clear_caches()
+            time_one_call(calc_codebleu, pairs)
+        return
     codebleu.calc_codebleu([pairs[0][0]], [pairs[0][1]], LANGUAGE)
 
     def cold(timer):
