@@ -152,7 +152,7 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_T
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
            f"<title>{safe_attr(title)}</title><style>{CSS}</style></head><body>",
            f"<header><h1>{safe_text(title)}</h1><p>{_count(summary['submissions'])}, "
-           f"{summary['with_errors']:,} with errors &middot; metrics: "
+           f"{stats.errors_phrase()} &middot; metrics: "
            f"{safe_text(', '.join(settings.get('metrics', [])))} &middot; engine: "
            f"{safe_text(str(settings.get('engine', 'local')))} &middot; refscore "
            f"{safe_text(str(settings.get('refscore_version', '')))}</p>{_not_parsing(stats)}"
@@ -196,7 +196,7 @@ def _summaries(stats: RowStats, columns: Sequence[str]) -> str:
     for index, (name, sub) in enumerate(problems.items()):
         shown = [c for c in columns if c in sub.columns]
         out.append(f'<section class="problem" id="problem-{index}"><h2>Problem {safe_text(name or "(none)")}: '
-                   f"{_count(sub.rows)}, {sub.with_errors:,} with errors</h2>"
+                   f"{_count(sub.rows)}, {sub.errors_phrase()}</h2>"
                    + _statistics(sub, shown, f"summary-{index}") + _histograms(sub, shown) + "</section>")
     return "".join(out)
 
@@ -259,7 +259,8 @@ def _failed(stats: RowStats, columns: Sequence[str], files: Sequence[str]) -> st
     more = f"; {rest:,} more in {where}" if rest > 0 else ""
     skipped = (f"; the {stats.unfinished:,} the interrupted run did not get to are not listed"
                if stats.unfinished else "")
-    return (f'<h2 id="errors">{_count(stats.with_errors)} with errors</h2>'
+    handed = f" ({stats.handed_nothing:,} of them handed nothing in)" if stats.handed_nothing else ""
+    return (f'<h2 id="errors">{_count(stats.with_errors)} with errors{handed}</h2>'
             f'<p class="legend">{f"The first {len(listed):,}" if more else "Listed"} in input order{more}{skipped}.</p>'
             + _brief("error-rows", listed, columns))
 

@@ -51,7 +51,7 @@ def print_summary(stats: RowStats, outputs: Mapping[str, Path], from_before: int
     summary = stats.summary()
     means = ", ".join(f"{LABELS[c]} mean {m['mean']:.3f}" for c, m in summary["metrics"].items() if c in SHOWN)
     out = summary_stream(outputs)
-    print(f"graded {summary['submissions']} submission(s): {summary['with_errors']} with errors"
+    print(f"graded {summary['submissions']} submission(s): {stats.errors_phrase()}"
           + (f"; {means}" if means else "") + f"; {from_before} from earlier runs", file=out)
     if stats.not_parsing:
         combined = ", the combined RefScore too," if "refscore" in stats.columns else ""

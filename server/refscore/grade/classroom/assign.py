@@ -29,6 +29,7 @@ from ... import languages
 from ...errors import InputFileError
 from ..discover import Problem
 from ..items import GradeItem, ItemSet
+from ..rows import HANDED_NOTHING_IN
 from .model import ClassInput, Student, Submission, SubmittedFile
 from .notebook import Cells, code_of, is_notebook, shift
 from .roster import RosterEntry, match_roster, squashed
@@ -259,7 +260,7 @@ def _check_roster(cls: ClassInput, problems: Sequence[ClassProblem], roster: Seq
         report.missing_students.append(entry.label)
         for problem in problems:
             item = _base_item(Student(entry.name, entry.ids[0] if entry.ids else None), problem, None)
-            item.error = item.error or f"{entry.label}: on the roster, but handed nothing in"
+            item.error = item.error or f"{entry.label}: {HANDED_NOTHING_IN}"
             result.items.append(item)
     report.not_on_roster = [_label(s) for s in strangers]
 
