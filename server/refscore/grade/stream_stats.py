@@ -114,7 +114,7 @@ class RowStats:
         """``rows.summary``'s dict for every row seen."""
         metrics = {c: self.columns[c].as_dict() for c in SCORE_COLUMNS if c in self.columns}
         return {"submissions": self.rows, "with_errors": self.with_errors, "handed_nothing_in": self.handed_nothing,
-                "metrics": metrics}
+                "not_parsing": self.not_parsing, "metrics": metrics}
 
     def errors_phrase(self) -> str:
         """``1 with errors, 2 handed nothing in``: the headlines' counts (the HTML page's, each
