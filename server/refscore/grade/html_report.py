@@ -325,12 +325,13 @@ def _similar_note(row: dict[str, Any]) -> list[str]:
 
 def _similarity_note(similarity: dict[str, Any]) -> str:
     """The line linking the similarity page (``--similarity``)."""
-    from .similarity import NOTHING_TO_COMPARE
+    from .similarity import NOTHING_TO_COMPARE, nothing_in
 
     count = similarity.get("flagged_pairs", 0)
     page = safe_attr(str(similarity.get("page", "similarity.html")))
     found = NOTHING_TO_COMPARE if similarity.get("possible_pairs") == 0 else \
-        f'{count} pair{"s" * (count != 1)} at or above {float(similarity.get("threshold", 0)):.2f}'
+        (f'{count} pair{"s" * (count != 1)} at or above {float(similarity.get("threshold", 0)):.2f}'
+         + nothing_in(similarity.get("nothing_to_compare") or ()))
     return (f'<p class="legend" id="similarity">Similarity among submissions: {safe_text(found)}, see '
             f'<a href="{page}">{safe_text(page)}</a> (a hint for the teacher, never a verdict).</p>')
 
