@@ -26,6 +26,7 @@ from .heatmap import (
     safe_text,
     token_heat,
 )
+from .functions_html import FUNCTIONS_CSS, functions_table
 from .histogram import counts_svg
 from .html_legends import legend, trust_note
 from .job import DEFAULT_TITLE
@@ -70,7 +71,7 @@ mark.bidi{background:#f5c542;color:#5a3a00;border-radius:2px;font-size:.9em}
 .np{color:#7a5200;font-weight:700;padding-left:3px}header .warn{color:#ffd27a}header code{white-space:nowrap}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .note{font-size:12px;color:#8a5a00}.msgs{margin:4px 0}.warn{color:#8a5a00}
-""" + NOTE_CSS
+""" + NOTE_CSS + FUNCTIONS_CSS
 
 JS = """
 document.querySelectorAll('table.sortable th').forEach(function(th, col){
@@ -175,7 +176,7 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_T
     out.append(legend(any(r.get("codebertscore_f1") is not None for r in rows)))
     first = next((i for i, r in enumerate(results) if r.report is not None), 0)
     for index, (result, row) in enumerate(details):
-        out.append(_detail(index, result, row, columns, index == first))
+        out.append(_detail(index, result, row, columns, index == first, files))
     out.append(f"</main><script>{JS}</script></body></html>")
     return "\n".join(out)
 
@@ -333,7 +334,8 @@ def _similarity_note(similarity: dict[str, Any]) -> str:
             f'<a href="{page}">{safe_text(page)}</a> (a hint for the teacher, never a verdict).</p>')
 
 
-def _detail(index: int, result: GradeResult, row: dict[str, Any], columns: Sequence[str], opened: bool) -> str:
+def _detail(index: int, result: GradeResult, row: dict[str, Any], columns: Sequence[str], opened: bool,
+            files: Sequence[str] = ()) -> str:
     item = result.item
     scores = " &middot; ".join(f"{safe_text(LABELS.get(c, c))} {row[c]:.3f}" for c in columns if _num(row.get(c)))
     if scores and row.get("parse_error"):
@@ -346,6 +348,7 @@ def _detail(index: int, result: GradeResult, row: dict[str, Any], columns: Seque
         out.append(f'<div class="msgs">{note_span("warning", message)}</div>')
     if item.context:
         out.append(f'<div class="legend">Task: {safe_text(item.context[:400])}</div>')
+    out.append(functions_table(row.get("functions"), item.reference_names, files))
     if item.candidate is not None and item.references:
         out.append(_panes(result))
     out.append("</details>")
