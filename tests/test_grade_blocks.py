@@ -49,7 +49,8 @@ def in_memory(jsonl, tmp_path_factory) -> list[dict]:
 
 def summary(rows: list[dict]) -> dict:
     """The statistics of ``rows``, computed here the plain way (the reports stream them)."""
-    out: dict = {"submissions": len(rows), "with_errors": sum(1 for r in rows if r["errors"]), "metrics": {}}
+    out: dict = {"submissions": len(rows), "with_errors": sum(1 for r in rows if r["errors"]),
+                 "handed_nothing_in": 0, "not_parsing": sum(1 for r in rows if r.get("parse_error")), "metrics": {}}
     columns = [c for c in parquet_schema().names if parquet_schema().field(c).type == "double"]
     for column in columns:
         values = [r[column] for r in rows if isinstance(r.get(column), float)]

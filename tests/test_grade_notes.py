@@ -119,3 +119,16 @@ def test_without_the_combined_number_the_notes_do_not_name_it(tmp_path: Path,
     assert line.startswith("1 submission(s) do not parse") and "RefScore" not in line
     html = (out / "grade.html").read_text(encoding="utf-8")
     assert "1 submission does not parse" in html and "RefScore too" not in html
+
+
+def test_the_json_summary_counts_the_submissions_that_do_not_parse(tmp_path: Path) -> None:
+    """Each row's ``parse_error`` says it; the summary counts them, as the headlines do."""
+    import json
+
+    reference, subs = _class(tmp_path)
+    (subs / "unfinished.py").write_text("def add(a, b):\n    return a +\n")
+    out = tmp_path / "out"
+    main(["grade", "-r", str(reference), str(subs), "--metrics", "codebleu", "-o", str(out), "-q"])
+    data = json.loads((out / "grade.json").read_text(encoding="utf-8"))
+    assert sum(bool(r["parse_error"]) for r in data["submissions"]) == 2
+    assert data["summary"]["not_parsing"] == 2 and data["summary"]["with_errors"] == 1  # other.js

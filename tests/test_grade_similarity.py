@@ -78,6 +78,7 @@ def test_grade_similarity_flags_the_planted_copies(tmp_path: Path) -> None:
     report = json.loads((out / "grade.json").read_text())
     assert report["settings"]["similarity"] == {"threshold": 0.8, "flagged_pairs": len(rows),
                                              "possible_pairs": sum(p["possible_pairs"] for p in problems.values()),
+                                             "nothing_to_compare": [],
                                              "page": "similarity.html"}
     html = (out / "grade.html").read_text()
     assert 'href="similarity.html"' in html and "never a verdict" in html and "similar to " in html
@@ -173,3 +174,29 @@ def test_one_submission_is_nothing_to_compare(tmp_path: Path, capsys: pytest.Cap
                  "--similarity", "-o", str(again), "-q"]) == 0
     page = (again / "similarity.html").read_text()
     assert "nothing to compare" in page and "No pair at or above" not in page and "empty submission" in page
+
+
+def test_the_grade_page_names_the_problems_with_nothing_to_compare(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Two problems, one with a single submission: the grade page's similarity line (and the
+    terminal note) says that problem had nothing to compare, not only the similarity page."""
+    (tmp_path / "ref.py").write_text(REFERENCES["python"])
+    (tmp_path / "ref.java").write_text(REFERENCES["java"])
+    (tmp_path / "py").mkdir()
+    for student in make_class("python", 12, seed=3)[:4]:
+        (tmp_path / "py" / f"{student.id}.py").write_text(student.text)
+    (tmp_path / "java").mkdir()
+    (tmp_path / "java" / "alone.java").write_text(make_class("java", 12, seed=3)[0].text)
+    (tmp_path / "m.toml").write_text(
+        '[[problem]]\nname = "py_mean"\nreference = "ref.py"\nsubmissions = ["py/*.py"]\n'
+        '[[problem]]\nname = "java_mean"\nreference = "ref.java"\nsubmissions = ["java/*.java"]\n')
+    out = tmp_path / "out"
+    assert main(["grade", "--mapping", str(tmp_path / "m.toml"), "--metrics", "codebleu", "--similarity",
+                 "-o", str(out)]) == 0
+    page = (out / "grade.html").read_text(encoding="utf-8")
+    line = page[page.index('id="similarity"'):].split("</p>", 1)[0]
+    assert "nothing to compare in java_mean" in line and "py_mean" not in line, line
+    err = capsys.readouterr().err
+    assert "nothing to compare in java_mean" in err, err
+    info = json.loads((out / "grade.json").read_text(encoding="utf-8"))["settings"]["similarity"]
+    assert info["nothing_to_compare"] == ["java_mean"]

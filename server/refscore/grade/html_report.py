@@ -13,16 +13,12 @@ import math
 from dataclasses import replace
 from typing import Any, Sequence
 
-from ..vocabulary import WEAK_TOKEN_THRESHOLD
 from .classroom.html import class_section
 from .classroom.notebook import where
 from .heatmap import (
-    BUCKET_COLORS,
     NOTE_CSS,
-    bucket_edges,
     explanation_spans,
     heat_color,
-    missing_color,
     missing_heat,
     note_span,
     render_pane,
@@ -30,7 +26,9 @@ from .heatmap import (
     safe_text,
     token_heat,
 )
+from .functions_html import FUNCTIONS_CSS, functions_table
 from .histogram import counts_svg
+from .html_legends import legend, trust_note
 from .job import DEFAULT_TITLE
 from .rows import LABELS, SCORE_COLUMNS, GradeResult
 from .stream_stats import RowStats
@@ -73,7 +71,7 @@ mark.bidi{background:#f5c542;color:#5a3a00;border-radius:2px;font-size:.9em}
 .np{color:#7a5200;font-weight:700;padding-left:3px}header .warn{color:#ffd27a}header code{white-space:nowrap}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .note{font-size:12px;color:#8a5a00}.msgs{margin:4px 0}.warn{color:#8a5a00}
-""" + NOTE_CSS
+""" + NOTE_CSS + FUNCTIONS_CSS
 
 JS = """
 document.querySelectorAll('table.sortable th').forEach(function(th, col){
@@ -152,7 +150,7 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_T
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
            f"<title>{safe_attr(title)}</title><style>{CSS}</style></head><body>",
            f"<header><h1>{safe_text(title)}</h1><p>{_count(summary['submissions'])}, "
-           f"{summary['with_errors']:,} with errors &middot; metrics: "
+           f"{stats.errors_phrase()} &middot; metrics: "
            f"{safe_text(', '.join(settings.get('metrics', [])))} &middot; engine: "
            f"{safe_text(str(settings.get('engine', 'local')))} &middot; refscore "
            f"{safe_text(str(settings.get('refscore_version', '')))}</p>{_not_parsing(stats)}"
@@ -174,11 +172,11 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_T
     rows = [row for _, row in details]
     out.append(_table(rows, columns))
     if "refscore" in columns:
-        out.append(_trust_note())
-    out.append(_legend(any(r.get("codebertscore_f1") is not None for r in rows)))
+        out.append(trust_note())
+    out.append(legend(any(r.get("codebertscore_f1") is not None for r in rows)))
     first = next((i for i, r in enumerate(results) if r.report is not None), 0)
     for index, (result, row) in enumerate(details):
-        out.append(_detail(index, result, row, columns, index == first))
+        out.append(_detail(index, result, row, columns, index == first, files))
     out.append(f"</main><script>{JS}</script></body></html>")
     return "\n".join(out)
 
@@ -196,7 +194,7 @@ def _summaries(stats: RowStats, columns: Sequence[str]) -> str:
     for index, (name, sub) in enumerate(problems.items()):
         shown = [c for c in columns if c in sub.columns]
         out.append(f'<section class="problem" id="problem-{index}"><h2>Problem {safe_text(name or "(none)")}: '
-                   f"{_count(sub.rows)}, {sub.with_errors:,} with errors</h2>"
+                   f"{_count(sub.rows)}, {sub.errors_phrase()}</h2>"
                    + _statistics(sub, shown, f"summary-{index}") + _histograms(sub, shown) + "</section>")
     return "".join(out)
 
@@ -259,7 +257,8 @@ def _failed(stats: RowStats, columns: Sequence[str], files: Sequence[str]) -> st
     more = f"; {rest:,} more in {where}" if rest > 0 else ""
     skipped = (f"; the {stats.unfinished:,} the interrupted run did not get to are not listed"
                if stats.unfinished else "")
-    return (f'<h2 id="errors">{_count(stats.with_errors)} with errors</h2>'
+    handed = f" ({stats.handed_nothing:,} of them handed nothing in)" if stats.handed_nothing else ""
+    return (f'<h2 id="errors">{_count(stats.with_errors)} with errors{handed}</h2>'
             f'<p class="legend">{f"The first {len(listed):,}" if more else "Listed"} in input order{more}{skipped}.</p>'
             + _brief("error-rows", listed, columns))
 
@@ -324,54 +323,19 @@ def _similar_note(row: dict[str, Any]) -> list[str]:
 
 def _similarity_note(similarity: dict[str, Any]) -> str:
     """The line linking the similarity page (``--similarity``)."""
-    from .similarity import NOTHING_TO_COMPARE
+    from .similarity import NOTHING_TO_COMPARE, nothing_in
 
     count = similarity.get("flagged_pairs", 0)
     page = safe_attr(str(similarity.get("page", "similarity.html")))
     found = NOTHING_TO_COMPARE if similarity.get("possible_pairs") == 0 else \
-        f'{count} pair{"s" * (count != 1)} at or above {float(similarity.get("threshold", 0)):.2f}'
+        (f'{count} pair{"s" * (count != 1)} at or above {float(similarity.get("threshold", 0)):.2f}'
+         + nothing_in(similarity.get("nothing_to_compare") or ()))
     return (f'<p class="legend" id="similarity">Similarity among submissions: {safe_text(found)}, see '
             f'<a href="{page}">{safe_text(page)}</a> (a hint for the teacher, never a verdict).</p>')
 
 
-def _trust_note() -> str:
-    """What the combined RefScore number is and how far it was found to agree (held out)."""
-    from ..combined.labels import input_families
-    from ..scoring.headline import headline_model
-
-    model = headline_model() or {}
-    held = (model.get("verdict") or {}).get("combined") or {}
-    families = input_families(model.get("features", []))
-    kinds = ", ".join(families[:-1]) + f" and {families[-1]}" if len(families) > 1 else "".join(families)
-    measured = ""
-    if held.get("humaneval_tau") is not None and held.get("conala_tau") is not None:
-        measured = (f" On problems it was not fitted on it ordered candidates as the tests did with Kendall tau "
-                    f"{held['humaneval_tau']:.2f} (HumanEval) and agreed with human graders at tau "
-                    f"{held['conala_tau']:.2f} (CoNaLa), better than any single metric.")
-    return (f'<p class="legend">RefScore combines signals from {safe_text(kinds or "several metrics")} into '
-            "one number in 0..1: how likely the code is correct, judging by its similarity to the reference."
-            f"{safe_text(measured)} Use it to rank submissions and to find the ones worth reading; a correct "
-            "solution written differently from the reference can still score low.</p>")
-
-
-def _legend(with_bert: bool, threshold: float = WEAK_TOKEN_THRESHOLD) -> str:
-    missing = ('<span class="miss">red underline</span> = in the reference but missing from the candidate '
-               "(CodeBLEU explanations)")
-    if not with_bert:
-        shades = "".join(f'<span style="background:{missing_color(k)}">{k}{"+" if k == 3 else ""}</span>'
-                         for k in (1, 2, 3))
-        return (f'<p class="legend">{missing}; the reference is shaded by how many CodeBLEU components miss '
-                f"each part {shades}. Token colours need CodeBERTScore (--metrics codebertscore).</p>")
-    edges = bucket_edges(threshold)
-    below = " ".join(f'<span style="background:{BUCKET_COLORS[b]}">{b} &lt; {edge:.2f}</span>'
-                     for b, edge in edges.items())
-    return ('<p class="legend">Token colours: CodeBERTScore similarity of each token to its best match on '
-            f"the other side, in the heat buckets around the weak-token threshold {threshold:.2f} "
-            f"{below}; tokens at {max(edges.values()):.2f} or above are not coloured; in the reference, a "
-            f"coloured token is one the candidate lacks; {missing}.</p>")
-
-
-def _detail(index: int, result: GradeResult, row: dict[str, Any], columns: Sequence[str], opened: bool) -> str:
+def _detail(index: int, result: GradeResult, row: dict[str, Any], columns: Sequence[str], opened: bool,
+            files: Sequence[str] = ()) -> str:
     item = result.item
     scores = " &middot; ".join(f"{safe_text(LABELS.get(c, c))} {row[c]:.3f}" for c in columns if _num(row.get(c)))
     if scores and row.get("parse_error"):
@@ -384,6 +348,7 @@ def _detail(index: int, result: GradeResult, row: dict[str, Any], columns: Seque
         out.append(f'<div class="msgs">{note_span("warning", message)}</div>')
     if item.context:
         out.append(f'<div class="legend">Task: {safe_text(item.context[:400])}</div>')
+    out.append(functions_table(row.get("functions"), item.reference_names, files))
     if item.candidate is not None and item.references:
         out.append(_panes(result))
     out.append("</details>")

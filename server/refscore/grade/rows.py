@@ -23,6 +23,10 @@ INTERRUPTED = f"{INTERRUPTED_PREFIX} (rerun to finish; scored items are kept)"
 #: The same when nothing scored outlives the run (``--no-cache``, a report on a stream only).
 INTERRUPTED_NOT_KEPT = f"{INTERRUPTED_PREFIX} (nothing was kept without a cache: a rerun scores everything again)"
 
+#: The error of a roster student's row for a problem they handed nothing in for
+#: (``classroom.assign``): counted apart from the other errors in the headlines.
+HANDED_NOTHING_IN = "on the roster, but handed nothing in"
+
 #: Numeric columns, in report order; each gets a histogram in the HTML report.
 #: Scores computed only when --metrics names them (chrF, TSED, CrystalBLEU).
 TEXT_COLUMNS = ("chrf", "tsed", "crystalbleu")

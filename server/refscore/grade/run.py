@@ -252,18 +252,21 @@ def _similarity(job: GradeJob, items: list[GradeItem], outputs: dict[str, Path],
     give the grade report's ``similar_to`` cells (None without ``--similarity``)."""
     if job.similarity is None:
         return None
-    from .similarity import NOTHING_TO_COMPARE, comparable_pairs, flagged_pairs, flags, similarity_of
+    from .similarity import NOTHING_TO_COMPARE, comparable_pairs, empty_problems, flagged_pairs, flags, nothing_in, \
+        similarity_of
     from .similarity_report import write_similarity
 
     problems = similarity_of(items, job.similarity, _starters(job, items))
     write_similarity(outputs["similarity_html"].parent, problems, job.similarity)
     count = flagged_pairs(problems)
     possible = comparable_pairs(problems)
+    empty = empty_problems(problems) if possible else []
     info["similarity"] = {"threshold": job.similarity, "flagged_pairs": count, "possible_pairs": possible,
-                          "page": outputs["similarity_html"].name}
+                          "nothing_to_compare": empty, "page": outputs["similarity_html"].name}
     if say:
         found = (NOTHING_TO_COMPARE if not possible else
-                 f"{count} pair(s) of submissions at or above {job.similarity:g} (a hint, not a verdict)")
+                 f"{count} pair(s) of submissions at or above {job.similarity:g}{nothing_in(empty)} "
+                 "(a hint, not a verdict)")
         note(f"similarity: {found}: {outputs['similarity_html']}")
         if job.inputs.jsonl:
             note("similarity: --jsonl lines are not compared (only submission files and mapping problems)")

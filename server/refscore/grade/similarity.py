@@ -89,3 +89,25 @@ def comparable_pairs(problems: Sequence[ProblemSimilarity]) -> int:
 
 #: What the reports say when a problem (or the run) has fewer than two submissions to compare.
 NOTHING_TO_COMPARE = "nothing to compare: fewer than two submissions that can be compared"
+
+
+#: Problems named in ``nothing_in``'s sentence (the rest: "and N more").
+MAX_NAMED_PROBLEMS = 10
+
+
+def empty_problems(problems: Sequence[ProblemSimilarity]) -> list[str]:
+    """The problems with nothing to compare (fewer than two comparable submissions), by name (a
+    problem graded in several languages: ``name (language)`` for each)."""
+    names = [p.problem or "(no problem)" for p in problems]
+    return [name if names.count(name) == 1 else f"{name} ({p.language or 'no language'})"
+            for name, p in zip(names, problems) if not p.result.possible]
+
+
+def nothing_in(names: Sequence[str]) -> str:
+    """``; nothing to compare in a, b (fewer than two ...)``: what the grade page and the terminal add
+    when some problems, not all, had no pair; '' when none."""
+    if not names:
+        return ""
+    shown = ", ".join(names[:MAX_NAMED_PROBLEMS])
+    more = f" and {len(names) - MAX_NAMED_PROBLEMS} more" if len(names) > MAX_NAMED_PROBLEMS else ""
+    return f"; nothing to compare in {shown}{more} ({NOTHING_TO_COMPARE.split(': ', 1)[1]})"

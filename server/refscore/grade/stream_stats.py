@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from .rows import INTERRUPTED_PREFIX, SCORE_COLUMNS
+from .rows import HANDED_NOTHING_IN, INTERRUPTED_PREFIX, SCORE_COLUMNS
 
 #: Columns a lowest/highest table shows besides the scores.
 BRIEF_KEYS = ("id", "problem", "language", "source", "errors", "warnings", "similar_to", "parse_error")
@@ -64,6 +64,7 @@ class RowStats:
         self.problems: dict[str, RowStats] | None = {} if per_problem else None
         self.with_errors = 0
         self.unfinished = 0  # rows an interrupted run did not get to (``rows.INTERRUPTED_PREFIX``)
+        self.handed_nothing = 0  # roster students' rows with nothing handed in (``rows.HANDED_NOTHING_IN``)
         self.not_parsing = 0  # scored rows whose code does not parse although a reference does
         self.columns: dict[str, ColumnStats] = {}
         self.rank_by = rank_by
@@ -87,6 +88,7 @@ class RowStats:
             self.with_errors += 1
             unfinished = any(str(e).startswith(INTERRUPTED_PREFIX) for e in row["errors"])
             self.unfinished += unfinished
+            self.handed_nothing += any(str(e).endswith(HANDED_NOTHING_IN) for e in row["errors"])
             if not unfinished and len(self._failed) < self.keep:
                 self._failed.append({k: row.get(k) for k in (*BRIEF_KEYS, *SCORE_COLUMNS)})
         columns = self.columns
@@ -111,7 +113,14 @@ class RowStats:
     def summary(self) -> dict[str, Any]:
         """``rows.summary``'s dict for every row seen."""
         metrics = {c: self.columns[c].as_dict() for c in SCORE_COLUMNS if c in self.columns}
-        return {"submissions": self.rows, "with_errors": self.with_errors, "metrics": metrics}
+        return {"submissions": self.rows, "with_errors": self.with_errors, "handed_nothing_in": self.handed_nothing,
+                "not_parsing": self.not_parsing, "metrics": metrics}
+
+    def errors_phrase(self) -> str:
+        """``1 with errors, 2 handed nothing in``: the headlines' counts (the HTML page's, each
+        problem's, the terminal's), roster students who handed nothing in told from the errors."""
+        phrase = f"{self.with_errors - self.handed_nothing:,} with errors"
+        return phrase + (f", {self.handed_nothing:,} handed nothing in" if self.handed_nothing else "")
 
     def failed(self) -> list[dict[str, Any]]:
         """The first ``keep`` rows with an error, in stream order (rows an interrupted run did not

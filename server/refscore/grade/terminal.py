@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, TextIO
 
 from ..bidi import printable
-from .rows import LABELS, threshold_value
+from .heatmap import NOTE_KINDS
+from .rows import LABELS, NOT_PARSING, threshold_value
 from .stream_stats import RowStats
 from .targets import STDOUT, is_stdout
 
@@ -30,10 +31,19 @@ def note(text: str) -> None:
     print(f"refscore: note: {printable(text)}", file=sys.stderr)
 
 
+def _short_warnings(row: dict[str, Any]) -> list[str]:
+    """A row's warnings for its terminal line, each up to its first colon (``bidirectional control
+    character(s) U+202E on line(s) 2``), the parse error as ``does not parse: syntax error near line N``."""
+    out = [str(w).split(": ", 1)[0] for w in row.get("warnings") or () if not str(w).startswith(NOT_PARSING)]
+    return [*out, f"{NOT_PARSING}{row['parse_error']}"] if row.get("parse_error") else out
+
+
 def row_line(row: dict[str, Any], width: int = 0) -> str:
-    """One submission's line on the terminal; ids padded to ``width`` so the scores line up."""
+    """One submission's line on the terminal; ids padded to ``width`` so the scores line up. Its
+    notes say their kind as the HTML Notes column does (``heatmap.NOTE_KINDS``)."""
     scores = "  ".join(f"{LABELS[c]} {row[c]:.3f}" for c in SHOWN if isinstance(row.get(c), float))
-    notes = "; ".join([*row["errors"], *([f"does not parse: {row['parse_error']}"] if row.get("parse_error") else [])])
+    notes = "; ".join([*(NOTE_KINDS["error"] + str(e) for e in row["errors"]),
+                       *(NOTE_KINDS["warning"] + w for w in _short_warnings(row))])
     shown = printable(str(row["id"]))
     tail = "  ".join(part for part in (scores, f"[{notes}]" if notes else "") if part)
     return f"{shown:<{width}}  " + printable(tail)
@@ -51,7 +61,7 @@ def print_summary(stats: RowStats, outputs: Mapping[str, Path], from_before: int
     summary = stats.summary()
     means = ", ".join(f"{LABELS[c]} mean {m['mean']:.3f}" for c, m in summary["metrics"].items() if c in SHOWN)
     out = summary_stream(outputs)
-    print(f"graded {summary['submissions']} submission(s): {summary['with_errors']} with errors"
+    print(f"graded {summary['submissions']} submission(s): {stats.errors_phrase()}"
           + (f"; {means}" if means else "") + f"; {from_before} from earlier runs", file=out)
     if stats.not_parsing:
         combined = ", the combined RefScore too," if "refscore" in stats.columns else ""

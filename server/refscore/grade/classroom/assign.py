@@ -29,6 +29,7 @@ from ... import languages
 from ...errors import InputFileError
 from ..discover import Problem
 from ..items import GradeItem, ItemSet
+from ..rows import HANDED_NOTHING_IN
 from .model import ClassInput, Student, Submission, SubmittedFile
 from .notebook import Cells, code_of, is_notebook, shift
 from .roster import RosterEntry, match_roster, squashed
@@ -71,15 +72,17 @@ class ClassReport:
     not_on_roster: list[str] = field(default_factory=list)
     unmatched_files: list[str] = field(default_factory=list)
     refused: int = 0
+    roster: int | None = None  # how many students the roster names (None: no roster)
 
     def to_dict(self) -> dict[str, Any]:
         return {"source": self.source, "layout": self.layout, "students": self.students,
-                "missing_students": self.missing_students, "not_on_roster": self.not_on_roster,
-                "unmatched_files": self.unmatched_files, "refused_entries": self.refused}
+                "roster_students": self.roster, "missing_students": self.missing_students,
+                "not_on_roster": self.not_on_roster, "unmatched_files": self.unmatched_files,
+                "refused_entries": self.refused}
 
     def notes(self) -> list[str]:
         """The stderr lines."""
-        out = []
+        out = [f"{self.source}: {headcount(self.to_dict())}"] if self.roster is not None else []
         if self.missing_students:
             out.append(f"{self.source}: {len(self.missing_students)} student(s) on the roster handed nothing in: "
                        + ", ".join(self.missing_students))
@@ -89,6 +92,21 @@ class ClassReport:
             out.append(f"{self.source}: {len(self.unmatched_files)} file(s) matched no problem (not graded): "
                        + ", ".join(self.unmatched_files[:20]) + (" ..." if len(self.unmatched_files) > 20 else ""))
         return out
+
+
+def headcount(info: dict[str, Any]) -> str:
+    """``4 students handed something in (3 of the 5 on the roster, 1 not on it)``: who a class's
+    rows come from (``ClassReport.to_dict``'s ``info``; the HTML page's class section and the
+    terminal note alike), never a bare "4 students" that could be read as the roster's."""
+    students = int(info.get("students") or 0)
+    said = f"{students:,} student{'s' * (students != 1)} handed something in"
+    roster = info.get("roster_students")
+    if roster is None:
+        return said
+    strangers = len(info.get("not_on_roster") or ())
+    handed = int(roster) - len(info.get("missing_students") or ())
+    return (f"{said} ({handed:,} of the {int(roster):,} on the roster"
+            + (f", {strangers:,} not on it)" if strangers else ")"))
 
 
 def file_language(name: str) -> str | None:
@@ -255,11 +273,12 @@ def submission_text(submission: Submission, starter: Starter | None = None) -> s
 def _check_roster(cls: ClassInput, problems: Sequence[ClassProblem], roster: Sequence[RosterEntry],
                   result: ItemSet, report: ClassReport) -> None:
     missing, strangers = match_roster(roster, [s.student for s in cls.submissions])
+    report.roster = len(roster)
     for entry in missing:
         report.missing_students.append(entry.label)
         for problem in problems:
             item = _base_item(Student(entry.name, entry.ids[0] if entry.ids else None), problem, None)
-            item.error = item.error or f"{entry.label}: on the roster, but handed nothing in"
+            item.error = item.error or f"{entry.label}: {HANDED_NOTHING_IN}"
             result.items.append(item)
     report.not_on_roster = [_label(s) for s in strangers]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..heatmap import safe_text
+from .assign import headcount
 
 
 def class_section(classes: Sequence[dict[str, Any]]) -> str:
@@ -13,7 +14,7 @@ def class_section(classes: Sequence[dict[str, Any]]) -> str:
     out = []
     for info in classes:
         out.append(f'<section class="class"><h2>Class: {safe_text(str(info.get("source", "")))}</h2><p>'
-                   f'layout {safe_text(str(info.get("layout", "")))} &middot; {int(info.get("students", 0))} students'
+                   f'layout {safe_text(str(info.get("layout", "")))} &middot; {safe_text(headcount(info))}'
                    f' &middot; {int(info.get("refused_entries", 0))} entries refused</p>')
         for key, label in (("missing_students", "On the roster, handed nothing in"),
                            ("not_on_roster", "Not on the roster (graded)"),
