@@ -254,6 +254,23 @@ def test_usage_and_input_errors_are_one_line(tmp_path, capsys):
     assert "Traceback" not in err and "not valid TOML" in err
 
 
+def test_an_unknown_lang_stops_every_kind_of_input_before_scoring(tmp_path, capsys):
+    """docs/grade.md: an unknown `--lang` stops the run before scoring (exit 4), whatever the
+    input: it is the fallback for JSONL rows and mapping problems too, so a typo (`--lang pyhton`)
+    must not become an error row per submission (exit 3) or be ignored where the rows name theirs."""
+    gen = make_class(tmp_path / "class")
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"candidate": "x = 1\n", "reference": "x = 1\n", "language": "python"}) + "\n"
+                    + json.dumps({"candidate": "y = 2\n", "reference": "y = 2\n"}) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    for inputs in (["--jsonl", str(rows)], ["--mapping", str(gen.mapping)]):
+        capsys.readouterr()
+        assert main(["grade", *inputs, "--lang", "pyhton", "--metrics", "codebleu", "-o", str(out), "-q"]) == 4
+        err = capsys.readouterr().err
+        assert "unknown language 'pyhton'" in err and len(err.strip().splitlines()) == 1, err
+        assert not out.exists()  # stopped before anything was scored or written
+
+
 def test_files_folders_and_globs_on_the_command_line(tmp_path, capsys):
     gen = make_class(tmp_path / "class")
     ref = str(gen.root / "refs" / "running_max.py")

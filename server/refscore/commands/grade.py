@@ -15,7 +15,7 @@ from ..grade.rows import SCORE_COLUMNS
 from ..grade.run import run_job
 from ..grade.settings import GradeSettings, scorer_tag
 from ..metrics.similarity import DEFAULT_THRESHOLD
-from ..scoring.inputs import STDIN
+from ..scoring.inputs import STDIN, resolve_language
 from ..scoring.report import ALL_METRICS, CODEBLEU_RULES
 from . import options
 from .classroom_options import classroom_from_args, register_classroom
@@ -248,6 +248,8 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
     options.check_fail_metric(args.fail_metric, metrics)
     options.check_device(args.device, metrics)
     check_applicable(args)
+    if args.lang:  # the fallback of JSONL rows and mapping problems too: a typo stops the run (exit 4)
+        resolve_language(args.lang)
     options.drop_unused_options(args, metrics)
     if "html" not in dict(_reports(args)):
         options.drop_ignored(args, (("--title", "title", DEFAULT_TITLE),), "the HTML report",
