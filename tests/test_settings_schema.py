@@ -136,3 +136,22 @@ def test_the_command_lines_idf_goes_through_the_schema(monkeypatch: pytest.Monke
     monkeypatch.setitem(SETTINGS, "idf", replace(SETTINGS["idf"], check=refuse))
     with pytest.raises(UsageError, match=r"^--idf 'references': must be a file the schema allows$"):
         idf_setting("references")
+
+
+@pytest.mark.parametrize("section, expected", [
+    ({"references": {"*.py": 5}},
+     "refscore.references: '*.py' must map to a reference path or a list of paths (not 5); using the default, {}"),
+    ({"references": {"a/*.py": ["key.py", 3]}},
+     "refscore.references: 'a/*.py' must map to a reference path or a list of paths (not ['key.py', 3]); "
+     "using the default, {}"),
+    ({"references": 5},
+     "refscore.references: must map candidate globs to reference paths (not 5); using the default, {}"),
+    ({"inlayHints": {"enabled": "yes"}},
+     "refscore.inlayHints.enabled: must be true or false (not 'yes'); using the default, false"),
+])
+def test_a_bad_editor_setting_is_one_sentence_naming_the_bad_value_once(section, expected) -> None:
+    """Like every other bad setting, ``refscore.<key>: <what it must be> (not <value>); using the
+    default, <json>``: the value shown is the one that is wrong, once (not "not 5 (not {'*.py': 5})"),
+    and the key is not repeated inside the sentence."""
+    _, problems = parse_settings(section)
+    assert problems == [expected]

@@ -2,8 +2,8 @@
 
 import type * as vscode from "vscode";
 import { LanguageClient, type LanguageClientOptions, type ServerOptions } from "vscode-languageclient/node";
-import { LANGUAGES } from "./languages.generated";
 import { MISSING, TOKEN_SCORES } from "./protocol";
+import { documentSelector } from "./selector";
 import { STATUS } from "./serverStatus";
 
 export interface ClientHooks {
@@ -29,7 +29,7 @@ export function createClient(launch: ServerLaunch, output: vscode.LogOutputChann
     options: { env: launch.env },
   };
   const clientOptions: LanguageClientOptions = {
-    documentSelector: LANGUAGES.map((language) => ({ scheme: "file", language })),
+    documentSelector: documentSelector(),
     outputChannel: output,
     initializationOptions: { tokenScores: true },
     synchronize: { configurationSection: "refscore" },

@@ -73,7 +73,8 @@ async function chooseReference({ session }: Parts): Promise<void> {
   if (pick.id === "files") {
     const files = await vscode.window.showOpenDialog({
       canSelectMany: true,
-      defaultUri: vscode.Uri.file(path.dirname(doc.uri.fsPath)),
+      // an untitled buffer has no folder: start where its relative paths start, the first workspace folder
+      defaultUri: doc.uri.scheme === "file" ? vscode.Uri.file(path.dirname(doc.uri.fsPath)) : vscode.workspace.workspaceFolders?.[0]?.uri,
       openLabel: "Use as Reference",
     });
     if (files === undefined || files.length === 0) {

@@ -1,5 +1,6 @@
 /** Quick-pick entries for the score panel and the "missing from the reference" list. */
 
+import { printable } from "./printable";
 import type { MissingItem } from "./protocol";
 import { baseName, COMPONENT_LABELS, fmt, type Summary } from "./summary";
 
@@ -21,8 +22,9 @@ export interface Entry {
 
 const MAX_TEXT = 80;
 
+/** Code as one line of a label: whitespace runs folded to one space, control and bidi characters visible. */
 function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
+  const flat = printable(text.replace(/\s+/g, " ").trim());
   return flat.length > MAX_TEXT ? `${flat.slice(0, MAX_TEXT - 1)}…` : flat;
 }
 

@@ -1,5 +1,6 @@
 /** The `refscore/scoreText` answer as one line for a message, and the region to jump to. */
 
+import { printable } from "./printable";
 import { isRange, isRecord } from "./protocol";
 import type { Target } from "./items";
 import { baseName, fmt } from "./summary";
@@ -16,7 +17,7 @@ export function describeScoreText(answer: unknown): ScoreTextView {
     return { message: "RefScore: the server gave no answer for the selection.", failed: true };
   }
   if (typeof answer.error === "string") {
-    return { message: `RefScore: ${answer.error}`, failed: true };
+    return { message: printable(`RefScore: ${answer.error}`), failed: true };
   }
   const parts: string[] = [];
   const codebleu = answer.codebleu;
@@ -38,5 +39,6 @@ export function describeScoreText(answer: unknown): ScoreTextView {
   const errors = Array.isArray(answer.errors) ? answer.errors.filter((e) => typeof e === "string") : [];
   const tail = errors.length > 0 ? ` (${errors.join("; ")})` : "";
   const scores = parts.length > 0 ? parts.join(" · ") : "no scores";
-  return { message: `Selection: ${scores}${where}${tail}`, region, failed: parts.length === 0 };
+  // the function's name is the reference's code, the errors may quote it: shown as the server shows code in messages
+  return { message: printable(`Selection: ${scores}${where}${tail}`), region, failed: parts.length === 0 };
 }

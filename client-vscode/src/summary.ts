@@ -1,5 +1,6 @@
 /** The file's scores as the server publishes them (the summary diagnostic's `data`), and their text forms. */
 
+import { printable } from "./printable";
 import { isRecord, PROBLEM_CODE, SUMMARY_CODE } from "./protocol";
 import { MISSING_LABELS } from "./vocabulary.generated";
 
@@ -180,13 +181,13 @@ export function statusText(state: FileState, busy: boolean, bertSetup = false): 
   return `${icon} ${parts.length > 0 ? parts.join(" · ") : "RefScore"}`;
 }
 
-/** The last path segment of a URI, decoded. */
+/** The last path segment of a URI, decoded, for display: control and bidi characters of the name as `<U+202E>` markers (as the server shows names). */
 export function baseName(uri: string): string {
   const tail = uri.replace(/[?#].*$/, "").split("/").pop() ?? uri;
   try {
-    return decodeURIComponent(tail);
+    return printable(decodeURIComponent(tail));
   } catch {
-    return tail;
+    return printable(tail);
   }
 }
 

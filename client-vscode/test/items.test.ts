@@ -71,3 +71,13 @@ test("the panel opens with the combined number and what moved it most, when ther
   assert.equal(entries[2].description, "-0.20 on the logit");
   assert.equal(scoreEntries(summary(), [])[0].label, "CodeBLEU");
 });
+
+test("missing entries show control and bidi characters of the code as visible markers", () => {
+  const raw = "s = \"\u202e\u2066x\u2069\u202c\"\x1b[2J\x00\x85\x7f";
+  const item: MissingItem = { kind: "ngram_match", text: raw, uri: REF, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } } };
+  const [entry] = missingEntries([item]);
+  assert.equal(entry.label, "s = \"<U+202E><U+2066>x<U+2069><U+202C>\"<U+001B>[2J<U+0000><U+0085><U+007F>");
+  assert.equal(item.text, raw); // the server's data stays as it is
+  // newlines and tabs still fold into one line (they are layout, not hidden controls)
+  assert.equal(missingEntries([{ ...item, text: "a\n\tb\r\nc" }])[0].label, "a b c");
+});

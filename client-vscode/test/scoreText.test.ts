@@ -22,3 +22,11 @@ test("errors from the server are shown, and an {error} answer fails", () => {
   assert.equal(failed.message, "RefScore: no reference is known for this document");
   assert.equal(describeScoreText(null).failed, true);
 });
+
+test("the selection's message shows control and bidi characters of a reference function's name as markers", () => {
+  const view = describeScoreText({
+    codebleu: { score: 0.5 }, errors: ["note\u001b[31m"],
+    region: { uri: "file:///w/r.py", function: "f\u202ex", range: { start: { line: 1, character: 0 }, end: { line: 2, character: 0 } } },
+  });
+  assert.equal(view.message, "Selection: CodeBLEU 0.50 vs function f<U+202E>x (r.py:2) (note<U+001B>[31m)");
+});

@@ -85,3 +85,9 @@ test("the combined RefScore number leads the status text when the server sent it
   const broken = fileState([summaryDiagnostic({ ...done, refscore: { score: "high" } })]);
   assert.ok(broken && broken.kind === "summary" && broken.refscore === undefined);
 });
+
+test("base names show control and bidi characters of a file name as markers", () => {
+  // bidi_<U+202E>cod.py would display as bidi_yp.doc; %1B an ESC
+  assert.equal(baseName("file:///w/bidi_%E2%80%AEcod.py"), "bidi_<U+202E>cod.py");
+  assert.equal(baseName("file:///w/a%1B%5B2Jb.py"), "a<U+001B>[2Jb.py");
+});

@@ -4,7 +4,8 @@
   for this session (relative paths from the document's folder); null goes back to discovery.
   Returns ``{"references": [uri, ...]}``.
 * ``refscore.missingFromReference`` ``[uri]``: what the reference has that the candidate lacks,
-  ``[{kind, text, uri, range, similarity?}]``.
+  ``[{kind, text, uri, range, similarity?}]``; ``text`` is the reference's code as it is (data,
+  like a diagnostic's ``data``): a client that displays it escapes control and bidi characters.
 * request ``refscore/scoreText`` ``{uri, text}``: scores ``text`` against the document's reference
   (its best-matching region) without touching the document; returns
   ``{codebleu, codebertscore, region: {uri, range, function}, errors}`` or ``{error}``.

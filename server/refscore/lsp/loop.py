@@ -183,7 +183,8 @@ class ScoringLoop:
             return None
 
     def _with_codec(self, result: Result) -> Result:
-        """A result back from the large lane's process, with the session's codec (not pickled)."""
+        """A result back from the large lane's process, with the session's codec object (its
+        position tables, made there, hold a pickled copy: the same encoding)."""
         result.codec = self.server.workspace.position_codec
         return result
 
@@ -234,6 +235,8 @@ class ScoringLoop:
                     uri, phases.codebleu_phase, result, settings,
                     insertion if insertion and insertion[0] == version else None,
                     None if large else self.server.scorers, large=large))
+            else:  # its position tables and bidi scan off the loop too (a text over the live limit)
+                result = await self.in_cpu(uri, phases.ready_to_publish, result)
             if self._stale(uri, version):
                 return
             wants_bert = settings.codebertscore_on and result.problem is None and result.report is not None
@@ -306,7 +309,7 @@ class ScoringLoop:
             report_status(self.server)
             self.server.notice(str(error))
             if not self._stale(result.uri, result.version):
-                self._store(replace(result, bert_state="unavailable", bert_note=str(error)))
+                self._store(result.derive(bert_state="unavailable", bert_note=str(error)))
             return
         finally:
             if progress is not None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+from ..bidi import BidiControl, find_bidi
 from ..languages import LanguageSpec
 from ..metrics.codebertscore_result import BertScore
 from ..metrics.differences import Differences
@@ -17,6 +19,9 @@ from .positions import Positions
 from .references import ReferenceChoice
 
 log = logging.getLogger(__name__)
+
+#: What a result makes from its texts alone (cached in its ``__dict__``): kept by ``derive``.
+_FROM_TEXTS = ("positions", "_ref_positions", "bidi")
 
 
 @dataclass(frozen=True)
@@ -47,14 +52,16 @@ class Result:
     bert_state: str = "off"  # off, pending, done, unavailable, setup (no torch here: refscore setup)
     bert_note: str | None = None
     problem: str | None = None
-    codec: Any = None  # the session's pygls PositionCodec
+    codec: Any = None  # the session's pygls PositionCodec (pickled with the result: the worker
+    # process builds the position tables in the session's encoding; the server puts its own back)
 
-    def __getstate__(self) -> dict[str, Any]:
-        """Pickled (to and from the large lane's worker process) without the session's codec and
-        the position tables: the server puts its codec back (``loop``), the tables are rebuilt."""
-        state = {k: v for k, v in self.__dict__.items() if k not in ("positions", "_ref_positions")}
-        state["codec"] = None
-        return state
+    def derive(self, **changes: Any) -> Result:
+        """``replace(self, **changes)`` that keeps what was made from the texts (position tables,
+        the bidi scan) when the texts and the codec stay: the loop never rebuilds them."""
+        made = replace(self, **changes)
+        if made.text is self.text and made.reference_texts is self.reference_texts and made.codec is self.codec:
+            made.__dict__.update({k: v for k, v in self.__dict__.items() if k in _FROM_TEXTS})
+        return made
 
     @cached_property
     def positions(self) -> Positions:
@@ -65,6 +72,20 @@ class Result:
         if index not in cache:
             cache[index] = Positions(self.reference_texts[index], self.codec)
         return cache[index]
+
+    @cached_property
+    def bidi(self) -> list[BidiControl]:
+        """The bidi controls in the text (``trojan``)."""
+        return find_bidi(self.text)
+
+    @cached_property
+    def token_scores_json(self) -> str | None:
+        """The ``refscore/tokenScores`` notification's params as JSON text, None without token
+        alignments (made where the phases run: a large one takes the event loop for a second)."""
+        from .tokens import token_scores
+
+        payload = token_scores(self)
+        return None if payload is None else json.dumps(payload)
 
     @cached_property
     def differences(self) -> Differences:

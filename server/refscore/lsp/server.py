@@ -138,11 +138,9 @@ class RefScoreServer(LanguageServer):
     def _send_token_scores(self, uri: str, version: int, result: Result | None) -> None:
         """The heat map's notification; an empty one once a document that had token scores will
         get none (CodeBERTScore off or unavailable, a problem, no reference), so clients clear it."""
-        from .tokens import token_scores
-
-        payload = token_scores(result) if result is not None else None
+        payload = result.token_scores_json if result is not None else None  # made with the result
         if payload is not None:
-            self.protocol.notify(TOKEN_SCORES, payload)
+            self.protocol.notify_json(TOKEN_SCORES, payload)
             self._heat.add(uri)
         elif uri in self._heat and (result is None or result.bert_state != "pending"):
             self.protocol.notify(TOKEN_SCORES, {"uri": uri, "version": version, "tokens": []})

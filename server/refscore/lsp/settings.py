@@ -85,6 +85,14 @@ def _lookup(section: Mapping[str, Any], dotted: str) -> Any:
     return value
 
 
+class _BadPart(ValueError):
+    """A setting rejected for one part of it (one glob's paths): the message shows that part."""
+
+    def __init__(self, message: str, part: Any) -> None:
+        super().__init__(message)
+        self.part = part
+
+
 def _convert(name: str, value: Any, default: Any) -> Any:
     if name == "metrics":
         if isinstance(value, (list, tuple)) and not value:
@@ -107,7 +115,7 @@ def _convert(name: str, value: Any, default: Any) -> Any:
         return _reference_map(value)
     if name == "inlay_hints":
         if not isinstance(value, bool):
-            raise ValueError("inlayHints.enabled is true or false")
+            raise ValueError("must be true or false")
         return value
     return type(default)(value) if default is not None else value
 
@@ -115,13 +123,12 @@ def _convert(name: str, value: Any, default: Any) -> Any:
 def _reference_map(value: Any) -> dict[str, str | list[str]]:
     """``refscore.references`` checked: each glob maps to one path or a list of paths (strings)."""
     if not isinstance(value, Mapping):
-        raise ValueError("references maps candidate globs to reference paths")
+        raise ValueError("must map candidate globs to reference paths")
     for glob, target in value.items():
         if isinstance(target, str):
             continue
         if not isinstance(target, (list, tuple)) or not all(isinstance(t, str) for t in target):
-            raise TypeError(f"{str(glob)!r} must map to a reference path or a list of paths, "
-                             f"not {shown(target)}")
+            raise _BadPart(f"{str(glob)!r} must map to a reference path or a list of paths", target)
     return {str(glob): target if isinstance(target, str) else list(target) for glob, target in value.items()}
 
 
@@ -140,6 +147,7 @@ def parse_settings(section: Any, base: Settings | None = None) -> tuple[Settings
         try:
             changes[name] = _convert(name, value, defaults[name])
         except (TypeError, ValueError) as error:
-            problems.append(f"refscore.{dotted}: {error} (not {shown(value)}); using the default, "
+            bad = error.part if isinstance(error, _BadPart) else value
+            problems.append(f"refscore.{dotted}: {error} (not {shown(bad)}); using the default, "
                             f"{json.dumps(defaults[name])}")
     return replace(base, **changes), problems

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ..bidi import find_bidi
 from .results import Result
 
 SOURCE = "refscore"
@@ -16,7 +15,7 @@ MAX_BIDI_DIAGNOSTICS = 20
 
 def bidi_diagnostics(result: Result) -> list[types.Diagnostic]:
     """A Warning on each of the first bidi controls in the document, naming it."""
-    found = find_bidi(result.text)
+    found = result.bidi
     total = f" ({len(found)} in this file)" if len(found) > 1 else ""
     return [types.Diagnostic(
         range=result.positions.range(c.offset, c.offset + 1),
