@@ -55,8 +55,12 @@ def instrument() -> None:
     from refscore.scoring import scorer
 
     _timed(scorer.LocalScorer, "score_many", "scorer")
-    if hasattr(scorer.LocalScorer, "score_codebleu"):
+    if hasattr(scorer.LocalScorer, "score_codebleu"):  # trees before the pipeline's stages
         _timed(scorer.LocalScorer, "score_codebleu", "codebleu")
+    else:  # the CPU stage (CodeBLEU, and chrF/TSED when asked), looked up in pipeline's globals
+        from refscore.scoring import pipeline
+
+        _timed(pipeline, "cpu_metrics", "codebleu")
     try:
         from refscore.embed import encoder
         from refscore.embed import bertscorer
