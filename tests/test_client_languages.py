@@ -34,8 +34,11 @@ def test_generated_language_list_matches_the_registry() -> None:
 
 
 def test_client_uses_the_generated_list_only() -> None:
-    source = (CLIENT / "src" / "client.ts").read_text(encoding="utf-8")
-    assert 'from "./languages.generated"' in source
+    client = (CLIENT / "src" / "client.ts").read_text(encoding="utf-8")
+    selector = (CLIENT / "src" / "selector.ts").read_text(encoding="utf-8")
+    # the client's document selector comes from selector.ts, built on the generated list
+    assert 'from "./selector"' in client and "documentSelector()" in client
+    assert 'from "./languages.generated"' in selector
     for path in (CLIENT / "src").glob("*.ts"):
         if path.name != "languages.generated.ts":
             assert '"javascript"' not in path.read_text(encoding="utf-8"), f"{path.name} lists languages"
