@@ -96,3 +96,30 @@ def test_grade_with_idf_from_one_reference_is_refused(tmp_path: Path) -> None:
     two = _run("grade", "--jsonl", "two.jsonl", "--no-daemon", "--idf", "references", "--json", "out.json",
                cwd=tmp_path)
     assert two.returncode == 0, two.stderr
+
+
+EMPTY = {"empty.json": b"{}", "empty_idf.json": json.dumps({"idf": {}, "default": 0.0}).encode()}
+
+
+@pytest.mark.parametrize("name", sorted(EMPTY))
+def test_load_idf_refuses_an_empty_table(tmp_path: Path, name: str) -> None:
+    """A table with no token weights weighs every token by the default (0 for ``{}``): every
+    CodeBERTScore came out 0 with exit 0. It is refused as not an IDF table, saying it is empty."""
+    (tmp_path / name).write_bytes(EMPTY[name])
+    with pytest.raises(ValueError, match=r"not an IDF file \(the table is empty"):
+        load_idf(tmp_path / name)
+
+
+@pytest.mark.parametrize("command", ["score", "grade"])
+def test_an_empty_idf_file_is_one_line_and_exit_3(tmp_path: Path, command: str) -> None:
+    (tmp_path / "ref.py").write_text(REF)
+    (tmp_path / "cand.py").write_text(REF.replace("total", "s"))
+    (tmp_path / "empty.json").write_bytes(b"{}")
+    args = (["score", "ref.py", "cand.py", "--no-daemon", "--json"] if command == "score"
+            else ["grade", "-r", "ref.py", "cand.py", "--no-cache", "-q"])
+    result = _run(*args, "--idf", "empty.json", cwd=tmp_path)
+    assert result.returncode == 3, (result.stdout, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("refscore: IDF file empty.json: not an IDF file"), lines
+    assert "empty" in lines[0].split("not an IDF file", 1)[1], lines
+    assert result.stdout == ""

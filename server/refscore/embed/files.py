@@ -20,7 +20,9 @@ MAX_SETTINGS_FILE_BYTES = 64 * 1024 * 1024  # an IDF table or baseline CSV is a 
 def load_idf(path: str | Path) -> IdfTable:
     """Read an IDF JSON file: ``{"default": w, "num_docs": n, "idf": {"<token id>": w, ...}}``
     (a bare ``{"<token id>": w}`` object also works, default 0). Anything else is a ValueError
-    that names the file and says what is wrong (weights must be finite numbers)."""
+    that names the file and says what is wrong (weights must be finite numbers; a table with no
+    token weights, such as ``{}``, is refused: it weighs every token by the default, so every
+    CodeBERTScore came out 0)."""
     data = read_capped(path, MAX_SETTINGS_FILE_BYTES)
     try:
         data = json.loads(data.decode("utf-8"))
@@ -36,6 +38,8 @@ def load_idf(path: str | Path) -> IdfTable:
                          "{\"idf\": {...}, \"default\": weight}") from None
     if not all(math.isfinite(w) for w in (table.default, *table.weights.values())):
         raise ValueError(f"{path}: not an IDF file (a weight is not a finite number)")
+    if not table.weights:
+        raise ValueError(f"{path}: not an IDF file (the table is empty: no token weights)")
     return table
 
 
