@@ -4,6 +4,7 @@ pickle, a plain ``.npy``, an empty file), options that only apply with another o
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -156,3 +157,29 @@ def test_from_scores_needs_no_data_folder(tmp_path: Path, monkeypatch: pytest.Mo
     capsys.readouterr()
     assert main(["eval", "--from-scores", str(scores), "--out", str(out)]) == 0, capsys.readouterr().err
     assert out.exists()
+
+
+def test_from_scores_warns_once_about_scoring_options_it_does_not_use(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--from-scores`` takes every setting from the file, so ``--languages``, ``--metrics``,
+    ``--jobs`` and the other scoring options changed nothing, without a word: one warning line
+    names those given; the analysis is the file's (the same as without them)."""
+    from refscore.eval.data import default_data_dir
+
+    data = default_data_dir()
+    if not (data / "conala").is_dir():
+        pytest.skip("no ../shared/data")
+    scores, plain, given = tmp_path / "s.npz", tmp_path / "plain.json", tmp_path / "given.json"
+    assert main(["eval", "--data", str(data), "--languages", "conala", "--conala-sample", "2", "--metrics", "chrf",
+                 "--folds", "2", "--save-scores", str(scores)]) == 0
+    capsys.readouterr()
+    assert main(["eval", "--from-scores", str(scores), "--out", str(plain)]) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert main(["eval", "--from-scores", str(scores), "--out", str(given), "--languages", "python",
+                 "--metrics", "codebleu", "--jobs", "3", "--folds", "4"]) == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert len(warnings) == 1, warnings
+    assert warnings[0].startswith("refscore: warning: --languages, --metrics, --folds, --jobs ")
+    assert "--from-scores" in warnings[0] and warnings[0].endswith(": ignored"), warnings
+    assert "--out" not in warnings[0]
+    assert json.loads(given.read_text())["agreement"] == json.loads(plain.read_text())["agreement"]

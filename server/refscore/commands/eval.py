@@ -126,7 +126,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="score everything again instead of reusing the scores file's values")
     p.add_argument("--from-scores", type=Path, default=None,
                    help="redo the analysis from saved scores instead of scoring again "
-                        "(the settings come from the file; the runtime stays the scoring run's)")
+                        "(the settings come from the file, so scoring options given are ignored with a warning; "
+                        "the runtime stays the scoring run's)")
     p.add_argument("--protocol", choices=("default", "paper"), default="default",
                    help="paper: the CodeBERTScore paper's HumanEval rows (BLEU, CodeBLEU, chrF; CodeBERTScore "
                         "only with the paper's neulab/codebert-* models in the local HF cache, never downloaded) "
@@ -143,6 +144,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 _OPTIONS: dict[str, tuple[str, object]] = {}
 #: The options ``--protocol paper`` reads; it ignored the others in silence.
 _PAPER_READS = frozenset({"data", "languages", "sample", "seed", "protocol", "paper_folds", "out", "report"})
+#: The options ``--from-scores`` reads: the scoring settings (``--languages``, ``--metrics``,
+#: ``--jobs``, ...) come from the file, so the others are dropped with a warning.
+_FROM_SCORES_READS = frozenset({"from_scores", "protocol", "out", "report", "save_combined",
+                                "save_combined_without_humaneval"})
+
+
+def drop_from_scores_ignored(args: argparse.Namespace) -> None:
+    """With ``--from-scores``, the scoring options given changed nothing in silence (the settings
+    come from the file): one warning line names them (``options.drop_ignored``), and each is set
+    back to its default."""
+    from .options import drop_ignored
+
+    if not getattr(args, "from_scores", None):
+        return
+    known = [(flag, dest, default) for dest, (flag, default) in _OPTIONS.items() if dest not in _FROM_SCORES_READS]
+    drop_ignored(args, known, "the scoring settings",
+                 f"which --from-scores reads from {args.from_scores}")
 
 
 def paper_problem(args: argparse.Namespace) -> str | None:
@@ -282,6 +300,7 @@ def handle(args: argparse.Namespace) -> int:
     if args.from_scores:
         from ..eval.store import SCORES_FILE_ERRORS, not_a_scores_file
 
+        drop_from_scores_ignored(args)
         try:
             config, tables, notes, seconds = load_scores(args.from_scores)
         except (InputFileError, *SCORES_FILE_ERRORS) as error:  # not an npz, not a scores file
