@@ -25,10 +25,9 @@ from ..scoring.inputs import STDIN
 from ..vocabulary import EXIT_INTERRUPTED
 from .assemble import Assembled, IncompleteRun, assemble
 from .block_score import Staged
-from .html_report import DETAIL_LIMIT
 from .inputs import read_submissions, spool_stdin
 from .items import GradeItem
-from .job import GradeJob
+from .job import DETAIL_LIMIT, GradeJob
 from .local_engine import EngineRun
 from .parts import PartStore
 from .plan import BlockWork, Plan, PlannedBlock, Sources, plan_run
