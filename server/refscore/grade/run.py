@@ -108,8 +108,10 @@ def run_job(job: GradeJob, check_languages: Callable[[Iterable[str]], None] | No
     the run's languages before anything is scored (the command's ``--layer`` check)."""
     try:
         outcome = execute(job, check_languages=check_languages, echo=not job.report_paths, say=True)
-    except KeyboardInterrupt:
-        print("refscore: interrupted; rerun the same command to finish", file=sys.stderr)
+    except KeyboardInterrupt:  # before the run could say how far it got (setting up, assembling)
+        rerun = "nothing was kept without a cache: a rerun scores everything again" if job.no_cache else \
+            "rerun the same command to finish"
+        print(f"refscore: interrupted; {rerun}", file=sys.stderr)
         return EXIT_INTERRUPTED
     headline = outcome.assembled.headline_note()
     if headline:
