@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..grade.classroom.autograders import VISIBILITIES
-from ..grade.classroom.hints import DEFAULT_REVEAL, REVEAL_MODES
-from ..grade.classroom.outputs import GRADESCOPE_RESULTS, ClassroomOutputs
-from ..grade.classroom.rubric import load_rubric
+from ..grade.classroom_choices import DEFAULT_REVEAL, GRADESCOPE_RESULTS, REVEAL_MODES, VISIBILITIES
 from ..safe_write import OutputFileError
 from .options import UsageError
+
+if TYPE_CHECKING:
+    from ..grade.classroom.outputs import ClassroomOutputs
 
 #: Options that write a classroom output and so need --rubric.
 NEED_RUBRIC = ("points", "canvas", "moodle", "feedback", "gradescope", "classroom_summary", "adjustments")
@@ -62,6 +63,10 @@ def classroom_from_args(args: argparse.Namespace, metrics: tuple[str, ...]) -> C
         raise UsageError("--anonymise-key is for --anonymise")
     if not args.rubric and not args.anonymise:
         return None
+    # here, not at the top: the classroom modules (rubric, grade books, feedback) load only when
+    # a classroom option is used, not for every refscore run that builds this parser
+    from ..grade.classroom.outputs import ClassroomOutputs, load_rubric
+
     out_dir = Path(args.out_dir) if args.out_dir else None
     key = None
     if args.anonymise:

@@ -8,11 +8,10 @@ from pathlib import Path
 
 from ..embed.backends import BACKENDS, apply_backend, backend_tag
 from ..grade.blocks import DEFAULT_BLOCK_LINES
-from ..grade.classroom.model import LAYOUTS
+from ..grade.classroom_choices import LAYOUTS
 from ..grade.job import DEFAULT_TITLE, REPORT_KINDS, GradeJob, Inputs, Threshold
 from ..grade.records import parse_fields
 from ..grade.rows import SCORE_COLUMNS
-from ..grade.run import run_job
 from ..grade.settings import GradeSettings, scorer_tag
 from ..metrics.similarity import DEFAULT_THRESHOLD
 from ..scoring.inputs import STDIN, resolve_language
@@ -280,6 +279,10 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
 
 
 def run(args: argparse.Namespace) -> int:
+    # here, not at the top: the run's readers, scorers and writers (and the classroom readers)
+    # load only when grading, not for every refscore command that builds this parser
+    from ..grade.run import run_job
+
     job = job_from_args(args)
     apply_backend(job.settings.backend)
     layer_check = partial(options.check_layer, job.settings.layer, job.settings.model,

@@ -32,7 +32,7 @@ from ..safe_read import open_regular
 from ..safe_write import replace_file
 from .input_caps import check_parquet, read_guard
 from .items import GradeItem, ItemSet
-from .mapping import _capped_lines, load_jsonl
+from .jsonl import _capped_lines, load_jsonl
 from .records import FieldNames, line_item
 
 #: Physical lines per block (the in-memory grader batches 32 requests; a block holds many batches).

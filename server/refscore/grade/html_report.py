@@ -1,7 +1,7 @@
 """The self-contained HTML report of every run, whatever its size or engine.
 
 Always: the header, the statistics of each score (n, mean, std, min, max) and its histogram. With
-details (runs of up to ``DETAIL_LIMIT`` lines): a sortable table of every submission and, per
+details (runs of up to ``job.DETAIL_LIMIT`` lines): a sortable table of every submission and, per
 submission, its heat-mapped code beside the reference. Beyond that the page stays small: the
 lowest and highest submissions and the first ones with an error only (every row is in the CSV,
 JSON, JSONL and Parquet files beside it). Inline CSS and JS only; no external URL of any kind.
@@ -33,8 +33,6 @@ from .job import DEFAULT_TITLE
 from .rows import LABELS, SCORE_COLUMNS, GradeResult
 from .stream_stats import RowStats
 
-#: Runs of up to this many input lines get each submission's detail in the HTML page.
-DETAIL_LIMIT = 20_000
 #: Runs of up to this many problems get each problem's statistics and histograms; more get one
 #: table with a row per problem (a JSONL of HumanEval's 164 problems).
 HISTOGRAM_PROBLEMS = 12

@@ -23,6 +23,9 @@ ENGINES = ("local", "daemon", "ray")
 REPORT_KINDS = ("csv", "json", "html")
 #: The HTML report's title without ``--title``.
 DEFAULT_TITLE = "RefScore grade report"
+#: Runs of up to this many input lines get each submission's detail in the HTML page
+#: (``html_report``; here so ``run`` needs no HTML builder unless it writes HTML).
+DETAIL_LIMIT = 20_000
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,9 @@ from ..scoring.inputs import STDIN
 from ..vocabulary import EXIT_INTERRUPTED
 from .assemble import Assembled, IncompleteRun, assemble
 from .block_score import Staged
-from .html_report import DETAIL_LIMIT
 from .inputs import read_submissions, spool_stdin
 from .items import GradeItem
-from .job import GradeJob
+from .job import DETAIL_LIMIT, GradeJob
 from .local_engine import EngineRun
 from .parts import PartStore
 from .plan import BlockWork, Plan, PlannedBlock, Sources, plan_run
@@ -109,8 +108,10 @@ def run_job(job: GradeJob, check_languages: Callable[[Iterable[str]], None] | No
     the run's languages before anything is scored (the command's ``--layer`` check)."""
     try:
         outcome = execute(job, check_languages=check_languages, echo=not job.report_paths, say=True)
-    except KeyboardInterrupt:
-        print("refscore: interrupted; rerun the same command to finish", file=sys.stderr)
+    except KeyboardInterrupt:  # before the run could say how far it got (setting up, assembling)
+        rerun = "nothing was kept without a cache: a rerun scores everything again" if job.no_cache else \
+            "rerun the same command to finish"
+        print(f"refscore: interrupted; {rerun}", file=sys.stderr)
         return EXIT_INTERRUPTED
     headline = outcome.assembled.headline_note()
     if headline:

@@ -14,7 +14,8 @@ points (``rubric``, ``adjustments``, ``gradebook``), the grade books an LMS impo
 ``hints``) and pseudonyms for graders (``anonymise``).
 """
 
-from .model import LAYOUTS, ClassInput, Student, Submission, SubmittedFile
+from ..classroom_choices import LAYOUTS
+from .model import ClassInput, Student, Submission, SubmittedFile
 from .starter import Starter, load_starter, starter_free_text
 
 __all__ = ["LAYOUTS", "ClassInput", "Starter", "Student", "SubmittedFile", "Submission", "load_starter",

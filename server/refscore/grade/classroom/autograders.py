@@ -19,8 +19,6 @@ from .feedback import StudentFeedback
 from .feedback_md import problem_markdown
 from .gradebook import Gradebook
 
-VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
-
 
 def gradescope_results(book: Gradebook, page: StudentFeedback, visibility: str = "visible",
                        elapsed: float | None = None) -> dict[str, Any]:

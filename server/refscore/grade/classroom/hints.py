@@ -15,8 +15,6 @@ from typing import Any, Sequence
 
 from ...metrics.differences import Difference
 
-REVEAL_MODES = ("reveal", "hints", "scores")
-DEFAULT_REVEAL = "hints"
 #: The most differences listed per problem.
 MAX_REMARKS = 8
 

@@ -15,7 +15,8 @@ from typing import Callable, Sequence
 from ...errors import InputFileError, UsageError
 from . import canvas, github_classroom, gradescope, moodle, plain
 from .common import top
-from .model import LAYOUTS, ClassInput
+from ..classroom_choices import LAYOUTS
+from .model import ClassInput
 from .safe_zip import Entry
 from .tree import class_entries
 

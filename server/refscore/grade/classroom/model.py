@@ -21,9 +21,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-#: The layouts ``--layout`` accepts (``auto``: recognised from the archive or folder).
-LAYOUTS = ("moodle", "canvas", "gradescope", "github-classroom", "plain")
-
 
 @dataclass(frozen=True)
 class Student:
@@ -58,7 +55,7 @@ class Submission:
     problem: str | None = None  # None while not matched to a problem
     language: str | None = None  # the problem's language once matched
     late: bool = False
-    layout: str = "plain"  # one of LAYOUTS
+    layout: str = "plain"  # one of classroom_choices.LAYOUTS
     error: str | None = None  # why it cannot be scored (reported as its row's error)
 
     def with_problem(self, problem: str | None, files: tuple[SubmittedFile, ...],

@@ -17,16 +17,15 @@ from typing import Any, Sequence
 from ...errors import UsageError
 from ..targets import OutputFileError
 from ..rows import GradeResult
+from ..classroom_choices import DEFAULT_REVEAL
 from ..writers import replace_report
 from .adjustments import read_adjustments
 from .anonymise import PseudonymKey, read_key, reveal_students, write_key
 from .autograders import classroom_summary, gradescope_results
 from .feedback import details_by_id, student_feedback
 from .gradebook import Gradebook, build_gradebook
-from .hints import DEFAULT_REVEAL
-from .rubric import Rubric
+from .rubric import Rubric, load_rubric  # noqa: F401 - load_rubric: the command line's, with ClassroomOutputs
 
-GRADESCOPE_RESULTS = Path("/autograder/results/results.json")
 
 
 @dataclass(frozen=True)
