@@ -75,7 +75,9 @@ def test_sigint_without_a_cache_does_not_promise_the_scored_items_are_kept(tmp_p
     """With ``--no-cache`` nothing scored outlives the run: the interrupted rows and the last line
     must not say that scored items are kept (a rerun scores everything again)."""
     source = tmp_path / "runs.jsonl"
-    write_rows(source)
+    # progress lines come every 2 s, and a quiet machine scores 4,000 rows in about that: three
+    # times as many leave the run scoring when the first line with items done arrives
+    write_rows(source, 3 * ITEMS)
     out = tmp_path / "r.json"
     cmd = [sys.executable, "-m", "refscore", "grade", "--jsonl", str(source), "--metrics", "codebleu",
            "--json", str(out), "--batch-size", "8", "--progress", "lines", "--no-cache"]
