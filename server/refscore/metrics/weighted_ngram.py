@@ -41,10 +41,7 @@ def weighted_stats(references: Sequence[TokenAnalysis], candidate: TokenAnalysis
             overlap = overlaps[n] if overlaps is not None else clipped_overlap(ref_counts, cand_counts)
             if n == 0:  # unigrams are keyed by the word itself
                 key_grams, key_total = reference.keyword_counts(keywords)
-                key_matched = 0
-                for gram, count in key_grams:
-                    have = cand_counts.get(gram, 0)
-                    key_matched += count if count < have else have
+                key_matched = _keywords_matched(key_grams, cand_counts)
                 matched = OTHER_WEIGHT * (overlap - key_matched) + KEYWORD_WEIGHT * key_matched
                 total = OTHER_WEIGHT * (reference.length - key_total) + KEYWORD_WEIGHT * key_total
                 numerator += matched
@@ -66,14 +63,20 @@ def _single_reference(reference: TokenAnalysis, candidate: TokenAnalysis, keywor
     """``weighted_stats`` against one reference whose overlaps are known (the corpus's usual
     case): the same sums, without the loop over references."""
     key_grams, key_total = reference.keyword_counts(keywords)
-    have = candidate.counts[0].get
-    key_matched = 0
-    for gram, count in key_grams:
-        found = have(gram, 0)
-        key_matched += count if count < found else found
+    key_matched = _keywords_matched(key_grams, candidate.counts[0])
     total = OTHER_WEIGHT * (reference.length - key_total) + KEYWORD_WEIGHT * key_total
     counted = [max(0, reference.length - n) for n in range(1, orders)]
     return NgramStats(
         (OTHER_WEIGHT * (overlaps[0] - key_matched) + KEYWORD_WEIGHT * key_matched, *overlaps[1:orders]),
         (max(1, total), *[max(1, c) for c in counted]),
         candidate.length, closest_length([PACKAGE_REFERENCE_LENGTH], candidate.length), (total, *counted))
+
+
+def _keywords_matched(key_grams: tuple[tuple[str, int], ...], cand_counts: dict) -> int:
+    """The reference's keyword occurrences the candidate has, each clipped by the candidate's count."""
+    get = cand_counts.get
+    matched = 0
+    for gram, count in key_grams:
+        have = get(gram, 0)
+        matched += count if count < have else have
+    return matched
