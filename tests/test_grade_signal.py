@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -30,6 +31,22 @@ def write_rows(path: Path, items: int = ITEMS) -> None:
                                  "reference": PY_REFERENCE, "language": "python"}) + "\n")
 
 
+def interrupt_when(cmd: list[str], env: dict[str, str], ready: Callable[[subprocess.Popen], None]) -> tuple[int, str]:
+    """Start ``cmd``, wait until ``ready(proc)`` returns, send SIGINT; its exit code and stderr
+    (the process is killed if it outlives the test)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        ready(proc)
+        assert proc.poll() is None, "finished before it could be interrupted"
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return proc.returncode, stderr
+
+
 def test_sigint_stops_cleanly_and_the_rerun_resumes(tmp_path):
     source = tmp_path / "runs.jsonl"
     write_rows(source)
@@ -37,21 +54,16 @@ def test_sigint_stops_cleanly_and_the_rerun_resumes(tmp_path):
     cmd = [sys.executable, "-m", "refscore", "grade", "--jsonl", str(source), "--metrics", "codebleu",
            "--json", str(out), "--batch-size", "8", "--progress", "lines"]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
+
+    def a_part_is_written(proc: subprocess.Popen) -> None:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and proc.poll() is None:
             if cache.is_dir() and any(cache.glob("b*.jsonl")):
-                break
+                return
             time.sleep(0.05)
-        assert proc.poll() is None, "finished before it could be interrupted"
-        proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    assert proc.returncode == 130, stderr
+
+    returncode, stderr = interrupt_when(cmd, env, a_part_is_written)
+    assert returncode == 130, stderr
     assert "Traceback" not in stderr
     assert "interrupted" in stderr and "rerun the same command" in stderr
     data = json.loads(out.read_text())
@@ -82,20 +94,15 @@ def test_sigint_without_a_cache_does_not_promise_the_scored_items_are_kept(tmp_p
     cmd = [sys.executable, "-m", "refscore", "grade", "--jsonl", str(source), "--metrics", "codebleu",
            "--json", str(out), "--batch-size", "8", "--progress", "lines", "--no-cache"]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
+
+    def items_are_done(proc: subprocess.Popen) -> None:
         assert proc.stderr is not None
         for line in proc.stderr:  # a progress line every 2 s: the first with items done
             if line.startswith("grade: ") and not line.startswith("grade: 0/"):
-                break
-        assert proc.poll() is None, "finished before it could be interrupted"
-        proc.send_signal(signal.SIGINT)
-        _, stderr = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    assert proc.returncode == 130, stderr
+                return
+
+    returncode, stderr = interrupt_when(cmd, env, items_are_done)
+    assert returncode == 130, stderr
     assert "kept" not in stderr.replace("nothing was kept", "") and "scores everything again" in stderr
     subs = json.loads(out.read_text())["submissions"]
     waiting = [s for s in subs if s["codebleu"] is None]
