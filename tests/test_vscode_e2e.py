@@ -100,6 +100,9 @@ def test_vscode_extension_end_to_end(tmp_path: Path) -> None:
                   "heat map drawn for the current version",
                   "refscore.weakTokens.maxCount set in VS Code reaches the server",
                   "the bad interpreter gets one message naming it and the fix",
+                  "with no server the status item says it stopped",
+                  "a server killed until VS Code gives up shows as stopped",
+                  "RefScore: Restart Server after the crashes brings the scores back",
                   "a javascriptreact file (Greeting.jsx) is scored",
                   "a typescriptreact file (List.tsx) is scored"):
         assert f"ok   {check}" in output, f"check missing from the e2e output: {check}"

@@ -52,6 +52,13 @@ function check(findings) {
   expect(findings.stoppedWithBadInterpreter === true && findings.runningWithBadInterpreter === false,
     "a bad refscore.interpreter stops the server (restart on setting change)");
   expect(findings.recovered === true, "setting the good interpreter again brings the scores back");
+  const badStatus = findings.statusWithBadInterpreter ?? {};
+  expect(/RefScore: stopped/.test(badStatus.text ?? "") && badStatus.heat === null,
+    `with no server the status item says it stopped, no stale scores or heat map: ${JSON.stringify(badStatus)}`);
+  const crash = findings.crash ?? {};
+  expect(crash.kills >= 5 && crash.running === false && /RefScore: stopped/.test(crash.statusText ?? "") && crash.heat === null,
+    `a server killed until VS Code gives up shows as stopped, not stale scores: ${JSON.stringify(crash)}`);
+  expect(crash.recovered === true, `RefScore: Restart Server after the crashes brings the scores back: ${JSON.stringify(crash)}`);
   expect(findings.heatAfterClose === null && findings.heatAfterReopen?.version === findings.documentVersion,
     "heat map dropped with its editor and redrawn when shown again");
   for (const [file, languageId] of [["Greeting.jsx", "javascriptreact"], ["List.tsx", "typescriptreact"]]) {

@@ -34,6 +34,11 @@ export function activate(context: vscode.ExtensionContext): RefScoreApi {
   const managed = managedEnv(context.globalStorageUri.fsPath);
   const session = new Session(output, {
     statusChanged: (told) => status.setBertSetup(needsSetup(told)),
+    serverStopped(reason) {
+      status.serverStopped(reason);
+      heat.dropAll();
+    },
+    serverRunning: () => status.serverRunning(),
     diagnostics(uri, diagnostics) {
       const state = status.update(uri, diagnostics);
       if (state?.kind === "summary" && ["off", "unavailable", "setup"].includes(state.bertState ?? "")) {

@@ -66,6 +66,12 @@ export class HeatView implements vscode.Disposable {
     this.redraw(uri);
   }
 
+  /** The server stopped: no heat map stays drawn from scores that no longer follow the text. */
+  dropAll(): void {
+    this.store.clear();
+    this.redrawAll();
+  }
+
   redraw(uri: string): void {
     for (const editor of vscode.window.visibleTextEditors) {
       if (editor.document.uri.toString() === uri) {

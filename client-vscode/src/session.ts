@@ -3,7 +3,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { ExecuteCommandRequest, type LanguageClient } from "vscode-languageclient/node";
+import { ExecuteCommandRequest, type LanguageClient, State } from "vscode-languageclient/node";
 import { type ClientHooks, createClient } from "./client";
 import { candidates, failureMessage, findInterpreter, type Found, type ImportStrategy, probeWith, serverEnv } from "./interpreter";
 import { pythonExtensionInterpreter } from "./pythonExtension";
@@ -15,6 +15,10 @@ const PROBE_TIMEOUT_MS = 60_000;
 export interface SessionHooks extends Omit<ClientHooks, "serverStatus"> {
   /** What the server can score changed (its initialize result, a `refscore/status`), or it stopped (undefined). */
   statusChanged(status: ServerStatus | undefined): void;
+  /** No server runs now (it stopped, crashed, or could not start); `reason` says what is known. */
+  serverStopped(reason?: string): void;
+  /** A server runs (started, or restarted after a crash). */
+  serverRunning(): void;
 }
 
 /** What the extension carries: the bundled libraries and the refscore wheel (absent in a bare build). */
@@ -101,6 +105,7 @@ export class Session implements vscode.Disposable {
     if (found === undefined) {
       const message = failureMessage(failures, strategy);
       this.output.error(message);
+      this.hooks.serverStopped("no Python with refscore was found (see the log)");
       void vscode.window.showErrorMessage(message, "Open Settings", "Show Log").then((choice) => {
         if (choice === "Open Settings") {
           void vscode.commands.executeCommand("workbench.action.openSettings", "refscore.interpreter");
@@ -130,10 +135,21 @@ export class Session implements vscode.Disposable {
         }
       },
     };
-    this.client = createClient({ python: found.candidate.command, args, env }, this.output, hooks);
+    const client = createClient({ python: found.candidate.command, args, env }, this.output, hooks);
+    this.client = client;
+    client.onDidChangeState(({ newState }) => {
+      if (this.client !== client) {
+        return; // stopped on purpose (restart, deactivate): stop() said so already
+      }
+      if (newState === State.Running) {
+        this.hooks.serverRunning();
+      } else if (newState === State.Stopped || newState === State.StartFailed) {
+        this.hooks.serverStopped("it exited (VS Code restarts it a few times; see the log)");
+      }
+    });
     try {
-      await this.client.start();
-      const told = statusFromInitialize(this.client.initializeResult);
+      await client.start();
+      const told = statusFromInitialize(client.initializeResult);
       if (told !== undefined && this.status === undefined) {
         this.setStatus(told);
       }
@@ -141,6 +157,7 @@ export class Session implements vscode.Disposable {
     } catch (error) {
       const message = `RefScore's server did not start: ${String(error)}. See the RefScore output channel.`;
       this.output.error(message);
+      this.hooks.serverStopped("it did not start (see the log)");
       void vscode.window.showErrorMessage(message);
     }
   }
@@ -151,6 +168,9 @@ export class Session implements vscode.Disposable {
     this.client = undefined;
     this.launch = undefined;
     this.setStatus(undefined);
+    if (client !== undefined) {
+      this.hooks.serverStopped("it was stopped");
+    }
     void Promise.resolve(vscode.commands.executeCommand("setContext", "refscore.active", false)).catch(() => undefined);
     if (client !== undefined) {
       try {

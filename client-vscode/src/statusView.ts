@@ -1,12 +1,15 @@
 /** The status bar item: the active file's CodeBLEU and F3, spinning while the server works; says when CodeBERTScore needs setting up. */
 
 import * as vscode from "vscode";
-import { type DiagnosticLike, type FileState, fileState, isBusy, statusText, statusTooltip } from "./summary";
+import { documentSelector } from "./selector";
+import { type DiagnosticLike, type FileState, fileState, isBusy, STOPPED_TEXT, statusText, statusTooltip, stoppedTooltip } from "./summary";
 
 export class StatusView implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private readonly states = new Map<string, FileState>();
   private bertSetup = false;
+  /** Why no server runs now (undefined while one runs or starts). */
+  private stopped: { reason: string | undefined } | undefined;
 
   constructor() {
     this.item = vscode.window.createStatusBarItem("refscore.status", vscode.StatusBarAlignment.Right, 100);
@@ -29,7 +32,27 @@ export class StatusView implements vscode.Disposable {
   /** CodeBERTScore needs setting up (the item says so, and a click starts the set-up). */
   setBertSetup(needed: boolean): void {
     this.bertSetup = needed;
-    this.item.command = needed ? "refscore.setUpCodeBertScore" : "refscore.showScores";
+    if (this.stopped === undefined) {
+      this.item.command = needed ? "refscore.setUpCodeBertScore" : "refscore.showScores";
+    }
+    this.refresh();
+  }
+
+  /** No server runs: the scores shown are dropped (they would no longer follow edits) and the item says so. */
+  serverStopped(reason?: string): void {
+    this.stopped = { reason };
+    this.states.clear();
+    this.item.command = "refscore.restartServer";
+    this.refresh();
+  }
+
+  /** A server runs again: the item follows its diagnostics. */
+  serverRunning(): void {
+    if (this.stopped === undefined) {
+      return;
+    }
+    this.stopped = undefined;
+    this.item.command = this.bertSetup ? "refscore.setUpCodeBertScore" : "refscore.showScores";
     this.refresh();
   }
 
@@ -45,6 +68,12 @@ export class StatusView implements vscode.Disposable {
   /** Redraws for the active editor (call on editor switches and edits). */
   refresh(): void {
     const doc = vscode.window.activeTextEditor?.document;
+    if (this.stopped !== undefined && doc !== undefined && vscode.languages.match(documentSelector(), doc) > 0) {
+      this.item.text = STOPPED_TEXT;
+      this.item.tooltip = stoppedTooltip(this.stopped.reason);
+      this.item.show();
+      return;
+    }
     const state = doc !== undefined ? this.states.get(doc.uri.toString()) : undefined;
     if (doc === undefined || state === undefined) {
       this.item.hide();

@@ -181,6 +181,15 @@ export function statusText(state: FileState, busy: boolean, bertSetup = false): 
   return `${icon} ${parts.length > 0 ? parts.join(" · ") : "RefScore"}`;
 }
 
+/** What the status item says while no server runs (it stopped, crashed for good or could not start): no stale scores. */
+export const STOPPED_TEXT = "$(debug-disconnect) RefScore: stopped";
+
+/** Hover text of the status item while no server runs; `reason` is what is known of why. */
+export function stoppedTooltip(reason: string | undefined): string {
+  const why = reason ? `RefScore's server is not running: ${reason}` : "RefScore's server is not running.";
+  return `${why}\n\nScores are not updated until it runs again. Click to restart it (RefScore: Restart Server); RefScore: Show Server Log says what happened.`;
+}
+
 /** The last path segment of a URI, decoded, for display: control and bidi characters of the name as `<U+202E>` markers (as the server shows names). */
 export function baseName(uri: string): string {
   const tail = uri.replace(/[?#].*$/, "").split("/").pop() ?? uri;

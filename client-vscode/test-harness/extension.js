@@ -86,6 +86,7 @@ async function observe(folder, config, result) {
   await sleep(300);
   result.heatAfterReopen = api.heatOn(uri.toString()) || null;
   await breakAndRecover(uri, api, deadline, result);
+  await crashAndRecover(uri, api, deadline, result);
   await editAndRevert(doc, api, deadline, result);
   await changeSetting(uri, deadline, result);
   await scoreOthers(folder, config.get("others", []), deadline, result);
@@ -164,11 +165,64 @@ async function breakAndRecover(uri, api, deadline, result) {
   result.stoppedWithBadInterpreter = await waitFor(() => !api.isRunning(), Math.min(deadline, Date.now() + 30_000));
   await sleep(2000); // the failed start finishes (and shows its message)
   result.runningWithBadInterpreter = api.isRunning();
+  result.statusWithBadInterpreter = { text: api.statusText(), heat: api.heatOn(uri.toString()) || null };
   await settings.update("interpreter", good, vscode.ConfigurationTarget.Workspace);
   result.recovered = await waitFor(() => {
     const summary = vscode.languages.getDiagnostics(uri).find((d) => codeOf(d) === "refscore.summary");
     return api.isRunning() && summary && /CodeBERTScore P/.test(summary.message) && api.heatOn(uri.toString());
   }, deadline);
+}
+
+/** Process ids of this extension host's children running `refscore serve` (the language server). */
+function serverPids() {
+  const pids = [];
+  for (const name of fs.readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const argv = fs.readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
+      if (parent === process.pid && argv.includes("refscore") && argv.includes("serve")) {
+        pids.push(Number(name));
+      }
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return pids;
+}
+
+/**
+ * The server is killed until VS Code gives up restarting it (its client restarts a crashed server
+ * 4 times in 3 minutes): the status item must then say it stopped (no stale scores, no heat map);
+ * RefScore: Restart Server brings the scores back.
+ */
+async function crashAndRecover(uri, api, deadline, result) {
+  const kills = [];
+  const soon = () => Math.min(deadline, Date.now() + 30_000);
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const pids = await waitFor(() => serverPids().length > 0, soon()) ? serverPids() : [];
+    if (pids.length === 0) {
+      break; // not restarted any more
+    }
+    for (const pid of pids) {
+      process.kill(pid, "SIGKILL");
+      kills.push(pid);
+    }
+    await waitFor(() => !pids.some((pid) => serverPids().includes(pid)), soon());
+    await sleep(500);
+    if (!(await waitFor(() => serverPids().length > 0, Date.now() + 5000))) {
+      break;
+    }
+  }
+  await sleep(1000);
+  result.crash = { kills: kills.length, running: api.isRunning(), statusText: api.statusText(), heat: api.heatOn(uri.toString()) || null };
+  await vscode.commands.executeCommand("refscore.restartServer");
+  result.crash.recovered = await waitFor(() => {
+    const summary = vscode.languages.getDiagnostics(uri).find((d) => codeOf(d) === "refscore.summary");
+    return api.isRunning() && summary && /CodeBERTScore P/.test(summary.message) && api.heatOn(uri.toString()) &&
+      /CodeBLEU/.test(api.statusText() || "");
+  }, deadline);
+  result.crash.statusAfter = api.statusText();
 }
 
 /** What a file shows now: its summary, hovers, lenses, weak tokens, heat map and the status item. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { fileState, isBusy, statusText, statusTooltip, baseName } from "../src/summary";
+import { fileState, isBusy, statusText, statusTooltip, baseName, STOPPED_TEXT, stoppedTooltip } from "../src/summary";
 
 const summaryDiagnostic = (data: Record<string, unknown>) => ({
   code: "refscore.summary",
@@ -90,4 +90,12 @@ test("base names show control and bidi characters of a file name as markers", ()
   // bidi_<U+202E>cod.py would display as bidi_yp.doc; %1B an ESC
   assert.equal(baseName("file:///w/bidi_%E2%80%AEcod.py"), "bidi_<U+202E>cod.py");
   assert.equal(baseName("file:///w/a%1B%5B2Jb.py"), "a<U+001B>[2Jb.py");
+});
+
+test("with no server the status item says it stopped and why, never a score", () => {
+  assert.match(STOPPED_TEXT, /RefScore: stopped/);
+  assert.doesNotMatch(STOPPED_TEXT, /\d/);
+  assert.match(stoppedTooltip("it exited"), /not running: it exited/);
+  assert.match(stoppedTooltip(undefined), /not running\./);
+  assert.match(stoppedTooltip(undefined), /Restart Server/);
 });
