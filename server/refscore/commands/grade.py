@@ -68,7 +68,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sc.add_argument("--codebleu-rule", choices=CODEBLEU_RULES, default="native",
                     help="native (default) or compat: the codebleu package's numbers, to compare with "
                          "published results (no explanations in the report then)")
-    sc.add_argument("--batch-size", type=int, default=32, help="requests per Scorer call (default 32)")
+    sc.add_argument("--batch-size", type=int, default=None,
+                    help="requests per Scorer call (default 32; 1024 when CodeBERTScore runs on a GPU)")
     sc.add_argument("--model", help="CodeBERTScore model: a local folder or a Hugging Face id in the local cache")
     sc.add_argument("--layer", type=int, help="CodeBERTScore hidden layer (default: the model's own)")
     sc.add_argument("--device", help="cpu, cuda, cuda:1 ... for CodeBERTScore (default: a GPU when there is one)")
@@ -177,7 +178,7 @@ def check_applicable(args: argparse.Namespace) -> None:
                          "(or --csv -, --html -)")
     if args.block_lines is not None and args.block_lines < 1:
         raise UsageError("--block-lines must be at least 1")
-    if args.batch_size < 1:
+    if args.batch_size is not None and args.batch_size < 1:
         raise UsageError("--batch-size must be at least 1")
     if args.similarity is not None:
         if not (args.out_dir or args.csv or args.json or args.html) or \

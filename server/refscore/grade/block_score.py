@@ -3,7 +3,7 @@
 Every engine builds the same ``ScoreRequest`` (``settings.request_for``) and the stages of
 ``scoring.pipeline`` make each item's report once, CrystalBLEU (the corpus stage, against the
 run's ``CorpusStatistics``) included; rows come from ``rows.result_row``. The in-process engine
-calls ``Scorer.score_many(requests, statistics)`` on batches of ``settings.batch_size`` scorable
+calls ``Scorer.score_many(requests, statistics)`` on batches of ``settings.scoring_batch()`` scorable
 items (``score_batches``; the daemon's client runs the corpus stage itself). The Ray engine
 splits the same stages in two: the CPU stage on CPU tasks (``cpu_stage``), the rest
 (``pipeline.run_stages`` given those results) in the model's actor (``bert_stage``). Then every
@@ -134,7 +134,7 @@ def score_batches(items: Sequence[tuple[int, GradeItem]], work: BlockWork,
     if unscorable:
         yield unscorable
     statistics = statistics_of(work)
-    for batch in _batches(staged, work.settings.batch_size):
+    for batch in _batches(staged, work.settings.scoring_batch(isinstance(scorer, LocalScorer))):
         requests = [request_for(s.item, work.settings) for s in batch]
         # a Scorer written against the one-argument protocol still grades runs without CrystalBLEU
         reports = scorer.score_many(requests) if statistics is None else scorer.score_many(requests, statistics)
@@ -150,7 +150,7 @@ def cpu_stage(items: Sequence[tuple[int, GradeItem]], work: BlockWork, scorer: L
     for): every stage, the reports finished and annotated here."""
     staged = [Staged(offset, item) for offset, item in items]
     statistics = statistics_of(work)
-    for batch in _batches(staged, work.settings.batch_size):
+    for batch in _batches(staged, work.settings.scoring_batch(encoder_here=False)):
         requests = [request_for(s.item, work.settings) for s in batch]
         if final:
             for s, report in zip(batch, run_stages(requests, scorer.defaults, statistics)):
@@ -167,7 +167,7 @@ def bert_stage(staged: Sequence[Staged], work: BlockWork, scorer: LocalScorer) -
     """Ray stage two: the remaining stages (CodeBERTScore batched, CrystalBLEU, finish) for every
     scorable item on its CPU stage's results, then ``annotate``."""
     statistics = statistics_of(work)
-    for batch in _batches(staged, work.settings.batch_size):
+    for batch in _batches(staged, work.settings.scoring_batch()):
         assert all(s.cpu is not None for s in batch), "stage one runs the CPU stage of every scorable item"
         requests = [request_for(s.item, work.settings) for s in batch]
         for s, report in zip(batch, run_stages(requests, scorer.defaults, statistics, cpu=[s.cpu for s in batch])):

@@ -19,7 +19,7 @@ from .settings import GradeSettings, scorer_tag
 
 def grade_dataset(inputs: Sequence[str | Path], out_dir: str | Path, *, metrics: Sequence[str] = ("codebleu",),
                   language: str | None = None, address: str | None = None, work: str | Path | None = None,
-                  block_lines: int = DEFAULT_BLOCK_LINES, batch_size: int = 32, model: str | None = None,
+                  block_lines: int = DEFAULT_BLOCK_LINES, batch_size: int | None = None, model: str | None = None,
                   layer: int | None = None, device: str | None = None, idf: str | None = None,
                   codebleu_rule: str = "native", per_function: bool = False, actors: int | None = None,
                   actors_per_gpu: int = 1, title: str = DEFAULT_TITLE) -> Outcome:

@@ -12,13 +12,18 @@ from ..scoring.report import ALL_METRICS, KNOWN_METRICS, ScoreRequest
 from .items import GradeItem
 
 
+#: Items per scorer call on a CPU, and when CodeBERTScore runs on a GPU (``--batch-size`` unset).
+CPU_BATCH = 32
+GPU_BATCH = 1024
+
+
 @dataclass(frozen=True)
 class GradeSettings:
     """Everything besides the texts that decides a score (part of every block's key)."""
 
     metrics: tuple[str, ...] = ALL_METRICS
     weights: tuple[float, float, float, float] = DEFAULT_WEIGHTS
-    batch_size: int = 32
+    batch_size: int | None = None  # None: ``scoring_batch`` picks one for the device
     scorer_tag: str = "model=default|layer=default"  # see ``scorer_tag``
     codebleu_rule: str = "native"
     model: str | None = None
@@ -28,6 +33,20 @@ class GradeSettings:
     per_function: bool = False  # also score each top-level function (``functions`` in the rows)
     backend: str | None = None  # encoder engine; in the key through ``scorer_tag`` only when approximate
     explain: bool = True  # token alignments and CodeBLEU explanations (only the detailed HTML page shows them)
+
+    def scoring_batch(self, encoder_here: bool = True) -> int:
+        """Items per scorer call: ``batch_size`` when given, else ``GPU_BATCH`` when CodeBERTScore
+        runs on CUDA in this process (``encoder_here``: not a daemon's client, not Ray's CPU
+        stage), as small calls would leave the accelerator idle between them; else ``CPU_BATCH``
+        (progress and Ctrl-C stay fine-grained; larger batches save little on a CPU, where the
+        encoder's arithmetic is the cost)."""
+        if self.batch_size is not None:
+            return self.batch_size
+        if not encoder_here or "codebertscore" not in self.metrics:
+            return CPU_BATCH
+        from ..embed.device import select_device
+
+        return GPU_BATCH if select_device(self.device).startswith("cuda") else CPU_BATCH
 
     def cache_tag(self) -> str:
         """A stable string of the settings that change scores (not the batch size, nor the order
