@@ -354,3 +354,22 @@ def test_every_reference_is_named_in_the_table_and_the_json() -> None:
     assert data["reference"] == str(reference) and data["references"] == [str(reference), str(other)]
     single = json.loads(refscore("score", str(reference), str(candidate), "--json").stdout)
     assert single["references"] == [str(reference)]
+
+
+def test_reference_option_as_in_grade() -> None:
+    """`-r/--reference FILE` names the reference as `refscore grade -r` does; then every
+    positional is a candidate, in any order around the option."""
+    ref, close, loop = (str(EXAMPLES / f"python/{n}.py") for n in ("reference", "candidate_close", "candidate_wrong"))
+    positional = refscore("score", ref, close, loop, "--json")
+    assert positional.returncode == 0, positional.stderr
+    for argv in ((close, loop, "-r", ref), ("--reference", ref, close, loop), (close, loop, f"--reference={ref}")):
+        result = refscore("score", *argv, "--json")
+        assert result.returncode == 0, (argv, result.stderr)
+        assert result.stdout == positional.stdout, argv
+    one = refscore("score", close, "-r", ref, "--json")
+    assert json.loads(one.stdout)["candidate"].endswith("candidate_close.py")
+
+
+def test_no_reference_at_all_is_one_usage_line() -> None:
+    assert_clean_failure(refscore("score", str(EXAMPLES / "python/candidate_close.py")), 2,
+                         "give the reference")

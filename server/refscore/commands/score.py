@@ -1,4 +1,5 @@
-"""``refscore score REFERENCE CANDIDATE...``: score files and print a table or JSON."""
+"""``refscore score REFERENCE CANDIDATE...`` (or ``-r REFERENCE CANDIDATE...``, as in ``grade``):
+score files and print a table or JSON."""
 
 from __future__ import annotations
 
@@ -34,8 +35,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "score", help="score candidate files against a reference",
         description="Score one or more candidate files against a reference solution.")
-    parser.add_argument("reference", help="the reference solution file; - reads it from standard input")
+    parser.add_argument("reference", nargs="?", help="the reference solution file; - reads it from standard input")
     parser.add_argument("candidates", nargs="+", metavar="CANDIDATE", help="candidate file(s) to score; - reads one from standard input")
+    parser.add_argument("-r", "--reference", dest="reference_option", metavar="FILE",
+                        help="the reference, as in refscore grade -r; every positional is then a candidate")
     parser.add_argument("--lang", help="language (default: from the file extension)")
     parser.add_argument("--also-reference", action="append", default=[], metavar="FILE",
                         help="another acceptable reference (repeatable; - reads one from standard input)")
@@ -77,7 +80,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
+def _place_reference(args: argparse.Namespace) -> None:
+    """``-r FILE``: the reference, and a first positional is one more candidate; without it the
+    first positional is the reference (one line when there is none)."""
+    if args.reference_option is not None:
+        if args.reference is not None:
+            args.candidates = [args.reference, *args.candidates]
+        args.reference = args.reference_option
+    elif args.reference is None:
+        raise options.UsageError("give the reference: refscore score REFERENCE CANDIDATE... or "
+                                 "refscore score CANDIDATE... -r REFERENCE")
+
+
 def run(args: argparse.Namespace) -> int:
+    _place_reference(args)
     metrics = options.parse_metrics(args.metrics)
     options.parse_weights(args.weights)  # a bad value is a usage error even where CodeBLEU is not computed
     if args.context is not None and args.context_file:
