@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from .data import Item
+from .eta import Remaining, describe
 from .store import ScoreStore, item_key
 from .tasks import Task, chunks, run_task, units
 
@@ -91,6 +92,7 @@ def execute(work: Plan, config: Any, store: ScoreStore, checkpoint_s: float,
     _log(f"scoring {total} item-groups in {len(work.tasks)} tasks with {config.jobs} process(es)")
     start = last_save = time.monotonic()
     done = 0
+    remaining = Remaining(work.tasks)
 
     def finished(task: Task, result: Any, task_notes: Mapping[str, Any]) -> None:
         nonlocal done, last_save
@@ -101,9 +103,9 @@ def execute(work: Plan, config: Any, store: ScoreStore, checkpoint_s: float,
         if task_notes.get("failures"):
             notes["failures"][key] = notes["failures"].get(key, 0) + task_notes["failures"]
         done += len(task.items)
+        remaining.finished(task, task_notes["seconds"])
         elapsed = time.monotonic() - start
-        _log(f"  {done}/{total} ({key}, {elapsed:.0f}s, about "
-             f"{elapsed / done * (total - done):.0f}s left)")
+        _log(f"  {done}/{total} ({key}, {elapsed:.0f}s, {describe(*remaining.estimate(elapsed))})")
         if store.path is not None and time.monotonic() - last_save > checkpoint_s:
             store.save(meta())
             last_save = time.monotonic()
