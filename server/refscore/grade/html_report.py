@@ -31,7 +31,7 @@ from .histogram import counts_svg
 from .html_legends import legend, trust_note
 from .job import DEFAULT_TITLE
 from .rows import LABELS, SCORE_COLUMNS, GradeResult
-from .stream_stats import RowStats
+from .stream_stats import RowStats, counted
 
 #: Runs of up to this many problems get each problem's statistics and histograms; more get one
 #: table with a row per problem (a JSONL of HumanEval's 164 problems).
@@ -103,11 +103,6 @@ def _fmt(value: Any) -> str:
     return f"{value:.3f}" if isinstance(value, float) and math.isfinite(value) else "&ndash;"
 
 
-def _count(rows: int) -> str:
-    """``1 submission``, ``1,234 submissions``."""
-    return f"{rows:,} submission{'s' * (rows != 1)}"
-
-
 def _interrupted(stats: RowStats, settings: dict[str, Any]) -> str:
     """The headline of an interrupted run: how many submissions it did not get to."""
     if not settings.get("interrupted") or not stats.unfinished:  # not, or only while writing the reports
@@ -126,7 +121,7 @@ def _not_parsing(stats: RowStats) -> str:
     if not stats.not_parsing:
         return ""
     combined = ", the combined RefScore too," if "refscore" in stats.columns else ""
-    return (f'<p class="warn">{_count(stats.not_parsing)} do{"es" * (stats.not_parsing == 1)} not parse '
+    return (f'<p class="warn">{counted(stats.not_parsing)} do{"es" * (stats.not_parsing == 1)} not parse '
             f"(marked &#9888;): their scores{combined} are for the code the parser recovered, "
             "not a sign that the code runs; <code>--fail-under</code> fails them unless "
             "<code>--allow-syntax-errors</code>.</p>")
@@ -147,7 +142,7 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_T
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
            f"<title>{safe_attr(title)}</title><style>{CSS}</style></head><body>",
-           f"<header><h1>{safe_text(title)}</h1><p>{_count(summary['submissions'])}, "
+           f"<header><h1>{safe_text(title)}</h1><p>{counted(summary['submissions'])}, "
            f"{stats.errors_phrase()} &middot; metrics: "
            f"{safe_text(', '.join(settings.get('metrics', [])))} &middot; engine: "
            f"{safe_text(str(settings.get('engine', 'local')))} &middot; refscore "
@@ -192,7 +187,7 @@ def _summaries(stats: RowStats, columns: Sequence[str]) -> str:
     for index, (name, sub) in enumerate(problems.items()):
         shown = [c for c in columns if c in sub.columns]
         out.append(f'<section class="problem" id="problem-{index}"><h2>Problem {safe_text(name or "(none)")}: '
-                   f"{_count(sub.rows)}, {sub.errors_phrase()}</h2>"
+                   f"{counted(sub.rows)}, {sub.errors_phrase()}</h2>"
                    + _statistics(sub, shown, f"summary-{index}") + _histograms(sub, shown) + "</section>")
     return "".join(out)
 
@@ -256,7 +251,7 @@ def _failed(stats: RowStats, columns: Sequence[str], files: Sequence[str]) -> st
     skipped = (f"; the {stats.unfinished:,} the interrupted run did not get to are not listed"
                if stats.unfinished else "")
     handed = f" ({stats.handed_nothing:,} of them handed nothing in)" if stats.handed_nothing else ""
-    return (f'<h2 id="errors">{_count(stats.with_errors)} with errors{handed}</h2>'
+    return (f'<h2 id="errors">{counted(stats.with_errors)} with errors{handed}</h2>'
             f'<p class="legend">{f"The first {len(listed):,}" if more else "Listed"} in input order{more}{skipped}.</p>'
             + _brief("error-rows", listed, columns))
 

@@ -134,3 +134,8 @@ class RowStats:
     def highest(self) -> list[dict[str, Any]]:
         """The ``keep`` rows highest on ``rank_by``, highest first (earlier rows first on ties)."""
         return [brief for _, _, brief in sorted(self._high, key=lambda e: (-e[0], -e[1]))]
+
+
+def counted(count: int, noun: str = "submission") -> str:
+    """``1 submission``, ``1,234 submissions``: a count with its noun, for every headline."""
+    return f"{count:,} {noun}{'s' * (count != 1)}"

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence, TextIO
 from ..bidi import printable
 from .heatmap import NOTE_KINDS
 from .rows import LABELS, NOT_PARSING, threshold_value
-from .stream_stats import RowStats
+from .stream_stats import RowStats, counted
 from .targets import STDOUT, is_stdout
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -56,16 +56,17 @@ def echo_row(row: dict[str, Any], width: int) -> None:
 
 def print_summary(stats: RowStats, outputs: Mapping[str, Path], from_before: int, more: Sequence[Path] = (),
                   pages: Path | None = None) -> None:
-    """``graded N submission(s): ...`` and a ``wrote`` line per file (``more``: the classroom
+    """``graded N submissions: ...`` and a ``wrote`` line per file (``more``: the classroom
     outputs; those in the ``pages`` folder are counted in one line)."""
     summary = stats.summary()
     means = ", ".join(f"{LABELS[c]} mean {m['mean']:.3f}" for c, m in summary["metrics"].items() if c in SHOWN)
     out = summary_stream(outputs)
-    print(f"graded {summary['submissions']} submission(s): {stats.errors_phrase()}"
+    print(f"graded {counted(summary['submissions'])}: {stats.errors_phrase()}"
           + (f"; {means}" if means else "") + f"; {from_before} from earlier runs", file=out)
     if stats.not_parsing:
         combined = ", the combined RefScore too," if "refscore" in stats.columns else ""
-        print(f"{stats.not_parsing} submission(s) do not parse: their scores{combined} are for the code the parser "
+        verb = "does" if stats.not_parsing == 1 else "do"
+        print(f"{counted(stats.not_parsing)} {verb} not parse: their scores{combined} are for the code the parser "
               "recovered (each one's parse_error says where)", file=out)
     for path in outputs.values():
         print(f"wrote {'standard output' if str(path) == STDOUT else path}", file=out)
@@ -104,7 +105,7 @@ def print_threshold(threshold: "Threshold", count: int, first: Sequence[dict[str
     if not count:
         print(f"all submissions reach {threshold_name(threshold)}{parses}", file=summary_stream(outputs))
         return True
-    print(f"{count} submission(s) below {threshold_name(threshold)}"
+    print(f"{counted(count)} below {threshold_name(threshold)}"
           + ("" if threshold.allow_syntax_errors else " or not parsing") + ":", file=sys.stderr)
     for row in first:
         column, score = threshold_value(row, threshold.metric, threshold.fallback)
