@@ -203,8 +203,8 @@ def _score(cands: Sequence[str], refs: Sequence[Union[str, Sequence[str]]], lang
     plans = _package_window_plans(encoder, cands, groups, contexts, sources is not None, batch_size)
     prepared = prepare_texts(encoder, items, batch_size, plans)
 
-    table: IdfTable | None = None
-    if isinstance(idf, Mapping):
+    table: IdfTable | None = None  # no IDF, for an empty dict too (the package tests ``not idf`` first)
+    if idf and isinstance(idf, Mapping):
         table = IdfTable.from_mapping(idf)
     elif idf:
         table = idf_from_references(encoder, [r for group in groups for r in group])
