@@ -135,3 +135,29 @@ def test_a_lone_surrogate_is_refused_not_scored_0(where: str) -> None:
     args[where] = [args[where][0], "y = '\udc00'"]
     with pytest.raises(ScoreInputError, match=r"lone surrogate \(U\+DC00 at character 5\)"):
         score(args["cands"], args["refs"], sources=args["sources"], **_kw())
+
+
+@pytest.mark.parametrize("call", [
+    lambda f: f(REFS[0], PREDS[0], "python"),  # same length: the package scores each character
+    lambda f: f(REFS[0][:9], PREDS[0][:9], "python"),
+    lambda f: f(REFS[:1], PREDS[0], "python"),
+], ids=["both", "same-length", "predictions"])
+def test_calc_codebleu_refuses_one_string_in_place_of_a_list(call) -> None:
+    """``calc_codebleu(ref, pred, lang)`` scored each character as a prediction (the package
+    does too, silently): a number for nothing the user meant."""
+    from refscore.errors import ScoreInputError
+
+    with pytest.raises(ScoreInputError, match="not one string"):
+        call(calc_codebleu)
+
+
+@pytest.mark.parametrize("where", ["cands", "refs", "sources"])
+def test_score_refuses_one_string_in_place_of_a_list(where: str) -> None:
+    """``score("return a", "return b")`` returned tensors of one score per character."""
+    from refscore.compat import score
+    from refscore.errors import ScoreInputError
+
+    args = {"cands": ["return a + b"], "refs": ["return x + y"], "sources": ["add"]}
+    args[where] = args[where][0]
+    with pytest.raises(ScoreInputError, match=f"{where}.*not one string"):
+        score(args["cands"], args["refs"], sources=args["sources"], **_kw())

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 from .api_types import (AGGREGATIONS, BERT_KEYS, CODEBLEU_KEYS, CorpusScore, SampleScore, codebleu_default,
                         mean_of)
-from .errors import ScoreInputError, refuse_lone_surrogates
+from .errors import ScoreInputError, refuse_lone_surrogates, refuse_one_string
 from .settings_schema import (ALL_METRICS, IDF_ONE_REFERENCE, SETTINGS, TEXT_METRICS, SettingError,
                               idf_lacks_references, shown)
 
@@ -100,8 +100,7 @@ def build_requests(candidates: Sequence[str], references: References, language: 
     settings that change a number by the settings schema, as the CLI, editor and daemon check them."""
     from .scoring.report import ScoreRequest
 
-    if isinstance(candidates, (str, bytes)) or isinstance(references, (str, bytes)):
-        raise ScoreInputError("candidates and references are lists (one entry per candidate), not one string")
+    refuse_one_string("candidate", candidates=candidates, references=references)
     candidates, references = list(candidates), list(references)
     if len(candidates) != len(references):
         raise ScoreInputError(f"{len(candidates)} candidates but {len(references)} references; "

@@ -65,3 +65,12 @@ def refuse_lone_surrogates(text: str, what: str) -> None:
     where = lone_surrogate(text)
     if where is not None:
         raise ScoreInputError(f"{what} holds a lone surrogate ({where}), which is not text")
+
+
+def refuse_one_string(per: str, **arguments: object) -> None:
+    """A ``ScoreInputError`` when an argument that takes a list with one entry per ``per`` is one
+    string (or bytes): a string is a sequence of characters, each of which would be scored."""
+    given = [name for name, value in arguments.items() if isinstance(value, (str, bytes))]
+    if given:
+        which = f" ({' and '.join(given)} given as one)" if len(arguments) > 1 else ""
+        raise ScoreInputError(f"{' and '.join(arguments)}: a list with one entry per {per}, not one string{which}")

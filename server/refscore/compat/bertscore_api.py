@@ -21,7 +21,7 @@ import os
 import warnings
 from typing import Any, Mapping, Sequence, Union
 
-from ..errors import ScoreInputError, refuse_lone_surrogates
+from ..errors import ScoreInputError, refuse_lone_surrogates, refuse_one_string
 from ..embed import torch_module
 from ..embed.encoder import LayerRangeError, encoder_for
 from ..embed.registry import ModelSpec, known_layer, local_model_path, paper_model, resolve_model
@@ -179,6 +179,8 @@ def _score(cands: Sequence[str], refs: Sequence[Union[str, Sequence[str]]], lang
            sources: Sequence[str] | None, batch_size: int, device: str | None, rescale_with_baseline: bool,
            baseline_path: str | None) -> tuple[Any, Any, Any, Any]:
     torch = torch_module()
+    refuse_one_string("candidate", cands=cands, refs=refs)
+    refuse_one_string("candidate", sources=sources)
     if len(cands) != len(refs):
         raise ScoreInputError("Different number of candidates and references")
     if lang is None and model_type is None:

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple, Union
 
-from ..errors import ScoreInputError
+from ..errors import ScoreInputError, refuse_one_string
 from ..analysis.text import MAX_INPUT_BYTES
 from ..languages import CODEBLEU_PACKAGE_LANGUAGES
 from ..safe_read import read_capped
@@ -35,6 +35,7 @@ def calc_codebleu(
     ``<lang>.txt``, one keyword per line, for the weighted n-gram match (default: the package's
     lists, which RefScore carries).
     """
+    refuse_one_string("prediction", references=references, predictions=predictions)
     if len(references) != len(predictions):
         raise ScoreInputError("Number of references and predictions should be the same")
     if lang not in AVAILABLE_LANGS:
