@@ -161,3 +161,23 @@ def test_score_refuses_one_string_in_place_of_a_list(where: str) -> None:
     args[where] = args[where][0]
     with pytest.raises(ScoreInputError, match=f"{where}.*not one string"):
         score(args["cands"], args["refs"], sources=args["sources"], **_kw())
+
+
+def test_a_numpy_layer_number_is_a_layer_number() -> None:
+    """``num_layers=np.int64(3)`` (a layer from a numpy grid) works in the package; RefScore
+    refused it as "not a hidden layer number", in ``refscore.score(layer=)`` too."""
+    import numpy as np
+
+    import refscore
+    from refscore.compat import score
+
+    cands, refs = ["return a + b"], ["return x + y"]
+    plain = score(cands, refs, model_type=bert_fixtures.minilm_path(), num_layers=3)
+    numpy_layer = score(cands, refs, model_type=bert_fixtures.minilm_path(), num_layers=np.int64(3))
+    package = bert_fixtures.load_oracle().score(cands, refs, model_type=bert_fixtures.minilm_path(),
+                                                num_layers=np.int64(3))
+    assert [t.tolist() for t in numpy_layer] == [t.tolist() for t in plain]
+    assert [t.item() for t in numpy_layer] == pytest.approx([t.item() for t in package], abs=1e-5)
+    row, = refscore.score(cands, refs, language="python", metrics=("codebertscore",), layer=np.int64(3))
+    assert row.codebertscore_f1 == refscore.score(cands, refs, language="python", metrics=("codebertscore",),
+                                                  layer=3)[0].codebertscore_f1

@@ -17,6 +17,7 @@ component), NaN where the package gives NaN (a zero IDF weight sum), 0 for empty
 
 from __future__ import annotations
 
+import numbers
 import os
 import warnings
 from typing import Any, Mapping, Sequence, Union
@@ -122,7 +123,7 @@ def score(cands: Sequence[str], refs: Sequence[Union[str, Sequence[str]]], lang:
     shape and are refused (NotImplementedError), never silently ignored.
     """
     _refuse_unsupported(all_layers, no_punc, chunk_overlap)
-    _check_num_layers(num_layers)
+    num_layers = _check_num_layers(num_layers)
     out = _score(cands, refs, lang, model_type, num_layers, idf, sources, batch_size, device,
                  rescale_with_baseline, baseline_path)
     if return_hash:
@@ -144,13 +145,16 @@ def _refuse_unsupported(all_layers: bool, no_punc: bool, chunk_overlap: float) -
                                   "(long inputs use the package's default overlap, 0.5)")
 
 
-def _check_num_layers(num_layers: Any) -> None:
-    """The package asserts a layer the model has; a negative or non-integer one is refused here
+def _check_num_layers(num_layers: Any) -> int | None:
+    """``num_layers`` as an int (any integer type, numpy's too, as the package takes it). The
+    package asserts a layer the model has; a negative or non-integer one is refused here
     (``ScoreInputError``, an AssertionError), never read as Python's last-layer index."""
-    if num_layers is not None and (isinstance(num_layers, bool) or not isinstance(num_layers, int)
-                                   or num_layers < 0):
+    if num_layers is None:
+        return None
+    if isinstance(num_layers, bool) or not isinstance(num_layers, numbers.Integral) or num_layers < 0:
         raise ScoreInputError(f"Invalid num_layers: {num_layers!r}; num_layers should be a hidden layer "
                               "number from 0 (the embeddings) to the model's number of layers")
+    return int(num_layers)
 
 
 def _check_texts(cands: Sequence[str], groups: Sequence[Sequence[str]], sources: Sequence[str] | None) -> None:
