@@ -192,3 +192,14 @@ def test_idf_from_a_single_reference_is_refused_not_a_recall_of_0() -> None:
     assert all(row.codebertscore_recall > 0.3 for row in rows)
     assert refscore.score(CANDIDATES[:1], [REFERENCE], language="python", metrics=("codebleu",),
                           idf="references")[0].codebleu is not None  # no CodeBERTScore: no IDF to weigh
+
+
+def test_score_corpus_reads_metric_names_as_score_does() -> None:
+    """``score`` takes ``"CodeBLEU"`` (names are trimmed and lower-cased); ``score_corpus`` then
+    looked for ``"codebleu"`` in the names as given and returned every corpus number None."""
+    refs = [REFERENCE] * 2
+    plain = refscore.score_corpus(CANDIDATES, refs, language="python", metrics=("codebleu", "chrf"))
+    spelled = refscore.score_corpus(CANDIDATES, refs, language="python", metrics=(" CodeBLEU", "chrF"))
+    assert plain.codebleu is not None and plain.chrf is not None
+    assert (spelled.codebleu, spelled.chrf) == (plain.codebleu, plain.chrf)
+    assert dict(spelled.corpus_aggregation) == dict(plain.corpus_aggregation)

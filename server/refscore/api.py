@@ -66,6 +66,7 @@ def score_corpus(candidates: Sequence[str], references: References, language: st
     """Corpus scores: CodeBLEU as corpus statistics (``codebleu.calc_codebleu``'s one number for
     the corpus, the package's rule), the other metrics as means of the per-sample scores, which
     are kept under ``samples``. ``options`` are ``score``'s."""
+    metrics = _metrics(metrics)  # the names as ``score`` reads them ("CodeBLEU" is codebleu)
     samples = score(candidates, references, language, metrics, context, weights=weights, **options)
     spec_name = samples[0].language if samples else _language(language)
     values: dict[str, float | None] = {}
