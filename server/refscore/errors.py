@@ -30,6 +30,14 @@ class ScoreInputError(RefScoreError, ValueError, AssertionError):
     exit_code = EXIT_USAGE
 
 
+class MissingIdfWeightError(ScoreInputError, KeyError):
+    """An ``idf`` dict without a weight for a token of the texts: ``code_bert_score.score``
+    raises KeyError for it, so this is a KeyError too (and a ``ScoreInputError``)."""
+
+    def __str__(self) -> str:  # the message as written, not KeyError's quoted repr
+        return str(self.args[0]) if self.args else ""
+
+
 class UsageError(RefScoreError):
     """A command line that cannot work (exit 2)."""
 

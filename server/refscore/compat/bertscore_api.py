@@ -12,7 +12,9 @@ Same arguments, same ``(P, R, F1, F3)`` float32 tensors, same numbers (within 1e
 
 Kept from the package: IDF over the given references, per-component maximum over several
 references, baseline rescaling (a missing baseline file means baseline 0.5 for every
-component), NaN where the package gives NaN (a zero IDF weight sum), 0 for empty texts.
+component), NaN where the package gives NaN (a zero IDF weight sum), 0 for empty texts, an
+empty ``idf`` dict meaning no IDF, and a KeyError (``MissingIdfWeightError``) for a plain ``idf``
+dict without a weight for a token of the texts.
 """
 
 from __future__ import annotations
@@ -20,16 +22,17 @@ from __future__ import annotations
 import numbers
 import os
 import warnings
-from typing import Any, Mapping, Sequence, Union
+from typing import Any, Iterable, Mapping, Sequence, Union
 
-from ..errors import ScoreInputError, refuse_lone_surrogates, refuse_one_string
+from ..errors import MissingIdfWeightError, ScoreInputError, refuse_lone_surrogates, refuse_one_string
 from ..embed import torch_module
 from ..embed.encoder import LayerRangeError, encoder_for
 from ..embed.registry import ModelSpec, known_layer, local_model_path, paper_model, resolve_model
 from ..metrics.codebertscore import IdfTable, model_input
 from ..metrics.codebertscore_batch import best_over_references
 from ..embed.files import load_baseline
-from ..embed.prepared import idf_from_references, match_device, match_prepared, prepare_texts, unweighted_ids
+from ..embed.prepared import (PreparedText, idf_from_references, match_device, match_prepared, prepare_texts,
+                             unweighted_ids)
 
 __all__ = ["score"]
 
@@ -170,6 +173,19 @@ def _check_texts(cands: Sequence[str], groups: Sequence[Sequence[str]], sources:
             refuse_lone_surrogates(text, what)
 
 
+def _refuse_missing_weights(idf: Mapping[Any, float], table: IdfTable, texts: Iterable[PreparedText]) -> None:
+    """A plain dict weighs every token of the texts (the package looks each one up: KeyError);
+    a ``defaultdict`` weighs the others with its default."""
+    if getattr(idf, "default_factory", None) is not None:
+        return
+    missing = sorted({i for text in texts for i in text.row_ids()} - table.weights.keys())
+    if missing:
+        shown = ", ".join(map(str, missing[:5])) + (", ..." if len(missing) > 5 else "")
+        raise MissingIdfWeightError(f"idf: the dict has no weight for token id {shown} ({len(missing)} of the "
+                                    "texts' tokens); weigh every token, or give a defaultdict whose default "
+                                    "weighs the others (code_bert_score raises KeyError too)")
+
+
 def package_hash(model: str, layer: int, idf: Any, rescaled: bool, custom_baseline: bool) -> str:
     """code-bert-score's ``get_hash``: ``MODEL_LLAYER_idf|_no-idf[-rescaled|-custom-rescaled]``."""
     text = f"{model}_L{layer}{'_idf' if idf else '_no-idf'}"
@@ -212,6 +228,7 @@ def _score(cands: Sequence[str], refs: Sequence[Union[str, Sequence[str]]], lang
     table: IdfTable | None = None  # no IDF, for an empty dict too (the package tests ``not idf`` first)
     if idf and isinstance(idf, Mapping):
         table = IdfTable.from_mapping(idf)
+        _refuse_missing_weights(idf, table, prepared.values())
     elif idf:
         table = idf_from_references(encoder, [r for group in groups for r in group])
     zero_ids = unweighted_ids(encoder)
