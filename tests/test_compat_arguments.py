@@ -181,3 +181,20 @@ def test_a_numpy_layer_number_is_a_layer_number() -> None:
     row, = refscore.score(cands, refs, language="python", metrics=("codebertscore",), layer=np.int64(3))
     assert row.codebertscore_f1 == refscore.score(cands, refs, language="python", metrics=("codebertscore",),
                                                   layer=3)[0].codebertscore_f1
+
+
+@pytest.mark.parametrize("lang, package_model", [("py", "microsoft/codebert-base-mlm"),
+                                                 ("PY", "microsoft/codebert-base-mlm"),
+                                                 ("C++", "neulab/codebert-cpp"),
+                                                 ("JS", "neulab/codebert-javascript")])
+def test_lang_picks_the_model_the_package_picks(lang: str, package_model: str) -> None:
+    """The package looks ``lang.lower()`` up in its own table (python, javascript, js, c, cpp,
+    c++, java; else codebert-base-mlm); RefScore read ``lang="py"`` as Python and would have
+    scored with codebert-python (layer 11), not the package's codebert-base-mlm (layer 10)."""
+    from code_bert_score.utils import lang2model
+
+    from refscore.compat import score
+
+    assert lang2model[lang.lower()] == package_model
+    with pytest.warns(UserWarning, match=f"^{package_model} is not in the local"):
+        score([PREDS[0]], [REFS[0]], lang=lang)

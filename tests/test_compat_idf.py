@@ -62,3 +62,4 @@ def test_an_idf_dict_with_every_token_gives_the_packages_numbers() -> None:
     expected = bf.load_oracle().score(CANDS, REFS, idf=table, **_kw())
     for ours, theirs in zip(score(CANDS, REFS, idf=table, **_kw()), expected):
         assert torch.allclose(ours, theirs, atol=1e-5), (ours, theirs)
+

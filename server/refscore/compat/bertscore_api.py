@@ -4,8 +4,8 @@ Same arguments, same ``(P, R, F1, F3)`` float32 tensors, same numbers (within 1e
 
 * models load from local files only (a folder, or a Hugging Face id already in the local cache);
   an explicit ``model_type`` that is not local raises ``ModelNotAvailableError``; with only
-  ``lang`` given and the paper model not cached, the embedded all-MiniLM-L6-v2 (layer 6) is used
-  and a warning says so;
+  ``lang`` given (read as the package reads it: ``lang="py"`` means codebert-base-mlm) and that
+  model not cached, the embedded all-MiniLM-L6-v2 (layer 6) is used and a warning says so;
 * ``sources`` (the natural-language context) works with every fast tokenizer (WordPiece too) and
   may be combined with several references per candidate;
 * the loaded model and the embeddings are kept between calls (same model, layer, device).
@@ -38,6 +38,10 @@ __all__ = ["score"]
 
 #: code-bert-score's layer for a model it does not know.
 PACKAGE_DEFAULT_LAYER = 10
+#: code-bert-score's ``lang2model`` keys (looked up lower-cased) and the language each names;
+#: any other ``lang`` means codebert-base-mlm there (``lang="py"`` too).
+PACKAGE_LANGS = {"python": "python", "javascript": "javascript", "js": "javascript", "c": "c", "cpp": "cpp",
+                 "c++": "cpp", "java": "java"}
 
 
 def _spec(lang: str | None, model_type: str | None, num_layers: int | None, warn: bool = True) -> ModelSpec:
@@ -45,7 +49,7 @@ def _spec(lang: str | None, model_type: str | None, num_layers: int | None, warn
         model_type = str(model_type)
         layer = num_layers if num_layers is not None else (known_layer(model_type) or PACKAGE_DEFAULT_LAYER)
         return resolve_model(model=model_type, layer=layer)
-    paper_id, paper_layer = paper_model(lang)
+    paper_id, paper_layer = paper_model(PACKAGE_LANGS.get((lang or "").lower()))
     path = local_model_path(paper_id)
     if path is not None:
         return ModelSpec(paper_id, path, num_layers if num_layers is not None else paper_layer)
