@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import numbers
 import os
 from pathlib import Path
@@ -64,5 +65,9 @@ def _keywords(folder: Union[str, os.PathLike], lang: str) -> frozenset[str]:
     folder = Path(folder)
     if not folder.exists():
         raise ScoreInputError(f"keywords_dir {folder} does not exist")
-    text = read_capped(folder / f"{lang}.txt", MAX_INPUT_BYTES).decode("utf-8")
+    path = folder / f"{lang}.txt"
+    if not path.is_file():  # the package's open() fails with FileNotFoundError here
+        raise FileNotFoundError(errno.ENOENT, f"keywords_dir {folder} has no {lang}.txt (one keyword per line)",
+                                str(path))
+    text = read_capped(path, MAX_INPUT_BYTES).decode("utf-8")
     return frozenset(line.strip() for line in text.splitlines(keepends=True))
