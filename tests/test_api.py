@@ -203,3 +203,15 @@ def test_score_corpus_reads_metric_names_as_score_does() -> None:
     assert plain.codebleu is not None and plain.chrf is not None
     assert (spelled.codebleu, spelled.chrf) == (plain.codebleu, plain.chrf)
     assert dict(spelled.corpus_aggregation) == dict(plain.corpus_aggregation)
+
+
+@pytest.mark.parametrize("setting, words", [(dict(model="/nonexistent/model"), "model '/nonexistent/model' is not"),
+                                            (dict(layer=99), "layer 99: all-MiniLM-L6-v2 has hidden layers 0 to 6")])
+def test_a_model_or_layer_that_cannot_be_had_is_refused_as_the_cli_refuses_it(setting: dict, words: str) -> None:
+    """``refscore score --model /nonexistent`` / ``--layer 99`` stop with one line; the API gave
+    every row CodeBERTScore None (the reason only in ``errors``) and ``score_corpus`` a None mean."""
+    for call in (refscore.score, refscore.score_corpus):
+        with pytest.raises(refscore.ScoreInputError, match=words):
+            call(CANDIDATES, [REFERENCE] * 2, language="python", metrics=("codebleu", "codebertscore"), **setting)
+    row, = refscore.score(CANDIDATES[:1], [REFERENCE], language="python", metrics=("codebleu",), **setting)
+    assert row.codebleu is not None  # no CodeBERTScore asked: no model to load, as on the command line

@@ -121,12 +121,28 @@ def build_requests(candidates: Sequence[str], references: References, language: 
             raise ScoreInputError(f"{name} {shown(value)}: {error}") from None
     contexts = _contexts(context, len(candidates))
     spec_name = _language(language)
+    if "codebertscore" in names:
+        _check_model_and_layer(checked["model"], checked["layer"], spec_name)
     groups = [_references(refs, index) for index, refs in enumerate(references)]
     if idf_lacks_references(checked["idf"], names, len({t for g in groups for t in g})):
         raise ScoreInputError(f"idf='references' {IDF_ONE_REFERENCE}: give an IDF file or more references")
     return [ScoreRequest(text, refs, spec_name, ctx, names, checked["weights"], explain=False,
                          **{k: v for k, v in checked.items() if k != "weights"})
             for text, refs, ctx in zip(candidates, groups, contexts)]
+
+
+def _check_model_and_layer(model: str | None, layer: int | None, language: str) -> None:
+    """A model this machine lacks, or a layer the model lacks, refused before scoring as on the
+    command line (``embed.model_check``), not a CodeBERTScore of None in every row."""
+    from .embed import ModelNotAvailableError
+    from .embed.model_check import check_model_and_layer
+
+    try:
+        check_model_and_layer(model, layer, (language,))
+    except ModelNotAvailableError as error:
+        raise ScoreInputError(str(error)) from None  # it names the model
+    except SettingError as error:
+        raise ScoreInputError(f"layer {layer}: {error}") from None
 
 
 def _default(name: str, rule: str) -> str:
