@@ -205,11 +205,23 @@ def test_score_corpus_reads_metric_names_as_score_does() -> None:
     assert dict(spelled.corpus_aggregation) == dict(plain.corpus_aggregation)
 
 
-@pytest.mark.parametrize("setting, words", [(dict(model="/nonexistent/model"), "model '/nonexistent/model' is not"),
-                                            (dict(layer=99), "layer 99: all-MiniLM-L6-v2 has hidden layers 0 to 6")])
-def test_a_model_or_layer_that_cannot_be_had_is_refused_as_the_cli_refuses_it(setting: dict, words: str) -> None:
-    """``refscore score --model /nonexistent`` / ``--layer 99`` stop with one line; the API gave
-    every row CodeBERTScore None (the reason only in ``errors``) and ``score_corpus`` a None mean."""
+def _no_cuda() -> bool:
+    import torch
+
+    return not torch.cuda.is_available()
+
+
+@pytest.mark.parametrize("setting, words", [
+    (dict(model="/nonexistent/model"), "model '/nonexistent/model' is not"),
+    (dict(layer=99), "layer 99: all-MiniLM-L6-v2 has hidden layers 0 to 6"),
+    (dict(idf="/nonexistent/idf.json"), "idf '/nonexistent/idf.json': .*no such file"),
+    pytest.param(dict(device="cuda"), "device 'cuda': CUDA is not available to this torch",
+                 marks=pytest.mark.skipif("not _no_cuda()", reason="this machine has CUDA")),
+], ids=["model", "layer", "idf", "device"])
+def test_a_setting_that_cannot_be_had_is_refused_as_the_cli_refuses_it(setting: dict, words: str) -> None:
+    """``refscore score --model /nonexistent`` (``--layer 99``, ``--idf /nonexistent``,
+    ``--device cuda`` without CUDA) stops with one line; the API gave every row CodeBERTScore None
+    (the reason only in ``errors``) and ``score_corpus`` a None mean."""
     for call in (refscore.score, refscore.score_corpus):
         with pytest.raises(refscore.ScoreInputError, match=words):
             call(CANDIDATES, [REFERENCE] * 2, language="python", metrics=("codebleu", "codebertscore"), **setting)

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 from .api_types import (AGGREGATIONS, BERT_KEYS, CODEBLEU_KEYS, CorpusScore, SampleScore, codebleu_default,
                         mean_of)
 from .errors import ScoreInputError, refuse_lone_surrogates, refuse_one_string
-from .settings_schema import (ALL_METRICS, IDF_ONE_REFERENCE, SETTINGS, TEXT_METRICS, SettingError,
-                              idf_lacks_references, shown)
+from .settings_schema import (ALL_METRICS, IDF_FROM_REFERENCES, IDF_ONE_REFERENCE, SETTINGS, TEXT_METRICS,
+                              SettingError, idf_lacks_references, shown)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .scoring.report import ScoreReport, ScoreRequest
@@ -122,7 +123,7 @@ def build_requests(candidates: Sequence[str], references: References, language: 
     contexts = _contexts(context, len(candidates))
     spec_name = _language(language)
     if "codebertscore" in names:
-        _check_model_and_layer(checked["model"], checked["layer"], spec_name)
+        _check_bert_settings(checked, spec_name)
     groups = [_references(refs, index) for index, refs in enumerate(references)]
     if idf_lacks_references(checked["idf"], names, len({t for g in groups for t in g})):
         raise ScoreInputError(f"idf='references' {IDF_ONE_REFERENCE}: give an IDF file or more references")
@@ -131,18 +132,30 @@ def build_requests(candidates: Sequence[str], references: References, language: 
             for text, refs, ctx in zip(candidates, groups, contexts)]
 
 
-def _check_model_and_layer(model: str | None, layer: int | None, language: str) -> None:
-    """A model this machine lacks, or a layer the model lacks, refused before scoring as on the
-    command line (``embed.model_check``), not a CodeBERTScore of None in every row."""
+def _check_bert_settings(checked: Mapping[str, Any], language: str) -> None:
+    """A model this machine lacks, a layer the model lacks, an IDF file that cannot be read or a
+    device this torch cannot use, refused before scoring as on the command line
+    (``embed.model_check``), not a CodeBERTScore of None in every row."""
     from .embed import ModelNotAvailableError
-    from .embed.model_check import check_model_and_layer
+    from .embed.files import load_idf
+    from .embed.model_check import check_model_and_layer, device_problem
+    from .errors import InputFileError
 
     try:
-        check_model_and_layer(model, layer, (language,))
+        check_model_and_layer(checked["model"], checked["layer"], (language,))
     except ModelNotAvailableError as error:
         raise ScoreInputError(str(error)) from None  # it names the model
     except SettingError as error:
-        raise ScoreInputError(f"layer {layer}: {error}") from None
+        raise ScoreInputError(f"layer {checked['layer']}: {error}") from None
+    idf = checked["idf"]
+    if idf is not None and idf != IDF_FROM_REFERENCES:
+        try:
+            load_idf(Path(idf).expanduser())
+        except (ValueError, InputFileError) as error:
+            raise ScoreInputError(f"idf {shown(idf)}: {error}") from None
+    problem = device_problem(checked["device"]) if checked["device"] else None
+    if problem is not None:
+        raise ScoreInputError(f"device {shown(checked['device'])}: {problem}")
 
 
 def _default(name: str, rule: str) -> str:

@@ -157,21 +157,13 @@ def check_device(device: str | None, metrics: Sequence[str]) -> None:
     found = DEVICE_PATTERN.fullmatch(checked("device", device))
     if found is None:  # pragma: no cover - the schema checked the pattern
         raise UsageError(f"--device {device!r}: choose {DEVICES}")
-    if "codebertscore" not in metrics or found.group(1) == "cpu":
+    if "codebertscore" not in metrics:
         return
-    from ..embed import torch_module
+    from ..embed.model_check import device_problem
 
-    torch = torch_module()
-    if found.group(1) == "mps":
-        if not torch.backends.mps.is_available():
-            raise UsageError(f"--device {device}: MPS is not available to this torch; use --device cpu")
-        return
-    if not torch.cuda.is_available():
-        raise UsageError(f"--device {device}: CUDA is not available to this torch "
-                         f"({torch.__version__}); use --device cpu")
-    count = torch.cuda.device_count()
-    if found.group(3) is not None and int(found.group(3)) >= count:
-        raise UsageError(f"--device {device}: this machine has CUDA devices cuda:0 to cuda:{count - 1}")
+    problem = device_problem(found.group(0))
+    if problem is not None:
+        raise UsageError(f"--device {device}: {problem.replace('use cpu', 'use --device cpu')}")
 
 
 def check_layer(layer: int | None, model: str | None, languages: Iterable[str], metrics: Sequence[str]) -> None:

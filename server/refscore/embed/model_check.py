@@ -1,6 +1,6 @@
-"""The model and layer a CodeBERTScore request names, checked before anything is scored, from
-the local files only: the command line (``commands/options.py``) and the Python API
-(``api.py``) refuse the same settings in the same words."""
+"""The model, layer and device a CodeBERTScore request names, checked before anything is scored
+(the model from the local files only): the command line (``commands/options.py``) and the Python
+API (``api.py``) refuse the same settings in the same words."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Iterable
 
-from ..settings_schema import check_layer_range
+from ..settings_schema import DEVICE_PATTERN, check_layer_range
 from .registry import ModelNotAvailableError, resolve_model
 
 #: config.json keys that give a transformer's number of hidden layers
@@ -45,3 +45,22 @@ def check_model_and_layer(model: str | None, layer: int | None, languages: Itera
         total = hidden_layers(spec.path)
         if total is not None:
             check_layer_range(layer, total, spec.model_id)
+
+
+def device_problem(device: str) -> str | None:
+    """Why this torch cannot use ``device`` (``cuda``, ``cuda:N`` or ``mps``, as the settings
+    schema spells them), or None; ``cpu`` always works (torch is imported only for the others)."""
+    found = DEVICE_PATTERN.fullmatch(device)
+    if found is None or found.group(1) == "cpu":
+        return None
+    from . import torch_module
+
+    torch = torch_module()
+    if found.group(1) == "mps":
+        return None if torch.backends.mps.is_available() else "MPS is not available to this torch; use cpu"
+    if not torch.cuda.is_available():
+        return f"CUDA is not available to this torch ({torch.__version__}); use cpu"
+    count = torch.cuda.device_count()
+    if found.group(3) is not None and int(found.group(3)) >= count:
+        return f"this machine has CUDA devices cuda:0 to cuda:{count - 1}"
+    return None
