@@ -120,6 +120,8 @@ def build_requests(candidates: Sequence[str], references: References, language: 
             checked[name] = SETTINGS[name].check(value)
         except SettingError as error:
             raise ScoreInputError(f"{name} {shown(value)}: {error}") from None
+    if checked["idf"] not in (None, IDF_FROM_REFERENCES):  # absolute: requests may travel to the daemon
+        checked["idf"] = str(Path(checked["idf"]).expanduser().resolve())
     contexts = _contexts(context, len(candidates))
     spec_name = _language(language)
     if "codebertscore" in names:
@@ -150,7 +152,7 @@ def _check_bert_settings(checked: Mapping[str, Any], language: str) -> None:
     idf = checked["idf"]
     if idf is not None and idf != IDF_FROM_REFERENCES:
         try:
-            load_idf(Path(idf).expanduser())
+            load_idf(idf)
         except (ValueError, InputFileError) as error:
             raise ScoreInputError(f"idf {shown(idf)}: {error}") from None
     problem = device_problem(checked["device"]) if checked["device"] else None
