@@ -28,3 +28,19 @@ def test_a_relative_idf_path_reaches_the_daemon_as_an_absolute_one(place, tmp_pa
         warnings.simplefilter("error")  # no note that the daemon failed
         remote, = refscore.score([CANDIDATE], [REFERENCE], scorer="daemon", **kwargs)
     assert remote.errors == () and remote.codebertscore_f1 == pytest.approx(local.codebertscore_f1, abs=1e-6)
+
+
+def test_a_relative_model_folder_reaches_the_daemon_as_an_absolute_one(place,  # noqa: F811
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """``model="models/mini"`` (a folder under the working folder) scored in-process, but the
+    daemon looked for it under its own working folder: every row CodeBERTScore None ("model ...
+    is not a local folder")."""
+    from refscore.embed.registry import embedded_model_path
+
+    folder = Path(embedded_model_path())
+    monkeypatch.chdir(folder.parent.parent)
+    kwargs = dict(language="python", metrics=("codebertscore",), model=f"{folder.parent.name}/{folder.name}")
+    local, = refscore.score([CANDIDATE], [REFERENCE], **kwargs)
+    remote, = refscore.score([CANDIDATE], [REFERENCE], scorer="daemon", **kwargs)
+    assert remote.errors == () and remote.codebertscore_f1 == pytest.approx(local.codebertscore_f1, abs=1e-6)
+    assert dict(remote.signatures)["codebertscore"] == dict(local.signatures)["codebertscore"]

@@ -120,8 +120,11 @@ def build_requests(candidates: Sequence[str], references: References, language: 
             checked[name] = SETTINGS[name].check(value)
         except SettingError as error:
             raise ScoreInputError(f"{name} {shown(value)}: {error}") from None
-    if checked["idf"] not in (None, IDF_FROM_REFERENCES):  # absolute: requests may travel to the daemon
+    # absolute paths: requests may travel to the daemon, which has another working folder
+    if checked["idf"] not in (None, IDF_FROM_REFERENCES):
         checked["idf"] = str(Path(checked["idf"]).expanduser().resolve())
+    if checked["model"] is not None and Path(checked["model"]).expanduser().is_dir():
+        checked["model"] = str(Path(checked["model"]).expanduser().resolve())
     contexts = _contexts(context, len(candidates))
     spec_name = _language(language)
     if "codebertscore" in names:
