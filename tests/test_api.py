@@ -192,3 +192,38 @@ def test_idf_from_a_single_reference_is_refused_not_a_recall_of_0() -> None:
     assert all(row.codebertscore_recall > 0.3 for row in rows)
     assert refscore.score(CANDIDATES[:1], [REFERENCE], language="python", metrics=("codebleu",),
                           idf="references")[0].codebleu is not None  # no CodeBERTScore: no IDF to weigh
+
+
+def test_score_corpus_reads_metric_names_as_score_does() -> None:
+    """``score`` takes ``"CodeBLEU"`` (names are trimmed and lower-cased); ``score_corpus`` then
+    looked for ``"codebleu"`` in the names as given and returned every corpus number None."""
+    refs = [REFERENCE] * 2
+    plain = refscore.score_corpus(CANDIDATES, refs, language="python", metrics=("codebleu", "chrf"))
+    spelled = refscore.score_corpus(CANDIDATES, refs, language="python", metrics=(" CodeBLEU", "chrF"))
+    assert plain.codebleu is not None and plain.chrf is not None
+    assert (spelled.codebleu, spelled.chrf) == (plain.codebleu, plain.chrf)
+    assert dict(spelled.corpus_aggregation) == dict(plain.corpus_aggregation)
+
+
+def _no_cuda() -> bool:
+    import torch
+
+    return not torch.cuda.is_available()
+
+
+@pytest.mark.parametrize("setting, words", [
+    (dict(model="/nonexistent/model"), "model '/nonexistent/model' is not"),
+    (dict(layer=99), "layer 99: all-MiniLM-L6-v2 has hidden layers 0 to 6"),
+    (dict(idf="/nonexistent/idf.json"), "idf '/nonexistent/idf.json': .*no such file"),
+    pytest.param(dict(device="cuda"), "device 'cuda': CUDA is not available to this torch",
+                 marks=pytest.mark.skipif("not _no_cuda()", reason="this machine has CUDA")),
+], ids=["model", "layer", "idf", "device"])
+def test_a_setting_that_cannot_be_had_is_refused_as_the_cli_refuses_it(setting: dict, words: str) -> None:
+    """``refscore score --model /nonexistent`` (``--layer 99``, ``--idf /nonexistent``,
+    ``--device cuda`` without CUDA) stops with one line; the API gave every row CodeBERTScore None
+    (the reason only in ``errors``) and ``score_corpus`` a None mean."""
+    for call in (refscore.score, refscore.score_corpus):
+        with pytest.raises(refscore.ScoreInputError, match=words):
+            call(CANDIDATES, [REFERENCE] * 2, language="python", metrics=("codebleu", "codebertscore"), **setting)
+    row, = refscore.score(CANDIDATES[:1], [REFERENCE], language="python", metrics=("codebleu",), **setting)
+    assert row.codebleu is not None  # no CodeBERTScore asked: no model to load, as on the command line

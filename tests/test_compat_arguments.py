@@ -135,3 +135,66 @@ def test_a_lone_surrogate_is_refused_not_scored_0(where: str) -> None:
     args[where] = [args[where][0], "y = '\udc00'"]
     with pytest.raises(ScoreInputError, match=r"lone surrogate \(U\+DC00 at character 5\)"):
         score(args["cands"], args["refs"], sources=args["sources"], **_kw())
+
+
+@pytest.mark.parametrize("call", [
+    lambda f: f(REFS[0], PREDS[0], "python"),  # same length: the package scores each character
+    lambda f: f(REFS[0][:9], PREDS[0][:9], "python"),
+    lambda f: f(REFS[:1], PREDS[0], "python"),
+], ids=["both", "same-length", "predictions"])
+def test_calc_codebleu_refuses_one_string_in_place_of_a_list(call) -> None:
+    """``calc_codebleu(ref, pred, lang)`` scored each character as a prediction (the package
+    does too, silently): a number for nothing the user meant."""
+    from refscore.errors import ScoreInputError
+
+    with pytest.raises(ScoreInputError, match="not one string"):
+        call(calc_codebleu)
+
+
+@pytest.mark.parametrize("where", ["cands", "refs", "sources"])
+def test_score_refuses_one_string_in_place_of_a_list(where: str) -> None:
+    """``score("return a", "return b")`` returned tensors of one score per character."""
+    from refscore.compat import score
+    from refscore.errors import ScoreInputError
+
+    args = {"cands": ["return a + b"], "refs": ["return x + y"], "sources": ["add"]}
+    args[where] = args[where][0]
+    with pytest.raises(ScoreInputError, match=f"{where}.*not one string"):
+        score(args["cands"], args["refs"], sources=args["sources"], **_kw())
+
+
+def test_a_numpy_layer_number_is_a_layer_number() -> None:
+    """``num_layers=np.int64(3)`` (a layer from a numpy grid) works in the package; RefScore
+    refused it as "not a hidden layer number", in ``refscore.score(layer=)`` too."""
+    import numpy as np
+
+    import refscore
+    from refscore.compat import score
+
+    cands, refs = ["return a + b"], ["return x + y"]
+    plain = score(cands, refs, model_type=bert_fixtures.minilm_path(), num_layers=3)
+    numpy_layer = score(cands, refs, model_type=bert_fixtures.minilm_path(), num_layers=np.int64(3))
+    package = bert_fixtures.load_oracle().score(cands, refs, model_type=bert_fixtures.minilm_path(),
+                                                num_layers=np.int64(3))
+    assert [t.tolist() for t in numpy_layer] == [t.tolist() for t in plain]
+    assert [t.item() for t in numpy_layer] == pytest.approx([t.item() for t in package], abs=1e-5)
+    row, = refscore.score(cands, refs, language="python", metrics=("codebertscore",), layer=np.int64(3))
+    assert row.codebertscore_f1 == refscore.score(cands, refs, language="python", metrics=("codebertscore",),
+                                                  layer=3)[0].codebertscore_f1
+
+
+@pytest.mark.parametrize("lang, package_model", [("py", "microsoft/codebert-base-mlm"),
+                                                 ("PY", "microsoft/codebert-base-mlm"),
+                                                 ("C++", "neulab/codebert-cpp"),
+                                                 ("JS", "neulab/codebert-javascript")])
+def test_lang_picks_the_model_the_package_picks(lang: str, package_model: str) -> None:
+    """The package looks ``lang.lower()`` up in its own table (python, javascript, js, c, cpp,
+    c++, java; else codebert-base-mlm); RefScore read ``lang="py"`` as Python and would have
+    scored with codebert-python (layer 11), not the package's codebert-base-mlm (layer 10)."""
+    from code_bert_score.utils import lang2model
+
+    from refscore.compat import score
+
+    assert lang2model[lang.lower()] == package_model
+    with pytest.warns(UserWarning, match=f"^{package_model} is not in the local"):
+        score([PREDS[0]], [REFS[0]], lang=lang)

@@ -63,3 +63,13 @@ def test_code_bert_score_argument_errors_are_assertions_too() -> None:
             with pytest.raises(kind) as caught:
                 call()
             assert isinstance(caught.value, ScoreInputError)
+
+
+def test_a_keywords_dir_without_the_language_file_is_a_file_not_found_error_as_in_the_package(tmp_path) -> None:
+    """The package opens ``<keywords_dir>/<lang>.txt`` (FileNotFoundError); RefScore raised its
+    own InputFileError, which ``except FileNotFoundError`` / ``except OSError`` missed."""
+    (tmp_path / "java.txt").write_text("return\n", encoding="utf-8")
+    with pytest.raises(FileNotFoundError):
+        codebleu.calc_codebleu([REF], [PRED], "python", keywords_dir=tmp_path)
+    with pytest.raises(FileNotFoundError, match="python.txt"):
+        calc_codebleu([REF], [PRED], "python", keywords_dir=tmp_path)

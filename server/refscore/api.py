@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 from .api_types import (AGGREGATIONS, BERT_KEYS, CODEBLEU_KEYS, CorpusScore, SampleScore, codebleu_default,
                         mean_of)
-from .errors import ScoreInputError, refuse_lone_surrogates
-from .settings_schema import (ALL_METRICS, IDF_ONE_REFERENCE, SETTINGS, TEXT_METRICS, SettingError,
-                              idf_lacks_references, shown)
+from .errors import ScoreInputError, refuse_lone_surrogates, refuse_one_string
+from .settings_schema import (ALL_METRICS, IDF_FROM_REFERENCES, IDF_ONE_REFERENCE, SETTINGS, TEXT_METRICS,
+                              SettingError, idf_lacks_references, shown)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .scoring.report import ScoreReport, ScoreRequest
@@ -66,6 +67,7 @@ def score_corpus(candidates: Sequence[str], references: References, language: st
     """Corpus scores: CodeBLEU as corpus statistics (``codebleu.calc_codebleu``'s one number for
     the corpus, the package's rule), the other metrics as means of the per-sample scores, which
     are kept under ``samples``. ``options`` are ``score``'s."""
+    metrics = _metrics(metrics)  # the names as ``score`` reads them ("CodeBLEU" is codebleu)
     samples = score(candidates, references, language, metrics, context, weights=weights, **options)
     spec_name = samples[0].language if samples else _language(language)
     values: dict[str, float | None] = {}
@@ -100,8 +102,7 @@ def build_requests(candidates: Sequence[str], references: References, language: 
     settings that change a number by the settings schema, as the CLI, editor and daemon check them."""
     from .scoring.report import ScoreRequest
 
-    if isinstance(candidates, (str, bytes)) or isinstance(references, (str, bytes)):
-        raise ScoreInputError("candidates and references are lists (one entry per candidate), not one string")
+    refuse_one_string("candidate", candidates=candidates, references=references)
     candidates, references = list(candidates), list(references)
     if len(candidates) != len(references):
         raise ScoreInputError(f"{len(candidates)} candidates but {len(references)} references; "
@@ -119,14 +120,47 @@ def build_requests(candidates: Sequence[str], references: References, language: 
             checked[name] = SETTINGS[name].check(value)
         except SettingError as error:
             raise ScoreInputError(f"{name} {shown(value)}: {error}") from None
+    # absolute paths: requests may travel to the daemon, which has another working folder
+    if checked["idf"] not in (None, IDF_FROM_REFERENCES):
+        checked["idf"] = str(Path(checked["idf"]).expanduser().resolve())
+    if checked["model"] is not None and Path(checked["model"]).expanduser().is_dir():
+        checked["model"] = str(Path(checked["model"]).expanduser().resolve())
     contexts = _contexts(context, len(candidates))
     spec_name = _language(language)
+    if "codebertscore" in names:
+        _check_bert_settings(checked, spec_name)
     groups = [_references(refs, index) for index, refs in enumerate(references)]
     if idf_lacks_references(checked["idf"], names, len({t for g in groups for t in g})):
         raise ScoreInputError(f"idf='references' {IDF_ONE_REFERENCE}: give an IDF file or more references")
     return [ScoreRequest(text, refs, spec_name, ctx, names, checked["weights"], explain=False,
                          **{k: v for k, v in checked.items() if k != "weights"})
             for text, refs, ctx in zip(candidates, groups, contexts)]
+
+
+def _check_bert_settings(checked: Mapping[str, Any], language: str) -> None:
+    """A model this machine lacks, a layer the model lacks, an IDF file that cannot be read or a
+    device this torch cannot use, refused before scoring as on the command line
+    (``embed.model_check``), not a CodeBERTScore of None in every row."""
+    from .embed import ModelNotAvailableError
+    from .embed.files import load_idf
+    from .embed.model_check import check_model_and_layer, device_problem
+    from .errors import InputFileError
+
+    try:
+        check_model_and_layer(checked["model"], checked["layer"], (language,))
+    except ModelNotAvailableError as error:
+        raise ScoreInputError(str(error)) from None  # it names the model
+    except SettingError as error:
+        raise ScoreInputError(f"layer {checked['layer']}: {error}") from None
+    idf = checked["idf"]
+    if idf is not None and idf != IDF_FROM_REFERENCES:
+        try:
+            load_idf(idf)
+        except (ValueError, InputFileError) as error:
+            raise ScoreInputError(f"idf {shown(idf)}: {error}") from None
+    problem = device_problem(checked["device"]) if checked["device"] else None
+    if problem is not None:
+        raise ScoreInputError(f"device {shown(checked['device'])}: {problem}")
 
 
 def _default(name: str, rule: str) -> str:

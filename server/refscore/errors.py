@@ -30,6 +30,14 @@ class ScoreInputError(RefScoreError, ValueError, AssertionError):
     exit_code = EXIT_USAGE
 
 
+class MissingIdfWeightError(ScoreInputError, KeyError):
+    """An ``idf`` dict without a weight for a token of the texts: ``code_bert_score.score``
+    raises KeyError for it, so this is a KeyError too (and a ``ScoreInputError``)."""
+
+    def __str__(self) -> str:  # the message as written, not KeyError's quoted repr
+        return str(self.args[0]) if self.args else ""
+
+
 class UsageError(RefScoreError):
     """A command line that cannot work (exit 2)."""
 
@@ -65,3 +73,12 @@ def refuse_lone_surrogates(text: str, what: str) -> None:
     where = lone_surrogate(text)
     if where is not None:
         raise ScoreInputError(f"{what} holds a lone surrogate ({where}), which is not text")
+
+
+def refuse_one_string(per: str, **arguments: object) -> None:
+    """A ``ScoreInputError`` when an argument that takes a list with one entry per ``per`` is one
+    string (or bytes): a string is a sequence of characters, each of which would be scored."""
+    given = [name for name, value in arguments.items() if isinstance(value, (str, bytes))]
+    if given:
+        which = f" ({' and '.join(given)} given as one)" if len(arguments) > 1 else ""
+        raise ScoreInputError(f"{' and '.join(arguments)}: a list with one entry per {per}, not one string{which}")

@@ -124,9 +124,9 @@ def check_layer(value: Any) -> int | None:
         return None
     if isinstance(value, str) and value.strip().lstrip("-").isdigit():
         value = int(value.strip())
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
         raise SettingError("must be a hidden layer number (0 or more)")
-    return value
+    return int(value)  # numpy's integers too (a layer from a grid in the Python API)
 
 
 def check_layer_range(layer: int, total: int, model: str) -> int:

@@ -172,9 +172,9 @@ def paper_problem(args: argparse.Namespace) -> str | None:
 
 def _layers_problem(layers: list[int]) -> str | None:
     """``--layers`` must name hidden layers of the embedded model the evaluation encodes with (its
-    config read as ``options.hidden_layers`` reads it for ``--layer``; 0 is the embeddings)."""
+    config read as ``embed.model_check.hidden_layers`` reads it for ``--layer``; 0 is the embeddings)."""
     from ..embed.registry import EMBEDDED_MODEL_ID, ModelNotAvailableError, embedded_model_path
-    from .options import hidden_layers
+    from ..embed.model_check import hidden_layers
 
     try:
         total = hidden_layers(embedded_model_path())

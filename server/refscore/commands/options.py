@@ -6,10 +6,8 @@ this module adds what only this machine can tell (is CUDA there, does the model 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
-from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ..errors import InputFileError, UsageError  # noqa: F401 - UsageError: re-exported for the commands
@@ -17,8 +15,6 @@ from ..metrics.codebleu import DEFAULT_WEIGHTS
 from ..metrics.weights import Weights
 from ..vocabulary import METRIC_LABELS
 from ..settings_schema import DEVICE_PATTERN, DEVICES, SETTINGS, SettingError, check_layer_range  # noqa: F401
-#: config.json keys that give a transformer's number of hidden layers
-_LAYER_KEYS = ("num_hidden_layers", "n_layer", "num_layers")
 
 
 def checked(name: str, value: Any) -> Any:
@@ -161,63 +157,29 @@ def check_device(device: str | None, metrics: Sequence[str]) -> None:
     found = DEVICE_PATTERN.fullmatch(checked("device", device))
     if found is None:  # pragma: no cover - the schema checked the pattern
         raise UsageError(f"--device {device!r}: choose {DEVICES}")
-    if "codebertscore" not in metrics or found.group(1) == "cpu":
+    if "codebertscore" not in metrics:
         return
-    from ..embed import torch_module
+    from ..embed.model_check import device_problem
 
-    torch = torch_module()
-    if found.group(1) == "mps":
-        if not torch.backends.mps.is_available():
-            raise UsageError(f"--device {device}: MPS is not available to this torch; use --device cpu")
-        return
-    if not torch.cuda.is_available():
-        raise UsageError(f"--device {device}: CUDA is not available to this torch "
-                         f"({torch.__version__}); use --device cpu")
-    count = torch.cuda.device_count()
-    if found.group(3) is not None and int(found.group(3)) >= count:
-        raise UsageError(f"--device {device}: this machine has CUDA devices cuda:0 to cuda:{count - 1}")
+    problem = device_problem(found.group(0))
+    if problem is not None:
+        raise UsageError(f"--device {device}: {problem.replace('use cpu', 'use --device cpu')}")
 
 
 def check_layer(layer: int | None, model: str | None, languages: Iterable[str], metrics: Sequence[str]) -> None:
     """``--model`` must be a model this machine has (one line, exit 3: it was a note on every
     scored pair, exit 0); ``--layer`` must be a hidden layer of the model each language would use
-    (0 is the embeddings, N the last of N layers). A per-language default model that cannot be
-    found is left to the scorer (it falls back to the embedded one)."""
+    (0 is the embeddings, N the last of N layers; ``embed.model_check``)."""
     if "codebertscore" not in metrics:
         return
-    from ..embed import ModelNotAvailableError, resolve_model
+    from ..embed import ModelNotAvailableError
+    from ..embed.model_check import check_model_and_layer
 
-    if model is not None:
-        try:
-            resolve_model(model=model)
-        except ModelNotAvailableError as error:
-            raise InputFileError(f"--model: {error}") from None
-    if layer is None:
-        return
-
-    for language in dict.fromkeys(languages):
-        try:
-            spec = resolve_model(language, model, layer)
-        except ModelNotAvailableError:
-            return  # the scorer says which model is missing
-        total = hidden_layers(spec.path)
-        if total is None:
-            continue
-        try:
-            check_layer_range(layer, total, spec.model_id)
-        except SettingError as error:
-            raise UsageError(f"--layer {layer}: {error}") from None
-    checked("layer", layer)  # a model whose layers nobody knows: the schema's rule
-
-
-def hidden_layers(folder: str) -> int | None:
-    """The number of hidden layers in a model folder's config.json, when it says."""
     try:
-        config = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    for key in _LAYER_KEYS:
-        value = config.get(key) if isinstance(config, dict) else None
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            return value
-    return None
+        check_model_and_layer(model, layer, languages)
+    except ModelNotAvailableError as error:
+        raise InputFileError(f"--model: {error}") from None
+    except SettingError as error:
+        raise UsageError(f"--layer {layer}: {error}") from None
+    if layer is not None:
+        checked("layer", layer)  # a model whose layers nobody knows: the schema's rule

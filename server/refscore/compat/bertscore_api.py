@@ -4,36 +4,44 @@ Same arguments, same ``(P, R, F1, F3)`` float32 tensors, same numbers (within 1e
 
 * models load from local files only (a folder, or a Hugging Face id already in the local cache);
   an explicit ``model_type`` that is not local raises ``ModelNotAvailableError``; with only
-  ``lang`` given and the paper model not cached, the embedded all-MiniLM-L6-v2 (layer 6) is used
-  and a warning says so;
+  ``lang`` given (read as the package reads it: ``lang="py"`` means codebert-base-mlm) and that
+  model not cached, the embedded all-MiniLM-L6-v2 (layer 6) is used and a warning says so;
 * ``sources`` (the natural-language context) works with every fast tokenizer (WordPiece too) and
   may be combined with several references per candidate;
 * the loaded model and the embeddings are kept between calls (same model, layer, device).
 
 Kept from the package: IDF over the given references, per-component maximum over several
 references, baseline rescaling (a missing baseline file means baseline 0.5 for every
-component), NaN where the package gives NaN (a zero IDF weight sum), 0 for empty texts.
+component), NaN where the package gives NaN (a zero IDF weight sum), 0 for empty texts, an
+empty ``idf`` dict meaning no IDF, and a KeyError (``MissingIdfWeightError``) for a plain ``idf``
+dict without a weight for a token of the texts.
 """
 
 from __future__ import annotations
 
+import numbers
 import os
 import warnings
-from typing import Any, Mapping, Sequence, Union
+from typing import Any, Iterable, Mapping, Sequence, Union
 
-from ..errors import ScoreInputError, refuse_lone_surrogates
+from ..errors import MissingIdfWeightError, ScoreInputError, refuse_lone_surrogates, refuse_one_string
 from ..embed import torch_module
 from ..embed.encoder import LayerRangeError, encoder_for
 from ..embed.registry import ModelSpec, known_layer, local_model_path, paper_model, resolve_model
 from ..metrics.codebertscore import IdfTable, model_input
 from ..metrics.codebertscore_batch import best_over_references
 from ..embed.files import load_baseline
-from ..embed.prepared import idf_from_references, match_device, match_prepared, prepare_texts, unweighted_ids
+from ..embed.prepared import (PreparedText, idf_from_references, match_device, match_prepared, prepare_texts,
+                             unweighted_ids)
 
 __all__ = ["score"]
 
 #: code-bert-score's layer for a model it does not know.
 PACKAGE_DEFAULT_LAYER = 10
+#: code-bert-score's ``lang2model`` keys (looked up lower-cased) and the language each names;
+#: any other ``lang`` means codebert-base-mlm there (``lang="py"`` too).
+PACKAGE_LANGS = {"python": "python", "javascript": "javascript", "js": "javascript", "c": "c", "cpp": "cpp",
+                 "c++": "cpp", "java": "java"}
 
 
 def _spec(lang: str | None, model_type: str | None, num_layers: int | None, warn: bool = True) -> ModelSpec:
@@ -41,7 +49,7 @@ def _spec(lang: str | None, model_type: str | None, num_layers: int | None, warn
         model_type = str(model_type)
         layer = num_layers if num_layers is not None else (known_layer(model_type) or PACKAGE_DEFAULT_LAYER)
         return resolve_model(model=model_type, layer=layer)
-    paper_id, paper_layer = paper_model(lang)
+    paper_id, paper_layer = paper_model(PACKAGE_LANGS.get((lang or "").lower()))
     path = local_model_path(paper_id)
     if path is not None:
         return ModelSpec(paper_id, path, num_layers if num_layers is not None else paper_layer)
@@ -122,7 +130,7 @@ def score(cands: Sequence[str], refs: Sequence[Union[str, Sequence[str]]], lang:
     shape and are refused (NotImplementedError), never silently ignored.
     """
     _refuse_unsupported(all_layers, no_punc, chunk_overlap)
-    _check_num_layers(num_layers)
+    num_layers = _check_num_layers(num_layers)
     out = _score(cands, refs, lang, model_type, num_layers, idf, sources, batch_size, device,
                  rescale_with_baseline, baseline_path)
     if return_hash:
@@ -144,13 +152,16 @@ def _refuse_unsupported(all_layers: bool, no_punc: bool, chunk_overlap: float) -
                                   "(long inputs use the package's default overlap, 0.5)")
 
 
-def _check_num_layers(num_layers: Any) -> None:
-    """The package asserts a layer the model has; a negative or non-integer one is refused here
+def _check_num_layers(num_layers: Any) -> int | None:
+    """``num_layers`` as an int (any integer type, numpy's too, as the package takes it). The
+    package asserts a layer the model has; a negative or non-integer one is refused here
     (``ScoreInputError``, an AssertionError), never read as Python's last-layer index."""
-    if num_layers is not None and (isinstance(num_layers, bool) or not isinstance(num_layers, int)
-                                   or num_layers < 0):
+    if num_layers is None:
+        return None
+    if isinstance(num_layers, bool) or not isinstance(num_layers, numbers.Integral) or num_layers < 0:
         raise ScoreInputError(f"Invalid num_layers: {num_layers!r}; num_layers should be a hidden layer "
                               "number from 0 (the embeddings) to the model's number of layers")
+    return int(num_layers)
 
 
 def _check_texts(cands: Sequence[str], groups: Sequence[Sequence[str]], sources: Sequence[str] | None) -> None:
@@ -166,6 +177,19 @@ def _check_texts(cands: Sequence[str], groups: Sequence[Sequence[str]], sources:
             refuse_lone_surrogates(text, what)
 
 
+def _refuse_missing_weights(idf: Mapping[Any, float], table: IdfTable, texts: Iterable[PreparedText]) -> None:
+    """A plain dict weighs every token of the texts (the package looks each one up: KeyError);
+    a ``defaultdict`` weighs the others with its default."""
+    if getattr(idf, "default_factory", None) is not None:
+        return
+    missing = sorted({i for text in texts for i in text.row_ids()} - table.weights.keys())
+    if missing:
+        shown = ", ".join(map(str, missing[:5])) + (", ..." if len(missing) > 5 else "")
+        raise MissingIdfWeightError(f"idf: the dict has no weight for token id {shown} ({len(missing)} of the "
+                                    "texts' tokens); weigh every token, or give a defaultdict whose default "
+                                    "weighs the others (code_bert_score raises KeyError too)")
+
+
 def package_hash(model: str, layer: int, idf: Any, rescaled: bool, custom_baseline: bool) -> str:
     """code-bert-score's ``get_hash``: ``MODEL_LLAYER_idf|_no-idf[-rescaled|-custom-rescaled]``."""
     text = f"{model}_L{layer}{'_idf' if idf else '_no-idf'}"
@@ -179,6 +203,8 @@ def _score(cands: Sequence[str], refs: Sequence[Union[str, Sequence[str]]], lang
            sources: Sequence[str] | None, batch_size: int, device: str | None, rescale_with_baseline: bool,
            baseline_path: str | None) -> tuple[Any, Any, Any, Any]:
     torch = torch_module()
+    refuse_one_string("candidate", cands=cands, refs=refs)
+    refuse_one_string("candidate", sources=sources)
     if len(cands) != len(refs):
         raise ScoreInputError("Different number of candidates and references")
     if lang is None and model_type is None:
@@ -203,9 +229,10 @@ def _score(cands: Sequence[str], refs: Sequence[Union[str, Sequence[str]]], lang
     plans = _package_window_plans(encoder, cands, groups, contexts, sources is not None, batch_size)
     prepared = prepare_texts(encoder, items, batch_size, plans)
 
-    table: IdfTable | None = None
-    if isinstance(idf, Mapping):
+    table: IdfTable | None = None  # no IDF, for an empty dict too (the package tests ``not idf`` first)
+    if idf and isinstance(idf, Mapping):
         table = IdfTable.from_mapping(idf)
+        _refuse_missing_weights(idf, table, prepared.values())
     elif idf:
         table = idf_from_references(encoder, [r for group in groups for r in group])
     zero_ids = unweighted_ids(encoder)

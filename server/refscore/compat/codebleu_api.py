@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import numbers
 import os
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple, Union
 
-from ..errors import ScoreInputError
+from ..errors import ScoreInputError, refuse_one_string
 from ..analysis.text import MAX_INPUT_BYTES
 from ..languages import CODEBLEU_PACKAGE_LANGUAGES
 from ..safe_read import read_capped
@@ -35,6 +36,7 @@ def calc_codebleu(
     ``<lang>.txt``, one keyword per line, for the weighted n-gram match (default: the package's
     lists, which RefScore carries).
     """
+    refuse_one_string("prediction", references=references, predictions=predictions)
     if len(references) != len(predictions):
         raise ScoreInputError("Number of references and predictions should be the same")
     if lang not in AVAILABLE_LANGS:
@@ -63,5 +65,9 @@ def _keywords(folder: Union[str, os.PathLike], lang: str) -> frozenset[str]:
     folder = Path(folder)
     if not folder.exists():
         raise ScoreInputError(f"keywords_dir {folder} does not exist")
-    text = read_capped(folder / f"{lang}.txt", MAX_INPUT_BYTES).decode("utf-8")
+    path = folder / f"{lang}.txt"
+    if not path.is_file():  # the package's open() fails with FileNotFoundError here
+        raise FileNotFoundError(errno.ENOENT, f"keywords_dir {folder} has no {lang}.txt (one keyword per line)",
+                                str(path))
+    text = read_capped(path, MAX_INPUT_BYTES).decode("utf-8")
     return frozenset(line.strip() for line in text.splitlines(keepends=True))
