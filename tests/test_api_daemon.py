@@ -44,3 +44,28 @@ def test_a_relative_model_folder_reaches_the_daemon_as_an_absolute_one(place,  #
     remote, = refscore.score([CANDIDATE], [REFERENCE], scorer="daemon", **kwargs)
     assert remote.errors == () and remote.codebertscore_f1 == pytest.approx(local.codebertscore_f1, abs=1e-6)
     assert dict(remote.signatures)["codebertscore"] == dict(local.signatures)["codebertscore"]
+
+
+def test_the_command_line_sends_a_relative_model_folder_as_an_absolute_one(place, tmp_path: Path) -> None:  # noqa: F811
+    """`refscore score --model models/mini` through the daemon said "codebertscore unavailable":
+    the daemon looked for the folder under its own working folder."""
+    import subprocess
+    import sys
+
+    from refscore.embed.registry import embedded_model_path
+
+    folder = Path(embedded_model_path())
+    (tmp_path / "a.py").write_text(CANDIDATE, encoding="utf-8")
+    (tmp_path / "ref.py").write_text(REFERENCE, encoding="utf-8")
+    relative = f"{folder.parent.name}/{folder.name}"
+
+    def score(*extra: str) -> dict:
+        run = subprocess.run([sys.executable, "-m", "refscore", "score", str(tmp_path / "ref.py"), str(tmp_path / "a.py"),
+                              "--metrics", "codebertscore", "--model", relative, "--json", *extra],
+                             capture_output=True, text=True, cwd=folder.parent.parent, env=place.env, timeout=300)
+        assert run.returncode == 0 and "unavailable" not in run.stderr, run.stderr
+        return json.loads(run.stdout)
+
+    local, remote = score("--no-daemon"), score()
+    assert remote["scores"]["codebertscore_f1"] == pytest.approx(local["scores"]["codebertscore_f1"], abs=1e-6)
+    assert place.socket.exists()  # it did go through the daemon

@@ -123,8 +123,9 @@ def build_requests(candidates: Sequence[str], references: References, language: 
     # absolute paths: requests may travel to the daemon, which has another working folder
     if checked["idf"] not in (None, IDF_FROM_REFERENCES):
         checked["idf"] = str(Path(checked["idf"]).expanduser().resolve())
-    if checked["model"] is not None and Path(checked["model"]).expanduser().is_dir():
-        checked["model"] = str(Path(checked["model"]).expanduser().resolve())
+    from .embed.model_check import portable_model
+
+    checked["model"] = portable_model(checked["model"])
     contexts = _contexts(context, len(candidates))
     spec_name = _language(language)
     if "codebertscore" in names:

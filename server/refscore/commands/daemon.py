@@ -96,6 +96,7 @@ def check_settings(args: argparse.Namespace) -> None:
             seconds = math.nan
         if not (math.isfinite(seconds) and seconds >= 0):
             raise options.UsageError(f"$REFSCORE_DAEMON_IDLE {idle!r}: must be 0 or more seconds (0: never)")
+    options.make_model_portable(args)
     options.check_device(args.device, ("codebertscore",))
     if args.layer is not None:
         try:

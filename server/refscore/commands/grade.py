@@ -243,6 +243,7 @@ def _reports(args: argparse.Namespace) -> tuple[tuple[str, Path], ...]:
 def job_from_args(args: argparse.Namespace) -> GradeJob:
     """The typed job of a checked command line (UsageError, one line, when it cannot work)."""
     metrics = options.parse_metrics(args.metrics)
+    options.make_model_portable(args)
     options.parse_weights(args.weights)  # a bad value is a usage error even where CodeBLEU is not computed
     options.check_fail_under(args.fail_under)
     options.check_fail_metric(args.fail_metric, metrics)

@@ -183,3 +183,12 @@ def check_layer(layer: int | None, model: str | None, languages: Iterable[str], 
         raise UsageError(f"--layer {layer}: {error}") from None
     if layer is not None:
         checked("layer", layer)  # a model whose layers nobody knows: the schema's rule
+
+
+def make_model_portable(args: argparse.Namespace) -> None:
+    """``--model`` naming a folder here becomes its absolute path: requests travel to the daemon,
+    whose working folder is another."""
+    if getattr(args, "model", None):
+        from ..embed.model_check import portable_model
+
+        args.model = portable_model(args.model)

@@ -94,6 +94,7 @@ def _place_reference(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     _place_reference(args)
+    options.make_model_portable(args)
     metrics = options.parse_metrics(args.metrics)
     options.parse_weights(args.weights)  # a bad value is a usage error even where CodeBLEU is not computed
     if args.context is not None and args.context_file:

@@ -15,6 +15,14 @@ from .registry import ModelNotAvailableError, resolve_model
 LAYER_KEYS = ("num_hidden_layers", "n_layer", "num_layers")
 
 
+def portable_model(model: str | None) -> str | None:
+    """``model`` as a request may carry it to a daemon with another working folder: a folder
+    here as its absolute path, a Hugging Face id (or None) as given."""
+    if model is None or not Path(model).expanduser().is_dir():
+        return model
+    return str(Path(model).expanduser().resolve())
+
+
 def hidden_layers(folder: str) -> int | None:
     """The number of hidden layers in a model folder's config.json, when it says."""
     try:
