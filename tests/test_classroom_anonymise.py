@@ -91,3 +91,30 @@ def test_a_moodle_zip_leaves_no_name_or_id_in_the_graders_reports(tmp_path):
             assert not [w for w in ("Lovelace", "Turing", "Hopper") if w in text] and not ids, path
     moodle = (tmp_path / "out-teacher" / "moodle.csv").read_text()
     assert "Participant 4711" in moodle and "Ada Lovelace" in moodle
+
+
+def test_the_key_is_safe_to_open_in_a_spreadsheet_and_reads_back_exactly(tmp_path):
+    """The key file is a CSV the teacher opens, and its names come from the students' folder
+    names: ``=1+2`` or ``@SUM(A1)`` was written raw (a formula in Excel), though every other CSV
+    cell is neutralised. Now such a cell gets a leading ``'``, and reading the key back drops it,
+    so each student keeps their pseudonym across re-grades (a name that starts with ``'`` too)."""
+    import zipfile
+
+    (tmp_path / "ref").mkdir()
+    (tmp_path / "ref" / "add.py").write_text(REFERENCE)
+    names = ("=1+2", "@SUM(A1)", "-Neg", "'Quote", "Plain Name")
+    with zipfile.ZipFile(tmp_path / "week1.zip", "w") as archive:
+        for index, name in enumerate(names):
+            archive.writestr(f"{name}_{4700 + index}_assignsubmission_file_/add.py", REFERENCE)
+    (tmp_path / "rubric.toml").write_text('linear = { floor = 0.0, ceiling = 1.0 }\n')
+    args = ["grade", "-r", str(tmp_path / "ref" / "add.py"), str(tmp_path / "week1.zip"), "--metrics", "codebleu",
+            "-o", str(tmp_path / "out"), "--rubric", str(tmp_path / "rubric.toml"), "--anonymise", "-q"]
+    assert main(args) == 0
+    path = tmp_path / "out-teacher" / "anonymise-key.csv"
+    rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+    cells = {r["student"] for r in rows}
+    assert cells == {"'=1+2", "'@SUM(A1)", "'-Neg", "''Quote", "Plain Name"}, cells
+    key = {r["pseudonym"]: r["student"] for r in rows}
+    assert main(args) == 0  # read back: the same five students, the same five pseudonyms
+    again = {r["pseudonym"]: r["student"] for r in csv.DictReader(io.StringIO(path.read_text(encoding="utf-8")))}
+    assert again == key

@@ -22,9 +22,22 @@ from typing import Any
 
 from ...errors import InputFileError
 from ..items import ItemSet
+from ..writers import FORMULA_STARTS
 from .gradebook import Gradebook, StudentGrade, student_keys
 
 KEY_HEADER = ("pseudonym", "student", "student_id")
+
+
+def key_cell(text: str) -> str:
+    """A key file cell a spreadsheet reads as text: one that would be a formula (``=1+2``, as a
+    student may name their folder) gets a leading ``'``, as every report CSV's does; so does one
+    that starts with ``'`` itself, so that ``key_text`` reads every name back exactly."""
+    return "'" + text if text[:1] in FORMULA_STARTS or text[:1] == "'" else text
+
+
+def key_text(cell: str) -> str:
+    """The name or id ``key_cell`` wrote (a key written before it, raw, reads as it is)."""
+    return cell[1:] if cell[:1] == "'" and (cell[1:2] in FORMULA_STARTS or cell[1:2] == "'") else cell
 
 
 @dataclass
@@ -61,7 +74,8 @@ def read_key(path: Path) -> PseudonymKey:
     if not set(KEY_HEADER) <= set(reader.fieldnames or []):
         raise InputFileError(f"{path}: not a pseudonym key (expected the columns {', '.join(KEY_HEADER)})")
     for row in reader:
-        pseudonym, name, ident = row["pseudonym"].strip(), row["student"], row["student_id"] or None
+        pseudonym, name = row["pseudonym"].strip(), key_text(row["student"] or "")
+        ident = key_text(row["student_id"] or "") or None
         if pseudonym:
             key.people[pseudonym] = (name, ident)
             key.by_student[ident or name] = pseudonym
@@ -74,7 +88,7 @@ def write_key(path: Path, key: PseudonymKey) -> None:
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(KEY_HEADER)
     for pseudonym, (name, ident) in sorted(key.people.items()):
-        writer.writerow([pseudonym, name, ident or ""])
+        writer.writerow([pseudonym, key_cell(name), key_cell(ident or "")])
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
