@@ -129,9 +129,9 @@ def write_classroom(out: ClassroomOutputs, rows: Sequence[dict[str, Any]],
         for student in book.students:
             name = safe_name(student.name if student.student_id in (None, student.name)
                              else f"{student.name}_{student.student_id}")
-            while name in names:
+            while name.casefold() in names:  # Alice and alice: one file on a macOS or Windows disk
                 name += "_"
-            names.add(name)
+            names.add(name.casefold())
             put(out.feedback / f"{name}.html", feedback_html(pages[student.key]))
             put(out.feedback / f"{name}.md", feedback_markdown(pages[student.key]))
     if out.gradescope is not None:
