@@ -205,3 +205,21 @@ def test_a_notebook_without_cell_ids_prints_no_python_warning(tmp_path: Path) ->
     assert "Warning" not in run.stderr and "nbformat" not in run.stderr, run.stderr
     row = json.loads((tmp_path / "out.json").read_text())["submissions"][0]
     assert row["codebleu"] is not None and row["errors"] == []
+
+
+def test_a_cell_of_another_language_is_left_out_not_read_as_python(tmp_path: Path) -> None:
+    """``%%bash`` or ``%%html`` makes a whole cell shell or HTML, but only its first line was
+    blanked: the rest was read as Python, so a correct notebook "did not parse" (and failed
+    ``--fail-under`` whatever its score). Such a cell is now left out like a Markdown cell; a cell
+    whose body is Python (``%%time``, ``%%writefile solution.py``) is still scored."""
+    (tmp_path / "ref.py").write_text(REF)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "shell.ipynb").write_text(notebook([
+        ("code", "%%bash\nfor f in *.txt; do\n  wc -l \"$f\"\ndone"), ("code", "%%html\n<b>results</b>"),
+        ("code", "%%writefile notes.md\n# My notes: it works!"), ("code", "%%time\n" + HELPER),
+        ("code", "%%writefile solution.py\n" + REF[len(HELPER):].strip())]))
+    code, rows = grade("-r", str(tmp_path / "ref.py"), str(subs), "--fail-under", "0.9", out=tmp_path / "o.json")
+    row = rows[str(subs / "shell.ipynb")]
+    assert code == 0 and row["parse_error"] is None and row["warnings"] == [], row
+    assert row["codebleu"] == pytest.approx(1.0) and [c["cell"] for c in row["cells"]] == [4, 5]
