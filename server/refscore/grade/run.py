@@ -33,7 +33,8 @@ from .parts import PartStore
 from .plan import BlockWork, Plan, PlannedBlock, Sources, plan_run
 from .progress import Progress
 from .rows import INTERRUPTED, INTERRUPTED_NOT_KEPT
-from .targets import STDOUT, OutputClashError, OutputFileError, check_outputs, regular_targets, write_target
+from .targets import STDOUT, OutputClashError, OutputFileError, check_outputs, is_stream, regular_targets, \
+    write_target
 from .terminal import echo_row, note, print_summary, print_threshold
 
 
@@ -263,7 +264,7 @@ def _similarity(job: GradeJob, items: list[GradeItem], outputs: dict[str, Path],
     possible = comparable_pairs(problems)
     empty = empty_problems(problems) if possible else []
     info["similarity"] = {"threshold": job.similarity, "flagged_pairs": count, "possible_pairs": possible,
-                          "nothing_to_compare": empty, "page": outputs["similarity_html"].name}
+                          "nothing_to_compare": empty, "page": _page_link(outputs)}
     if say:
         found = (NOTHING_TO_COMPARE if not possible else
                  f"{count} pair(s) of submissions at or above {job.similarity:g}{nothing_in(empty)} "
@@ -272,6 +273,15 @@ def _similarity(job: GradeJob, items: list[GradeItem], outputs: dict[str, Path],
         if job.inputs.jsonl:
             note("similarity: --jsonl lines are not compared (only submission files and mapping problems)")
     return flags(problems)
+
+
+def _page_link(outputs: dict[str, Path]) -> str:
+    """The similarity page as the grade page links it: its path from the grade page's folder
+    (``--csv a/grade.csv --html b/grade.html`` puts it in ``a/``), else its name."""
+    page, html = outputs["similarity_html"], outputs.get("html")
+    if html is None or is_stream(html):
+        return page.name
+    return Path(os.path.relpath(os.path.abspath(page), os.path.abspath(html.parent))).as_posix()
 
 
 def _starters(job: GradeJob, items: list[GradeItem]) -> dict[str | None, tuple[str, ...]]:
