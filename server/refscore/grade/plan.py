@@ -206,7 +206,9 @@ class EmptyReferences:
         self.rows: list[str] = []
 
     def add(self, item: GradeItem) -> None:
-        """Note each empty reference of ``item``."""
+        """Note each empty reference of ``item`` (one graded against it: an error row is not)."""
+        if item.error is not None:
+            return
         for index, (name, text) in enumerate(zip(item.reference_names, item.references)):
             if text.strip():
                 continue
