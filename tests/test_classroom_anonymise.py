@@ -118,3 +118,29 @@ def test_the_key_is_safe_to_open_in_a_spreadsheet_and_reads_back_exactly(tmp_pat
     assert main(args) == 0  # read back: the same five students, the same five pseudonyms
     again = {r["pseudonym"]: r["student"] for r in csv.DictReader(io.StringIO(path.read_text(encoding="utf-8")))}
     assert again == key
+
+
+def test_an_anonymised_regrade_says_what_an_earlier_run_left_with_names(tmp_path, capsys):
+    """Grading once, then again with ``--anonymise`` into the same ``-o DIR``, left the first
+    run's ``canvas.csv``, ``moodle.csv``, real-name feedback pages and scored parts (names and
+    code) in the folder graders are given, without a word: the docs promise that nothing a grader
+    sees holds a name. The anonymised run now names what it did not replace."""
+    args = _class(tmp_path)
+    plain = [a for a in args if a != "--anonymise"]
+    assert main(plain) == 0
+    capsys.readouterr()
+    assert main(args) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    out = tmp_path / "out"
+    assert "--anonymise: " in err and "remove them before graders see it" in err, err
+    for name in (out / "canvas.csv", out / "moodle.csv"):
+        assert str(name) in err, err
+    assert f"{2 * len(NAMES)} feedback page(s) in {out / 'feedback'}" in err, err  # HTML and Markdown
+    assert f"1 scored part(s) in {out / 'grade.parts' / 'parts'}" in err, err
+    assert main(args) == 0  # said every time while the files are there; nothing once they are gone
+    assert "remove them" in capsys.readouterr().err
+    for path in [out / "canvas.csv", out / "moodle.csv", *(out / "feedback").glob("[!S]*"),
+                 *(out / "grade.parts" / "parts").iterdir()]:
+        path.unlink()
+    assert main(args) == 0
+    assert "remove them" not in capsys.readouterr().err

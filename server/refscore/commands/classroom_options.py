@@ -79,7 +79,7 @@ def classroom_from_args(args: argparse.Namespace, metrics: tuple[str, ...]) -> C
         if out_dir is not None and _inside(key, out_dir):
             raise UsageError(f"--anonymise-key {key}: is inside -o {out_dir}, which graders see; put it elsewhere")
     if not args.rubric:
-        return ClassroomOutputs(anonymise_key=key)
+        return ClassroomOutputs(anonymise_key=key, graders=out_dir)
     rubric = load_rubric(args.rubric, metrics)
     adjustments = Path(args.adjustments) if args.adjustments else \
         (rubric.adjustments or Path(args.rubric).parent / "adjustments.csv")
@@ -98,7 +98,8 @@ def classroom_from_args(args: argparse.Namespace, metrics: tuple[str, ...]) -> C
         canvas=default(args.canvas, key_dir, "canvas.csv"), moodle=default(args.moodle, key_dir, "moodle.csv"),
         assignment=title, feedback=feedback, reveal=args.reveal,
         gradescope=Path(args.gradescope) if args.gradescope else None, visibility=args.gradescope_visibility,
-        classroom=Path(args.classroom_summary) if args.classroom_summary else None, anonymise_key=key, title=title)
+        classroom=Path(args.classroom_summary) if args.classroom_summary else None, anonymise_key=key, title=title,
+        graders=out_dir if args.anonymise else None)
 
 
 def _teacher(out_dir: Path) -> Path:

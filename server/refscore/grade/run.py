@@ -236,6 +236,8 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
             if say:
                 for line in written.notes:
                     note(line)
+            if say and key is not None:
+                _note_earlier_names(classroom, key, written.written, store, plan)
     except KeyboardInterrupt:
         if not temporary:
             print(f"refscore: scored parts are kept in {work}", file=sys.stderr)
@@ -273,6 +275,16 @@ def _similarity(job: GradeJob, items: list[GradeItem], outputs: dict[str, Path],
         if job.inputs.jsonl:
             note("similarity: --jsonl lines are not compared (only submission files and mapping problems)")
     return flags(problems)
+
+
+def _note_earlier_names(classroom: Any, key: Any, written: list[Path], store: PartStore, plan: Plan) -> None:
+    """``--anonymise``: name the files an earlier run left in the graders' folder with real names."""
+    from .classroom.anonymise import earlier_names_note
+
+    stale = store.other_parts((block.index, block.key) for block in plan.blocks)
+    line = earlier_names_note(key, classroom.graders, classroom.feedback, written, stale, store.folder)
+    if line:
+        note(line)
 
 
 def _page_link(outputs: dict[str, Path]) -> str:

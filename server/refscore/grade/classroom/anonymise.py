@@ -18,7 +18,7 @@ import re
 import secrets
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from ...errors import InputFileError
 from ..items import ItemSet
@@ -95,6 +95,35 @@ def write_key(path: Path, key: PseudonymKey) -> None:
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
         fh.write(buffer.getvalue())
     os.replace(tmp, path)
+
+
+def earlier_names_note(key: PseudonymKey, graders: Path | None, feedback: Path | None, written: Sequence[Path],
+                       parts: Sequence[Path], parts_folder: Path) -> str | None:
+    """The note of an anonymised run whose graders' folder still holds files an earlier run wrote
+    there that name a student of ``key`` (the Canvas and Moodle uploads, feedback pages, scored
+    parts), which this run did not replace; None when there is none."""
+    words = {str(w): p for p, person in key.people.items() for w in person if w}
+    pattern = Scrubber(words).pattern
+    if pattern is None:
+        return None
+
+    def names(path: Path) -> bool:
+        try:
+            return pattern.search(path.read_bytes().decode("utf-8", "replace")) is not None
+        except OSError:
+            return False
+
+    uploads = [graders / n for n in ("canvas.csv", "moodle.csv")] if graders is not None else []
+    left = [str(p) for p in uploads if p.is_file() and p not in written and names(p)]
+    if feedback is not None and feedback.is_dir():
+        pages = [p for p in feedback.iterdir() if p.suffix in (".html", ".md") and p not in written and names(p)]
+        left += [f"{len(pages)} feedback page(s) in {feedback}"] if pages else []
+    named = [p for p in parts if names(p)]
+    left += [f"{len(named)} scored part(s) in {parts_folder}"] if named else []
+    if not left:
+        return None
+    return (f"--anonymise: files an earlier run left{f' in {graders}' if graders else ''} name students, and this "
+            f"run did not replace them: {', '.join(left)}; remove them before graders see it")
 
 
 class Scrubber:

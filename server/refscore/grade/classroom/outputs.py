@@ -44,6 +44,7 @@ class ClassroomOutputs:
     visibility: str = "visible"
     classroom: Path | None = None  # GitHub Classroom's summary JSON
     anonymise_key: Path | None = None  # --anonymise: the teacher's key file
+    graders: Path | None = None  # --anonymise: the -o DIR graders are given (where no name may stay)
     title: str = "Feedback"
 
     @property
