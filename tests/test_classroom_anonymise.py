@@ -144,3 +144,22 @@ def test_an_anonymised_regrade_says_what_an_earlier_run_left_with_names(tmp_path
         path.unlink()
     assert main(args) == 0
     assert "remove them" not in capsys.readouterr().err
+
+
+def test_the_key_is_never_written_through_a_link_at_its_temporary_name(tmp_path):
+    """The key was written to ``.anonymise-key.csv.<pid>.tmp`` opened without O_EXCL or
+    O_NOFOLLOW: a link planted under that name (the teacher folder sits beside ``-o DIR``, in the
+    students' folder when ``-o`` is) got every student's real name written into the file it
+    names. It now goes through ``safe_write`` like every report: the link is never followed."""
+    import os
+
+    args = _class(tmp_path)
+    assert main(args) == 0
+    teacher = tmp_path / "out-teacher"
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    os.symlink(victim, teacher / f".anonymise-key.csv.{os.getpid()}.tmp")
+    assert main(args) == 0
+    assert victim.read_text() == "keep me\n"
+    assert sorted(_key(teacher / "anonymise-key.csv")) == sorted(NAMES)
+    assert (teacher / "anonymise-key.csv").stat().st_mode & 0o077 == 0 and not (teacher / "anonymise-key.csv").is_symlink()

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import re
 import secrets
 from dataclasses import dataclass, field, replace
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ...errors import InputFileError
+from ...safe_write import replace_file
 from ..items import ItemSet
 from ..writers import FORMULA_STARTS
 from .gradebook import Gradebook, StudentGrade, student_keys
@@ -89,12 +89,7 @@ def write_key(path: Path, key: PseudonymKey) -> None:
     writer.writerow(KEY_HEADER)
     for pseudonym, (name, ident) in sorted(key.people.items()):
         writer.writerow([pseudonym, key_cell(name), key_cell(ident or "")])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-        fh.write(buffer.getvalue())
-    os.replace(tmp, path)
+    replace_file(path, buffer.getvalue(), mode=0o600)  # never through a link, not even at the temporary name
 
 
 def earlier_names_note(key: PseudonymKey, graders: Path | None, feedback: Path | None, written: Sequence[Path],
