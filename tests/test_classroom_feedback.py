@@ -167,6 +167,17 @@ def test_feedback_pages_of_names_differing_in_case_are_two_files_everywhere(tmp_
     assert owners == sorted(names), owners
 
 
+def test_a_feedback_page_is_never_named_as_a_windows_device():
+    """A student called ``Con`` or ``Aux`` (a plain folder, a GitHub user) got ``Con.html``: on
+    Windows ``CON`` with any extension is the console, so the page cannot be made there or
+    unpacked from a zip of the folder. Such a name gets a ``_`` before its first dot."""
+    from refscore.grade.classroom.outputs import safe_name
+
+    assert [safe_name(n) for n in ("Con", "aux", "NUL", "com1", "Lpt9", "con.txt")] == \
+        ["Con_", "aux_", "NUL_", "com1_", "Lpt9_", "con_.txt"]
+    assert safe_name("Connor") == "Connor" and safe_name("com10") == "com10"
+
+
 def test_a_submission_that_could_not_be_scored_is_said_once(tmp_path):
     """An empty or wrong-language submission's page said why twice: the grade's note ("not scored:
     X") and the submission's own error (X), one under the other, in HTML and Markdown alike."""

@@ -75,15 +75,21 @@ _UNDECOMPOSED = str.maketrans({"Ø": "O", "ø": "o", "Æ": "AE", "æ": "ae", "Œ
                                "Ł": "L", "ł": "l", "Đ": "D", "đ": "d", "Þ": "Th", "þ": "th", "ı": "i"})
 
 
+#: Names Windows keeps for devices, with any extension (``CON.html`` is the console there).
+_WINDOWS_DEVICE = re.compile(r"(?i)con|prn|aux|nul|com[1-9]|lpt[1-9]")
+
+
 def safe_name(text: str) -> str:
-    """A file name for a student (ASCII letters, digits, ``-_.`` kept; never empty or hidden); an
-    accented letter keeps its base letter (``Émile`` is ``Emile``, not ``mile``)."""
+    """A file name for a student (ASCII letters, digits, ``-_.`` kept; never empty, hidden or a
+    Windows device name: ``Con`` is ``Con_``); an accented letter keeps its base letter (``Émile``
+    is ``Emile``, not ``mile``)."""
     import unicodedata
 
     plain = "".join(c for c in unicodedata.normalize("NFKD", text.translate(_UNDECOMPOSED))
                     if not unicodedata.combining(c))
     name = re.sub(r"[^\w.-]+", "_", plain, flags=re.ASCII).strip("._") or "student"
-    return name[:80]
+    head, dot, rest = name[:80].partition(".")  # CON.txt.html is the console too: the _ goes before the dot
+    return f"{head}_{dot}{rest}" if _WINDOWS_DEVICE.fullmatch(head) else name[:80]
 
 
 def write_classroom(out: ClassroomOutputs, rows: Sequence[dict[str, Any]],
