@@ -91,3 +91,75 @@ def test_a_moodle_zip_leaves_no_name_or_id_in_the_graders_reports(tmp_path):
             assert not [w for w in ("Lovelace", "Turing", "Hopper") if w in text] and not ids, path
     moodle = (tmp_path / "out-teacher" / "moodle.csv").read_text()
     assert "Participant 4711" in moodle and "Ada Lovelace" in moodle
+
+
+def test_the_key_is_safe_to_open_in_a_spreadsheet_and_reads_back_exactly(tmp_path):
+    """The key file is a CSV the teacher opens, and its names come from the students' folder
+    names: ``=1+2`` or ``@SUM(A1)`` was written raw (a formula in Excel), though every other CSV
+    cell is neutralised. Now such a cell gets a leading ``'``, and reading the key back drops it,
+    so each student keeps their pseudonym across re-grades (a name that starts with ``'`` too)."""
+    import zipfile
+
+    (tmp_path / "ref").mkdir()
+    (tmp_path / "ref" / "add.py").write_text(REFERENCE)
+    names = ("=1+2", "@SUM(A1)", "-Neg", "'Quote", "Plain Name")
+    with zipfile.ZipFile(tmp_path / "week1.zip", "w") as archive:
+        for index, name in enumerate(names):
+            archive.writestr(f"{name}_{4700 + index}_assignsubmission_file_/add.py", REFERENCE)
+    (tmp_path / "rubric.toml").write_text('linear = { floor = 0.0, ceiling = 1.0 }\n')
+    args = ["grade", "-r", str(tmp_path / "ref" / "add.py"), str(tmp_path / "week1.zip"), "--metrics", "codebleu",
+            "-o", str(tmp_path / "out"), "--rubric", str(tmp_path / "rubric.toml"), "--anonymise", "-q"]
+    assert main(args) == 0
+    path = tmp_path / "out-teacher" / "anonymise-key.csv"
+    rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+    cells = {r["student"] for r in rows}
+    assert cells == {"'=1+2", "'@SUM(A1)", "'-Neg", "''Quote", "Plain Name"}, cells
+    key = {r["pseudonym"]: r["student"] for r in rows}
+    assert main(args) == 0  # read back: the same five students, the same five pseudonyms
+    again = {r["pseudonym"]: r["student"] for r in csv.DictReader(io.StringIO(path.read_text(encoding="utf-8")))}
+    assert again == key
+
+
+def test_an_anonymised_regrade_says_what_an_earlier_run_left_with_names(tmp_path, capsys):
+    """Grading once, then again with ``--anonymise`` into the same ``-o DIR``, left the first
+    run's ``canvas.csv``, ``moodle.csv``, real-name feedback pages and scored parts (names and
+    code) in the folder graders are given, without a word: the docs promise that nothing a grader
+    sees holds a name. The anonymised run now names what it did not replace."""
+    args = _class(tmp_path)
+    plain = [a for a in args if a != "--anonymise"]
+    assert main(plain) == 0
+    capsys.readouterr()
+    assert main(args) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    out = tmp_path / "out"
+    assert "--anonymise: " in err and "remove them before graders see it" in err, err
+    for name in (out / "canvas.csv", out / "moodle.csv"):
+        assert str(name) in err, err
+    assert f"{2 * len(NAMES)} feedback page(s) in {out / 'feedback'}" in err, err  # HTML and Markdown
+    assert f"1 scored part(s) in {out / 'grade.parts' / 'parts'}" in err, err
+    assert main(args) == 0  # said every time while the files are there; nothing once they are gone
+    assert "remove them" in capsys.readouterr().err
+    for path in [out / "canvas.csv", out / "moodle.csv", *(out / "feedback").glob("[!S]*"),
+                 *(out / "grade.parts" / "parts").iterdir()]:
+        path.unlink()
+    assert main(args) == 0
+    assert "remove them" not in capsys.readouterr().err
+
+
+def test_the_key_is_never_written_through_a_link_at_its_temporary_name(tmp_path):
+    """The key was written to ``.anonymise-key.csv.<pid>.tmp`` opened without O_EXCL or
+    O_NOFOLLOW: a link planted under that name (the teacher folder sits beside ``-o DIR``, in the
+    students' folder when ``-o`` is) got every student's real name written into the file it
+    names. It now goes through ``safe_write`` like every report: the link is never followed."""
+    import os
+
+    args = _class(tmp_path)
+    assert main(args) == 0
+    teacher = tmp_path / "out-teacher"
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    os.symlink(victim, teacher / f".anonymise-key.csv.{os.getpid()}.tmp")
+    assert main(args) == 0
+    assert victim.read_text() == "keep me\n"
+    assert sorted(_key(teacher / "anonymise-key.csv")) == sorted(NAMES)
+    assert (teacher / "anonymise-key.csv").stat().st_mode & 0o077 == 0 and not (teacher / "anonymise-key.csv").is_symlink()

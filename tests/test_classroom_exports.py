@@ -54,6 +54,29 @@ def test_moodle_csv_columns_and_values():
     assert table[2][2] == "1" and "adjusted +1: tried hard" in table[2][4]
 
 
+def test_points_csv_problem_columns_never_share_a_name_with_the_total(tmp_path):
+    """A mapping's problems are named after their references by default, so ``refs/total.py``
+    and ``refs/notes.py`` gave points.csv the header ``student,student_id,total,notes,total,
+    max_total,notes``: the first ``total`` was one problem's points, read as the student's total
+    (and pandas renamed the real one ``total.1``). A problem column named like a fixed column now
+    says it is a problem's, and the real run's header has each name once."""
+    (tmp_path / "refs").mkdir()
+    for name in ("total", "notes", "student"):
+        (tmp_path / "refs" / f"{name}.py").write_text(REFERENCE)
+        (tmp_path / "subs" / name).mkdir(parents=True)
+        (tmp_path / "subs" / name / "ada.py").write_text(REFERENCE)
+    (tmp_path / "m.toml").write_text("".join(f'[[problem]]\nreference = "refs/{n}.py"\nsubmissions = ["subs/{n}/*"]\n'
+                                             for n in ("total", "notes", "student")))
+    (tmp_path / "rubric.toml").write_text("points = 10\n")
+    assert main(["grade", "--mapping", str(tmp_path / "m.toml"), "--rubric", str(tmp_path / "rubric.toml"),
+                 "--metrics", "codebleu", "-o", str(tmp_path / "out"), "-q", "--no-cache"]) == 0
+    header, row = _table((tmp_path / "out" / "points.csv").read_text(encoding="utf-8"))
+    assert len(set(header)) == len(header), header
+    assert header[:2] == ["student", "student_id"] and header[-3:] == ["total", "max_total", "notes"]
+    values = dict(zip(header, row))
+    assert values["total"] == "30" and values["max_total"] == "30" and values["student"] == "ada"
+
+
 def _class(tmp_path: Path, students: dict[str, str]) -> tuple[Path, Path]:
     (tmp_path / "ref").mkdir()
     (tmp_path / "ref" / "total.py").write_text(REFERENCE)

@@ -147,6 +147,37 @@ def test_a_feedback_page_name_keeps_accented_letters_as_their_base_letter():
     assert safe_name("../../etc/passwd") == "etc_passwd" and safe_name("李雷") == "student"
 
 
+def test_feedback_pages_of_names_differing_in_case_are_two_files_everywhere(tmp_path):
+    """Folders ``Alice`` and ``alice`` gave ``Alice.html`` and ``alice.html``: one file on the
+    case-insensitive disks of macOS and Windows (or in a zip opened there), where the second page
+    overwrote the first and a student was sent another's feedback. Page names now differ
+    whatever the case, and each page is its own student's."""
+    names = ("Alice", "alice", "ALICE", "a b", "a_b")
+    for name in names:
+        (tmp_path / "class" / name).mkdir(parents=True)
+        (tmp_path / "class" / name / "second.py").write_text(STUDENTS["ben"], encoding="utf-8")
+    (tmp_path / "ref.py").write_text(REFERENCE, encoding="utf-8")
+    (tmp_path / "rubric.toml").write_text("points = 10\n", encoding="utf-8")
+    assert main(["grade", "-r", str(tmp_path / "ref.py"), str(tmp_path / "class"), "--layout", "plain", "--rubric",
+                 str(tmp_path / "rubric.toml"), "--metrics", "codebleu", "-o", str(tmp_path / "out"), "-q",
+                 "--no-cache"]) == 0
+    pages = sorted((tmp_path / "out" / "feedback").glob("*.md"))
+    assert len({p.name.casefold() for p in pages}) == len(names), [p.name for p in pages]
+    owners = sorted(re.search(r"feedback for (.*)", p.read_text(encoding="utf-8")).group(1) for p in pages)
+    assert owners == sorted(names), owners
+
+
+def test_a_feedback_page_is_never_named_as_a_windows_device():
+    """A student called ``Con`` or ``Aux`` (a plain folder, a GitHub user) got ``Con.html``: on
+    Windows ``CON`` with any extension is the console, so the page cannot be made there or
+    unpacked from a zip of the folder. Such a name gets a ``_`` before its first dot."""
+    from refscore.grade.classroom.outputs import safe_name
+
+    assert [safe_name(n) for n in ("Con", "aux", "NUL", "com1", "Lpt9", "con.txt")] == \
+        ["Con_", "aux_", "NUL_", "com1_", "Lpt9_", "con_.txt"]
+    assert safe_name("Connor") == "Connor" and safe_name("com10") == "com10"
+
+
 def test_a_submission_that_could_not_be_scored_is_said_once(tmp_path):
     """An empty or wrong-language submission's page said why twice: the grade's note ("not scored:
     X") and the submission's own error (X), one under the other, in HTML and Markdown alike."""

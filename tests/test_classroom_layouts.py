@@ -69,7 +69,7 @@ def test_moodle_zip_two_problems_matched_by_file_name_with_roster(tmp_path: Path
     assert code == 0
     rows = by_id(report)
     ada = rows["sum/Ada Lovelace (1001)"]
-    assert (ada["student"], ada["student_id"], ada["late"], ada["problem"]) == ("Ada Lovelace", "1001", False, "sum")
+    assert (ada["student"], ada["student_id"], ada["late"], ada["problem"]) == ("Ada Lovelace", "1001", None, "sum")
     assert ada["errors"] == [] and 0 < ada["codebleu"] < 1 and ada["source"] == f"{archive.name}!" + \
         "Ada Lovelace_1001_assignsubmission_file_/sum.py"
     assert rows["sum/Alan Turing (1002)"]["codebleu"] == pytest.approx(1.0)  # nested folder, the reference itself
@@ -186,6 +186,36 @@ LAYOUT_FILES = {
     "github-classroom": {"week3-ada/sum.py": SUM_OK, "week3-alan/sum.py": SUM_REF},
     "plain": {"ada/sum.py": SUM_OK, "alan/sum.py": SUM_REF},
 }
+
+
+LATE_MARKS = {"moodle": [None, None], "canvas": [False, True], "gradescope": [None, None],
+              "github-classroom": [None, None], "plain": [None, None]}
+
+
+@pytest.mark.parametrize("layout", list(LAYOUT_FILES))
+def test_late_is_empty_where_the_layout_has_no_late_mark(tmp_path: Path, layout: str) -> None:
+    """Moodle, GitHub Classroom and plain downloads say nothing about lateness (the docs' table:
+    "—"), nor Gradescope metadata without ``:late:``, yet every row said ``late: false``, which a
+    teacher filtering on it reads as "handed in on time". The column is now empty (null) there;
+    Canvas, whose file names mark every late submission, keeps true and false."""
+    sum_ref, _ = refs(tmp_path)
+    archive = write_zip(tmp_path / f"{layout}.zip", LAYOUT_FILES[layout])
+    code, report = grade(tmp_path, "-r", str(sum_ref), str(archive), "--csv", str(tmp_path / "out" / "grade.csv"))
+    assert code == 0
+    assert [r["late"] for r in sorted(report["submissions"], key=lambda r: r["student"])] == LATE_MARKS[layout]
+    cells = (tmp_path / "out" / "grade.csv").read_text(encoding="utf-8").splitlines()
+    late = cells[0].split(",").index("late")
+    assert sorted(line.split(",")[late] for line in cells[1:]) == \
+        sorted("" if m is None else str(m) for m in LATE_MARKS[layout])
+
+
+def test_gradescope_late_false_is_kept_as_false(tmp_path: Path) -> None:
+    sum_ref, _ = refs(tmp_path)
+    files = {**LAYOUT_FILES["gradescope"], "submission_metadata.yml": LAYOUT_FILES["gradescope"][
+        "submission_metadata.yml"].replace("submission_2:", "  :late: false\nsubmission_2:")}
+    code, report = grade(tmp_path, "-r", str(sum_ref), str(write_zip(tmp_path / "gs.zip", files)))
+    assert code == 0 and {r["student"]: r["late"] for r in report["submissions"]} == \
+        {"Ada Lovelace": False, "Alan Turing": None}
 
 
 @pytest.mark.parametrize("layout", list(LAYOUT_FILES))

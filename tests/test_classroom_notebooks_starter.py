@@ -205,3 +205,40 @@ def test_a_notebook_without_cell_ids_prints_no_python_warning(tmp_path: Path) ->
     assert "Warning" not in run.stderr and "nbformat" not in run.stderr, run.stderr
     row = json.loads((tmp_path / "out.json").read_text())["submissions"][0]
     assert row["codebleu"] is not None and row["errors"] == []
+
+
+def test_a_cell_of_another_language_is_left_out_not_read_as_python(tmp_path: Path) -> None:
+    """``%%bash`` or ``%%html`` makes a whole cell shell or HTML, but only its first line was
+    blanked: the rest was read as Python, so a correct notebook "did not parse" (and failed
+    ``--fail-under`` whatever its score). Such a cell is now left out like a Markdown cell; a cell
+    whose body is Python (``%%time``, ``%%writefile solution.py``) is still scored."""
+    (tmp_path / "ref.py").write_text(REF)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "shell.ipynb").write_text(notebook([
+        ("code", "%%bash\nfor f in *.txt; do\n  wc -l \"$f\"\ndone"), ("code", "%%html\n<b>results</b>"),
+        ("code", "%%writefile notes.md\n# My notes: it works!"), ("code", "%%time\n" + HELPER),
+        ("code", "%%writefile solution.py\n" + REF[len(HELPER):].strip())]))
+    code, rows = grade("-r", str(tmp_path / "ref.py"), str(subs), "--fail-under", "0.9", out=tmp_path / "o.json")
+    row = rows[str(subs / "shell.ipynb")]
+    assert code == 0 and row["parse_error"] is None and row["warnings"] == [], row
+    assert row["codebleu"] == pytest.approx(1.0) and [c["cell"] for c in row["cells"]] == [4, 5]
+
+
+def test_a_reference_that_is_all_starter_code_is_said_to_be_so_not_empty(tmp_path: Path, capsys) -> None:
+    """``--starter`` given the reference itself (or a reference that only adds nothing to it) left
+    a blank reference: every submission scored 0 with "the reference ref.py is empty", a file the
+    teacher can see is not. Each row now says the reference is nothing but the starter code."""
+    (tmp_path / "ref.py").write_text(REF)
+    (tmp_path / "starter.py").write_text(REF)
+    for name, text in (("ann", GOOD), ("bob", WRONG)):
+        (tmp_path / "cls" / name).mkdir(parents=True)
+        (tmp_path / "cls" / name / "sol.py").write_text(text)
+    code, rows = grade("-r", str(tmp_path / "ref.py"), str(tmp_path / "cls"), "--layout", "plain", "--starter",
+                       str(tmp_path / "starter.py"), out=tmp_path / "o.json")
+    err = capsys.readouterr().err
+    assert code == 3 and "is empty" not in err and len(rows) == 2, err
+    for row in rows.values():
+        assert row["codebleu"] is None and row["errors"] == [
+            f"the reference {tmp_path / 'ref.py'} is nothing but the starter code ({tmp_path / 'starter.py'}): "
+            "there is nothing left to compare with"], row

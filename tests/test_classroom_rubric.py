@@ -189,3 +189,29 @@ def test_points_for_code_that_does_not_parse_say_so(tmp_path):
     page = student_feedback(book.students[0], {}, "scores", "t", 10)
     said = [m for m in [*page.problems[0].messages, *page.problems[0].warnings] if "does not parse" in m]
     assert sum("does not parse" in n for n in page.problems[0].grade.notes) + len(said) == 1
+
+
+def test_a_score_just_below_a_band_is_never_shown_as_reaching_it(tmp_path):
+    """A score of 0.5996 under a band ``>= 0.6`` read ``0/10 (CodeBLEU 0.600, below 0.6)`` in the
+    Moodle comments, the GitHub Classroom message and the student's feedback pages: rounded to
+    three places, the number a student disputes their grade with. The score the points came
+    from now takes the places it needs to stay on its side of every threshold (``0.5996``)."""
+    import json
+
+    (tmp_path / "ref.py").write_text("def total(xs):\n    s = 0\n    for x in xs:\n        s += x\n    return s\n")
+    (tmp_path / "subs").mkdir()
+    (tmp_path / "subs" / "ann.py").write_text("def total(xs):\n    return sum(xs)\n")
+    base = ["grade", "-r", str(tmp_path / "ref.py"), str(tmp_path / "subs"), "--metrics", "codebleu", "-q"]
+    assert main([*base, "--json", str(tmp_path / "scores.json")]) == 0
+    score = json.loads((tmp_path / "scores.json").read_text())["submissions"][0]["codebleu"]
+    band = round(score, 3)
+    assert score < band  # the case: three places round the score up onto the band
+    rubric = _rubric(tmp_path, f'metric = "codebleu"\npoints = 10\nbands = {{ ">= {band}" = 10 }}\n')
+    out = tmp_path / "out"
+    assert main([*base, "-o", str(out), "--rubric", str(rubric), "--classroom-summary", str(tmp_path / "gh.json")]) == 1
+    moodle = (out / "moodle.csv").read_text(encoding="utf-8")
+    message = json.loads((tmp_path / "gh.json").read_text())["tests"][0]["message"]
+    pages = [(out / "feedback" / f"ann{suffix}").read_text(encoding="utf-8") for suffix in (".md", ".html")]
+    for text in (moodle, message, *pages):
+        assert f"CodeBLEU {band:.3f}" not in text, text
+        assert f"CodeBLEU {score:.4f}" in text, text

@@ -267,6 +267,26 @@ def test_an_empty_reference_is_said_once_not_silently_zero(tmp_path: Path, capsy
     assert "warning: the reference" in capsys.readouterr().err
 
 
+def test_a_reference_that_does_not_parse_is_said_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A typo in the teacher's reference (``def add(a, b)`` without its colon) went unsaid: every
+    submission was compared with what the parser recovered of it, and since no reference parsed,
+    no submission's own syntax error was flagged (``--fail-under`` passed a truncated file). The
+    run now says once, for the reference file, where it does not parse."""
+    (tmp_path / "ref.py").write_text(REF.replace("):", ")", 1))
+    (tmp_path / "a.py").write_text(CAND)
+    (tmp_path / "b.py").write_text("def add(x, y):\n    return (x +\n")
+    code, rows = grade_json(tmp_path, "-r", str(tmp_path / "ref.py"), str(tmp_path / "a.py"), str(tmp_path / "b.py"),
+                            "--fail-under", "0")
+    err = capsys.readouterr().err
+    assert code == 0 and rows[str(tmp_path / "b.py")]["parse_error"] is None  # as documented: nothing flagged
+    note = f"{tmp_path / 'ref.py'} does not parse (syntax error near line 1)"
+    assert err.count(note) == 1, err
+    (tmp_path / "ref.py").write_text(REF)
+    (tmp_path / "Add.java").write_text("class Add {}\n")  # wrong language: the reference is never read as Java
+    code, rows = grade_json(tmp_path, "-r", str(tmp_path / "ref.py"), str(tmp_path / "a.py"), str(tmp_path / "Add.java"))
+    assert code == 0 and "does not parse" not in capsys.readouterr().err
+
+
 def test_the_reference_named_as_a_submission_is_said_to_be_skipped(tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     """``grade -r sol.py sol.py`` said only "no submissions found"; the reference is never graded,

@@ -200,3 +200,24 @@ def test_the_grade_page_names_the_problems_with_nothing_to_compare(tmp_path: Pat
     assert "nothing to compare in java_mean" in err, err
     info = json.loads((out / "grade.json").read_text(encoding="utf-8"))["settings"]["similarity"]
     assert info["nothing_to_compare"] == ["java_mean"]
+
+
+def test_the_grade_page_links_the_similarity_page_where_it_is(tmp_path: Path) -> None:
+    """``--csv a/grade.csv --html b/grade.html --similarity`` writes the similarity files beside
+    the first report (``a/``), but the grade page in ``b/`` linked ``similarity.html``, a page
+    that is not there. The link (and ``settings.similarity.page``) is now the path from the grade
+    page's folder."""
+    import re
+
+    (tmp_path / "subs").mkdir()
+    for name in ("ann", "bob"):
+        (tmp_path / "subs" / f"{name}.py").write_text(REFERENCES["python"])
+    (tmp_path / "ref.py").write_text(REFERENCES["python"])
+    html = tmp_path / "b" / "grade.html"
+    assert main(["grade", "-r", str(tmp_path / "ref.py"), str(tmp_path / "subs"), "--metrics", "codebleu", "-q",
+                 "--csv", str(tmp_path / "a" / "grade.csv"), "--html", str(html), "--json",
+                 str(tmp_path / "b" / "grade.json"), "--similarity", "--no-cache"]) == 0
+    assert (tmp_path / "a" / "similarity.html").is_file()
+    links = re.findall(r'<a href="([^"#]+)"', html.read_text(encoding="utf-8"))
+    page = json.loads((tmp_path / "b" / "grade.json").read_text())["settings"]["similarity"]["page"]
+    assert links == [page] and (html.parent / page).resolve() == (tmp_path / "a" / "similarity.html").resolve()

@@ -94,3 +94,22 @@ def test_a_report_link_the_user_names_is_still_written_through(tmp_path: Path) -
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "link.json").is_symlink()
     assert len(json.loads((tmp_path / "real" / "grade.json").read_text())["submissions"]) == 1
+
+
+@pytest.mark.parametrize("planted", ["report/feedback", "report-teacher"])
+def test_a_link_planted_as_the_feedback_or_teacher_folder_is_refused(tmp_path: Path, planted: str) -> None:
+    """Each feedback page was checked, but not the folder: ``report/feedback -> ../..`` got the
+    teacher's run to write every student's page (``ana.html``...) into the folder the link names,
+    replacing files of those names; and ``report-teacher`` (beside ``-o subs/report``, so in the
+    students' folder too) took the pseudonym key and the real-name uploads of ``--anonymise``.
+    Both are refused in one line before anything is scored (exit 3); nothing lands there."""
+    report = _class(tmp_path)
+    os.symlink(tmp_path / "victims", report.parent / planted)
+    (tmp_path / "rubric.toml").write_text("points = 10\n")
+    result = refscore("grade", "-r", "ref.py", "subs", "--metrics", "codebleu", "-q", "-o", "subs/report",
+                      "--rubric", "rubric.toml", *(["--anonymise"] if planted.endswith("teacher") else []),
+                      cwd=tmp_path)
+    assert result.returncode == 3, result.stderr
+    assert "symbolic link" in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert not list((tmp_path / "victims").iterdir()) and not (report / "grade.json").exists()

@@ -68,6 +68,8 @@ def classroom_from_args(args: argparse.Namespace, metrics: tuple[str, ...]) -> C
     from ..grade.classroom.outputs import ClassroomOutputs, load_rubric
 
     out_dir = Path(args.out_dir) if args.out_dir else None
+    if args.anonymise and out_dir is not None and not args.anonymise_key:
+        _no_link(_teacher(out_dir), "the teacher's folder")
     key = None
     if args.anonymise:
         if args.anonymise_key:
@@ -79,7 +81,7 @@ def classroom_from_args(args: argparse.Namespace, metrics: tuple[str, ...]) -> C
         if out_dir is not None and _inside(key, out_dir):
             raise UsageError(f"--anonymise-key {key}: is inside -o {out_dir}, which graders see; put it elsewhere")
     if not args.rubric:
-        return ClassroomOutputs(anonymise_key=key)
+        return ClassroomOutputs(anonymise_key=key, graders=out_dir)
     rubric = load_rubric(args.rubric, metrics)
     adjustments = Path(args.adjustments) if args.adjustments else \
         (rubric.adjustments or Path(args.rubric).parent / "adjustments.csv")
@@ -91,6 +93,8 @@ def classroom_from_args(args: argparse.Namespace, metrics: tuple[str, ...]) -> C
 
     title = args.assignment or rubric.default.title or "RefScore"
     feedback = default(args.feedback, out_dir, "feedback")
+    if feedback is not None and not args.feedback:
+        _no_link(feedback, "the feedback folder")
     if feedback is not None and feedback.exists() and not feedback.is_dir():
         raise OutputFileError(f"--feedback {feedback}: is a file; the feedback pages go in a folder")
     return ClassroomOutputs(
@@ -98,7 +102,16 @@ def classroom_from_args(args: argparse.Namespace, metrics: tuple[str, ...]) -> C
         canvas=default(args.canvas, key_dir, "canvas.csv"), moodle=default(args.moodle, key_dir, "moodle.csv"),
         assignment=title, feedback=feedback, reveal=args.reveal,
         gradescope=Path(args.gradescope) if args.gradescope else None, visibility=args.gradescope_visibility,
-        classroom=Path(args.classroom_summary) if args.classroom_summary else None, anonymise_key=key, title=title)
+        classroom=Path(args.classroom_summary) if args.classroom_summary else None, anonymise_key=key, title=title,
+        graders=out_dir if args.anonymise else None)
+
+
+def _no_link(folder: Path, label: str) -> None:
+    """Refuse a folder the run names itself (``-o DIR``'s ``feedback/``, ``DIR-teacher/``) that
+    is a symbolic link: a student who can write beside the reports must not redirect them."""
+    if folder.is_symlink():
+        raise OutputFileError(f"{label} {folder}: is a symbolic link; a run's own files are never written through "
+                              "a link (remove it or name another folder)")
 
 
 def _teacher(out_dir: Path) -> Path:

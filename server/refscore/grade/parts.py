@@ -28,7 +28,7 @@ import os
 import re
 import uuid
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from ..errors import InputFileError
 from ..safe_read import open_regular
@@ -91,6 +91,11 @@ class PartStore:
     def parts(self, block: int, key: str) -> list[Path]:
         """Part files of this block and key."""
         return [path for _, path in self._scan().get((block, key[:KEY_CHARS]), [])]
+
+    def other_parts(self, keys: Iterable[tuple[int, str]]) -> list[Path]:
+        """Part files of no (block, key) in ``keys``: earlier runs' (other inputs or settings)."""
+        used = {(block, key[:KEY_CHARS]) for block, key in keys}
+        return sorted(path for found, entries in self._scan().items() if found not in used for _, path in entries)
 
     def done_offsets(self, block: int, key: str, items: int) -> set[int] | None:
         """Offsets of the block already scored (lines whose check holds); None when every one

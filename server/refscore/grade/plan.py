@@ -2,10 +2,11 @@
 
 Every ``grade`` run reads its inputs as blocks (``Sources.scan``): the submissions read into
 memory first, then each JSONL/Parquet file. Pass one (``plan_run``) walks every block once,
-holding one at a time: it counts the items, notes empty references, counts the CrystalBLEU corpus
-(``crystal.RunCorpus``) and then keys each block by its content and everything that decides its
-rows (``BlockWork.tag``), so the parts of earlier runs tell which items need no scoring. An engine
-then scores the pending items (pass two) and ``assemble`` writes the reports from the parts.
+holding one at a time: it counts the items, notes empty references and reference files that do
+not parse, counts the CrystalBLEU corpus (``crystal.RunCorpus``) and then keys each block by
+its content and everything that decides its rows (``BlockWork.tag``), so the parts of earlier
+runs tell which items need no scoring. An engine then scores the pending items (pass two) and
+``assemble`` writes the reports from the parts.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any, Iterator, Sequence
 from ..errors import InputFileError, UsageError
 from ..scoring.inputs import empty_reference
 from ..settings_schema import IDF_ONE_REFERENCE, idf_lacks_references
+from .checks import syntax_error_line
 from .blocks import BlockSpec, count_lines, item_blocks, items_of, scan_blocks
 from .records import FieldNames
 from .crystal import Corpus, RunCorpus, corpus_from_data, corpus_tag, corpus_to_data
@@ -159,6 +161,40 @@ def _check_not_a_stream(path: Path) -> None:
                              "stream piped to --jsonl - (standard input)")
 
 
+def _row_reference(item: GradeItem, index: int, name: str) -> bool:
+    """True for a JSONL row's reference, only numbered (``reference 1``), not a file's."""
+    return name == f"reference {index + 1}" and bool(item.source)
+
+
+class UnparsedReferences:
+    """The run's reference files that do not parse, for pass one's notes, each file once (a
+    JSONL row's references, function bodies as often as not, are left unsaid): the submissions
+    are compared with what the parser recovered, and none of their syntax errors is flagged."""
+
+    def __init__(self) -> None:
+        self.checked: set[tuple[str, str | None]] = set()
+        self.lines: dict[str, int] = {}
+
+    def add(self, item: GradeItem) -> None:
+        """Check each reference file of ``item`` not checked yet (in the language of a scorable
+        item: a wrong-language submission's would misread it)."""
+        if not item.scorable:
+            return
+        for index, (name, text) in enumerate(zip(item.reference_names, item.references)):
+            if _row_reference(item, index, name) or (name, item.language) in self.checked or not text.strip():
+                continue
+            self.checked.add((name, item.language))
+            line = syntax_error_line(text, item.language or "")
+            if line is not None:
+                self.lines[name] = line
+
+    def notes(self) -> list[str]:
+        """One line per reference file that does not parse."""
+        return [f"the reference {name} does not parse (syntax error near line {line}): submissions are compared "
+                "with the code the parser recovered, and their own syntax errors are flagged only where a "
+                "reference parses" for name, line in sorted(self.lines.items())]
+
+
 class EmptyReferences:
     """The run's empty references, for pass one's notes: a reference file by its name, JSONL
     rows (whose references are only numbered) by their lines, the first few of them."""
@@ -170,11 +206,13 @@ class EmptyReferences:
         self.rows: list[str] = []
 
     def add(self, item: GradeItem) -> None:
-        """Note each empty reference of ``item``."""
+        """Note each empty reference of ``item`` (one graded against it: an error row is not)."""
+        if item.error is not None:
+            return
         for index, (name, text) in enumerate(zip(item.reference_names, item.references)):
             if text.strip():
                 continue
-            if name == f"reference {index + 1}" and item.source:
+            if _row_reference(item, index, name):
                 self.rows.append(f"{item.source} ({name})" if len(item.references) > 1 else item.source)
             else:
                 self.files.add(empty_reference(name, text) or name)
@@ -199,7 +237,7 @@ def plan_run(sources: Sources, work: BlockWork, store: PartStore, spool_dir: Pat
     """Pass one (see the module docstring); ``work.corpus`` is filled here when CrystalBLEU is asked for."""
     corpus = RunCorpus() if "crystalbleu" in work.settings.metrics else None
     specs: list[BlockSpec] = []
-    empty = EmptyReferences()
+    empty, unparsed = EmptyReferences(), UnparsedReferences()
     idf_refs = idf_lacks_references(work.settings.idf, work.settings.metrics, 0)  # asked for: count them
     seen_refs: set[str] = set()  # with ``--idf references``: up to two distinct reference texts
     for spec, items in sources.scan(spool_dir):
@@ -208,6 +246,7 @@ def plan_run(sources: Sources, work: BlockWork, store: PartStore, spool_dir: Pat
             if corpus is not None:
                 corpus.add(item)
             empty.add(item)
+            unparsed.add(item)
             if idf_refs and len(seen_refs) < 2:
                 seen_refs.update(item.references)
     if idf_refs and specs and idf_lacks_references(work.settings.idf, work.settings.metrics, len(seen_refs)):
@@ -220,4 +259,4 @@ def plan_run(sources: Sources, work: BlockWork, store: PartStore, spool_dir: Pat
         key = part_key(spec, tag)
         done = store.done_offsets(spec.index, key, spec.items)
         blocks.append(PlannedBlock(spec, key, None if done is None else frozenset(done)))
-    return Plan(blocks, work, [*empty.notes(), *store.notes])  # damaged parts found (scored again)
+    return Plan(blocks, work, [*empty.notes(), *unparsed.notes(), *store.notes])  # damaged parts found (scored again)

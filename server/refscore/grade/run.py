@@ -33,7 +33,8 @@ from .parts import PartStore
 from .plan import BlockWork, Plan, PlannedBlock, Sources, plan_run
 from .progress import Progress
 from .rows import INTERRUPTED, INTERRUPTED_NOT_KEPT
-from .targets import STDOUT, OutputClashError, OutputFileError, check_outputs, regular_targets, write_target
+from .targets import STDOUT, OutputClashError, OutputFileError, check_outputs, is_stream, regular_targets, \
+    write_target
 from .terminal import echo_row, note, print_summary, print_threshold
 
 
@@ -235,6 +236,8 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
             if say:
                 for line in written.notes:
                     note(line)
+            if say and key is not None:
+                _note_earlier_names(classroom, key, written.written, store, plan)
     except KeyboardInterrupt:
         if not temporary:
             print(f"refscore: scored parts are kept in {work}", file=sys.stderr)
@@ -263,7 +266,7 @@ def _similarity(job: GradeJob, items: list[GradeItem], outputs: dict[str, Path],
     possible = comparable_pairs(problems)
     empty = empty_problems(problems) if possible else []
     info["similarity"] = {"threshold": job.similarity, "flagged_pairs": count, "possible_pairs": possible,
-                          "nothing_to_compare": empty, "page": outputs["similarity_html"].name}
+                          "nothing_to_compare": empty, "page": _page_link(outputs)}
     if say:
         found = (NOTHING_TO_COMPARE if not possible else
                  f"{count} pair(s) of submissions at or above {job.similarity:g}{nothing_in(empty)} "
@@ -272,6 +275,25 @@ def _similarity(job: GradeJob, items: list[GradeItem], outputs: dict[str, Path],
         if job.inputs.jsonl:
             note("similarity: --jsonl lines are not compared (only submission files and mapping problems)")
     return flags(problems)
+
+
+def _note_earlier_names(classroom: Any, key: Any, written: list[Path], store: PartStore, plan: Plan) -> None:
+    """``--anonymise``: name the files an earlier run left in the graders' folder with real names."""
+    from .classroom.anonymise import earlier_names_note
+
+    stale = store.other_parts((block.index, block.key) for block in plan.blocks)
+    line = earlier_names_note(key, classroom.graders, classroom.feedback, written, stale, store.folder)
+    if line:
+        note(line)
+
+
+def _page_link(outputs: dict[str, Path]) -> str:
+    """The similarity page as the grade page links it: its path from the grade page's folder
+    (``--csv a/grade.csv --html b/grade.html`` puts it in ``a/``), else its name."""
+    page, html = outputs["similarity_html"], outputs.get("html")
+    if html is None or is_stream(html):
+        return page.name
+    return Path(os.path.relpath(os.path.abspath(page), os.path.abspath(html.parent))).as_posix()
 
 
 def _starters(job: GradeJob, items: list[GradeItem]) -> dict[str | None, tuple[str, ...]]:

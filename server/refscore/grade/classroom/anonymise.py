@@ -13,18 +13,31 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import re
 import secrets
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from ...errors import InputFileError
+from ...safe_write import replace_file
 from ..items import ItemSet
+from ..writers import FORMULA_STARTS
 from .gradebook import Gradebook, StudentGrade, student_keys
 
 KEY_HEADER = ("pseudonym", "student", "student_id")
+
+
+def key_cell(text: str) -> str:
+    """A key file cell a spreadsheet reads as text: one that would be a formula (``=1+2``, as a
+    student may name their folder) gets a leading ``'``, as every report CSV's does; so does one
+    that starts with ``'`` itself, so that ``key_text`` reads every name back exactly."""
+    return "'" + text if text[:1] in FORMULA_STARTS or text[:1] == "'" else text
+
+
+def key_text(cell: str) -> str:
+    """The name or id ``key_cell`` wrote (a key written before it, raw, reads as it is)."""
+    return cell[1:] if cell[:1] == "'" and (cell[1:2] in FORMULA_STARTS or cell[1:2] == "'") else cell
 
 
 @dataclass
@@ -61,7 +74,8 @@ def read_key(path: Path) -> PseudonymKey:
     if not set(KEY_HEADER) <= set(reader.fieldnames or []):
         raise InputFileError(f"{path}: not a pseudonym key (expected the columns {', '.join(KEY_HEADER)})")
     for row in reader:
-        pseudonym, name, ident = row["pseudonym"].strip(), row["student"], row["student_id"] or None
+        pseudonym, name = row["pseudonym"].strip(), key_text(row["student"] or "")
+        ident = key_text(row["student_id"] or "") or None
         if pseudonym:
             key.people[pseudonym] = (name, ident)
             key.by_student[ident or name] = pseudonym
@@ -74,13 +88,37 @@ def write_key(path: Path, key: PseudonymKey) -> None:
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(KEY_HEADER)
     for pseudonym, (name, ident) in sorted(key.people.items()):
-        writer.writerow([pseudonym, name, ident or ""])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-        fh.write(buffer.getvalue())
-    os.replace(tmp, path)
+        writer.writerow([pseudonym, key_cell(name), key_cell(ident or "")])
+    replace_file(path, buffer.getvalue(), mode=0o600)  # never through a link, not even at the temporary name
+
+
+def earlier_names_note(key: PseudonymKey, graders: Path | None, feedback: Path | None, written: Sequence[Path],
+                       parts: Sequence[Path], parts_folder: Path) -> str | None:
+    """The note of an anonymised run whose graders' folder still holds files an earlier run wrote
+    there that name a student of ``key`` (the Canvas and Moodle uploads, feedback pages, scored
+    parts), which this run did not replace; None when there is none."""
+    words = {str(w): p for p, person in key.people.items() for w in person if w}
+    pattern = Scrubber(words).pattern
+    if pattern is None:
+        return None
+
+    def names(path: Path) -> bool:
+        try:
+            return pattern.search(path.read_bytes().decode("utf-8", "replace")) is not None
+        except OSError:
+            return False
+
+    uploads = [graders / n for n in ("canvas.csv", "moodle.csv")] if graders is not None else []
+    left = [str(p) for p in uploads if p.is_file() and p not in written and names(p)]
+    if feedback is not None and feedback.is_dir():
+        pages = [p for p in feedback.iterdir() if p.suffix in (".html", ".md") and p not in written and names(p)]
+        left += [f"{len(pages)} feedback page(s) in {feedback}"] if pages else []
+    named = [p for p in parts if names(p)]
+    left += [f"{len(named)} scored part(s) in {parts_folder}"] if named else []
+    if not left:
+        return None
+    return (f"--anonymise: files an earlier run left{f' in {graders}' if graders else ''} name students, and this "
+            f"run did not replace them: {', '.join(left)}; remove them before graders see it")
 
 
 class Scrubber:

@@ -177,11 +177,24 @@ def class_items(cls: ClassInput, problems: Sequence[ClassProblem],
     return result, report
 
 
+def starter_free_references(names: Sequence[str], references: Sequence[str],
+                            starter: Starter) -> tuple[tuple[str, ...], str | None]:
+    """The references less the starter code, and the error of a reference that is nothing but the
+    starter code (``--starter`` given the reference itself): left blank, it would read as empty."""
+    free = tuple(starter_free_text(r, starter, keep_lines=True) for r in references)
+    for name, before, after in zip(names, references, free):
+        if before.strip() and not after.strip():
+            given = ", ".join(starter.names) or "--starter"
+            return free, f"the reference {name} is nothing but the starter code ({given}): there is nothing left to " \
+                         "compare with"
+    return free, None
+
+
 def _base_item(student: Student, problem: ClassProblem, late: bool | None) -> GradeItem:
     prefix = f"{problem.name}/" if problem.name else ""
-    refs = problem.problem.references
+    refs, all_starter = problem.problem.references, None
     if problem.starter is not None:
-        refs = tuple(starter_free_text(r, problem.starter, keep_lines=True) for r in refs)
+        refs, all_starter = starter_free_references(problem.problem.reference_names, refs, problem.starter)
     item = GradeItem(id=prefix + _label(student), candidate=None, references=refs,
                      language=problem.problem.language, context=problem.problem.context, problem=problem.name,
                      reference_names=problem.problem.reference_names,
@@ -189,6 +202,8 @@ def _base_item(student: Student, problem: ClassProblem, late: bool | None) -> Gr
                      student_id=student.id, late=late)
     if problem.problem.error:
         item.error = f"reference: {problem.problem.error}"
+    elif all_starter:
+        item.error = all_starter
     return item
 
 
@@ -301,6 +316,8 @@ def strip_starter(item: GradeItem, starter: Starter | None) -> None:
     if starter is None or item.candidate is None:
         return
     item.candidate = starter_free_text(item.candidate, starter, keep_lines=True)
-    item.references = tuple(starter_free_text(r, starter, keep_lines=True) for r in item.references)
+    item.references, all_starter = starter_free_references(item.reference_names, item.references, starter)
+    if all_starter and item.error is None:
+        item.error = all_starter
     if not item.candidate.strip() and item.error is None:
         item.error = f"{item.source}: nothing but the starter code (nothing to score)"

@@ -25,7 +25,7 @@ def matches(names: Sequence[str]) -> bool:
 def read(entries: Sequence[Entry], source: str) -> ClassInput:
     """The students and files of a Canvas download."""
 
-    def split(entry: Entry) -> tuple[Student, str, bool] | None:
+    def split(entry: Entry) -> tuple[Student, str, bool | None] | None:
         head, rest = top(entry.name)
         found = _FILE.match(head)
         if found is None or rest:

@@ -8,10 +8,11 @@ from ...analysis.text import InputError, decode_source
 from .model import ClassInput, Student, Submission, SubmittedFile
 from .safe_zip import Entry
 
-#: A layout's reading of one entry: (student, name inside the submission, late); None: not a
-#: student's file (a note says so); SKIP: left out on purpose (the layout's own files).
+#: A layout's reading of one entry: (student, name inside the submission, late: None where the
+#: layout has no late mark); None: not a student's file (a note says so); SKIP: left out on
+#: purpose (the layout's own files).
 SKIP = "skip"
-Split = Callable[[Entry], "tuple[Student, str, bool] | str | None"]
+Split = Callable[[Entry], "tuple[Student, str, bool | None] | str | None"]
 
 
 def to_file(entry: Entry, name: str) -> SubmittedFile:
@@ -24,12 +25,20 @@ def to_file(entry: Entry, name: str) -> SubmittedFile:
         return SubmittedFile(name, entry.origin, None, str(error))
 
 
+def either_late(first: bool | None, second: bool | None) -> bool | None:
+    """Two late marks of one student's files as one: late when either is, else not late when
+    either says so, else None (the layout has no mark)."""
+    if first or second:
+        return True
+    return None if first is None and second is None else False
+
+
 def group(entries: Sequence[Entry], split: Split, layout: str, source: str) -> ClassInput:
     """Each student's files, in order of first appearance; entries ``split`` does not place and
     refused entries (a zip-slip name, a link) are error rows of their own or notes."""
     result = ClassInput(layout, source)
     order: dict[Student, list[SubmittedFile]] = {}
-    late: dict[Student, bool] = {}
+    late: dict[Student, bool | None] = {}
     stray: list[str] = []
     for entry in entries:
         if entry.refused:
@@ -46,7 +55,7 @@ def group(entries: Sequence[Entry], split: Split, layout: str, source: str) -> C
             continue
         student, name, is_late = placed
         order.setdefault(student, []).append(to_file(entry, name))
-        late[student] = late.get(student, False) or is_late
+        late[student] = either_late(late.get(student), is_late)
     if stray:
         shown = ", ".join(stray[:10]) + (f" and {len(stray) - 10} more" if len(stray) > 10 else "")
         result.notes.append(f"{source}: {len(stray)} file(s) not in a student's submission of the {layout} "

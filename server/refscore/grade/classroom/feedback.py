@@ -35,6 +35,11 @@ class ProblemFeedback:
     warnings: list[str] = field(default_factory=list)  # warnings of the scored submission
     cells: tuple[tuple[int, int, int], ...] | None = None  # a notebook's code cells (``notebook.Cells``)
 
+    def score_text(self, column: str, value: float) -> str:
+        """A shown score: the one the points came from as the grade notes show it (never rounded
+        onto a band it missed), the others to three places."""
+        return self.grade.score_text(value) if column == self.grade.metric else f"{value:.3f}"
+
 
 @dataclass
 class StudentFeedback:

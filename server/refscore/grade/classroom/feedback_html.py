@@ -50,7 +50,7 @@ def _problem(index: int, view: ProblemFeedback) -> str:
            f"{grade.max_points:g} points</h2>"]
     if view.scores:
         out.append('<p class="scores">' + "".join(
-            f'<span style="background:{heat_color(v)}">{safe_text(LABELS.get(k, k))} {v:.3f}</span>'
+            f'<span style="background:{heat_color(v)}">{safe_text(LABELS.get(k, k))} {view.score_text(k, v)}</span>'
             for k, v in view.scores.items()) + (f" ({safe_text(grade.rule)})" if grade.rule else "") + "</p>")
     for note in grade.notes:
         out.append(f'<p class="note">{safe_text(note)}</p>')

@@ -42,7 +42,7 @@ def problem_markdown(view: ProblemFeedback) -> list[str]:
     grade = view.grade
     out = [f"## {_plain(grade.problem or 'submission')}: {grade.points:g} of {grade.max_points:g} points", ""]
     if view.scores:
-        scores = ", ".join(f"{LABELS.get(k, k)} {v:.3f}" for k, v in view.scores.items())
+        scores = ", ".join(f"{LABELS.get(k, k)} {view.score_text(k, v)}" for k, v in view.scores.items())
         out += [scores + (f" ({_plain(grade.rule)})" if grade.rule else ""), ""]
     lines = [*grade.notes, *(f"adjusted by your teacher: {a.shown()}" + (f": {a.comment}" if a.comment else "")
                              for a in grade.adjustments),

@@ -37,11 +37,11 @@ def read(entries: Sequence[Entry], source: str) -> ClassInput:
     """The students (user names) and files of a folder of student repositories."""
     prefix = shared_prefix(sorted({top(e.name)[0] for e in entries if "/" in e.name}))
 
-    def split(entry: Entry) -> tuple[Student, str, bool] | None:
+    def split(entry: Entry) -> tuple[Student, str, bool | None] | None:
         head, rest = top(entry.name)
         if not rest or not head.startswith(prefix) or len(head) == len(prefix):
             return None
         user = head[len(prefix):]
-        return Student(user, None, user), rest, False
+        return Student(user, None, user), rest, None
 
     return group(entries, split, LAYOUT, source)

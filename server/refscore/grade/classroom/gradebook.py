@@ -18,7 +18,7 @@ from typing import Any, Iterable, Sequence
 
 from ..rows import LABELS, NOT_PARSING
 from .adjustments import Adjustment
-from .rubric import Rubric
+from .rubric import Rubric, shown_score
 
 #: Before the first error of a submission that earned 0 because it could not be scored.
 NOT_SCORED = "not scored: "
@@ -40,15 +40,22 @@ class ProblemGrade:
     score: float | None = None
     metric: str | None = None  # the score column the points came from
     rule: str = ""  # the band or scale that gave them
+    thresholds: tuple[float, ...] = ()  # the scores that rule compares with (``Scheme.thresholds``)
     submission: str | None = None  # the row's id
     notes: list[str] = field(default_factory=list)
     adjustments: list[Adjustment] = field(default_factory=list)
+
+    def score_text(self, value: float | None = None) -> str:
+        """The score the points came from (or ``value`` of that metric), three places or as many
+        more as keep it on its side of the rule's thresholds (``rubric.shown_score``)."""
+        score = self.score if value is None else value
+        return "" if score is None else shown_score(score, self.thresholds)
 
     def summary(self) -> str:
         """One line for a grade book's comment column."""
         if self.score is not None and self.metric is not None:
             text = f"{named(self.problem)}{self.points:g}/{self.max_points:g} " \
-                   f"({LABELS.get(self.metric, self.metric)} {self.score:.3f}, {self.rule})"
+                   f"({LABELS.get(self.metric, self.metric)} {self.score_text()}, {self.rule})"
         else:
             text = f"{named(self.problem)}{self.points:g}/{self.max_points:g}"
         extra = [*self.notes, *(f"adjusted {a.shown()}{': ' + a.comment if a.comment else ''}" for a in self.adjustments)]
@@ -201,6 +208,7 @@ def _grade(problem: str, rows: list[dict[str, Any]], rubric: Rubric, ran: bool =
             if _finite(value):
                 candidate.score, candidate.metric = float(value), metric
                 candidate.auto_points, candidate.rule = scheme.points_for(float(value))
+                candidate.thresholds = scheme.thresholds
                 candidate.points = candidate.auto_points
                 if row.get("parse_error"):  # the points stand; the teacher reads why to look
                     candidate.notes.append(f"{NOT_PARSING}{row['parse_error']}; the points are for the code "

@@ -62,13 +62,13 @@ def read(entries: Sequence[Entry], source: str) -> ClassInput:
             meta[head] = _load(entry, notes)
     students = {folder: _student(folder, info, notes) for folder, info in meta.items() if isinstance(info, dict)}
 
-    def split(entry: Entry) -> tuple[Student, str, bool] | str | None:
+    def split(entry: Entry) -> tuple[Student, str, bool | None] | str | None:
         head, rest = top(entry.name)
         if entry.name == METADATA or rest == METADATA:
             return SKIP
         if not rest:
             return None
-        student, late = students.get(head, (Student(head, head.removeprefix("submission_")), False))
+        student, late = students.get(head, (Student(head, head.removeprefix("submission_")), None))
         return student, rest, late
 
     result = group(entries, split, LAYOUT, source)
@@ -76,7 +76,7 @@ def read(entries: Sequence[Entry], source: str) -> ClassInput:
     return result
 
 
-def _student(folder: str, info: dict[str, Any], notes: list[str]) -> tuple[Student, bool]:
+def _student(folder: str, info: dict[str, Any], notes: list[str]) -> tuple[Student, bool | None]:
     submitters = _get(info, "submitters") or []
     first = submitters[0] if isinstance(submitters, list) and submitters and isinstance(submitters[0], dict) else {}
     if isinstance(submitters, list) and len(submitters) > 1:
@@ -86,7 +86,8 @@ def _student(folder: str, info: dict[str, Any], notes: list[str]) -> tuple[Stude
     name = _text(_get(first, "name")) or folder
     email = _text(_get(first, "email"))
     sid = _text(_get(first, "sid")) or email or folder.removeprefix("submission_")
-    return Student(name, sid, email), _get(info, "late") is True
+    late = _get(info, "late")
+    return Student(name, sid, email), late if isinstance(late, bool) else None
 
 
 def _text(value: Any) -> str | None:

@@ -73,10 +73,22 @@ def moodle_csv(book: Gradebook) -> str:
     return _csv(rows)
 
 
+#: points.csv's own columns, before and after the problems'.
+POINTS_HEAD, POINTS_TAIL = ("student", "student_id"), ("total", "max_total", "notes")
+
+
+def problem_column(problem: str) -> str:
+    """A problem's points.csv column: its name, ``total (problem)`` where the name is one of the
+    table's own columns (a mapping names a problem after ``refs/total.py`` by default)."""
+    if not problem:
+        return UNNAMED_COLUMN
+    return f"{problem} (problem)" if problem in (*POINTS_HEAD, *POINTS_TAIL) else problem
+
+
 def points_csv(book: Gradebook) -> str:
     """One row per student: points per problem, total, maximum, notes."""
-    header = [p or UNNAMED_COLUMN for p in book.problems]
-    rows: list[list[Any]] = [["student", "student_id", *header, "total", "max_total", "notes"]]
+    header = [problem_column(p) for p in book.problems]
+    rows: list[list[Any]] = [[*POINTS_HEAD, *header, *POINTS_TAIL]]
     for student in book.students:
         notes = [f"{named(p.problem)}{n}" for p in student.problems.values() for n in p.notes]
         notes += [f"{named(p.problem)}adjusted {a.shown()}" for p in student.problems.values() for a in p.adjustments]

@@ -14,7 +14,9 @@ the layout's file names.
   (``SubmittedFile.text``; never a path to read later), in name order; ``problem`` is the
   problem it was matched to (by file name or the mapping file), None while unmatched.
 * ``late`` is the LMS's late mark (Canvas ``late`` in the file name, Gradescope's
-  ``submission_metadata.yml`` after the due date); False where the layout has no such mark.
+  ``submission_metadata.yml`` after the due date); None where the layout has no such mark (a
+  Moodle, GitHub Classroom or plain download, Gradescope metadata without ``:late:``): the
+  report's column is then empty, never a "not late" the download does not say.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ class Submission:
     files: tuple[SubmittedFile, ...]
     problem: str | None = None  # None while not matched to a problem
     language: str | None = None  # the problem's language once matched
-    late: bool = False
+    late: bool | None = None
     layout: str = "plain"  # one of classroom_choices.LAYOUTS
     error: str | None = None  # why it cannot be scored (reported as its row's error)
 

@@ -26,7 +26,7 @@ def read(entries: Sequence[Entry], source: str) -> ClassInput:
     """The students and files of a Moodle download."""
     skipped: list[str] = []
 
-    def split(entry: Entry) -> tuple[Student, str, bool] | str | None:
+    def split(entry: Entry) -> tuple[Student, str, bool | None] | str | None:
         head, rest = top(entry.name)
         found = _FOLDER.match(head)
         if found is None:
@@ -35,7 +35,7 @@ def read(entries: Sequence[Entry], source: str) -> ClassInput:
         if found["plugin"] != "file" or not name:
             skipped.append(entry.name)
             return SKIP
-        return Student(found["name"].strip(), found["id"]), name, False
+        return Student(found["name"].strip(), found["id"]), name, None
 
     result = group(entries, split, LAYOUT, source)
     if skipped:

@@ -2,7 +2,8 @@
 
 A notebook (submission, reference or starter code) is read with ``nbformat`` (version 4); its
 code cells are joined in order, one blank line between cells, and that text is what is scored.
-Markdown and raw cells and outputs are left out; IPython lines (``%magic``, ``!shell``) are
+Markdown and raw cells, outputs and cells that a cell magic makes another language (``%%bash``,
+``%%html``: ``FOREIGN_CELL_MAGICS``) are left out; IPython lines (``%magic``, ``!shell``) are
 blanked (they are not Python; blanking keeps every other line where it was). ``cells`` records,
 per code cell, its number in the notebook (1-based, counting every cell as Jupyter shows them),
 its first line in the joined text and its line count, so that a range in the scored text (an
@@ -16,6 +17,12 @@ from dataclasses import dataclass
 from ...errors import InputFileError
 
 NOTEBOOK_SUFFIX = ".ipynb"
+#: Cell magics that make a whole cell another language (a shell, a page, a query): such a cell
+#: is left out like a Markdown cell. Any other (``%%time``, ``%%capture``) has a Python body, and
+#: only its first line is blanked; ``%%writefile``/``%%file`` is Python when it writes a ``.py``
+#: file, ``%%script`` when it runs a Python.
+FOREIGN_CELL_MAGICS = frozenset({"bash", "sh", "system", "sx", "html", "javascript", "js", "latex", "markdown",
+                                 "svg", "perl", "ruby", "sql", "r", "octave", "julia", "powershell", "cmd"})
 #: (cell number, first line of the cell in the joined text (0-based), number of lines)
 Cells = tuple[tuple[int, int, int], ...]
 
@@ -32,6 +39,20 @@ class NotebookCode:
 def is_notebook(name: str) -> bool:
     """True for a file name ending in ``.ipynb``."""
     return name.lower().endswith(NOTEBOOK_SUFFIX)
+
+
+def foreign_cell(source: str) -> bool:
+    """True for a code cell whose cell magic makes its body another language than Python."""
+    first = next((row.strip() for row in source.splitlines() if row.strip()), "")
+    words = first[2:].split() if first.startswith("%%") else []
+    if not words:
+        return False
+    magic, args = words[0].lower(), words[1:]
+    if magic in ("writefile", "file"):
+        return not (args and args[-1].lower().endswith(".py"))
+    if magic == "script":
+        return not (args and args[0].rsplit("/", 1)[-1].lower().startswith(("python", "ipython", "pypy")))
+    return magic in FOREIGN_CELL_MAGICS
 
 
 def notebook_code(text: str, name: str) -> NotebookCode:
@@ -55,6 +76,8 @@ def notebook_code(text: str, name: str) -> NotebookCode:
             continue
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else str(source)
+        if foreign_cell(source):
+            continue
         lines = [("" if row.lstrip().startswith(("%", "!")) else row) for row in source.splitlines()]
         if not any(row.strip() for row in lines):
             continue

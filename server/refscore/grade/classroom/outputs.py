@@ -44,6 +44,7 @@ class ClassroomOutputs:
     visibility: str = "visible"
     classroom: Path | None = None  # GitHub Classroom's summary JSON
     anonymise_key: Path | None = None  # --anonymise: the teacher's key file
+    graders: Path | None = None  # --anonymise: the -o DIR graders are given (where no name may stay)
     title: str = "Feedback"
 
     @property
@@ -74,15 +75,21 @@ _UNDECOMPOSED = str.maketrans({"Ø": "O", "ø": "o", "Æ": "AE", "æ": "ae", "Œ
                                "Ł": "L", "ł": "l", "Đ": "D", "đ": "d", "Þ": "Th", "þ": "th", "ı": "i"})
 
 
+#: Names Windows keeps for devices, with any extension (``CON.html`` is the console there).
+_WINDOWS_DEVICE = re.compile(r"(?i)con|prn|aux|nul|com[1-9]|lpt[1-9]")
+
+
 def safe_name(text: str) -> str:
-    """A file name for a student (ASCII letters, digits, ``-_.`` kept; never empty or hidden); an
-    accented letter keeps its base letter (``Émile`` is ``Emile``, not ``mile``)."""
+    """A file name for a student (ASCII letters, digits, ``-_.`` kept; never empty, hidden or a
+    Windows device name: ``Con`` is ``Con_``); an accented letter keeps its base letter (``Émile``
+    is ``Emile``, not ``mile``)."""
     import unicodedata
 
     plain = "".join(c for c in unicodedata.normalize("NFKD", text.translate(_UNDECOMPOSED))
                     if not unicodedata.combining(c))
     name = re.sub(r"[^\w.-]+", "_", plain, flags=re.ASCII).strip("._") or "student"
-    return name[:80]
+    head, dot, rest = name[:80].partition(".")  # CON.txt.html is the console too: the _ goes before the dot
+    return f"{head}_{dot}{rest}" if _WINDOWS_DEVICE.fullmatch(head) else name[:80]
 
 
 def write_classroom(out: ClassroomOutputs, rows: Sequence[dict[str, Any]],
@@ -129,9 +136,9 @@ def write_classroom(out: ClassroomOutputs, rows: Sequence[dict[str, Any]],
         for student in book.students:
             name = safe_name(student.name if student.student_id in (None, student.name)
                              else f"{student.name}_{student.student_id}")
-            while name in names:
+            while name.casefold() in names:  # Alice and alice: one file on a macOS or Windows disk
                 name += "_"
-            names.add(name)
+            names.add(name.casefold())
             put(out.feedback / f"{name}.html", feedback_html(pages[student.key]))
             put(out.feedback / f"{name}.md", feedback_markdown(pages[student.key]))
     if out.gradescope is not None:

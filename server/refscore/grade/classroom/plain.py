@@ -17,10 +17,10 @@ LAYOUT = "plain"
 def read(entries: Sequence[Entry], source: str) -> ClassInput:
     """The students and files of a plain folder or archive."""
 
-    def split(entry: Entry) -> tuple[Student, str, bool] | None:
+    def split(entry: Entry) -> tuple[Student, str, bool | None] | None:
         head, rest = top(entry.name)
         if rest:
-            return Student(head), rest, False
-        return Student(PurePosixPath(head).stem), head, False
+            return Student(head), rest, None
+        return Student(PurePosixPath(head).stem), head, None
 
     return group(entries, split, LAYOUT, source)

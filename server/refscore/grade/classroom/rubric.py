@@ -50,6 +50,18 @@ class RubricError(InputFileError):
     """A rubric file that cannot be used (exit 3, one line naming the file and the key)."""
 
 
+def shown_score(score: float, thresholds: tuple[float, ...], places: int = 3) -> str:
+    """``score`` to ``places`` decimals, or to as many more as it takes for the text to stay on
+    the side of every threshold the score is on: 0.5996 under a band ``>= 0.6`` reads ``0.5996``,
+    not ``0.600``, beside the words ``below 0.6``."""
+    for shown_places in range(places, 16):
+        text = f"{score:.{shown_places}f}"
+        shown = float(text)
+        if all((shown > t) == (score > t) and (shown < t) == (score < t) for t in thresholds):
+            return text
+    return repr(score)
+
+
 @dataclass(frozen=True)
 class Band:
     """Points for a score at or above (``inclusive``) or above ``threshold``."""
@@ -77,6 +89,13 @@ class Scheme:
     ceiling: float | None = None  # linear: all points at or above
     step: float | None = None
     title: str | None = None
+
+    @property
+    def thresholds(self) -> tuple[float, ...]:
+        """The scores this rule compares a score with (its bands', or its floor and ceiling)."""
+        if self.floor is not None and self.ceiling is not None:
+            return self.floor, self.ceiling
+        return tuple(band.threshold for band in self.bands)
 
     def points_for(self, score: float) -> tuple[float, str]:
         """The points a score earns and the rule that gave them (in words)."""
