@@ -143,3 +143,15 @@ def test_a_block_wise_cache_that_cannot_be_a_folder_is_one_line(tmp_path: Path, 
     assert result.returncode == 3, result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("refscore: --cache ") and "internal error" not in lines[0]
+
+
+def test_a_run_that_finds_no_input_leaves_no_folders_behind(tmp_path: Path) -> None:
+    """`--jsonl missing.jsonl -o out` said "no such file" and left out/grade.parts/{input,parts}."""
+    result = refscore("grade", "--jsonl", "missing.jsonl", *QUICK, "-o", "out", cwd=tmp_path)
+    assert result.returncode == 3 and "no such file" in result.stderr
+    assert not (tmp_path / "out").exists()
+    kept = tmp_path / "kept"
+    (kept / "mine").mkdir(parents=True)  # a folder that was there before stays, with what it holds
+    result = refscore("grade", "--jsonl", "missing.jsonl", *QUICK, "-o", "kept", cwd=tmp_path)
+    assert result.returncode == 3
+    assert sorted(p.name for p in kept.iterdir()) == ["mine"]

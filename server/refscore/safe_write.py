@@ -186,6 +186,26 @@ def check_folder(path: str | Path, label: str) -> None:
         raise OutputFileError(f"{label} {path}: cannot create the folder ({error.strerror or error})") from None
 
 
+def first_missing(path: Path) -> Path | None:
+    """The outermost of ``path`` and its parents that does not exist yet (None: it exists)."""
+    missing = None
+    for candidate in (path, *path.parents):
+        if os.path.lexists(candidate):
+            break
+        missing = candidate
+    return missing
+
+
+def remove_empty_folders(root: Path) -> None:
+    """Remove ``root`` and the folders under it, deepest first, as long as they are empty (a
+    folder a failed run made and wrote nothing in); files, links and what holds them stay."""
+    for folder, _, _ in os.walk(root, topdown=False):
+        try:
+            os.rmdir(folder)
+        except OSError:
+            pass  # not empty (or not ours to remove): kept
+
+
 def replace_file(path: str | Path, data: bytes | str, mode: int | None = None, through_link: bool = False) -> None:
     """Replace the regular file ``path`` with ``data`` (text is written as UTF-8) atomically."""
     with replacing(path, mode, through_link) as handle:

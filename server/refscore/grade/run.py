@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable
 from .. import __version__
 from ..bidi import printable
 from ..errors import EXIT_BELOW_THRESHOLD, EXIT_INPUT, EXIT_OK, InputFileError, UsageError
-from ..safe_write import check_folder
+from ..safe_write import check_folder, first_missing, remove_empty_folders
 from ..scoring.inputs import STDIN
 from ..vocabulary import EXIT_INTERRUPTED
 from .assemble import Assembled, IncompleteRun, assemble
@@ -84,6 +84,18 @@ def work_folder(job: GradeJob) -> tuple[Path, bool]:
         first = files[0]
         return first.parent.resolve() / f"{first.stem}.parts", False
     return Path(tempfile.mkdtemp(prefix="refscore-grade-")), True
+
+
+def _folders_to_make(outputs: dict[str, Path], work: Path | None) -> list[Path]:
+    """The outermost folders of the reports and the parts folder that do not exist yet: a run
+    that fails before it writes anything removes them again if they are still empty."""
+    places = [Path(p).parent for p in outputs.values() if str(p) != STDOUT] + ([work] if work is not None else [])
+    return [m for m in dict.fromkeys(first_missing(Path(os.path.abspath(p))) for p in places) if m is not None]
+
+
+def _remove_made(made: list[Path]) -> None:
+    for folder in made:
+        remove_empty_folders(folder)
 
 
 def _check_work_folder(work: Path, shown: str, outputs: dict[str, Path]) -> None:
@@ -153,10 +165,16 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
     work, temporary = work_folder(job)
     classroom = job.classroom
     extra = classroom.named_outputs() if classroom is not None else {}
-    check_outputs({**outputs, **extra}, [*job.inputs.named_files(), *([job.idf_file] if job.idf_file else [])],
-                  job.named | set(extra))
-    if not temporary:
-        _check_work_folder(work, f"--cache {job.cache}" if job.cache else f"the scored-parts folder {work}", outputs)
+    made = _folders_to_make({**outputs, **extra}, None if temporary else work)
+    try:
+        check_outputs({**outputs, **extra}, [*job.inputs.named_files(), *([job.idf_file] if job.idf_file else [])],
+                      job.named | set(extra))
+        if not temporary:
+            _check_work_folder(work, f"--cache {job.cache}" if job.cache else f"the scored-parts folder {work}",
+                               outputs)
+    except Exception:
+        _remove_made(made)
+        raise
     stream = None  # --jsonl -: the folder standard input is kept in for the run
     try:
         own = [*outputs.values(), *extra.values(), *([classroom.feedback] if classroom and classroom.feedback else []),
@@ -241,6 +259,9 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
     except KeyboardInterrupt:
         if not temporary:
             print(f"refscore: scored parts are kept in {work}", file=sys.stderr)
+        raise
+    except Exception:
+        _remove_made(made)  # e.g. no input found: no empty output folders left behind
         raise
     finally:
         if temporary:
