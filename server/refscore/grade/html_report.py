@@ -29,7 +29,7 @@ from .heatmap import (
 from .functions_html import FUNCTIONS_CSS, functions_table
 from .histogram import counts_svg
 from .html_legends import legend, trust_note
-from .job import DEFAULT_TITLE
+from .job import DEFAULT_TITLE, PANES_LIMIT
 from .rows import LABELS, SCORE_COLUMNS, GradeResult
 from .stream_stats import RowStats, counted
 
@@ -135,8 +135,10 @@ def _marked(row: dict[str, Any], columns: Sequence[str]) -> str | None:
 
 
 def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_TITLE,
-               files: Sequence[str] = (), details: Sequence[tuple[GradeResult, dict[str, Any]]] | None = None) -> str:
-    """The whole report as one HTML string; ``details``: every (result, row) of a small run."""
+               files: Sequence[str] = (), details: Sequence[tuple[GradeResult, dict[str, Any]]] | None = None,
+               panes: bool = True) -> str:
+    """The whole report as one HTML string; ``details``: every (result, row) of a small run;
+    ``panes``: each detail shows the code beside its reference(s) (runs up to ``PANES_LIMIT``)."""
     summary = stats.summary()
     columns = [c for c in SCORE_COLUMNS if c in stats.columns]
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -166,10 +168,16 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_T
     out.append(_table(rows, columns))
     if "refscore" in columns:
         out.append(trust_note())
-    out.append(legend(any(r.get("codebertscore_f1") is not None for r in rows)))
+    if panes:
+        out.append(legend(any(r.get("codebertscore_f1") is not None for r in rows)))
+    else:
+        out.append(f'<p class="legend">A run of more than {PANES_LIMIT:,} submissions is listed without each '
+                   "one's code, which would make this page hundreds of MB: "
+                   f"{safe_text(files[0] if files else 'the JSON report')} has every submission, and "
+                   "<code>refscore score --explain</code> shows one with what it lacks.</p>")
     first = next((i for i, r in enumerate(results) if r.report is not None), 0)
     for index, (result, row) in enumerate(details):
-        out.append(_detail(index, result, row, columns, index == first, files))
+        out.append(_detail(index, result, row, columns, panes and index == first, files, panes))
     out.append(f"</main><script>{JS}</script></body></html>")
     return "\n".join(out)
 
@@ -328,7 +336,7 @@ def _similarity_note(similarity: dict[str, Any]) -> str:
 
 
 def _detail(index: int, result: GradeResult, row: dict[str, Any], columns: Sequence[str], opened: bool,
-            files: Sequence[str] = ()) -> str:
+            files: Sequence[str] = (), panes: bool = True) -> str:
     item = result.item
     scores = " &middot; ".join(f"{safe_text(LABELS.get(c, c))} {row[c]:.3f}" for c in columns if _num(row.get(c)))
     if scores and row.get("parse_error"):
@@ -342,7 +350,7 @@ def _detail(index: int, result: GradeResult, row: dict[str, Any], columns: Seque
     if item.context:
         out.append(f'<div class="legend">Task: {safe_text(item.context[:400])}</div>')
     out.append(functions_table(row.get("functions"), item.reference_names, files))
-    if item.candidate is not None and item.references:
+    if panes and item.candidate is not None and item.references:
         out.append(_panes(result))
     out.append("</details>")
     return "".join(out)

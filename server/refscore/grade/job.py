@@ -26,6 +26,9 @@ DEFAULT_TITLE = "RefScore grade report"
 #: Runs of up to this many input lines get each submission's detail in the HTML page
 #: (``html_report``; here so ``run`` needs no HTML builder unless it writes HTML).
 DETAIL_LIMIT = 20_000
+#: ...and of up to this many lines each submission's code beside its reference(s), heat-mapped:
+#: a pane costs 6 to 12 kB of HTML, so 20,000 of them made a page of 120 to 240 MB.
+PANES_LIMIT = 5_000
 
 
 @dataclass(frozen=True)

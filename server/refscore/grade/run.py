@@ -27,7 +27,7 @@ from .assemble import Assembled, IncompleteRun, assemble
 from .block_score import Staged
 from .inputs import read_submissions, spool_stdin
 from .items import GradeItem
-from .job import DETAIL_LIMIT, GradeJob
+from .job import DETAIL_LIMIT, PANES_LIMIT, GradeJob
 from .local_engine import EngineRun
 from .parts import PartStore
 from .plan import BlockWork, Plan, PlannedBlock, Sources, plan_run
@@ -200,7 +200,9 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
         sources.remember = cluster is None and lines <= DETAIL_LIMIT  # pass two reads no file again
         # only the HTML page and the feedback pages show the detail
         detail = lines <= DETAIL_LIMIT and ("html" in outputs or bool(classroom and classroom.needs_details))
-        work_data = BlockWork(replace(job.settings, explain=detail), job.inputs.language, detail, None,
+        # the code panes (and the explanations they show) for runs small enough to read that way
+        panes = detail and (lines <= PANES_LIMIT or bool(classroom and classroom.needs_details))
+        work_data = BlockWork(replace(job.settings, explain=panes), job.inputs.language, detail, None,
                               _device_kind(job, cluster), job.inputs.fields)
         store = PartStore(work / "parts", durable=not temporary)
         plan = plan_run(sources, work_data, store, spool_dir=work / "input" if cluster is not None else None)
@@ -234,7 +236,7 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
             try:
                 return assemble(plan.blocks, store, outputs, info, job.title, job.rank_by, job.threshold,
                                 echo_row if echo else None, fill, plan.work.detail, similar,
-                                keep=classroom is not None, held=run.details)
+                                keep=classroom is not None, held=run.details, panes=panes)
             except IncompleteRun as error:  # parts vanished under us (another run cleaning up?)
                 raise UsageError(f"{error}; rerun the same command to finish") from None
 
