@@ -155,6 +155,9 @@ def test_histogram_bins_and_svg():
     assert svg.startswith("<svg") and "CodeBLEU &lt;x&gt; (n=3, mean 0.417)" in svg
     assert svg.count("<rect") == 10 and "http" not in svg
     assert "(n=0)" in histogram_svg("empty", [])
+    # a heading too long for the chart's width: the title on its own line, then n and the mean
+    long = histogram_svg("weighted n-gram", [0.1] * 2000)
+    assert '>weighted n-gram</text><text x="16" y="25" class="ht">(n=2,000, mean 0.100)</text>' in long
 
 
 def test_rankings_keep_earlier_rows_first_on_ties_and_histogram_edges():

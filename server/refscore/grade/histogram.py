@@ -6,6 +6,8 @@ from html import escape
 from typing import Sequence
 
 WIDTH, HEIGHT, PAD_LEFT, PAD_BOTTOM, PAD_TOP = 250, 130, 16, 22, 30
+#: Longest heading that fits on one line of the chart (its font at 250 px wide).
+HEADING_CHARS = 32
 
 
 def bin_counts(values: Sequence[float], bins: int = 10, low: float = 0.0, high: float = 1.0) -> list[int]:
@@ -28,13 +30,20 @@ def counts_svg(title: str, counts: Sequence[int], n: int, mean: float | None) ->
     """The bar chart of ``histogram_svg`` from bin counts already made (large runs stream them)."""
     bins = len(counts)
     top = max(counts) if counts and max(counts) else 1
-    plot_w, plot_h = WIDTH - PAD_LEFT - 6, HEIGHT - PAD_BOTTOM - PAD_TOP
+    facts = f"(n={n:,}" + (f", mean {mean:.3f})" if mean is not None else ")")
+    heading = f"{title} {facts}"
+    split = len(heading) > HEADING_CHARS  # the title's own line, then n and the mean: none cut off
+    pad_top = PAD_TOP + (8 if split else 0)
+    plot_w, plot_h = WIDTH - PAD_LEFT - 6, HEIGHT - PAD_BOTTOM - pad_top
     bar_w = plot_w / bins
     parts = [f'<svg class="hist" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
              f'role="img" aria-label="{escape(title)} histogram">']
-    heading = f"{title} (n={n}" + (f", mean {mean:.3f})" if mean is not None else ")")
-    parts.append(f'<text x="{PAD_LEFT}" y="14" class="ht">{escape(heading)}</text>')
-    base = PAD_TOP + plot_h
+    if split:
+        parts.append(f'<text x="{PAD_LEFT}" y="12" class="ht">{escape(title)}</text>'
+                     f'<text x="{PAD_LEFT}" y="25" class="ht">{escape(facts)}</text>')
+    else:
+        parts.append(f'<text x="{PAD_LEFT}" y="14" class="ht">{escape(heading)}</text>')
+    base = pad_top + plot_h
     for i, count in enumerate(counts):
         h = plot_h * count / top
         x = PAD_LEFT + i * bar_w
@@ -49,6 +58,6 @@ def counts_svg(title: str, counts: Sequence[int], n: int, mean: float | None) ->
         parts.append(f'<text x="{x:.1f}" y="{base + 14}" class="hx">{tick:g}</text>')
     if mean is not None:
         x = PAD_LEFT + plot_w * min(1.0, max(0.0, mean))
-        parts.append(f'<line x1="{x:.1f}" y1="{PAD_TOP}" x2="{x:.1f}" y2="{base}" class="mean"/>')
+        parts.append(f'<line x1="{x:.1f}" y1="{pad_top}" x2="{x:.1f}" y2="{base}" class="mean"/>')
     parts.append("</svg>")
     return "".join(parts)
