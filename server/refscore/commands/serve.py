@@ -7,6 +7,11 @@ import logging
 import os
 import sys
 
+from ..errors import UsageError
+
+#: What the language server imports from the ``lsp`` extra (pyproject.toml).
+_LSP_EXTRA = ("pygls", "lsprotocol")
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -27,8 +32,14 @@ def run(args: argparse.Namespace) -> int:
         logging.basicConfig(filename=args.log_file, level=level, format="%(asctime)s %(name)s %(message)s")
     else:
         logging.basicConfig(stream=sys.stderr, level=level, format="refscore serve: %(name)s: %(message)s")
-    from ..lsp.protocol import one_line_errors
-    from ..lsp.server import build_server
+    try:
+        from ..lsp.protocol import one_line_errors
+        from ..lsp.server import build_server
+    except ModuleNotFoundError as error:
+        if (error.name or "").split(".")[0] not in _LSP_EXTRA:
+            raise
+        raise UsageError(f"the language server needs the lsp extra ({error.name} is not installed): "
+                         "pip install 'refscore[lsp]'") from None
 
     one_line_errors()  # a failed request is one log line, never a traceback (REFSCORE_DEBUG=1: tracebacks)
 
