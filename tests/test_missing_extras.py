@@ -5,16 +5,22 @@ real command starts (``sys.modules[name] = None``), as in a fresh ``pip install 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
+from tests.support.daemons import daemon_pids_in, stop_daemon_in
 
-def _refscore_without(packages: list[str], args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+
+def _refscore_without(packages: list[str], args: list[str], cwd: Path,
+                      env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     hide = "".join(f"sys.modules[{name!r}] = None; " for name in packages)
     code = f"import sys; {hide}from refscore.cli import main; sys.exit(main({args!r}))"
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                          cwd=cwd, stdin=subprocess.DEVNULL, check=False)
+                          cwd=cwd, stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})}, check=False)
 
 
 def test_serve_without_the_lsp_extra_names_it(tmp_path: Path) -> None:
@@ -47,3 +53,18 @@ def test_score_without_the_bert_extra_still_scores_codebleu(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.splitlines()[0])
     assert report.get("codebertscore") is None and 0.0 < report["codebleu"]["codebleu"] <= 1.0
+
+
+def test_score_without_the_bert_runtime_starts_no_daemon(tmp_path: Path) -> None:
+    # a daemon of this interpreter could not run CodeBERTScore either, the one reason to start it:
+    # it stayed in the background for 15 minutes serving nothing a client here could not do itself
+    run = Path(tempfile.mkdtemp(prefix="rsm-"))  # short: a Unix socket path has at most 107 bytes
+    env = {"REFSCORE_RUNTIME_DIR": str(run / "run"), "REFSCORE_LOG_DIR": str(run / "log")}
+    try:
+        done = _refscore_without(BERT_RUNTIME, ["score", "--json", *PAIR], tmp_path, env)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout.splitlines()[0])["codebleu"]["codebleu"] > 0
+        assert not (run / "run" / "daemon.json").exists() and daemon_pids_in(run / "run") == []
+    finally:
+        stop_daemon_in(run / "run")
+        shutil.rmtree(run, ignore_errors=True)
