@@ -68,3 +68,16 @@ def test_score_without_the_bert_runtime_starts_no_daemon(tmp_path: Path) -> None
     finally:
         stop_daemon_in(run / "run")
         shutil.rmtree(run, ignore_errors=True)
+
+
+def test_eval_without_a_metric_groups_packages_says_so_before_scoring(tmp_path: Path) -> None:
+    # it scored (minutes, on the full data) and then stopped at the first such group with
+    # "internal error: ImportError: chrF needs sacrebleu"
+    args = ["eval", "--languages", "python", "--sample", "2", "--metrics", "codebleu,chrf,tsed,cbs",
+            "--layers", "6", "--contexts", "none", "--data", str(tmp_path / "no-data-needed")]
+    done = _refscore_without(["sacrebleu", "apted", *BERT_RUNTIME], args, tmp_path)
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert done.stderr.count("\n") == 1 and "internal error" not in done.stderr and "scoring" not in done.stderr
+    for told in ("chrf needs sacrebleu", "tsed needs apted", "cbs needs torch", "pip install 'refscore[bert,eval]'",
+                 "--metrics codebleu"):
+        assert told in done.stderr, (told, done.stderr)
