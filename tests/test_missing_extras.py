@@ -81,3 +81,17 @@ def test_eval_without_a_metric_groups_packages_says_so_before_scoring(tmp_path: 
     for told in ("chrf needs sacrebleu", "tsed needs apted", "cbs needs torch", "pip install 'refscore[bert,eval]'",
                  "--metrics codebleu"):
         assert told in done.stderr, (told, done.stderr)
+
+
+def test_grade_of_a_metric_whose_package_is_missing_scores_nothing_and_says_so(tmp_path: Path) -> None:
+    # every row an error, no number anywhere: it exited 0 as if the class had been graded
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"id": "a", "candidate": "x = 1\n", "reference": "x = 2\n", "language": "python"})
+                    + "\n", encoding="utf-8")
+    args = ["grade", "--no-daemon", "--metrics", "chrf", "--jsonl", str(rows), "-o", str(tmp_path / "out"),
+            "--progress", "none"]
+    done = _refscore_without(["sacrebleu"], args, tmp_path)
+    assert done.returncode == 3, (done.returncode, done.stderr)
+    last = done.stderr.strip().splitlines()[-1]
+    assert "no submission could be scored" in last and "pip install 'refscore[eval]'" in last, done.stderr
+    assert (tmp_path / "out" / "grade.csv").is_file()  # the reports are written, and say why
