@@ -207,3 +207,13 @@ def test_vscode_bundle_runs_codebleu_with_a_bare_python(tmp_path: Path) -> None:
     server = _run([python, "-c", "import refscore, refscore.lsp.server, pygls, lsprotocol; print(refscore.__file__)"],
                   timeout=5 * MINUTES, cwd=pair, env=env)
     assert server.returncode == 0 and Path(server.stdout.strip()).is_relative_to(out), server.stderr
+
+
+def test_the_vscode_extension_declares_the_projects_license() -> None:
+    # "SEE LICENSE IN README.md" pointed the Marketplace at a README that names no license
+    import tomllib
+
+    manifest = json.loads((ROOT / "client-vscode" / "package.json").read_text(encoding="utf-8"))
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert manifest["license"] == project["license"], (manifest["license"], project["license"])
+    assert manifest["version"] == project["version"], "the extension and the package it bundles have one version"
