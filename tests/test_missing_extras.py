@@ -95,3 +95,18 @@ def test_grade_of_a_metric_whose_package_is_missing_scores_nothing_and_says_so(t
     last = done.stderr.strip().splitlines()[-1]
     assert "no submission could be scored" in last and "pip install 'refscore[eval]'" in last, done.stderr
     assert (tmp_path / "out" / "grade.csv").is_file()  # the reports are written, and say why
+
+
+def test_serve_with_a_pygls_1_names_its_version(tmp_path: Path) -> None:
+    # pygls 1.x (pinned by other tools) has no pygls.lsp.server: "pygls.lsp.server is not installed"
+    # sent the user to install what they had
+    site = tmp_path / "site"
+    (site / "pygls").mkdir(parents=True)
+    (site / "pygls" / "__init__.py").write_text("", encoding="utf-8")
+    (site / "pygls-1.3.1.dist-info").mkdir()
+    (site / "pygls-1.3.1.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: pygls\nVersion: 1.3.1\n",
+                                                              encoding="utf-8")
+    path = os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p)
+    done = _refscore_without([], ["serve"], tmp_path, {"PYTHONPATH": path})
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert "pygls 1.3.1 is installed, an older one" in done.stderr and "refscore[lsp]" in done.stderr, done.stderr

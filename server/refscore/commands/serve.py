@@ -13,6 +13,17 @@ from ..errors import UsageError
 _LSP_EXTRA = ("pygls", "lsprotocol")
 
 
+def _lacking(package: str) -> str:
+    """``pygls is not installed``, or ``pygls 1.3.1 is installed, an older one`` (pygls 1 has
+    other modules: the extra asks for pygls>=2)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"{package} {version(package)} is installed, an older one"
+    except PackageNotFoundError:
+        return f"{package} is not installed"
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "serve", help="run the language server (LSP over stdio)",
@@ -35,10 +46,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         from ..lsp.protocol import one_line_errors
         from ..lsp.server import build_server
-    except ModuleNotFoundError as error:
-        if (error.name or "").split(".")[0] not in _LSP_EXTRA:
+    except ImportError as error:
+        package = (error.name or "").split(".")[0]
+        if package not in _LSP_EXTRA:
             raise
-        raise UsageError(f"the language server needs the lsp extra ({error.name} is not installed): "
+        raise UsageError(f"the language server needs the lsp extra ({_lacking(package)}): "
                          "pip install 'refscore[lsp]'") from None
 
     one_line_errors()  # a failed request is one log line, never a traceback (REFSCORE_DEBUG=1: tracebacks)
