@@ -22,6 +22,8 @@ def test_a_daemon_without_the_bert_runtime_is_replaced_by_a_client_with_it(place
     try:
         assert wait_until(lambda: place.socket.exists() and (place.run / "daemon.json").exists())
         assert place.info()["pid"] == bare.pid
+        status = refscore("daemon", "status", "--json", env=place.env)  # looking replaces nothing
+        assert status.returncode == 0 and json.loads(status.stdout)["pid"] == bare.pid, status.stderr
         score = refscore("score", str(EXAMPLES / "python/reference.py"), str(EXAMPLES / "python/candidate_close.py"),
                          "--json", env=place.env)
         assert score.returncode == 0, score.stderr

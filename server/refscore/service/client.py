@@ -182,7 +182,7 @@ class DaemonClient:
             raise DaemonUnavailable(
                 f"the running scoring daemon ({conn.info.get('version')}) speaks protocol {conn.info.get('protocol')}, "
                 f"this client {wire.PROTOCOL_VERSION}; stop it with `refscore daemon stop`")
-        if _lacks_the_bert_runtime_this_has(conn.info):
+        if self.autostart and _lacks_the_bert_runtime_this_has(conn.info):  # not for status or stop
             self._replace(conn, f"replaced: it runs without CodeBERTScore's runtime "
                                 f"({', '.join(conn.info['bert_missing'])}), {sys.executable} has it")
             raise _Replaced()
