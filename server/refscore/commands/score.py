@@ -11,6 +11,7 @@ from .. import languages
 from ..analysis.positions import LinePositions
 from ..bidi import bidi_warning, printable, readable
 from ..embed.backends import BACKENDS
+from ..errors import EXIT_INPUT, EXIT_OK
 from ..metrics.codebertscore_result import BertScore
 from ..engines import open_scorer
 from ..scoring import pipeline
@@ -20,7 +21,7 @@ from ..scoring.heat import DEFAULT_WEAK_THRESHOLD, candidate_words, missing_word
 from ..scoring.inputs import STDIN, empty_reference, read_source, read_stdin_source, resolve_language
 from ..scoring.per_function import pair_record, score_functions
 from ..scoring.render import render_functions, render_table
-from ..scoring.report import ALL_METRICS, CODEBLEU_RULES, ScoreRequest
+from ..scoring.report import ALL_METRICS, CODEBLEU_RULES, ScoreReport, ScoreRequest
 from ..settings_schema import IDF_ONE_REFERENCE, idf_lacks_references
 from . import options
 from .bert_options import idf_setting
@@ -170,7 +171,17 @@ def run(args: argparse.Namespace) -> int:
         bert = report.codebertscore
         if bert is not None and not args.no_heat:
             print(_heat_section(bert, request.candidate, references, color))
-    return 0
+    return _nothing_scored(reports)
+
+
+def _nothing_scored(reports: list[ScoreReport]) -> int:
+    """Exit 3 with one line when no candidate got any number (every metric asked for unavailable:
+    ``--metrics codebertscore`` without the bert extra), as ``grade`` does; else 0."""
+    if any(value is not None for report in reports for value in flat_scores(report).values()):
+        return EXIT_OK
+    why = next((error for report in reports for error in report.errors), "no metric gave a number")
+    print(f"refscore: nothing was scored: {printable(why)}", file=sys.stderr)
+    return EXIT_INPUT
 
 
 def _check_idf_from_references(idf: str | None, metrics: tuple[str, ...], references: tuple[str, ...]) -> None:

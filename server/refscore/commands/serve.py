@@ -7,6 +7,22 @@ import logging
 import os
 import sys
 
+from ..errors import UsageError
+
+#: What the language server imports from the ``lsp`` extra (pyproject.toml).
+_LSP_EXTRA = ("pygls", "lsprotocol")
+
+
+def _lacking(package: str) -> str:
+    """``pygls is not installed``, or ``pygls 1.3.1 is installed, an older one`` (pygls 1 has
+    other modules: the extra asks for pygls>=2)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"{package} {version(package)} is installed, an older one"
+    except PackageNotFoundError:
+        return f"{package} is not installed"
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -27,8 +43,15 @@ def run(args: argparse.Namespace) -> int:
         logging.basicConfig(filename=args.log_file, level=level, format="%(asctime)s %(name)s %(message)s")
     else:
         logging.basicConfig(stream=sys.stderr, level=level, format="refscore serve: %(name)s: %(message)s")
-    from ..lsp.protocol import one_line_errors
-    from ..lsp.server import build_server
+    try:
+        from ..lsp.protocol import one_line_errors
+        from ..lsp.server import build_server
+    except ImportError as error:
+        package = (error.name or "").split(".")[0]
+        if package not in _LSP_EXTRA:
+            raise
+        raise UsageError(f"the language server needs the lsp extra ({_lacking(package)}): "
+                         "pip install 'refscore[lsp]'") from None
 
     one_line_errors()  # a failed request is one log line, never a traceback (REFSCORE_DEBUG=1: tracebacks)
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
+from ..vocabulary import SCORE_NAMES
 from .columns import RunColumns, parquet_schema  # noqa: F401 - parquet_schema: re-exported
 from .ids import IdNamer
 from .items import GradeItem
@@ -52,6 +53,7 @@ class Assembled:
     first_failures: list[dict[str, Any]] = field(default_factory=list)
     from_cache: int = 0
     scored_pairs: int = 0  # rows with a report
+    numbered: int = 0  # rows with at least one number (every metric asked for may be unavailable)
     lacking: int = 0  # scored pairs without the combined number that applies to them
     first_reason: str = ""  # why the first of them lacks it
     first_error: str = ""  # the first row's first error
@@ -120,6 +122,7 @@ def assemble(blocks: Sequence[PlannedBlock], store: PartStore, outputs: dict[str
                 if echo is not None:
                     echo(row, min(ID_WIDTH, width))
                 result.scored_pairs += bool(meta.get("scored"))
+                result.numbered += any(row.get(name) is not None for name in SCORE_NAMES)
                 if row["errors"] and not result.first_error:
                     result.first_error = str(row["errors"][0])
                 if meta.get("missing"):

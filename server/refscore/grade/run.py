@@ -142,7 +142,7 @@ def run_job(job: GradeJob, check_languages: Callable[[Iterable[str]], None] | No
             "nothing was kept without a cache: a rerun scores everything again"
         print(f"refscore: interrupted: {done} of {outcome.stats.rows} scored; {rerun}", file=sys.stderr)
         return EXIT_INTERRUPTED
-    if outcome.stats.rows and not outcome.assembled.scored_pairs:
+    if outcome.stats.rows and not outcome.assembled.numbered:
         print(f"refscore: no submission could be scored: all {outcome.stats.rows} rows are errors "
               f"(the reports say why; first: {printable(outcome.assembled.first_error)})", file=sys.stderr)
         return EXIT_INPUT

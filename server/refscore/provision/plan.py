@@ -7,13 +7,16 @@ RefScore is tested with (``exact: false``). Only this module knows the package n
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
 import subprocess
 import sys
 from dataclasses import asdict, dataclass, field
+from importlib.metadata import distributions
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 from .. import __version__
 
@@ -137,12 +140,39 @@ def default_env() -> Path:
 
 
 def default_source() -> str:
-    """This refscore: its source folder when it runs from a checkout, else its release on the index."""
+    """This refscore: its source folder when it runs from a checkout, else the wheel or folder pip
+    installed it from when that is still there, else its release on the index."""
     root = Path(__file__).resolve().parents[3]
     project = root / "pyproject.toml"
     if project.is_file() and 'name = "refscore"' in project.read_text(encoding="utf-8", errors="replace"):
         return str(root)
-    return f"refscore=={__version__}"
+    return installed_from() or f"refscore=={__version__}"
+
+
+def installed_from() -> str | None:
+    """The local wheel or source folder pip installed this refscore from (``direct_url.json`` of
+    PEP 610 beside the package), when it is still there and, for a wheel, still the same file."""
+    site = Path(__file__).resolve().parents[2]
+    for dist in distributions(path=[str(site)]):
+        if (dist.metadata["Name"] or "").lower() != "refscore" or dist.version != __version__:
+            continue
+        try:
+            record = json.loads(dist.read_text("direct_url.json") or "null")
+        except ValueError:
+            return None
+        url = urlparse(str(record.get("url", ""))) if isinstance(record, dict) else None
+        if url is None or url.scheme != "file":
+            return None
+        place = Path(unquote(url.path))
+        if "dir_info" in record:
+            return str(place) if (place / "pyproject.toml").is_file() else None
+        wanted = ((record.get("archive_info") or {}).get("hashes") or {}).get("sha256")
+        if not place.is_file() or place.suffix != ".whl":
+            return None
+        if wanted and hashlib.sha256(place.read_bytes()).hexdigest() != wanted:
+            return None  # another build lies there now: not this refscore
+        return str(place)
+    return None
 
 
 def with_bert_extra(source: str) -> str:

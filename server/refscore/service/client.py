@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -32,6 +33,7 @@ from typing import Any, Sequence
 
 from .. import __version__
 from ..errors import EXIT_INPUT
+from ..provision.runtime import bert_runtime
 from ..scoring.pipeline import CorpusStatistics, with_corpus, without_corpus
 from ..scoring.report import ScoreReport, ScoreRequest, request_to_dict
 from . import paths, wire
@@ -79,6 +81,15 @@ class _NotRunning(Exception):
 
 class _Replaced(_NotRunning):
     """An older daemon was stopped; a new one must be started (whatever ``autostart`` says)."""
+
+
+def _lacks_the_bert_runtime_this_has(info: dict[str, Any]) -> bool:
+    """Whether the daemon's interpreter lacks CodeBERTScore's runtime (``bert_missing`` in its
+    handshake) and this one has it: a daemon started by another installation (a CodeBLEU-only
+    ``pip install refscore``, the VS Code bundle) answered every CodeBERTScore request with "not
+    installed" to a user who had installed it. Such a daemon is replaced by one of this interpreter."""
+    missing = info.get("bert_missing")
+    return isinstance(missing, list) and bool(missing) and bert_runtime().ready
 
 
 class DaemonClient:
@@ -171,6 +182,10 @@ class DaemonClient:
             raise DaemonUnavailable(
                 f"the running scoring daemon ({conn.info.get('version')}) speaks protocol {conn.info.get('protocol')}, "
                 f"this client {wire.PROTOCOL_VERSION}; stop it with `refscore daemon stop`")
+        if self.autostart and _lacks_the_bert_runtime_this_has(conn.info):  # not for status or stop
+            self._replace(conn, f"replaced: it runs without CodeBERTScore's runtime "
+                                f"({', '.join(conn.info['bert_missing'])}), {sys.executable} has it")
+            raise _Replaced()
         return conn
 
     def _initialize(self, conn: Connection) -> dict[str, Any]:
@@ -203,12 +218,11 @@ class DaemonClient:
         sock.settimeout(None)
         return sock
 
-    def _replace(self, conn: Connection) -> None:
-        """Ask an older daemon to shut down and wait until it has released its lock."""
+    def _replace(self, conn: Connection, reason: str = f"replaced by a client of version {__version__}") -> None:
+        """Ask an older (or less able) daemon to shut down and wait until it has released its lock."""
         old = conn.info
         try:
-            conn.request("shutdown", {"reason": f"replaced by a client of version {__version__}"})[1].result(
-                timeout=self.deadline)
+            conn.request("shutdown", {"reason": reason})[1].result(timeout=self.deadline)
         except Exception:  # noqa: BLE001 - an old daemon may not understand; it is stopped below
             pass
         conn.close()

@@ -33,6 +33,7 @@ from typing import Any
 
 from .. import __version__
 from ..errors import RefScoreError
+from ..provision.runtime import bert_runtime
 from ..vocabulary import EXIT_INTERRUPTED
 from . import paths, wire
 from .engine import Cancelled, Engine, EngineConfig
@@ -353,7 +354,8 @@ class Daemon:
                 raise RpcError(wire.UNAUTHORIZED, "wrong or missing token")
         conn.authorized = True
         return {"version": self.version, "protocol": wire.PROTOCOL_VERSION, "pid": os.getpid(),
-                "transport": self.transport, "package": _PACKAGE}
+                "transport": self.transport, "package": _PACKAGE, "python": sys.executable,
+                "bert_missing": list(bert_runtime().missing)}
 
     async def rpc_score(self, conn: Connection, msg_id: Any, params: dict[str, Any]) -> dict[str, Any]:
         if self._stopping:

@@ -8,8 +8,9 @@ the daemon's ``max_message_bytes``.
 Methods (client to daemon):
 
 * ``initialize`` ``{"version", "protocol", "token"?}`` -> ``{"version", "protocol", "pid",
-  "transport", "package"}``; the version handshake (and, over TCP, the access token). A client
-  newer than the daemon replaces it (``shutdown``, then starts its own).
+  "transport", "package", "python", "bert_missing"}``; the version handshake (and, over TCP, the
+  access token). A client newer than the daemon replaces it (``shutdown``, then starts its own),
+  and so does a client with CodeBERTScore's runtime when ``bert_missing`` names modules.
 * ``score`` ``{"request": ScoreRequest as a dict, "document"?: str, "client"?: str}`` -> a
   ScoreReport dict. A newer ``score`` from the same client for the same ``document`` cancels an
   older one that has not run yet (error ``REQUEST_CANCELLED``).
