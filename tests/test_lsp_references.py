@@ -4,11 +4,13 @@ reference edits (in the editor or on disk) rescore the open candidates."""
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
 
+from refscore.scoring.codebleu import score_codebleu
 from tests.lsp import samples
 from tests.lsp.harness import session, uri
 
@@ -153,6 +155,27 @@ async def test_reference_changed_on_disk_rescores(tmp_path: Path) -> None:
         after = await s.wait_for(
             lambda: (d := s.summary(doc)) and d.data["codebleu"]["score"] > 0.99 and d, what="rescored from disk")
         assert after.data["codebleu"]["score"] > before.data["codebleu"]["score"]
+
+
+async def test_a_reference_rewritten_with_its_size_and_mtime_kept_is_read_again(tmp_path: Path) -> None:
+    """Extracting a zip or a Nix/reproducible-build tree gives files a fixed mtime, and a new
+    version of a reference can have the old one's length: the watcher's Changed event (and the
+    file's changed ctime) must still make the server read it again, not score the cached text."""
+    ref = write(tmp_path / "task.ref.py", samples.REFERENCE)
+    cand = write(tmp_path / "task.py", samples.CANDIDATE)
+    os.utime(ref, ns=(10**18, 10**18))
+    same_size = samples.CANDIDATE[:len(samples.REFERENCE)].ljust(len(samples.REFERENCE), "\n")
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        before = await s.wait_summary(doc)
+        ref.write_text(same_size, encoding="utf-8")
+        os.utime(ref, ns=(10**18, 10**18))
+        s.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+            types.FileEvent(uri=uri(ref), type=types.FileChangeType.Changed)]))
+        expected = score_codebleu([same_size], samples.CANDIDATE, "python").score
+        assert expected != pytest.approx(before.data["codebleu"]["score"])
+        await s.wait_for(lambda: (d := s.summary(doc)) and d.data["codebleu"]["score"] == pytest.approx(expected),
+                         timeout=10, what="rescored from the rewritten reference")
 
 
 async def test_unreadable_or_unsupported(tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
 """Everything a document needs before scoring: its language, its references and their texts.
 
 A reference open in the editor is read from the editor (its unsaved text counts, whatever URI
-spelling or symbolic link the editor opened it by); otherwise from disk, cached by (mtime, size)
-so a file changed on disk is read again.
+spelling or symbolic link the editor opened it by); otherwise from disk, cached by (mtime, ctime,
+size, inode) so a file changed on disk is read again, even one whose mtime was set back (an
+extracted archive, a reproducible build); a watched-file event drops the cached text outright.
 """
 
 from __future__ import annotations
@@ -34,18 +35,28 @@ class Prepared:
 
 
 class ReferenceReader:
-    """Reads reference files, re-reading only when their mtime or size changed."""
+    """Reads reference files, re-reading only when their mtime, ctime, size or inode changed."""
 
     def __init__(self) -> None:
-        self._cache: dict[Path, tuple[tuple[int, int], str]] = {}
+        self._cache: dict[Path, tuple[tuple[int, ...], str]] = {}
         self._lock = threading.Lock()
+
+    def forget(self, path: Path) -> None:
+        """Drop ``path``'s cached text (the client says the file changed)."""
+        with self._lock:
+            self._cache.pop(path, None)
+
+    def clear(self) -> None:
+        """Drop every cached text (files were created or deleted)."""
+        with self._lock:
+            self._cache.clear()
 
     def read(self, path: Path) -> str:
         try:
             stat = path.stat()
-            key = (stat.st_mtime_ns, stat.st_size)
+            key: tuple[int, ...] = (stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino)
         except OSError:
-            key = (-1, -1)
+            key = (-1,)
         with self._lock:
             cached = self._cache.get(path)
             if cached is not None and cached[0] == key:

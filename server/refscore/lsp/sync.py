@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -35,8 +36,9 @@ def _path_of(uri: str) -> str | None:
     return str(path.resolve()) if path is not None else None
 
 
-def _rescore_dependents(server: "RefScoreServer", uri: str) -> None:
-    path = _path_of(uri)
+def _rescore_dependents(server: "RefScoreServer", uri: str, path: str | None = None) -> None:
+    """Schedule the open candidates whose references include ``uri`` (its real ``path`` when known)."""
+    path = path or _path_of(uri)
     if path is None:
         return
     for dependent in server.loop.dependents(path):
@@ -159,11 +161,15 @@ def register(server: "RefScoreServer") -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(ls: "RefScoreServer", params: types.DidChangeWatchedFilesParams) -> None:
         if any(change.type != types.FileChangeType.Changed for change in params.changes):
+            ls.loop.reader.clear()  # not a path resolved per event: an npm install sends thousands
             for uri in ls.open_uris():  # created or deleted: which file is whose reference may change
                 ls.loop.schedule(uri)
             return
         for change in params.changes:  # changed: only the candidates it is a reference of
-            _rescore_dependents(ls, change.uri)
+            path = _path_of(change.uri)
+            if path is not None:
+                ls.loop.reader.forget(Path(path))  # read again even when its stat looks the same
+                _rescore_dependents(ls, change.uri, path)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: "RefScoreServer", params: Any) -> None:
