@@ -59,3 +59,22 @@ async def test_a_column_past_the_line_end_stops_at_the_end(tmp_path: Path, newli
         expected_text = text.replace(first, first + "pass", 1)
         expected = score_codebleu([samples.REFERENCE], expected_text, "python").score
         assert summary.data["codebleu"]["score"] == pytest.approx(expected)
+
+
+async def test_a_file_with_lone_cr_line_breaks_gets_the_differences_of_its_lf_copy(tmp_path: Path) -> None:
+    """Classic Mac line breaks (``\\r`` alone) are line breaks to LSP and to every range RefScore
+    sends: the ranked differences must be those of the same file with ``\\n`` (one per line, the
+    reference line quoted), not one difference quoting the whole reference as a single line."""
+    found = {}
+    for name, newline in (("lf", "\n"), ("cr", "\r")):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "d.ref.py").write_text(samples.REFERENCE.replace("\n", newline), encoding="utf-8", newline="")
+        cand = folder / "d.py"
+        cand.write_text(samples.CANDIDATE.replace("\n", newline), encoding="utf-8", newline="")
+        async with session(folder) as s:
+            doc = s.open(cand, text=samples.CANDIDATE.replace("\n", newline))
+            await s.wait_summary(doc)
+            found[name] = [(d.range, d.message) for d in s.diagnostics(doc) if d.code == "refscore.difference"]
+    assert len(found["lf"]) >= 2
+    assert found["cr"] == found["lf"]
