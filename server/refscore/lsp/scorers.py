@@ -49,7 +49,8 @@ class Scorers:
         self._retry_at = 0.0  # when a daemon that could not be had is tried again
         self.allow_daemon = allow_daemon
         self.bert_unavailable: str | None = None
-        self.model_ready = False
+        #: (daemon pid, model, backend) that answered a CodeBERTScore: that daemon has the model loaded
+        self._loaded: set[tuple[object, ...]] = set()
         #: Whether this interpreter has CodeBERTScore's runtime (else: ``refscore setup``).
         self.runtime = bert_runtime()
 
@@ -90,6 +91,14 @@ class Scorers:
             self.bert_unavailable = f"CodeBERTScore is unavailable: {_reason(error)}"
             return None
 
+    def model_ready(self, request: ScoreRequest) -> bool:
+        """Whether the daemon now connected has answered a CodeBERTScore with ``request``'s model
+        (so it is loaded there); a new daemon (after an idle exit or a crash) or another
+        ``refscore.model`` loads one again, and the client is shown that it does."""
+        remote = self._remote
+        pid = getattr(remote, "daemon_pid", None) if remote is not None else None
+        return pid is not None and (pid, request.model, request.backend) in self._loaded
+
     def codebleu(self, request: ScoreRequest) -> ScoreReport:
         """CodeBLEU only, in this process."""
         return self._local_scorer().score(_only(request, "codebleu"))
@@ -117,7 +126,9 @@ class Scorers:
                 self._remote = None
             scorer.close()
             raise ScorerUnavailable(f"CodeBERTScore is unavailable: {_lost(error)}") from error
-        self.model_ready = True
+        pid = getattr(scorer, "daemon_pid", None)
+        if pid is not None:
+            self._loaded.update((pid, r.model, r.backend) for r in requests)
         self.bert_unavailable = None
         return reports
 
