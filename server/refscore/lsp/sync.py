@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from ..settings_schema import shown
 from .settings import parse_settings
 from .status import report_status
 from .uris import fs_path
@@ -93,7 +94,11 @@ def register(server: "RefScoreServer") -> None:
     @server.feature(types.INITIALIZE)
     def initialize(ls: "RefScoreServer", params: types.InitializeParams) -> None:
         options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
-        ls.token_scores = bool(options.get("tokenScores"))
+        opted = options.get("tokenScores")
+        ls.token_scores = opted is True
+        if opted is not None and not isinstance(opted, bool):  # "false" must not mean true
+            ls.notice(f"initializationOptions.tokenScores: must be true or false (not {shown(opted)}); "
+                      "the refscore/tokenScores notification stays off")
         if options.get("settings") is not None:  # not an object: one message, the defaults
             if isinstance(options["settings"], dict):
                 ls.initial_settings = options["settings"]
