@@ -100,3 +100,20 @@ async def test_an_editor_that_leaves_before_the_reply_gets_one_log_line(tmp_path
     lines = [line for line in log.read_text(encoding="utf-8").splitlines() if "Broken pipe" in line
              or "BrokenPipe" in line or "callback" in line or "closed the connection" in line]
     assert len(lines) == 1 and "the client closed the connection" in lines[0], lines
+
+
+@pytest.mark.parametrize("where", ["missing/serve.log", "."])
+def test_a_log_file_that_cannot_be_written_is_a_usage_error(tmp_path: Path, where: str) -> None:
+    """``--log-file`` in a folder that does not exist, or naming a folder: one line saying which
+    file cannot be written and why, exit 2 (a usage error), not "internal error ... please report
+    it" (exit 5), which sent the user to file a bug for a typo in their editor's config."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "refscore", "serve", "--no-daemon", "--log-file",
+                           str(tmp_path / where)], input=b"", capture_output=True, timeout=60,
+                          env={**os.environ, "REFSCORE_RUNTIME_DIR": str(tmp_path / "run")})
+    err = done.stderr.decode(errors="replace")
+    assert done.returncode == 2, err
+    assert "internal error" not in err and "log file" in err and str(tmp_path / where) in err, err
+    assert len(err.strip().splitlines()) == 1, err
