@@ -41,7 +41,10 @@ class Scorers:
     """Lazily opened scorers: ``codebleu(request)`` in-process, ``codebertscore(requests)`` via the daemon."""
 
     def __init__(self, allow_daemon: bool = True) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the in-process scorer's
+        #: the daemon's, held while connecting (up to the handshake deadline): never the one above,
+        #: or each edit's CodeBLEU would wait for a daemon that does not answer
+        self._remote_lock = threading.Lock()
         self._local: Scorer | None = None
         self._local_error: str | None = None
         self._remote: Scorer | None = None
@@ -67,7 +70,7 @@ class Scorers:
             return self._local
 
     def _remote_scorer(self) -> Scorer:
-        with self._lock:
+        with self._remote_lock:
             retry = self._remote is None and self._remote_tried and time.monotonic() >= self._retry_at
             if not self._remote_tried or (retry and self.allow_daemon):
                 self._remote_tried = True
@@ -121,7 +124,7 @@ class Scorers:
         except RequestCancelled as error:
             raise Superseded(str(error)) from error
         except Exception as error:  # noqa: BLE001 - a dead daemon is reported, the editor goes on
-            with self._lock:
+            with self._remote_lock:
                 self._remote_tried = False  # try to reconnect (the daemon may autostart again) next time
                 self._remote = None
             scorer.close()
