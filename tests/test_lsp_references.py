@@ -178,6 +178,27 @@ async def test_a_reference_rewritten_with_its_size_and_mtime_kept_is_read_again(
                          timeout=10, what="rescored from the rewritten reference")
 
 
+async def test_watched_file_events_for_a_symbolic_link_loop_are_no_error(tmp_path: Path) -> None:
+    """A project may hold a symbolic link loop (``ln -s a b; ln -s b a``); the watcher reports it
+    created or changed. Resolving it raised RuntimeError in the handler: "RefScore: internal
+    error: Symlink loop from ..." shown to the user. Now it names no one's reference, quietly."""
+    cand = write(tmp_path / "task.py", samples.CANDIDATE)
+    write(tmp_path / "task.ref.py", samples.REFERENCE)
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        await s.wait_summary(doc, version=1)
+        before = len(s.published)
+        for kind in (types.FileChangeType.Created, types.FileChangeType.Changed, types.FileChangeType.Deleted):
+            s.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+                types.FileEvent(uri=uri(tmp_path / "a" / "x.py"), type=kind), types.FileEvent(uri=uri(tmp_path / "a"), type=kind)]))
+        await s.wait_for(lambda: len(s.published) > before, what="rescored after the created link")
+        await asyncio.sleep(0.5)
+        assert not [m.message for m in s.client.messages if "error" in m.message.lower()], s.client.messages
+        assert s.summary(doc) is not None
+
+
 async def test_unreadable_or_unsupported(tmp_path: Path) -> None:
     (tmp_path / "bin.ref.py").write_bytes(b"\x00\x01binary\x00")
     cand = write(tmp_path / "bin.py", samples.CANDIDATE)

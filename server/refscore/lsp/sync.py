@@ -33,8 +33,14 @@ log = logging.getLogger(__name__)
 
 
 def _path_of(uri: str) -> str | None:
+    """The real path of a ``file:`` URI; None for another scheme or a symbolic link loop."""
     path = fs_path(uri)
-    return str(path.resolve()) if path is not None else None
+    if path is None:
+        return None
+    try:
+        return str(path.resolve())
+    except (OSError, RuntimeError):  # a loop (ln -s a b; ln -s b a): no one's reference
+        return None
 
 
 def _rescore_dependents(server: "RefScoreServer", uri: str, path: str | None = None) -> None:
