@@ -199,6 +199,25 @@ async def test_watched_file_events_for_a_symbolic_link_loop_are_no_error(tmp_pat
         assert s.summary(doc) is not None
 
 
+async def test_a_reference_inside_a_symbolic_link_loop_is_one_problem_diagnostic(tmp_path: Path) -> None:
+    """A pragma (or refscore.setReference) naming a path through a link loop: the reference
+    cannot be read, which is a Warning diagnostic like any unreadable reference. Before, the
+    resolve raised: a pop-up "RefScore could not score task.py: RuntimeError: Symlink loop" and
+    no diagnostics, and the command failed with an internal error."""
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    cand = write(tmp_path / "task.py", "# refscore: reference=a/ref.py\n" + samples.CANDIDATE)
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        problem = await s.wait_for(lambda: s.diagnostics(doc), what="problem diagnostic")
+        assert [d.code for d in problem] == ["refscore.problem"], problem
+        assert "a/ref.py" in problem[0].message and "symbolic links" in problem[0].message
+        answer = await s.command("refscore.setReference", doc, "b/other.py")
+        assert answer["references"] == [uri(tmp_path / "b" / "other.py")]
+        await s.wait_for(lambda: (d := s.diagnostics(doc)) and "b/other.py" in d[0].message, what="set reference")
+        assert not s.client.messages, s.client.messages
+
+
 async def test_unreadable_or_unsupported(tmp_path: Path) -> None:
     (tmp_path / "bin.ref.py").write_bytes(b"\x00\x01binary\x00")
     cand = write(tmp_path / "bin.py", samples.CANDIDATE)

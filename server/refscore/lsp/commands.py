@@ -24,7 +24,7 @@ from .render import bert_data, codebleu_data
 from .requests import request_for
 from .scorers import ScorerUnavailable
 from .server import RefScoreServer
-from .uris import file_uri, fs_path
+from .uris import file_uri, fs_path, real_path
 
 SET_REFERENCE = "refscore.setReference"
 MISSING = "refscore.missingFromReference"
@@ -91,7 +91,7 @@ def register(server: RefScoreServer) -> None:
             paths = []
             for name in names:
                 path = (fs_path(name) or Path(name)) if name.startswith("file:") else Path(name).expanduser()
-                paths.append((path if path.is_absolute() else base / path).resolve())
+                paths.append(real_path(path if path.is_absolute() else base / path))
             ls.explicit_references[uri] = tuple(paths)
         if ls.document(uri) is not None:
             ls.loop.schedule(uri, immediate=True)

@@ -17,7 +17,7 @@ from .. import languages
 from ..errors import InputFileError, lone_surrogate
 from ..scoring.inputs import read_source
 from .references import ReferenceChoice, find_references
-from .uris import file_name, file_uri, fs_path
+from .uris import file_name, file_uri, fs_path, real_path
 
 #: Documents longer than this (code points) are not scored live; one message says so.
 MAX_LIVE_CHARS = 1_000_000
@@ -78,14 +78,6 @@ def language_of(language_id: str, path: Path | None) -> languages.LanguageSpec |
     return spec
 
 
-def _real(path: Path) -> Path:
-    """``path`` with symbolic links resolved (as given when they loop)."""
-    try:
-        return path.resolve()
-    except (OSError, RuntimeError):
-        return path
-
-
 def folder_of(path: Path, folders: Sequence[Path]) -> Path | None:
     """The innermost workspace folder holding ``path``."""
     holding = [f for f in folders if path == f or f in path.parents]
@@ -113,7 +105,7 @@ def prepare(uri: str, text: str, language_id: str, settings: Any, explicit: Sequ
     if path is not None:
         # folders are resolved: a document opened through a linked folder is in them too (a linked
         # file keeps its own folder: its pragma paths and .ref file are where the user sees it)
-        candidate = _real(path.parent) / path.name
+        candidate = real_path(path.parent) / path.name
         folder = folder_of(candidate, folders)
     else:  # an unsaved buffer: relative pragma paths start at the first workspace folder
         folder = folders[0] if folders else None
@@ -121,7 +113,7 @@ def prepare(uri: str, text: str, language_id: str, settings: Any, explicit: Sequ
     choice = find_references(candidate, text, spec, folder, settings.references, explicit, on_disk=path is not None)
     if choice is None:
         return None
-    choice = ReferenceChoice(tuple(p.resolve() for p in choice.paths), choice.source, choice.context)
+    choice = ReferenceChoice(tuple(real_path(p) for p in choice.paths), choice.source, choice.context)
     if spec is None:
         known = ", ".join(languages.names())
         return Prepared(None, choice, problem=f"RefScore: language {language_id!r} is not supported "
@@ -131,7 +123,7 @@ def prepare(uri: str, text: str, language_id: str, settings: Any, explicit: Sequ
                                               f"(limit {MAX_LIVE_CHARS}); use `refscore score`")
     texts, uris = [], []
     for ref in choice.paths:
-        if path is not None and ref == path.resolve():
+        if path is not None and ref == real_path(path):
             return Prepared(spec, choice, problem=f"RefScore: {ref.name} is its own reference")
         ref_uri = file_uri(ref)
         try:

@@ -24,7 +24,7 @@ from lsprotocol import types
 from ..settings_schema import shown
 from .settings import parse_settings
 from .status import report_status
-from .uris import fs_path
+from .uris import fs_path, real_path
 
 if TYPE_CHECKING:
     from .server import RefScoreServer
@@ -33,14 +33,9 @@ log = logging.getLogger(__name__)
 
 
 def _path_of(uri: str) -> str | None:
-    """The real path of a ``file:`` URI; None for another scheme or a symbolic link loop."""
+    """The real path of a ``file:`` URI (None for another scheme)."""
     path = fs_path(uri)
-    if path is None:
-        return None
-    try:
-        return str(path.resolve())
-    except (OSError, RuntimeError):  # a loop (ln -s a b; ln -s b a): no one's reference
-        return None
+    return str(real_path(path)) if path is not None else None
 
 
 def _rescore_dependents(server: "RefScoreServer", uri: str, path: str | None = None) -> None:
