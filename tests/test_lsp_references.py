@@ -218,6 +218,21 @@ async def test_a_reference_inside_a_symbolic_link_loop_is_one_problem_diagnostic
         assert not s.client.messages, s.client.messages
 
 
+async def test_a_reference_under_an_unknown_users_home_is_a_missing_reference(tmp_path: Path) -> None:
+    """``~nosuchuser/ref.py`` in a pragma, a settings template or refscore.setReference: there is
+    no such home, so no such file (a Warning diagnostic). Before, ``expanduser`` raised: a pop-up
+    "RefScore could not score task.py: RuntimeError: Could not determine home directory."."""
+    cand = write(tmp_path / "task.py", "# refscore: reference=~nosuchuser9/ref.py\n" + samples.CANDIDATE)
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        problem = await s.wait_for(lambda: s.diagnostics(doc), what="problem diagnostic")
+        assert [d.code for d in problem] == ["refscore.problem"] and "~nosuchuser9" in problem[0].message, problem
+        answer = await s.command("refscore.setReference", doc, "~nosuchuser9/other.py")
+        assert answer["references"] and answer["references"][0].endswith("/other.py")
+        await s.wait_for(lambda: (d := s.diagnostics(doc)) and "other.py" in d[0].message, what="set reference")
+        assert not s.client.messages, s.client.messages
+
+
 async def test_unreadable_or_unsupported(tmp_path: Path) -> None:
     (tmp_path / "bin.ref.py").write_bytes(b"\x00\x01binary\x00")
     cand = write(tmp_path / "bin.py", samples.CANDIDATE)

@@ -21,6 +21,7 @@ from ..scoring.pairing import best_region
 from . import arguments
 from .missing import missing_items
 from .render import bert_data, codebleu_data
+from .references import user_path
 from .requests import request_for
 from .scorers import ScorerUnavailable
 from .server import RefScoreServer
@@ -90,7 +91,7 @@ def register(server: RefScoreServer) -> None:
                 base = folders[0] if folders else Path.home()
             paths = []
             for name in names:
-                path = (fs_path(name) or Path(name)) if name.startswith("file:") else Path(name).expanduser()
+                path = (fs_path(name) or Path(name)) if name.startswith("file:") else user_path(name)
                 paths.append(real_path(path if path.is_absolute() else base / path))
             ls.explicit_references[uri] = tuple(paths)
         if ls.document(uri) is not None:
