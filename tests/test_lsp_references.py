@@ -233,6 +233,24 @@ async def test_a_reference_under_an_unknown_users_home_is_a_missing_reference(tm
         assert not s.client.messages, s.client.messages
 
 
+async def test_an_empty_reference_is_one_problem_not_a_score_of_zero(tmp_path: Path) -> None:
+    """A reference that holds nothing yet (a teacher's placeholder ``solutions/hw1.py``) gives
+    one Warning saying so, as ``refscore score`` notes it, not "CodeBLEU 0.00" as if the work
+    were wrong; once it has content, the candidate is scored."""
+    ref = write(tmp_path / "task.ref.py", " \n\n")
+    cand = write(tmp_path / "task.py", samples.CANDIDATE)
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        problem = await s.wait_for(lambda: s.diagnostics(doc), what="problem diagnostic")
+        assert [(d.code, d.severity) for d in problem] == [("refscore.problem", types.DiagnosticSeverity.Warning)]
+        assert "task.ref.py is empty" in problem[0].message, problem[0].message
+        ref.write_text(samples.REFERENCE, encoding="utf-8")
+        s.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+            types.FileEvent(uri=uri(ref), type=types.FileChangeType.Changed)]))
+        summary = await s.wait_summary(doc)
+        assert "CodeBLEU" in summary.message
+
+
 async def test_unreadable_or_unsupported(tmp_path: Path) -> None:
     (tmp_path / "bin.ref.py").write_bytes(b"\x00\x01binary\x00")
     cand = write(tmp_path / "bin.py", samples.CANDIDATE)

@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from .. import languages
 from ..errors import InputFileError, lone_surrogate
-from ..scoring.inputs import read_source
+from ..scoring.inputs import empty_reference, read_source
 from .references import ReferenceChoice, find_references
 from .uris import file_name, file_uri, fs_path, real_path
 
@@ -131,6 +131,9 @@ def prepare(uri: str, text: str, language_id: str, settings: Any, explicit: Sequ
         except InputFileError as error:
             return Prepared(spec, choice, problem=f"RefScore: reference ({choice.source}) {error}")
         uris.append(ref_uri)
+    empty = [empty_reference(ref.name, t) for ref, t in zip(choice.paths, texts)]
+    if empty and all(empty):  # nothing to compare with: a score of 0 would say the work is wrong
+        return Prepared(spec, choice, problem=f"RefScore: {empty[0]}")
     for name, scored in ((file_name(uri), text), *((ref.name, t) for ref, t in zip(choice.paths, texts))):
         where = lone_surrogate(scored)  # from the client's JSON ("\udc00"): no metric can encode it
         if where is not None:
