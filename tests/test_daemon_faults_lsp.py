@@ -1,5 +1,6 @@
 """The editor with a stopped scoring daemon (issue 16, fault 6), through a real language server:
-CodeBERTScore is reported unavailable with "not responding (pid N)" instead of staying pending,
+CodeBERTScore is reported unavailable with "not responding (pid N)" instead of staying pending
+(a hung one holds no edit's CodeBLEU back meanwhile),
 CodeBLEU goes on, and the server still shuts down and exits when asked."""
 
 from __future__ import annotations
@@ -9,12 +10,13 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from tests.lsp import samples
-from tests.lsp.daemon import daemon_env, daemon_pid, stop_daemon
+from tests.lsp.daemon import daemon_env, daemon_pid, silent_daemon, stop_daemon
 from tests.lsp.harness import server_env, session
 
 pytestmark = pytest.mark.asyncio
@@ -81,3 +83,21 @@ async def test_a_daemon_stopped_while_in_use_is_reported_as_unavailable_with_its
         if pid is not None:
             os.kill(pid, signal.SIGCONT)
         stop_daemon(env)
+
+
+async def test_codebleu_of_an_edit_does_not_wait_for_a_hung_daemons_handshake(tmp_path: Path) -> None:
+    """A daemon that accepts the connection but never answers (deadlocked, swapped out): while
+    the server's daemon thread waits out the handshake deadline (20 s here), an edit's CodeBLEU
+    comes at once. Before, connecting held the lock the in-process CodeBLEU scorer takes too, so
+    every edit's summary waited for the deadline: the editor looked frozen."""
+    cand = samples.write_pair(tmp_path, "task")
+    with silent_daemon(20) as env:
+        async with session(tmp_path, settings={"metrics": ["codebleu", "codebertscore"], "debounceMs": 0},
+                           daemon=True, env=env) as s:
+            doc = s.open(cand)
+            await s.wait_summary(doc, version=1)
+            await asyncio.sleep(1.0)  # the daemon thread is in the handshake now
+            started = time.monotonic()
+            version = s.insert(doc, 0, 0, "# edited\n")
+            await s.wait_summary(doc, version=version)
+            assert time.monotonic() - started < 8, time.monotonic() - started

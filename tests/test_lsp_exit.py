@@ -8,33 +8,19 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
-import socket
-import tempfile
 from pathlib import Path
 
 import pytest
 
-from refscore.service.paths import FileLock
 from tests.lsp import samples
+from tests.lsp.daemon import silent_daemon
 from tests.lsp.harness import session
+
 
 @pytest.mark.asyncio
 async def test_exit_does_not_wait_for_work_in_flight(tmp_path: Path) -> None:
-    place = Path(tempfile.mkdtemp(prefix="rsx-"))  # short: a Unix socket path has at most 107 bytes
-    run = place / "run"
-    run.mkdir(mode=0o700)
-    lock = FileLock(run / "daemon.lock")
-    assert lock.acquire(0)
-    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    silent.bind(str(run / "daemon.sock"))
-    silent.listen(8)
-    (run / "daemon.json").write_text(json.dumps({"pid": os.getpid(), "transport": "unix",
-                                                 "address": str(run / "daemon.sock"), "protocol": 1}))
-    env = {"REFSCORE_RUNTIME_DIR": str(run), "REFSCORE_LOG_DIR": str(place / "log"),
-           "REFSCORE_DAEMON_DEADLINE": "90"}
     cand = samples.write_pair(tmp_path, "task")
-    try:
+    with silent_daemon(90) as env:
         async with session(tmp_path, settings={"metrics": ["codebleu", "codebertscore"]}, daemon=True, env=env) as s:
             doc = s.open(cand)
             summary = await s.wait_summary(doc)
@@ -42,11 +28,6 @@ async def test_exit_does_not_wait_for_work_in_flight(tmp_path: Path) -> None:
             process = s.client._server
             await asyncio.wait_for(s.client.shutdown_session(), 20)  # shutdown, exit, and the process ends
             assert process.returncode == 0
-    finally:
-        (run / "daemon.json").unlink()  # it names this process: nothing may try to stop it
-        silent.close()
-        lock.release()
-        shutil.rmtree(place, ignore_errors=True)
 
 
 def _frame(message: dict) -> bytes:
@@ -100,3 +81,20 @@ async def test_an_editor_that_leaves_before_the_reply_gets_one_log_line(tmp_path
     lines = [line for line in log.read_text(encoding="utf-8").splitlines() if "Broken pipe" in line
              or "BrokenPipe" in line or "callback" in line or "closed the connection" in line]
     assert len(lines) == 1 and "the client closed the connection" in lines[0], lines
+
+
+@pytest.mark.parametrize("where", ["missing/serve.log", "."])
+def test_a_log_file_that_cannot_be_written_is_a_usage_error(tmp_path: Path, where: str) -> None:
+    """``--log-file`` in a folder that does not exist, or naming a folder: one line saying which
+    file cannot be written and why, exit 2 (a usage error), not "internal error ... please report
+    it" (exit 5), which sent the user to file a bug for a typo in their editor's config."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "refscore", "serve", "--no-daemon", "--log-file",
+                           str(tmp_path / where)], input=b"", capture_output=True, timeout=60,
+                          env={**os.environ, "REFSCORE_RUNTIME_DIR": str(tmp_path / "run")})
+    err = done.stderr.decode(errors="replace")
+    assert done.returncode == 2, err
+    assert "internal error" not in err and "log file" in err and str(tmp_path / where) in err, err
+    assert len(err.strip().splitlines()) == 1, err

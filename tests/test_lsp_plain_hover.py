@@ -45,3 +45,34 @@ async def test_a_client_that_asks_for_plain_text_gets_plain_hovers(tmp_path: Pat
         assert not any(mark in hover.contents.value for mark in RAW_MARKDOWN), hover.contents.value
     assert summary.contents.value.startswith("RefScore vs h.ref.py") and "CodeBLEU" in summary.contents.value
     assert token.contents.value.startswith("elif\n")
+
+
+JS_REFERENCE = "// greetings\nconst greet = (name) => `hello ${name}`;\nconst cmd = `ls`;\n"
+JS_CANDIDATE = "// greetings\nconst greet = (who) => `hello ${who}!`;\nconst cmd = `ls`;\n"
+
+
+@pytest.mark.asyncio
+async def test_backticks_of_the_code_show_as_written_in_plain_text(tmp_path: Path) -> None:
+    """A token with backticks (a JavaScript template literal, a Ruby or shell command) shows its
+    backticks in a plain-text hover: the escapes that keep them literal in markdown must go with
+    them (before, "`hello" showed as "\\hello" and "`ls`;" as "\\ls\\;")."""
+    (tmp_path / "g.ref.js").write_text(JS_REFERENCE, encoding="utf-8")
+    cand = tmp_path / "g.js"
+    cand.write_text(JS_CANDIDATE, encoding="utf-8")
+    first, second = JS_CANDIDATE.splitlines()[1:]  # line 0 holds the summary
+    async with session(tmp_path, capabilities=_plain_client()) as s:
+        doc = s.open(cand, language_id="javascript")
+        await s.wait_summary(doc)
+        for line, column, token in ((1, first.index("`hello"), "`hello"), (1, first.index("${who}"), "${who}!`;"),
+                                    (2, second.index("`ls"), "`ls`;")):
+            hover = await s.hover(doc, line, column)
+            assert hover is not None and hover.contents.kind == types.MarkupKind.PlainText, token
+            assert hover.contents.value.splitlines()[0] == token, (token, hover.contents.value)
+            assert "\\" not in hover.contents.value, hover.contents.value
+
+
+def test_plain_text_keeps_the_codes_own_backticks_stars_and_backslashes() -> None:
+    from refscore.lsp.markup import escape
+
+    for code in ("`hi ${x}`", "``", "x_`y`_", "\\`", "a**b", "\\**", "[x](y)", "a\\b"):
+        assert plain_text(f"**{escape(code)}** in [r.py](file:///r.py#L1)") == f"{code} in r.py", code

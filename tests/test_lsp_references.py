@@ -4,11 +4,13 @@ reference edits (in the editor or on disk) rescore the open candidates."""
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
 
+from refscore.scoring.codebleu import score_codebleu
 from tests.lsp import samples
 from tests.lsp.harness import session, uri
 
@@ -153,6 +155,100 @@ async def test_reference_changed_on_disk_rescores(tmp_path: Path) -> None:
         after = await s.wait_for(
             lambda: (d := s.summary(doc)) and d.data["codebleu"]["score"] > 0.99 and d, what="rescored from disk")
         assert after.data["codebleu"]["score"] > before.data["codebleu"]["score"]
+
+
+async def test_a_reference_rewritten_with_its_size_and_mtime_kept_is_read_again(tmp_path: Path) -> None:
+    """Extracting a zip or a Nix/reproducible-build tree gives files a fixed mtime, and a new
+    version of a reference can have the old one's length: the watcher's Changed event (and the
+    file's changed ctime) must still make the server read it again, not score the cached text."""
+    ref = write(tmp_path / "task.ref.py", samples.REFERENCE)
+    cand = write(tmp_path / "task.py", samples.CANDIDATE)
+    os.utime(ref, ns=(10**18, 10**18))
+    same_size = samples.CANDIDATE[:len(samples.REFERENCE)].ljust(len(samples.REFERENCE), "\n")
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        before = await s.wait_summary(doc)
+        ref.write_text(same_size, encoding="utf-8")
+        os.utime(ref, ns=(10**18, 10**18))
+        s.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+            types.FileEvent(uri=uri(ref), type=types.FileChangeType.Changed)]))
+        expected = score_codebleu([same_size], samples.CANDIDATE, "python").score
+        assert expected != pytest.approx(before.data["codebleu"]["score"])
+        await s.wait_for(lambda: (d := s.summary(doc)) and d.data["codebleu"]["score"] == pytest.approx(expected),
+                         timeout=10, what="rescored from the rewritten reference")
+
+
+async def test_watched_file_events_for_a_symbolic_link_loop_are_no_error(tmp_path: Path) -> None:
+    """A project may hold a symbolic link loop (``ln -s a b; ln -s b a``); the watcher reports it
+    created or changed. Resolving it raised RuntimeError in the handler: "RefScore: internal
+    error: Symlink loop from ..." shown to the user. Now it names no one's reference, quietly."""
+    cand = write(tmp_path / "task.py", samples.CANDIDATE)
+    write(tmp_path / "task.ref.py", samples.REFERENCE)
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        await s.wait_summary(doc, version=1)
+        before = len(s.published)
+        for kind in (types.FileChangeType.Created, types.FileChangeType.Changed, types.FileChangeType.Deleted):
+            s.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+                types.FileEvent(uri=uri(tmp_path / "a" / "x.py"), type=kind), types.FileEvent(uri=uri(tmp_path / "a"), type=kind)]))
+        await s.wait_for(lambda: len(s.published) > before, what="rescored after the created link")
+        await asyncio.sleep(0.5)
+        assert not [m.message for m in s.client.messages if "error" in m.message.lower()], s.client.messages
+        assert s.summary(doc) is not None
+
+
+async def test_a_reference_inside_a_symbolic_link_loop_is_one_problem_diagnostic(tmp_path: Path) -> None:
+    """A pragma (or refscore.setReference) naming a path through a link loop: the reference
+    cannot be read, which is a Warning diagnostic like any unreadable reference. Before, the
+    resolve raised: a pop-up "RefScore could not score task.py: RuntimeError: Symlink loop" and
+    no diagnostics, and the command failed with an internal error."""
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    cand = write(tmp_path / "task.py", "# refscore: reference=a/ref.py\n" + samples.CANDIDATE)
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        problem = await s.wait_for(lambda: s.diagnostics(doc), what="problem diagnostic")
+        assert [d.code for d in problem] == ["refscore.problem"], problem
+        assert "a/ref.py" in problem[0].message and "symbolic links" in problem[0].message
+        answer = await s.command("refscore.setReference", doc, "b/other.py")
+        assert answer["references"] == [uri(tmp_path / "b" / "other.py")]
+        await s.wait_for(lambda: (d := s.diagnostics(doc)) and "b/other.py" in d[0].message, what="set reference")
+        assert not s.client.messages, s.client.messages
+
+
+async def test_a_reference_under_an_unknown_users_home_is_a_missing_reference(tmp_path: Path) -> None:
+    """``~nosuchuser/ref.py`` in a pragma, a settings template or refscore.setReference: there is
+    no such home, so no such file (a Warning diagnostic). Before, ``expanduser`` raised: a pop-up
+    "RefScore could not score task.py: RuntimeError: Could not determine home directory."."""
+    cand = write(tmp_path / "task.py", "# refscore: reference=~nosuchuser9/ref.py\n" + samples.CANDIDATE)
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        problem = await s.wait_for(lambda: s.diagnostics(doc), what="problem diagnostic")
+        assert [d.code for d in problem] == ["refscore.problem"] and "~nosuchuser9" in problem[0].message, problem
+        answer = await s.command("refscore.setReference", doc, "~nosuchuser9/other.py")
+        assert answer["references"] and answer["references"][0].endswith("/other.py")
+        await s.wait_for(lambda: (d := s.diagnostics(doc)) and "other.py" in d[0].message, what="set reference")
+        assert not s.client.messages, s.client.messages
+
+
+async def test_an_empty_reference_is_one_problem_not_a_score_of_zero(tmp_path: Path) -> None:
+    """A reference that holds nothing yet (a teacher's placeholder ``solutions/hw1.py``) gives
+    one Warning saying so, as ``refscore score`` notes it, not "CodeBLEU 0.00" as if the work
+    were wrong; once it has content, the candidate is scored."""
+    ref = write(tmp_path / "task.ref.py", " \n\n")
+    cand = write(tmp_path / "task.py", samples.CANDIDATE)
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        problem = await s.wait_for(lambda: s.diagnostics(doc), what="problem diagnostic")
+        assert [(d.code, d.severity) for d in problem] == [("refscore.problem", types.DiagnosticSeverity.Warning)]
+        assert "task.ref.py is empty" in problem[0].message, problem[0].message
+        ref.write_text(samples.REFERENCE, encoding="utf-8")
+        s.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+            types.FileEvent(uri=uri(ref), type=types.FileChangeType.Changed)]))
+        summary = await s.wait_summary(doc)
+        assert "CodeBLEU" in summary.message
 
 
 async def test_unreadable_or_unsupported(tmp_path: Path) -> None:

@@ -108,6 +108,30 @@ async def test_values_of_the_wrong_kind_get_one_message_each_and_the_default(tmp
         assert "CodeBLEU" in summary.message
 
 
+async def test_a_group_given_as_a_plain_value_gets_one_message_naming_it(tmp_path: Path) -> None:
+    """``inlayHints = true`` in a Lua table (for ``inlayHints.enabled``), ``weakTokens = 0.3``
+    (for its threshold), ``codebleu = [...]`` (for its weights): each is one message naming the
+    group and what it holds, not silence while the setting does nothing."""
+    cand = workspace(tmp_path)
+    bad = {"inlayHints": True, "weakTokens": 0.3, "codebleu": [0.1, 0.2, 0.3, 0.4], "differences": 2,
+           "insertion": "80", "metrics": ["codebleu"]}
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        await s.wait_summary(doc)
+        s.client.set_configuration(bad, section="refscore")
+        s.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+        await s.wait_for(lambda: len(s.client.messages) >= len(bad) - 1, timeout=10, what="one message per group")
+        await asyncio.sleep(0.3)
+        shown = [m.message for m in s.client.messages]
+        for name, holds in (("inlayHints", "enabled"), ("weakTokens", "threshold"), ("codebleu", "weights"),
+                            ("differences", "maxCount"), ("insertion", "minChars")):
+            found = [m for m in shown if m.startswith(f"refscore.{name}:")]
+            assert len(found) == 1 and holds in found[0], (name, shown)
+        assert len(shown) == len(bad) - 1, shown
+        summary = await s.wait_summary(doc)
+        assert "CodeBLEU" in summary.message
+
+
 async def test_turning_inlay_hints_off_asks_the_client_to_drop_them(tmp_path: Path) -> None:
     """The client keeps the hints it has until it is asked to refresh them: turning the setting
     off must ask (the server only asked while hints were on, so the old ones stayed)."""

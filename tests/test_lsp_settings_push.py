@@ -93,3 +93,20 @@ def test_initialization_settings_that_are_not_an_object_are_shown_once(tmp_path)
     for settings in (5, ["codebleu"]):
         messages = asyncio.run(_initialization_settings_messages(tmp_path, settings))
         assert messages == ["refscore settings must be an object; using defaults"], (settings, messages)
+
+
+def test_a_token_scores_option_that_is_not_a_boolean_is_shown_once_and_stays_off() -> None:
+    """``"tokenScores": "false"`` (a string from a hand-written config) turned the notification
+    on, silently: only ``true`` opts in, and another value is one message naming the option."""
+    server = RawServer()
+    try:
+        server.send(frame(request(1, "initialize", {
+            "processId": None, "rootUri": None, "capabilities": {},
+            "initializationOptions": {"tokenScores": "false"}})))
+        assert "result" in server.reply(1)
+        server.send(frame(notification("initialized")))
+        messages = shown(server)
+    finally:
+        assert server.close() == 0
+    found = [m for m in messages if m.startswith("initializationOptions.tokenScores:")]
+    assert len(found) == 1 and "'false'" in found[0] and "off" in found[0], messages

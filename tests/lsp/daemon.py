@@ -6,7 +6,9 @@ import importlib
 import os
 import signal
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 
 def bert_unavailable() -> str | None:
@@ -67,3 +69,34 @@ def kill(pid: int) -> None:
         except ProcessLookupError:
             return
         time.sleep(0.05)
+
+
+@contextmanager
+def silent_daemon(deadline_s: float) -> Iterator[dict[str, str]]:
+    """A "daemon" that holds the lock and accepts connections but never answers (a hung one);
+    yields the environment that points a client at it (``REFSCORE_DAEMON_DEADLINE``: ``deadline_s``)."""
+    import json
+    import shutil
+    import socket
+    import tempfile
+
+    from refscore.service.paths import FileLock
+
+    place = Path(tempfile.mkdtemp(prefix="rsx-"))  # short: a Unix socket path has at most 107 bytes
+    run = place / "run"
+    run.mkdir(mode=0o700)
+    lock = FileLock(run / "daemon.lock")
+    assert lock.acquire(0)
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    silent.bind(str(run / "daemon.sock"))
+    silent.listen(8)
+    (run / "daemon.json").write_text(json.dumps({"pid": os.getpid(), "transport": "unix",
+                                                 "address": str(run / "daemon.sock"), "protocol": 1}))
+    try:
+        yield {"REFSCORE_RUNTIME_DIR": str(run), "REFSCORE_LOG_DIR": str(place / "log"),
+               "REFSCORE_DAEMON_DEADLINE": str(deadline_s)}
+    finally:
+        (run / "daemon.json").unlink()  # it names this process: nothing may try to stop it
+        silent.close()
+        lock.release()
+        shutil.rmtree(place, ignore_errors=True)

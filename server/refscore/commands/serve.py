@@ -40,7 +40,14 @@ def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the editor never waits on the network
     level = logging.DEBUG if args.verbose else logging.WARNING
     if args.log_file:
-        logging.basicConfig(filename=args.log_file, level=level, format="%(asctime)s %(name)s %(message)s")
+        try:
+            handler = logging.FileHandler(args.log_file, encoding="utf-8")
+        except OSError as error:  # a folder that does not exist, a folder, no permission
+            from ..errors import UsageError
+
+            raise UsageError(f"serve: cannot write the log file {args.log_file}: "
+                             f"{error.strerror or error}") from None
+        logging.basicConfig(handlers=[handler], level=level, format="%(asctime)s %(name)s %(message)s")
     else:
         logging.basicConfig(stream=sys.stderr, level=level, format="refscore serve: %(name)s: %(message)s")
     try:

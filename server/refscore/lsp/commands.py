@@ -21,10 +21,11 @@ from ..scoring.pairing import best_region
 from . import arguments
 from .missing import missing_items
 from .render import bert_data, codebleu_data
+from .references import user_path
 from .requests import request_for
 from .scorers import ScorerUnavailable
 from .server import RefScoreServer
-from .uris import file_uri, fs_path
+from .uris import file_uri, fs_path, real_path
 
 SET_REFERENCE = "refscore.setReference"
 MISSING = "refscore.missingFromReference"
@@ -90,8 +91,8 @@ def register(server: RefScoreServer) -> None:
                 base = folders[0] if folders else Path.home()
             paths = []
             for name in names:
-                path = (fs_path(name) or Path(name)) if name.startswith("file:") else Path(name).expanduser()
-                paths.append((path if path.is_absolute() else base / path).resolve())
+                path = (fs_path(name) or Path(name)) if name.startswith("file:") else user_path(name)
+                paths.append(real_path(path if path.is_absolute() else base / path))
             ls.explicit_references[uri] = tuple(paths)
         if ls.document(uri) is not None:
             ls.loop.schedule(uri, immediate=True)

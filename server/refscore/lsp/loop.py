@@ -298,7 +298,7 @@ class ScoringLoop:
             region = result.insertion.region
             requests.append(replace(whole, candidate=result.text[result.insertion.start:result.insertion.end],
                                     references=(result.reference_texts[region.reference_index][region.start:region.end],)))
-        progress = None if scorers.model_ready else await self.server.begin_progress(
+        progress = None if scorers.model_ready(whole) else await self.server.begin_progress(
             "RefScore", "loading the CodeBERTScore model")
         try:
             reports = await asyncio.get_running_loop().run_in_executor(

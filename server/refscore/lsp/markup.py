@@ -11,8 +11,10 @@ from lsprotocol import types
 
 from ..bidi import printable
 
-_LINK = re.compile(r"\[((?:\\.|[^\]\\])*)\]\([^)\s]*\)")
-_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>])")
+#: What ``plain_text`` undoes, left to right in one pass: an escape (its character stays), a link
+#: (its label stays), the ``**`` or backtick RefScore wrote (goes). An escaped bracket, backtick or
+#: star is the code's own: it is kept, and no link starts at it.
+_MARKUP = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>])|\[((?:\\.|[^\]\\])*)\]\([^)\s]*\)|\*\*|`")
 _SPECIAL = re.compile(r"([\\`*_\[\]<>])")
 
 
@@ -35,9 +37,12 @@ def prefers_plain_text(capabilities: Any) -> bool:
 def plain_text(markdown: str) -> str:
     """The markdown RefScore writes, as plain text: links become their label, ``**`` and
     backticks go, escapes are undone."""
-    text = _LINK.sub(lambda m: m.group(1), markdown)
-    text = text.replace("**", "").replace("`", "")
-    return _ESCAPE.sub(r"\1", text)
+    def undo(match: re.Match[str]) -> str:
+        if match.group(1) is not None:
+            return match.group(1)
+        return plain_text(match.group(2)) if match.group(2) is not None else ""
+
+    return _MARKUP.sub(undo, markdown)
 
 
 def hover_content(capabilities: Any, markdown: str) -> types.MarkupContent:

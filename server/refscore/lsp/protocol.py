@@ -28,13 +28,16 @@ def first_line(text: str) -> str:
 
 class RefScoreProtocol(LanguageServerProtocol):
     """Replies with one-line errors and no traceback data; the initialize result says what the
-    server can score (``capabilities.experimental.refscore``, lsp/status.py)."""
+    server can score (``capabilities.experimental.refscore``, lsp/status.py); documents apply
+    edits by LSP's line rule (lsp/documents.py)."""
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams) -> Any:
+        from .documents import use_lsp_documents
         from .status import server_status
 
         result = yield from super().lsp_initialize(params)
+        use_lsp_documents(self)
         experimental = result.capabilities.experimental
         result.capabilities.experimental = {**(experimental if isinstance(experimental, dict) else {}),
                                             "refscore": server_status(self._server)}

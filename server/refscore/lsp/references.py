@@ -65,6 +65,15 @@ def glob_to_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out) + r"\Z")
 
 
+def user_path(text: str) -> Path:
+    """``text`` as a path, ``~`` and ``~user`` expanded; as written when there is no such home
+    (``expanduser`` raises RuntimeError): then it names a file that is missing, not an error."""
+    try:
+        return Path(text).expanduser()
+    except RuntimeError:
+        return Path(text)
+
+
 def _expand(template: str, candidate: Path, folder: Path | None) -> Path:
     root = folder or candidate.parent
     try:
@@ -74,7 +83,7 @@ def _expand(template: str, candidate: Path, folder: Path | None) -> Path:
     values = {"stem": candidate.stem, "name": candidate.name, "ext": candidate.suffix,
               "dir": str(candidate.parent), "relativeDir": relative_dir or ".", "workspaceFolder": str(root)}
     expanded = re.sub(r"\$\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), template)
-    path = Path(expanded).expanduser()
+    path = user_path(expanded)
     return path if path.is_absolute() else root / path
 
 
@@ -141,6 +150,6 @@ def _resolve(path: str, candidate: Path, folder: Path | None) -> Path:
     """A pragma path: ``${...}`` templates expanded, relative to the candidate's folder."""
     if "${" in path:
         return _expand(path, candidate, folder)
-    resolved = Path(path).expanduser()
+    resolved = user_path(path)
     return resolved if resolved.is_absolute() else (candidate.parent / resolved)
 

@@ -41,7 +41,10 @@ class Scorers:
     """Lazily opened scorers: ``codebleu(request)`` in-process, ``codebertscore(requests)`` via the daemon."""
 
     def __init__(self, allow_daemon: bool = True) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the in-process scorer's
+        #: the daemon's, held while connecting (up to the handshake deadline): never the one above,
+        #: or each edit's CodeBLEU would wait for a daemon that does not answer
+        self._remote_lock = threading.Lock()
         self._local: Scorer | None = None
         self._local_error: str | None = None
         self._remote: Scorer | None = None
@@ -49,7 +52,8 @@ class Scorers:
         self._retry_at = 0.0  # when a daemon that could not be had is tried again
         self.allow_daemon = allow_daemon
         self.bert_unavailable: str | None = None
-        self.model_ready = False
+        #: (daemon pid, model, backend) that answered a CodeBERTScore: that daemon has the model loaded
+        self._loaded: set[tuple[object, ...]] = set()
         #: Whether this interpreter has CodeBERTScore's runtime (else: ``refscore setup``).
         self.runtime = bert_runtime()
 
@@ -66,7 +70,7 @@ class Scorers:
             return self._local
 
     def _remote_scorer(self) -> Scorer:
-        with self._lock:
+        with self._remote_lock:
             retry = self._remote is None and self._remote_tried and time.monotonic() >= self._retry_at
             if not self._remote_tried or (retry and self.allow_daemon):
                 self._remote_tried = True
@@ -90,6 +94,14 @@ class Scorers:
             self.bert_unavailable = f"CodeBERTScore is unavailable: {_reason(error)}"
             return None
 
+    def model_ready(self, request: ScoreRequest) -> bool:
+        """Whether the daemon now connected has answered a CodeBERTScore with ``request``'s model
+        (so it is loaded there); a new daemon (after an idle exit or a crash) or another
+        ``refscore.model`` loads one again, and the client is shown that it does."""
+        remote = self._remote
+        pid = getattr(remote, "daemon_pid", None) if remote is not None else None
+        return pid is not None and (pid, request.model, request.backend) in self._loaded
+
     def codebleu(self, request: ScoreRequest) -> ScoreReport:
         """CodeBLEU only, in this process."""
         return self._local_scorer().score(_only(request, "codebleu"))
@@ -112,12 +124,14 @@ class Scorers:
         except RequestCancelled as error:
             raise Superseded(str(error)) from error
         except Exception as error:  # noqa: BLE001 - a dead daemon is reported, the editor goes on
-            with self._lock:
+            with self._remote_lock:
                 self._remote_tried = False  # try to reconnect (the daemon may autostart again) next time
                 self._remote = None
             scorer.close()
             raise ScorerUnavailable(f"CodeBERTScore is unavailable: {_lost(error)}") from error
-        self.model_ready = True
+        pid = getattr(scorer, "daemon_pid", None)
+        if pid is not None:
+            self._loaded.update((pid, r.model, r.backend) for r in requests)
         self.bert_unavailable = None
         return reports
 

@@ -132,6 +132,24 @@ def _reference_map(value: Any) -> dict[str, str | list[str]]:
     return {str(glob): target if isinstance(target, str) else list(target) for glob, target in value.items()}
 
 
+def _plain_groups(section: Mapping[str, Any]) -> list[str]:
+    """One message per group of settings given as a plain value (``inlayHints: true`` for
+    ``inlayHints.enabled``): ``_lookup`` finds nothing under it, so it would be ignored silently."""
+    members: dict[str, list[str]] = {}
+    for dotted, _ in _KEYS:
+        group, _, member = dotted.partition(".")
+        if member:
+            members.setdefault(group, []).append(member)
+    problems = []
+    for group, names in members.items():
+        value = section.get(group)
+        if value is not None and not isinstance(value, Mapping):
+            wanted = ", ".join(f'"{name}"' for name in names)
+            problems.append(f"refscore.{group}: must be an object holding {wanted} (not {shown(value)}); "
+                            f"using the default{'s' if len(names) > 1 else ''}")
+    return problems
+
+
 def parse_settings(section: Any, base: Settings | None = None) -> tuple[Settings, list[str]]:
     """Settings from a ``refscore`` section; returns the settings and one message per rejected value."""
     base = base or Settings()
@@ -139,7 +157,7 @@ def parse_settings(section: Any, base: Settings | None = None) -> tuple[Settings
         return base, [] if section is None else ["refscore settings must be an object; using defaults"]
     defaults = {f.name: getattr(Settings(), f.name) for f in fields(Settings)}
     changes: dict[str, Any] = {}
-    problems: list[str] = []
+    problems = _plain_groups(section)
     for dotted, name in _KEYS:
         value = _lookup(section, dotted)
         if value is None:

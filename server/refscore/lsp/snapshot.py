@@ -1,8 +1,9 @@
 """Everything a document needs before scoring: its language, its references and their texts.
 
 A reference open in the editor is read from the editor (its unsaved text counts, whatever URI
-spelling or symbolic link the editor opened it by); otherwise from disk, cached by (mtime, size)
-so a file changed on disk is read again.
+spelling or symbolic link the editor opened it by); otherwise from disk, cached by (mtime, ctime,
+size, inode) so a file changed on disk is read again, even one whose mtime was set back (an
+extracted archive, a reproducible build); a watched-file event drops the cached text outright.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from .. import languages
 from ..errors import InputFileError, lone_surrogate
-from ..scoring.inputs import read_source
+from ..scoring.inputs import empty_reference, read_source
 from .references import ReferenceChoice, find_references
-from .uris import file_name, file_uri, fs_path
+from .uris import file_name, file_uri, fs_path, real_path
 
 #: Documents longer than this (code points) are not scored live; one message says so.
 MAX_LIVE_CHARS = 1_000_000
@@ -34,18 +35,28 @@ class Prepared:
 
 
 class ReferenceReader:
-    """Reads reference files, re-reading only when their mtime or size changed."""
+    """Reads reference files, re-reading only when their mtime, ctime, size or inode changed."""
 
     def __init__(self) -> None:
-        self._cache: dict[Path, tuple[tuple[int, int], str]] = {}
+        self._cache: dict[Path, tuple[tuple[int, ...], str]] = {}
         self._lock = threading.Lock()
+
+    def forget(self, path: Path) -> None:
+        """Drop ``path``'s cached text (the client says the file changed)."""
+        with self._lock:
+            self._cache.pop(path, None)
+
+    def clear(self) -> None:
+        """Drop every cached text (files were created or deleted)."""
+        with self._lock:
+            self._cache.clear()
 
     def read(self, path: Path) -> str:
         try:
             stat = path.stat()
-            key = (stat.st_mtime_ns, stat.st_size)
+            key: tuple[int, ...] = (stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino)
         except OSError:
-            key = (-1, -1)
+            key = (-1,)
         with self._lock:
             cached = self._cache.get(path)
             if cached is not None and cached[0] == key:
@@ -65,14 +76,6 @@ def language_of(language_id: str, path: Path | None) -> languages.LanguageSpec |
         except languages.UnknownLanguageError:
             spec = None
     return spec
-
-
-def _real(path: Path) -> Path:
-    """``path`` with symbolic links resolved (as given when they loop)."""
-    try:
-        return path.resolve()
-    except (OSError, RuntimeError):
-        return path
 
 
 def folder_of(path: Path, folders: Sequence[Path]) -> Path | None:
@@ -102,7 +105,7 @@ def prepare(uri: str, text: str, language_id: str, settings: Any, explicit: Sequ
     if path is not None:
         # folders are resolved: a document opened through a linked folder is in them too (a linked
         # file keeps its own folder: its pragma paths and .ref file are where the user sees it)
-        candidate = _real(path.parent) / path.name
+        candidate = real_path(path.parent) / path.name
         folder = folder_of(candidate, folders)
     else:  # an unsaved buffer: relative pragma paths start at the first workspace folder
         folder = folders[0] if folders else None
@@ -110,7 +113,7 @@ def prepare(uri: str, text: str, language_id: str, settings: Any, explicit: Sequ
     choice = find_references(candidate, text, spec, folder, settings.references, explicit, on_disk=path is not None)
     if choice is None:
         return None
-    choice = ReferenceChoice(tuple(p.resolve() for p in choice.paths), choice.source, choice.context)
+    choice = ReferenceChoice(tuple(real_path(p) for p in choice.paths), choice.source, choice.context)
     if spec is None:
         known = ", ".join(languages.names())
         return Prepared(None, choice, problem=f"RefScore: language {language_id!r} is not supported "
@@ -120,7 +123,7 @@ def prepare(uri: str, text: str, language_id: str, settings: Any, explicit: Sequ
                                               f"(limit {MAX_LIVE_CHARS}); use `refscore score`")
     texts, uris = [], []
     for ref in choice.paths:
-        if path is not None and ref == path.resolve():
+        if path is not None and ref == real_path(path):
             return Prepared(spec, choice, problem=f"RefScore: {ref.name} is its own reference")
         ref_uri = file_uri(ref)
         try:
@@ -128,6 +131,9 @@ def prepare(uri: str, text: str, language_id: str, settings: Any, explicit: Sequ
         except InputFileError as error:
             return Prepared(spec, choice, problem=f"RefScore: reference ({choice.source}) {error}")
         uris.append(ref_uri)
+    empty = [empty_reference(ref.name, t) for ref, t in zip(choice.paths, texts)]
+    if empty and all(empty):  # nothing to compare with: a score of 0 would say the work is wrong
+        return Prepared(spec, choice, problem=f"RefScore: {empty[0]}")
     for name, scored in ((file_name(uri), text), *((ref.name, t) for ref, t in zip(choice.paths, texts))):
         where = lone_surrogate(scored)  # from the client's JSON ("\udc00"): no metric can encode it
         if where is not None:

@@ -17,12 +17,14 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from ..settings_schema import shown
 from .settings import parse_settings
 from .status import report_status
-from .uris import fs_path
+from .uris import fs_path, real_path
 
 if TYPE_CHECKING:
     from .server import RefScoreServer
@@ -31,12 +33,14 @@ log = logging.getLogger(__name__)
 
 
 def _path_of(uri: str) -> str | None:
+    """The real path of a ``file:`` URI (None for another scheme)."""
     path = fs_path(uri)
-    return str(path.resolve()) if path is not None else None
+    return str(real_path(path)) if path is not None else None
 
 
-def _rescore_dependents(server: "RefScoreServer", uri: str) -> None:
-    path = _path_of(uri)
+def _rescore_dependents(server: "RefScoreServer", uri: str, path: str | None = None) -> None:
+    """Schedule the open candidates whose references include ``uri`` (its real ``path`` when known)."""
+    path = path or _path_of(uri)
     if path is None:
         return
     for dependent in server.loop.dependents(path):
@@ -91,7 +95,11 @@ def register(server: "RefScoreServer") -> None:
     @server.feature(types.INITIALIZE)
     def initialize(ls: "RefScoreServer", params: types.InitializeParams) -> None:
         options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
-        ls.token_scores = bool(options.get("tokenScores"))
+        opted = options.get("tokenScores")
+        ls.token_scores = opted is True
+        if opted is not None and not isinstance(opted, bool):  # "false" must not mean true
+            ls.notice(f"initializationOptions.tokenScores: must be true or false (not {shown(opted)}); "
+                      "the refscore/tokenScores notification stays off")
         if options.get("settings") is not None:  # not an object: one message, the defaults
             if isinstance(options["settings"], dict):
                 ls.initial_settings = options["settings"]
@@ -159,11 +167,15 @@ def register(server: "RefScoreServer") -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(ls: "RefScoreServer", params: types.DidChangeWatchedFilesParams) -> None:
         if any(change.type != types.FileChangeType.Changed for change in params.changes):
+            ls.loop.reader.clear()  # not a path resolved per event: an npm install sends thousands
             for uri in ls.open_uris():  # created or deleted: which file is whose reference may change
                 ls.loop.schedule(uri)
             return
         for change in params.changes:  # changed: only the candidates it is a reference of
-            _rescore_dependents(ls, change.uri)
+            path = _path_of(change.uri)
+            if path is not None:
+                ls.loop.reader.forget(Path(path))  # read again even when its stat looks the same
+                _rescore_dependents(ls, change.uri, path)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: "RefScoreServer", params: Any) -> None:

@@ -31,6 +31,15 @@ def fs_path(uri: str) -> Path | None:
     return Path(path) if path else None
 
 
+def real_path(path: Path) -> Path:
+    """``path`` with symbolic links resolved; as given when they loop (``ln -s a b; ln -s b a``:
+    ``Path.resolve`` raises RuntimeError), so such a path is one that cannot be read, not an error."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path
+
+
 def file_uri(path: Path | str) -> str:
     """The percent-encoded ``file:`` URI of an absolute path (as clients write it)."""
     return Path(path).as_uri()

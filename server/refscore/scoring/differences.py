@@ -3,6 +3,7 @@ finished report and the analyses of the texts: the one place any front end gets 
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 from ..analysis.document import analyse_structure
@@ -18,6 +19,7 @@ def find_differences(candidate: str, references: Sequence[str], report: ScoreRep
                      language: str | None = None) -> Differences:
     """Where ``candidate`` departs from its reference, most significant first (offsets into the
     texts as given; a pragma line is a comment, and comments are never a difference)."""
+    candidate, references = _lf(candidate), [_lf(r) for r in references]
     language = language or (report.language if report is not None else "")
     if not references:
         return Differences(note="no reference")
@@ -33,6 +35,16 @@ def find_differences(candidate: str, references: Sequence[str], report: ScoreRep
     codebleu = report.codebleu if report is not None else None
     bert = report.codebertscore if report is not None else None
     return rank_differences(candidate, references, cand_tokens, ref_tokens, nodes, codebleu, bert)
+
+
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def _lf(text: str) -> str:
+    """``text`` with each lone ``\r`` (a classic Mac line break) as ``\n``: the ranking reads
+    lines at ``\n`` (tree-sitter's rows too), LSP and every range sent also at ``\r``. One
+    character for one, so every offset stays."""
+    return _LONE_CR.sub("\n", text) if "\r" in text else text
 
 
 def difference_records(found: Differences, count: int | None = None) -> list[dict]:
