@@ -43,8 +43,6 @@ def run(args: argparse.Namespace) -> int:
         try:
             handler = logging.FileHandler(args.log_file, encoding="utf-8")
         except OSError as error:  # a folder that does not exist, a folder, no permission
-            from ..errors import UsageError
-
             raise UsageError(f"serve: cannot write the log file {args.log_file}: "
                              f"{error.strerror or error}") from None
         logging.basicConfig(handlers=[handler], level=level, format="%(asctime)s %(name)s %(message)s")
