@@ -391,3 +391,15 @@ async def test_a_comment_marker_inside_a_string_is_not_a_pragma(tmp_path: Path) 
         assert summary.data["referenceSource"] == "pragma" and summary.data["references"][0].endswith("key.js")
         await asyncio.sleep(0.5)
         assert s.diagnostics(doc) == [], [d.message for d in s.diagnostics(doc)]
+
+
+@pytest.mark.parametrize("pragma", ["# refscore: reference=", "# refscore: reference = ,", '# refscore: reference=""'])
+async def test_a_pragma_that_names_no_reference_says_so(tmp_path: Path, pragma: str) -> None:
+    """`refscore: reference=` with no path was passed over without a word: the file got the
+    settings' or the convention's reference, or (as here) no diagnostics at all."""
+    cand = write(tmp_path / "mine.py", f"{pragma}\n" + samples.CANDIDATE)
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        problem = await s.wait_for(lambda: s.diagnostics(doc), what="problem diagnostic")
+        assert [d.code for d in problem] == ["refscore.problem"], problem
+        assert "names no reference" in problem[0].message and problem[0].range.start.line == 0

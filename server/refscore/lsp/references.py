@@ -135,6 +135,8 @@ def find_references(candidate: Path, text: str, spec: LanguageSpec | None, folde
     if pragma.references:
         paths = tuple(_resolve(p, candidate, folder) for p in pragma.references)
         return ReferenceChoice(paths, "pragma", pragma.context)
+    if pragma.names_nothing:  # no paths: ``snapshot.prepare`` says the pragma names no file
+        return ReferenceChoice((), "pragma", pragma.context)
     if not on_disk:
         return None
     found = from_settings(mapping, candidate, folder)

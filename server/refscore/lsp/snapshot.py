@@ -118,6 +118,9 @@ def prepare(uri: str, text: str, language_id: str, settings: Any, explicit: Sequ
         known = ", ".join(languages.names())
         return Prepared(None, choice, problem=f"RefScore: language {language_id!r} is not supported "
                                                f"(supported: {known})")
+    if not choice.paths:
+        return Prepared(spec, choice, problem="RefScore: the refscore pragma names no reference file; write "
+                                              "`refscore: reference=PATH` (relative to this file)")
     if len(text) > MAX_LIVE_CHARS:
         return Prepared(spec, choice, problem=f"RefScore: {len(text)} characters is too large to score live "
                                               f"(limit {MAX_LIVE_CHARS}); use `refscore score`")

@@ -35,6 +35,8 @@ class Pragma:
 
     references: tuple[str, ...] = ()
     context: str | None = None
+    #: a ``reference=`` line named no path (``reference=``, ``reference=""``): the user meant one
+    names_nothing: bool = False
 
 
 _QUOTES = "\"'`"
@@ -95,16 +97,19 @@ def read_pragma(text: str, spec: LanguageSpec | None) -> Pragma:
     """The ``refscore: reference=...`` / ``refscore: context=...`` lines in the first lines of ``text``."""
     references: list[str] = []
     context: str | None = None
+    names_nothing = False
     for line in text.splitlines()[:PRAGMA_LINES]:
         match = _pragma_match(line, spec)
         if not match:
             continue
         key, value = match.group(1).lower(), match.group(2).strip()
         if key == "reference":
-            references.extend(split_paths(value))
+            paths = split_paths(value)
+            references.extend(paths)
+            names_nothing = names_nothing or not paths
         elif value:
             context = value
-    return Pragma(tuple(references), context)
+    return Pragma(tuple(references), context, names_nothing and not references)
 
 
 def split_paths(value: str) -> list[str]:
