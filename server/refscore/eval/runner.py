@@ -173,6 +173,19 @@ def load_scores(path: Path) -> tuple[EvalConfig, dict[str, Table], dict[str, Any
     return config, tables, meta["timing"], float(meta["scoring_s"])
 
 
+def combined_fit_problem(config: EvalConfig) -> str | None:
+    """Why the cross-validation and the combined fit (``--save-combined``) cannot run on what
+    ``config`` scores, in words (None when they can)."""
+    missing = [group for group in ("codebleu", "chrf", "cbs") if group not in config.metrics]
+    if missing:
+        return f"the combined fit needs --metrics with {', '.join(missing)} too (it has {','.join(config.metrics)})"
+    if False not in config.contexts:
+        return "the combined fit needs CodeBERTScore without context (--contexts none or both)"
+    if config.bert_datasets is not None and set(config.datasets) - set(config.bert_datasets):
+        return "the combined fit needs CodeBERTScore on every dataset (leave --cbs-languages out)"
+    return None
+
+
 def analyse(config: EvalConfig, tables: dict[str, Table], notes: dict[str, Any],
             scoring_s: float, save_combined: Path | None = None,
             save_without_humaneval: Path | None = None) -> dict[str, Any]:
@@ -197,8 +210,7 @@ def analyse(config: EvalConfig, tables: dict[str, Table], notes: dict[str, Any],
         result["tsed_exact_share"] = float(np.mean(np.concatenate(exact)))
     bert_tables = [t for t in tables.values()
                    if bert_name("f3", config.layers[0], False) in t.columns]
-    if "cbs" in config.metrics and False in config.contexts and len(bert_tables) == len(tables) \
-            and {"codebleu", "chrf"} <= set(config.metrics):
+    if combined_fit_problem(config) is None and len(bert_tables) == len(tables):
         from .fit import cross_validate, fit_final
 
         folds = problem_folds([(t.dataset, int(p)) for t in bert_tables for p in t.problem],
