@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..errors import InputFileError
 from .correlation import agreement
 from .cv import Table, problem_folds
 from .data import CONALA, HUMANEVAL_LANGUAGES, Item, load
@@ -119,7 +120,7 @@ def _meta(config: EvalConfig, store: Any, notes: dict[str, Any], seconds: float)
     meta = dict(store.loaded_meta)
     meta.update({"settings": asdict(config), "timing": notes or meta.get("timing", {}),
                  "scoring_s": seconds or meta.get("scoring_s", 0.0),
-                 "datasets": list(config.datasets) if notes else meta.get("datasets", [])})
+                 "datasets": list(config.datasets) if notes else []})  # a checkpoint holds no tables
     return meta
 
 
@@ -158,6 +159,8 @@ def load_scores(path: Path) -> tuple[EvalConfig, dict[str, Table], dict[str, Any
 
     with open_scores(path) as npz:
         meta = json.loads(str(npz["__meta__"]))
+        if not meta["datasets"] or any(f"{name}/target" not in npz.files for name in meta["datasets"]):
+            raise _unfinished(path, meta)
         tables = {}
         for name in meta["datasets"]:
             prefix = f"{name}/col/"
@@ -184,6 +187,15 @@ def combined_fit_problem(config: EvalConfig) -> str | None:
     if config.bert_datasets is not None and set(config.datasets) - set(config.bert_datasets):
         return "the combined fit needs CodeBERTScore on every dataset (leave --cbs-languages out)"
     return None
+
+
+def _unfinished(path: Path, meta: dict[str, Any]) -> InputFileError:
+    """A checkpoint (the run was interrupted) holds cached values but no score tables."""
+    metrics = ",".join((meta.get("settings") or {}).get("metrics") or []) or "?"
+    rows = sum(int(unit.get("rows", 0)) for unit in meta.get("units", []))
+    return InputFileError(f"{path}: the scoring run that wrote it did not finish (metrics {metrics}, {rows} values "
+                          f"cached); run its command again with --save-scores {path} to finish it, then "
+                          "--from-scores reads it")
 
 
 def analyse(config: EvalConfig, tables: dict[str, Table], notes: dict[str, Any],
