@@ -356,8 +356,18 @@ def handle(args: argparse.Namespace) -> int:
     except RefScoreError as error:  # swapped for a device or a link while scoring
         print(f"refscore eval: {error}", file=sys.stderr)
         return error.exit_code
-    means = result.get("humaneval_mean", {})
-    for metric in sorted(means, key=lambda m: -(means[m]["tau"] or -9))[:8]:
-        print(f"{metric:32s} HumanEval mean tau {means[metric]['tau']:.3f}")
+    for line in summary_lines(result.get("humaneval_mean", {})):
+        print(line)
     print(f"runtime {result['runtime_s']:.0f}s")
     return 0
+
+
+def summary_lines(means: dict[str, dict]) -> list[str]:
+    """The closing lines: the eight best HumanEval mean taus; a tau without a pair that counts
+    (every sampled problem's completions share one outcome) is n/a, said once."""
+    ranked = sorted((m for m in means if means[m]["tau"] is not None), key=lambda m: -means[m]["tau"])
+    lines = [f"{metric:32s} HumanEval mean tau {means[metric]['tau']:.3f}" for metric in ranked[:8]]
+    if len(ranked) < len(means):
+        lines.append(f"{'(' + str(len(means) - len(ranked)) + ' metrics)':32s} HumanEval mean tau n/a "
+                     "(in a language, no sampled problem has completions with different outcomes)")
+    return lines
