@@ -95,3 +95,35 @@ def test_layer_view_matches_a_scorer_cut_at_that_layer():
         for g, w in zip(got, want):
             assert (g.precision, g.recall, g.f1, g.f3) == pytest.approx(
                 (w.precision, w.recall, w.f1, w.f3), abs=1e-6)
+
+
+def test_a_sample_without_differing_outcomes_prints_no_tau_not_an_internal_error(tmp_path, capsys):
+    """HumanEval-JS problem 38 (seed 20 draws it alone) has completions that all share one
+    outcome: no pair counts, every tau is None, and the closing summary's ``{None:.3f}`` was
+    "internal error: TypeError" after the report was written. Now the summary says n/a and why."""
+    report = tmp_path / "r.md"
+    code = main(["eval", "--data", str(DATA), "--languages", "js", "--sample", "1", "--seed", "20",
+                 "--metrics", "chrf", "--report", str(report)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "internal error" not in captured.err
+    assert "HumanEval mean tau n/a (in a language, no sampled problem has completions with different outcomes)" \
+        in captured.out
+    assert report.exists()
+
+
+def test_the_reports_codebertscore_line_says_what_was_scored(tmp_path):
+    """The settings said "CodeBERTScore: embedded all-MiniLM-L6-v2, layers [1, 2, 3, 4, 5, 6], ...
+    context = the intent where marked" for a run with ``--metrics chrf`` (no CodeBERTScore at all),
+    and never said on which datasets ``--cbs-languages`` scored it."""
+    plain = tmp_path / "plain.md"
+    assert main(["eval", "--data", str(DATA), "--languages", "conala", "--conala-sample", "2",
+                 "--metrics", "chrf", "--report", str(plain)]) == 0
+    line = next(x for x in plain.read_text().splitlines() if x.startswith("* CodeBERTScore"))
+    assert line == "* CodeBERTScore: not scored (--metrics without cbs)", line
+    some = tmp_path / "some.md"
+    assert main(["eval", "--data", str(DATA), "--languages", "js,conala", "--sample", "1", "--conala-sample", "2",
+                 "--metrics", "chrf,cbs", "--cbs-languages", "conala", "--layers", "6", "--contexts", "none",
+                 "--report", str(some)]) == 0
+    line = next(x for x in some.read_text().splitlines() if x.startswith("* CodeBERTScore"))
+    assert "layers [6]" in line and "on conala only" in line and "intent" not in line, line

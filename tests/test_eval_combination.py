@@ -190,3 +190,21 @@ def test_the_fit_without_humaneval_never_sees_it_and_is_scored_on_it(monkeypatch
     assert 0 < combined_score(row, model) < 1
     assert "|train:conala|" in signature(model)
     assert "|train:humaneval,conala|" in signature(fit_final(tables, [5, 6], {}, seed=3))
+
+
+def test_bootstrap_resamples_a_humaneval_task_in_every_language_together():
+    """The HumanEval mean's interval resampled each language's problems on its own, though the
+    languages are one task set: with two languages whose differences move together per task the
+    mean's interval came out about 1/sqrt(2) as wide as one language's (too sure). Resampling
+    tasks jointly, a copy of a language adds no certainty: the interval equals one language's."""
+    from refscore.eval.bootstrap import paired_differences
+
+    python = next(t for t in _tables() if t.dataset == "python")
+    java = Table("java", python.target.copy(), python.problem.copy(),
+                 {k: v.copy() for k, v in python.columns.items()})
+    first = {"python": python.columns["chrfpp"], "java": java.columns["chrfpp"]}
+    second = {"python": python.columns["bleu"], "java": java.columns["bleu"]}
+    one = paired_differences([python], first, second, replicates=200, seed=4)
+    two = paired_differences([python, java], first, second, replicates=200, seed=4)
+    for key in ("humaneval_tau", "humaneval_spearman"):
+        assert two[key] == pytest.approx(one[key], abs=1e-12), key

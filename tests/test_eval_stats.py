@@ -147,6 +147,24 @@ def test_folds_hold_whole_problems_and_cover_everything():
                                                                if t.dataset == tr.dataset).target)
 
 
+def test_a_humaneval_task_is_in_one_fold_in_every_language():
+    """HumanEval's languages are translations of one task (the same ``sample_idx``: its intent,
+    tests and reference): folds shuffled per language held task 99 out in Python while its Java,
+    JavaScript and C++ completions trained that fold's fit. Now a task has one fold in every
+    language, CoNaLa keeps its own shuffle, and every fold still holds its share."""
+    langs = ("python", "java", "js", "cpp")
+    keys = [(lang, p) for lang in langs for p in range(161)] + [("conala", p) for p in range(472)]
+    folds = problem_folds(keys, 5, seed=8)
+    for p in range(161):
+        assert len({folds[(lang, p)] for lang in langs}) == 1, p
+    for dataset, size in (("python", 161), ("conala", 472)):
+        counts = np.bincount([folds[(dataset, p)] for p in range(size)], minlength=5)
+        assert counts.max() - counts.min() <= 1
+    # the inner folds of a fit (rankfit.InnerCV) share the rule: a sample with some languages
+    sub = problem_folds([("java", p) for p in (3, 9, 40)] + [("cpp", p) for p in (3, 9, 40)], 2, seed=1)
+    assert all(sub[("java", p)] == sub[("cpp", p)] for p in (3, 9, 40))
+
+
 def test_select_column_prefers_the_informative_metric_out_of_fold():
     tables = [_table("python", seed=1), _table("cpp", seed=2)]
     folds = problem_folds([(t.dataset, int(p)) for t in tables for p in t.problem], 4, seed=0)

@@ -263,3 +263,19 @@ def test_the_lm_eval_example_says_it_holds_prompts_not_completions(tmp_path, cap
     assert "no 'candidate' field (the row has: prompt, reference)" in first, first
     assert "candidate=prompt" not in first and "'prompt' is what a model is asked" in first, first
     assert "docs/harness.md" in first, first
+
+
+def test_a_reference_list_that_is_empty_or_holds_a_non_string_says_which(tmp_path):
+    """``"reference": []`` and ``"reference": [REF, null]`` were both "'reference' must be a string
+    or a list of strings" (an empty list is one): now the error row says the list is empty, or
+    which item is not text."""
+    rows = [{"id": "none", "candidate": CANDIDATES[0], "reference": []},
+            {"id": "null", "candidate": CANDIDATES[0], "reference": [REF, None]},
+            {"id": "number", "candidate": CANDIDATES[0], "reference": 5}]
+    data = tmp_path / "r.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    main(["grade", "--jsonl", str(data), "--lang", "python", "--metrics", "codebleu", "-o", str(tmp_path / "out"), "-q"])
+    got = {r["id"]: r["errors"] for r in json.loads((tmp_path / "out" / "grade.json").read_text())["submissions"]}
+    assert got["none"] == ["r.jsonl:1: 'reference' is an empty list: give at least one reference"], got
+    assert got["null"] == ["r.jsonl:2: 'reference' item 2 is null, not a string"], got
+    assert got["number"] == ["r.jsonl:3: 'reference' must be a string or a list of strings, not a number"], got

@@ -81,3 +81,28 @@ def test_tiny_task_end_to_end_gives_the_cli_numbers(tmp_path: Path) -> None:
     from lm_eval.api.registry import get_metric, is_higher_better
 
     assert get_metric("refscore_combined") is not None and is_higher_better("refscore_codebleu") is True
+
+
+def test_a_task_with_a_list_of_references_is_one_clear_error(tmp_path: Path) -> None:
+    """A ``doc_to_target`` that gives a list makes lm-eval call the metric once per reference and
+    keep only ``1.0 if any(...)``, so the aggregation got floats and failed with "TypeError: cannot
+    unpack non-iterable float object". Now it names the cause and the way out."""
+    from lm_eval import simple_evaluate
+    from lm_eval.tasks import TaskManager
+
+    task_dir = tmp_path / "task"
+    shutil.copytree(EXAMPLE, task_dir)
+    lines = [json.dumps({**d, "references": [d["reference"], d["reference"].replace("return", "return ")]})
+             for d in docs()]
+    (task_dir / "refscore_example.jsonl").write_text("\n".join(lines) + "\n")
+    config = (task_dir / "refscore_example.yaml").read_text()
+    config = config.replace("examples/lm-eval/refscore_example.jsonl", str(task_dir / "refscore_example.jsonl"))
+    config = config.replace("doc_to_target: reference", "doc_to_target: references")
+    config = config.split("  - metric: refscore_codebertscore")[0] + "metadata:\n  version: 1.0\n"
+    (task_dir / "refscore_example.yaml").write_text(config)
+    with pytest.raises(ValueError) as error:
+        simple_evaluate(model=FixedCompletions(), tasks=["refscore_example"],
+                        task_manager=TaskManager(include_path=str(task_dir)), log_samples=False)
+    message = str(error.value)
+    assert message.startswith("refscore_codebleu: lm-eval gave this metric 1.0"), message
+    assert "list of references" in message and "refscore grade --jsonl" in message

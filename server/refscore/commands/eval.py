@@ -286,6 +286,20 @@ def _check_inputs(args: argparse.Namespace) -> None:
             raise InputFileError(f"{option} {error}") from None
 
 
+def save_combined_problem(args: argparse.Namespace, config: object, scores: Path | None = None) -> str | None:
+    """``--save-combined`` (or its ``-without-humaneval`` twin) that the scored metrics cannot fit,
+    as one line: the run used to finish without writing it, in silence."""
+    from ..eval.runner import combined_fit_problem
+
+    named = [(flag, path) for flag, path in (("--save-combined", args.save_combined),
+             ("--save-combined-without-humaneval", args.save_combined_without_humaneval)) if path]
+    problem = combined_fit_problem(config) if named else None  # type: ignore[arg-type]
+    if not problem:
+        return None
+    where = f" (the scores in {scores} were scored with those settings)" if scores else ""
+    return f"{named[0][0]} {named[0][1]}: {problem}{where}"
+
+
 def handle(args: argparse.Namespace) -> int:
     """Run the evaluation and write the requested outputs."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -308,6 +322,10 @@ def handle(args: argparse.Namespace) -> int:
         contexts=[c == "nl" for c in args.contexts], bert_datasets=args.cbs_languages,
         normalise=args.normalise, folds=args.folds, threads=args.threads or None,
         jobs=max(1, args.jobs), engine=args.engine, ray_address=args.ray_address)
+    problem = None if args.from_scores else save_combined_problem(args, config)
+    if problem:
+        print(f"refscore eval: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     problem = None if args.from_scores else data_folder_problem(Path(config.data_dir))  # the file says where
     if problem:
         print(f"refscore eval: {problem}", file=sys.stderr)
@@ -327,6 +345,10 @@ def handle(args: argparse.Namespace) -> int:
         except (InputFileError, *SCORES_FILE_ERRORS) as error:  # not an npz, not a scores file
             print(f"refscore eval: {not_a_scores_file(args.from_scores, error)}", file=sys.stderr)
             return EXIT_INPUT
+        problem = save_combined_problem(args, config, args.from_scores)
+        if problem:
+            print(f"refscore eval: {problem}", file=sys.stderr)
+            return EXIT_USAGE
         result = analyse(config, tables, notes, seconds, args.save_combined, args.save_combined_without_humaneval)
         command = _scoring_command(args.from_scores)
     else:
@@ -355,8 +377,18 @@ def handle(args: argparse.Namespace) -> int:
     except RefScoreError as error:  # swapped for a device or a link while scoring
         print(f"refscore eval: {error}", file=sys.stderr)
         return error.exit_code
-    means = result.get("humaneval_mean", {})
-    for metric in sorted(means, key=lambda m: -(means[m]["tau"] or -9))[:8]:
-        print(f"{metric:32s} HumanEval mean tau {means[metric]['tau']:.3f}")
+    for line in summary_lines(result.get("humaneval_mean", {})):
+        print(line)
     print(f"runtime {result['runtime_s']:.0f}s")
     return 0
+
+
+def summary_lines(means: dict[str, dict]) -> list[str]:
+    """The closing lines: the eight best HumanEval mean taus; a tau without a pair that counts
+    (every sampled problem's completions share one outcome) is n/a, said once."""
+    ranked = sorted((m for m in means if means[m]["tau"] is not None), key=lambda m: -means[m]["tau"])
+    lines = [f"{metric:32s} HumanEval mean tau {means[metric]['tau']:.3f}" for metric in ranked[:8]]
+    if len(ranked) < len(means):
+        lines.append(f"{'(' + str(len(means) - len(ranked)) + ' metrics)':32s} HumanEval mean tau n/a "
+                     "(in a language, no sampled problem has completions with different outcomes)")
+    return lines

@@ -2,7 +2,10 @@
 
 Each replicate resamples every dataset's problems with replacement (the same problems for both
 scores) and recomputes the grouped Kendall tau (from per-problem pair counts) and the pooled
-Spearman. The interval is the 2.5th to 97.5th percentile of the replicated differences.
+Spearman. HumanEval's languages number the same tasks, so a replicate draws HumanEval tasks once
+for all its languages (a task drawn twice is drawn twice in each): the mean over languages is one
+statistic of one task sample. The interval is the 2.5th to 97.5th percentile of the replicated
+differences.
 """
 
 from __future__ import annotations
@@ -22,6 +25,23 @@ def _groups(problem: np.ndarray) -> list[np.ndarray]:
     order = np.argsort(problem, kind="stable")
     cuts = np.flatnonzero(np.diff(problem[order])) + 1
     return np.split(order, cuts)
+
+
+def _picks(tables: Sequence[Table], replicates: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """Each table's resampled group indices, shape (replicates, problems drawn). HumanEval tables
+    share one draw of task ids; a task a language lacks points at its empty last group."""
+    picks: dict[str, np.ndarray] = {}
+    humaneval = [t for t in tables if t.dataset in HUMANEVAL_LANGUAGES]
+    tasks = np.unique(np.concatenate([t.problem for t in humaneval])) if humaneval else np.array([], int)
+    drawn = tasks[rng.integers(0, len(tasks), size=(replicates, len(tasks)))] if len(tasks) else None
+    for table in tables:
+        ids = np.unique(table.problem)  # _groups' order
+        if table.dataset in HUMANEVAL_LANGUAGES and drawn is not None:
+            at = np.searchsorted(ids, drawn).clip(0, len(ids) - 1)
+            picks[table.dataset] = np.where(ids[at] == drawn, at, len(ids))
+        else:
+            picks[table.dataset] = rng.integers(0, len(ids), size=(replicates, len(ids)))
+    return picks
 
 
 def _counts(target: np.ndarray, score: np.ndarray, groups: Sequence[np.ndarray]) -> np.ndarray:
@@ -54,10 +74,11 @@ def paired_differences(tables: Sequence[Table], first: Mapping[str, np.ndarray],
     """[estimate, low, high] of (first - second) for HumanEval mean tau, HumanEval mean pooled
     Spearman and CoNaLa tau (keys present for the datasets given)."""
     rng = np.random.default_rng(seed)
+    picks = _picks(tables, replicates, rng)
     he_tau, he_sp, conala = [], [], None
     for table in tables:
-        groups = _groups(table.problem)
-        pick = rng.integers(0, len(groups), size=(replicates, len(groups)))
+        groups = _groups(table.problem) + [np.array([], dtype=int)]  # the last: a task not here
+        pick = picks[table.dataset]
         a, b = np.nan_to_num(first[table.dataset]), np.nan_to_num(second[table.dataset])
         ca, cb = _counts(table.target, a, groups), _counts(table.target, b, groups)
         full = _tau(ca.sum(axis=0)[None])[0] - _tau(cb.sum(axis=0)[None])[0]

@@ -1,8 +1,10 @@
 """Cross-validation by whole problems: fold assignment and honest model selection.
 
-A fold holds whole problems (a HumanEval task in one language, or a CoNaLa intent), never
-single completions, so nothing learnt about a problem leaks into its own held-out score.
-Problems are shuffled per dataset with a fixed seed and dealt round-robin, so every fold holds
+A fold holds whole problems (a HumanEval task, in every language at once, or a CoNaLa intent),
+never single completions, so nothing learnt about a problem leaks into its own held-out score:
+HumanEval's languages are translations of one task (the same ``sample_idx``, intent and tests),
+so a task held out in Python is held out in Java, JavaScript and C++ too. Problems are shuffled
+per stratum (HumanEval, CoNaLa) with a fixed seed and dealt round-robin, so every fold holds
 about the same share of every dataset.
 """
 
@@ -15,24 +17,30 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from .correlation import agreement, grouped_kendall_tau
+from .data import HUMANEVAL_LANGUAGES
 
 ProblemKey = tuple[str, int]
 
 
 def problem_folds(problems: Sequence[ProblemKey], k: int, seed: int) -> dict[ProblemKey, int]:
-    """Fold index (0..k-1) of every problem, stratified by dataset."""
+    """Fold index (0..k-1) of every problem, stratified by dataset (a HumanEval task: one fold in every language)."""
     if k < 2:
         raise ValueError("cross-validation needs at least 2 folds")
-    by_dataset: dict[str, list[ProblemKey]] = {}
-    for key in dict.fromkeys(problems):
-        by_dataset.setdefault(key[0], []).append(key)
-    folds: dict[ProblemKey, int] = {}
-    for dataset in sorted(by_dataset):
-        keys = sorted(by_dataset[dataset], key=lambda p: p[1])
-        random.Random(f"{seed}:{dataset}").shuffle(keys)
-        for index, key in enumerate(keys):
-            folds[key] = index % k
-    return folds
+    by_stratum: dict[str, set[int]] = {}
+    for dataset, problem in dict.fromkeys(problems):
+        by_stratum.setdefault(_stratum(dataset), set()).add(problem)
+    fold_of: dict[tuple[str, int], int] = {}
+    for stratum in sorted(by_stratum):
+        ids = sorted(by_stratum[stratum])
+        random.Random(f"{seed}:{stratum}").shuffle(ids)
+        for index, problem in enumerate(ids):
+            fold_of[(stratum, problem)] = index % k
+    return {key: fold_of[(_stratum(key[0]), key[1])] for key in dict.fromkeys(problems)}
+
+
+def _stratum(dataset: str) -> str:
+    """The problems ``dataset`` shares: every HumanEval language numbers the same tasks."""
+    return "humaneval" if dataset in HUMANEVAL_LANGUAGES else dataset
 
 
 @dataclass

@@ -269,6 +269,17 @@ def runtime_lines(result: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _bert_settings(s: dict[str, Any]) -> str:
+    """The settings line on CodeBERTScore: what was scored, with which layers, contexts, where."""
+    if "cbs" not in s["metrics"]:
+        return "* CodeBERTScore: not scored (--metrics without cbs)"
+    where = f" on {', '.join(s['bert_datasets'])} only" if s.get("bert_datasets") else ""
+    context = ("context = the task's natural-language intent where marked" if True in s["contexts"]
+               else "no context")
+    return (f"* CodeBERTScore: embedded all-MiniLM-L6-v2{where}, layers {s['layers']}, no IDF, no "
+            f"rescaling, {context}")
+
+
 def render(result: dict[str, Any], command: str, extra: Sequence[str] = ()) -> str:
     """The whole markdown document."""
     s = result["settings"]
@@ -281,8 +292,7 @@ def render(result: dict[str, Any], command: str, extra: Sequence[str] = ()) -> s
              *runtime_lines(result),
              f"* Data: `{s['data_dir']}`; {counts}; sampling seed {s['seed']} (whole problems)",
              f"* Normalisation (paper: newlines to spaces, spaces collapsed, ' to \"): {s['normalise']}",
-             f"* CodeBERTScore: embedded all-MiniLM-L6-v2, layers {s['layers']}, no IDF, no "
-             "rescaling, context = the task's natural-language intent where marked",
+             _bert_settings(s),
              "* Kendall tau: the paper's pair rule (pairs inside one problem whose outcomes "
              "differ; metric differences under 0.001 are ties; counts pooled over all problems, where "
              "the paper averages five 30-problem folds: [correlation-paper.md](correlation-paper.md) "

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..errors import InputFileError
 from .correlation import agreement
 from .cv import Table, problem_folds
 from .data import CONALA, HUMANEVAL_LANGUAGES, Item, load
@@ -119,7 +120,7 @@ def _meta(config: EvalConfig, store: Any, notes: dict[str, Any], seconds: float)
     meta = dict(store.loaded_meta)
     meta.update({"settings": asdict(config), "timing": notes or meta.get("timing", {}),
                  "scoring_s": seconds or meta.get("scoring_s", 0.0),
-                 "datasets": list(config.datasets) if notes else meta.get("datasets", [])})
+                 "datasets": list(config.datasets) if notes else []})  # a checkpoint holds no tables
     return meta
 
 
@@ -158,6 +159,8 @@ def load_scores(path: Path) -> tuple[EvalConfig, dict[str, Table], dict[str, Any
 
     with open_scores(path) as npz:
         meta = json.loads(str(npz["__meta__"]))
+        if not meta["datasets"] or any(f"{name}/target" not in npz.files for name in meta["datasets"]):
+            raise _unfinished(path, meta)
         tables = {}
         for name in meta["datasets"]:
             prefix = f"{name}/col/"
@@ -171,6 +174,28 @@ def load_scores(path: Path) -> tuple[EvalConfig, dict[str, Table], dict[str, Any
             for col, values in length_features(data[name]).items():
                 table.columns.setdefault(col, np.asarray(values, dtype=float))
     return config, tables, meta["timing"], float(meta["scoring_s"])
+
+
+def combined_fit_problem(config: EvalConfig) -> str | None:
+    """Why the cross-validation and the combined fit (``--save-combined``) cannot run on what
+    ``config`` scores, in words (None when they can)."""
+    missing = [group for group in ("codebleu", "chrf", "cbs") if group not in config.metrics]
+    if missing:
+        return f"the combined fit needs --metrics with {', '.join(missing)} too (it has {','.join(config.metrics)})"
+    if False not in config.contexts:
+        return "the combined fit needs CodeBERTScore without context (--contexts none or both)"
+    if config.bert_datasets is not None and set(config.datasets) - set(config.bert_datasets):
+        return "the combined fit needs CodeBERTScore on every dataset (leave --cbs-languages out)"
+    return None
+
+
+def _unfinished(path: Path, meta: dict[str, Any]) -> InputFileError:
+    """A checkpoint (the run was interrupted) holds cached values but no score tables."""
+    metrics = ",".join((meta.get("settings") or {}).get("metrics") or []) or "?"
+    rows = sum(int(unit.get("rows", 0)) for unit in meta.get("units", []))
+    return InputFileError(f"{path}: the scoring run that wrote it did not finish (metrics {metrics}, {rows} values "
+                          f"cached); run its command again with --save-scores {path} to finish it, then "
+                          "--from-scores reads it")
 
 
 def analyse(config: EvalConfig, tables: dict[str, Table], notes: dict[str, Any],
@@ -197,8 +222,7 @@ def analyse(config: EvalConfig, tables: dict[str, Table], notes: dict[str, Any],
         result["tsed_exact_share"] = float(np.mean(np.concatenate(exact)))
     bert_tables = [t for t in tables.values()
                    if bert_name("f3", config.layers[0], False) in t.columns]
-    if "cbs" in config.metrics and False in config.contexts and len(bert_tables) == len(tables) \
-            and {"codebleu", "chrf"} <= set(config.metrics):
+    if combined_fit_problem(config) is None and len(bert_tables) == len(tables):
         from .fit import cross_validate, fit_final
 
         folds = problem_folds([(t.dataset, int(p)) for t in bert_tables for p in t.problem],

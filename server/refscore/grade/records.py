@@ -183,6 +183,16 @@ def _kind(value: Any) -> str:
         type(value), "null" if value is None else type(value).__name__)
 
 
+def _references_problem(refs: Any) -> str | None:
+    """Why a row's reference list is no list of texts, in words (None when it is one)."""
+    if not isinstance(refs, list):
+        return f"must be a string or a list of strings, not {_kind(refs)}"
+    if not refs:
+        return "is an empty list: give at least one reference"
+    bad = next((i for i, r in enumerate(refs) if not isinstance(r, str)), None)
+    return None if bad is None else f"item {bad + 1} is {_kind(refs[bad])}, not a string"
+
+
 def _fill(item: GradeItem, known: dict[str, Any], data: dict[str, Any], where: str,
           default_language: str | None, fields: FieldNames) -> str | None:
     for name in REQUIRED:
@@ -192,8 +202,9 @@ def _fill(item: GradeItem, known: dict[str, Any], data: dict[str, Any], where: s
     refs = [refs] if isinstance(refs, str) else refs
     if not isinstance(candidate, str):
         return f"{where}: 'candidate' must be a string, not {_kind(candidate)}"
-    if not isinstance(refs, list) or not refs or not all(isinstance(r, str) for r in refs):
-        return f"{where}: 'reference' must be a string or a list of strings"
+    problem = _references_problem(refs)
+    if problem:
+        return f"{where}: 'reference' {problem}"
     if context is not None and not isinstance(context, str):
         return f"{where}: 'context' must be a string"
     for key, text in (("candidate", candidate), *((("reference", r) for r in refs)), ("context", context or "")):

@@ -36,10 +36,19 @@ def _keep(references: Sequence[Any], predictions: Sequence[str], **options: Any)
             tuple(sorted(options.items())))
 
 
-def _groups(items: Sequence[Item]) -> list[tuple[dict[str, Any], list[str], list[Any]]]:
-    """Items split by their options (one YAML entry gives one set), order kept."""
+def _groups(items: Sequence[Item], metric: str) -> list[tuple[dict[str, Any], list[str], list[Any]]]:
+    """Items split by their options (one YAML entry gives one set), order kept. A bare number in
+    place of an item is lm-eval's ``1.0 if any(...)`` for a list of targets: refused in words."""
     out: dict[tuple[tuple[str, Any], ...], tuple[list[str], list[Any]]] = {}
-    for reference, prediction, options in items:
+    for item in items:
+        if not isinstance(item, tuple) or len(item) != 3:
+            raise ValueError(
+                f"{metric}: lm-eval gave this metric {item!r} for a document instead of its (reference, "
+                "completion): the task's doc_to_target gives a list of references, and lm-eval 0.4 calls a "
+                "metric once per reference and keeps only whether any call was truthy. Give one reference "
+                "per document, or log the samples and grade them with `refscore grade --jsonl` (a list "
+                "of references per line; docs/harness.md)")
+        reference, prediction, options = item
         predictions, references = out.setdefault(options, ([], []))
         predictions.append(prediction)
         references.append(reference)
@@ -55,7 +64,7 @@ def _mean(values: Sequence[float | None]) -> float:
 def codebleu_corpus(items: Sequence[Item]) -> float:
     """Corpus CodeBLEU of all documents (one option set expected; several are averaged)."""
     values = []
-    for options, predictions, references in _groups(items):
+    for options, predictions, references in _groups(items, "refscore_codebleu"):
         lang = options.pop("lang", "python")
         values.append(harness.codebleu_values(predictions, references, lang, **options)["codebleu"])
     return _mean(values)
@@ -65,7 +74,7 @@ def codebleu_corpus(items: Sequence[Item]) -> float:
 def codebertscore_mean(items: Sequence[Item]) -> float:
     """Mean per-sample CodeBERTScore (``part``: precision, recall, f1 (default) or f3)."""
     values: list[float | None] = []
-    for options, predictions, references in _groups(items):
+    for options, predictions, references in _groups(items, "refscore_codebertscore"):
         lang, part = options.pop("lang", "python"), options.pop("part", "f1")
         values.extend(harness.codebertscore_values(predictions, references, lang, **options)[part])
     return _mean(values)
@@ -75,7 +84,7 @@ def codebertscore_mean(items: Sequence[Item]) -> float:
 def combined_mean(items: Sequence[Item]) -> float:
     """Mean per-sample combined RefScore number."""
     values: list[float | None] = []
-    for options, predictions, references in _groups(items):
+    for options, predictions, references in _groups(items, "refscore_combined"):
         lang = options.pop("lang", "python")
         values.extend(harness.combined_values(predictions, references, lang, **options)["refscore"])
     return _mean(values)
