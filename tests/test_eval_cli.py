@@ -47,9 +47,12 @@ def test_eval_tiny_sample_writes_json_and_markdown(tmp_path, capsys):
     assert json.loads(again.read_text())["agreement"] == result["agreement"]
 
 
-def test_eval_rejects_bad_options_and_missing_data(tmp_path):
+def test_eval_rejects_bad_options_and_missing_data(tmp_path, capsys):
     assert main(["eval", "--languages", "cobol"]) == 2
+    capsys.readouterr()
     assert main(["eval", "--data", str(tmp_path / "nope"), "--metrics", "chrf"]) == 3
+    said = capsys.readouterr().err  # where the data comes from, and how to point at it
+    assert "data folder not found" in said and "--data DIR" in said and "$REFSCORE_DATA_DIR" in said
 
 
 @pytest.mark.parametrize("args,says", [

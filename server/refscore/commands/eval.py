@@ -265,7 +265,8 @@ def data_folder_problem(folder: Path) -> str | None:
     try:
         mode = os.stat(folder).st_mode
     except OSError:
-        return f"data folder not found: {folder}"
+        return (f"data folder not found: {folder} (the folder with humaneval/ and conala/: give --data DIR "
+                "or set $REFSCORE_DATA_DIR)")
     kind = kind_of(mode)
     if kind == "a directory":
         return None
