@@ -66,7 +66,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
                  line_comments=("#",), block_comments=(("=begin", "=end"),), compat_comments="none",
                  dataflow="ruby", function_types=frozenset({"method", "singleton_method"}),
                  class_types=frozenset({"class", "module"})),
-    LanguageSpec("php", "tree_sitter_php", "language_php", extensions=(".php",), lsp_ids=("php",),
+    LanguageSpec("php", "tree_sitter_php", "language_php", extensions=(".php", ".phtml"), lsp_ids=("php",),
                  line_comments=("//", "#"), block_comments=(("/*", "*/"),), dataflow="php",
                  function_types=frozenset({"function_definition", "method_declaration"}),
                  class_types=frozenset({"class_declaration", "enum_declaration", "interface_declaration",
