@@ -174,3 +174,9 @@ def test_php_templates_with_html_around_them_are_php(tmp_path: Path, capsys: pyt
     assert main(argv) == 0
     row = json.loads(capsys.readouterr().out)
     assert row["language"] == "php" and row["scores"]["codebleu"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("alias,name", [("jsx", "javascript"), ("cxx", "cpp"), ("tsx", "tsx")])
+def test_lang_takes_the_react_and_cxx_spellings(alias: str, name: str) -> None:
+    """``--lang tsx`` works, so ``--lang jsx`` must too; ``cxx`` is C++'s other file spelling."""
+    assert languages.get(alias).name == name
