@@ -84,3 +84,20 @@ def test_score_reads_a_header_against_a_cpp_reference_as_cpp(tmp_path: Path, cap
     assert rows[0]["language"] == "cpp" and rows[0]["warnings"] == [] and "warning" not in err
     rows, err = _score(tmp_path, capsys, str(tmp_path / "a.ts"), str(tmp_path / "b.tsx"))
     assert rows[0]["language"] == "tsx" and rows[0]["warnings"] == [] and "warning" not in err
+
+
+def test_no_language_to_tell_names_a_file_not_the_stdin_dash(tmp_path: Path, monkeypatch, capsys) -> None:
+    """``refscore score ref -`` with a reference without extension: the message names the
+    reference (whose extension would tell), not ``'-'`` and its "extension '(none)'"."""
+    import io
+    import sys
+
+    (tmp_path / "ref").write_text(PY)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(PY.encode())))
+    assert main(["score", str(tmp_path / "ref"), "-", "--metrics", "codebleu", "--no-daemon"]) == 4
+    err = capsys.readouterr().err
+    assert "'-'" not in err and "ref'" in err and "--lang" in err
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(PY.encode())))
+    assert main(["score", "-", str(tmp_path / "ref"), "--metrics", "codebleu", "--no-daemon"]) == 4
+    err = capsys.readouterr().err
+    assert "'-'" not in err and "--lang" in err

@@ -60,3 +60,22 @@ def test_check_mode_passes_on_the_committed_files() -> None:
     run = subprocess.run([sys.executable, str(CLIENT / "scripts" / "languages.py"), "--check"],
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
+
+
+def test_the_neovim_recipes_list_every_language_the_server_scores() -> None:
+    """Neovim sends a buffer's filetype as its languageId (``typescriptreact`` for .tsx,
+    ``javascriptreact`` for .jsx, ``cs`` for C#): a recipe without one never attaches to it."""
+    import re
+    from pathlib import Path
+
+    from refscore import languages
+
+    root = Path(__file__).resolve().parents[1]
+    wanted = {"cs" if lsp_id == "csharp" else lsp_id for lsp_id in languages.lsp_ids()}
+    for doc in ("README.md", "docs/install.md", "docs/editor.md"):
+        lists = re.findall(r"filetypes = \{([^}]*)\}", (root / doc).read_text(encoding="utf-8"))
+        assert lists, doc
+        for listed in lists:
+            filetypes = set(re.findall(r'"([^"]+)"', listed))
+            assert all(languages.find(f) for f in filetypes), (doc, filetypes)
+            assert wanted <= filetypes, (doc, sorted(wanted - filetypes))

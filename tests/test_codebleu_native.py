@@ -10,7 +10,9 @@ import time
 
 import pytest
 
+from refscore import languages
 from refscore.analysis.document import analyse_structure
+from refscore.dataflow import extract_dataflow
 from refscore.compat import calc_codebleu
 from refscore.scoring.codebleu import score_codebleu
 from refscore.scoring.corpus import corpus_codebleu_compat
@@ -169,3 +171,27 @@ def test_dataflow_explanations_are_exact_after_non_ascii_text() -> None:
     assert {"label", "total", "values"} <= names
     for item in flow:
         assert item.text.startswith(reference[item.start:item.end] + " ")
+
+
+@pytest.mark.parametrize("language,reference,candidate", [
+    ("typescript", "function f(y: Item): Item {\n  const x = y;\n  return x;\n}\n",
+     "function f(y: Item): Item {\n  const x = y as Item;\n  return x;\n}\n"),
+    ("typescript", "function f(y: number[]) {\n  const x = g(y);\n  return x;\n}\n",
+     "function f(y: number[]) {\n  const x = g<Array<Item>>(y) satisfies Item[];\n  return x;\n}\n"),
+    ("tsx", "const A = (p: Props) => {\n  const x = p.items;\n  return <ul>{x}</ul>;\n};\n",
+     "const A = (p: Props) => {\n  const x = p.items as Item[];\n  return <ul>{x}</ul>;\n};\n"),
+])
+def test_typescript_types_are_not_dataflow_variables(language: str, reference: str, candidate: str) -> None:
+    """A type (``as T``, ``satisfies T``, ``f<T>()``) holds no value: adding one changes no edge."""
+    dataflow = score_codebleu([reference], candidate, language).component("dataflow_match")
+    assert dataflow.total > 0
+    assert dataflow.score == pytest.approx(1.0)
+
+
+def test_a_jsx_closing_tag_is_not_a_use_of_the_opening_tag() -> None:
+    """``</li>`` names no variable: natively, no edge runs from a closing tag to its opening tag."""
+    text = "const A = (a: string) => <ul><li>{a}</li></ul>;\n"
+    root = languages.get("tsx").parse(text.encode()).root_node
+    edges = extract_dataflow(root, text, "tsx", mode="native")
+    assert [e for e in edges if e.name in ("ul", "li") and e.parent_names] == []
+    assert any(e.name == "a" and e.parent_names == ("a",) for e in edges)

@@ -159,3 +159,24 @@ def test_no_language_name_tables_or_checks_outside_the_registry() -> None:
             line = path.read_text(encoding="utf-8").count("\n", 0, match.start()) + 1
             found.append(f"{rel}:{line}: {match.group(0).strip()}")
     assert not found, "language facts outside refscore.languages (put them on LanguageSpec):\n" + "\n".join(found)
+
+
+def test_php_templates_with_html_around_them_are_php(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``.phtml`` is PHP's template extension (HTML with ``<?php ?>`` islands): read as PHP."""
+    from refscore.cli import main
+
+    assert languages.for_path("views/list.phtml").name == "php"
+    page = "<ul>\n<?php foreach ($items as $item): ?><li><?= $item ?></li><?php endforeach; ?>\n</ul>\n"
+    (tmp_path / "ref.phtml").write_text(page, encoding="utf-8")
+    (tmp_path / "cand.phtml").write_text(page, encoding="utf-8")
+    argv = ["score", str(tmp_path / "ref.phtml"), str(tmp_path / "cand.phtml"), "--metrics", "codebleu",
+            "--json", "--no-daemon"]
+    assert main(argv) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["language"] == "php" and row["scores"]["codebleu"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("alias,name", [("jsx", "javascript"), ("cxx", "cpp"), ("tsx", "tsx")])
+def test_lang_takes_the_react_and_cxx_spellings(alias: str, name: str) -> None:
+    """``--lang tsx`` works, so ``--lang jsx`` must too; ``cxx`` is C++'s other file spelling."""
+    assert languages.get(alias).name == name

@@ -107,7 +107,7 @@ def extract_raw_edges(flat: FlatTree, text: str, language: str, *, mode: str = "
     if not flat.types:
         return []
     try:
-        tree = build(flat, text)
+        tree = build(flat, text, rules.not_values)
     except Exception:  # the package's inner try: e.g. a token row past the text
         return []
     depth = flat.depth

@@ -101,8 +101,9 @@ def _token_texts(text: str, spans: list[tuple[int, int]]) -> list[str]:
     return [token_text(lines, point(start), point(end)) for start, end in spans]
 
 
-def build(flat: FlatTree, text: str) -> DataTree:
-    """Number the tokens of ``flat`` (the tree of ``text``) and attach each token's facts."""
+def build(flat: FlatTree, text: str, not_values: frozenset[str] = frozenset()) -> DataTree:
+    """Number the tokens of ``flat`` (the tree of ``text``) and attach each token's facts; the
+    tokens under a node whose type is in ``not_values`` are read as keywords (never variables)."""
     types = flat.types
     tokens = flat.tokens
     spans = flat.token_spans
@@ -119,9 +120,10 @@ def build(flat: FlatTree, text: str) -> DataTree:
     var_nodes, var_facts, var_pairs = tree.var_nodes, tree.var_facts, tree.var_pairs
     kids = flat.kids
     codes = texts if numbers.__class__ is range else [texts[number] for number in numbers]
+    muted = _muted_nodes(flat, not_values) if not_values else ()
     for number, i, code in zip(numbers, tokens, codes):
         t = types[i]
-        if t == code:
+        if t == code or i in muted:
             info[i] = _KEYWORD_INFO  # a keyword's number and text are never read
         else:
             ident = t == "identifier"
@@ -141,11 +143,22 @@ def build(flat: FlatTree, text: str) -> DataTree:
             continue
         code = texts[number]
         t = types[i]
-        info[i] = (KEYWORD if t == code else VARIABLE, number, code, t == "identifier")
-        if t != code:
+        keyword = t == code or i in muted
+        info[i] = (KEYWORD if keyword else VARIABLE, number, code, t == "identifier")
+        if not keyword:
             hidden_vars.append(i)
     hidden_vars.sort()
     return tree
+
+
+def _muted_nodes(flat: FlatTree, not_values: frozenset[str]) -> set[int]:
+    """The nodes at or under a node whose type is in ``not_values``."""
+    muted: set[int] = set()
+    last = flat.last
+    for i, t in enumerate(flat.types):
+        if t in not_values and i not in muted:
+            muted.update(range(i, last[i] + 1))
+    return muted
 
 
 def variables(tree: DataTree, n: Optional[int]) -> tuple[tuple[int, str], ...]:

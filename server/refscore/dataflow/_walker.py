@@ -32,10 +32,15 @@ COMPUTED = "computedFrom"
 
 @dataclass(frozen=True)
 class Rules:
-    """One language's dataflow rules: node type -> handler, and types walked first."""
+    """One language's dataflow rules: node type -> handler, and types walked first.
+
+    ``not_values`` are node types whose tokens never name a variable (TypeScript's types, a JSX
+    closing tag): the tokens under them are read like keywords.
+    """
 
     handlers: Mapping[str, Handler]
     do_first: frozenset[str] = dc_field(default_factory=frozenset)
+    not_values: frozenset[str] = dc_field(default_factory=frozenset)
 
     @cached_property
     def handled_types(self) -> frozenset[str]:

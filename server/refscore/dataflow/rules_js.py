@@ -22,9 +22,19 @@ def _js_groups() -> list[dict]:
 
 JAVASCRIPT = Rules(handlers=table(*_js_groups()))
 
-#: TypeScript: the JavaScript rules, plus typed parameters (``a: T = v``) as declarations.
+#: TypeScript's type syntax (annotations, type arguments, the type of ``x as T`` or ``x satisfies
+#: T``) and JSX closing tags (``</li>`` repeats the opening tag): their names hold no value.
+_TS_NOT_VALUES = frozenset({
+    "type_annotation", "type_arguments", "type_parameters", "type_identifier", "nested_type_identifier",
+    "generic_type", "predefined_type", "array_type", "tuple_type", "union_type", "intersection_type",
+    "literal_type", "object_type", "function_type", "conditional_type", "lookup_type", "parenthesized_type",
+    "readonly_type", "type_query", "index_type_query", "template_literal_type", "jsx_closing_element",
+})
+
+#: TypeScript: the JavaScript rules, plus typed parameters (``a: T = v``) as declarations; the
+#: names in types and closing tags are not variables.
 TYPESCRIPT = Rules(handlers=table(
     dict.fromkeys(("required_parameter", "optional_parameter"),
                   define(by_field("pattern"), by_field("value"))),
     *_js_groups(),
-))
+), not_values=_TS_NOT_VALUES)

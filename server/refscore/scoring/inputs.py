@@ -56,7 +56,12 @@ def resolve_language(explicit: str | None, *paths: str | Path) -> languages.Lang
             except languages.UnknownLanguageError:
                 continue
         if not specs:
-            return languages.for_path(paths[-1])  # raises the helpful message
+            files = [path for path in paths if str(path) != STDIN]
+            if not files:
+                raise languages.UnknownLanguageError(
+                    f"standard input has no file name to tell its language by; pass --lang "
+                    f"(one of: {', '.join(languages.names())})")
+            return languages.for_path(files[-1])  # raises the helpful message
         if len(specs) > 1 and specs[0].takes(specs[-1].name) and not specs[-1].takes(specs[0].name):
             return specs[0]  # a C candidate (.c, .h) of a C++ reference is read as C++
         return specs[-1]  # the candidate's extension wins
