@@ -180,3 +180,32 @@ def test_php_templates_with_html_around_them_are_php(tmp_path: Path, capsys: pyt
 def test_lang_takes_the_react_and_cxx_spellings(alias: str, name: str) -> None:
     """``--lang tsx`` works, so ``--lang jsx`` must too; ``cxx`` is C++'s other file spelling."""
     assert languages.get(alias).name == name
+
+
+@pytest.mark.parametrize("line,name", [
+    ("#!/usr/bin/env python3", "python"), ("#!/usr/bin/python3.11", "python"), ("#!/usr/bin/env -S node --flag", "javascript"),
+    ("#! /usr/local/bin/ruby -w", "ruby"), ("#!/usr/bin/env php", "php"), ("#!/usr/bin/env PYTHONUTF8=1 python", "python")])
+def test_a_shebang_names_its_language(line: str, name: str) -> None:
+    spec = languages.for_shebang(line)
+    assert spec is not None and spec.name == name
+
+
+@pytest.mark.parametrize("line", ["#!/bin/sh", "#!/usr/bin/env bash", "# a comment", "", "#!", "#!/usr/bin/env"])
+def test_a_shebang_of_no_scored_language_names_none(line: str) -> None:
+    assert languages.for_shebang(line) is None
+
+
+def test_score_reads_an_extensionless_script_by_its_shebang(tmp_path) -> None:
+    """An extensionless script (`bin/tool`) was refused: "cannot tell the language ... pass --lang"."""
+    script = "#!/usr/bin/env python3\ndef main(n):\n    return n + 1\n"
+    (tmp_path / "tool").write_text(script, encoding="utf-8")
+    (tmp_path / "ref_tool").write_text(script, encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "refscore", "score", str(tmp_path / "ref_tool"), str(tmp_path / "tool"),
+                          "--metrics", "codebleu", "--json", "--no-daemon"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    assert data["language"] == "python" and data["codebleu"]["codebleu"] == pytest.approx(1.0)
+    (tmp_path / "shell").write_text("#!/bin/sh\necho hi\n", encoding="utf-8")
+    refused = subprocess.run([sys.executable, "-m", "refscore", "score", str(tmp_path / "shell"), str(tmp_path / "shell"),
+                              "--metrics", "codebleu", "--no-daemon"], capture_output=True, text=True, timeout=120)
+    assert refused.returncode != 0 and "pass --lang" in refused.stderr and "Traceback" not in refused.stderr

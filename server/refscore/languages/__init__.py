@@ -9,6 +9,7 @@ table keyed by language names. Parsers are built once per process and per thread
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePath
 from typing import Any
 
@@ -66,6 +67,20 @@ def for_path(path: str | PurePath) -> LanguageSpec:
             f"cannot tell the language of {str(path)!r} from its extension {suffix or '(none)'!r}; "
             f"pass --lang (one of: {', '.join(names())})")
     return spec
+
+
+def for_shebang(first_line: str) -> LanguageSpec | None:
+    """The language a ``#!`` first line runs (``#!/usr/bin/env python3``, ``#!/usr/bin/node``,
+    ``#!/usr/bin/env -S ruby -w``), or None when it names no interpreter of the registry."""
+    if not first_line.startswith("#!"):
+        return None
+    words = first_line[2:].split()
+    if words and PurePath(words[0]).name == "env":
+        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    if not words:
+        return None
+    program = re.sub(r"[\d.]+$", "", PurePath(words[0]).name.lower())
+    return next((s for s in LANGUAGES if program in s.interpreters), None)
 
 
 def for_lsp_id(language_id: str) -> LanguageSpec | None:

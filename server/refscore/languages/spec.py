@@ -48,6 +48,8 @@ class LanguageSpec:
     notebook_extensions: tuple[str, ...] = ()  # notebooks whose code cells are in this language
     lsp_ids: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
+    #: programs a ``#!`` first line may name to run this language (version digits aside)
+    interpreters: tuple[str, ...] = ()
     line_comments: tuple[str, ...] = ("//",)
     block_comments: tuple[tuple[str, str], ...] = (("/*", "*/"),)
     in_codebleu_package: bool = True

@@ -18,7 +18,8 @@ _TS = dict(in_codebleu_package=False, dataflow="typescript", keywords_file="type
 
 LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec("python", "tree_sitter_python", extensions=(".py", ".pyi", ".pyw"), notebook_extensions=(".ipynb",),
-                 lsp_ids=("python",), aliases=("py",), line_comments=("#",), block_comments=(),
+                 lsp_ids=("python",), aliases=("py",), interpreters=("python", "pypy"),
+                 line_comments=("#",), block_comments=(),
                  compat_comments="tokenize", docstrings=True, dataflow="python",
                  function_types=frozenset({"function_definition"}),
                  function_wrapper_types=frozenset({"decorated_definition"}),  # @decorator lines belong to it
@@ -30,7 +31,8 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
                                         "record_declaration"}),
                  **_C_FAMILY_COMMENTS),
     LanguageSpec("javascript", "tree_sitter_javascript", extensions=(".js", ".mjs", ".cjs", ".jsx"),
-                 lsp_ids=("javascript", "javascriptreact"), aliases=("js", "jsx"), dataflow="javascript",
+                 lsp_ids=("javascript", "javascriptreact"), aliases=("js", "jsx"), interpreters=("node", "nodejs"),
+                 dataflow="javascript",
                  class_types=frozenset({"class", "class_declaration"}),
                  **_JS_FUNCTIONS, **_C_FAMILY_COMMENTS),
     LanguageSpec("typescript", "tree_sitter_typescript", "language_typescript",
@@ -62,11 +64,11 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
                  comment_node_types=_JAVA_COMMENT_NODES, dataflow="rust_compat", native_dataflow="rust_native",
                  function_types=frozenset({"function_item"}),
                  class_types=frozenset({"impl_item", "trait_item"}), **_C_FAMILY_COMMENTS),
-    LanguageSpec("ruby", "tree_sitter_ruby", extensions=(".rb",), lsp_ids=("ruby",), aliases=("rb",),
+    LanguageSpec("ruby", "tree_sitter_ruby", extensions=(".rb",), lsp_ids=("ruby",), aliases=("rb",), interpreters=("ruby",),
                  line_comments=("#",), block_comments=(("=begin", "=end"),), compat_comments="none",
                  dataflow="ruby", function_types=frozenset({"method", "singleton_method"}),
                  class_types=frozenset({"class", "module"})),
-    LanguageSpec("php", "tree_sitter_php", "language_php", extensions=(".php", ".phtml"), lsp_ids=("php",),
+    LanguageSpec("php", "tree_sitter_php", "language_php", extensions=(".php", ".phtml"), lsp_ids=("php",), interpreters=("php",),
                  line_comments=("//", "#"), block_comments=(("/*", "*/"),), dataflow="php",
                  function_types=frozenset({"function_definition", "method_declaration"}),
                  class_types=frozenset({"class_declaration", "enum_declaration", "interface_declaration",

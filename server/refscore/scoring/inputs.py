@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import BinaryIO
@@ -44,8 +46,23 @@ def empty_reference(name: str | Path, text: str) -> str | None:
     return None if text.strip() else f"the reference {name} is empty: there is nothing to compare with"
 
 
+def _from_shebang(path: str | Path) -> languages.LanguageSpec | None:
+    """The language of an extensionless regular file's ``#!`` line (never a stream: not read)."""
+    if str(path) == STDIN or Path(path).suffix:
+        return None
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        with open(path, "rb") as handle:
+            first = handle.readline(256)
+    except (OSError, ValueError):
+        return None  # the reader says what is wrong with the file
+    return languages.for_shebang(first.decode("utf-8", "replace").strip())
+
+
 def resolve_language(explicit: str | None, *paths: str | Path) -> languages.LanguageSpec:
-    """The language named by --lang, else the one the file extensions agree on."""
+    """The language named by --lang, else the one the file extensions agree on (a file with no
+    extension: the interpreter its ``#!`` line names)."""
     try:
         if explicit:
             return languages.get(explicit)
@@ -54,7 +71,9 @@ def resolve_language(explicit: str | None, *paths: str | Path) -> languages.Lang
             try:
                 specs.append(languages.for_path(path))
             except languages.UnknownLanguageError:
-                continue
+                spec = _from_shebang(path)
+                if spec is not None:
+                    specs.append(spec)
         if not specs:
             files = [path for path in paths if str(path) != STDIN]
             if not files:
