@@ -101,3 +101,26 @@ def test_no_language_to_tell_names_a_file_not_the_stdin_dash(tmp_path: Path, mon
     assert main(["score", "-", str(tmp_path / "ref"), "--metrics", "codebleu", "--no-daemon"]) == 4
     err = capsys.readouterr().err
     assert "'-'" not in err and "--lang" in err
+
+
+def test_headers_that_hold_cpp_are_read_as_cpp(tmp_path: Path) -> None:
+    """Two `.h` files with a class and a namespace were parsed with C's grammar, without a word:
+    syntax and dataflow came from error trees. C headers stay C."""
+    import json
+    import subprocess
+    import sys
+
+    cpp = "namespace geo {\nclass Point {\n public:\n  int x() const { return x_; }\n private:\n  int x_ = 0;\n};\n}\n"
+    (tmp_path / "ref.h").write_text(cpp, encoding="utf-8")
+    (tmp_path / "mine.h").write_text(cpp.replace("x_", "value_"), encoding="utf-8")
+    (tmp_path / "c_ref.h").write_text("int add(int a, int b);\nstruct point { int x; };\n", encoding="utf-8")
+
+    def language(ref: str, cand: str) -> str:
+        run = subprocess.run([sys.executable, "-m", "refscore", "score", str(tmp_path / ref), str(tmp_path / cand),
+                              "--metrics", "codebleu", "--json", "--no-daemon"], capture_output=True, text=True,
+                             timeout=120)
+        assert run.returncode == 0 and "warning" not in run.stderr, run.stderr
+        return json.loads(run.stdout)["language"]
+
+    assert language("ref.h", "mine.h") == "cpp"
+    assert language("c_ref.h", "c_ref.h") == "c"

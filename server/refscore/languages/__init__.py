@@ -83,6 +83,23 @@ def for_shebang(first_line: str) -> LanguageSpec | None:
     return next((s for s in LANGUAGES if program in s.interpreters), None)
 
 
+def accepted_by(spec: LanguageSpec) -> list[LanguageSpec]:
+    """The other languages that also read ``spec``'s files (``accepts``: C++ reads C's)."""
+    return [other for other in LANGUAGES if other is not spec and spec.name in other.accepts]
+
+
+def reading_language(spec: LanguageSpec, texts: list[bytes]) -> LanguageSpec:
+    """``spec``, or a language that also reads its files (``accepts``: C++ for C's ``.c`` and
+    ``.h``, TSX for TypeScript) when ``spec``'s grammar finds an error in one of ``texts`` and
+    only that language's grammar parses them all."""
+    if not any(spec.parse(t).root_node.has_error for t in texts):
+        return spec
+    for other in accepted_by(spec):
+        if not any(other.parse(t).root_node.has_error for t in texts):
+            return other
+    return spec
+
+
 def for_lsp_id(language_id: str) -> LanguageSpec | None:
     """Look a language up by LSP languageId; None when unknown."""
     return _BY_NAME.get(language_id.lower())

@@ -60,9 +60,31 @@ def _from_shebang(path: str | Path) -> languages.LanguageSpec | None:
     return languages.for_shebang(first.decode("utf-8", "replace").strip())
 
 
+#: The most of each file read to tell a language from one that also reads its files.
+_PEEK_BYTES = 1 << 20
+
+
+def _peek(paths: tuple[str | Path, ...]) -> list[bytes] | None:
+    """The first ``_PEEK_BYTES`` of every file, or None when one is standard input or no regular
+    file (a stream is never read twice; the reader says what is wrong with a file)."""
+    texts = []
+    for path in paths:
+        if str(path) == STDIN:
+            return None
+        try:
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                return None
+            with open(path, "rb") as handle:
+                texts.append(handle.read(_PEEK_BYTES))
+        except (OSError, ValueError):
+            return None
+    return texts
+
+
 def resolve_language(explicit: str | None, *paths: str | Path) -> languages.LanguageSpec:
     """The language named by --lang, else the one the file extensions agree on (a file with no
-    extension: the interpreter its ``#!`` line names)."""
+    extension: the interpreter its ``#!`` line names; files that only a language which also reads
+their extension parses, such as C++ in ``.h`` headers: that language)."""
     try:
         if explicit:
             return languages.get(explicit)
@@ -83,6 +105,9 @@ def resolve_language(explicit: str | None, *paths: str | Path) -> languages.Lang
             return languages.for_path(files[-1])  # raises the helpful message
         if len(specs) > 1 and specs[0].takes(specs[-1].name) and not specs[-1].takes(specs[0].name):
             return specs[0]  # a C candidate (.c, .h) of a C++ reference is read as C++
-        return specs[-1]  # the candidate's extension wins
+        texts = _peek(paths) if languages.accepted_by(specs[-1]) else None
+        # the candidate's extension wins, unless only a language that also reads such files
+        # parses them (C++ in .h headers)
+        return languages.reading_language(specs[-1], texts) if texts else specs[-1]
     except languages.UnknownLanguageError as error:
         raise LanguageError(str(error)) from None
