@@ -44,3 +44,20 @@ def test_paper_folds_without_the_paper_protocol_is_a_usage_error(tmp_path: Path,
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--paper-folds" in err[0] and "--protocol paper" in err[0]
     assert not (tmp_path / "r.json").exists()
+
+
+def test_options_of_what_the_run_does_not_score_are_named_once(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """`--layers 4` with `--metrics chrf`, or `--sample 3` with only CoNaLa, changed nothing in silence."""
+    out = tmp_path / "r.json"
+    assert main(["eval", *TINY, "--layers", "4", "--contexts", "nl", "--sample", "3", "--out", str(out)]) == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert warnings == [
+        "refscore: warning: --layers, --contexts only change CodeBERTScore, which --metrics does not score: ignored",
+        "refscore: warning: --sample only changes the HumanEval sample, which --languages leaves out: ignored"]
+    assert json.loads(out.read_text(encoding="utf-8"))["settings"]["contexts"] == [False, True]  # the default
+
+
+def test_options_of_what_the_run_scores_give_no_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", *TINY, "--conala-sample", "2", "--out", str(tmp_path / "r.json")]) == 0
+    assert "warning" not in capsys.readouterr().err

@@ -163,6 +163,23 @@ def drop_from_scores_ignored(args: argparse.Namespace) -> None:
                  f"which --from-scores reads from {args.from_scores}")
 
 
+def drop_unscored_options(args: argparse.Namespace) -> None:
+    """Options of a metric group or dataset this run does not score changed nothing in silence:
+    one warning line per kind (``options.drop_ignored``), each option set back to its default."""
+    from .options import drop_ignored
+
+    def known(*dests: str) -> list[tuple[str, str, object]]:
+        return [(_OPTIONS[d][0], d, _OPTIONS[d][1]) for d in dests if d in _OPTIONS]
+
+    if "cbs" not in args.metrics:
+        drop_ignored(args, known("layers", "contexts", "cbs_languages"), "CodeBERTScore",
+                     "which --metrics does not score")
+    if "conala" not in args.languages:
+        drop_ignored(args, known("conala_sample"), "the CoNaLa sample", "which --languages leaves out")
+    if not set(args.languages) & set(_DATASETS[:-1]):
+        drop_ignored(args, known("sample"), "the HumanEval sample", "which --languages leaves out")
+
+
 def paper_problem(args: argparse.Namespace) -> str | None:
     """The options given that ``--protocol paper`` does not read, as one line (None when none is)."""
     given = [flag for dest, (flag, default) in _OPTIONS.items()
@@ -316,6 +333,8 @@ def handle(args: argparse.Namespace) -> int:
     if problem:
         print(f"refscore eval: {problem}", file=sys.stderr)
         return EXIT_USAGE
+    if not args.from_scores:  # with it, every scoring option is dropped (drop_from_scores_ignored)
+        drop_unscored_options(args)
     config = EvalConfig(
         data_dir=str(args.data or default_data_dir()), datasets=list(args.languages),
         sample=args.sample, conala_sample=args.conala_sample, seed=args.seed,
