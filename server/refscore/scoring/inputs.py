@@ -46,45 +46,40 @@ def empty_reference(name: str | Path, text: str) -> str | None:
     return None if text.strip() else f"the reference {name} is empty: there is nothing to compare with"
 
 
-def _from_shebang(path: str | Path) -> languages.LanguageSpec | None:
-    """The language of an extensionless regular file's ``#!`` line (never a stream: not read)."""
-    if str(path) == STDIN or Path(path).suffix:
+#: The most of each file read to tell a language from one that also reads its files.
+_PEEK_BYTES = 1 << 20
+
+
+def _head(path: str | Path, limit: int = _PEEK_BYTES) -> bytes | None:
+    """The first ``limit`` bytes of a regular file; None for standard input, a stream (never
+    read twice) or a file that cannot be read (its reader says what is wrong with it)."""
+    if str(path) == STDIN:
         return None
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return None
         with open(path, "rb") as handle:
-            first = handle.readline(256)
+            return handle.read(limit)
     except (OSError, ValueError):
-        return None  # the reader says what is wrong with the file
-    return languages.for_shebang(first.decode("utf-8", "replace").strip())
+        return None
 
 
-#: The most of each file read to tell a language from one that also reads its files.
-_PEEK_BYTES = 1 << 20
+def _from_shebang(path: str | Path) -> languages.LanguageSpec | None:
+    """The language of an extensionless regular file's ``#!`` line."""
+    head = None if Path(path).suffix else _head(path, 256)
+    return languages.for_shebang(head.decode("utf-8", "replace").splitlines()[0].strip()) if head else None
 
 
 def _peek(paths: tuple[str | Path, ...]) -> list[bytes] | None:
-    """The first ``_PEEK_BYTES`` of every file, or None when one is standard input or no regular
-    file (a stream is never read twice; the reader says what is wrong with a file)."""
-    texts = []
-    for path in paths:
-        if str(path) == STDIN:
-            return None
-        try:
-            if not stat.S_ISREG(os.stat(path).st_mode):
-                return None
-            with open(path, "rb") as handle:
-                texts.append(handle.read(_PEEK_BYTES))
-        except (OSError, ValueError):
-            return None
-    return texts
+    """The head of every file, or None when one of them cannot be peeked at."""
+    heads = [_head(path) for path in paths]
+    return None if any(h is None for h in heads) else heads  # type: ignore[return-value]
 
 
 def resolve_language(explicit: str | None, *paths: str | Path) -> languages.LanguageSpec:
     """The language named by --lang, else the one the file extensions agree on (a file with no
     extension: the interpreter its ``#!`` line names; files that only a language which also reads
-their extension parses, such as C++ in ``.h`` headers: that language)."""
+    their extension parses, such as C++ in ``.h`` headers: that language)."""
     try:
         if explicit:
             return languages.get(explicit)
