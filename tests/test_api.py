@@ -227,3 +227,11 @@ def test_a_setting_that_cannot_be_had_is_refused_as_the_cli_refuses_it(setting: 
             call(CANDIDATES, [REFERENCE] * 2, language="python", metrics=("codebleu", "codebertscore"), **setting)
     row, = refscore.score(CANDIDATES[:1], [REFERENCE], language="python", metrics=("codebleu",), **setting)
     assert row.codebleu is not None  # no CodeBERTScore asked: no model to load, as on the command line
+
+
+@pytest.mark.parametrize("setting", ["model", "idf"])
+def test_a_path_under_a_home_that_does_not_exist_is_a_score_input_error(setting: str) -> None:
+    """``~nosuchuser/...`` raised RuntimeError from ``Path.expanduser`` deep in the request checks."""
+    with pytest.raises(refscore.ScoreInputError):
+        refscore.score(["x = 1\n"], ["x = 2\n"], language="python", metrics=("codebertscore",),
+                       **{setting: "~nosuchuser/m.json"})

@@ -309,3 +309,15 @@ def test_heat_options_without_a_heat_view_are_one_warning(tmp_path: Path) -> Non
     assert as_json.returncode == 0, as_json.stderr
     lines = [line for line in as_json.stderr.splitlines() if line.startswith("refscore: warning")]
     assert len(lines) == 1 and "--color" in lines[0] and "--json" in lines[0] and "ignored" in lines[0], lines
+
+
+@pytest.mark.parametrize("option,needle", [("--model", "is not a local folder"), ("--idf", "no such IDF file")])
+def test_a_path_under_a_home_that_does_not_exist_is_a_missing_file(option: str, needle: str) -> None:
+    """`~nosuchuser/...` made `Path.expanduser` raise: "internal error: RuntimeError: Could not
+    determine home directory" (the CLI's --model and --idf, the API, `refscore setup --env`)."""
+    result = score("--metrics", "codebertscore", option, "~nosuchuser/m.json")
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert result.returncode == 3 and len(lines) == 1 and needle in lines[0], result.stderr
+    assert "internal error" not in result.stderr
+    setup = refscore("setup", "--env", "~nosuchuser/env", "--plan")
+    assert "internal error" not in setup.stderr and "Traceback" not in setup.stderr, setup.stderr

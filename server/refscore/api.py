@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 from .api_types import (AGGREGATIONS, BERT_KEYS, CODEBLEU_KEYS, CorpusScore, SampleScore, codebleu_default,
                         mean_of)
 from .errors import ScoreInputError, refuse_lone_surrogates, refuse_one_string
+from .safe_read import user_path
 from .settings_schema import (ALL_METRICS, IDF_FROM_REFERENCES, IDF_ONE_REFERENCE, SETTINGS, TEXT_METRICS,
                               SettingError, idf_lacks_references, shown)
 
@@ -122,7 +122,7 @@ def build_requests(candidates: Sequence[str], references: References, language: 
             raise ScoreInputError(f"{name} {shown(value)}: {error}") from None
     # absolute paths: requests may travel to the daemon, which has another working folder
     if checked["idf"] not in (None, IDF_FROM_REFERENCES):
-        checked["idf"] = str(Path(checked["idf"]).expanduser().resolve())
+        checked["idf"] = str(user_path(checked["idf"]).resolve())
     from .embed.model_check import portable_model
 
     checked["model"] = portable_model(checked["model"])

@@ -65,6 +65,15 @@ def _os_error(path: Path, error: OSError) -> InputFileError:
     return InputFileError(f"{path}: cannot read ({error.strerror or error})")
 
 
+def user_path(text: str | Path) -> Path:
+    """``text`` as a path, ``~`` and ``~user`` expanded; as written when there is no such home
+    (``expanduser`` raises RuntimeError): then it names a file that is missing, not an error."""
+    try:
+        return Path(text).expanduser()
+    except RuntimeError:
+        return Path(text)
+
+
 def open_regular(path: str | Path, limit: int | None = None, what: str = "a source file") -> BinaryIO:
     """Open a regular file for reading in binary mode; InputFileError for anything else (a
     missing file, a FIFO, a device, a folder (not ``what``), or a reported size over ``limit``)."""

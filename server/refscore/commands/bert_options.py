@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from ..errors import InputFileError
-from ..safe_read import open_regular
+from ..safe_read import open_regular, user_path
 from ..settings_schema import IDF_FROM_REFERENCES
 from .options import checked
 
@@ -24,7 +23,7 @@ def idf_setting(idf: str | None) -> str | None:
     idf = checked("idf", idf)
     if idf is None or idf == IDF_FROM_REFERENCES:
         return idf
-    path = Path(idf).expanduser()
+    path = user_path(idf)
     try:
         open_regular(path, MAX_IDF_BYTES).close()
     except InputFileError as error:

@@ -25,6 +25,7 @@ from ..provision.plan import (
     make_plan,
     size,
 )
+from ..safe_read import user_path
 from ..vocabulary import EXIT_INTERRUPTED
 
 #: The set-up could not start or a step failed (the message and the log say why).
@@ -57,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def options_from(args: argparse.Namespace) -> SetupOptions:
-    return SetupOptions(env=args.env or default_env(), base_python=args.base_python,
+    return SetupOptions(env=user_path(args.env) if args.env else default_env(), base_python=args.base_python,
                         source=args.source or default_source(), torch=args.torch.strip() or DEFAULT_TORCH,
                         torch_index_url=args.torch_index_url, find_links=args.find_links,
                         pip_args=tuple(args.pip_args))

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Iterable
 
+from ..safe_read import user_path
 from ..settings_schema import DEVICE_PATTERN, check_layer_range
 from .registry import ModelNotAvailableError, resolve_model
 
@@ -18,9 +19,9 @@ LAYER_KEYS = ("num_hidden_layers", "n_layer", "num_layers")
 def portable_model(model: str | None) -> str | None:
     """``model`` as a request may carry it to a daemon with another working folder: a folder
     here as its absolute path, a Hugging Face id (or None) as given."""
-    if model is None or not Path(model).expanduser().is_dir():
+    if model is None or not user_path(model).is_dir():
         return model
-    return str(Path(model).expanduser().resolve())
+    return str(user_path(model).resolve())
 
 
 def hidden_layers(folder: str) -> int | None:

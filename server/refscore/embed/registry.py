@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import languages
+from ..safe_read import user_path
 
 EMBEDDED_MODEL_ID = "all-MiniLM-L6-v2"
 #: Layer used for the embedded MiniLM: its last (6th). The model was trained (contrastively) for
@@ -89,7 +90,7 @@ def local_model_path(model: str) -> str | None:
     """A local folder holding ``model`` (a path or HF id), or None. Reads the disk only."""
     if model == EMBEDDED_MODEL_ID:
         return embedded_model_path()
-    folder = Path(model).expanduser()
+    folder = user_path(model)
     if folder.is_dir():
         return str(folder) if _has_weights(folder) else None
     if model.count("/") > 1 or model.startswith((".", "/", "~")):
@@ -140,7 +141,7 @@ def resolve_model(language: str | None = None, model: str | None = None,
     """
     if model is not None:
         path = local_model_path(model)
-        if path is None and Path(model).expanduser().is_dir():
+        if path is None and user_path(model).is_dir():
             raise ModelNotAvailableError(
                 f"model folder {model!r} holds no model: it needs config.json and the weights "
                 "(model.safetensors or pytorch_model.bin)")

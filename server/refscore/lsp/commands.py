@@ -21,7 +21,7 @@ from ..scoring.pairing import best_region
 from . import arguments
 from .missing import missing_items
 from .render import bert_data, codebleu_data
-from .references import user_path
+from ..safe_read import user_path
 from .requests import request_for
 from .scorers import ScorerUnavailable
 from .server import RefScoreServer

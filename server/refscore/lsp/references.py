@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..languages import LanguageSpec
+from ..safe_read import user_path
 from ..scoring.pragma import read_pragma
 
 CONVENTION_FOLDERS = ("reference", "solutions")
@@ -63,15 +64,6 @@ def glob_to_regex(pattern: str) -> re.Pattern[str]:
             out.append(re.escape(pattern[i]))
             i += 1
     return re.compile("".join(out) + r"\Z")
-
-
-def user_path(text: str) -> Path:
-    """``text`` as a path, ``~`` and ``~user`` expanded; as written when there is no such home
-    (``expanduser`` raises RuntimeError): then it names a file that is missing, not an error."""
-    try:
-        return Path(text).expanduser()
-    except RuntimeError:
-        return Path(text)
 
 
 def _expand(template: str, candidate: Path, folder: Path | None) -> Path:

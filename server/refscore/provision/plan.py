@@ -265,7 +265,7 @@ def _place_problems(env: Path, log: Path) -> list[str]:
 
 def make_plan(options: SetupOptions) -> Plan:
     """The plan for ``options`` (runs the base interpreter once to check it, and ``nvidia-smi``)."""
-    env = options.env.expanduser().absolute()
+    env = options.env.absolute()  # ``~`` expanded by the command (safe_read.user_path)
     python = str(env_python(env, options.platform))
     problems: list[str] = []
     version, venv, broken = _probe(options.base_python)
