@@ -32,9 +32,6 @@ export class StatusView implements vscode.Disposable {
   /** CodeBERTScore needs setting up (the item says so, and a click starts the set-up). */
   setBertSetup(needed: boolean): void {
     this.bertSetup = needed;
-    if (this.stopped === undefined) {
-      this.item.command = needed ? "refscore.setUpCodeBertScore" : "refscore.showScores";
-    }
     this.refresh();
   }
 
@@ -42,7 +39,6 @@ export class StatusView implements vscode.Disposable {
   serverStopped(reason?: string): void {
     this.stopped = { reason };
     this.states.clear();
-    this.item.command = "refscore.restartServer";
     this.refresh();
   }
 
@@ -52,7 +48,6 @@ export class StatusView implements vscode.Disposable {
       return;
     }
     this.stopped = undefined;
-    this.item.command = this.bertSetup ? "refscore.setUpCodeBertScore" : "refscore.showScores";
     this.refresh();
   }
 
@@ -67,6 +62,9 @@ export class StatusView implements vscode.Disposable {
 
   /** Redraws for the active editor (call on editor switches and edits). */
   refresh(): void {
+    // what a click does follows the state: restart a stopped server, set CodeBERTScore up, or show the scores
+    this.item.command = this.stopped !== undefined ? "refscore.restartServer"
+      : this.bertSetup ? "refscore.setUpCodeBertScore" : "refscore.showScores";
     const doc = vscode.window.activeTextEditor?.document;
     if (this.stopped !== undefined && doc !== undefined && vscode.languages.match(documentSelector(), doc) > 0) {
       this.item.text = STOPPED_TEXT;
