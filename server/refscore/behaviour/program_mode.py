@@ -1,0 +1,97 @@
+"""Program mode: the same standard input to the reference and the candidate, their standard
+outputs compared (trailing whitespace normalised) and their exit status (zero or not) noted.
+For scripts without functions and for ``main`` exercises; each run in a fresh sandbox."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Any, Callable, Sequence
+
+from .calls import Call
+from .runners import python as python_runner
+from .sandbox import Completed, Sandbox
+
+#: How long one program run may take (the reference's own time sets the candidate's, up to this).
+PROGRAM_SECONDS = 5.0
+#: Standard inputs kept at most.
+MAX_STDINS = 20
+
+Runner = Callable[[Sandbox, str, str, float], Completed]
+
+
+def normalised(output: bytes) -> str:
+    """Standard output with trailing whitespace of each line and trailing blank lines removed."""
+    text = output.decode("utf-8", "replace").replace("\r\n", "\n")
+    return "\n".join(line.rstrip() for line in text.split("\n")).rstrip("\n")
+
+
+def outcome(completed: Completed) -> dict[str, Any]:
+    """A program run as a record ``compare`` reads: its output as a value, or why it has none."""
+    if completed.timed_out:
+        return {"timeout": True, "s": completed.seconds}
+    if completed.output_capped:
+        return {"lost": "printed too much", "s": completed.seconds}
+    record: dict[str, Any] = {"v": ["s", normalised(completed.stdout)], "s": completed.seconds,
+                              "status": completed.returncode}
+    if completed.returncode != 0:
+        lines = completed.stderr.decode("utf-8", "replace").strip().splitlines()
+        record["m"] = lines[-1][:200] if lines else f"exit {completed.returncode}"
+    return record
+
+
+def _python_runner(sandbox: Sandbox, program: str, stdin: str, seconds: float) -> Completed:
+    return python_runner.run_program(sandbox, program, stdin, seconds)
+
+
+def plan(sandbox: Sandbox, reference: str, stdins: Sequence[str], run: Runner = _python_runner) -> Any:
+    """The standard inputs the reference runs on in time, with its outcome on each."""
+    from .python_behaviour import Plan
+
+    calls, outcomes = [], []
+    for stdin in list(dict.fromkeys(stdins))[:MAX_STDINS]:
+        record = outcome(run(sandbox, reference, stdin, PROGRAM_SECONDS))
+        if "v" in record:
+            calls.append(Call("<program>", json.dumps(stdin), "file"))
+            outcomes.append(record)
+    if not calls:
+        return Plan(skipped="the reference program did not finish on any input", stdins=())
+    slowest = max(float(o.get("s", 0.0)) for o in outcomes)
+    digest = hashlib.sha256(json.dumps([c.args for c in calls]).encode()).hexdigest()[:12]
+    return Plan(tuple(calls), tuple(outcomes), min(PROGRAM_SECONDS, max(2.0, 5 * slowest)), digest,
+                stdins=tuple(json.loads(c.args) for c in calls))
+
+
+def agree(expected: dict[str, Any], actual: dict[str, Any]) -> tuple[bool, str]:
+    """Whether two program runs agree: the same output and both succeeded or both failed."""
+    if "v" not in actual:
+        return False, "timeout" if actual.get("timeout") else str(actual.get("lost", "crashed"))
+    if (expected.get("status") == 0) != (actual.get("status") == 0):
+        return False, f"exit status {actual.get('status')} (the reference's: {expected.get('status')})"
+    if expected["v"] != actual["v"]:
+        return False, "different output"
+    return True, ""
+
+
+def behaviour(sandbox: Sandbox, the_plan: Any, candidate: str, runtime: str, run: Runner = _python_runner,
+              language: str = "python") -> Any:
+    """The candidate run on each of the plan's standard inputs, compared with the reference."""
+    from .compare import shown
+    from .result import KEPT_DISAGREEMENTS, BehaviourResult, Disagreement, FunctionAgreement
+
+    signature = (f"behaviour|lang:{language}|mode:program|inputs:{the_plan.digest or 'none'}|n:{len(the_plan.calls)}"
+                 f"|sandbox:{sandbox.kind}|{runtime}|version:1")
+    if the_plan.skipped is not None:
+        return BehaviourResult.skipped(the_plan.skipped, signature)
+    agreed, disagreements = 0, []
+    for stdin, expected in zip(the_plan.stdins, the_plan.outcomes):
+        actual = outcome(run(sandbox, candidate, stdin, the_plan.call_seconds))
+        same, reason = agree(expected, actual)
+        if same:
+            agreed += 1
+        elif len(disagreements) < KEPT_DISAGREEMENTS:
+            disagreements.append(Disagreement(f"stdin {stdin[:200]!r}", shown(expected), shown(actual), reason))
+    total = len(the_plan.stdins)
+    return BehaviourResult(agreed / total, total, agreed, (FunctionAgreement("<program>", total, agreed),),
+                           tuple(disagreements), mode="program", signature=signature)

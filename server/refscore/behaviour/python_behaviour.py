@@ -1,0 +1,159 @@
+"""Behaviour of Python code: the reference's inputs made and run once (cached), then the
+candidate run on the kept ones in a sandbox of its own, outcome by outcome."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from .calls import Call
+from .compare import outcomes_agree, shown
+from .inputs.python_examples import read_shapes
+from .inputs.python_inputs import candidate_calls
+from .inputs.teacher_file import InputsFileError, read_calls, read_stdins
+from .result import KEPT_DISAGREEMENTS, BehaviourResult, Disagreement, FunctionAgreement
+from .runners import python as runner
+from .sandbox import Sandbox
+from .select import choose
+from .settings import BehaviourSettings
+from . import program_mode
+
+#: How long the reference may take over all of its candidate inputs.
+REFERENCE_WALL = 60.0
+#: Timeouts of one candidate run after which its remaining calls are not made.
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The reference's kept inputs and its outcome on each, or why there are none."""
+
+    calls: tuple[Call, ...] = ()
+    outcomes: tuple[dict[str, Any], ...] = ()
+    call_seconds: float = 1.0
+    digest: str = ""
+    skipped: str | None = None
+    stdins: tuple[str, ...] | None = None  # program mode
+
+
+@lru_cache(maxsize=256)
+def plan(sandbox: Sandbox, reference: str, settings: BehaviourSettings) -> Plan:
+    """The inputs of ``reference`` and its outcomes (made once per reference and settings)."""
+    try:
+        shapes = read_shapes(reference)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        line = getattr(error, "lineno", None)
+        return Plan(skipped="the reference does not parse" + (f" (line {line})" if line else ""))
+    if not shapes.functions:
+        stdins = read_stdins(settings.inputs) if settings.inputs else [""]
+        return program_mode.plan(sandbox, reference, stdins)
+    try:
+        extra = read_calls(settings.inputs, set(shapes.functions)) if settings.inputs else []
+    except InputsFileError as error:
+        return Plan(skipped=str(error))
+    calls = candidate_calls(shapes, extra, settings.seed)
+    if settings.functions is not None:
+        calls = [c for c in calls if c.function in settings.functions]
+    if not calls:
+        return Plan(skipped="no inputs: the reference shows no example call or type hint; give an inputs file")
+    load, records = runner.run_calls(sandbox, reference, calls, call_seconds=1.0, wall_seconds=REFERENCE_WALL)
+    if load is None or load.get("load") != "ok":
+        why = (load or {}).get("e", "crash")
+        return Plan(skipped=f"the reference does not run ({why}: {str((load or {}).get('m', ''))[:80]})")
+    kept = choose(calls, records, settings.per_function, settings.seed)
+    if not kept:
+        return Plan(skipped="no inputs: the reference failed or ran long on every input made")
+    chosen = tuple(calls[i] for i in kept)
+    outcomes = tuple(records[i] for i in kept)
+    slowest = max(float(o.get("s", 0.0)) for o in outcomes)
+    digest = hashlib.sha256(json.dumps([c.text for c in chosen]).encode()).hexdigest()[:12]
+    return Plan(chosen, outcomes, min(2.0, max(0.5, 20 * slowest)), digest)
+
+
+def defined_names(source: str) -> set[str] | None:
+    """Names the candidate binds at its top level (None when it does not parse)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        else:  # names bound inside if/try/for blocks at the top level
+            names.update(n.name for n in ast.walk(node) if isinstance(n, (ast.FunctionDef, ast.ClassDef)))
+    return names
+
+
+def judge(sandbox: Sandbox, the_plan: Plan, candidate: str) -> tuple[list[tuple[Call, dict, dict]], str]:
+    """Each kept input with the reference's and the candidate's outcome, and the mode."""
+    names = defined_names(candidate)
+    if names is None:
+        try:
+            ast.parse(candidate)
+        except SyntaxError as error:
+            failure = {"load_error": f"does not parse: SyntaxError at line {error.lineno}"}
+        except (ValueError, RecursionError, MemoryError) as error:
+            failure = {"load_error": f"does not parse: {type(error).__name__}"}
+        else:  # pragma: no cover - parsed the second time
+            failure = {"load_error": "does not parse"}
+        return [(c, o, failure) for c, o in zip(the_plan.calls, the_plan.outcomes)], "function"
+    shared = [(c, o) for c, o in zip(the_plan.calls, the_plan.outcomes) if c.function in names]
+    missing = [(c, o, {"missing": True}) for c, o in zip(the_plan.calls, the_plan.outcomes) if c.function not in names]
+    if not shared:
+        return missing, "function"
+    wall = min(30.0, 3.0 + sum(min(the_plan.call_seconds, 0.05 + 10 * float(o.get("s", 0))) for _, o in shared))
+    load, records = runner.run_calls(sandbox, candidate, [c for c, _ in shared], the_plan.call_seconds, wall)
+    if load is None or load.get("load") != "ok":
+        error = load or {}
+        text = f"does not load: {error.get('e', 'crash')}" + (f" at line {error['line']}" if error.get("line") else "")
+        records = [{"load_error": text + (f" ({error.get('m')})" if error.get("m") and not error.get("line") else "")}
+                   for _ in shared]
+    return [(c, o, r) for (c, o), r in zip(shared, records)] + missing, "function"
+
+
+def result_of(judged: list[tuple[Call, dict, dict]], mode: str, signature: str) -> BehaviourResult:
+    """Agreement, per function counts and the first disagreements."""
+    per_function: dict[str, list[int]] = {}
+    disagreements: list[Disagreement] = []
+    for call, expected, actual in judged:
+        counts = per_function.setdefault(call.function, [0, 0])
+        counts[0] += 1
+        if "load_error" in actual:
+            agree, reason = False, actual["load_error"]
+        else:
+            agree, reason = outcomes_agree(expected, actual)
+        if agree:
+            counts[1] += 1
+        elif len(disagreements) < KEPT_DISAGREEMENTS:
+            disagreements.append(Disagreement(call.text, shown(expected), shown(actual) if "load_error" not in actual
+                                              else reason, reason, call.function))
+    total = sum(c[0] for c in per_function.values())
+    agreed = sum(c[1] for c in per_function.values())
+    functions = tuple(FunctionAgreement(name, c[0], c[1]) for name, c in per_function.items())
+    return BehaviourResult(agreed / total if total else 0.0, total, agreed, functions, tuple(disagreements),
+                           mode=mode, signature=signature)
+
+
+def python_behaviour(sandbox: Sandbox, reference: str, candidate: str, settings: BehaviourSettings) -> BehaviourResult:
+    """Run both and compare; the signature says how the inputs were made and where they ran."""
+    import os
+
+    the_plan = plan(sandbox, reference, settings)
+    version = runner.python_version(os.geteuid() == 0 and sandbox.kind == "bwrap")
+    if the_plan.stdins is not None:
+        return program_mode.behaviour(sandbox, the_plan, candidate, f"python:{version}")
+    signature = (f"behaviour|lang:python|mode:function|inputs:{the_plan.digest or 'none'}|n:{len(the_plan.calls)}"
+                 f"|seed:{settings.seed}|sandbox:{sandbox.kind}|python:{version}|version:1")
+    if the_plan.skipped is not None:
+        return BehaviourResult.skipped(the_plan.skipped, signature)
+    judged, mode = judge(sandbox, the_plan, candidate)
+    return result_of(judged, mode, signature)

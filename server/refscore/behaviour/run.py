@@ -1,0 +1,47 @@
+"""The behaviour stage's one entry: run the candidate beside the reference, in a sandbox, and
+say how often they agree; or, in one line, why it did not run."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from .result import BehaviourResult
+from .sandbox import Sandbox, SandboxUnavailable, find_sandbox
+from .settings import BehaviourSettings
+
+LanguageRunner = Callable[[Sandbox, str, str, BehaviourSettings], BehaviourResult]
+
+
+def _runners() -> dict[str, LanguageRunner]:
+    from .python_behaviour import python_behaviour
+
+    runners: dict[str, LanguageRunner] = {"python": python_behaviour}
+    try:
+        from .javascript_behaviour import RUNNERS as javascript
+    except ImportError:
+        javascript = {}
+    try:
+        from .compiled_behaviour import RUNNERS as compiled
+    except ImportError:
+        compiled = {}
+    return {**runners, **javascript, **compiled}
+
+
+def supported_languages() -> tuple[str, ...]:
+    """The languages behaviour can run."""
+    return tuple(_runners())
+
+
+def run_behaviour(reference: str, candidate: str, language: str,
+                  settings: BehaviourSettings = BehaviourSettings()) -> BehaviourResult:
+    """Agreement of ``candidate`` with ``reference`` on inputs made from the reference."""
+    runner = _runners().get(language)
+    if runner is None:
+        return BehaviourResult.skipped(f"not available for {language}")
+    if not reference.strip():
+        return BehaviourResult.skipped("the reference is empty")
+    try:
+        sandbox = find_sandbox(settings.allow_unsandboxed)
+    except SandboxUnavailable as error:
+        return BehaviourResult.skipped(str(error))
+    return runner(sandbox, reference, candidate, settings)

@@ -1,0 +1,1 @@
+"""How each language's code is run in the sandbox: function calls and whole programs."""
