@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from typing import Any, Callable, Sequence
 
 from .calls import Call
