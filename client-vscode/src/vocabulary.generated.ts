@@ -25,6 +25,7 @@ export const SCORE_LABELS: Readonly<Record<string, string>> = {
   "chrf": "chrF",
   "tsed": "TSED",
   "crystalbleu": "CrystalBLEU",
+  "behaviour": "Behaviour",
 };
 
 /** What the reference has that the candidate lacks, by kind. */

@@ -24,17 +24,16 @@ from .api_types import (AGGREGATIONS, BERT_KEYS, CODEBLEU_KEYS, CorpusScore, Sam
                         mean_of)
 from .errors import ScoreInputError, refuse_lone_surrogates, refuse_one_string
 from .safe_read import user_path
-from .settings_schema import (ALL_METRICS, IDF_FROM_REFERENCES, IDF_ONE_REFERENCE, SETTINGS, TEXT_METRICS,
-                              SettingError, idf_lacks_references, shown)
+from .settings_schema import (ALL_METRICS, BEHAVIOUR_METRICS, DEFAULT_METRICS, IDF_FROM_REFERENCES,
+                              IDF_ONE_REFERENCE, SETTINGS, TEXT_METRICS, SettingError, idf_lacks_references, shown)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .scoring.report import ScoreReport, ScoreRequest
     from .scoring.scorer import Scorer
 
 References = Sequence[Union[str, Sequence[str]]]
-DEFAULT_METRICS = ALL_METRICS
 #: metrics ``score`` computes (CrystalBLEU needs a whole run: ``refscore grade``)
-API_METRICS = (*ALL_METRICS, *TEXT_METRICS)
+API_METRICS = (*ALL_METRICS, *TEXT_METRICS, *BEHAVIOUR_METRICS)
 
 
 def score(candidates: Sequence[str], references: References, language: str,
@@ -42,7 +41,8 @@ def score(candidates: Sequence[str], references: References, language: str,
           aggregation: str | Mapping[str, str] | None = None, codebleu_rule: str = "native",
           weights: Sequence[float] = (0.25, 0.25, 0.25, 0.25), model: str | None = None,
           layer: int | None = None, device: str | None = None, idf: str | None = None,
-          backend: str | None = None, scorer: Union[str, "Scorer"] = "local") -> list[SampleScore]:
+          backend: str | None = None, scorer: Union[str, "Scorer"] = "local", inputs: str | None = None,
+          unsandboxed: bool = False) -> list[SampleScore]:
     """Per-sample scores: one ``SampleScore`` per candidate, in order.
 
     ``references``: one reference (a string) or several (a list of strings) per candidate.
@@ -50,10 +50,12 @@ def score(candidates: Sequence[str], references: References, language: str,
     candidate. ``aggregation``: how several references combine, one name for every metric that
     allows it or ``{metric: name}`` (``api_types.AGGREGATIONS``). ``scorer``: ``"local"`` (this
     process), ``"daemon_or_local"``, ``"daemon"`` (``open_scorer``'s policies) or a Scorer to use
-    (not closed here). Bad arguments raise ``ScoreInputError`` (a ValueError and an AssertionError).
+    (not closed here). ``inputs``: behaviour's inputs file, its text (one call per line);
+    ``unsandboxed``: run behaviour without a sandbox where none is available (a warning). Bad
+    arguments raise ``ScoreInputError`` (a ValueError and an AssertionError).
     """
     requests = build_requests(candidates, references, language, metrics, context, codebleu_rule, weights,
-                              model, layer, device, idf, backend)
+                              model, layer, device, idf, backend, inputs=inputs, unsandboxed=unsandboxed)
     chosen = resolve_aggregation(aggregation, requests[0].metrics if requests else tuple(metrics), codebleu_rule)
     with _scorer(scorer) as engine:
         reports = engine.score_many(requests)
@@ -82,7 +84,7 @@ def score_corpus(candidates: Sequence[str], references: References, language: st
         how["codebleu"] = "corpus statistics (codebleu.calc_codebleu, package rule)"
         signatures["codebleu"] = result.signature
     for name, keys in (("codebertscore", [f"codebertscore_{k}" for k in BERT_KEYS]), ("chrf", ["chrf"]),
-                       ("tsed", ["tsed"]), ("refscore", ["refscore"])):
+                       ("tsed", ["tsed"]), ("behaviour", ["behaviour"]), ("refscore", ["refscore"])):
         if name in metrics or (name == "refscore" and any(s.refscore is not None for s in samples)):
             for key in keys:
                 values[key] = mean_of(getattr(s, key) for s in samples)
@@ -97,7 +99,8 @@ def score_corpus(candidates: Sequence[str], references: References, language: st
 def build_requests(candidates: Sequence[str], references: References, language: str, metrics: Sequence[str],
                    context: str | Sequence[str | None] | None, codebleu_rule: str, weights: Sequence[float],
                    model: str | None, layer: int | None, device: str | None, idf: str | None,
-                   backend: str | None) -> list["ScoreRequest"]:
+                   backend: str | None, *, inputs: str | None = None,
+                   unsandboxed: bool = False) -> list["ScoreRequest"]:
     """One pipeline request per candidate, every argument checked (``ScoreInputError``): the
     settings that change a number by the settings schema, as the CLI, editor and daemon check them."""
     from .scoring.report import ScoreRequest
@@ -133,8 +136,10 @@ def build_requests(candidates: Sequence[str], references: References, language: 
     groups = [_references(refs, index) for index, refs in enumerate(references)]
     if idf_lacks_references(checked["idf"], names, len({t for g in groups for t in g})):
         raise ScoreInputError(f"idf='references' {IDF_ONE_REFERENCE}: give an IDF file or more references")
-    return [ScoreRequest(text, refs, spec_name, ctx, names, checked["weights"], explain=False,
-                         **{k: v for k, v in checked.items() if k != "weights"})
+    if inputs is not None and not isinstance(inputs, str):
+        raise ScoreInputError(f"inputs is {type(inputs).__name__}: give the inputs file's text (a str) or None")
+    return [ScoreRequest(text, refs, spec_name, ctx, names, checked["weights"], explain=False, inputs=inputs,
+                         unsandboxed=bool(unsandboxed), **{k: v for k, v in checked.items() if k != "weights"})
             for text, refs, ctx in zip(candidates, groups, contexts)]
 
 
@@ -214,7 +219,7 @@ def sample(request: "ScoreRequest", report: "ScoreReport", singles: list["ScoreR
         bert = report.codebertscore
         values.update({f"codebertscore_{k}": getattr(bert, k) for k in BERT_KEYS})
         signatures["codebertscore"] = bert.signature
-    for name in ("chrf", "tsed"):
+    for name in ("chrf", "tsed", "behaviour"):
         result = getattr(report, name)
         if result is not None:
             values[name] = result.score

@@ -26,6 +26,7 @@ AGGREGATIONS: dict[str, tuple[str, ...]] = {
     "chrf": ("max", "mean"),
     "tsed": ("max", "mean"),
     "refscore": ("inputs",),
+    "behaviour": ("max",),
 }
 
 
@@ -59,6 +60,8 @@ class MetricValues:
     codebertscore_f3: float | None = None
     chrf: float | None = None
     tsed: float | None = None
+    #: the share of inputs on which the candidate did what the reference did (``behaviour``)
+    behaviour: float | None = None
 
 
 @dataclass(frozen=True)

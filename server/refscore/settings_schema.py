@@ -34,7 +34,11 @@ ALL_METRICS = ("codebleu", "codebertscore")
 TEXT_METRICS = ("chrf", "tsed")
 #: Metrics of a whole run (CrystalBLEU's ignored n-grams come from the run's texts): ``grade`` only.
 CORPUS_METRICS = ("crystalbleu",)
-KNOWN_METRICS = (*ALL_METRICS, *TEXT_METRICS, *CORPUS_METRICS)
+#: The candidate run beside the reference in a sandbox (``behaviour``): where a sandbox is available
+#: it runs by default in ``score``, ``grade`` and the API (``DEFAULT_METRICS``).
+BEHAVIOUR_METRICS = ("behaviour",)
+DEFAULT_METRICS = (*ALL_METRICS, *BEHAVIOUR_METRICS)
+KNOWN_METRICS = (*ALL_METRICS, *TEXT_METRICS, *CORPUS_METRICS, *BEHAVIOUR_METRICS)
 #: CodeBLEU rules: ours (``native``) or the ``codebleu`` package's numbers (``compat``); see
 #: docs/codebleu.md for where they differ.
 CODEBLEU_RULES = ("native", "compat")

@@ -28,7 +28,7 @@ CODEBLEU_COMPONENTS = ("ngram_match", "weighted_ngram_match", "syntax_match", "d
 BERT_FIELDS = ("precision", "recall", "f1", "f3")
 #: Every score's name: report columns, ``score --json``'s ``scores``, settings such as ``--fail-metric``.
 SCORE_NAMES = ("refscore", "codebleu", *CODEBLEU_COMPONENTS, *(f"codebertscore_{f}" for f in BERT_FIELDS),
-               "chrf", "tsed", "crystalbleu")
+               "chrf", "tsed", "crystalbleu", "behaviour")
 #: The ``codebleu`` package's key for each CodeBLEU number (``calc_codebleu``'s dict).
 PACKAGE_KEYS = {"codebleu": "codebleu", **{c: f"{c}_score" for c in CODEBLEU_COMPONENTS}}
 
@@ -41,11 +41,11 @@ COMPONENT_LABELS_LONG = {"ngram_match": "n-gram match (BLEU)", "weighted_ngram_m
 SCORE_LABELS = {
     "refscore": "RefScore", "codebleu": "CodeBLEU", **COMPONENT_LABELS, "codebertscore_precision": "BERT P",
     "codebertscore_recall": "BERT R", "codebertscore_f1": "BERT F1", "codebertscore_f3": "BERT F3",
-    "chrf": "chrF", "tsed": "TSED", "crystalbleu": "CrystalBLEU",
+    "chrf": "chrF", "tsed": "TSED", "crystalbleu": "CrystalBLEU", "behaviour": "Behaviour",
 }
 #: Each metric's name as prose writes it (the research report's tables, docs).
 METRIC_LABELS = {"codebertscore": "CodeBERTScore",
-                 **{m: SCORE_LABELS[m] for m in ("codebleu", "chrf", "tsed", "crystalbleu")}}
+                 **{m: SCORE_LABELS[m] for m in ("codebleu", "chrf", "tsed", "crystalbleu", "behaviour")}}
 #: What the reference has that the candidate lacks, by kind (the editor's "missing" list): the
 #: CodeBLEU components, and reference tokens CodeBERTScore matched weakly.
 MISSING_LABELS = {**COMPONENT_LABELS, "codebertscore_recall": "weakly matched (CodeBERTScore recall)"}

@@ -60,6 +60,11 @@ class BehaviourResult:
     signature: str = ""
 
     @property
+    def score(self) -> float | None:
+        """The agreement (the name every score shares)."""
+        return self.agreement
+
+    @property
     def ran(self) -> bool:
         """Whether candidate and reference were run."""
         return self.agreement is not None

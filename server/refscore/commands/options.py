@@ -44,7 +44,7 @@ def check_fail_under(value: float | None) -> None:
 
 
 #: Metrics whose one score column has the metric's name.
-_OWN_COLUMN = ("chrf", "tsed", "crystalbleu")
+_OWN_COLUMN = ("chrf", "tsed", "crystalbleu", "behaviour")
 
 
 def metric_of(column: str) -> str:
@@ -111,7 +111,29 @@ METRIC_ONLY_OPTIONS: dict[str, tuple[tuple[str, str, Any], ...]] = {
     "codebertscore": (("--model", "model", None), ("--layer", "layer", None), ("--device", "device", None),
                       ("--idf", "idf", None), ("--backend", "backend", None)),
     "codebleu": (("--weights", "weights", DEFAULT_WEIGHTS_TEXT), ("--codebleu-rule", "codebleu_rule", "native")),
+    "behaviour": (("--inputs", "inputs", None), ("--unsandboxed", "unsandboxed", False)),
 }
+
+
+def add_behaviour_options(parser: argparse.ArgumentParser) -> None:
+    """``--inputs FILE`` and ``--unsandboxed``: the behaviour stage's options (``score`` and ``grade``)."""
+    parser.add_argument("--inputs", metavar="FILE",
+                        help="behaviour: more inputs for the reference's functions, one call per line "
+                             "(add(1, 2)); for a program without functions, standard inputs separated by "
+                             "lines of ---")
+    parser.add_argument("--unsandboxed", action="store_true",
+                        help="behaviour: run candidates without a sandbox where none is available (only "
+                             "process limits: never for code you do not trust)")
+
+
+def behaviour_inputs(args: argparse.Namespace) -> str | None:
+    """The text of ``--inputs`` (None when not given); a file that cannot be read is one line."""
+    path = getattr(args, "inputs", None)
+    if path is None:
+        return None
+    from ..scoring.inputs import read_source
+
+    return read_source(path)
 
 
 def ray_address_problem(address: str | None, engine: str) -> str | None:

@@ -21,7 +21,7 @@ from ..scoring.heat import DEFAULT_WEAK_THRESHOLD, candidate_words, missing_word
 from ..scoring.inputs import STDIN, empty_reference, read_source, read_stdin_source, resolve_language
 from ..scoring.per_function import pair_record, score_functions
 from ..scoring.render import render_functions, render_table
-from ..scoring.report import ALL_METRICS, CODEBLEU_RULES, ScoreReport, ScoreRequest
+from ..scoring.report import CODEBLEU_RULES, DEFAULT_METRICS, ScoreReport, ScoreRequest
 from ..settings_schema import IDF_ONE_REFERENCE, idf_lacks_references
 from . import options
 from .bert_options import idf_setting
@@ -46,10 +46,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--context", help="task description, used as CodeBERTScore context")
     parser.add_argument("--context-file", metavar="FILE",
                         help="read the task description from FILE (- reads it from standard input)")
-    parser.add_argument("--metrics", default=",".join(ALL_METRICS),
-                        help=f"comma-separated metrics from {','.join(ALL_METRICS)},chrf,tsed (default: "
-                             f"{','.join(ALL_METRICS)}; CodeBERTScore loads a transformer, a few seconds on "
-                             "a CPU; chrF and TSED need refscore[eval])")
+    parser.add_argument("--metrics", default=",".join(DEFAULT_METRICS),
+                        help=f"comma-separated metrics from {','.join(DEFAULT_METRICS)},chrf,tsed (default: "
+                             f"{','.join(DEFAULT_METRICS)}; CodeBERTScore loads a transformer, a few seconds on "
+                             "a CPU; behaviour runs the candidate beside the reference in a sandbox, where "
+                             "one is available; chrF and TSED need refscore[eval])")
+    options.add_behaviour_options(parser)
     parser.add_argument("--weights", default=options.DEFAULT_WEIGHTS_TEXT,
                         help="CodeBLEU weights: n-gram,weighted,syntax,dataflow (default 0.25 each); "
                              "the native rule normalises them to sum to 1")
@@ -119,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
     for note in empty_notes:
         print(f"refscore: warning: {printable(note)}", file=sys.stderr)
     idf = idf_setting(args.idf)
+    inputs = options.behaviour_inputs(args)
     _check_idf_from_references(idf, metrics, references)
     requests, mismatches = [], []
     for path in args.candidates:
@@ -127,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
         text = _read(path)
         requests.append(ScoreRequest(text, references, spec.name, context, metrics, weights,
                                      model=args.model, layer=args.layer, codebleu_rule=args.codebleu_rule,
-                                     device=args.device, idf=idf, backend=args.backend))
+                                     device=args.device, idf=idf, backend=args.backend, inputs=inputs,
+                                     unsandboxed=args.unsandboxed))
     options.check_layer(args.layer, args.model, [r.language for r in requests], metrics)
     needs_model = "codebertscore" in metrics
     scorer = open_scorer("local" if args.no_daemon else "daemon_or_local", autostart=needs_model)

@@ -10,7 +10,7 @@ from ..vocabulary import BERT_FIELDS, SCORE_NAMES
 from .report import ScoreReport
 
 #: Scores that are one number with a signature each (``report.<name>.score``).
-_SINGLE = ("refscore", "chrf", "tsed", "crystalbleu")
+_SINGLE = ("refscore", "chrf", "tsed", "crystalbleu", "behaviour")
 
 
 def finite(value: Any) -> float | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
+from ..behaviour.result import BehaviourResult
 from ..metrics.chrf import ChrfScore
 from ..metrics.codebertscore_result import BertScore
 from ..metrics.codebleu import CodeBleuResult
@@ -68,17 +69,18 @@ class CpuScores:
     chrf: ChrfScore | None = None
     tsed: TsedScore | None = None
     errors: tuple[str, ...] = ()
+    behaviour: BehaviourResult | None = None
 
     @classmethod
     def of(cls, report: ScoreReport) -> "CpuScores":
         """The CPU part of a report made without CodeBERTScore (the editor's CodeBLEU report, the
         daemon's answer), with all its error lines."""
-        return cls(report.codebleu, report.chrf, report.tsed, tuple(report.errors))
+        return cls(report.codebleu, report.chrf, report.tsed, tuple(report.errors), report.behaviour)
 
     def to_dict(self, language: str) -> dict[str, Any]:
         """JSON-ready form (between Ray's stages), in a report's shape: not a report."""
         return ScoreReport(language, self.codebleu, errors=self.errors, chrf=self.chrf,
-                           tsed=self.tsed).to_dict(explain=True)
+                           tsed=self.tsed, behaviour=self.behaviour).to_dict(explain=True)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "CpuScores":

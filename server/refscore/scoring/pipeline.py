@@ -3,7 +3,8 @@
 ::
 
     prepare(request)                      -> Prepared      pragma lines out: the text every metric reads
-    cpu_metrics(prepared)                 -> CpuScores     CodeBLEU, chrF, TSED (one request, CPU)
+    cpu_metrics(prepared)                 -> CpuScores     CodeBLEU, chrF, TSED, behaviour (one request, CPU;
+                                                           behaviour runs both programs in a sandbox)
     model_metrics(prepared..., defaults)  -> ModelScores   CodeBERTScore, many requests batched
     corpus_statistics(prepared...)        -> CorpusStatistics   CrystalBLEU's ignored n-grams, a whole set
     corpus_metrics(prepared, statistics)  -> CorpusScores  CrystalBLEU of one request
@@ -29,13 +30,14 @@ import logging
 from dataclasses import dataclass, replace
 from typing import Iterable, Mapping, Sequence
 
+from ..behaviour.result import BehaviourResult
 from ..metrics.crystalbleu import IgnoredNgrams
 from ..metrics.differences import Differences
 from .headline import missing_note, refscore_for
 from .parts import (NO_CORPUS, NO_CPU, NO_DEFAULTS, NO_MODEL, CorpusScores, CpuScores, Metrics, ModelDefaults,
                     ModelScores, Prepared)
 from .pragma import without_pragmas
-from .report import TEXT_METRICS, ScoreReport, ScoreRequest
+from .report import BEHAVIOUR_METRICS, TEXT_METRICS, ScoreReport, ScoreRequest
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +46,7 @@ __all__ = ["CorpusScores", "CorpusStatistics", "CpuScores", "ModelDefaults", "Mo
            "prepare", "cpu_stage", "run_stages", "wants_cpu", "wants_model", "with_corpus", "without_corpus"]
 
 #: The metrics of the CPU stage.
-CPU_METRICS = ("codebleu", *TEXT_METRICS)
+CPU_METRICS = ("codebleu", *TEXT_METRICS, *BEHAVIOUR_METRICS)
 
 
 # -- prepare ------------------------------------------------------------------------------------
@@ -67,7 +69,7 @@ def wants_model(request: ScoreRequest) -> bool:
 # -- CPU metrics --------------------------------------------------------------------------------
 
 def cpu_metrics(prepared: Prepared) -> CpuScores:
-    """CodeBLEU, chrF and TSED, those the request names; each failure is one error line."""
+    """CodeBLEU, chrF, TSED and behaviour, those the request names; each failure is one error line."""
     request, errors = prepared.request, []
     codebleu = None
     if "codebleu" in request.metrics:
@@ -85,9 +87,29 @@ def cpu_metrics(prepared: Prepared) -> CpuScores:
             log.exception("CodeBLEU failed")
             errors.append(f"codebleu: {type(error).__name__}: {error}")
     text = {name: _text_metric(name, prepared, errors) for name in TEXT_METRICS if name in request.metrics}
-    if codebleu is None and not text and not errors:
+    behaviour = behaviour_of(prepared) if "behaviour" in request.metrics else None
+    if codebleu is None and not text and not errors and behaviour is None:
         return NO_CPU
-    return CpuScores(codebleu, text.get("chrf"), text.get("tsed"), tuple(errors))  # type: ignore[arg-type]
+    return CpuScores(codebleu, text.get("chrf"), text.get("tsed"), tuple(errors), behaviour)  # type: ignore[arg-type]
+
+
+def behaviour_of(prepared: Prepared) -> BehaviourResult:
+    """The candidate run beside each distinct reference (``behaviour.run_behaviour``): the best
+    agreement when there are several; a result that says why when it did not run."""
+    from ..behaviour import BehaviourSettings, run_behaviour
+
+    request = prepared.request
+    settings = BehaviourSettings(inputs=request.inputs, allow_unsandboxed=request.unsandboxed)
+    best: BehaviourResult | None = None
+    for reference in dict.fromkeys(request.references):
+        try:
+            result = run_behaviour(reference, prepared.text, request.language, settings)
+        except Exception as error:  # noqa: BLE001 - one failing request reports, the rest go on
+            log.exception("behaviour failed")
+            result = BehaviourResult.skipped(f"{type(error).__name__}: {error}")
+        if best is None or (result.agreement or -1.0) > (best.agreement or -1.0):
+            best = result
+    return best if best is not None else BehaviourResult.skipped("no reference")
 
 
 def _text_metric(name: str, prepared: Prepared, errors: list[str]) -> object | None:
@@ -179,7 +201,8 @@ def finish(prepared: Prepared, cpu: CpuScores = NO_CPU, model: ModelScores = NO_
     metrics = Metrics(cpu.codebleu, model.codebertscore, cpu.chrf, cpu.tsed)
     return ScoreReport(request.language, codebleu=cpu.codebleu, codebertscore=model.codebertscore,
                        errors=(*cpu.errors, *model.errors, *corpus.errors), chrf=cpu.chrf, tsed=cpu.tsed,
-                       crystalbleu=corpus.crystalbleu, refscore=refscore_for(request, metrics))
+                       crystalbleu=corpus.crystalbleu, refscore=refscore_for(request, metrics),
+                       behaviour=cpu.behaviour)
 
 
 def differences(request: ScoreRequest, report: ScoreReport) -> Differences:

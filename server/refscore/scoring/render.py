@@ -63,9 +63,30 @@ def render_table(candidate: str, reference: str, report: ScoreReport, explain: b
         elif explain and result.rule == "compat":
             lines.append("  (the package's rule gives numbers only; explanations come with --codebleu-rule native)")
     lines += _text_metric_lines(report)
+    lines += behaviour_lines(report)
     for error in [*report.errors, *notes]:
         lines.append(f"  note: {error}")
     return "\n".join(lines)
+
+
+def behaviour_lines(report: ScoreReport) -> list[str]:
+    """The behaviour line: agreement and inputs, per function, the first counter-examples; or why
+    it did not run."""
+    result = report.behaviour
+    if result is None:
+        return []
+    if not result.ran:
+        return [f"  Behaviour                    n/a   not run: {printable(result.not_run or '')}"]
+    lines = [f"  Behaviour                 {_value(result.agreement)}   agrees with the reference on "
+             f"{result.agreed}/{result.inputs} inputs ({result.mode} mode)"]
+    if len(result.functions) > 1:
+        lines.append("    " + ", ".join(f"{f.name} {f.agreed}/{f.inputs}" for f in result.functions))
+    for item in result.disagreements:
+        lines.append(f"    differs on {printable(item.input)}: expected {printable(item.expected)}, "
+                     f"got {printable(item.actual)}" + (f" ({item.reason})" if item.reason not in
+                                                         ("different result", item.actual) else ""))
+    lines.append(f"    signature: {result.signature}")
+    return lines
 
 
 def _refscore_terms(refscore: RefScore) -> list[str]:

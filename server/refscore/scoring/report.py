@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
+from ..behaviour.result import BehaviourResult
 from ..combined.explain import Term
 from ..metrics.chrf import ChrfScore
 from ..metrics.codebertscore_result import BertScore
@@ -13,7 +14,8 @@ from ..metrics.crystalbleu import CrystalScore
 from ..metrics.tsed import TsedScore
 
 # The metric and rule names are the settings schema's (declared once, with their checks).
-from ..settings_schema import ALL_METRICS, CODEBLEU_RULES, CORPUS_METRICS, KNOWN_METRICS, TEXT_METRICS  # noqa: F401
+from ..settings_schema import (ALL_METRICS, BEHAVIOUR_METRICS, CODEBLEU_RULES, CORPUS_METRICS,  # noqa: F401
+                               DEFAULT_METRICS, KNOWN_METRICS, TEXT_METRICS)
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,10 @@ class ScoreRequest:
     #: the editor's unsaved buffer: CodeBERTScore may encode top-level definitions one by one
     #: (fast updates, not the exact numbers; signature ``split:defs``; embed/incremental.py)
     live: bool = False
+    #: behaviour: a teacher's inputs file, its text (calls, or program-mode standard inputs)
+    inputs: str | None = None
+    #: behaviour: run candidates without a sandbox (only process limits; a warning each time)
+    unsandboxed: bool = False
 
     def __post_init__(self) -> None:
         """One reference or metric given as a string means that one (a string used to be taken as
@@ -107,6 +113,7 @@ class ScoreReport:
     tsed: TsedScore | None = None
     crystalbleu: CrystalScore | None = None
     refscore: RefScore | None = None  # the combined RefScore number (scoring.headline)
+    behaviour: BehaviourResult | None = None  # the candidate run beside the reference (behaviour/)
 
     def __post_init__(self) -> None:
         """Errors given as a list become a tuple (the report is immutable all the way down)."""
@@ -133,6 +140,8 @@ class ScoreReport:
             value = getattr(self, name)
             if value is not None:
                 out[name] = value.to_dict()
+        if self.behaviour is not None:
+            out["behaviour"] = self.behaviour.to_dict()
         if self.errors:
             out["errors"] = list(self.errors)
         return out
@@ -156,7 +165,8 @@ class ScoreReport:
 
         return cls(data["language"], codebleu=codebleu, codebertscore=part("codebertscore", BertScore),
                    errors=tuple(data.get("errors", ())), chrf=part("chrf", ChrfScore), tsed=part("tsed", TsedScore),
-                   crystalbleu=part("crystalbleu", CrystalScore), refscore=part("refscore", RefScore))
+                   crystalbleu=part("crystalbleu", CrystalScore), refscore=part("refscore", RefScore),
+                   behaviour=part("behaviour", BehaviourResult))
 
 
 def request_to_dict(request: ScoreRequest) -> dict[str, Any]:
@@ -197,4 +207,4 @@ def request_from_dict(data: dict[str, Any]) -> ScoreRequest:
         weights=tuple(data.get("weights", DEFAULT_WEIGHTS)), explain=bool(data.get("explain", True)),
         model=data.get("model"), layer=data.get("layer"), codebleu_rule=data.get("codebleu_rule", "native"),
         device=data.get("device"), idf=data.get("idf"), live=bool(data.get("live", False)),
-        backend=data.get("backend"))
+        backend=data.get("backend"), inputs=data.get("inputs"), unsandboxed=bool(data.get("unsandboxed", False)))

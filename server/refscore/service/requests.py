@@ -9,11 +9,12 @@ from typing import Any
 
 from .. import languages
 from ..scoring.report import request_from_dict
-from ..settings_schema import ALL_METRICS, SETTINGS, TEXT_METRICS, SettingError, check_idf, check_metrics, shown
+from ..settings_schema import (ALL_METRICS, BEHAVIOUR_METRICS, SETTINGS, TEXT_METRICS, SettingError, check_idf,
+                               check_metrics, shown)
 from . import wire
 
 #: What the daemon scores: every stage but the corpus stage (CrystalBLEU needs a run's corpus).
-DAEMON_METRICS = (*ALL_METRICS, *TEXT_METRICS)
+DAEMON_METRICS = (*ALL_METRICS, *TEXT_METRICS, *BEHAVIOUR_METRICS)
 
 
 class RpcError(Exception):
@@ -59,8 +60,11 @@ def parse_request(data: Any):  # -> ScoreRequest
                 checked[name] = check_idf(value, absolute=True) if name == "idf" else SETTINGS[name].check(value)
         except SettingError as error:
             raise RpcError(wire.INVALID_PARAMS, f"request.{name} {shown(value)}: {error}") from None
-    if not isinstance(data.get("live", False), bool):
-        raise RpcError(wire.INVALID_PARAMS, "request.live must be true or false")
+    for flag in ("live", "unsandboxed"):
+        if not isinstance(data.get(flag, False), bool):
+            raise RpcError(wire.INVALID_PARAMS, f"request.{flag} must be true or false")
+    if data.get("inputs") is not None and not isinstance(data.get("inputs"), str):
+        raise RpcError(wire.INVALID_PARAMS, "request.inputs must be a string (an inputs file's text) or null")
     try:
         return request_from_dict({**{k: v for k, v in data.items() if v is not None}, **checked, "language": language})
     except (TypeError, ValueError, KeyError) as error:
