@@ -6,13 +6,14 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
 from .calls import Call
 from .compare import outcomes_agree, shown
-from .inputs.python_examples import read_shapes
+from .inputs.guess import guessed_annotation
+from .inputs.python_examples import Shapes, read_shapes
 from .inputs.python_inputs import candidate_calls
 from .inputs.teacher_file import InputsFileError, read_calls, read_stdins
 from .result import KEPT_DISAGREEMENTS, BehaviourResult, Disagreement, FunctionAgreement
@@ -43,7 +44,7 @@ class Plan:
 def plan(sandbox: Sandbox, reference: str, settings: BehaviourSettings) -> Plan:
     """The inputs of ``reference`` and its outcomes (made once per reference and settings)."""
     try:
-        shapes = read_shapes(reference)
+        shapes = with_guessed_types(read_shapes(reference), reference)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         line = getattr(error, "lineno", None)
         return Plan(skipped="the reference does not parse" + (f" (line {line})" if line else ""))
@@ -71,6 +72,19 @@ def plan(sandbox: Sandbox, reference: str, settings: BehaviourSettings) -> Plan:
     slowest = max(float(o.get("s", 0.0)) for o in outcomes)
     digest = hashlib.sha256(json.dumps([c.text for c in chosen]).encode()).hexdigest()[:12]
     return Plan(chosen, outcomes, min(2.0, max(0.5, 20 * slowest)), digest)
+
+
+def with_guessed_types(shapes: Shapes, reference: str) -> Shapes:
+    """``shapes`` with a guessed hint for each unannotated parameter (``inputs.guess``)."""
+    nodes = {n.name: n for n in ast.parse(reference).body if isinstance(n, ast.FunctionDef)}
+    for name, shape in list(shapes.functions.items()):
+        node = nodes.get(name)
+        if node is None or all(a is not None for a in shape.annotations):
+            continue
+        hints = tuple(a if a is not None else guessed_annotation(node, p)
+                      for p, a in zip(shape.parameters, shape.annotations))
+        shapes.functions[name] = replace(shape, annotations=hints)
+    return shapes
 
 
 def defined_names(source: str) -> set[str] | None:

@@ -36,8 +36,14 @@ def candidate_calls(shapes: Shapes, extra: Sequence[Call] = (), seed: int = 0, p
         rng = random.Random(f"{seed}:{name}")
         shown = [c for c in explicit if c.function == name]
         examples = [c.values for c in shown if c.values is not None and shape.required <= len(c.values)]
-        made = _from_examples(name, examples, rng, pool) if examples else (
-            [] if shown else _typed(shape, rng, pool))
+        if examples:
+            made = _from_examples(name, examples, rng, pool)
+        elif shown:
+            made = []
+        else:  # typed (or guessed) values, then mutants of them as if they were examples
+            typed = _typed(shape, rng, pool)
+            seeds = [c.values for c in typed[:8] if c.values is not None]
+            made = typed + (_from_examples(name, seeds, rng, pool // 2)[len(seeds):] if seeds else [])
         for call in made:
             add(call)
     return out
