@@ -4,6 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
+# bubblewrap: the sandbox behaviour runs candidates in (without it behaviour says "not run: no
+# sandbox" and nothing is executed); installed where this machine lets us
+if ! command -v bwrap >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  sudo=()
+  [[ $(id -u) -eq 0 ]] || sudo=(sudo -n)
+  ("${sudo[@]}" apt-get install -y -qq bubblewrap >/dev/null 2>&1 ||
+    ("${sudo[@]}" apt-get update -qq && "${sudo[@]}" apt-get install -y -qq bubblewrap >/dev/null 2>&1)) ||
+    echo "setup: could not install bubblewrap; behaviour will not run (no sandbox)"
+fi
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 VPIP=".venv/bin/python -m pip --disable-pip-version-check -q"
 # torch first, pinned to the CPU wheel on this machine's disk, so nothing later pulls CUDA.

@@ -183,7 +183,9 @@ def _nothing_scored(reports: list[ScoreReport]) -> int:
     ``--metrics codebertscore`` without the bert extra), as ``grade`` does; else 0."""
     if any(value is not None for report in reports for value in flat_scores(report).values()):
         return EXIT_OK
-    why = next((error for report in reports for error in report.errors), "no metric gave a number")
+    reasons = [*(e for r in reports for e in r.errors),
+               *(f"behaviour not run: {r.behaviour.not_run}" for r in reports if r.behaviour and not r.behaviour.ran)]
+    why = reasons[0] if reasons else "no metric gave a number"
     print(f"refscore: nothing was scored: {printable(why)}", file=sys.stderr)
     return EXIT_INPUT
 
