@@ -16,6 +16,8 @@ from .sandbox import Completed, Sandbox
 PROGRAM_SECONDS = 5.0
 #: Standard inputs kept at most.
 MAX_STDINS = 20
+#: Runs of one candidate that time out before its remaining inputs are not run (each a timeout).
+TIMEOUTS_BEFORE_GIVING_UP = 2
 
 Runner = Callable[[Sandbox, str, str, float], Completed]
 
@@ -83,9 +85,13 @@ def behaviour(sandbox: Sandbox, the_plan: Any, candidate: str, runtime: str, run
                  f"|sandbox:{sandbox.kind}|{runtime}|version:1")
     if the_plan.skipped is not None:
         return BehaviourResult.skipped(the_plan.skipped, signature)
-    agreed, disagreements = 0, []
+    agreed, disagreements, timeouts = 0, [], 0
     for stdin, expected in zip(the_plan.stdins, the_plan.outcomes):
-        actual = outcome(run(sandbox, candidate, stdin, the_plan.call_seconds))
+        if timeouts >= TIMEOUTS_BEFORE_GIVING_UP:  # an endless program: the rest are not run
+            actual: dict[str, Any] = {"timeout": True, "skipped": True}
+        else:
+            actual = outcome(run(sandbox, candidate, stdin, the_plan.call_seconds))
+            timeouts += bool(actual.get("timeout"))
         same, reason = agree(expected, actual)
         if same:
             agreed += 1

@@ -1,0 +1,5 @@
+import calendar
+
+
+def is_leap(year):
+    return calendar.isleap(year)

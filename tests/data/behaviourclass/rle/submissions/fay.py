@@ -1,0 +1,2 @@
+def rle(text):
+    return text
