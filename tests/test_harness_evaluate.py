@@ -67,3 +67,25 @@ def test_codebertscore_and_combined_modules_give_the_cli_numbers(cli_rows, tmp_p
 def test_bad_language_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown language"):
         load("codebleu", tmp_path).compute(predictions=PREDICTIONS, references=REFERENCES, lang="klingon")
+
+
+def test_behaviour_module_gives_the_cli_numbers(tmp_path: Path) -> None:
+    import json
+    import shutil
+    import subprocess
+    import sys
+
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap (bwrap) is not installed")
+    values = load("behaviour", tmp_path).compute(predictions=PREDICTIONS, references=REFERENCES, lang="python")
+    expected = []
+    for index, (reference, prediction) in enumerate(zip(REFERENCES, PREDICTIONS)):
+        (tmp_path / f"r{index}.py").write_text(reference)
+        (tmp_path / f"p{index}.py").write_text(prediction)
+        out = subprocess.run([sys.executable, "-m", "refscore", "score", str(tmp_path / f"r{index}.py"),
+                              str(tmp_path / f"p{index}.py"), "--metrics", "behaviour", "--json", "--no-daemon"],
+                             capture_output=True, text=True, timeout=120)
+        expected.append(json.loads(out.stdout)["behaviour"]["agreement"])
+    assert values["behaviour"] == expected and all(v == 1.0 for v in expected)
+    assert values["behaviour_mean"] == 1.0 and values["agrees_everywhere"] == 1.0
+    assert values["signature"].startswith("behaviour|lang:python|") and values["not_run"] == [None, None]

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-EVALUATE_MODULES = ("codebleu", "codebertscore", "combined")
+EVALUATE_MODULES = ("codebleu", "codebertscore", "combined", "behaviour")
 
 
 def evaluate_module_path(name: str) -> str:
-    """Path of the ``evaluate`` module for ``name`` (codebleu, codebertscore, combined), for
+    """Path of the ``evaluate`` module for ``name`` (codebleu, codebertscore, combined, behaviour), for
     ``evaluate.load(path)``; offline, nothing is fetched from a hub."""
     if name not in EVALUATE_MODULES:
         raise ValueError(f"no evaluate module {name!r}; choose from {', '.join(EVALUATE_MODULES)}")

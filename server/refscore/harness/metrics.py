@@ -32,6 +32,16 @@ parse-error signals, fitted on HumanEval tests and CoNaLa human grades and kept 
 held-out candidates better than each single metric (RefScore docs/correlation.md). Needs both
 CodeBLEU (native rule) and CodeBERTScore with the embedded model."""
 COMBINED_CITATION = CODEBERTSCORE_CITATION
+BEHAVIOUR_DESCRIPTION = """Behaviour agreement (RefScore): each prediction run beside its reference in a bubblewrap
+sandbox on inputs made from the reference only (its docstring examples, __main__ calls and type
+hints, domain-respecting mutations of them, boundaries kept; never a benchmark's hidden tests),
+scored by the share of inputs on which both give the same result. A prediction and a reference
+must be whole programs (for HumanEval: the prompt plus the completion). Where no sandbox is
+available nothing runs and every value is None (``not_run`` says why)."""
+BEHAVIOUR_CITATION = """@misc{refscore_behaviour,
+  title = {RefScore behaviour: differential testing against a reference solution},
+  note = {RefScore docs/behaviour.md}
+}"""
 INPUTS_DESCRIPTION = """Args:
     predictions: list of candidate programs (str).
     references: per prediction one reference (str) or a list of references.
@@ -61,6 +71,21 @@ def codebertscore_values(predictions: Sequence[str], references: References, lan
     values["signature"] = next((dict(r.signatures)["codebertscore"] for r in rows
                                 if "codebertscore" in dict(r.signatures)), "")
     return values
+
+
+def behaviour_values(predictions: Sequence[str], references: References, lang: str = "python",
+                     **options: Any) -> dict[str, Any]:
+    """Per-sample agreement (None where behaviour did not run), its mean, the share that agree on
+    every input, why a sample did not run, and the signature."""
+    rows = score(list(predictions), list(references), lang, ("behaviour",), **options)
+    reports = [r.report.behaviour if r.report is not None else None for r in rows]
+    values = [r.behaviour for r in rows]
+    present = [v for v in values if v is not None]
+    everywhere = [b.agrees_everywhere for b in reports if b is not None and b.ran]
+    return {"behaviour": values, "behaviour_mean": sum(present) / len(present) if present else None,
+            "agrees_everywhere": sum(everywhere) / len(everywhere) if everywhere else None,
+            "not_run": [None if b is None or b.ran else b.not_run for b in reports],
+            "signature": next((dict(r.signatures)["behaviour"] for r in rows if "behaviour" in dict(r.signatures)), "")}
 
 
 def combined_values(predictions: Sequence[str], references: References, lang: str = "python",
