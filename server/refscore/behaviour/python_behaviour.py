@@ -8,7 +8,7 @@ import hashlib
 import json
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 from .calls import Call
 from .compare import outcomes_agree, shown
@@ -134,8 +134,10 @@ def judge(sandbox: Sandbox, the_plan: Plan, candidate: str) -> tuple[list[tuple[
     return [(c, o, r) for (c, o), r in zip(shared, records)] + missing, "function"
 
 
-def result_of(judged: list[tuple[Call, dict, dict]], mode: str, signature: str) -> BehaviourResult:
-    """Agreement, per function counts and the first disagreements."""
+def result_of(judged: list[tuple[Call, dict, dict]], mode: str, signature: str,
+              show: Callable[[dict], str] = shown) -> BehaviourResult:
+    """Agreement, per function counts and the first disagreements (outcomes as ``show`` writes
+    them: Python's notation unless a language gives its own)."""
     per_function: dict[str, list[int]] = {}
     disagreements: list[Disagreement] = []
     for call, expected, actual in judged:
@@ -148,7 +150,7 @@ def result_of(judged: list[tuple[Call, dict, dict]], mode: str, signature: str) 
         if agree:
             counts[1] += 1
         elif len(disagreements) < KEPT_DISAGREEMENTS:
-            disagreements.append(Disagreement(call.text, shown(expected), shown(actual) if "load_error" not in actual
+            disagreements.append(Disagreement(call.text, show(expected), show(actual) if "load_error" not in actual
                                               else reason, reason, call.function))
     total = sum(c[0] for c in per_function.values())
     agreed = sum(c[1] for c in per_function.values())
