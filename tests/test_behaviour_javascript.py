@@ -220,6 +220,19 @@ def test_an_inputs_file_in_javascript_syntax() -> None:
         "not run: inputs line 1: the reference has no function mean")
 
 
+@needs_sandbox
+def test_a_built_in_of_the_same_name_is_no_function_of_the_program() -> None:
+    from refscore.behaviour.runners import javascript as runner
+    from refscore.behaviour.sandbox import find_sandbox
+
+    calls = [Call("escape", "'a b'"), Call("toString", ""), Call("half", "3")]
+    load, records = runner.run_calls(find_sandbox(), "const half = (x) => x / 2;", calls, 0.5, 10)
+    assert load == {"load": "ok"}
+    assert [r.get("missing", r.get("v")) for r in records] == [True, True, ["f", 1.5]]
+    load, records = runner.run_calls(find_sandbox(), "function escape(s) { return `<${s}>`; }", calls[:1], 0.5, 10)
+    assert records[0]["v"] == ["s", "<a b>"]
+
+
 def test_without_node_javascript_is_not_available(monkeypatch: pytest.MonkeyPatch) -> None:
     from refscore.behaviour import javascript_behaviour
     from refscore.behaviour.runners import javascript as runner
@@ -300,6 +313,8 @@ def test_typescript_types_are_removed_and_lines_kept() -> None:
                        "  declare z: number;\n  m?(): void;\n  n(a?: string): void {}\n}\nfunction g(this: A, k: string) {}\n")
     assert more.javascript.split() == ["let", "v", "=", "q", ";", "let", "w", "=", "x", ".y", ";", "class", "A",
                                        "{", ";", ";", "n(a", ")", "{}", "}", "function", "g(", "k", ")", "{}"]
+    assert strip_types('import { type A, B } from "./b";\n').javascript.split() == ["import", "{", "B", "}", "from",
+                                                                                  '"./b";']
     with pytest.raises(TypeScriptError) as error:
         strip_types("function f(a: number {")
     assert error.value.syntax and error.value.line == 1

@@ -93,6 +93,10 @@ def _edit(node, data: bytes) -> list[tuple[int, int, str]] | None:  # type: igno
         return [_remove(node)]
     if kind == "import_statement" and any(c.type == "type" for c in node.children):
         return [_remove(node)]
+    if kind in ("import_specifier", "export_specifier") and any(c.type == "type" for c in node.children):
+        following = node.next_sibling  # ``{ type A, B }``: A and its comma
+        end = following.end_byte if following is not None and following.type == "," else node.end_byte
+        return [(node.start_byte, end, _blank(data[node.start_byte:end]))]
     if kind == "export_statement":
         declaration = node.child_by_field_name("declaration")
         if any(c.type == "type" for c in node.children) or (

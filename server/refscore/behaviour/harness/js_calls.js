@@ -241,14 +241,31 @@ async function main() {
     argv: { value: ['node', PROGRAM] },
   });
   const programModule = { exports: {}, id: '.', filename: PROGRAM, loaded: false };
-  const context = vm.createContext({
+  const globals = {
     console: fakeConsole, process: fakeProcess, require, module: programModule, exports: programModule.exports,
-    __filename: PROGRAM, __dirname: '/box', Buffer, setTimeout, clearTimeout, setInterval, clearInterval,
-    setImmediate, clearImmediate, queueMicrotask, structuredClone, TextEncoder, TextDecoder, URL,
-    URLSearchParams, atob, btoa, performance,
-  });
+    __filename: PROGRAM, __dirname: '/box',
+  };
+  for (const name of ['Buffer', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate',
+    'clearImmediate', 'queueMicrotask', 'structuredClone', 'TextEncoder', 'TextDecoder', 'URL', 'URLSearchParams',
+    'atob', 'btoa', 'performance', 'fetch', 'AbortController']) {
+    if (typeof globalThis[name] !== 'undefined') globals[name] = globalThis[name];
+  }
+  const context = vm.createContext(globals);
   const contextMath = vm.runInContext('Math', context);
   contextMath.random = seeded(0);
+
+  const bound = (name) => {
+    if (!IDENTIFIER.test(name)) return undefined;
+    try {
+      return vm.runInContext(`typeof ${name} === 'function' ? ${name} : undefined`, context, { timeout: limitMs });
+    } catch (error) {
+      return undefined;
+    }
+  };
+  const builtins = new Map();
+  for (const call of spec.calls) {
+    if (!builtins.has(call.f)) builtins.set(call.f, bound(call.f));
+  }
 
   let script;
   try {
@@ -281,12 +298,9 @@ async function main() {
       return exported[name];
     }
     if (typeof exported === 'function' && exported.name === name) return exported;
-    if (!IDENTIFIER.test(name)) return undefined;
-    try {
-      return vm.runInContext(`typeof ${name} === 'function' ? ${name} : undefined`, context, { timeout: limitMs });
-    } catch (error) {
-      return undefined;
-    }
+    const found = bound(name);
+    // a built-in of the same name (escape, toString, parseInt) is not the program's function
+    return found !== undefined && found === builtins.get(name) ? undefined : found;
   };
   const invoke = new vm.Script('__refscore_call.f.apply(undefined, __refscore_call.a)', { filename: 'refscore-call' });
   const timeouts = new Map();
