@@ -19,8 +19,9 @@ from ..sandbox import BOX, Completed, Limits, Sandbox
 from .records import run_resuming
 
 #: node's own flags: a heap below the sandbox's address-space limit (so a program that fills it
-#: fails as node's out-of-memory, not as a failed allocation anywhere), no warnings on stderr.
-NODE_FLAGS = ("--max-old-space-size=512", "--no-warnings")
+#: fails as node's out-of-memory, not as a failed allocation anywhere), one V8 worker thread (the
+#: sandbox's process limit counts threads: node then needs 5, not 8 or more), no warnings.
+NODE_FLAGS = ("--max-old-space-size=512", "--v8-pool-size=1", "--no-warnings")
 
 
 @lru_cache(maxsize=None)
