@@ -18,6 +18,8 @@ INPUT_LABELS = {
     "ref_len": "reference length (log tokens)",
     "canon_ngram_match": "n-gram match with local names renamed canonically",
     "canon_exact": "equal to a reference up to local names",
+    "similarity": "RefScore from similarity (its logit)", "behaviour": "behaviour agreement",
+    "behaviour_all": "agrees with the reference on every input",
 }
 
 
@@ -26,7 +28,8 @@ def input_families(features: Sequence[str]) -> list[str]:
     out: list[str] = []
     for name in features:
         name = interaction_base(name) or name
-        family = ("CodeBERTScore" if name.startswith("cbs_") else "chrF++" if name == "chrfpp" else "chrF" if name == "chrf"
+        family = ("behaviour" if name.startswith("behaviour") else "similarity" if name == "similarity"
+                  else "CodeBERTScore" if name.startswith("cbs_") else "chrF++" if name == "chrfpp" else "chrF" if name == "chrf"
                   else "identifier-invariant match" if name.startswith("canon_")
                   else "CodeBLEU" if name.endswith("_match") else "TSED" if name == "tsed"
                   else "parse errors" if name == "extra_errors" else "length")

@@ -34,6 +34,7 @@ from ..behaviour.result import BehaviourResult
 from ..metrics.crystalbleu import IgnoredNgrams
 from ..metrics.differences import Differences
 from .headline import missing_note, refscore_for
+from .headline_behaviour import with_behaviour
 from .parts import (NO_CORPUS, NO_CPU, NO_DEFAULTS, NO_MODEL, CorpusScores, CpuScores, Metrics, ModelDefaults,
                     ModelScores, Prepared)
 from .pragma import without_pragmas
@@ -201,8 +202,8 @@ def finish(prepared: Prepared, cpu: CpuScores = NO_CPU, model: ModelScores = NO_
     metrics = Metrics(cpu.codebleu, model.codebertscore, cpu.chrf, cpu.tsed)
     return ScoreReport(request.language, codebleu=cpu.codebleu, codebertscore=model.codebertscore,
                        errors=(*cpu.errors, *model.errors, *corpus.errors), chrf=cpu.chrf, tsed=cpu.tsed,
-                       crystalbleu=corpus.crystalbleu, refscore=refscore_for(request, metrics),
-                       behaviour=cpu.behaviour)
+                       crystalbleu=corpus.crystalbleu,
+                       refscore=with_behaviour(refscore_for(request, metrics), cpu.behaviour), behaviour=cpu.behaviour)
 
 
 def differences(request: ScoreRequest, report: ScoreReport) -> Differences:

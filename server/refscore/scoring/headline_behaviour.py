@@ -1,0 +1,70 @@
+"""The combined RefScore number where behaviour ran: a second fit (``combined/combined_behaviour.json``)
+stacked on the similarity fit's logit, with the behaviour agreement and whether the candidate
+agreed on every input. Where behaviour did not run (another language, no sandbox, no inputs),
+the similarity fit's number stands as it is (``scoring.headline``).
+
+The fitted file has the similarity fit's format (``combined.model``), inputs ``similarity`` (the
+similarity fit's logit), ``behaviour`` and ``behaviour_all``; ``benchmarks/fit_behaviour_combined.py``
+writes it, with its held-out numbers (docs/correlation.md)."""
+
+from __future__ import annotations
+
+import logging
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..behaviour.result import BehaviourResult
+from ..combined.explain import terms
+from ..combined.formula import combined_score, contributions
+from ..combined.model import FORMAT_VERSION, check_model, digest, load_model
+from ..metrics.signature import build_signature
+from .report import RefScore
+
+log = logging.getLogger(__name__)
+PATH = Path(__file__).resolve().parents[1] / "combined" / "combined_behaviour.json"
+INPUTS = ("similarity", "behaviour", "behaviour_all")
+
+
+@lru_cache(maxsize=1)
+def behaviour_model() -> dict[str, Any] | None:
+    """The shipped behaviour fit, or None when this version has none."""
+    try:
+        model = dict(load_model(PATH))
+        check_model(model)
+    except (OSError, ValueError) as error:
+        log.info("no behaviour fit of the combined number: %s", error)
+        return None
+    if model.get("version") != FORMAT_VERSION or list(model["features"]) != list(INPUTS):
+        return None
+    model["digest"] = digest(PATH)
+    return model
+
+
+def behaviour_inputs(similarity: RefScore, behaviour: BehaviourResult) -> dict[str, float]:
+    """The fit's inputs for one scored pair."""
+    return {"similarity": similarity.logit, "behaviour": float(behaviour.agreement or 0.0),
+            "behaviour_all": 1.0 if behaviour.agrees_everywhere else 0.0}
+
+
+def signature(model: Mapping[str, Any], similarity: RefScore) -> str:
+    """``refscore|fit:<digest>|on:<similarity fit's digest>|inputs:3|train:<data>|version:...``."""
+    base = dict(part.split(":", 1) for part in similarity.signature.split("|")[1:] if ":" in part)
+    fields: list[tuple[str, Any]] = [("fit", model["digest"]), ("on", base.get("fit", "")),
+                                     ("inputs", len(model["features"]))]
+    train = model.get("fitted", {}).get("train")
+    if train:
+        fields.append(("train", train))
+    return build_signature("refscore", fields)
+
+
+def with_behaviour(similarity: RefScore | None, behaviour: BehaviourResult | None) -> RefScore | None:
+    """The behaviour fit's number when both the similarity number and behaviour are there, else
+    ``similarity`` unchanged."""
+    model = behaviour_model()
+    if model is None or similarity is None or behaviour is None or not behaviour.ran:
+        return similarity
+    values = behaviour_inputs(similarity, behaviour)
+    return RefScore(combined_score(values, model), (*similarity.components, *values.items()),
+                    signature(model, similarity), tuple(contributions(values, model)), float(model["intercept"]),
+                    tuple(terms(values, model)))
