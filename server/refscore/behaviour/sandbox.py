@@ -1,12 +1,16 @@
 """The one place that starts untrusted processes: a bubblewrap sandbox per run.
 
 What a sandboxed run sees: a read-only ``/usr`` (and the interpreter's own folder when it lives
-elsewhere), a private ``/tmp`` of bounded size as the only writable place, the files it is given
-(read-only, under ``/box``), no network (its own empty namespace), no ``/etc``, no home, no
-class folder, a scrubbed environment. Limits: CPU seconds, address space, file size, open files
-and processes (as an unprivileged user of its own when this process is root, so the process
-limit counts), a wall-clock limit after which the whole process group dies, and a cap on what
-it may print. Nothing here knows what is being run: ``behaviour.runners`` say that.
+elsewhere), a private ``/tmp`` and ``/dev/shm`` of bounded size as the only writable places (the
+root and ``/dev`` are read-only, else they would be unbounded memory), the files it is given
+(read-only, under ``/box``), no network (its own empty namespace), its own process namespace, no
+``/etc``, no home, no class folder, a scrubbed environment, no further user namespaces (where
+bubblewrap can forbid them). Limits: CPU seconds, address space, file size, open files and
+processes (as an unprivileged user of its own when this process is root, so the process limit
+counts), a wall-clock limit after which the whole sandbox dies, and a cap on what it may print.
+When this process is root, every process still running as the run's user afterwards is killed,
+so nothing a run starts outlives it, even unsandboxed. Nothing here knows what is being run:
+``behaviour.runners`` say that.
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ UNSAFE_ENV = "REFSCORE_BEHAVIOUR_UNSANDBOXED"
 _UID_BASE = 1_200_000
 _uid_counter = itertools.count((os.getpid() * 4096) % 800_000_000)
 _uid_lock = threading.Lock()
+#: The bounded ``/dev/shm`` (POSIX semaphores and shared memory) of a sandboxed run, at most.
+SHM_BYTES = 16 << 20
 
 
 @dataclass(frozen=True)
@@ -75,6 +81,9 @@ class Sandbox:
     kind: str
     executable: str | None = None
     extra_binds: tuple[str, ...] = field(default=())
+    #: Whether the sandbox forbids further user namespaces (``--disable-userns``, bubblewrap 0.8+):
+    #: inside one, a program would hold every capability and reach much more of the kernel.
+    no_user_namespaces: bool = False
 
     def run(self, argv: Sequence[str], files: Mapping[str, bytes | str], stdin: bytes = b"",
             limits: Limits = Limits(), binds: Sequence[str] = ()) -> Completed:
@@ -86,7 +95,7 @@ class Sandbox:
             box.mkdir()
             for name, content in files.items():
                 path = box / name
-                path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+                path.write_bytes(_encoded(content))
                 path.chmod(0o444)
             if uid is not None:
                 os.chown(folder, uid, uid)
@@ -104,7 +113,9 @@ class Sandbox:
             return _run_limited(command, stdin, limits, uid, cwd)
 
     def _bwrap_prefix(self, box: Path, binds: Sequence[str], limits: Limits) -> list[str]:
-        prefix = [self.executable or "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
+        prefix = [self.executable or "bwrap", "--unshare-all",
+                  *(["--unshare-user", "--disable-userns"] if self.no_user_namespaces else []),
+                  "--die-with-parent", "--new-session", "--clearenv",
                   "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", "/tmp",
                   "--setenv", "LANG", "C.UTF-8", "--setenv", "PYTHONHASHSEED", "0",
                   "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
@@ -119,8 +130,23 @@ class Sandbox:
             if not str(folder).startswith("/usr/"):
                 prefix += ["--ro-bind", str(folder), str(folder)]
         prefix += ["--size", str(limits.tmp_bytes), "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
-                   "--ro-bind", str(box), BOX, "--chdir", "/tmp"]
+                   "--size", str(min(limits.tmp_bytes, SHM_BYTES)), "--tmpfs", "/dev/shm",
+                   "--ro-bind", str(box), BOX,
+                   # bubblewrap's root and /dev are tmpfs as big as half the memory: read-only, last
+                   "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/tmp"]
         return prefix
+
+
+def _encoded(content: bytes | str) -> bytes:
+    """A file's bytes: text as UTF-8, its undecodable bytes (surrogate escapes) as they were, any
+    other lone surrogate as ``?``."""
+    if isinstance(content, bytes):
+        return content
+    try:
+        return content.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # rare: only then look at each character
+        return "".join("?" if "\ud800" <= c <= "\udfff" and not "\udc80" <= c <= "\udcff" else c
+                       for c in content).encode("utf-8", "surrogateescape")
 
 
 def _unsandboxed_path(arg: str, box: Path) -> str:
@@ -165,9 +191,12 @@ def _run_limited(command: list[str], stdin: bytes, limits: Limits, uid: int | No
         resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
 
     started = time.monotonic()
-    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               preexec_fn=drop, cwd=cwd, close_fds=True,
-                               env={"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"})
+    try:
+        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   preexec_fn=drop, cwd=cwd, close_fds=True,
+                                   env={"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"})
+    except (OSError, subprocess.SubprocessError) as error:  # no such program, or a limit refused
+        return Completed(b"", f"cannot start {command[0]}: {getattr(error, 'strerror', None) or error}".encode(), 127)
     outputs: dict[str, bytearray] = {"out": bytearray(), "err": bytearray()}
     capped = threading.Event()
 
@@ -183,19 +212,22 @@ def _run_limited(command: list[str], stdin: bytes, limits: Limits, uid: int | No
                 capped.set()
                 _kill_group(process)
 
-    readers = [threading.Thread(target=read, args=(process.stdout, "out", limits.output_bytes), daemon=True),
-               threading.Thread(target=read, args=(process.stderr, "err", 64 << 10), daemon=True)]
-    for reader in readers:
-        reader.start()
-    try:
-        process.stdin.write(stdin)  # type: ignore[union-attr]
-    except (BrokenPipeError, OSError):
-        pass
-    finally:
+    def write() -> None:  # in a thread: a program that never reads its input must not stop the clock
         try:
-            process.stdin.close()  # type: ignore[union-attr]
+            process.stdin.write(stdin)  # type: ignore[union-attr]
         except OSError:
             pass
+        finally:
+            try:
+                process.stdin.close()  # type: ignore[union-attr]
+            except OSError:
+                pass
+
+    threads = [threading.Thread(target=read, args=(process.stdout, "out", limits.output_bytes), daemon=True),
+               threading.Thread(target=read, args=(process.stderr, "err", 64 << 10), daemon=True),
+               threading.Thread(target=write, daemon=True)]
+    for thread in threads:
+        thread.start()
     timed_out = False
     try:
         process.wait(timeout=limits.wall_seconds)
@@ -203,8 +235,10 @@ def _run_limited(command: list[str], stdin: bytes, limits: Limits, uid: int | No
         timed_out = True
         _kill_group(process)
         process.wait()
-    for reader in readers:
-        reader.join(timeout=5)
+    if uid is not None:
+        _kill_user(uid)
+    for thread in threads:
+        thread.join(timeout=5)
     return Completed(bytes(outputs["out"]), bytes(outputs["err"]), process.returncode, timed_out,
                      capped.is_set() and not timed_out, time.monotonic() - started)
 
@@ -217,6 +251,27 @@ def _kill_group(process: subprocess.Popen) -> None:
             process.kill()
         except ProcessLookupError:
             pass
+
+
+def _kill_user(uid: int) -> None:
+    """SIGKILL to every process still running as ``uid``, a run's own user (as that user,
+    ``kill(-1)``: one step, which a process forking meanwhile cannot outrun). In a sandbox its
+    process namespace already ends them all; unsandboxed, this is what does."""
+
+    def kill_all() -> None:
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
+        os.kill(-1, signal.SIGKILL)  # every process of this user but the caller itself
+
+    try:
+        subprocess.run([_TRUE], preexec_fn=kill_all, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, close_fds=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        pass
+
+
+_TRUE = shutil.which("true", path="/usr/bin:/bin") or "/bin/true"
 
 
 @lru_cache(maxsize=None)
@@ -232,10 +287,10 @@ def find_sandbox(allow_unsandboxed: bool = False) -> Sandbox:
     executable = shutil.which("bwrap")
     if executable is None:
         raise SandboxUnavailable("no sandbox: bubblewrap (bwrap) is not installed")
-    sandbox = Sandbox("bwrap", executable)
-    probe = sandbox.run(["/bin/true"], {}, limits=Limits(wall_seconds=20))
-    if probe.returncode != 0:
-        reason = probe.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise SandboxUnavailable("no sandbox: bubblewrap cannot start here"
-                                 + (f" ({reason[-1][:120]})" if reason else ""))
-    return sandbox
+    for sandbox in (Sandbox("bwrap", executable, no_user_namespaces=True), Sandbox("bwrap", executable)):
+        probe = sandbox.run(["/bin/true"], {}, limits=Limits(wall_seconds=20))
+        if probe.returncode == 0:
+            return sandbox  # the first that starts: without further user namespaces when it can
+    reason = probe.stderr.decode("utf-8", "replace").strip().splitlines()
+    raise SandboxUnavailable("no sandbox: bubblewrap cannot start here"
+                             + (f" ({reason[-1][:120]})" if reason else ""))

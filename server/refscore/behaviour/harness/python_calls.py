@@ -1,6 +1,6 @@
-"""Runs inside the sandbox (standard library only, Python 3.8+): loads /box/program.py as a
-module (its ``__main__`` block does not run), calls its functions with each input of
-/box/calls.json, and writes one JSON line per call to the stream it was given as stdout.
+"""Runs inside the sandbox (standard library only, Python 3.8+): loads program.py beside it (in
+/box) as a module (its ``__main__`` block does not run), calls its functions with each input of
+calls.json beside it, and writes one JSON line per call to the stream it was given as stdout.
 
 A call's line: ``{"i": n, "v": value}`` (returned), ``{"i": n, "e": type, "m": message}``
 (raised), ``{"i": n, "timeout": true}``, ``{"i": n, "missing": true}`` (no such function),
@@ -8,6 +8,12 @@ A call's line: ``{"i": n, "v": value}`` (returned), ``{"i": n, "e": type, "m": m
 after the call when the call changed them, ``"out"`` what it printed. A value is tagged JSON
 (``encode``). The first line says whether the program loaded: ``{"load": "ok"}`` or
 ``{"load": "error", "e": type, "m": message, "line": n}``.
+
+A program that swallows its timeout (``except BaseException``, in a loop) is not waited for: the
+alarm repeats, and once it has gone on for ``SWALLOWED_GRACE`` seconds the harness writes the
+timeout itself, marked ``"halt": true``, and ends the process (the next input runs in a fresh
+sandbox). The program shares this process and could write lines of its own: the host trusts
+none of them (``runners.records`` checks each), and it never has the reference's outcomes.
 """
 
 import hashlib
@@ -23,13 +29,47 @@ PRINT_CAP = 4096
 NODE_CAP = 20000
 #: Calls of one function that run past their time before its remaining calls are not made.
 TIMEOUTS_PER_FUNCTION = 2
+#: Seconds a program may go on after its first timeout before the harness gives up on it.
+SWALLOWED_GRACE = 0.5
+#: The folder of the program and its calls (``/box`` in the sandbox).
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 class _CallTimeout(BaseException):
     """Raised in the program when a call runs past its time."""
 
 
+class _Watch:
+    """What is being timed: the protocol's fd, the line to write should the program swallow its
+    timeout (None: nothing is timed, an alarm is late and does nothing), the first alarm's time."""
+
+    fd = 1
+    on_swallowed = None
+    first_alarm = None
+
+
+def _arm(seconds, on_swallowed):
+    """An alarm in ``seconds``, then every 0.05 s until ``_disarm``."""
+    _Watch.on_swallowed, _Watch.first_alarm = on_swallowed, None
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)
+
+
+def _disarm():
+    _Watch.on_swallowed = None
+    signal.setitimer(signal.ITIMER_REAL, 0)
+
+
 def _alarm(signum, frame):
+    if _Watch.on_swallowed is None:
+        return
+    now = time.monotonic()
+    if _Watch.first_alarm is None:
+        _Watch.first_alarm = now
+    elif now - _Watch.first_alarm > SWALLOWED_GRACE:
+        try:
+            os.write(_Watch.fd, (json.dumps(_Watch.on_swallowed) + "\n").encode("utf-8"))
+        finally:
+            os._exit(3)
     raise _CallTimeout()
 
 
@@ -110,11 +150,12 @@ def _arguments(*args, **kwargs):
 
 
 def main():
-    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    _Watch.fd = os.dup(1)
+    protocol = os.fdopen(_Watch.fd, "w", encoding="utf-8")
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 0)
-    with open("/box/calls.json", encoding="utf-8") as handle:
+    with open(os.path.join(HERE, "calls.json"), encoding="utf-8") as handle:
         spec = json.load(handle)
     limit = float(spec.get("call_seconds", 1.0))
     signal.signal(signal.SIGALRM, _alarm)
@@ -123,7 +164,7 @@ def main():
         protocol.write(json.dumps(record) + "\n")
         protocol.flush()
 
-    with open("/box/program.py", encoding="utf-8", errors="surrogateescape") as handle:
+    with open(os.path.join(HERE, "program.py"), encoding="utf-8", errors="surrogateescape") as handle:
         source = handle.read()
     namespace = {"__name__": "__refscore_program__", "__builtins__": __builtins__}
     sys.stdout = io.StringIO()
@@ -131,15 +172,18 @@ def main():
     sys.setrecursionlimit(3000)
     try:
         code = compile(source, "program.py", "exec")
-        signal.setitimer(signal.ITIMER_REAL, float(spec.get("load_seconds", 2.0)))
+        _arm(float(spec.get("load_seconds", 2.0)),
+             {"load": "error", "e": "Timeout", "m": "loading the program ran past its time (and went on)"})
         try:
             exec(code, namespace)
         finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            _disarm()
     except _CallTimeout:
+        _disarm()
         emit({"load": "error", "e": "Timeout", "m": "loading the program ran past its time"})
         return
     except BaseException as error:  # noqa: BLE001 - the program's own failure is the result
+        _disarm()
         emit({"load": "error", "e": type(error).__name__, "m": str(error)[:300],
               "line": getattr(error, "lineno", None) if isinstance(error, SyntaxError) else None})
         return
@@ -170,16 +214,18 @@ def main():
         random.seed(0)
         started = time.perf_counter()
         try:
-            signal.setitimer(signal.ITIMER_REAL, limit, 0.05)
+            _arm(limit, {"i": index, "timeout": True, "halt": True})
             try:
                 value = function(*args, **kwargs)
                 record["v"] = encode_safely(value)
             finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
+                _disarm()
         except _CallTimeout:
+            _disarm()
             record = {"i": index, "timeout": True}
             timeouts[call["f"]] = timeouts.get(call["f"], 0) + 1
         except BaseException as error:  # noqa: BLE001 - the call's failure is its result
+            _disarm()
             record["e"] = type(error).__name__
             record["m"] = str(error)[:200]
         record["s"] = round(time.perf_counter() - started, 6)

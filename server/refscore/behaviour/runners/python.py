@@ -47,6 +47,12 @@ def python_version(run_as_other_user: bool) -> str:
     return name[len("python"):] if name.startswith("python") and "." in name else f"{sys.version_info[0]}.{sys.version_info[1]}"
 
 
+def _runs_as_other_user() -> bool:
+    """Whether runs are another user's: as root, sandboxed or not (``Sandbox.run`` gives each run
+    a user of its own), so the interpreter must be one that user can reach."""
+    return os.geteuid() == 0
+
+
 def _harness() -> bytes:
     return resources.files("refscore.behaviour.harness").joinpath("python_calls.py").read_bytes()
 
@@ -54,7 +60,7 @@ def _harness() -> bytes:
 def run_calls(sandbox: Sandbox, program: str, calls: Sequence[Call], call_seconds: float,
               wall_seconds: float, limits: Limits = Limits()) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
     """The load line and one record per call of ``program``'s functions."""
-    path, binds = interpreter(os.geteuid() == 0 and sandbox.kind == "bwrap")
+    path, binds = interpreter(_runs_as_other_user())
     harness = _harness()
     per_run = Limits(**{**limits.__dict__, "wall_seconds": wall_seconds, "cpu_seconds": int(wall_seconds) + 2})
 
@@ -71,7 +77,7 @@ def run_calls(sandbox: Sandbox, program: str, calls: Sequence[Call], call_second
 def run_program(sandbox: Sandbox, program: str, stdin: str, wall_seconds: float,
                 limits: Limits = Limits()) -> Completed:
     """``program`` run as a script with ``stdin``."""
-    path, binds = interpreter(os.geteuid() == 0 and sandbox.kind == "bwrap")
+    path, binds = interpreter(_runs_as_other_user())
     per_run = Limits(**{**limits.__dict__, "wall_seconds": wall_seconds, "cpu_seconds": int(wall_seconds) + 1})
     return sandbox.run([path, "-I", "-S", "-X", "utf8", f"{BOX}/program.py"], {"program.py": program},
                        stdin=stdin.encode("utf-8"), limits=per_run, binds=binds)
