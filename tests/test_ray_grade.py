@@ -274,6 +274,29 @@ def test_ray_writes_the_one_block_reports_with_every_feature(cluster, tmp_path):
     assert "does not parse" in done.stdout + done.stderr
 
 
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
+def test_behaviour_on_ray_gives_the_local_engines_numbers(cluster, tmp_path):
+    """The behaviour stage in Ray's CPU tasks: the same behaviour columns as the in-process run of
+    the same class from files (tests/test_grade_behaviour.py grades it on every other engine), and
+    the counter-examples on the HTML page."""
+    from tests.support.behaviour_class import behaviour_by_name, write_files, write_jsonl
+
+    reference, subs = write_files(tmp_path / "class")
+    metrics = ["--metrics", "codebleu,behaviour"]
+    assert main(["grade", "-r", str(reference), str(subs), *metrics, "-o", str(tmp_path / "local"), "-q",
+                 "--no-cache"]) == 0
+    expected = behaviour_by_name(json.loads((tmp_path / "local" / "grade.json").read_text(encoding="utf-8"))
+                                 ["submissions"])
+    done = _ray_grade(cluster, tmp_path / "ray", "--jsonl", str(write_jsonl(tmp_path / "class.jsonl")), *metrics,
+                      "--block-lines", "2")
+    assert done.returncode == 0, _failed(cluster, done)
+    got = _rows(tmp_path / "ray" / "grade.jsonl")
+    assert behaviour_by_name(got) == expected
+    assert 1.0 == expected["correct"][0] > expected["partial"][0] > expected["wrong"][0]
+    html = (tmp_path / "ray" / "grade.html").read_text(encoding="utf-8")
+    assert 'class="behaviour counter-examples"' in html
+
+
 def test_an_unreachable_cluster_is_one_line(tmp_path, inputs, capsys):
     code = main(["grade", "--engine", "ray", "--ray-address", f"127.0.0.1:{_free_port()}",
                  "--jsonl", str(inputs["jsonl"]), "-o", str(tmp_path), "-q"])

@@ -15,7 +15,7 @@ from ..grade.rows import SCORE_COLUMNS
 from ..grade.settings import GradeSettings, scorer_tag
 from ..metrics.similarity import DEFAULT_THRESHOLD
 from ..scoring.inputs import STDIN, resolve_language
-from ..scoring.report import ALL_METRICS, CODEBLEU_RULES
+from ..scoring.report import CODEBLEU_RULES, DEFAULT_METRICS
 from . import options
 from .classroom_options import classroom_from_args, register_classroom
 from .bert_options import idf_setting
@@ -38,8 +38,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                           "may name (by default everything a mapping names stays under its folder)")
     src.add_argument("--jsonl", action="append", default=[], metavar="FILE",
                      help='JSONL (or .jsonl.gz, Parquet): {"id","problem","candidate","reference","context",'
-                          '"language"} per line; other fields are passed through to the reports; - reads the '
-                          'lines from standard input')
+                          '"language","inputs"} per line (inputs: behaviour\'s, instead of --inputs); other fields '
+                          'are passed through to the reports; - reads the lines from standard input')
     src.add_argument("--fields", metavar="FIELD=NAME,...",
                      help="the names --jsonl rows give known fields, e.g. candidate=hyp,reference=ref")
     src.add_argument("--lang", help="language (default: from the reference's extension)")
@@ -59,9 +59,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="starter code handed out to the class: it earns no credit (repeatable; a mapping "
                           "problem may name its own with starter = ...)")
     sc = p.add_argument_group("scoring")
-    sc.add_argument("--metrics", default=",".join(ALL_METRICS),
-                    help=f"comma-separated, from {','.join(ALL_METRICS)},chrf,tsed,crystalbleu (default: "
-                         f"{','.join(ALL_METRICS)})")
+    sc.add_argument("--metrics", default=",".join(DEFAULT_METRICS),
+                    help=f"comma-separated, from {','.join(DEFAULT_METRICS)},chrf,tsed,crystalbleu (default: "
+                         f"{','.join(DEFAULT_METRICS)}; behaviour runs each submission beside the reference in a "
+                         "sandbox, where one is available, and reports how often they agree)")
+    options.add_behaviour_options(sc)
     sc.add_argument("--weights", default=options.DEFAULT_WEIGHTS_TEXT,
                     help="CodeBLEU weights: n-gram,weighted,syntax,dataflow (default 0.25 each); "
                          "the native rule normalises them to sum to 1")
@@ -202,6 +204,7 @@ _FILE_ONLY = (("-r", "reference", "reads the reference from a file"),
               ("--mapping", "mapping", "reads a mapping from a file (its paths are relative to its folder)"),
               ("--roster", "roster", "reads the roster from a file"),
               ("--starter", "starter", "reads the starter code from a file or folder"),
+              ("--inputs", "inputs", "reads behaviour's inputs from a file"),
               ("--rubric", "rubric", "reads the rubric from a file"),
               ("--adjustments", "adjustments", "keeps the adjustments in a file (created, then read back)"),
               ("--anonymise-key", "anonymise_key", "keeps the pseudonym key in a file"),
@@ -260,7 +263,8 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
     idf = idf_setting(args.idf)
     tag = scorer_tag(args.model, args.layer, args.device, idf) + backend_tag(args.backend)  # int8 only
     settings = GradeSettings(metrics, weights, args.batch_size, tag, args.codebleu_rule,  # type: ignore[arg-type]
-                             args.model, args.layer, args.device, idf, args.per_function, args.backend)
+                             args.model, args.layer, args.device, idf, args.per_function, args.backend,
+                             inputs=options.behaviour_inputs(args), unsandboxed=args.unsandboxed)
     inputs = Inputs(tuple(args.submissions), tuple(args.reference), tuple(args.mapping), tuple(args.jsonl),
                     args.lang, args.context, args.context_file, args.pattern, args.per_folder,
                     parse_fields(args.fields),
@@ -277,7 +281,8 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
                     _reports(args), args.title, Path(args.cache) if args.cache else None, args.no_cache,
                     threshold, default_metric, "none" if args.quiet else args.progress,
                     args.idf, args.similarity, classroom_from_args(args, metrics), args.quiet,
-                    named=frozenset(kind for kind in REPORT_KINDS if getattr(args, kind)), parquet=args.parquet)
+                    named=frozenset(kind for kind in REPORT_KINDS if getattr(args, kind)), parquet=args.parquet,
+                    inputs_file=args.inputs)
 
 
 def run(args: argparse.Namespace) -> int:

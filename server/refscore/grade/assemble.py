@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from ..vocabulary import SCORE_NAMES
+from .behaviour_cells import RunBehaviour
 from .columns import RunColumns, parquet_schema  # noqa: F401 - parquet_schema: re-exported
 from .ids import IdNamer
 from .items import GradeItem
@@ -59,6 +60,7 @@ class Assembled:
     first_error: str = ""  # the first row's first error
     rows: list[dict[str, Any]] | None = None  # every row, in order (``keep``: the classroom outputs)
     details: list[tuple[GradeResult, dict[str, Any]]] = field(default_factory=list)  # (result, row) with details
+    behaviour_note: str | None = None  # ``behaviour not run: <why>``: it ran for no submission, for one reason
 
     def headline_note(self) -> str | None:
         """The one line when some scored pairs lack the combined number that applies to them."""
@@ -88,7 +90,7 @@ def assemble(blocks: Sequence[PlannedBlock], store: PartStore, outputs: dict[str
     the result holds every row (and, with ``detail``, every detail) for the classroom outputs;
     ``held``: the items and reports of the detailed page the engine kept in memory (else read
     from the parts); ``panes``: the detailed page shows each submission's code."""
-    namer, totals, width = IdNamer(), RowStats(keep=0), 0
+    namer, totals, width, behaviour = IdNamer(), RowStats(keep=0), 0, RunBehaviour()
     columns = RunColumns(info.get("metrics", ()), similarity="similarity" in info)
     kept: dict[int, list[tuple[int, dict[str, Any]]]] = {}  # a run with details is small: read once
     for block in blocks:
@@ -99,9 +101,13 @@ def assemble(blocks: Sequence[PlannedBlock], store: PartStore, outputs: dict[str
             namer.add(str(entry["row"]["id"]))
             totals.add(entry["row"])
             columns.add(entry["row"])
+            behaviour.add(entry["row"])
             width = max(width, len(str(entry["row"]["id"])))
     namer.freeze()
-    result = Assembled(RowStats(rank_by, per_problem=True), rows=[] if keep else None)
+    result = Assembled(RowStats(rank_by, per_problem=True), rows=[] if keep else None,
+                       behaviour_note=behaviour.note if "behaviour" in columns.metrics else None)
+    if result.behaviour_note:  # said once (the JSON report's settings, the HTML header), not in every detail
+        info["behaviour_not_run"] = result.behaviour_note
     writers = _Writers(outputs, info, totals.summary(), columns, namer.unique)
     details: list[tuple[GradeResult, dict[str, Any]]] = []
     try:

@@ -193,10 +193,19 @@ def item_blocks(items: Sequence[GradeItem], block_lines: int, tag: str,
     (``read_items`` reads them back on any worker that sees the folder)."""
     for index, start in enumerate(range(0, len(items), max(1, block_lines))):
         chunk = list(items[start:start + block_lines])
-        lines = [json.dumps(asdict(item), ensure_ascii=False).encode("utf-8", "surrogatepass") for item in chunk]
+        lines = [json.dumps(item_data(item), ensure_ascii=False).encode("utf-8", "surrogatepass") for item in chunk]
         key = block_key("", start + 1, lines, tag)
         where = str(_spool(spool_dir, key, lines)) if spool_dir is not None else ""
         yield BlockSpec(index, key, "", where, 0, len(chunk), len(chunk), start + 1, "items"), chunk
+
+
+def item_data(item: GradeItem) -> dict[str, Any]:
+    """An item as plain data (``item_blocks``' spooled form and key), without the ``inputs`` of
+    an item that has none of its own: a block keeps the key it had before items had them."""
+    data = asdict(item)
+    if data.get("inputs") is None:
+        del data["inputs"]
+    return data
 
 
 def item_from_json(line: bytes) -> GradeItem:

@@ -1,7 +1,8 @@
 """The columns of one run's reports, found in pass one over its rows.
 
-* The score columns of metrics computed only on request (``chrf``, ``tsed``, ``crystalbleu`` and
-  their signatures) are there only when ``--metrics`` names them.
+* The score columns of metrics computed only on request (``chrf``, ``tsed``, ``crystalbleu``,
+  ``behaviour`` and their signatures; behaviour's inputs, agreed and note columns too) are there
+  only when ``--metrics`` names them.
 * Every field a JSONL/Parquet row had besides the known ones (``passed``, ``task_id``...) follows
   the report's own columns, in the order the rows first show them, with its JSON type: JSON keeps
   values as they were; Parquet types a column by its values (all integers: int64, numbers:
@@ -102,7 +103,8 @@ def parquet_schema(columns: Sequence[str] = COLUMNS, extra: dict[str, str] | Non
     arrow type names for the passed-through fields, strings otherwise."""
     import pyarrow as pa
 
-    types = {"codebertscore_layer": pa.int64(), "cached": pa.bool_(), "late": pa.bool_(),
+    types = {"codebertscore_layer": pa.int64(), "behaviour_inputs": pa.int64(), "behaviour_agreed": pa.int64(),
+             "cached": pa.bool_(), "late": pa.bool_(),
              "warnings": pa.list_(pa.string()), "errors": pa.list_(pa.string()), SIMILARITY_COLUMN: pa.list_(pa.string()),
              **{c: pa.float64() for c in SCORE_COLUMNS}, **({"id": pa.int64()} if int_ids else {}),
              **{c: getattr(pa, kind)() for c, kind in (extra or {}).items()}}

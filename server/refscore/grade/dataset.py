@@ -22,14 +22,18 @@ def grade_dataset(inputs: Sequence[str | Path], out_dir: str | Path, *, metrics:
                   block_lines: int = DEFAULT_BLOCK_LINES, batch_size: int | None = None, model: str | None = None,
                   layer: int | None = None, device: str | None = None, idf: str | None = None,
                   codebleu_rule: str = "native", per_function: bool = False, actors: int | None = None,
-                  actors_per_gpu: int = 1, title: str = DEFAULT_TITLE) -> Outcome:
+                  actors_per_gpu: int = 1, title: str = DEFAULT_TITLE, behaviour_inputs: str | None = None,
+                  unsandboxed: bool = False) -> Outcome:
     """Grade JSONL / JSONL.gz / Parquet inputs on the cluster at ``address`` and write
     ``grade.{csv,json,html}`` and the row files (``grade.jsonl``, ``grade.parquet``) into
     ``out_dir`` (parts in ``work``, default ``out_dir/grade.parts``). Rerunning resumes. Returns
-    the run's ``run.Outcome``."""
+    the run's ``run.Outcome``. ``behaviour_inputs``: behaviour's inputs file, its text (with ``behaviour``
+    in ``metrics``; a row's own ``inputs`` field comes first); ``unsandboxed``: run candidates
+    without a sandbox (only process limits: never for code you do not trust)."""
     out = Path(out_dir).resolve()
     settings = GradeSettings(tuple(metrics), DEFAULT_WEIGHTS, batch_size, scorer_tag(model, layer, device, idf),
-                             codebleu_rule, model, layer, device, idf, per_function)
+                             codebleu_rule, model, layer, device, idf, per_function, inputs=behaviour_inputs,
+                             unsandboxed=unsandboxed)
     job = GradeJob(Inputs(jsonl=tuple(str(p) for p in inputs), language=language), settings, engine="ray",
                    ray_address=address, block_lines=block_lines, title=title,
                    reports=tuple((kind, out / f"grade.{kind}") for kind in ("csv", "json", "html")),

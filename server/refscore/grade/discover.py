@@ -43,6 +43,7 @@ class Problem:
     name: str | None = None
     error: str | None = None
     reference_cells: tuple[Cells | None, ...] | None = None  # per reference: its notebook cell map (None: none is one)
+    inputs: str | None = None  # behaviour's inputs file, its text (a mapping problem's ``inputs``)
 
 
 def load_problem(reference_paths: Sequence[str | Path], language: str | None = None,
@@ -229,7 +230,7 @@ def items_for(problem: Problem, submissions: Sequence[Submission],
         item = GradeItem(id=id_prefix + sub_id, candidate=None, references=problem.references,
                          language=problem.language, context=problem.context, problem=problem.name,
                          source=sub_id, reference_names=problem.reference_names,
-                         reference_cells=problem.reference_cells)
+                         reference_cells=problem.reference_cells, inputs=problem.inputs)
         if problem.error:
             item.error = f"reference: {problem.error}"
         elif files is None:

@@ -26,6 +26,7 @@ from .heatmap import (
     safe_text,
     token_heat,
 )
+from .behaviour_html import BEHAVIOUR_CSS, behaviour_section, header_note
 from .functions_html import FUNCTIONS_CSS, functions_table
 from .histogram import counts_svg
 from .html_legends import legend, trust_note
@@ -69,7 +70,7 @@ mark.bidi{background:#f5c542;color:#5a3a00;border-radius:2px;font-size:.9em}
 .np{color:#7a5200;font-weight:700;padding-left:3px}header .warn{color:#ffd27a}header code{white-space:nowrap}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .note{font-size:12px;color:#8a5a00}.msgs{margin:4px 0}.warn{color:#8a5a00}
-""" + NOTE_CSS + FUNCTIONS_CSS
+""" + NOTE_CSS + FUNCTIONS_CSS + BEHAVIOUR_CSS
 
 JS = """
 document.querySelectorAll('table.sortable th').forEach(function(th, col){
@@ -149,7 +150,7 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_T
            f"{safe_text(', '.join(settings.get('metrics', [])))} &middot; engine: "
            f"{safe_text(str(settings.get('engine', 'local')))} &middot; refscore "
            f"{safe_text(str(settings.get('refscore_version', '')))}</p>{_not_parsing(stats)}"
-           f"{_interrupted(stats, settings)}</header><main>"]
+           f"{header_note(settings)}{_interrupted(stats, settings)}</header><main>"]
     if files:
         shown = "; this page has every submission" if details is not None else \
             "; this page shows statistics, the extremes and the first errors only"
@@ -176,8 +177,9 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_T
                    f"{safe_text(files[0] if files else 'the JSON report')} has every submission, and "
                    "<code>refscore score --explain</code> shows one with what it lacks.</p>")
     first = next((i for i, r in enumerate(results) if r.report is not None), 0)
+    run_note = bool(settings.get("behaviour_not_run"))
     for index, (result, row) in enumerate(details):
-        out.append(_detail(index, result, row, columns, panes and index == first, files, panes))
+        out.append(_detail(index, result, row, columns, panes and index == first, files, panes, run_note))
     out.append(f"</main><script>{JS}</script></body></html>")
     return "\n".join(out)
 
@@ -336,7 +338,7 @@ def _similarity_note(similarity: dict[str, Any]) -> str:
 
 
 def _detail(index: int, result: GradeResult, row: dict[str, Any], columns: Sequence[str], opened: bool,
-            files: Sequence[str] = (), panes: bool = True) -> str:
+            files: Sequence[str] = (), panes: bool = True, behaviour_run_note: bool = False) -> str:
     item = result.item
     scores = " &middot; ".join(f"{safe_text(LABELS.get(c, c))} {row[c]:.3f}" for c in columns if _num(row.get(c)))
     if scores and row.get("parse_error"):
@@ -350,6 +352,8 @@ def _detail(index: int, result: GradeResult, row: dict[str, Any], columns: Seque
     if item.context:
         out.append(f'<div class="legend">Task: {safe_text(item.context[:400])}</div>')
     out.append(functions_table(row.get("functions"), item.reference_names, files))
+    if result.report is not None:
+        out.append(behaviour_section(result.report.behaviour, behaviour_run_note))
     if panes and item.candidate is not None and item.references:
         out.append(_panes(result))
     out.append("</details>")

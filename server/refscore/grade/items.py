@@ -35,6 +35,9 @@ class GradeItem:
     reference_cells: tuple[tuple[tuple[int, int, int], ...] | None, ...] | None = None  # the same, per reference
     extra: dict[str, Any] = field(default_factory=dict)  # other input fields, passed to the reports
     input_id: int | None = None  # the input's ``id`` when it is an integer (reports keep it one)
+    #: behaviour's inputs file, its text, for this item alone (a mapping problem's ``inputs``, a
+    #: JSONL row's ``inputs`` field); None: the run's ``--inputs`` (``settings.request_for``)
+    inputs: str | None = None
 
     @property
     def scorable(self) -> bool:

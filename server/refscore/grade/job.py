@@ -98,6 +98,7 @@ class GradeJob:
     #: missing or regular file, never a link.
     named: frozenset[str] = frozenset()
     parquet: bool = False  # also the Parquet rows file beside the first report (``--parquet``)
+    inputs_file: str | None = None  # --inputs: behaviour's inputs file (an input too, never overwritten)
 
     @property
     def report_paths(self) -> dict[str, Path]:

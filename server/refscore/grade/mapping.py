@@ -10,6 +10,7 @@ TOML (paths relative to the mapping file)::
     submissions = ["class/*/sum.py"]  # files, folders, globs
     pattern = "*.py"                  # optional file-name filter for folders
     per_folder = false                # true: one submission per sub-folder
+    inputs = "inputs/sum.txt"         # optional: behaviour's inputs for this problem (else --inputs)
 
 CSV: one problem per row with the same column names; list cells (``reference``,
 ``submissions``) separate entries with ``;``.
@@ -36,7 +37,7 @@ from .classroom.sources import grade_class, split_classes
 from .containment import Containment
 from .discover import Submission, expand, items_for, load_problem
 from .items import ItemSet
-from .mapping_schema import check_problem, csv_flag
+from .mapping_schema import check_problem, csv_flag, problem_where
 
 TRUE_WORDS = frozenset({"1", "true", "yes", "y", "on"})
 FALSE_WORDS = frozenset({"", "0", "false", "no", "n", "off"})
@@ -156,6 +157,8 @@ def _problem_items(entry: dict[str, Any], base: Path, index: int, default_langua
                            str(context) if context else None, name, strict=False)
     if context_error:
         problem.error = context_error
+    inputs = base / str(entry["inputs"]) if entry.get("inputs") else None
+    problem.inputs = _problem_inputs(inputs, entry, index, mapping, contain) if inputs is not None else None
     pattern = entry.get("pattern")
     starter = starter_for(starters if given and not context_error else defaults.starter, problem.language)
     layout = entry.get("layout") or defaults.layout
@@ -167,8 +170,8 @@ def _problem_items(entry: dict[str, Any], base: Path, index: int, default_langua
     for source in as_class:
         group = classes.setdefault(os.path.realpath(source), _ClassGroup(source, layout))
         group.problems.append(ClassProblem(problem, patterns, starter))
-    subs = expand(others, pattern,
-                  bool(entry.get("per_folder", False)), exclude=[*references, *exclude])
+    subs = expand(others, pattern, bool(entry.get("per_folder", False)),
+                  exclude=[*references, *exclude, *([inputs] if inputs else [])])
     subs = [_contained(sub, contain) for sub in subs]
     subs += [Submission(str(source), [], reason) for source, reason in outside.items() if reason]
     subs = [sub._replace(id=_short_id(sub.id, base, name)) if sub.files is not None else sub for sub in subs]
@@ -178,6 +181,20 @@ def _problem_items(entry: dict[str, Any], base: Path, index: int, default_langua
     if not arguments:
         result.notes.append(f"problem {name!r}: no submissions listed")
     return result
+
+
+def _problem_inputs(path: Path, entry: dict[str, Any], index: int, mapping: Path, contain: Containment) -> str:
+    """The text of the problem's ``inputs`` file (behaviour's inputs for its submissions), read as
+    a source file is, relative to the mapping's folder and inside it (``containment``). A file
+    that cannot be read stops the run: one line naming the problem (its submissions would be
+    scored on other inputs than the teacher wrote)."""
+    outside = contain.outside(path)
+    if outside:
+        raise InputFileError(f"{problem_where(mapping, index, entry)}: inputs: {outside}")
+    try:
+        return _read_text(path)
+    except InputFileError as error:
+        raise InputFileError(f"{problem_where(mapping, index, entry)}: inputs: {error}") from None
 
 
 def _contained(sub: Submission, contain: Containment) -> Submission:

@@ -23,6 +23,8 @@ KEYS: dict[str, str] = {
     # classroom inputs (``classroom``): the class's layout, which of a student's files are this
     # problem's, the starter code handed out for it
     "layout": TEXT, "files": PATHS, "starter": PATHS,
+    # behaviour: the problem's inputs file (calls, or program-mode standard inputs), instead of --inputs
+    "inputs": TEXT,
 }
 LAYOUT_CHOICES = ("auto", "moodle", "canvas", "gradescope", "github-classroom", "plain")
 
@@ -37,7 +39,8 @@ def _fits(value: Any, kind: str) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) and v.strip() for v in value)
 
 
-def _where(mapping: Path, index: int, entry: Mapping[str, Any]) -> str:
+def problem_where(mapping: Path, index: int, entry: Mapping[str, Any]) -> str:
+    """``class.toml: problem 2 ('sum')``: where an error in a problem is."""
     name = entry.get("name")
     return f"{mapping}: problem {index}" + (f" ({name!r})" if isinstance(name, str) and name else "")
 
@@ -48,16 +51,16 @@ def check_problem(entry: Mapping[str, Any], mapping: Path, index: int) -> list[s
     for key, value in entry.items():
         kind = KEYS.get(key)
         if kind is None:
-            notes.append(f"{_where(mapping, index, entry)}: unknown key {key!r} ignored "
+            notes.append(f"{problem_where(mapping, index, entry)}: unknown key {key!r} ignored "
                          f"(known: {', '.join(KEYS)})")
         elif not _fits(value, kind):
-            raise InputFileError(f"{_where(mapping, index, entry)}: {key!r} must be {kind}, not {value!r}")
+            raise InputFileError(f"{problem_where(mapping, index, entry)}: {key!r} must be {kind}, not {value!r}")
     if entry.get("layout") is not None and entry["layout"] not in LAYOUT_CHOICES:
-        raise InputFileError(f"{_where(mapping, index, entry)}: 'layout' must be one of {', '.join(LAYOUT_CHOICES)}, "
-                             f"not {entry['layout']!r}")
+        raise InputFileError(f"{problem_where(mapping, index, entry)}: 'layout' must be one of "
+                             f"{', '.join(LAYOUT_CHOICES)}, not {entry['layout']!r}")
     if not entry.get("reference") and not entry.get("references"):
-        raise InputFileError(f"{_where(mapping, index, entry)}: no 'reference' (every problem needs the path of "
-                             "its reference solution)")
+        raise InputFileError(f"{problem_where(mapping, index, entry)}: no 'reference' (every problem needs the "
+                             "path of its reference solution)")
     return notes
 
 

@@ -40,26 +40,28 @@ class BlockWork:
     corpus: Corpus | None = None  # with CrystalBLEU: each language's ignored n-grams
     device_kind: str = "cpu"  # "cuda" when CodeBERTScore runs on GPUs (half precision)
     fields: FieldNames = ()  # --fields: the input names of known JSONL fields
+    sandbox: str | None = None  # with behaviour: where it runs candidates (``run._sandbox_kind``)
 
     def tag(self) -> str:
         """Everything besides a block's items that decides its rows (part of each part key)."""
         bert = "codebertscore" in self.settings.metrics
         extra = {"lang": self.language, "device": self.device_kind if bert else None, "detail": self.detail,
                  "corpus": corpus_tag(self.corpus) if self.corpus is not None else None,
-                 **({"fields": [list(p) for p in self.fields]} if self.fields else {})}
+                 **({"fields": [list(p) for p in self.fields]} if self.fields else {}),
+                 **({"sandbox": self.sandbox} if self.sandbox is not None else {})}
         return self.settings.cache_tag() + json.dumps(extra, sort_keys=True)
 
     def to_dict(self) -> dict[str, Any]:
         return {"settings": self.settings.to_dict(), "language": self.language, "detail": self.detail,
                 "corpus": corpus_to_data(self.corpus) if self.corpus is not None else None,
-                "device_kind": self.device_kind, "fields": [list(p) for p in self.fields]}
+                "device_kind": self.device_kind, "fields": [list(p) for p in self.fields], "sandbox": self.sandbox}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "BlockWork":
         corpus = corpus_from_data(data["corpus"]) if data.get("corpus") is not None else None
         return cls(GradeSettings.from_dict(data["settings"]), data.get("language"), bool(data.get("detail")),
                    corpus, str(data.get("device_kind", "cpu")),
-                   tuple((str(a), str(b)) for a, b in data.get("fields", ())))
+                   tuple((str(a), str(b)) for a, b in data.get("fields", ())), data.get("sandbox"))
 
 
 @dataclass(frozen=True)

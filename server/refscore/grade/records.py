@@ -3,9 +3,11 @@
 
 Known fields: ``id``, ``problem`` (a group name: the HTML page and the summary count rows per
 problem; default none), ``candidate``, ``reference`` (or ``references``: a string or a list),
-``language`` and ``context``. Any other field (``passed``, ``task_id``...) is kept with its JSON
-value and written beside the scores in every report (``EXTRA_PREFIX`` before a name that is a
-report column already). An integer ``id`` stays an integer in JSON and Parquet.
+``language``, ``context`` and ``inputs`` (behaviour's inputs for this row instead of ``--inputs``:
+an inputs file's text, one call per line or program-mode standard inputs separated by ``---``
+lines, or a list of calls or standard inputs). Any other field (``passed``, ``task_id``...) is
+kept with its JSON value and written beside the scores in every report (``EXTRA_PREFIX`` before a
+name that is a report column already). An integer ``id`` stays an integer in JSON and Parquet.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from ..safe_read import describe_limit
 from .items import GradeItem, with_readable_names
 
 #: The fields a line's item is made of; ``references`` is another name for ``reference``.
-KNOWN_FIELDS = ("id", "problem", "candidate", "reference", "language", "context")
+KNOWN_FIELDS = ("id", "problem", "candidate", "reference", "language", "context", "inputs")
 #: Fields a row must have (``reference`` or ``references``).
 REQUIRED = ("candidate", "reference")
 #: Written before a passed-through field whose name a report column has (``input_errors``).
@@ -207,11 +209,19 @@ def _fill(item: GradeItem, known: dict[str, Any], data: dict[str, Any], where: s
         return f"{where}: 'reference' {problem}"
     if context is not None and not isinstance(context, str):
         return f"{where}: 'context' must be a string"
-    for key, text in (("candidate", candidate), *((("reference", r) for r in refs)), ("context", context or "")):
+    inputs = known.get("inputs")
+    if isinstance(inputs, list) and all(isinstance(i, str) for i in inputs):
+        inputs = json.dumps(inputs, ensure_ascii=False)  # a list of calls (or standard inputs): the file's JSON form
+    elif inputs is not None and not isinstance(inputs, str):
+        return (f"{where}: 'inputs' must be an inputs file's text (one call per line) or a list of calls, "
+                f"not {_kind(inputs)}")
+    for key, text in (("candidate", candidate), *((("reference", r) for r in refs)), ("context", context or ""),
+                      ("inputs", inputs or "")):
         bad = lone_surrogate(text)
         if bad:
             return f"{where}: '{key}' holds a lone surrogate ({bad}), which is not text"
     item.candidate, item.references, item.context = candidate, tuple(refs), context or None
+    item.inputs = inputs
     item.reference_names = tuple(f"reference {i + 1}" for i in range(len(refs)))
     name = known.get("language")
     if name is not None and not isinstance(name, str):

@@ -9,6 +9,7 @@ from typing import Any, Sequence
 from ..scoring.flat import flat_scores, flat_signatures
 from ..scoring.report import ScoreReport
 from ..vocabulary import SCORE_LABELS, SCORE_NAMES
+from .behaviour_cells import BEHAVIOUR_COLUMNS, behaviour_cells
 from .items import GradeItem
 from .records import extra_columns
 
@@ -34,12 +35,14 @@ TEXT_COLUMNS = ("chrf", "tsed", "crystalbleu")
 SCORE_COLUMNS = SCORE_NAMES  # the one vocabulary (``vocabulary.SCORE_NAMES``)
 #: Who handed the submission in (classroom exports, ``classroom.model``); empty otherwise.
 STUDENT_COLUMNS = ("student", "student_id", "late")
-COLUMNS = ("id", "problem", "language", "source", *STUDENT_COLUMNS, *SCORE_COLUMNS, "codebertscore_model",
-           "codebertscore_layer", "codebleu_signature", "codebertscore_signature",
-           *(f"{c}_signature" for c in ("refscore", *TEXT_COLUMNS)), "parse_error", "cached", "warnings", "errors",
-           "similar_to")
-#: The columns a report has only when ``--metrics`` names their metric (``columns.report_columns``).
-OPTIONAL_METRIC_COLUMNS = {name: (name, f"{name}_signature") for name in TEXT_COLUMNS}
+COLUMNS = ("id", "problem", "language", "source", *STUDENT_COLUMNS, *SCORE_COLUMNS, *BEHAVIOUR_COLUMNS,
+           "codebertscore_model", "codebertscore_layer", "codebleu_signature", "codebertscore_signature",
+           *(f"{c}_signature" for c in ("refscore", *TEXT_COLUMNS, "behaviour")), "parse_error", "cached", "warnings",
+           "errors", "similar_to")
+#: The columns a report has only when ``--metrics`` names their metric (``columns.report_columns``):
+#: behaviour's are its agreement, inputs run and agreed on, a note (``behaviour_cells``) and signature.
+OPTIONAL_METRIC_COLUMNS = {**{name: (name, f"{name}_signature") for name in TEXT_COLUMNS},
+                           "behaviour": ("behaviour", *BEHAVIOUR_COLUMNS, "behaviour_signature")}
 #: ``--similarity``'s column (the flagged partners of a submission): only in runs that compare students.
 SIMILARITY_COLUMN = "similar_to"
 #: Fields of JSON and JSONL rows only (``--per-function``'s records): no CSV or Parquet column.
@@ -80,6 +83,7 @@ def result_row(result: GradeResult) -> dict[str, Any]:
                errors=result.errors)
     row.update(flat_scores(report))
     row.update(flat_signatures(report))
+    row.update(behaviour_cells(report.behaviour if report is not None else None))
     bert = report.codebertscore if report is not None else None
     if bert is not None:
         row.update(codebertscore_model=bert.model, codebertscore_layer=bert.layer)

@@ -129,6 +129,8 @@ def run_job(job: GradeJob, check_languages: Callable[[Iterable[str]], None] | No
     headline = outcome.assembled.headline_note()
     if headline:
         note(headline)
+    if outcome.assembled.behaviour_note:  # once for the run, not on every row
+        note(outcome.assembled.behaviour_note)
     if not job.quiet:
         print_summary(outcome.stats, outcome.outputs, outcome.from_before,
                       outcome.classroom.written if outcome.classroom else (), job.classroom.feedback if job.classroom else None)
@@ -143,8 +145,12 @@ def run_job(job: GradeJob, check_languages: Callable[[Iterable[str]], None] | No
         print(f"refscore: interrupted: {done} of {outcome.stats.rows} scored; {rerun}", file=sys.stderr)
         return EXIT_INTERRUPTED
     if outcome.stats.rows and not outcome.assembled.numbered:
-        print(f"refscore: no submission could be scored: all {outcome.stats.rows} rows are errors "
-              f"(the reports say why; first: {printable(outcome.assembled.first_error)})", file=sys.stderr)
+        if outcome.assembled.first_error or not outcome.assembled.behaviour_note:
+            print(f"refscore: no submission could be scored: all {outcome.stats.rows} rows are errors "
+                  f"(the reports say why; first: {printable(outcome.assembled.first_error)})", file=sys.stderr)
+        else:  # --metrics behaviour alone, and it ran for none
+            print(f"refscore: no submission could be scored: {printable(outcome.assembled.behaviour_note)}",
+                  file=sys.stderr)
         return EXIT_INPUT
     passed = outcome.classroom.passed if outcome.classroom is not None else None
     if job.threshold is None:
@@ -167,7 +173,8 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
     extra = classroom.named_outputs() if classroom is not None else {}
     made = _folders_to_make({**outputs, **extra}, None if temporary else work)
     try:
-        check_outputs({**outputs, **extra}, [*job.inputs.named_files(), *([job.idf_file] if job.idf_file else [])],
+        check_outputs({**outputs, **extra}, [*job.inputs.named_files(), *([job.idf_file] if job.idf_file else []),
+                                             *([job.inputs_file] if job.inputs_file else [])],
                       job.named | set(extra))
         if not temporary:
             _check_work_folder(work, f"--cache {job.cache}" if job.cache else f"the scored-parts folder {work}",
@@ -178,7 +185,7 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
     stream = None  # --jsonl -: the folder standard input is kept in for the run
     try:
         own = [*outputs.values(), *extra.values(), *([classroom.feedback] if classroom and classroom.feedback else []),
-               work]
+               work, *([Path(job.inputs_file)] if job.inputs_file else [])]
         items = read_submissions(job.inputs, own=own)
         key = None
         if classroom is not None and classroom.anonymise_key is not None:
@@ -203,7 +210,7 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
         # the code panes (and the explanations they show) for runs small enough to read that way
         panes = detail and (lines <= PANES_LIMIT or bool(classroom and classroom.needs_details))
         work_data = BlockWork(replace(job.settings, explain=panes), job.inputs.language, detail, None,
-                              _device_kind(job, cluster), job.inputs.fields)
+                              _device_kind(job, cluster), job.inputs.fields, _sandbox_kind(job))
         store = PartStore(work / "parts", durable=not temporary)
         plan = plan_run(sources, work_data, store, spool_dir=work / "input" if cluster is not None else None)
         if say:  # before a run that finds nothing stops: a note may say why (an unknown key)
@@ -350,6 +357,20 @@ def _device_kind(job: GradeJob, cluster: Any) -> str:
     from ..embed.device import select_device
 
     return "cuda" if select_device(job.settings.device).startswith("cuda") else "cpu"
+
+
+def _sandbox_kind(job: GradeJob) -> str | None:
+    """Where behaviour runs candidates (part of the parts' key, as it decides the behaviour
+    column): ``bwrap``, ``none`` (``--unsandboxed``) or ``unavailable``; None without behaviour. A
+    run scored where no sandbox was is scored again where one is."""
+    if "behaviour" not in job.settings.metrics:
+        return None
+    from ..behaviour.sandbox import SandboxUnavailable, find_sandbox
+
+    try:
+        return find_sandbox(job.settings.unsandboxed).kind
+    except SandboxUnavailable:
+        return "unavailable"
 
 
 def _score(job: GradeJob, plan: Plan, sources: Sources, store: PartStore, work: Path, cluster: Any,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -33,6 +34,10 @@ class GradeSettings:
     per_function: bool = False  # also score each top-level function (``functions`` in the rows)
     backend: str | None = None  # encoder engine; in the key through ``scorer_tag`` only when approximate
     explain: bool = True  # token alignments and CodeBLEU explanations (only the detailed HTML page shows them)
+    #: behaviour: the run's inputs file, its text (``--inputs``; a mapping problem's ``inputs`` or a
+    #: JSONL row's overrides it for its items: ``GradeItem.inputs``)
+    inputs: str | None = None
+    unsandboxed: bool = False  # behaviour: run candidates without a sandbox (``--unsandboxed``)
 
     def scoring_batch(self, encoder_here: bool = True) -> int:
         """Items per scorer call: ``batch_size`` when given, else ``GPU_BATCH`` when CodeBERTScore
@@ -66,6 +71,11 @@ class GradeSettings:
                 tag["refscore"] = model["digest"]
         if self.per_function:
             tag["per_function"] = True
+        if "behaviour" in self.metrics:  # only when given: runs without them keep their keys
+            if self.inputs is not None:
+                tag["inputs"] = hashlib.sha256(self.inputs.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+            if self.unsandboxed:
+                tag["unsandboxed"] = True
         return json.dumps(tag, sort_keys=True)
 
     def to_dict(self) -> dict[str, Any]:
@@ -93,9 +103,12 @@ def scorer_tag(model: str | None = None, layer: int | None = None, device: str |
 
 
 def request_for(item: GradeItem, settings: GradeSettings) -> ScoreRequest:
-    """The request every engine sends for a scorable ``item`` under ``settings``."""
+    """The request every engine sends for a scorable ``item`` under ``settings`` (behaviour's
+    inputs: the item's own, a mapping problem's or a JSONL row's, else the run's)."""
     assert item.candidate is not None and item.language is not None
     return ScoreRequest(candidate=item.candidate, references=item.references, language=item.language,
                         context=item.context, metrics=settings.metrics, weights=settings.weights,
                         explain=settings.explain, codebleu_rule=settings.codebleu_rule, model=settings.model,
-                        layer=settings.layer, device=settings.device, idf=settings.idf, backend=settings.backend)
+                        layer=settings.layer, device=settings.device, idf=settings.idf, backend=settings.backend,
+                        inputs=item.inputs if item.inputs is not None else settings.inputs,
+                        unsandboxed=settings.unsandboxed)

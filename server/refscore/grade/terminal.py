@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .job import Threshold
 
 #: The score columns a terminal line and the summary show, when computed.
-SHOWN = ("refscore", "codebleu", "codebertscore_f1", "chrf", "tsed", "crystalbleu")
+SHOWN = ("refscore", "codebleu", "codebertscore_f1", "chrf", "tsed", "crystalbleu", "behaviour")
 
 
 def summary_stream(outputs: Mapping[str, Path]) -> TextIO:
@@ -59,7 +59,8 @@ def print_summary(stats: RowStats, outputs: Mapping[str, Path], from_before: int
     """``graded N submissions: ...`` and a ``wrote`` line per file (``more``: the classroom
     outputs; those in the ``pages`` folder are counted in one line)."""
     summary = stats.summary()
-    means = ", ".join(f"{LABELS[c]} mean {m['mean']:.3f}" for c, m in summary["metrics"].items() if c in SHOWN)
+    means = ", ".join(f"{LABELS[c]} mean {m['mean']:.3f}" + _ran(c, m["n"], summary["submissions"])
+                      for c, m in summary["metrics"].items() if c in SHOWN)
     out = summary_stream(outputs)
     print(f"graded {counted(summary['submissions'])}: {stats.errors_phrase()}"
           + (f"; {means}" if means else "") + f"; {from_before} from earlier runs", file=out)
@@ -76,6 +77,12 @@ def print_summary(stats: RowStats, outputs: Mapping[str, Path], from_before: int
             print(f"wrote {path}", file=out)
     if in_pages:
         print(f"wrote {len(in_pages) // 2} student feedback page(s), HTML and Markdown, in {pages}", file=out)
+
+
+def _ran(column: str, count: int, submissions: int) -> str:
+    """`` (run for 4 of 6)`` after behaviour's mean: how many submissions it is over (behaviour
+    does not run for a submission that could not be read, nor where the reference does not run)."""
+    return f" (run for {count:,} of {submissions:,})" if column == "behaviour" else ""
 
 
 def threshold_name(threshold: "Threshold") -> str:

@@ -199,7 +199,7 @@ def _base_item(student: Student, problem: ClassProblem, late: bool | None) -> Gr
                      language=problem.problem.language, context=problem.problem.context, problem=problem.name,
                      reference_names=problem.problem.reference_names,
                      reference_cells=problem.problem.reference_cells, student=student.name,
-                     student_id=student.id, late=late)
+                     student_id=student.id, late=late, inputs=problem.problem.inputs)
     if problem.problem.error:
         item.error = f"reference: {problem.problem.error}"
     elif all_starter:
