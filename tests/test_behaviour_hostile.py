@@ -710,6 +710,10 @@ def test_unsandboxed_only_when_asked_and_with_a_warning(fresh_find_sandbox: None
                                                         monkeypatch: pytest.MonkeyPatch,
                                                         capsys: pytest.CaptureFixture) -> None:
     monkeypatch.setenv(UNSAFE_ENV, "1")
+    # a working bubblewrap is preferred even when running without one is allowed
+    assert "|sandbox:bwrap|" in world.run("def add(a, b):\n    return a + b\n").signature
+    find_sandbox.cache_clear()
+    monkeypatch.setattr(shutil, "which", lambda name, *args, **kwargs: None)  # no bubblewrap here
     # as root, each run is still a user of its own, and whatever that user left behind is killed
     candidate = LEAVERS["a daemon at import"] if os.geteuid() == 0 else "def add(a, b):\n    return a + b\n"
     result = world.run(candidate)  # check(): nothing left

@@ -162,13 +162,14 @@ def _run_as_uid() -> int | None:
 
 
 def _own_process_count() -> int:
-    """How many processes this user runs now (the process limit counts them all)."""
+    """How many tasks (processes and their threads) this user runs now: the process limit counts
+    threads too, so a caller with a thread pool would otherwise leave a sandbox no room to start."""
     uid, count = os.getuid(), 0
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
             try:
                 if entry.stat().st_uid == uid:
-                    count += 1
+                    count += max(1, len(os.listdir(f"/proc/{entry.name}/task")))
             except OSError:
                 pass
     return count
@@ -277,11 +278,20 @@ _TRUE = shutil.which("true", path="/usr/bin:/bin") or "/bin/true"
 @lru_cache(maxsize=None)
 def find_sandbox(allow_unsandboxed: bool = False) -> Sandbox:
     """The sandbox this machine offers; ``SandboxUnavailable`` says in one line why there is
-    none. Running without one needs ``allow_unsandboxed`` (or ``$REFSCORE_BEHAVIOUR_UNSANDBOXED=1``)."""
-    if allow_unsandboxed or os.environ.get(UNSAFE_ENV) == "1":
-        print("refscore: warning: behaviour runs candidates WITHOUT a sandbox (only process limits)",
+    none. Where there is none, ``allow_unsandboxed`` (or ``$REFSCORE_BEHAVIOUR_UNSANDBOXED=1``)
+    runs with the process limits only, with a warning; a working bubblewrap is always preferred."""
+    try:
+        return _bubblewrap()
+    except SandboxUnavailable as error:
+        if not (allow_unsandboxed or os.environ.get(UNSAFE_ENV) == "1"):
+            raise
+        print(f"refscore: warning: behaviour runs candidates WITHOUT a sandbox (only process limits): {error}",
               file=sys.stderr)
         return Sandbox("none")
+
+
+def _bubblewrap() -> Sandbox:
+    """bubblewrap, checked by starting it (SandboxUnavailable says why it cannot be had)."""
     if not sys.platform.startswith("linux"):
         raise SandboxUnavailable(f"no sandbox on {sys.platform} (bubblewrap is Linux only)")
     executable = shutil.which("bwrap")
