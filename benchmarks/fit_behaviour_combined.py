@@ -88,9 +88,9 @@ def predict(fit: dict[str, Any], x: np.ndarray) -> np.ndarray:
 def humaneval_rows(behaviour_path: Path, similarity_path: Path | None) -> list[dict]:
     """One row per completion: passed, the similarity logit and behaviour (the rows behaviour did
     not run on keep the similarity number alone)."""
-    behaviour = {(str(r["task_id"]), int(r["completion_idx"])): r for r in _read_json_rows(behaviour_path)}
+    behaviour = {(_task(r["task_id"]), int(r["completion_idx"])): r for r in _read_json_rows(behaviour_path)}
     if similarity_path is not None and similarity_path.exists():
-        similarity = {(str(r["task_id"]), int(r["completion_idx"])): r["logit"] for r in _read_json_rows(similarity_path)}
+        similarity = {(_task(r["task_id"]), int(r["completion_idx"])): r["logit"] for r in _read_json_rows(similarity_path)}
     else:
         similarity = similarity_logits()
     rows = []
@@ -105,12 +105,19 @@ def humaneval_rows(behaviour_path: Path, similarity_path: Path | None) -> list[d
     return rows
 
 
+def _task(task_id: Any) -> str:
+    """``HumanEval/12`` and ``12`` are one problem."""
+    return str(task_id).rsplit("/", 1)[-1]
+
+
 def _read_json_rows(path: Path) -> list[dict]:
     text = path.read_text()
     data = json.loads(text) if text.lstrip().startswith(("[", "{")) and "\n{" not in text.strip() else None
     if data is None:
         return [json.loads(line) for line in text.splitlines() if line.strip()]
-    return data["rows"] if isinstance(data, dict) and "rows" in data else data
+    if isinstance(data, dict):
+        return next(data[key] for key in ("rows", "completions") if isinstance(data.get(key), list))
+    return data
 
 
 def similarity_logits() -> dict[tuple[str, int], float]:
@@ -120,7 +127,7 @@ def similarity_logits() -> dict[tuple[str, int], float]:
     rows = [json.loads(line) for line in gzip.open(DATA, "rt")]
     scored = refscore.score([r["hyp"] for r in rows], [r["ref"] for r in rows], "python",
                             metrics=("codebleu", "codebertscore"))
-    return {(str(r["task_id"]), int(r["completion_idx"])): s.report.refscore.logit
+    return {(_task(r["task_id"]), int(r["completion_idx"])): s.report.refscore.logit
             for r, s in zip(rows, scored) if s.report is not None and s.report.refscore is not None}
 
 
@@ -158,10 +165,10 @@ def held_out(rows: Sequence[dict], folds: int = 10, lam: float = 1.0) -> np.ndar
     tasks = sorted({r["task_id"] for r in rows})
     fold_of = {task: index % folds for index, task in enumerate(tasks)}
     scores = np.array([1 / (1 + math.exp(-r["similarity"])) for r in rows])
-    ran = np.array([r["behaviour"] is not None for r in rows])
+    ran = np.array([r["behaviour"] is not None for r in rows], dtype=bool)
     for fold in range(folds):
-        test = np.array([fold_of[r["task_id"]] == fold for r in rows]) & ran
-        train = ~np.array([fold_of[r["task_id"]] == fold for r in rows]) & ran
+        test = np.array([fold_of[r["task_id"]] == fold for r in rows], dtype=bool) & ran
+        train = ~np.array([fold_of[r["task_id"]] == fold for r in rows], dtype=bool) & ran
         if test.any():
             subset = [r for r, t in zip(rows, train) if t]
             fit = fit_logistic(matrix(subset), np.array([r["passed"] for r in subset], dtype=float), lam)
