@@ -132,3 +132,9 @@ def test_not_available_for_a_language_without_a_runner_is_one_note() -> None:
 def test_a_reference_that_does_not_parse_is_not_run() -> None:
     result = behaviour("def f(:\n", "def f(x): return x\n")
     assert not result.ran and result.not_run.startswith("the reference does not parse")
+
+
+def test_a_reference_program_that_fails_on_every_input_is_not_run() -> None:
+    result = behaviour("import sys\nsys.exit('no input handling yet')\n", "print(1)\n")
+    assert not result.ran
+    assert result.not_run == "the reference program fails on every input (exit 1: no input handling yet)"

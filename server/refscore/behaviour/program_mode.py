@@ -38,7 +38,9 @@ def outcome(completed: Completed) -> dict[str, Any]:
                               "status": completed.returncode}
     if completed.returncode != 0:
         lines = completed.stderr.decode("utf-8", "replace").strip().splitlines()
-        record["m"] = lines[-1][:200] if lines else f"exit {completed.returncode}"
+        # a traceback ends with its exception; the JVM and others start with "Error: ..."
+        said = next((line for line in lines if line.startswith("Error:")), lines[-1] if lines else "")
+        record["m"] = said[:200] if said else f"exit {completed.returncode}"
     return record
 
 
@@ -50,14 +52,19 @@ def plan(sandbox: Sandbox, reference: str, stdins: Sequence[str], run: Runner = 
     """The standard inputs the reference runs on in time, with its outcome on each."""
     from .python_behaviour import Plan
 
-    calls, outcomes = [], []
+    calls, outcomes, failures = [], [], []
     for stdin in list(dict.fromkeys(stdins))[:MAX_STDINS]:
         record = outcome(run(sandbox, reference, stdin, PROGRAM_SECONDS))
-        if "v" in record:
+        if "v" in record and record.get("status") == 0:
             calls.append(Call("<program>", json.dumps(stdin), "file"))
             outcomes.append(record)
+        else:
+            failures.append(record)
     if not calls:
-        return Plan(skipped="the reference program did not finish on any input", stdins=())
+        why = failures[0] if failures else {}
+        detail = (f"exit {why['status']}: {why.get('m', '')}" if "status" in why
+                  else "timeout" if why.get("timeout") else str(why.get("lost", "")))
+        return Plan(skipped=f"the reference program fails on every input ({detail[:160]})", stdins=())
     slowest = max(float(o.get("s", 0.0)) for o in outcomes)
     digest = hashlib.sha256(json.dumps([c.args for c in calls]).encode()).hexdigest()[:12]
     return Plan(tuple(calls), tuple(outcomes), min(PROGRAM_SECONDS, max(2.0, 5 * slowest)), digest,
