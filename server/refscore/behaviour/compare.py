@@ -3,7 +3,10 @@
 An outcome is one call's record from a harness (``harness/python_calls.py``; the JavaScript
 harness writes the same shape): a tagged value, an exception, a timeout, a missing function.
 Values compare the way ``==`` does, with floats to a relative tolerance and NaN equal to NaN;
-exceptions agree when their types do.
+exceptions agree when their types do. Where the reference changes its arguments (an in-place
+sort, an append), the candidate must change them the same way; where the reference leaves them
+alone, a candidate that changes them (sorting its list in place before returning the answer)
+agrees when its result does: its caller gets what the reference promises.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
+#: The tag of a complex number in the harnesses' tagged values.
+COMPLEX = "c"
 REL_TOL = 1e-6
 ABS_TOL = 1e-9
 _NUMBERS = {"i", "f", "b"}
@@ -46,7 +51,7 @@ def values_equal(a: Any, b: Any) -> bool:
     if ta == "d":
         return len(a[1]) == len(b[1]) and all(values_equal(ka, kb) and values_equal(va, vb)
                                               for (ka, va), (kb, vb) in zip(a[1], b[1]))
-    if ta == "c":
+    if ta == COMPLEX:
         return values_equal(a[1], b[1]) and values_equal(a[2], b[2])
     return a == b
 
@@ -65,8 +70,8 @@ def outcomes_agree(reference: Mapping[str, Any], candidate: Mapping[str, Any]) -
             return False, "raised a different exception"
     else:
         return False, _failure_reason(reference)
-    if "mut" in reference or "mut" in candidate:
-        if not ("mut" in reference and "mut" in candidate and values_equal(reference["mut"], candidate["mut"])):
+    if "mut" in reference:  # the reference's changes to its arguments are part of what it does
+        if not ("mut" in candidate and values_equal(reference["mut"], candidate["mut"])):
             return False, "changed its arguments differently"
     if reference.get("out") and reference.get("out", "").rstrip() != candidate.get("out", "").rstrip():
         return False, "printed something else"
@@ -126,7 +131,7 @@ def render(value: Any) -> str:
         return "{" + ", ".join(render(v) for v in value[1]) + "}" if value[1] else "set()"
     if tag == "d":
         return "{" + ", ".join(f"{render(k)}: {render(v)}" for k, v in value[1]) + "}"
-    if tag == "c":
+    if tag == COMPLEX:
         return f"complex({render(value[1])}, {render(value[2])})"
     if tag == "h":
         return f"<large value {value[1][:12]}>"

@@ -15,9 +15,12 @@ from .inputs.teacher_file import read_stdins
 from .result import KEPT_DISAGREEMENTS, BehaviourResult, Disagreement, FunctionAgreement
 from .runners import compiled as runner
 from .sandbox import Completed, Sandbox
+from .. import languages
 from .settings import BehaviourSettings
 
-LANGUAGES = ("c", "cpp", "java")
+#: The runners of the registry (``LanguageSpec.runner``) this module runs.
+KINDS = ("gcc", "g++", "javac")
+LANGUAGES = tuple(spec.name for spec in languages.LANGUAGES if spec.runner in KINDS)
 
 
 def _program_runner(toolchain: runner.Toolchain) -> program_mode.Runner:
@@ -46,9 +49,9 @@ def compiled_behaviour(language: str) -> Callable[[Sandbox, str, str, BehaviourS
         toolchain = runner.find_toolchain(language)
         if isinstance(toolchain, str):
             return BehaviourResult.skipped(f"not available for {language}: {toolchain}")
-        problem = runner.jvm_problem(sandbox, toolchain) if language == "java" else None
+        problem = runner.jvm_problem(sandbox, toolchain) if toolchain.kind == "javac" else None
         if problem is not None:
-            return BehaviourResult.skipped(f"not available for java: {problem}")
+            return BehaviourResult.skipped(f"not available for {language}: {problem}")
         from .python_behaviour import Plan
 
         compiled = runner.compile_program(sandbox, toolchain, reference)

@@ -25,9 +25,12 @@ from .result import KEPT_DISAGREEMENTS, BehaviourResult, Disagreement, FunctionA
 from .runners import javascript as runner
 from .sandbox import Completed, Sandbox
 from .select import choose
+from .. import languages
 from .settings import BehaviourSettings
 
-LANGUAGES = ("javascript", "typescript", "tsx")
+#: The runners of the registry (``LanguageSpec.runner``) this module runs: node, TypeScript first stripped.
+KINDS = ("node", "node-typescript", "node-tsx")
+LANGUAGES = tuple(spec.name for spec in languages.LANGUAGES if spec.runner in KINDS)
 #: How long the reference may take over all of its candidate inputs.
 REFERENCE_WALL = 60.0
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*$")
@@ -45,7 +48,7 @@ class _Unrunnable(Exception):
 
 def _javascript(source: str, language: str) -> tuple[str, dict[str, tuple[str | None, ...]]]:
     """``source`` as JavaScript, with the TypeScript parameter types of its top-level functions."""
-    if language == "javascript":
+    if languages.get(language).runner == "node":  # plain JavaScript: nothing to strip
         return source, {}
     try:
         stripped = strip_types(source, language)

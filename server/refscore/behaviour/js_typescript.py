@@ -50,7 +50,7 @@ def strip_types(source: str, language: str = "typescript") -> Stripped:
     """``source`` (TypeScript, or TSX when ``language`` is ``tsx``) as JavaScript;
     ``TypeScriptError`` when it does not parse or holds something this cannot turn."""
     data = source.encode("utf-8")
-    tree = languages.get("tsx" if language == "tsx" else "typescript").parse(data)
+    tree = languages.get(language).parse(data)
     root = tree.root_node
     if root.has_error:
         line = _first_error_line(root)

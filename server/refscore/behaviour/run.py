@@ -15,7 +15,9 @@ LanguageRunner = Callable[[Sandbox, str, str, BehaviourSettings], BehaviourResul
 def _runners() -> dict[str, LanguageRunner]:
     from .python_behaviour import python_behaviour
 
-    runners: dict[str, LanguageRunner] = {"python": python_behaviour}
+    from .. import languages
+
+    runners: dict[str, LanguageRunner] = {s.name: python_behaviour for s in languages.LANGUAGES if s.runner == "python3"}
     try:
         from .javascript_behaviour import RUNNERS as javascript
     except ImportError:

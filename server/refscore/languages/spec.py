@@ -69,6 +69,10 @@ class LanguageSpec:
     #: is scored as this language, not refused as another (C++: ``.c`` and ``.h`` files;
     #: TypeScript and TSX: each other's)
     accepts: tuple[str, ...] = ()
+    #: how behaviour runs this language (``refscore.behaviour``): ``python3``; ``node``,
+    #: ``node-typescript``, ``node-tsx`` (types stripped first); ``gcc``, ``g++``, ``javac``
+    #: (compiled in the sandbox, program mode); empty: behaviour is not available
+    runner: str = ""
 
     def takes(self, other: str) -> bool:
         """Whether a file whose extension names ``other`` may be scored as this language."""

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path, PurePosixPath
 
+from ... import languages
 from ..sandbox import BOX, Completed, Limits, Sandbox
 
 #: What one compilation may use: compilers start many processes and need room.
@@ -55,6 +56,11 @@ class Toolchain:
     binds: tuple[str, ...] = ()
     java_home: str | None = None
 
+    @property
+    def kind(self) -> str:
+        """The registry's runner for the language (``gcc``, ``g++``, ``javac``)."""
+        return languages.get(self.language).runner
+
 
 @dataclass(frozen=True)
 class Compiled:
@@ -73,17 +79,21 @@ class Compiled:
 
 # --- finding the toolchain ------------------------------------------------------------------------
 
-_COMPILERS = {"c": ("gcc", "clang"), "cpp": ("g++", "clang++")}
-_MISSING = {"c": "no C compiler (gcc) on this machine", "cpp": "no C++ compiler (g++) on this machine",
-            "java": "no JDK (javac) on this machine"}
+#: Per runner of the registry (``LanguageSpec.runner``): the compilers tried, in order.
+_COMPILERS = {"gcc": ("gcc", "clang"), "g++": ("g++", "clang++")}
+_MISSING_BY_KIND = {"gcc": "no C compiler (gcc) on this machine", "g++": "no C++ compiler (g++) on this machine",
+                    "javac": "no JDK (javac) on this machine"}
+#: Per language of the registry this module compiles: why it cannot be run here.
+_MISSING = {spec.name: _MISSING_BY_KIND[spec.runner] for spec in languages.LANGUAGES if spec.runner in _MISSING_BY_KIND}
 
 
 @cache
 def find_toolchain(language: str) -> Toolchain | str:
     """The toolchain for ``language`` ("c", "cpp", "java"), or one line saying why there is none."""
-    if language == "java":
-        return _find_jdk() or _MISSING["java"]
-    for command in _COMPILERS.get(language, ()):
+    kind = languages.get(language).runner
+    if kind == "javac":
+        return _find_jdk(language) or _MISSING[language]
+    for command in _COMPILERS.get(kind, ()):
         path = _under_usr(command)
         if path is not None:
             return Toolchain(language, path, f"cc:{command}-{_dump_version(path)}")
@@ -108,7 +118,7 @@ def _dump_version(compiler: str) -> str:
     return out.split(".")[0] if out else "unknown"
 
 
-def _find_jdk() -> Toolchain | None:
+def _find_jdk(language: str) -> Toolchain | None:
     homes: list[Path] = []
     if os.environ.get("JAVA_HOME"):
         homes.append(Path(os.environ["JAVA_HOME"]))
@@ -123,7 +133,7 @@ def _find_jdk() -> Toolchain | None:
         if (home / "bin" / "javac").is_file() and (home / "bin" / "java").is_file():
             binds = tuple(dict.fromkeys([*([] if str(home).startswith("/usr/") else [str(home)]),
                                          *_link_folders(home)]))
-            return Toolchain("java", str(home / "bin" / "javac"), f"jdk:{_jdk_version(home)}", binds, str(home))
+            return Toolchain(language, str(home / "bin" / "javac"), f"jdk:{_jdk_version(home)}", binds, str(home))
     return None
 
 
@@ -177,13 +187,13 @@ def compile_program(sandbox: Sandbox, toolchain: Toolchain, source: str) -> Comp
 
 @lru_cache(maxsize=32)
 def _compile(sandbox: Sandbox, toolchain: Toolchain, source: str) -> Compiled:
-    if toolchain.language == "java":
+    if toolchain.kind == "javac":
         return _compile_java(sandbox, toolchain, source)
-    name = "program.c" if toolchain.language == "c" else "program.cpp"
+    name = "program.c" if toolchain.kind == "gcc" else "program.cpp"
     flags = ["-O2", "-pipe", "-w"]
     if not toolchain.runtime.startswith("cc:clang"):
         flags += ["-fdiagnostics-plain-output", "-fmax-errors=5"]
-    libraries = " -lm" if toolchain.language == "c" else ""
+    libraries = " -lm" if toolchain.kind == "gcc" else ""
     command = (f'LC_ALL=C {shlex.quote(toolchain.compiler)} {" ".join(flags)} -o "$d/program" "$1"{libraries} >&2'
                ' && cat "$d/program"')
     done = sandbox.run([*_script(command), f"{BOX}/{name}"], {name: source}, limits=COMPILE_LIMITS,
@@ -324,7 +334,7 @@ def run_compiled(sandbox: Sandbox, toolchain: Toolchain, compiled: Compiled, std
     if not compiled.ok:
         return Completed(b"", f"does not compile: {compiled.error}".encode(), 1)
     files = dict(compiled.files)
-    if toolchain.language == "java":
+    if toolchain.kind == "javac":
         limits = _java_limits(wall_seconds)
         java = str(Path(toolchain.java_home or "/usr") / "bin" / "java")
         argv = ["/usr/bin/env", _FEW_ARENAS, java, *JAVA_FLAGS, "-cp", f"{BOX}/program.jar",

@@ -12,6 +12,7 @@ import json
 import re
 from typing import Any, Callable
 
+from ..compare import COMPLEX
 from ..sandbox import Completed
 
 #: A record for an input the harness never reached.
@@ -95,7 +96,7 @@ def well_formed(value: Any) -> bool:
             return len(parts) == 1 and isinstance(parts[0], str) and _HEX.fullmatch(parts[0]) is not None
         if tag == "o":
             return len(parts) == 2 and all(isinstance(p, str) for p in parts)
-        if tag == "c":
+        if tag == COMPLEX:
             return len(parts) == 2 and all(ok(p, depth + 1) for p in parts)
         if tag in ("l", "t", "g", "S"):
             return len(parts) == 1 and isinstance(parts[0], list) and all(ok(p, depth + 1) for p in parts[0])
