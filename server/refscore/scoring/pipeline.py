@@ -27,6 +27,7 @@ in stage order. Nothing else makes or changes a ``ScoreReport`` (it is frozen).
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass, replace
 from typing import Iterable, Mapping, Sequence
 
@@ -69,8 +70,9 @@ def wants_model(request: ScoreRequest) -> bool:
 
 # -- CPU metrics --------------------------------------------------------------------------------
 
-def cpu_metrics(prepared: Prepared) -> CpuScores:
-    """CodeBLEU, chrF, TSED and behaviour, those the request names; each failure is one error line."""
+def cpu_metrics(prepared: Prepared, behaviour: BehaviourResult | None = None) -> CpuScores:
+    """CodeBLEU, chrF, TSED and behaviour, those the request names; each failure is one error line.
+    ``behaviour``: the request's behaviour when it was run already (``behaviour_batch``)."""
     request, errors = prepared.request, []
     codebleu = None
     if "codebleu" in request.metrics:
@@ -88,10 +90,35 @@ def cpu_metrics(prepared: Prepared) -> CpuScores:
             log.exception("CodeBLEU failed")
             errors.append(f"codebleu: {type(error).__name__}: {error}")
     text = {name: _text_metric(name, prepared, errors) for name in TEXT_METRICS if name in request.metrics}
-    behaviour = behaviour_of(prepared) if "behaviour" in request.metrics else None
+    if "behaviour" in request.metrics and behaviour is None:
+        behaviour = behaviour_of(prepared)
     if codebleu is None and not text and not errors and behaviour is None:
         return NO_CPU
     return CpuScores(codebleu, text.get("chrf"), text.get("tsed"), tuple(errors), behaviour)  # type: ignore[arg-type]
+
+
+#: Requests whose behaviour runs at once (each mostly waits for its sandboxed processes).
+BEHAVIOUR_THREADS = max(2, min(8, 2 * (os.cpu_count() or 1)))
+
+
+def behaviour_batch(prepared: Sequence[Prepared]) -> dict[int, BehaviourResult]:
+    """Behaviour of every request that asks for it, several at a time: first one request per
+    distinct reference (its inputs are made and run once, then cached), then the rest."""
+    wanted = [i for i, p in enumerate(prepared) if "behaviour" in p.request.metrics]
+    if len(wanted) < 2:
+        return {}
+    from concurrent.futures import ThreadPoolExecutor
+
+    first: dict[tuple, int] = {}
+    for i in wanted:
+        request = prepared[i].request
+        first.setdefault((request.references, request.language, request.inputs), i)
+    leaders = list(first.values())
+    rest = [i for i in wanted if i not in set(leaders)]
+    with ThreadPoolExecutor(max_workers=BEHAVIOUR_THREADS, thread_name_prefix="behaviour") as pool:
+        results = dict(zip(leaders, pool.map(lambda i: behaviour_of(prepared[i]), leaders)))
+        results.update(zip(rest, pool.map(lambda i: behaviour_of(prepared[i]), rest)))
+    return results
 
 
 def behaviour_of(prepared: Prepared) -> BehaviourResult:
@@ -226,7 +253,9 @@ def notes(requests: Sequence[ScoreRequest], reports: Sequence[ScoreReport]) -> l
 
 def cpu_stage(requests: Sequence[ScoreRequest]) -> list[CpuScores]:
     """The CPU stage of each request (nothing for one that names no CPU metric)."""
-    return [cpu_metrics(prepare(r)) if wants_cpu(r) else NO_CPU for r in requests]
+    prepared = [prepare(r) for r in requests]
+    ran = behaviour_batch(prepared)
+    return [cpu_metrics(p, ran.get(i)) if wants_cpu(p.request) else NO_CPU for i, p in enumerate(prepared)]
 
 
 def run_stages(requests: Sequence[ScoreRequest], defaults: ModelDefaults = NO_DEFAULTS,
@@ -237,7 +266,8 @@ def run_stages(requests: Sequence[ScoreRequest], defaults: ModelDefaults = NO_DE
     ``statistics`` (None: none), one finished report each."""
     prepared = [prepare(r) for r in requests]
     if cpu is None:
-        cpu = [cpu_metrics(p) if wants_cpu(p.request) else NO_CPU for p in prepared]
+        ran = behaviour_batch(prepared)
+        cpu = [cpu_metrics(p, ran.get(i)) if wants_cpu(p.request) else NO_CPU for i, p in enumerate(prepared)]
     model = [NO_MODEL] * len(prepared)
     wanted = [i for i, p in enumerate(prepared) if wants_model(p.request)]
     for i, scores in zip(wanted, model_metrics([prepared[i] for i in wanted], defaults)):
