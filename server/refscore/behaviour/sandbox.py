@@ -110,7 +110,7 @@ class Sandbox:
             else:
                 command = [*self._bwrap_prefix(box, [*self.extra_binds, *binds], limits), *argv]
                 cwd = "/"
-            return _run_limited(command, stdin, limits, uid, cwd)
+            return _run_limited(command, stdin, limits, uid, cwd, sweep=self.kind == "none")
 
     def _bwrap_prefix(self, box: Path, binds: Sequence[str], limits: Limits) -> list[str]:
         prefix = [self.executable or "bwrap", "--unshare-all",
@@ -175,7 +175,10 @@ def _own_process_count() -> int:
     return count
 
 
-def _run_limited(command: list[str], stdin: bytes, limits: Limits, uid: int | None, cwd: str) -> Completed:
+def _run_limited(command: list[str], stdin: bytes, limits: Limits, uid: int | None, cwd: str,
+                 sweep: bool = True) -> Completed:
+    """``command`` under ``limits`` as ``uid`` (None: this user); ``sweep``: kill whatever that
+    user left running afterwards (a bubblewrap run needs none: its process namespace ends with it)."""
     processes = limits.processes if uid is not None else _own_process_count() + limits.processes
 
     def drop() -> None:  # in the child, before exec: a session of its own, the limits, the user
@@ -230,13 +233,18 @@ def _run_limited(command: list[str], stdin: bytes, limits: Limits, uid: int | No
     for thread in threads:
         thread.start()
     timed_out = False
+    # the run's output closes when it ends: waiting on the reader is a blocking wait, where
+    # ``Popen.wait(timeout)`` polls with sleeps (several milliseconds of each short run)
+    deadline = started + limits.wall_seconds
+    for reader in threads[:2]:
+        reader.join(timeout=max(0.0, deadline - time.monotonic()))
     try:
-        process.wait(timeout=limits.wall_seconds)
+        process.wait(timeout=max(0.0, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
         timed_out = True
         _kill_group(process)
         process.wait()
-    if uid is not None:
+    if uid is not None and sweep:
         _kill_user(uid)
     for thread in threads:
         thread.join(timeout=5)

@@ -98,7 +98,7 @@ def cpu_metrics(prepared: Prepared, behaviour: BehaviourResult | None = None) ->
 
 
 #: Requests whose behaviour runs at once (each mostly waits for its sandboxed processes).
-BEHAVIOUR_THREADS = max(2, min(8, 2 * (os.cpu_count() or 1)))
+BEHAVIOUR_THREADS = max(2, min(16, 4 * (os.cpu_count() or 1)))
 
 
 def behaviour_batch(prepared: Sequence[Prepared]) -> dict[int, BehaviourResult]:

@@ -3,7 +3,7 @@ the whole program run with a standard input."""
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
 import stat
 import sys
@@ -66,7 +66,7 @@ def run_calls(sandbox: Sandbox, program: str, calls: Sequence[Call], call_second
 
     def run(start: int) -> Completed:
         spec = {"calls": [{"f": c.function, "a": c.args} for c in calls[start:]], "call_seconds": call_seconds}
-        files = {"program.py": program, "calls.json": json.dumps(spec), "harness.py": harness}
+        files = {"program.py": program, "calls.bin": marshal.dumps(spec, 2), "harness.py": harness}
         return sandbox.run([path, "-I", "-S", "-X", "utf8", f"{BOX}/harness.py"], files, limits=per_run, binds=binds)
 
     if not calls:

@@ -8,6 +8,7 @@ reference's outcomes are never in its sandbox.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from typing import Any, Callable
@@ -31,15 +32,27 @@ _HEX = re.compile(r"(?:[0-9a-fA-F]{2})*")
 _SPECIAL_FLOATS = ("nan", "inf", "-inf")
 
 
+def parse_line(line: str) -> Any:
+    """One harness line: JSON (the JavaScript harness) or a Python literal (the Python harness,
+    which spares itself the json import); None when it is neither, or nested too deep."""
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError):
+        pass
+    if len(line) > 8 << 20:
+        return None
+    try:
+        return ast.literal_eval(line)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
 def read_records(output: bytes, count: int) -> tuple[dict[str, Any] | None, dict[int, dict[str, Any]]]:
     """The load line and the first record of each input index in a harness's output."""
     load: dict[str, Any] | None = None
     records: dict[int, dict[str, Any]] = {}
     for line in output.decode("utf-8", "replace").splitlines():
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):  # a line nested deeper than the parser goes
-            continue
+        record = parse_line(line)
         if not isinstance(record, dict):
             continue
         if "load" in record and load is None:
