@@ -110,15 +110,17 @@ def test_score_table_and_grade_row_show_it_first(shipped, tmp_path, capsys):
     ref, cand = tmp_path / "ref.py", tmp_path / "cand.py"
     ref.write_text(REF)
     cand.write_text(CAND)
-    assert main(["score", str(ref), str(cand), "--no-daemon"]) == 0
+    # the similarity fit's number (behaviour's stacked fit: tests/test_headline_behaviour.py)
+    similarity = ["--metrics", "codebleu,codebertscore"]
+    assert main(["score", str(ref), str(cand), "--no-daemon", *similarity]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].strip().startswith("RefScore") and "combined" in lines[1]
     assert lines[2].strip().startswith("moved most by") and lines[2].count("), ") == 3 and "CodeBERTScore F3 " in lines[2]
-    assert main(["score", str(ref), str(cand), "--no-daemon", "--json"]) == 0
+    assert main(["score", str(ref), str(cand), "--no-daemon", "--json", *similarity]) == 0
     data = json.loads(capsys.readouterr().out.splitlines()[0])
     assert math.isfinite(data["refscore"]["score"]) and set(data["refscore"]["components"]) == set(FEATURES)
     out = tmp_path / "out"
-    assert main(["grade", "-r", str(ref), str(cand), "-o", str(out), "--no-daemon", "--quiet"]) == 0
+    assert main(["grade", "-r", str(ref), str(cand), "-o", str(out), "--no-daemon", "--quiet", *similarity]) == 0
     row = json.loads((out / "grade.json").read_text())["submissions"][0]
     assert row["refscore"] == pytest.approx(data["refscore"]["score"]) and row["refscore_signature"].startswith("refscore|")
     page = (out / "grade.html").read_text()

@@ -69,6 +69,12 @@ class GradeSettings:
             model = headline_model()
             if model is not None:  # a new fit of the combined number is a new score
                 tag["refscore"] = model["digest"]
+                if "behaviour" in self.metrics:
+                    from ..scoring.headline_behaviour import behaviour_model
+
+                    stacked = behaviour_model()
+                    if stacked is not None:  # and so is a new fit of its behaviour part
+                        tag["refscore_behaviour"] = stacked["digest"]
         if self.per_function:
             tag["per_function"] = True
         if "behaviour" in self.metrics:  # only when given: runs without them keep their keys

@@ -10,13 +10,14 @@ writes it, with its held-out numbers (docs/correlation.md)."""
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
 from ..behaviour.result import BehaviourResult
 from ..combined.explain import terms
-from ..combined.formula import combined_score, contributions
+from ..combined.formula import combined_score
 from ..combined.model import FORMAT_VERSION, check_model, digest, load_model
 from ..metrics.signature import build_signature
 from .report import RefScore
@@ -65,6 +66,14 @@ def with_behaviour(similarity: RefScore | None, behaviour: BehaviourResult | Non
     if model is None or similarity is None or behaviour is None or not behaviour.ran:
         return similarity
     values = behaviour_inputs(similarity, behaviour)
-    return RefScore(combined_score(values, model), (*similarity.components, *values.items()),
-                    signature(model, similarity), tuple(contributions(values, model)), float(model["intercept"]),
-                    tuple(terms(values, model)))
+    own = [t for t in terms(values, model) if t.input != "similarity"]
+    # the similarity logit's own inputs, each share scaled by the weight the stack gives that
+    # logit: the explanation names CodeBERTScore, chrF++... beside behaviour, and still adds up
+    weight = float(model["coef"][0]) / float(model["scale"][0])
+    inherited = [replace(t, weight=t.weight * weight, share=t.share * weight) for t in similarity.terms]
+    intercept = float(model["intercept"]) + weight * (similarity.intercept - float(model["mean"][0]))
+    shares = [*((name, share * weight) for name, share in similarity.contributions),
+              *((t.input, t.share) for t in own)]
+    behaviour_values = tuple((name, value) for name, value in values.items() if name != "similarity")
+    return RefScore(combined_score(values, model), (*similarity.components, *behaviour_values),
+                    signature(model, similarity), tuple(shares), intercept, (*inherited, *own))

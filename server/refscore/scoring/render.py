@@ -34,8 +34,9 @@ def render_table(candidate: str, reference: str, report: ScoreReport, explain: b
     """A readable table of every score in the report, ending with ``notes`` (why a score is what it is)."""
     lines = [f"{candidate}  vs  {reference}  [{report.language}]"]
     if report.refscore is not None:
+        judged = "its behaviour and similarity" if "behaviour" in dict(report.refscore.components) else "its similarity"
         lines.append(f"  RefScore                  {_value(report.refscore.score)}   combined: how likely the "
-                     "code is correct, judging by its similarity (docs/correlation.md)")
+                     f"code is correct, judging by {judged} (docs/correlation.md)")
         pulls = ", ".join(f"{text} ({c:+.2f})" for _, text, c in report.refscore.strongest())
         lines.append(f"    moved most by (share of the logit): {pulls}")
         if explain and report.refscore.terms:
