@@ -160,7 +160,13 @@ def result_of(judged: list[tuple[Call, dict, dict]], mode: str, signature: str,
 
 
 def python_behaviour(sandbox: Sandbox, reference: str, candidate: str, settings: BehaviourSettings) -> BehaviourResult:
-    """Run both and compare; the signature says how the inputs were made and where they ran."""
+    """Run both and compare; the signature says how the inputs were made and where they ran.
+    A candidate text already judged against the same reference and settings is not run again."""
+    return _python_behaviour(sandbox, reference, candidate, settings)
+
+
+@lru_cache(maxsize=512)
+def _python_behaviour(sandbox: Sandbox, reference: str, candidate: str, settings: BehaviourSettings) -> BehaviourResult:
     import os
 
     the_plan = plan(sandbox, reference, settings)

@@ -1,6 +1,7 @@
 """A small, diverse set of inputs, chosen after the reference ran on every candidate input:
-inputs it fails or runs long on are dropped (a teacher's own kept), the trusted ones kept first,
-then boundaries, then one of each distinct reference output in turn."""
+inputs it fails or runs long on are dropped (a teacher's own kept), and so are made inputs on which
+it returns None when none of the inputs it shows does; the trusted ones are kept first, then
+boundaries, then one of each distinct reference output in turn."""
 
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ def choose(calls: Sequence[Call], records: Sequence[Mapping[str, Any]], per_func
     functions = list(dict.fromkeys(c.function for c in calls))
     for function in functions:
         indexes = [i for i, c in enumerate(calls) if c.function == function and usable(c, records[i])]
+        if _never_none(calls, records, indexes):  # a None result off the examples' path: a bad input
+            indexes = [i for i in indexes if calls[i].origin in _SHOWN or records[i].get("v") != _NONE]
         chosen: list[int] = []
         for origin in ORIGINS[:4]:  # file, example, main, boundary: every one, in order
             chosen += [i for i in indexes if calls[i].origin == origin]
@@ -49,6 +52,18 @@ def choose(calls: Sequence[Call], records: Sequence[Mapping[str, Any]], per_func
                     chosen.append(groups[key].pop(0))
         kept += chosen
     return kept
+
+
+_SHOWN = ("file", "example", "main")
+_NONE = ["n"]
+
+
+def _never_none(calls: Sequence[Call], records: Sequence[Mapping[str, Any]], indexes: Sequence[int]) -> bool:
+    """Whether the reference returns a value on every input it shows and None on none of them:
+    then a made input on which it returns None fell off its end (``for ... return i``), outside
+    the inputs it was written for."""
+    shown = [records[i] for i in indexes if calls[i].origin in _SHOWN and "v" in records[i]]
+    return bool(shown) and all(record["v"] != _NONE for record in shown)
 
 
 def _output_key(record: Mapping[str, Any]) -> str:
