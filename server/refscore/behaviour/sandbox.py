@@ -37,7 +37,10 @@ UNSAFE_ENV = "REFSCORE_BEHAVIOUR_UNSANDBOXED"
 #: First of the user ids a root process runs sandboxes as (one per run, so each run's process
 #: limit counts its own processes only).
 _UID_BASE = 1_200_000
-_uid_counter = itertools.count((os.getpid() * 4096) % 800_000_000)
+#: Runs of one process take user ids ``_UID_BASE + pid slot * _UIDS_PER_PROCESS + n``: the process id is
+#: read at each run, so workers forked from one parent never share a user (nor its process limit)
+_UIDS_PER_PROCESS = 4096
+_uid_counter = itertools.count()
 _uid_lock = threading.Lock()
 #: The bounded ``/dev/shm`` (POSIX semaphores and shared memory) of a sandboxed run, at most.
 SHM_BYTES = 16 << 20
@@ -158,7 +161,8 @@ def _run_as_uid() -> int | None:
     if os.geteuid() != 0:
         return None
     with _uid_lock:
-        return _UID_BASE + next(_uid_counter) % 800_000_000
+        slot = os.getpid() % (800_000_000 // _UIDS_PER_PROCESS)
+        return _UID_BASE + slot * _UIDS_PER_PROCESS + next(_uid_counter) % _UIDS_PER_PROCESS
 
 
 def _own_process_count() -> int:
