@@ -170,7 +170,7 @@ def _python_behaviour(sandbox: Sandbox, reference: str, candidate: str, settings
     import os
 
     the_plan = plan(sandbox, reference, settings)
-    version = runner.python_version(os.geteuid() == 0 and sandbox.kind == "bwrap")
+    version = runner.python_version(os.geteuid() == 0)  # as root every run is another user's
     if the_plan.stdins is not None:
         return program_mode.behaviour(sandbox, the_plan, candidate, f"python:{version}")
     signature = (f"behaviour|lang:python|mode:function|inputs:{the_plan.digest or 'none'}|n:{len(the_plan.calls)}"
