@@ -111,6 +111,9 @@ class FrameReader:
                 return
             try:
                 value = json.loads(body)
+            except RecursionError:  # nested deeper than the decoder goes: one ParseError, then on
+                self._fault(f"a {length}-byte body nests too deep to read; skipped", parse_error=True)
+                continue
             except ValueError as error:  # JSONDecodeError and UnicodeDecodeError
                 used = _leading_message(body)
                 if used is not None:  # an overlong length whose next header arrived with it

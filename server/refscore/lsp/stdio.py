@@ -78,7 +78,12 @@ async def _serve(server: JsonRPCServer, stdin: BinaryIO, writer: StdoutWriter, s
 
     reader = FrameReader(ChunkSource(stdin, asyncio.get_running_loop()), on_fault)
     async for data in reader.messages():
-        dispatch(server, writer, data)
+        try:
+            dispatch(server, writer, data)
+        except RecursionError:  # a message nested deeper than its structuring goes
+            log.warning("LSP: a message nests too deep to structure; answered ParseError")
+            request_id = data.get("id") if isinstance(data, dict) else None
+            send_error(writer, _valid_id(request_id), JsonRpcParseError("Parse error: the message nests too deep"))
         if stop.is_set():
             return
 

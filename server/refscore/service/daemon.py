@@ -284,6 +284,10 @@ class Daemon:
             except (UnicodeDecodeError, ValueError) as error:
                 await conn.send(wire.error(None, wire.PARSE_ERROR, f"invalid JSON: {error}"))
                 continue
+            except RecursionError:  # nested deeper than the decoder goes: one reply, the connection stays
+                log.warning("connection %d: a %d-byte message nests too deep; answered ParseError", conn.id, length)
+                await conn.send(wire.error(None, wire.PARSE_ERROR, "invalid JSON: nested too deep"))
+                continue
             await self._dispatch(conn, message)
 
     async def _reject(self, conn: Connection, code: int, message: str) -> None:
