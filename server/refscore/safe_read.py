@@ -96,6 +96,21 @@ def open_regular(path: str | Path, limit: int | None = None, what: str = "a sour
     return os.fdopen(fd, "rb")
 
 
+#: The most a settings file (a rubric, an adjustments file, a key, a fitted model) may hold.
+SETTINGS_FILE_LIMIT = 16 << 20
+
+
+def read_settings_text(path: str | Path, what: str, limit: int = SETTINGS_FILE_LIMIT) -> str:
+    """A settings file's text (UTF-8, a byte-order mark dropped) read safely: a FIFO, a device,
+    a folder or a file over ``limit`` is one InputFileError naming ``what``, never a hang or a
+    read without end."""
+    data = read_capped(path, limit)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputFileError(f"{path}: {what} is not UTF-8 text") from None
+
+
 def read_capped(path: str | Path, limit: int) -> bytes:
     """The bytes of a regular file, refusing it (InputFileError) when it holds more than
     ``limit`` bytes; never reads more than ``limit + 1`` bytes."""

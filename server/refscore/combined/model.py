@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..safe_read import read_settings_text
 from ..safe_write import replace_file
 
 DEFAULT_PATH = Path(__file__).with_name("combined.json")
@@ -26,8 +27,9 @@ PER_INPUT = ("mean", "scale", "coef")
 
 @lru_cache(maxsize=8)
 def _load(path: str) -> dict[str, Any]:
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
+    """The fitted file, read safely (``$REFSCORE_COMBINED`` may name anything: a FIFO or a device
+    is one InputFileError, never a hang)."""
+    return json.loads(read_settings_text(path, "the fitted combination"))
 
 
 def load_model(path: str | Path | None = None) -> dict[str, Any]:

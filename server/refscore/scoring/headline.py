@@ -19,6 +19,7 @@ import os
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
+from ..errors import InputFileError
 from ..combined import inputs
 from ..combined.explain import terms
 from ..combined.formula import combined_score, contributions
@@ -49,7 +50,7 @@ def headline_model() -> dict[str, Any] | None:
     chosen = os.environ.get(FIT_ENV) or None  # a researcher's own fit (eval --save-combined-without-humaneval)
     try:
         model = load_model(chosen)
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, InputFileError) as error:
         log.info("no combined RefScore number: %s", error)
         return None
     if (not model.get("headline") and not chosen) or model.get("version") != FORMAT_VERSION:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..behaviour.result import BehaviourResult
+from ..errors import InputFileError
 from ..combined.explain import terms
 from ..combined.formula import combined_score
 from ..combined.model import FORMAT_VERSION, check_model, digest, load_model
@@ -33,7 +34,7 @@ def behaviour_model() -> dict[str, Any] | None:
     try:
         model = dict(load_model(PATH))
         check_model(model)
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, InputFileError) as error:
         log.info("no behaviour fit of the combined number: %s", error)
         return None
     if model.get("version") != FORMAT_VERSION or list(model["features"]) != list(INPUTS):

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import InputFileError
+from ...safe_read import read_settings_text
 
 HEADER = ("student", "problem", "adjust", "comment")
 
@@ -57,7 +58,7 @@ def read_adjustments(path: Path) -> list[Adjustment]:
             raise InputFileError(f"{path}: cannot create the adjustments file ({error.strerror or error})") from None
         return []
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_settings_text(path, "the adjustments file")
     except (OSError, UnicodeDecodeError) as error:
         raise InputFileError(f"{path}: cannot read the adjustments file ({error})") from None
     reader = csv.DictReader(io.StringIO(text))

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ...errors import InputFileError
+from ...safe_read import read_settings_text
 from ...safe_write import replace_file
 from ..items import ItemSet
 from ..writers import FORMULA_STARTS
@@ -67,7 +68,7 @@ def read_key(path: Path) -> PseudonymKey:
     if not path.exists():
         return key
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_settings_text(path, "the pseudonym key")
     except (OSError, UnicodeDecodeError) as error:
         raise InputFileError(f"{path}: cannot read the pseudonym key ({error})") from None
     reader = csv.DictReader(io.StringIO(text))

@@ -34,6 +34,7 @@ except ImportError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
 from ...errors import InputFileError
+from ...safe_read import read_settings_text
 
 #: The score columns a rubric may name (``rows.SCORE_COLUMNS``), checked when the rubric is read.
 DEFAULT_METRIC = "refscore"
@@ -136,7 +137,9 @@ def load_rubric(path: str | Path, metrics: tuple[str, ...] | None = None) -> Rub
     naming another one is refused)."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
+        data = tomllib.loads(read_settings_text(path, "the rubric"))
+    except InputFileError as error:
+        raise RubricError(str(error)) from None
     except OSError as error:
         raise RubricError(f"{path}: cannot read the rubric ({error.strerror or error})") from None
     except UnicodeDecodeError:
