@@ -20,6 +20,7 @@ from typing import Any, Iterator, Sequence
 
 from ... import languages
 from ..calls import Call
+from .brackets import closing
 from .python_examples import FunctionShape, Shapes
 from .teacher_file import InputsFileError, _json_list
 
@@ -266,7 +267,7 @@ def comment_calls(text: str, names: set[str]) -> Iterator[Call]:
     pattern = re.compile(r"(?<![\w.$])(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
                          + r")\s*\(")
     for match in pattern.finditer(text):
-        end = _closing(text, match.end() - 1)
+        end = closing(text, match.end() - 1, quotes="'\"`", one_line="'\"")
         if end is None:
             continue
         expression = text[match.start():end + 1]
@@ -282,30 +283,6 @@ def comment_calls(text: str, names: set[str]) -> Iterator[Call]:
             call = _call_of(node, data, "example", names, {})
             if call is not None:
                 yield call
-
-
-def _closing(text: str, start: int) -> int | None:
-    """Index of the bracket that closes ``text[start]``, skipping strings; None when unbalanced."""
-    depth, quote, index = 0, "", start
-    while index < len(text) and index - start < 20000:
-        char = text[index]
-        if quote:
-            if char == "\\":
-                index += 1
-            elif char == quote:
-                quote = ""
-            elif char == "\n" and quote != "`":
-                return None
-        elif char in "'\"`":
-            quote = char
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth == 0:
-                return index
-        index += 1
-    return None
 
 
 def _call_of(node, data: bytes, origin: str, names: set[str] | None,  # type: ignore[no-untyped-def]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from ..calls import Call
+from .brackets import closing
 
 _INPUT_LINE = re.compile(r"^\s*(?:Input|Example input)\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
 
@@ -297,7 +298,7 @@ def _renamed_calls(shape: FunctionShape, names: set[str]) -> Iterator[Call]:
         name = match.group(1)
         if name in names or hasattr(builtins, name) or keyword.iskeyword(name):
             continue
-        end = _closing(shape.docstring, match.end() - 1)
+        end = closing(shape.docstring, match.end() - 1)
         if end is None:
             continue
         try:
@@ -320,31 +321,9 @@ def _call_expressions(text: str, names: set[str]) -> Iterator[str]:
     pattern = re.compile(r"(?<![\w.])(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
                          + r")\s*\(")
     for match in pattern.finditer(text):
-        end = _closing(text, match.end() - 1)
+        end = closing(text, match.end() - 1)
         if end is not None:
             yield match.group(1) + text[match.end() - 1:end + 1]
-
-
-def _closing(text: str, start: int) -> int | None:
-    """Index of the bracket that closes ``text[start]``, skipping strings; None when unbalanced."""
-    depth, quote, index = 0, "", start
-    while index < len(text) and index - start < 20000:
-        char = text[index]
-        if quote:
-            if char == "\\":
-                index += 1
-            elif char == quote:
-                quote = ""
-        elif char in "'\"":
-            quote = char
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth == 0:
-                return index
-        index += 1
-    return None
 
 
 def _input_line_call(shape: FunctionShape, text: str) -> Call | None:
