@@ -52,3 +52,17 @@ def test_a_fitted_file_named_by_the_environment_that_is_a_fifo_gives_no_number(f
     finally:
         monkeypatch.delenv(headline.FIT_ENV)
         headline.headline_model.cache_clear()
+
+
+@pytest.mark.parametrize("body, said", [
+    ("points = 1e300\nlinear = { floor = 0.3, ceiling = 0.9 }\nstep = 1e-300\n", "'points' must be a number from 0 to"),
+    ("points = 10\nlinear = { floor = 0.3, ceiling = 0.9 }\nstep = 1e-300\n", "'step' must be a number from"),
+    ("[problem.a]\npoints = 1e308\n", "'points' must be a number from 0 to"),
+])
+def test_huge_rubric_numbers_are_refused_before_scoring(tmp_path: Path, body: str, said: str) -> None:
+    """Issue 45, item 10: ``points = 1e300`` with ``step = 1e-300`` ended in an OverflowError after
+    scoring, and ``points = 1e308`` gave ``inf`` totals."""
+    rubric = tmp_path / "rubric.toml"
+    rubric.write_text(body)
+    with pytest.raises(RubricError, match=said):
+        load_rubric(rubric)

@@ -180,13 +180,19 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
+#: Bounds checked before scoring: totals of many problems stay finite, and rounding to a step
+#: stays exact (``points = 1e308`` made ``inf`` totals; ``step = 1e-300`` an OverflowError).
+MAX_POINTS = 1e6
+MIN_STEP = 1e-6
+
+
 def _scheme(entry: Mapping[str, Any], base: Scheme, path: Path, where: str,
             metrics: tuple[str, ...] | None) -> Scheme:
     from ..rows import SCORE_COLUMNS
 
     points = entry.get("points", base.points)
-    if not _number(points) or points < 0:
-        raise RubricError(f"{path}: {where}: 'points' must be a number of at least 0 (got {points!r})")
+    if not _number(points) or not 0 <= points <= MAX_POINTS:
+        raise RubricError(f"{path}: {where}: 'points' must be a number from 0 to {MAX_POINTS:g} (got {points!r})")
     points = float(points)
     metric = entry.get("metric", base.metric)
     fallback = entry.get("fallback", base.fallback)
@@ -198,8 +204,9 @@ def _scheme(entry: Mapping[str, Any], base: Scheme, path: Path, where: str,
     if "bands" in entry and "linear" in entry:
         raise RubricError(f"{path}: {where}: give 'bands' or 'linear', not both")
     step = entry.get("step", base.step if "bands" not in entry else None)
-    if step is not None and (not _number(step) or step <= 0):
-        raise RubricError(f"{path}: {where}: 'step' must be a positive number")
+    if step is not None and (not _number(step) or not MIN_STEP <= step <= max(points, MIN_STEP)):
+        raise RubricError(f"{path}: {where}: 'step' must be a number from {MIN_STEP:g} to the problem's points "
+                          f"(got {step!r})")
     title = entry.get("title", base.title if where == "the rubric" else None)
     if "linear" in entry:
         floor, ceiling = _linear(entry["linear"], path, where)
