@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from ..calls import Call
-from .brackets import closing
+from .brackets import closing, outside_strings
 
 _INPUT_LINE = re.compile(r"^\s*(?:Input|Example input)\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
 
@@ -255,26 +255,12 @@ def _literal_prefix(text: str) -> str | None:
     space or semicolon ends it (``"abcde", c = "ae"`` gives ``"abcde"``)."""
     text = text.strip()
     cuts = [len(text)]
-    depth, quote, index = 0, "", 0
-    while index < len(text) and index < 20000:
-        char = text[index]
-        if quote:
-            if char == "\\":
-                index += 1
-            elif char == quote:
-                quote = ""
-        elif char in "'\"":
-            quote = char
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth < 0:
-                cuts.append(index)
-                break
-        elif depth == 0 and char in ", ;":
+    for index, char, depth in outside_strings(text):
+        if depth < 0:  # a bracket closing one opened before ``text``
             cuts.append(index)
-        index += 1
+            break
+        if depth == 0 and char in ", ;":
+            cuts.append(index)
     for cut in sorted(set(cuts), reverse=True):
         source = text[:cut].strip().rstrip(".")
         if not source or source.endswith(","):
