@@ -7,7 +7,6 @@ without top-level functions, or one that reads its standard input, runs in progr
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from functools import lru_cache
@@ -20,11 +19,10 @@ from .inputs.javascript_examples import commonjs, js_arguments, parse, read_call
 from .inputs.python_inputs import candidate_calls
 from .inputs.teacher_file import InputsFileError, read_stdins
 from .js_typescript import TypeScriptError, strip_types
-from .python_behaviour import Plan, result_of
+from .python_behaviour import Plan, plan_of_run, result_of
 from .result import KEPT_DISAGREEMENTS, BehaviourResult, Disagreement, FunctionAgreement
 from .runners import javascript as runner
 from .sandbox import Completed, Sandbox
-from .select import choose
 from .. import languages
 from .settings import BehaviourSettings
 
@@ -93,17 +91,7 @@ def plan(sandbox: Sandbox, reference: str, settings: BehaviourSettings, language
         return Plan(skipped="no inputs: the reference shows no example call; give an inputs file")
     load, records = runner.run_calls(sandbox, commonjs(javascript), calls, call_seconds=1.0,
                                      wall_seconds=REFERENCE_WALL)
-    if load is None or load.get("load") != "ok":
-        why = (load or {}).get("e", "crash")
-        return Plan(skipped=f"the reference does not run ({why}: {str((load or {}).get('m', ''))[:80]})")
-    kept = choose(calls, records, settings.per_function, settings.seed)
-    if not kept:
-        return Plan(skipped="no inputs: the reference failed or ran long on every input made")
-    chosen = tuple(calls[i] for i in kept)
-    outcomes = tuple(records[i] for i in kept)
-    slowest = max(float(o.get("s", 0.0)) for o in outcomes)
-    digest = hashlib.sha256(json.dumps([c.text for c in chosen]).encode()).hexdigest()[:12]
-    return Plan(chosen, outcomes, min(2.0, max(0.5, 20 * slowest)), digest)
+    return plan_of_run(calls, load, records, settings)
 
 
 def _javascript_calls(calls: list[Call]) -> list[Call]:

@@ -61,6 +61,14 @@ def plan(sandbox: Sandbox, reference: str, settings: BehaviourSettings) -> Plan:
     if not calls:
         return Plan(skipped="no inputs: the reference shows no example call or type hint; give an inputs file")
     load, records = runner.run_calls(sandbox, reference, calls, call_seconds=1.0, wall_seconds=REFERENCE_WALL)
+    return plan_of_run(calls, load, records, settings)
+
+
+def plan_of_run(calls: list[Call], load: dict[str, Any] | None, records: list[dict[str, Any]],
+                settings: BehaviourSettings) -> Plan:
+    """The plan made from the reference's run over ``calls`` (its load line and one record per
+    call): why it does not run, or the inputs ``select`` keeps, its outcome on each, the
+    candidate's time per call and a digest of the inputs."""
     if load is None or load.get("load") != "ok":
         why = (load or {}).get("e", "crash")
         return Plan(skipped=f"the reference does not run ({why}: {str((load or {}).get('m', ''))[:80]})")
