@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from .. import languages
+from .inputs.javascript_examples import first_error_line
 
 #: Node types that are types only, removed whole.
 _TYPE_ONLY = frozenset({
@@ -53,7 +54,7 @@ def strip_types(source: str, language: str = "typescript") -> Stripped:
     tree = languages.get(language).parse(data)
     root = tree.root_node
     if root.has_error:
-        line = _first_error_line(root)
+        line = first_error_line(root)
         error = TypeScriptError(f"syntax error at line {line}", syntax=True)
         error.line = line
         raise error
@@ -65,7 +66,7 @@ def strip_types(source: str, language: str = "typescript") -> Stripped:
     javascript = _apply(data, edits).decode("utf-8", "replace")
     check = languages.get("javascript").parse(javascript.encode("utf-8")).root_node
     if check.has_error:
-        line = _first_error_line(check)
+        line = first_error_line(check)
         text = javascript.splitlines()[line - 1].strip() if 0 < line <= len(javascript.splitlines()) else ""
         raise TypeScriptError(f"line {line}: {text[:60]}" if text else f"line {line}")
     return Stripped(javascript, _top_level_types(root, data))
@@ -207,17 +208,6 @@ def _apply(data: bytes, edits: list[tuple[int, int, str]]) -> bytes:
         position = end
     out += data[position:]
     return bytes(out)
-
-
-def _first_error_line(root) -> int:  # type: ignore[no-untyped-def]
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "ERROR" or node.is_missing:
-            return node.start_point[0] + 1
-        if node.has_error:
-            stack.extend(reversed(node.children))
-    return root.start_point[0] + 1
 
 
 def _top_level_types(root, data: bytes) -> dict[str, tuple[str | None, ...]]:  # type: ignore[no-untyped-def]
