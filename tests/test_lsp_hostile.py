@@ -30,6 +30,23 @@ def problem(s, doc: str) -> types.Diagnostic | None:
     return next((d for d in s.diagnostics(doc) if d.code == "refscore.problem"), None)
 
 
+async def test_a_pragma_naming_a_file_outside_the_workspace_is_not_read(tmp_path: Path) -> None:
+    """Issue 45, item 6: ``# refscore: reference=/abs/secret.py`` sent the file's text back in
+    diagnostics; a pragma is the document's own text, so it may only name workspace files."""
+    secret = write(tmp_path / "secret" / "key.py", "TOKEN = 'hunter2-do-not-show'\n" + samples.REFERENCE)
+    workspace = tmp_path / "ws"
+    doc_path = write(workspace / "a.py", f"# refscore: reference={secret}\n" + samples.CANDIDATE)
+    inside = write(workspace / "b.py", "# refscore: reference=ref/key.py\n" + samples.CANDIDATE)
+    write(workspace / "ref" / "key.py", samples.REFERENCE)
+    async with session(workspace) as s:
+        doc = s.open(doc_path)
+        found = await s.wait_for(lambda: problem(s, doc), what="a problem diagnostic for the outside file")
+        assert "outside the workspace" in found.message and "refscore.references" in found.message
+        assert all("hunter2" not in d.message for d in s.diagnostics(doc))
+        other = s.open(inside)
+        assert 0 < (await s.wait_summary(other)).data["codebleu"]["score"] <= 1
+
+
 async def test_pragma_naming_a_device_is_a_problem_not_a_read(tmp_path: Path) -> None:
     write(tmp_path / "key.py", samples.REFERENCE)
     zero = write(tmp_path / "zero.py", "# refscore: reference=/dev/zero\n" + samples.CANDIDATE)
@@ -37,7 +54,8 @@ async def test_pragma_naming_a_device_is_a_problem_not_a_read(tmp_path: Path) ->
     async with session(tmp_path) as s:
         doc = s.open(zero)
         found = await s.wait_for(lambda: problem(s, doc), what="a problem diagnostic for /dev/zero")
-        assert "/dev/zero" in found.message and "character device" in found.message
+        # outside the workspace: refused before any read (issue 45, item 6)
+        assert "/dev/zero" in found.message and "outside the workspace" in found.message
         assert found.severity == types.DiagnosticSeverity.Warning
         other = s.open(good)
         assert 0 < (await s.wait_summary(other)).data["codebleu"]["score"] <= 1

@@ -97,6 +97,20 @@ def editor_texts(documents: Iterable[Any]) -> dict[str, str]:
     return out
 
 
+def _outside_workspace(choice: ReferenceChoice, folders: Sequence[Path], candidate: Path | None) -> Path | None:
+    """The first reference a pragma names outside the workspace folders (links resolved; without
+    folders, outside the document's own folder), else None. Only a pragma is checked: it is the
+    document's own text, which a cloned repository or a student's file controls; the command and
+    the settings are the user's."""
+    if choice.source != "pragma":
+        return None
+    roots = [real_path(f) for f in folders] or ([candidate.parent] if candidate is not None else [])
+    for reference in choice.paths:
+        if not any(reference == root or root in reference.parents for root in roots):
+            return reference
+    return None
+
+
 def prepare(uri: str, text: str, language_id: str, settings: Any, explicit: Sequence[Path] | None,
             folders: Sequence[Path], open_texts: Mapping[str, str], reader: ReferenceReader) -> Prepared | None:
     """Find and read the references of one document; None when it has no reference."""
@@ -121,6 +135,11 @@ def prepare(uri: str, text: str, language_id: str, settings: Any, explicit: Sequ
     if not choice.paths:
         return Prepared(spec, choice, problem="RefScore: the refscore pragma names no reference file; write "
                                               "`refscore: reference=PATH` (relative to this file)")
+    outside = _outside_workspace(choice, folders, candidate if path is not None else None)
+    if outside is not None:
+        return Prepared(spec, choice, problem=f"RefScore: the pragma names {outside}, outside the workspace: not "
+                                              "read (a file's own text may not open others' files; name it in the "
+                                              "refscore.references setting to use it)")
     if len(text) > MAX_LIVE_CHARS:
         return Prepared(spec, choice, problem=f"RefScore: {len(text)} characters is too large to score live "
                                               f"(limit {MAX_LIVE_CHARS}); use `refscore score`")
