@@ -45,6 +45,7 @@ def test_hover_with_invalid_params_gets_invalid_params(params: dict, field: str)
     ([], "no arguments given"),
     (["file:///a.py", 5], "the second argument must be a path, a list of paths or null, not 5"),
     (["file:///a.py", ["ok.py", 3]], "the second argument must be a path"),
+    (["file:///a.py", "\u0000"], "a path holds a NUL character"),  # was -32603 "embedded null byte"
 ])
 @pytest.mark.asyncio
 async def test_set_reference_with_bad_arguments_gets_one_clear_message(tmp_path: Path, arguments: list,

@@ -42,4 +42,6 @@ def reference_paths(command: str, usage: str, args: Sequence[Any]) -> list[str] 
     if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
         raise invalid(command, usage, f"the second argument must be a path, a list of paths or null, "
                                       f"not {_shown(target)}")
+    if any("\0" in n for n in names):  # no file name holds a NUL: a bad argument, not an internal error
+        raise invalid(command, usage, "a path holds a NUL character")
     return names
