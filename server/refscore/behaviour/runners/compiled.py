@@ -196,12 +196,20 @@ def _compile(sandbox: Sandbox, toolchain: Toolchain, source: str) -> Compiled:
     libraries = " -lm" if toolchain.kind == "gcc" else ""
     command = (f'LC_ALL=C {shlex.quote(toolchain.compiler)} {" ".join(flags)} -o "$d/program" "$1"{libraries} >&2'
                ' && cat "$d/program"')
+    done, failed = _run_compiler(sandbox, toolchain, command, name, source)
+    if failed is not None:
+        return failed
+    return Compiled(files=(("program", done.stdout),), seconds=done.seconds)
+
+
+def _run_compiler(sandbox: Sandbox, toolchain: Toolchain, command: str, name: str,
+                  source: str) -> tuple[Completed, Compiled | None]:
+    """``command`` run in a sandbox on ``source``, saved there as ``name`` (its path is ``$1``):
+    what the run did, and the failed ``Compiled`` when it did not compile."""
     done = sandbox.run([*_script(command), f"{BOX}/{name}"], {name: source}, limits=COMPILE_LIMITS,
                        binds=toolchain.binds)
     error = _compile_failure(done)
-    if error is not None:
-        return Compiled(error=error, seconds=done.seconds)
-    return Compiled(files=(("program", done.stdout),), seconds=done.seconds)
+    return done, (Compiled(error=error, seconds=done.seconds) if error is not None else None)
 
 
 def _compile_failure(done: Completed) -> str | None:
@@ -221,11 +229,9 @@ def _compile_java(sandbox: Sandbox, toolchain: Toolchain, source: str) -> Compil
     name = f"{file_class}.java"
     command = (f'LC_ALL=C {_FEW_ARENAS} {shlex.quote(toolchain.compiler)} {" ".join(JAVAC_FLAGS)} -encoding UTF-8 -nowarn'
                ' -d "$d" "$1" >&2 && cd "$d" && tar cf - .')
-    done = sandbox.run([*_script(command), f"{BOX}/{name}"], {name: source}, limits=COMPILE_LIMITS,
-                       binds=toolchain.binds)
-    error = _compile_failure(done)
-    if error is not None:
-        return Compiled(error=error, seconds=done.seconds)
+    done, failed = _run_compiler(sandbox, toolchain, command, name, source)
+    if failed is not None:
+        return failed
     try:
         jar = _jar(done.stdout)
     except (tarfile.TarError, ValueError, OSError) as problem:
