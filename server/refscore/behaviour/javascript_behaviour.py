@@ -19,8 +19,9 @@ from .inputs.javascript_examples import commonjs, js_arguments, parse, read_call
 from .inputs.python_inputs import candidate_calls
 from .inputs.teacher_file import InputsFileError, read_stdins
 from .js_typescript import TypeScriptError, strip_types
-from .python_behaviour import Plan, plan_of_run, result_of
-from .result import KEPT_DISAGREEMENTS, BehaviourResult, Disagreement, FunctionAgreement
+from .plan import Plan
+from .python_behaviour import function_signature, plan_of_run, result_of
+from .result import BehaviourResult
 from .runners import javascript as runner
 from .sandbox import Completed, Sandbox
 from .. import languages
@@ -113,22 +114,22 @@ def _javascript_calls(calls: list[Call]) -> list[Call]:
 
 
 def judge(sandbox: Sandbox, the_plan: Plan, candidate: str,
-          language: str = "javascript") -> tuple[list[tuple[Call, dict, dict]], str]:
-    """Each kept input with the reference's and the candidate's outcome, and the mode
-    (``_Unrunnable`` with ``ours`` when the candidate's TypeScript cannot be turned)."""
+          language: str = "javascript") -> list[tuple[Call, dict, dict]]:
+    """Each kept input with the reference's and the candidate's outcome (``_Unrunnable`` with
+    ``ours`` when the candidate's TypeScript cannot be turned)."""
     pairs = list(zip(the_plan.calls, the_plan.outcomes))
     try:
         javascript, _ = _javascript(candidate, language)
     except _Unrunnable as error:
         if error.ours:
             raise
-        return [(c, o, {"load_error": error.reason}) for c, o in pairs], "function"
-    wall = min(30.0, 3.0 + sum(min(the_plan.call_seconds, 0.05 + 10 * float(o.get("s", 0))) for _, o in pairs))
+        return [(c, o, {"load_error": error.reason}) for c, o in pairs]
+    wall = the_plan.wall_seconds(the_plan.outcomes)
     load, records = runner.run_calls(sandbox, commonjs(javascript), list(the_plan.calls), the_plan.call_seconds, wall)
     if load is None or load.get("load") != "ok":
         failure = _load_failure(load or {})
         records = [{"load_error": failure} for _ in pairs]
-    return [(c, o, r) for (c, o), r in zip(pairs, records)], "function"
+    return [(c, o, r) for (c, o), r in zip(pairs, records)]
 
 
 def _load_failure(load: Mapping[str, Any]) -> str:
@@ -151,15 +152,14 @@ def javascript_behaviour(language: str) -> Callable[[Sandbox, str, str, Behaviou
         runtime = f"node:{runner.node_version(sandbox)}"
         if the_plan.stdins is not None:
             return _program_behaviour(sandbox, the_plan, candidate, runtime, language)
-        signature = (f"behaviour|lang:{language}|mode:function|inputs:{the_plan.digest or 'none'}"
-                     f"|n:{len(the_plan.calls)}|seed:{settings.seed}|sandbox:{sandbox.kind}|{runtime}|version:1")
+        signature = function_signature(sandbox, the_plan, settings, runtime, language)
         if the_plan.skipped is not None:
             return BehaviourResult.skipped(the_plan.skipped, signature)
         try:
-            judged, mode = judge(sandbox, the_plan, candidate, language)
+            judged = judge(sandbox, the_plan, candidate, language)
         except _Unrunnable as error:
             return BehaviourResult.skipped(error.reason, signature)
-        return result_of(judged, mode, signature, show=js_shown)
+        return result_of(judged, "function", signature, show=js_shown)
 
     behaviour.__name__ = f"{language}_behaviour"
     return behaviour
@@ -167,8 +167,7 @@ def javascript_behaviour(language: str) -> Callable[[Sandbox, str, str, Behaviou
 
 def _program_behaviour(sandbox: Sandbox, the_plan: Plan, candidate: str, runtime: str,
                        language: str) -> BehaviourResult:
-    signature = (f"behaviour|lang:{language}|mode:program|inputs:{the_plan.digest or 'none'}"
-                 f"|n:{len(the_plan.calls)}|sandbox:{sandbox.kind}|{runtime}|version:1")
+    signature = program_mode.signature(sandbox, the_plan, runtime, language)
     try:
         javascript, _ = _javascript(candidate, language)
         if the_plan.skipped is None and parse(javascript).root_node.has_error:  # node has the last word
@@ -178,12 +177,7 @@ def _program_behaviour(sandbox: Sandbox, the_plan: Plan, candidate: str, runtime
     except _Unrunnable as error:
         if error.ours or the_plan.skipped is not None:
             return BehaviourResult.skipped(the_plan.skipped or error.reason, signature)
-        total = len(the_plan.stdins or ())
-        disagreements = tuple(Disagreement(f"stdin {stdin[:200]!r}", shown(expected), error.reason, error.reason)
-                              for stdin, expected in list(zip(the_plan.stdins or (), the_plan.outcomes))
-                              [:KEPT_DISAGREEMENTS])
-        return BehaviourResult(0.0, total, 0, (FunctionAgreement("<program>", total, 0),), disagreements,
-                               mode="program", signature=signature)
+        return program_mode.every_input_fails(the_plan, error.reason, signature)
     return program_mode.behaviour(sandbox, the_plan, javascript, runtime, _program_runner, language)
 
 

@@ -9,6 +9,9 @@ import json
 from typing import Any, Callable, Sequence
 
 from .calls import Call
+from .compare import shown
+from .plan import Plan
+from .result import KEPT_DISAGREEMENTS, BehaviourResult, Disagreement, FunctionAgreement
 from .runners import python as python_runner
 from .sandbox import Completed, Sandbox
 
@@ -48,10 +51,8 @@ def _python_runner(sandbox: Sandbox, program: str, stdin: str, seconds: float) -
     return python_runner.run_program(sandbox, program, stdin, seconds)
 
 
-def plan(sandbox: Sandbox, reference: str, stdins: Sequence[str], run: Runner = _python_runner) -> Any:
+def plan(sandbox: Sandbox, reference: str, stdins: Sequence[str], run: Runner = _python_runner) -> Plan:
     """The standard inputs the reference runs on in time, with its outcome on each."""
-    from .python_behaviour import Plan
-
     calls, outcomes, failures = [], [], []
     for stdin in list(dict.fromkeys(stdins))[:MAX_STDINS]:
         record = outcome(run(sandbox, reference, stdin, PROGRAM_SECONDS))
@@ -82,16 +83,31 @@ def agree(expected: dict[str, Any], actual: dict[str, Any]) -> tuple[bool, str]:
     return True, ""
 
 
-def behaviour(sandbox: Sandbox, the_plan: Any, candidate: str, runtime: str, run: Runner = _python_runner,
-              language: str = "python") -> Any:
-    """The candidate run on each of the plan's standard inputs, compared with the reference."""
-    from .compare import shown
-    from .result import KEPT_DISAGREEMENTS, BehaviourResult, Disagreement, FunctionAgreement
+def signature(sandbox: Sandbox, the_plan: Plan, runtime: str, language: str) -> str:
+    """``behaviour|lang:<language>|mode:program|inputs:<digest>|n:<count>|sandbox:...|<runtime>|version:1``."""
+    return (f"behaviour|lang:{language}|mode:program|inputs:{the_plan.digest or 'none'}|n:{len(the_plan.calls)}"
+            f"|sandbox:{sandbox.kind}|{runtime}|version:1")
 
-    signature = (f"behaviour|lang:{language}|mode:program|inputs:{the_plan.digest or 'none'}|n:{len(the_plan.calls)}"
-                 f"|sandbox:{sandbox.kind}|{runtime}|version:1")
+
+def _shown_stdin(stdin: str) -> str:
+    return f"stdin {stdin[:200]!r}"
+
+
+def every_input_fails(the_plan: Plan, reason: str, signature: str) -> BehaviourResult:
+    """A candidate that cannot run at all (it does not compile): every input disagrees, ``reason``."""
+    total = len(the_plan.stdins or ())
+    disagreements = tuple(Disagreement(_shown_stdin(stdin), shown(expected), reason, reason)
+                          for stdin, expected in list(zip(the_plan.stdins or (), the_plan.outcomes))[:KEPT_DISAGREEMENTS])
+    return BehaviourResult(0.0, total, 0, (FunctionAgreement("<program>", total, 0),), disagreements,
+                           mode="program", signature=signature)
+
+
+def behaviour(sandbox: Sandbox, the_plan: Plan, candidate: str, runtime: str, run: Runner = _python_runner,
+              language: str = "python") -> BehaviourResult:
+    """The candidate run on each of the plan's standard inputs, compared with the reference."""
+    signature_ = signature(sandbox, the_plan, runtime, language)
     if the_plan.skipped is not None:
-        return BehaviourResult.skipped(the_plan.skipped, signature)
+        return BehaviourResult.skipped(the_plan.skipped, signature_)
     agreed, disagreements, timeouts = 0, [], 0
     for stdin, expected in zip(the_plan.stdins, the_plan.outcomes):
         if timeouts >= TIMEOUTS_BEFORE_GIVING_UP:  # an endless program: the rest are not run
@@ -103,7 +119,7 @@ def behaviour(sandbox: Sandbox, the_plan: Any, candidate: str, runtime: str, run
         if same:
             agreed += 1
         elif len(disagreements) < KEPT_DISAGREEMENTS:
-            disagreements.append(Disagreement(f"stdin {stdin[:200]!r}", shown(expected), shown(actual), reason))
+            disagreements.append(Disagreement(_shown_stdin(stdin), shown(expected), shown(actual), reason))
     total = len(the_plan.stdins)
     return BehaviourResult(agreed / total, total, agreed, (FunctionAgreement("<program>", total, agreed),),
-                           tuple(disagreements), mode="program", signature=signature)
+                           tuple(disagreements), mode="program", signature=signature_)

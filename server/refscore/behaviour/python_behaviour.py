@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -16,6 +16,7 @@ from .inputs.guess import guessed_annotation
 from .inputs.python_examples import Shapes, read_shapes
 from .inputs.python_inputs import candidate_calls
 from .inputs.teacher_file import InputsFileError, read_calls, read_stdins
+from .plan import Plan
 from .result import KEPT_DISAGREEMENTS, BehaviourResult, Disagreement, FunctionAgreement
 from .runners import python as runner
 from .sandbox import Sandbox
@@ -25,19 +26,6 @@ from . import program_mode
 
 #: How long the reference may take over all of its candidate inputs.
 REFERENCE_WALL = 60.0
-#: Timeouts of one candidate run after which its remaining calls are not made.
-
-
-@dataclass(frozen=True)
-class Plan:
-    """The reference's kept inputs and its outcome on each, or why there are none."""
-
-    calls: tuple[Call, ...] = ()
-    outcomes: tuple[dict[str, Any], ...] = ()
-    call_seconds: float = 1.0
-    digest: str = ""
-    skipped: str | None = None
-    stdins: tuple[str, ...] | None = None  # program mode
 
 
 @lru_cache(maxsize=256)
@@ -95,12 +83,8 @@ def with_guessed_types(shapes: Shapes, reference: str) -> Shapes:
     return shapes
 
 
-def defined_names(source: str) -> set[str] | None:
-    """Names the candidate binds at its top level (None when it does not parse)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+def defined_names(tree: ast.Module) -> set[str]:
+    """Names a module binds at its top level."""
     names: set[str] = set()
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -115,31 +99,28 @@ def defined_names(source: str) -> set[str] | None:
     return names
 
 
-def judge(sandbox: Sandbox, the_plan: Plan, candidate: str) -> tuple[list[tuple[Call, dict, dict]], str]:
-    """Each kept input with the reference's and the candidate's outcome, and the mode."""
-    names = defined_names(candidate)
-    if names is None:
-        try:
-            ast.parse(candidate)
-        except SyntaxError as error:
-            failure = {"load_error": f"does not parse: SyntaxError at line {error.lineno}"}
-        except (ValueError, RecursionError, MemoryError) as error:
-            failure = {"load_error": f"does not parse: {type(error).__name__}"}
-        else:  # pragma: no cover - parsed the second time
-            failure = {"load_error": "does not parse"}
-        return [(c, o, failure) for c, o in zip(the_plan.calls, the_plan.outcomes)], "function"
+def judge(sandbox: Sandbox, the_plan: Plan, candidate: str) -> list[tuple[Call, dict, dict]]:
+    """Each kept input with the reference's and the candidate's outcome."""
+    try:
+        names = defined_names(ast.parse(candidate))
+    except SyntaxError as error:
+        failure = {"load_error": f"does not parse: SyntaxError at line {error.lineno}"}
+        return [(c, o, failure) for c, o in zip(the_plan.calls, the_plan.outcomes)]
+    except (ValueError, RecursionError, MemoryError) as error:
+        failure = {"load_error": f"does not parse: {type(error).__name__}"}
+        return [(c, o, failure) for c, o in zip(the_plan.calls, the_plan.outcomes)]
     shared = [(c, o) for c, o in zip(the_plan.calls, the_plan.outcomes) if c.function in names]
     missing = [(c, o, {"missing": True}) for c, o in zip(the_plan.calls, the_plan.outcomes) if c.function not in names]
     if not shared:
-        return missing, "function"
-    wall = min(30.0, 3.0 + sum(min(the_plan.call_seconds, 0.05 + 10 * float(o.get("s", 0))) for _, o in shared))
+        return missing
+    wall = the_plan.wall_seconds(o for _, o in shared)
     load, records = runner.run_calls(sandbox, candidate, [c for c, _ in shared], the_plan.call_seconds, wall)
     if load is None or load.get("load") != "ok":
         error = load or {}
         text = f"does not load: {error.get('e', 'crash')}" + (f" at line {error['line']}" if error.get("line") else "")
         records = [{"load_error": text + (f" ({error.get('m')})" if error.get("m") and not error.get("line") else "")}
                    for _ in shared]
-    return [(c, o, r) for (c, o), r in zip(shared, records)] + missing, "function"
+    return [(c, o, r) for (c, o), r in zip(shared, records)] + missing
 
 
 def result_of(judged: list[tuple[Call, dict, dict]], mode: str, signature: str,
@@ -167,6 +148,13 @@ def result_of(judged: list[tuple[Call, dict, dict]], mode: str, signature: str,
                            mode=mode, signature=signature)
 
 
+def function_signature(sandbox: Sandbox, the_plan: Plan, settings: BehaviourSettings, runtime: str,
+                       language: str) -> str:
+    """``behaviour|lang:<language>|mode:function|inputs:<digest>|n:<count>|seed:<seed>|sandbox:...|<runtime>|version:1``."""
+    return (f"behaviour|lang:{language}|mode:function|inputs:{the_plan.digest or 'none'}|n:{len(the_plan.calls)}"
+            f"|seed:{settings.seed}|sandbox:{sandbox.kind}|{runtime}|version:1")
+
+
 def python_behaviour(sandbox: Sandbox, reference: str, candidate: str, settings: BehaviourSettings) -> BehaviourResult:
     """Run both and compare; the signature says how the inputs were made and where they ran.
     A candidate text already judged against the same reference and settings is not run again."""
@@ -175,15 +163,12 @@ def python_behaviour(sandbox: Sandbox, reference: str, candidate: str, settings:
 
 @lru_cache(maxsize=512)
 def _python_behaviour(sandbox: Sandbox, reference: str, candidate: str, settings: BehaviourSettings) -> BehaviourResult:
-    import os
 
     the_plan = plan(sandbox, reference, settings)
-    version = runner.python_version(os.geteuid() == 0)  # as root every run is another user's
+    version = runner.python_version()
     if the_plan.stdins is not None:
         return program_mode.behaviour(sandbox, the_plan, candidate, f"python:{version}")
-    signature = (f"behaviour|lang:python|mode:function|inputs:{the_plan.digest or 'none'}|n:{len(the_plan.calls)}"
-                 f"|seed:{settings.seed}|sandbox:{sandbox.kind}|python:{version}|version:1")
+    signature = function_signature(sandbox, the_plan, settings, f"python:{version}", "python")
     if the_plan.skipped is not None:
         return BehaviourResult.skipped(the_plan.skipped, signature)
-    judged, mode = judge(sandbox, the_plan, candidate)
-    return result_of(judged, mode, signature)
+    return result_of(judge(sandbox, the_plan, candidate), "function", signature)

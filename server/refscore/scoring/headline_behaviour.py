@@ -19,8 +19,8 @@ from ..behaviour.result import BehaviourResult
 from ..errors import InputFileError
 from ..combined.explain import terms
 from ..combined.formula import combined_score
-from ..combined.model import FORMAT_VERSION, check_model, digest, load_model
-from ..metrics.signature import build_signature
+from ..combined.model import check_model, digest, load_model
+from ..metrics.signature import build_signature, parse_signature
 from .report import RefScore
 
 log = logging.getLogger(__name__)
@@ -33,11 +33,11 @@ def behaviour_model() -> dict[str, Any] | None:
     """The shipped behaviour fit, or None when this version has none."""
     try:
         model = dict(load_model(PATH))
-        check_model(model)
+        check_model(model)  # this format's version and keys
     except (OSError, ValueError, InputFileError) as error:
         log.info("no behaviour fit of the combined number: %s", error)
         return None
-    if model.get("version") != FORMAT_VERSION or list(model["features"]) != list(INPUTS):
+    if list(model["features"]) != list(INPUTS):
         return None
     model["digest"] = digest(PATH)
     return model
@@ -51,7 +51,7 @@ def behaviour_inputs(similarity: RefScore, behaviour: BehaviourResult) -> dict[s
 
 def signature(model: Mapping[str, Any], similarity: RefScore) -> str:
     """``refscore|fit:<digest>|on:<similarity fit's digest>|inputs:3|train:<data>|version:...``."""
-    base = dict(part.split(":", 1) for part in similarity.signature.split("|")[1:] if ":" in part)
+    _, base = parse_signature(similarity.signature)
     fields: list[tuple[str, Any]] = [("fit", model["digest"]), ("on", base.get("fit", "")),
                                      ("inputs", len(model["features"]))]
     train = model.get("fitted", {}).get("train")

@@ -114,7 +114,8 @@ def behaviour_batch(prepared: Sequence[Prepared]) -> dict[int, BehaviourResult]:
         request = prepared[i].request
         first.setdefault((request.references, request.language, request.inputs), i)
     leaders = list(first.values())
-    rest = [i for i in wanted if i not in set(leaders)]
+    led = set(leaders)
+    rest = [i for i in wanted if i not in led]
     with ThreadPoolExecutor(max_workers=BEHAVIOUR_THREADS, thread_name_prefix="behaviour") as pool:
         results = dict(zip(leaders, pool.map(lambda i: behaviour_of(prepared[i]), leaders)))
         results.update(zip(rest, pool.map(lambda i: behaviour_of(prepared[i]), rest)))

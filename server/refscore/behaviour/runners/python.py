@@ -40,10 +40,10 @@ def _reachable_by_others(path: Path) -> bool:
     return True
 
 
-def python_version(run_as_other_user: bool) -> str:
-    """``3.11`` of the interpreter the sandbox runs (for the signature)."""
-    path = interpreter(run_as_other_user)[0]
-    name = Path(path).name
+def python_version() -> str:
+    """``3.11`` of the interpreter the sandbox runs (for the signature): the name it resolves to
+    (``/usr/bin/python3`` -> ``python3.11``), the one ``run_calls`` and ``run_program`` start."""
+    name = Path(os.path.realpath(interpreter(_runs_as_other_user())[0])).name
     return name[len("python"):] if name.startswith("python") and "." in name else f"{sys.version_info[0]}.{sys.version_info[1]}"
 
 
