@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 #: How many disagreements a result keeps (the first ones, in input order).
 KEPT_DISAGREEMENTS = 5
@@ -18,6 +18,12 @@ class Disagreement:
     actual: str  # what the candidate gave
     reason: str  # "different result", "raised", "timeout", "missing function", ...
     function: str | None = None  # None in program mode
+
+    def line(self, show: Callable[[str], str] = str) -> str:
+        """``differs on clamp(5, 0, 3): expected 3, got 2``, with the reason when it says more than
+        the values (``(timeout)``); ``show`` writes each part (a terminal's or a report's escaping)."""
+        line = f"differs on {show(self.input)}: expected {show(self.expected)}, got {show(self.actual)}"
+        return line + (f" ({show(self.reason)})" if self.reason not in ("different result", self.actual) else "")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""

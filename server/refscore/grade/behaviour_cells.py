@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..behaviour.result import BehaviourResult, Disagreement
+from ..behaviour.result import BehaviourResult
 
 #: behaviour's columns besides its score and signature (``rows.COLUMNS``).
 BEHAVIOUR_COLUMNS = ("behaviour_inputs", "behaviour_agreed", "behaviour_note")
@@ -33,20 +33,13 @@ def one_line(text: str, limit: int = MAX_SHOWN) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "\u2026"
 
 
-def counter_example(item: Disagreement) -> str:
-    """``differs on clamp(5, 0, 3): expected 3, got 2`` (and the reason when it says more than
-    the values: ``(timeout)``)."""
-    line = f"differs on {one_line(item.input)}: expected {one_line(item.expected)}, got {one_line(item.actual)}"
-    return line + (f" ({one_line(item.reason)})" if item.reason not in ("different result", item.actual) else "")
-
-
 def behaviour_cells(result: BehaviourResult | None) -> dict[str, Any]:
     """The row's ``BEHAVIOUR_COLUMNS`` (none when behaviour was not asked for)."""
     if result is None:
         return {}
     if not result.ran:
         return {"behaviour_note": NOT_RUN + one_line(result.not_run or "no reason given", 400)}
-    note = counter_example(result.disagreements[0]) if result.disagreements else None
+    note = result.disagreements[0].line(one_line) if result.disagreements else None
     return {"behaviour_inputs": result.inputs, "behaviour_agreed": result.agreed, "behaviour_note": note}
 
 

@@ -82,10 +82,7 @@ def behaviour_lines(report: ScoreReport) -> list[str]:
              f"{result.agreed}/{result.inputs} inputs ({result.mode} mode)"]
     if len(result.functions) > 1:
         lines.append("    " + ", ".join(f"{f.name} {f.agreed}/{f.inputs}" for f in result.functions))
-    for item in result.disagreements:
-        lines.append(f"    differs on {printable(item.input)}: expected {printable(item.expected)}, "
-                     f"got {printable(item.actual)}" + (f" ({item.reason})" if item.reason not in
-                                                         ("different result", item.actual) else ""))
+    lines += [f"    {item.line(printable)}" for item in result.disagreements]
     lines.append(f"    signature: {result.signature}")
     return lines
 
