@@ -254,7 +254,11 @@ def notes(requests: Sequence[ScoreRequest], reports: Sequence[ScoreReport]) -> l
 
 def cpu_stage(requests: Sequence[ScoreRequest]) -> list[CpuScores]:
     """The CPU stage of each request (nothing for one that names no CPU metric)."""
-    prepared = [prepare(r) for r in requests]
+    return _cpu_of([prepare(r) for r in requests])
+
+
+def _cpu_of(prepared: Sequence[Prepared]) -> list[CpuScores]:
+    """The CPU stage of prepared requests: their behaviour several at a time, then one by one."""
     ran = behaviour_batch(prepared)
     return [cpu_metrics(p, ran.get(i)) if wants_cpu(p.request) else NO_CPU for i, p in enumerate(prepared)]
 
@@ -267,8 +271,7 @@ def run_stages(requests: Sequence[ScoreRequest], defaults: ModelDefaults = NO_DE
     ``statistics`` (None: none), one finished report each."""
     prepared = [prepare(r) for r in requests]
     if cpu is None:
-        ran = behaviour_batch(prepared)
-        cpu = [cpu_metrics(p, ran.get(i)) if wants_cpu(p.request) else NO_CPU for i, p in enumerate(prepared)]
+        cpu = _cpu_of(prepared)
     model = [NO_MODEL] * len(prepared)
     wanted = [i for i, p in enumerate(prepared) if wants_model(p.request)]
     for i, scores in zip(wanted, model_metrics([prepared[i] for i in wanted], defaults)):
