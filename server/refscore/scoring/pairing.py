@@ -1,9 +1,14 @@
-"""Which part of the reference a piece of the candidate should be compared with.
+"""Which part of the reference a piece of the candidate is compared with: one rule for the
+lenses, ``--per-function``, the grader, Score Selection, the inserted-block diagnostic,
+``refscore/scoreText`` and the editor's behaviour runs.
 
-* per function: the reference function of the same name, else the best-aligned unused one (by
-  CodeBLEU, from the shared Scorer);
-* for an arbitrary text (an inserted block, ``refscore/scoreText``): the best-scoring region
-  among the reference's top-level functions and the whole reference.
+A candidate function is paired with the reference function of the same name; the others each
+with the reference function it implements, ranked by ``Evidence.key``: how often it behaves
+like it (when behaviour ran), then a matching signature (parameter count), then a name sharing
+a word (``average_ai`` and ``average``), then resemblance (CodeBLEU). Several candidate
+functions may pair with one reference function (a second implementation of ``average`` is
+compared with ``average``). A text that defines no single function is compared with the
+best-scoring region among the reference's functions and the whole reference.
 """
 
 from __future__ import annotations
@@ -11,9 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
+from ..analysis.functions import Function, top_level_functions
 from ..languages import LanguageSpec
 from .report import ScoreReport, ScoreRequest
-from ..analysis.functions import Function, top_level_functions
+from .signature import name_words, parameter_count
 
 #: At most this many (candidate, reference) function pairs are scored to align unnamed matches.
 MAX_ALIGNMENT_PAIRS = 120
@@ -38,29 +44,77 @@ class FunctionPair:
 
     function: Function
     region: Region | None
-    matched_by: str  # "name", "alignment" or "none"
+    matched_by: str  # "name", "behaviour", "alignment", "chosen" (by the user) or "none"
     codebleu: float | None = None
     f3: float | None = None
     f1: float | None = None
+
+
+#: How often a candidate function agrees with a reference function, run in a sandbox (None: not
+#: run): ``agreement(candidate function, its text's owner text, reference region)``.
+Agreement = Callable[[Function, str, Region], "float | None"]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Why a candidate function would implement one reference function."""
+
+    behaviour: float | None  # share of inputs agreed on, None when behaviour did not run
+    signature: bool  # the same number of parameters
+    shared_word: bool  # the names share a word of three letters or more
+    resemblance: float  # CodeBLEU of the two functions (-1: not scored)
+
+    def key(self) -> tuple[float, bool, bool, float]:
+        """Larger is a better match: behaviour, then signature, then name, then resemblance."""
+        return (-1.0 if self.behaviour is None else self.behaviour, self.signature, self.shared_word,
+                self.resemblance)
 
 
 def _codebleu(report: ScoreReport) -> float:
     return report.codebleu.score if report.codebleu is not None else -1.0
 
 
+def _static(ours: Function, our_text: str, theirs: Function, their_text: str, spec: LanguageSpec) -> Evidence:
+    arity = parameter_count(our_text[ours.start:ours.end], spec)
+    return Evidence(None, arity is not None and arity == parameter_count(their_text[theirs.start:theirs.end], spec),
+                    bool(name_words(ours.short_name) & name_words(theirs.short_name)), -1.0)
+
+
+def rank_references(function: Function, text: str, references: Sequence[str], spec: LanguageSpec,
+                    score_many: ScoreMany, weights: tuple[float, float, float, float], rule: str = "native",
+                    agreement: Agreement | None = None, limit: int | None = None) -> list[tuple[Region, Evidence]]:
+    """Every reference function ``function`` (a span of ``text``) may implement, best first by
+    ``Evidence.key``; ``limit``: score at most this many, those with the best signature and name."""
+    theirs = [(i, f) for i, ref in enumerate(references) for f in top_level_functions(ref, spec)]
+    found = [(_region(i, f), _static(function, text, f, references[i], spec)) for i, f in theirs]
+    if limit is not None and len(found) > limit:
+        found = sorted(found, key=lambda item: item[1].key(), reverse=True)[:max(limit, 1)]
+    own = text[function.start:function.end]
+    reports = score_many([_request(own, references[r.reference_index][r.start:r.end], spec, weights, rule)
+                          for r, _ in found])
+    found = [(r, replace(e, resemblance=_codebleu(report))) for (r, e), report in zip(found, reports)]
+    if agreement is not None:
+        found = [(r, replace(e, behaviour=agreement(function, text, r))) for r, e in found]
+    return sorted(found, key=lambda item: item[1].key(), reverse=True)
+
+
 def pair_functions(text: str, references: Sequence[str], spec: LanguageSpec, score_many: ScoreMany,
-                   weights: tuple[float, float, float, float], rule: str = "native") -> list[FunctionPair]:
+                   weights: tuple[float, float, float, float], rule: str = "native",
+                   agreement: Agreement | None = None,
+                   chosen: dict[str, Region] | None = None) -> list[FunctionPair]:
     """Pair each top-level candidate function with a reference function and score the pair
-    (CodeBLEU under ``rule``, the request's: the functions score as the whole file does)."""
+    (CodeBLEU under ``rule``, the request's: the functions score as the whole file does).
+    ``chosen``: the user's pairings, by candidate function name; ``agreement``: behaviour."""
     ours = top_level_functions(text, spec)
     if not ours or not references:
         return []
-    theirs = [(0, f) for f in top_level_functions(references[0], spec)]
-    for index, ref in enumerate(references[1:], start=1):
-        theirs.extend((index, f) for f in top_level_functions(ref, spec))
+    theirs = [(i, f) for i, ref in enumerate(references) for f in top_level_functions(ref, spec)]
     pairs: list[FunctionPair] = []
     used: set[tuple[int, int]] = set()
     for function in ours:
+        if chosen and function.name in chosen:
+            pairs.append(FunctionPair(function, chosen[function.name], "chosen"))
+            continue
         same = next(((i, f) for i, f in theirs if f.name == function.name and (i, f.start) not in used), None)
         same = same or next(((i, f) for i, f in theirs if f.short_name == function.short_name
                              and (i, f.start) not in used), None)
@@ -70,21 +124,14 @@ def pair_functions(text: str, references: Sequence[str], spec: LanguageSpec, sco
         else:
             pairs.append(FunctionPair(function, None, "none"))
     unmatched = [k for k, p in enumerate(pairs) if p.region is None]
-    free = [(i, f) for i, f in theirs if (i, f.start) not in used]
-    if unmatched and free and len(unmatched) * len(free) <= MAX_ALIGNMENT_PAIRS:
-        requests = [_request(text[pairs[k].function.start:pairs[k].function.end], references[i][f.start:f.end],
-                             spec, weights, rule) for k in unmatched for i, f in free]
-        scores = [_codebleu(r) for r in score_many(requests)]
-        ranked = sorted(((scores[a * len(free) + b], a, b) for a in range(len(unmatched)) for b in range(len(free))),
-                        reverse=True)
-        taken_a: set[int] = set()
-        taken_b: set[int] = set()
-        for score, a, b in ranked:
-            if a in taken_a or b in taken_b or score < 0:
-                continue
-            taken_a.add(a)
-            taken_b.add(b)
-            pairs[unmatched[a]] = replace(pairs[unmatched[a]], region=_region(*free[b]), matched_by="alignment")
+    if unmatched and theirs:
+        limit = max(1, MAX_ALIGNMENT_PAIRS // len(unmatched))
+        for k in unmatched:
+            ranked = rank_references(pairs[k].function, text, references, spec, score_many, weights, rule,
+                                     agreement, limit)
+            if ranked and ranked[0][1].resemblance >= 0:
+                how = "behaviour" if ranked[0][1].behaviour else "alignment"
+                pairs[k] = replace(pairs[k], region=ranked[0][0], matched_by=how)
     scored = [k for k, p in enumerate(pairs) if p.region is not None]
     reports = score_many([_request(*pair_texts(pairs[k], text, references), spec, weights, rule) for k in scored])
     for k, report in zip(scored, reports):
@@ -100,11 +147,21 @@ def pair_texts(pair: FunctionPair, text: str, references: Sequence[str]) -> tupl
 
 
 def best_region(snippet: str, references: Sequence[str], spec: LanguageSpec, score_many: ScoreMany,
-                weights: tuple[float, float, float, float]) -> tuple[Region, ScoreReport] | None:
-    """The reference region (a function or the whole text) that ``snippet`` scores best against.
-    A snippet that defines one function is compared with its namesake when the reference has one
-    (as function lenses pair by name first): a short ``def fizzbuzz`` scored best against a short
-    unrelated reference function."""
+                weights: tuple[float, float, float, float],
+                agreement: Agreement | None = None) -> tuple[Region, ScoreReport] | None:
+    """The reference region ``snippet`` is compared with. A snippet that defines one function is
+    paired as a file's functions are (its namesake, else ``rank_references``: a pasted
+    ``average_ai`` is compared with ``average``, never with an unrelated function that happens to
+    score higher); any other text with the region (a function or the whole reference) it scores
+    best against."""
+    defined = top_level_functions(snippet, spec)
+    if len(defined) == 1:
+        pairs = pair_functions(snippet, references, spec, score_many, weights, agreement=agreement)
+        region = pairs[0].region if pairs else None
+        if region is not None:
+            report = score_many([_request(snippet, references[region.reference_index][region.start:region.end],
+                                          spec, weights)])[0]
+            return region, report
     regions = [Region(i, 0, len(ref), None) for i, ref in enumerate(references)]
     for index, ref in enumerate(references):
         regions.extend(Region(index, f.start, f.end, f.name) for f in top_level_functions(ref, spec)[:60])
@@ -112,11 +169,7 @@ def best_region(snippet: str, references: Sequence[str], spec: LanguageSpec, sco
         return None
     reports = score_many([_request(snippet, references[r.reference_index][r.start:r.end], spec, weights)
                           for r in regions])
-    defined = top_level_functions(snippet, spec)
-    short = defined[0].short_name if len(defined) == 1 else None
-    namesakes = [k for k, r in enumerate(regions) if short is not None and r.name is not None
-                 and r.name.rsplit(".", 1)[-1] == short]
-    best = max(namesakes or range(len(regions)), key=lambda k: (_codebleu(reports[k]), regions[k].name is not None))
+    best = max(range(len(regions)), key=lambda k: (_codebleu(reports[k]), regions[k].name is not None))
     return regions[best], reports[best]
 
 
