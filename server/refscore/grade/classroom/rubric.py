@@ -8,6 +8,12 @@
     bands = { ">= 0.85" = 10, ">= 0.6" = 7, ">= 0.3" = 3 }   # else 0
     adjustments = "adjustments.csv"   # the teacher's manual adjustments (kept across re-grades)
     pass = 0.5                 # share of the total a student needs to pass (GitHub Classroom exit code)
+    behaviour = 8              # points from behaviour (agreement with the reference when both run)
+    style = 2                  # points from resemblance (the metric, by the bands or linear scale)
+    not_parsing = 0            # the points of code that does not parse (never resemblance points)
+    not_running = 0            # the points of code that does not load or compile where behaviour ran
+    late = { per_day = "10%", cap = "30%", grace = 0 }   # off the points of a late submission
+    show_expected = true       # feedback pages say what the reference returns on an input a student got wrong
 
     [problem.running_max]      # a per-problem override of any key above
     points = 20
@@ -18,6 +24,16 @@ Bands map a score to points (the first band the score reaches, in the order writ
 points may be a share of the problem's points with ``"70%"``). ``linear`` scales between a floor
 and a ceiling; ``step = 0.5`` rounds linear points down to a multiple. The rubric is applied to
 the rows of a run after scoring: changing it never rescores.
+
+Points from behaviour and from resemblance: ``behaviour`` and ``style`` split a problem's points
+(numbers, or shares such as ``"80%"``; given both, ``points`` is their sum). A rubric that names
+neither gives behaviour ``DEFAULT_BEHAVIOUR_SHARE`` of a problem's points wherever behaviour ran
+for that problem, and resemblance the rest; where it did not run, all points come from
+resemblance, as the notes say. Behaviour's points are its agreement times its part. The bands or
+linear scale pay the resemblance part; their points are written in ``style`` where the rubric
+names it, else in the problem's points (then scaled to the part). ``metric = "behaviour"`` puts
+every point on the bands read on behaviour's agreement. ``not_parsing`` and ``not_running`` are
+cases of their own (``cases.case_of``): their points (default 0) replace both parts.
 """
 
 from __future__ import annotations
@@ -35,6 +51,8 @@ except ImportError:  # Python 3.10
 
 from ...errors import InputFileError
 from ...safe_read import read_settings_text
+from .late import LatePolicy, late_policy, points_or_share
+from .rubric_error import RubricError
 
 #: The score columns a rubric may name (``rows.SCORE_COLUMNS``), checked when the rubric is read.
 DEFAULT_METRIC = "refscore"
@@ -42,13 +60,14 @@ DEFAULT_FALLBACK = "codebleu"
 DEFAULT_POINTS = 10.0
 DEFAULT_PASS = 0.5
 _BAND = re.compile(r"^\s*(>=|>)\s*([0-9]*\.?[0-9]+)\s*$")
-_KEYS = frozenset({"metric", "fallback", "points", "bands", "linear", "step", "adjustments", "pass", "problem",
-                   "title"})
-_PROBLEM_KEYS = frozenset({"metric", "fallback", "points", "bands", "linear", "step", "title"})
-
-
-class RubricError(InputFileError):
-    """A rubric file that cannot be used (exit 3, one line naming the file and the key)."""
+#: A rubric that names neither ``behaviour`` nor ``style``: behaviour's share where it ran.
+DEFAULT_BEHAVIOUR_SHARE = 0.8
+BEHAVIOUR = "behaviour"
+#: The rubric's cases of their own: their points replace behaviour's and resemblance's.
+CASES = ("not_parsing", "not_running")
+_PART_KEYS = frozenset({"behaviour", "style", *CASES})
+_PROBLEM_KEYS = frozenset({"metric", "fallback", "points", "bands", "linear", "step", "title", *_PART_KEYS})
+_KEYS = _PROBLEM_KEYS | {"adjustments", "pass", "problem", "show_expected", "late"}
 
 
 def shown_score(score: float, thresholds: tuple[float, ...], places: int = 3) -> str:
@@ -90,6 +109,30 @@ class Scheme:
     ceiling: float | None = None  # linear: all points at or above
     step: float | None = None
     title: str | None = None
+    behaviour_share: float | None = None  # behaviour's share of the points (None: the default split)
+    rule_points: float | None = None  # the points the bands and linear scale are written in (None: ``points``)
+    case_shares: tuple[tuple[str, float], ...] = ()  # (case, share of the points) for ``CASES``
+
+    def parts(self, behaviour_ran: bool) -> tuple[float, float]:
+        """(behaviour's points, resemblance's points) of this problem; ``behaviour_ran``: behaviour
+        ran for some submission of it (the default split applies only then)."""
+        if self.metric == BEHAVIOUR:
+            return 0.0, self.points
+        share = self.behaviour_share
+        if share is None:
+            share = DEFAULT_BEHAVIOUR_SHARE if behaviour_ran else 0.0
+        mine = round(self.points * share, 6)
+        return mine, round(self.points - mine, 6)
+
+    def style_points(self, score: float, part: float) -> tuple[float, str]:
+        """The resemblance points a score earns of a ``part`` of the points, and the rule's words."""
+        earned, rule = self.points_for(score)
+        base = self.points if self.rule_points is None else self.rule_points
+        return (round(earned * part / base, 2) if base else 0.0), rule
+
+    def case_points(self, case: str) -> float:
+        """The points of a rubric case (``not_parsing``, ``not_running``): 0 unless it says."""
+        return round(dict(self.case_shares).get(case, 0.0) * self.points, 2)
 
     @property
     def thresholds(self) -> tuple[float, ...]:
@@ -103,7 +146,7 @@ class Scheme:
         if self.floor is not None and self.ceiling is not None:
             share = 0.0 if score <= self.floor else 1.0 if score >= self.ceiling else \
                 (score - self.floor) / (self.ceiling - self.floor)
-            points = share * self.points
+            points = share * (self.points if self.rule_points is None else self.rule_points)
             if self.step:
                 points = math.floor(points / self.step + 1e-9) * self.step
             return round(points, 2), f"linear {self.floor:g}..{self.ceiling:g}"
@@ -122,6 +165,8 @@ class Rubric:
     adjustments: Path | None = None
     pass_share: float = DEFAULT_PASS
     source: Path | None = None
+    show_expected: bool = True  # a counter-example on a feedback page shows the reference's outcome
+    late: LatePolicy | None = None  # points off a late submission (``late.LatePolicy``)
 
     def scheme(self, problem: str | None) -> Scheme:
         """The scheme of ``problem`` (the default where the rubric names none)."""
@@ -173,7 +218,11 @@ def rubric_from_data(data: Mapping[str, Any], path: Path, metrics: tuple[str, ..
     if adjustments is not None and not isinstance(adjustments, str):
         raise RubricError(f"{path}: 'adjustments' must be a file name")
     where = (path.parent / adjustments) if adjustments else None
-    return Rubric(default, problems, where, float(share), path)
+    show = data.get("show_expected", True)
+    if not isinstance(show, bool):
+        raise RubricError(f"{path}: 'show_expected' must be true or false (got {show!r})")
+    late = late_policy(data["late"], path) if "late" in data else None
+    return Rubric(default, problems, where, float(share), path, show_expected=show, late=late)
 
 
 def _number(value: Any) -> bool:
@@ -190,10 +239,12 @@ def _scheme(entry: Mapping[str, Any], base: Scheme, path: Path, where: str,
             metrics: tuple[str, ...] | None) -> Scheme:
     from ..rows import SCORE_COLUMNS
 
-    points = entry.get("points", base.points)
+    points = entry.get("points", _sum_of_parts(entry, base.points))
     if not _number(points) or not 0 <= points <= MAX_POINTS:
         raise RubricError(f"{path}: {where}: 'points' must be a number from 0 to {MAX_POINTS:g} (got {points!r})")
     points = float(points)
+    parts = _parts(entry, base, points, path, where)
+    rule = parts.rule_points if parts.rule_points is not None else points
     metric = entry.get("metric", base.metric)
     fallback = entry.get("fallback", base.fallback)
     for key, value in (("metric", metric), ("fallback", fallback)):
@@ -210,14 +261,66 @@ def _scheme(entry: Mapping[str, Any], base: Scheme, path: Path, where: str,
     title = entry.get("title", base.title if where == "the rubric" else None)
     if "linear" in entry:
         floor, ceiling = _linear(entry["linear"], path, where)
-        return Scheme(points, metric, fallback, (), floor, ceiling, step, title)
+        return Scheme(points, metric, fallback, (), floor, ceiling, step, title, **parts.fields())
     if "bands" in entry:
-        return Scheme(points, metric, fallback, _bands(entry["bands"], points, path, where), None, None, None, title)
-    if base.floor is not None or base.bands:  # the default's rule, scaled to this problem's points
-        scale = points / base.points if base.points else 0.0
+        return Scheme(points, metric, fallback, _bands(entry["bands"], rule, path, where), None, None, None, title,
+                      **parts.fields())
+    if base.floor is not None or base.bands:  # the default's rule, scaled to this problem's (resemblance) points
+        base_rule = base.rule_points if base.rule_points is not None else base.points
+        scale = rule / base_rule if base_rule else 0.0
         bands = tuple(Band(b.threshold, b.inclusive, round(b.points * scale, 6)) for b in base.bands)
-        return Scheme(points, metric, fallback, bands, base.floor, base.ceiling, step, title)
-    return Scheme(points, metric, fallback, (), 0.0, 1.0, step, title)  # no rule at all: linear 0..1
+        return Scheme(points, metric, fallback, bands, base.floor, base.ceiling, step, title, **parts.fields())
+    return Scheme(points, metric, fallback, (), 0.0, 1.0, step, title, **parts.fields())  # no rule: linear 0..1
+
+
+def _sum_of_parts(entry: Mapping[str, Any], otherwise: float) -> Any:
+    """``behaviour + style`` where both are numbers of points and ``points`` is not given."""
+    both = entry.get("behaviour"), entry.get("style")
+    return sum(both) if all(_number(v) for v in both) else otherwise
+
+
+@dataclass(frozen=True)
+class _Parts:
+    """A scheme's split of its points (``Scheme.behaviour_share``, ``rule_points``, ``case_shares``)."""
+
+    behaviour_share: float | None
+    rule_points: float | None
+    case_shares: tuple[tuple[str, float], ...]
+
+    def fields(self) -> dict[str, Any]:
+        return {"behaviour_share": self.behaviour_share, "rule_points": self.rule_points,
+                "case_shares": self.case_shares}
+
+
+def _parts(entry: Mapping[str, Any], base: Scheme, points: float, path: Path, where: str) -> _Parts:
+    """The ``behaviour``/``style`` split and the cases' points of one table (else the base's, scaled)."""
+    def amount(key: str) -> float | None:
+        if key not in entry:
+            return None
+        value, share = points_or_share(entry[key], path, where, key)
+        value = value * points if share else value
+        if value > points + 1e-9:
+            raise RubricError(f"{path}: {where}: '{key}' gives {value:g} points, more than the problem's {points:g}")
+        return value
+
+    behaviour, style = amount("behaviour"), amount("style")
+    if behaviour is not None and style is not None and abs(behaviour + style - points) > 1e-6:
+        raise RubricError(f"{path}: {where}: 'behaviour' ({behaviour:g}) and 'style' ({style:g}) must add up to "
+                          f"the problem's points ({points:g})")
+    if behaviour is None and style is not None:
+        behaviour = points - style
+    if behaviour is not None:
+        share: float | None = behaviour / points if points else 0.0
+        rule: float | None = points - behaviour if style is not None else None
+    else:
+        share = base.behaviour_share
+        rule = base.rule_points / base.points * points if base.rule_points is not None and base.points else None
+    cases = dict(base.case_shares)
+    for case in CASES:
+        value = amount(case)
+        if value is not None:
+            cases[case] = value / points if points else 0.0
+    return _Parts(share, rule, tuple(sorted(cases.items())))
 
 
 def _computed(metric: str, metrics: tuple[str, ...]) -> bool:
