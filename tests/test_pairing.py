@@ -73,3 +73,47 @@ def test_behaviour_decides_before_resemblance() -> None:
     pairs = pair_functions(text, [REFERENCE], PYTHON, LocalScorer().score_many, WEIGHTS, agreement=agreement)
     assert pairs[0].region.name == "median" and pairs[0].matched_by == "behaviour"
     assert set(calls) == {"average", "median", "column_means"}
+
+
+# -- behaviour and the ranking of alternatives (a sandbox: bwrap) ------------------------------------------------
+
+CORRECT = "def average_ai(values):\n    total = sum(values)\n    return total / len(values)\n"
+BUGGY = "def average_ai(values):\n    total = len(values)\n    return total / len(values)\n"
+
+
+def test_a_renamed_function_runs_as_the_reference_function_it_implements() -> None:
+    from refscore.analysis.functions import top_level_functions
+    from refscore.scoring.function_behaviour import BehaviourMemo, variant
+
+    text = STUDENT + "\n\n" + BUGGY
+    function = top_level_functions(text, PYTHON)[-1]
+    program = variant(text, function, "average", PYTHON)
+    assert "def average(values):" in program and "def average(xs)" not in program
+    assert program.count("\n") == text.count("\n")  # the student's own average blanked, lines kept
+    memo = BehaviourMemo([REFERENCE], PYTHON)
+    pairs = {p.function.name: p for p in pair_functions(text, [REFERENCE], PYTHON, LocalScorer().score_many, WEIGHTS,
+                                                        agreement=memo.agreement)}
+    assert pairs["average_ai"].region.name == "average"  # chance agreement with median does not decide
+    region = pairs["average_ai"].region
+    result = memo.result(function, text, region)
+    assert result.ran and 0 < result.agreed < result.inputs
+    assert result.disagreements[0].input.startswith("average_ai(")  # shown under the candidate's name
+    correct = CORRECT.replace("average_ai", "average_ok")
+    good = memo.result(top_level_functions(correct, PYTHON)[0], correct, region)
+    assert good.agrees_everywhere
+
+
+def test_ranking_puts_the_correct_completion_above_the_buggy_one() -> None:
+    from refscore.scoring.alternatives import rank_alternatives
+
+    score_many = LocalScorer().score_many
+    ranked = rank_alternatives([("buggy", BUGGY), ("correct", CORRECT)], [REFERENCE], PYTHON, score_many, WEIGHTS)
+    assert [a.label for a in ranked] == ["correct", "buggy"]
+    assert all(a.region is not None and a.region.name == "average" for a in ranked)
+    assert ranked[0].behaviour.agrees_everywhere and not ranked[1].behaviour.agrees_everywhere
+    assert ranked[1].differences  # what differs is said for each
+    # without behaviour the differences, then CodeBLEU decide (text alone cannot tell these two apart)
+    plain = rank_alternatives([("buggy", BUGGY), ("correct", CORRECT)], [REFERENCE], PYTHON, score_many, WEIGHTS,
+                              behaviour=None)
+    assert all(a.behaviour is None and a.differences for a in plain)
+    assert plain[0].difference_weight <= plain[1].difference_weight

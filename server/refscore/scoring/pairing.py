@@ -23,6 +23,8 @@ from .signature import name_words, parameter_count
 
 #: At most this many (candidate, reference) function pairs are scored to align unnamed matches.
 MAX_ALIGNMENT_PAIRS = 120
+#: Agreement from which behaviour decides a pairing.
+BEHAVES_ALIKE = 0.5
 
 ScoreMany = Callable[[list[ScoreRequest]], list[ScoreReport]]
 
@@ -64,10 +66,17 @@ class Evidence:
     shared_word: bool  # the names share a word of three letters or more
     resemblance: float  # CodeBLEU of the two functions (-1: not scored)
 
+    @property
+    def behaves_alike(self) -> bool:
+        """Whether it agreed on at least ``BEHAVES_ALIKE`` of the inputs."""
+        return self.behaviour is not None and self.behaviour >= BEHAVES_ALIKE
+
     def key(self) -> tuple[float, bool, bool, float]:
-        """Larger is a better match: behaviour, then signature, then name, then resemblance."""
-        return (-1.0 if self.behaviour is None else self.behaviour, self.signature, self.shared_word,
-                self.resemblance)
+        """Larger is a better match: behaviour (where it agrees on most inputs: a buggy function
+        agreeing by chance on a few inputs of an unrelated one says nothing), then signature, then
+        name, then resemblance."""
+        return (self.behaviour if self.behaviour is not None and self.behaves_alike else 0.0, self.signature,
+                self.shared_word, self.resemblance)
 
 
 def _codebleu(report: ScoreReport) -> float:
@@ -130,7 +139,7 @@ def pair_functions(text: str, references: Sequence[str], spec: LanguageSpec, sco
             ranked = rank_references(pairs[k].function, text, references, spec, score_many, weights, rule,
                                      agreement, limit)
             if ranked and ranked[0][1].resemblance >= 0:
-                how = "behaviour" if ranked[0][1].behaviour else "alignment"
+                how = "behaviour" if ranked[0][1].behaves_alike else "alignment"
                 pairs[k] = replace(pairs[k], region=ranked[0][0], matched_by=how)
     scored = [k for k, p in enumerate(pairs) if p.region is not None]
     reports = score_many([_request(*pair_texts(pairs[k], text, references), spec, weights, rule) for k in scored])
