@@ -21,6 +21,7 @@ import argparse
 import gzip
 import json
 import logging
+import os
 import statistics
 import sys
 import time
@@ -159,6 +160,8 @@ def main() -> None:
     parser.add_argument("--stages", action="store_true", help="only print where a text's analysis time goes")
     parser.add_argument("--count-run", choices=("cold", "warm", "none"),
                         help="one corpus call after the warm-up, nothing else (for callgrind)")
+    parser.add_argument("--report", type=Path, metavar="JSON",
+                        help="also write the figures as a report (docs/reports/codebleu-speed-<language>.json)")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="time the corpus runs by wall time (default) or this process's CPU time")
     args = parser.parse_args()
@@ -207,10 +210,20 @@ def main() -> None:
         print(f"    refscore ({ours.split('_')[0]:4s})      {best[ours]:6.2f} s  {n / best[ours]:8.1f} pairs/s"
               f"  ratio {best[theirs] / best[ours]:5.1f}x")
 
+    values = {"language": LANGUAGE, "pairs": n, "rounds": args.rounds, "clock": args.clock,
+              "load_average": os.getloadavg()[0], "seconds": best,
+              "ratio": {"cold": best["package"] / best["cold"], "warm": best["package"] / best["warm"],
+                        "one_call": best["package_one"] / best["cold_one"]}}
+    if LANGUAGE == "python":
+        median, lines = edited_file_median()
+        values["edited_file_ms"], values["edited_file_lines"] = median * 1000, lines
+        print(f"rescoring an edited {lines}-line candidate against a cached reference: median {median * 1000:.1f} ms")
+    if args.report:
+        from report_file import write_report
+
+        print("wrote", write_report(args.report, values))
     if LANGUAGE != "python":
         return
-    median, lines = edited_file_median()
-    print(f"rescoring an edited {lines}-line candidate against a cached reference: median {median * 1000:.1f} ms")
 
     from refscore.scoring.codebleu import score_codebleu
 

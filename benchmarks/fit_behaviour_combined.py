@@ -190,6 +190,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--similarity", type=Path, help="a saved table of similarity logits (made if absent)")
     parser.add_argument("--save", choices=("humaneval", "classes"), help="write this fit as combined_behaviour.json")
     parser.add_argument("--lam", type=float, default=1.0)
+    parser.add_argument("--report", type=Path, metavar="JSON",
+                        help="also write the figures as a report (docs/reports/behaviour-humaneval.json)")
     args = parser.parse_args(argv)
     rows = humaneval_rows(args.behaviour, args.similarity)
     ran = [r for r in rows if r["behaviour"] is not None]
@@ -214,6 +216,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "class_rows": len(classes),
     }
     print(json.dumps(report, indent=1))
+    if args.report:
+        from report_file import write_report
+
+        print("wrote", write_report(args.report, report))
     if args.save:
         from refscore.combined.model import load_model, save_model
         from refscore.scoring.headline_behaviour import PATH

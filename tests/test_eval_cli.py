@@ -130,3 +130,25 @@ def test_the_reports_codebertscore_line_says_what_was_scored(tmp_path):
                  "--report", str(some)]) == 0
     line = next(x for x in some.read_text().splitlines() if x.startswith("* CodeBERTScore"))
     assert "layers [6]" in line and "on conala only" in line and "intent" not in line, line
+
+
+def test_tables_carry_bootstrap_intervals_and_a_paper_ready_table(tmp_path, capsys):
+    """A researcher needs intervals in the tables and a table to paste into a paper (LaTeX or
+    Markdown); both come from the same result as the report."""
+    out, report, tex, md = (tmp_path / name for name in ("r.json", "r.md", "t.tex", "t.md"))
+    assert main(["eval", "--data", str(DATA), "--languages", "python,java,js,cpp,conala", "--sample", "3",
+                 "--conala-sample", "6", "--metrics", "codebleu,chrf", "--out", str(out), "--report", str(report),
+                 "--table", str(tex)]) == 0
+    result = json.loads(out.read_text())
+    low, high = result["intervals"]["chrf"]["humaneval_tau"]
+    mean = result["humaneval_mean"]["chrf"]["tau"]
+    assert -1 <= low <= high <= 1 and low <= mean + 1e-9 and mean - 1e-9 <= high or low == high
+    assert "conala_tau" in result["intervals"]["chrf"]
+    assert f"{mean:.3f} [{low:.3f}, {high:.3f}]" in report.read_text()
+    latex = tex.read_text()
+    assert "\\begin{tabular}" in latex and "\\toprule" in latex and "Mean [95\\% CI]" in latex
+    assert f"{mean:.3f} {{\\scriptsize[{low:.3f}, {high:.3f}]}}" in latex
+    from refscore.eval.paper_table import render_table
+
+    md.write_text(render_table(result, ".md"))
+    assert "| Metric | Python | Java | JavaScript | C++ | Mean [95% CI] | CoNaLa [95% CI] |" in md.read_text()

@@ -115,6 +115,9 @@ def test_rows_on_a_few_problems(tmp_path: Path) -> None:
     files_row = "CodeBLEU, CodeXGLUE rule (dataflow 0 counts 0), the paper's files (newlines to spaces)"
     assert files_row in rows
     assert "| chrF, normalised |" in result.stdout and "0.302 ; 0.387" in result.stdout
+    # a run of many minutes says where it is (it printed nothing for 28 minutes)
+    steps = [line for line in result.stderr.splitlines() if "paper protocol, step" in line]
+    assert [line.split("step ")[1].split(":")[0] for line in steps] == [f"{n} of 5" for n in range(1, 6)]
     for per in rows.values():
         fold_mean, pooled = per["js"]
         assert pooled is not None and -1 <= pooled <= 1

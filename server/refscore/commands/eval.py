@@ -111,6 +111,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="the Ray cluster for --engine ray (default: $RAY_ADDRESS, else a private one here)")
     p.add_argument("--out", type=Path, default=None, help="write the JSON result here")
     p.add_argument("--report", type=Path, default=None, help="write the markdown report here")
+    p.add_argument("--table", type=Path, default=None, metavar="FILE.tex|FILE.md",
+                   help="write a paper-ready table (tau per language, means and CoNaLa with 95%% "
+                        "bootstrap intervals): LaTeX for .tex, else Markdown")
     p.add_argument("--save-combined", type=Path, default=None,
                    help="fit the combined RefScore number on all sampled problems and save it (JSON)")
     p.add_argument("--save-combined-without-humaneval", type=Path, default=None, metavar="PATH",
@@ -146,7 +149,7 @@ _OPTIONS: dict[str, tuple[str, object]] = {}
 _PAPER_READS = frozenset({"data", "languages", "sample", "seed", "protocol", "paper_folds", "out", "report"})
 #: The options ``--from-scores`` reads: the scoring settings (``--languages``, ``--metrics``,
 #: ``--jobs``, ...) come from the file, so the others are dropped with a warning.
-_FROM_SCORES_READS = frozenset({"from_scores", "protocol", "out", "report", "save_combined",
+_FROM_SCORES_READS = frozenset({"from_scores", "protocol", "out", "report", "table", "save_combined",
                                 "save_combined_without_humaneval"})
 
 
@@ -254,7 +257,8 @@ def missing_packages(metrics: list[str]) -> str | None:
 
 def _outputs(args: argparse.Namespace) -> list[tuple[str, Path]]:
     """Every file this run writes, with the option that names it."""
-    named = [("--out", args.out), ("--report", args.report), ("--save-combined", args.save_combined),
+    named = [("--out", args.out), ("--report", args.report), ("--table", getattr(args, "table", None)),
+             ("--save-combined", args.save_combined),
              ("--save-combined-without-humaneval", args.save_combined_without_humaneval)]
     if args.save_scores and not args.from_scores:
         named += [("--save-scores", args.save_scores), ("--save-scores (its .cmd)", args.save_scores.with_suffix(".cmd"))]
@@ -394,6 +398,10 @@ def handle(args: argparse.Namespace) -> int:
             replace_file(args.out, json.dumps(result, indent=1) + "\n")
         if args.report:
             replace_file(args.report, render(result, command))
+        if args.table:
+            from ..eval.paper_table import render_table
+
+            replace_file(args.table, render_table(result, args.table.suffix))
     except RefScoreError as error:  # swapped for a device or a link while scoring
         print(f"refscore eval: {error}", file=sys.stderr)
         return error.exit_code

@@ -54,7 +54,8 @@ def handle_paper(args: argparse.Namespace) -> int:
         print(f"refscore eval: {error}", file=sys.stderr)
         return error.exit_code
     rows: dict[str, dict[str, tuple[float | None, float | None]]] = {}
-    for lang in languages:
+    steps = len(languages) * 5
+    for done_languages, lang in enumerate(languages):
         try:
             items = sample_problems(load_humaneval(data, lang), args.sample, args.seed)
         except OSError as error:
@@ -63,13 +64,18 @@ def handle_paper(args: argparse.Namespace) -> int:
         target = [i.target for i in items]
         problem = [i.problem for i in items]
         columns: dict[str, list[float]] = {}
+        step = done_languages * 5
         for text, normalise, prepare in (("as given", False, None), ("normalised", True, None),
                                          ("the paper's files (newlines to spaces)", False, paper_files_text)):
+            step += 1
+            _progress(step, steps, f"{lang}: BLEU and CodeBLEU on the text {text} ({len(items):,} completions)")
             scores, _ = codebleu_scores(items, normalise, prepare)
             columns[f"BLEU (n-gram component), {text}"] = scores["bleu"]
             columns[f"CodeBLEU, package rule (codebleu 0.7.0), {text}"] = scores["codebleu_compat"]
             columns[f"CodeBLEU, CodeXGLUE rule (dataflow 0 counts 0), {text}"] = list(codexglue_rule(scores))
+        _progress(step + 1, steps, f"{lang}: chrF")
         columns["chrF, normalised"] = chrf_scores(items, True)["chrf"]
+        _progress(step + 2, steps, f"{lang}: CodeBERTScore with the paper's model (the longest step)")
         columns.update(paper_model_columns(items, lang))
         for name, values in columns.items():
             pooled = grouped_kendall_tau(target, [v if v == v else 0.0 for v in values], problem).tau
@@ -81,6 +87,11 @@ def handle_paper(args: argparse.Namespace) -> int:
     if args.out:
         replace_file(args.out, json.dumps({"protocol": "paper", "rows": rows}, indent=1) + "\n")
     return 0
+
+
+def _progress(step: int, steps: int, what: str) -> None:
+    """One progress line on stderr: the paper protocol runs for many minutes."""
+    print(f"refscore eval: paper protocol, step {step} of {steps}: {what}", file=sys.stderr, flush=True)
 
 
 def paper_model_columns(items: list, lang: str) -> dict[str, list[float]]:

@@ -102,3 +102,30 @@ def paired_differences(tables: Sequence[Table], first: Mapping[str, np.ndarray],
         out["conala_tau"] = [float(conala[0]), float(np.percentile(conala[1], 2.5)),
                              float(np.percentile(conala[1], 97.5))]
     return out
+
+
+def metric_intervals(tables: Sequence[Table], metrics: Sequence[str], replicates: int = REPLICATES,
+                     seed: int = 0) -> dict[str, dict[str, list[float]]]:
+    """95% intervals of each metric's own agreement: HumanEval mean tau (tasks drawn once for all
+    languages, as ``paired_differences``) and CoNaLa tau; a metric missing from a HumanEval
+    language gets no HumanEval interval."""
+    rng = np.random.default_rng(seed)
+    picks = _picks(tables, replicates, rng)
+    groups = {table.dataset: _groups(table.problem) + [np.array([], dtype=int)] for table in tables}
+    humaneval = [t for t in tables if t.dataset in HUMANEVAL_LANGUAGES]
+    out: dict[str, dict[str, list[float]]] = {}
+    for metric in metrics:
+        entry: dict[str, list[float]] = {}
+        he = [_tau(_counts(t.target, np.nan_to_num(t.columns[metric]), groups[t.dataset])[picks[t.dataset]].sum(axis=1))
+              for t in humaneval if metric in t.columns]
+        if he and len(he) == len(humaneval):
+            reps = np.mean(he, axis=0)
+            entry["humaneval_tau"] = [float(np.percentile(reps, 2.5)), float(np.percentile(reps, 97.5))]
+        for table in tables:
+            if table.dataset == CONALA and metric in table.columns:
+                reps = _tau(_counts(table.target, np.nan_to_num(table.columns[metric]),
+                                    groups[CONALA])[picks[CONALA]].sum(axis=1))
+                entry["conala_tau"] = [float(np.percentile(reps, 2.5)), float(np.percentile(reps, 97.5))]
+        if entry:
+            out[metric] = entry
+    return out

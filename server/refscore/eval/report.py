@@ -59,6 +59,18 @@ def _f(value: Any) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
+def _interval(result: dict[str, Any], metric: str, statistic: str) -> list[float] | None:
+    """The metric's bootstrap interval for ``statistic`` (None in results made before intervals)."""
+    return result.get("intervals", {}).get(metric, {}).get(statistic)
+
+
+def _with_ci(value: float | None, interval: Sequence[float] | None) -> str:
+    """A figure with its 95% interval, ``0.412 [0.391, 0.433]``."""
+    if value is None or not interval:
+        return _f(value)
+    return f"{value:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
+
+
 def _label(metric: str) -> str:
     if metric in LABELS:
         return LABELS[metric]
@@ -126,7 +138,8 @@ def humaneval_section(result: dict[str, Any]) -> list[str]:
             continue
         paper = _paper_for(metric)
         cells = [_label(metric)] + [_f(agree[l][metric]["tau"]) for l in langs]
-        cells.append(_f(means.get(metric, {}).get("tau")) if len(langs) == 4 else "–")
+        cells.append(_with_ci(means.get(metric, {}).get("tau"), _interval(result, metric, "humaneval_tau"))
+                     if len(langs) == 4 else "–")
         cells.append(" / ".join(_f(paper.get(l)) for l in langs) + f" ; {_f(_paper_mean(paper))}"
                      if paper else "–")
         rows.append(cells)
@@ -135,8 +148,10 @@ def humaneval_section(result: dict[str, Any]) -> list[str]:
         taus = [comb[l]["tau"] for l in langs if l in comb]
         rows.append(["**Combined RefScore (held-out folds)**"] + [_f(t) for t in taus]
                     + [_f(sum(taus) / len(taus)) if len(taus) == 4 else "–", "–"])
-    out = ["## HumanEval: Kendall tau against functional correctness", ""]
-    out += _table(["metric"] + langs + ["mean", "paper (" + " / ".join(langs) + " ; mean)"], rows)
+    out = ["## HumanEval: Kendall tau against functional correctness", "",
+           "The mean's 95% interval: a bootstrap over tasks (500 resamples, each task drawn once for "
+           "all four languages).", ""]
+    out += _table(["metric"] + langs + ["mean [95% interval]", "paper (" + " / ".join(langs) + " ; mean)"], rows)
     out += ["", "Pooled Spearman / Pearson over all completions of a language:", ""]
     rows = []
     for metric in headline_metrics(result):
@@ -170,14 +185,15 @@ def conala_section(result: dict[str, Any]) -> list[str]:
         a = agree[metric]
         key = "codebertscore" if metric.startswith("cbs_") else PAPER_KEY.get(metric)
         paper = PAPER_CONALA.get(key or "")
-        rows.append([_label(metric), _f(a["tau"]), _f(a["pearson"]), _f(a["spearman"]),
+        rows.append([_label(metric), _with_ci(a["tau"], _interval(result, metric, "conala_tau")),
+                     _f(a["pearson"]), _f(a["spearman"]),
                      " / ".join(_f(v) for v in paper) if paper else "–"])
     comb = result.get("cross_validation", {}).get("combined_held_out", {}).get(CONALA)
     if comb:
         rows.append(["**Combined RefScore (held-out folds)**", _f(comb["tau"]),
                      _f(comb["pearson"]), _f(comb["spearman"]), "–"])
     out = ["## CoNaLa: agreement with the mean human grade", ""]
-    return out + _table(["metric", "tau", "Pearson", "Spearman", "paper tau / P / S"], rows) + [""]
+    return out + _table(["metric", "tau [95% interval]", "Pearson", "Spearman", "paper tau / P / S"], rows) + [""]
 
 
 def layer_section(result: dict[str, Any]) -> list[str]:

@@ -217,6 +217,10 @@ def analyse(config: EvalConfig, tables: dict[str, Table], notes: dict[str, Any],
         "humaneval_mean": humaneval_means(per_dataset),
         "timing": notes,
     }
+    from .bootstrap import metric_intervals
+
+    metrics = sorted({m for table in per_dataset.values() for m in table})
+    result["intervals"] = metric_intervals(list(tables.values()), metrics, seed=config.seed)
     exact = [t.columns["tsed_exact"] for t in tables.values() if "tsed_exact" in t.columns]
     if exact:
         result["tsed_exact_share"] = float(np.mean(np.concatenate(exact)))
