@@ -171,8 +171,9 @@ def test_a_one_problem_class_graded_with_r_has_no_empty_problem_names(tmp_path):
 
 
 def test_points_for_code_that_does_not_parse_say_so(tmp_path):
-    """The rubric's points come from the score, as ever; the grade book's notes (points.csv, the
-    Moodle comment) say the score was of code that does not parse, and the student's page says it
+    """Issue 42 item 5: code that does not parse earned its score's points (4/10); it is now the
+    rubric's ``not_parsing`` case (0 unless the rubric says), never points for resemblance. The
+    grade book's notes (points.csv, the Moodle comment) say so, and the student's page says it
     once."""
     from refscore.grade.checks import not_parsing_warning
     from refscore.grade.classroom.feedback import student_feedback
@@ -183,7 +184,9 @@ def test_points_for_code_that_does_not_parse_say_so(tmp_path):
             _row("a/class/bob.py", "a", refscore=0.9, parse_error=None, warnings=[])]
     book = build_gradebook(rows, rubric, [])
     ann, bob = (s.problems["a"] for s in book.students)
-    assert ann.points == 10  # the points stand: the rubric reads the score
+    assert ann.points == 0 and ann.case == "not_parsing" and bob.points == 10  # a score of 0.86 earns nothing
+    given = rubric_from_data({"bands": {">= 0.8": 10, ">= 0.5": 6}, "not_parsing": "20%"}, tmp_path / "r.toml")
+    assert build_gradebook(rows, given, []).students[0].problems["a"].points == 2
     assert any("does not parse" in n and error in n for n in ann.notes) and "does not parse" in ann.summary()
     assert not any("does not parse" in n for n in bob.notes)
     page = student_feedback(book.students[0], {}, "scores", "t", 10)

@@ -8,6 +8,7 @@ from typing import Sequence
 from .. import languages
 from ..analysis.cache import sized_cache
 from ..bidi import bidi_warning
+from ..languages.native_syntax import UNKNOWN, native_error_line
 from .rows import NOT_PARSING
 
 #: The warning of a row whose every reference is empty (its scores are 0 for want of a reference).
@@ -32,14 +33,20 @@ def parse_error(text: str, language: str, references: Sequence[str]) -> str | No
 
 @sized_cache(max_entries=1024, max_chars=2_000_000)
 def syntax_error_line(text: str, language: str) -> int | None:
-    """The 1-based line of the first syntax error tree-sitter recovered from, else None.
+    """The 1-based line of the first syntax error tree-sitter recovered from, else None; where the
+    language's own parser runs in process (``languages.native_syntax``), its line (the one the
+    student's error message names), and None when it accepts what tree-sitter did not.
     Remembered per text: each submission is checked twice, and a reference once per submission."""
     try:
-        root = languages.get(language).parse(text.encode("utf-8")).root_node
+        spec = languages.get(language)
+        root = spec.parse(text.encode("utf-8")).root_node
     except Exception:  # noqa: BLE001 - a check must never break grading
         return None
     if not root.has_error:
         return None
+    native = native_error_line(spec, text)
+    if native != UNKNOWN:
+        return native if isinstance(native, int) else None
     stack = [root]
     while stack:  # the first innermost ERROR or MISSING node in document order: where it went wrong
         node = stack.pop()

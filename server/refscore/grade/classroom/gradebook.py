@@ -16,9 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Iterable, Sequence
 
-from ..rows import LABELS, NOT_PARSING
+from ..behaviour_cells import not_run_reason
+from ..rows import LABELS
 from .adjustments import Adjustment
-from .rubric import Rubric, shown_score
+from .cases import case_of
+from .late import days_late
+from .rubric import BEHAVIOUR, Rubric, Scheme, shown_score
 
 #: Before the first error of a submission that earned 0 because it could not be scored.
 NOT_SCORED = "not scored: "
@@ -44,6 +47,13 @@ class ProblemGrade:
     submission: str | None = None  # the row's id
     notes: list[str] = field(default_factory=list)
     adjustments: list[Adjustment] = field(default_factory=list)
+    behaviour: float | None = None  # behaviour's agreement, where its part paid points
+    behaviour_points: float = 0.0  # of ``behaviour_max``
+    behaviour_max: float = 0.0
+    style_max: float = 0.0  # the resemblance part (``max_points`` without behaviour's part)
+    case: str | None = None  # a rubric case (``cases``): its points replaced both parts
+    late_days: float = 0.0
+    late_points: float = 0.0  # taken off by the rubric's late policy
 
     def score_text(self, value: float | None = None) -> str:
         """The score the points came from (or ``value`` of that metric), three places or as many
@@ -51,13 +61,28 @@ class ProblemGrade:
         score = self.score if value is None else value
         return "" if score is None else shown_score(score, self.thresholds)
 
+    @property
+    def style_points(self) -> float:
+        """The resemblance part's points (the rubric's, before late and adjustments)."""
+        return round(self.auto_points - self.behaviour_points, 2) if self.case is None else 0.0
+
+    def how(self) -> str:
+        """How the rubric gave the points, in words: ``behaviour 0.950: 7.6/8; RefScore 0.812, >= 0.6: 2/2``."""
+        if self.case is not None:
+            return f"{self.rule}: {self.auto_points:g} points"
+        said = []
+        if self.behaviour_max:
+            shown = "not run" if self.behaviour is None else f"{self.behaviour:.3f}"
+            said.append(f"{LABELS.get('behaviour', 'behaviour')} {shown}: {self.behaviour_points:g}/{self.behaviour_max:g}")
+        if self.score is not None and self.metric is not None:
+            text = f"{LABELS.get(self.metric, self.metric)} {self.score_text()}, {self.rule}"
+            said.append(f"{text}: {self.style_points:g}/{self.style_max:g}" if self.behaviour_max else text)
+        return "; ".join(said)
+
     def summary(self) -> str:
         """One line for a grade book's comment column."""
-        if self.score is not None and self.metric is not None:
-            text = f"{named(self.problem)}{self.points:g}/{self.max_points:g} " \
-                   f"({LABELS.get(self.metric, self.metric)} {self.score_text()}, {self.rule})"
-        else:
-            text = f"{named(self.problem)}{self.points:g}/{self.max_points:g}"
+        how = self.how()
+        text = f"{named(self.problem)}{self.points:g}/{self.max_points:g}" + (f" ({how})" if how else "")
         extra = [*self.notes, *(f"adjusted {a.shown()}{': ' + a.comment if a.comment else ''}" for a in self.adjustments)]
         return text + (f" [{'; '.join(extra)}]" if extra else "")
 
@@ -172,21 +197,38 @@ def build_gradebook(rows: Sequence[dict[str, Any]], rubric: Rubric,
     problems[:] = [p for p in problems if any(p == str(r.get("problem") or "") for s in book.students for r in s.rows)]
     for problem in problems:
         scheme = rubric.scheme(problem)
-        ran = any(_finite(r.get(scheme.metric)) for r in rows if str(r.get("problem") or "") == problem)
-        if not ran and scheme.fallback:  # one note for the problem, not one per student
-            which = f"problem {problem!r}: " if problem else ""
+        own = [r for r in rows if str(r.get("problem") or "") == problem]
+        ran = any(_finite(r.get(scheme.metric)) for r in own)
+        behaved = any(_finite(r.get(BEHAVIOUR)) for r in own)
+        which = f"problem {problem!r}: " if problem else ""
+        if not ran and scheme.fallback and scheme.parts(behaved)[1]:  # one note for the problem, not one per student
             book.notes.append(f"{which}no submission has {LABELS.get(scheme.metric, scheme.metric)}; "
                               f"points from {LABELS.get(scheme.fallback, scheme.fallback)}")
+        book.notes.extend(f"{which}{line}" for line in _behaviour_notes(scheme, behaved, own))
         for student in book.students:
             mine = [r for r in student.rows if str(r.get("problem") or "") == problem]
-            student.problems[problem] = _grade(problem, mine, rubric, ran)
+            student.problems[problem] = _grade(problem, mine, rubric, ran, behaved)
     _adjust(book, list(adjustments))
     return book
 
 
-def _grade(problem: str, rows: list[dict[str, Any]], rubric: Rubric, ran: bool = True) -> ProblemGrade:
+def _behaviour_notes(scheme: Scheme, behaved: bool, rows: list[dict[str, Any]]) -> list[str]:
+    """What the run says once per problem about where its points came from."""
+    behaviour_max, _ = scheme.parts(behaved)
+    if behaved or scheme.metric == BEHAVIOUR:
+        return []
+    reasons = sorted({r for r in (not_run_reason(row) for row in rows) if r})
+    why = f" ({'; '.join(reasons[:3])})" if reasons else " (not in --metrics)"
+    if behaviour_max:
+        return [f"behaviour ran for no submission{why}: its {behaviour_max:g} points are 0 for every student"]
+    return [f"behaviour ran for no submission{why}: every point comes from resemblance to the reference"]
+
+
+def _grade(problem: str, rows: list[dict[str, Any]], rubric: Rubric, ran: bool = True,
+           behaved: bool = False) -> ProblemGrade:
     """The points of one student's ``rows`` for ``problem`` (the best of several); ``ran``: some
-    submission of the run has the rubric's metric (else the fallback is no news per student)."""
+    submission of the run has the rubric's metric (else the fallback is no news per student);
+    ``behaved``: behaviour ran for some submission of the problem (``Scheme.parts``)."""
     scheme = rubric.scheme(problem)
     grade = ProblemGrade(problem, scheme.points)
     if not rows:
@@ -194,33 +236,66 @@ def _grade(problem: str, rows: list[dict[str, Any]], rubric: Rubric, ran: bool =
         return grade
     best: ProblemGrade | None = None
     for row in rows:
-        candidate = ProblemGrade(problem, scheme.points, submission=str(row.get("id")))
-        metric = scheme.metric
-        value = row.get(metric)
-        if row.get("errors"):
-            candidate.notes.append(f"{NOT_SCORED}{row['errors'][0]}")
-        else:
-            if not _finite(value) and scheme.fallback and _finite(row.get(scheme.fallback)):
-                if ran:
-                        candidate.notes.append(f"{LABELS.get(metric, metric)} not computed; points from "
-                                           f"{LABELS.get(scheme.fallback, scheme.fallback)}")
-                metric, value = scheme.fallback, row.get(scheme.fallback)
-            if _finite(value):
-                candidate.score, candidate.metric = float(value), metric
-                candidate.auto_points, candidate.rule = scheme.points_for(float(value))
-                candidate.thresholds = scheme.thresholds
-                candidate.points = candidate.auto_points
-                if row.get("parse_error"):  # the points stand; the teacher reads why to look
-                    candidate.notes.append(f"{NOT_PARSING}{row['parse_error']}; the points are for the code "
-                                           "the parser recovered")
-            else:
-                candidate.notes.append(f"no {LABELS.get(metric, metric)} score")
+        candidate = _row_grade(problem, row, scheme, ran, behaved)
+        _late(candidate, row, rubric)
         if best is None or candidate.points > best.points:
             best = candidate
     assert best is not None
     if len(rows) > 1:
         best.notes.append(f"best of {len(rows)} submissions")
     return best
+
+
+def _row_grade(problem: str, row: dict[str, Any], scheme: Scheme, ran: bool, behaved: bool) -> ProblemGrade:
+    """One row's points: a rubric case's, else behaviour's part plus resemblance's part."""
+    candidate = ProblemGrade(problem, scheme.points, submission=str(row.get("id")))
+    if row.get("errors"):
+        candidate.notes.append(f"{NOT_SCORED}{row['errors'][0]}")
+        return candidate
+    case = case_of(row)
+    if case is not None:
+        candidate.case, candidate.rule = case[0], f"{case[1]} (the rubric's {case[0]})"
+        candidate.auto_points = candidate.points = scheme.case_points(case[0])
+        candidate.notes.append(f"{case[1]}: the rubric's {case[0]} points, none for resemblance")
+        return candidate
+    behaviour_max, style_max = scheme.parts(behaved)
+    candidate.behaviour_max, candidate.style_max = behaviour_max, style_max
+    if behaviour_max:
+        agreement = row.get(BEHAVIOUR)
+        if _finite(agreement):
+            candidate.behaviour = float(agreement)
+            candidate.behaviour_points = round(float(agreement) * behaviour_max, 2)
+        else:
+            why = not_run_reason(row) or "no behaviour score"
+            candidate.notes.append(f"behaviour not run ({why}): 0 of its {behaviour_max:g} points")
+    metric, value = scheme.metric, row.get(scheme.metric)
+    if not _finite(value) and scheme.fallback and _finite(row.get(scheme.fallback)):
+        if ran:
+            candidate.notes.append(f"{LABELS.get(metric, metric)} not computed; points from "
+                                   f"{LABELS.get(scheme.fallback, scheme.fallback)}")
+        metric, value = scheme.fallback, row.get(scheme.fallback)
+    style = 0.0
+    if _finite(value):
+        candidate.score, candidate.metric = float(value), metric
+        style, candidate.rule = scheme.style_points(float(value), style_max)
+        candidate.thresholds = scheme.thresholds
+    elif style_max:
+        candidate.notes.append(f"no {LABELS.get(metric, metric)} score")
+    candidate.auto_points = candidate.points = round(candidate.behaviour_points + style, 2)
+    return candidate
+
+
+def _late(grade: ProblemGrade, row: dict[str, Any], rubric: Rubric) -> None:
+    """The rubric's late policy on a late row's points (``late``)."""
+    days = days_late(row.get("late"))
+    if not days or rubric.late is None:
+        if days:
+            grade.late_days = days
+        return
+    grade.late_days = days
+    grade.late_points = rubric.late.points_off(days, grade.max_points, grade.points)
+    grade.points = round(grade.points - grade.late_points, 6)
+    grade.notes.append(f"late ({rubric.late.words()}): -{grade.late_points:g}")
 
 
 def _adjust(book: Gradebook, adjustments: list[Adjustment]) -> None:
