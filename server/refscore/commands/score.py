@@ -152,6 +152,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"refscore: warning: {printable(mismatches[index])}", file=sys.stderr)
             warnings.append(mismatches[index])
         found = pipeline.differences(request, report)
+        if found.note and found.differences:
+            warnings.append(f"differences: {found.note}")
         if args.json:
             scores = {k: v for k, v in flat_scores(report).items() if v is not None}
             data = {"candidate": readable(path), "reference": readable(args.reference),

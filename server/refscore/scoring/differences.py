@@ -73,7 +73,7 @@ def render_differences(found: Differences, candidate: str, count: int = 10) -> s
     if not found.differences:
         return f"  differences from the reference: none{f' ({found.note})' if found.note else ''}"
     lines = [f"  differences from the reference (most significant first, {min(count, len(found.differences))} "
-             f"of {len(found.differences)}):"]
+             f"of {len(found.differences)}{f'; {found.note}' if found.note else ''}):"]
     for item in found.differences[:count]:
         code = " ".join(candidate[item.start:item.end].split())
         code = code if len(code) <= 40 else code[:39] + "…"

@@ -21,7 +21,10 @@ from .model import Difference, Differences, PlacedExplanation, range_dict
 from .placing import NodeSpan, place
 from .rank import Evidence, RawDifference, rank
 
-__all__ = ["Difference", "Differences", "PlacedExplanation", "rank_differences", "range_dict"]
+#: What a ranking says when the alignment was cut short to bound its work (``bounded``).
+CAPPED_NOTE = "repetitive code: part of it was compared as whole runs of lines, to bound the work"
+
+__all__ = ["CAPPED_NOTE", "Difference", "Differences", "PlacedExplanation", "rank_differences", "range_dict"]
 
 
 def _choose(alignments: Sequence[Alignment], bert: BertScore | None) -> int:
@@ -47,7 +50,8 @@ def rank_differences(candidate: str, references: Sequence[str], candidate_tokens
     evidence = Evidence(placed, *_similarities(bert, index))
     raw = rank(alignment, references[index], candidate, evidence)
     cand_lines, ref_lines = LinePositions(candidate), LinePositions(references[index])
-    return Differences(tuple(_finish(d, index, cand_lines, ref_lines) for d in raw), placed)
+    note = CAPPED_NOTE if alignment.capped else None
+    return Differences(tuple(_finish(d, index, cand_lines, ref_lines) for d in raw), placed, note)
 
 
 def _similarities(bert: BertScore | None, index: int) -> tuple[list[tuple[int, int, float]], list[tuple[int, int, float]]]:

@@ -1,7 +1,7 @@
 """Align a candidate's code tokens with its reference's, names read through a renaming.
 
-Two passes of a longest-matching-block alignment (``difflib.SequenceMatcher``, lines first and
-then the tokens of the lines that differ, ``opcodes``):
+Two passes of a longest-matching-block alignment (``difflib.SequenceMatcher`` with its work
+bounded, ``bounded.match``; lines first and then the tokens of the lines that differ, ``opcodes``):
 the first compares every name as the same word, so a consistently renamed copy aligns whole;
 the name pairs it aligns give a one-to-one renaming (most frequent pairs first); the second
 compares names through that renaming, so a name used where the reference uses another one is
@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from functools import cached_property
 from typing import Literal, Sequence
 
 from ...analysis.leaves import CodeToken
+from .bounded import match
 from .idioms import equivalent_keys, only_filler
 from .moves import refine
 
@@ -55,6 +55,8 @@ class Alignment:
     chunks: tuple[Chunk, ...]
     #: reference name -> the candidate name it was renamed to (one-to-one)
     renames: tuple[tuple[str, str], ...]
+    #: part of the code was left unaligned to bound the work (``bounded``)
+    capped: bool = False
 
     @cached_property
     def reference_starts(self) -> list[int]:
@@ -114,35 +116,38 @@ def _at(runs: Sequence[tuple[int, int]], lo: int, hi: int, total: int) -> tuple[
 
 
 def opcodes(reference: Sequence[CodeToken], candidate: Sequence[CodeToken], ref_keys: Sequence[str],
-            cand_keys: Sequence[str]) -> list[Opcode]:
+            cand_keys: Sequence[str]) -> tuple[list[Opcode], bool]:
     """Token opcodes in two levels: whole lines first (few elements, so the exact matcher stays
     fast), then tokens inside each run of lines that differ (a run too large to compare exactly
-    uses difflib's popular-element heuristic)."""
+    uses difflib's popular-element heuristic); and whether the work was capped (``bounded``)."""
     ref_runs, cand_runs = _line_runs(reference), _line_runs(candidate)
     ref_lines = ["\x1f".join(ref_keys[a:b]) for a, b in ref_runs]
     cand_lines = ["\x1f".join(cand_keys[a:b]) for a, b in cand_runs]
     out: list[Opcode] = []
-    for tag, i1, i2, j1, j2 in SequenceMatcher(None, ref_lines, cand_lines, autojunk=False).get_opcodes():
+    lines = match(ref_lines, cand_lines)
+    capped = lines.capped
+    for tag, i1, i2, j1, j2 in lines.opcodes:
         r1, r2 = _at(ref_runs, i1, i2, len(reference))
         c1, c2 = _at(cand_runs, j1, j2, len(candidate))
         if tag == "equal":
             inner: list[Opcode] = [("equal", 0, r2 - r1, 0, c2 - c1)]
         else:
             exact = (r2 - r1) * (c2 - c1) <= EXACT_LIMIT
-            inner = SequenceMatcher(None, ref_keys[r1:r2], cand_keys[c1:c2], autojunk=not exact).get_opcodes()
+            tokens = match(ref_keys[r1:r2], cand_keys[c1:c2], autojunk=not exact)
+            inner, capped = tokens.opcodes, capped or tokens.capped
         for t, a1, a2, b1, b2 in inner:
             if out and t == "equal" and out[-1][0] == "equal":
                 out[-1] = ("equal", out[-1][1], r1 + a2, out[-1][3], c1 + b2)
             else:
                 out.append((t, r1 + a1, r1 + a2, c1 + b1, c1 + b2))
-    return out
+    return out, capped
 
 
 def align(reference: Sequence[CodeToken], candidate: Sequence[CodeToken]) -> Alignment:
     """The alignment of ``candidate`` with ``reference`` (both from ``analysis.leaves``)."""
     ref_abstract, cand_abstract = _keys(reference), _keys(candidate)
-    first = [(i1, j1, i2 - i1) for tag, i1, i2, j1, _ in opcodes(reference, candidate, ref_abstract, cand_abstract)
-             if tag == "equal"]
+    first_opcodes, capped = opcodes(reference, candidate, ref_abstract, cand_abstract)
+    first = [(i1, j1, i2 - i1) for tag, i1, i2, j1, _ in first_opcodes if tag == "equal"]
     renames = _renaming(reference, candidate, first)
     # candidate keys: the reference name a candidate name stands for; reference keys: their own
     by_candidate = {cand: ref for ref, cand in renames.items()}
@@ -153,7 +158,8 @@ def align(reference: Sequence[CodeToken], candidate: Sequence[CodeToken]) -> Ali
     ref_keys = ["\x01" + t.text if t.kind == "name" and t.text not in renames else t.text for t in reference]
     pairs = [-1] * len(reference)
     ref_keys, cand_keys = equivalent_keys(reference, ref_keys), equivalent_keys(candidate, cand_keys)
-    found = [op for op in opcodes(reference, candidate, ref_keys, cand_keys)
+    second_opcodes, second_capped = opcodes(reference, candidate, ref_keys, cand_keys)
+    found = [op for op in second_opcodes
              if not (op[0] == "insert" and only_filler(cand_keys, op[3], op[4]))
              and not (op[0] == "delete" and only_filler(ref_keys, op[1], op[2]))]
     for tag, i1, i2, j1, _ in found:
@@ -163,4 +169,4 @@ def align(reference: Sequence[CodeToken], candidate: Sequence[CodeToken]) -> Ali
     pieces = refine(reference, candidate, ref_keys, cand_keys, found, pairs)
     chunks = sorted((Chunk(*piece) for piece in pieces), key=lambda c: (c.cand_lo, c.ref_lo, c.kind != "moved"))  # type: ignore[arg-type]
     return Alignment(tuple(reference), tuple(candidate), tuple(pairs), tuple(chunks),
-                     tuple(sorted(renames.items())))
+                     tuple(sorted(renames.items())), capped or second_capped)

@@ -84,7 +84,9 @@ class Differences:
 
     differences: tuple[Difference, ...] = ()
     explanations: tuple[PlacedExplanation, ...] = ()
-    note: str | None = None  # why there are none although the texts differ (too long, unknown language)
+    #: why there are none although the texts differ (too long, unknown language), or why they are
+    #: coarser than usual (repetitive code aligned with its work bounded)
+    note: str | None = None
 
     def top(self, count: int) -> tuple[Difference, ...]:
         return self.differences[:count]

@@ -21,11 +21,16 @@ def snippet(text: str, tokens: Sequence[CodeToken], width: int = _WIDTH) -> str:
 
 
 def line_tokens(tokens: Sequence[CodeToken], text: str, index: int) -> list[CodeToken]:
-    """The tokens on the line of ``tokens[index]``."""
+    """The tokens on the line of ``tokens[index]`` (``tokens`` in text order: those around it)."""
     line_start = text.rfind("\n", 0, tokens[index].start) + 1
     line_end = text.find("\n", tokens[index].start)
     line_end = len(text) if line_end < 0 else line_end
-    return [t for t in tokens if line_start <= t.start < line_end]
+    first = last = index
+    while first > 0 and tokens[first - 1].start >= line_start:
+        first -= 1
+    while last + 1 < len(tokens) and tokens[last + 1].start < line_end:
+        last += 1
+    return list(tokens[first:last + 1])
 
 
 def _quote(code: str) -> str:
