@@ -246,10 +246,11 @@ def _read(item: GradeItem, files: list[SubmittedFile], problem: ClassProblem) ->
         pieces.append((text, found))
     item.candidate, cells = joined(pieces)
     item.cells = cells or None
+    handed = bool(item.candidate.strip())  # an empty file is "empty", never "nothing but the starter code"
     if problem.starter is not None:
         item.candidate = starter_free_text(item.candidate, problem.starter, keep_lines=True)  # lines stay put
     if not item.candidate.strip():
-        why = "nothing but the starter code" if problem.starter is not None else "empty submission"
+        why = "nothing but the starter code" if problem.starter is not None and handed else "empty submission"
         item.error = f"{item.source}: {why} (nothing to score)"
 
 
@@ -315,9 +316,11 @@ def strip_starter(item: GradeItem, starter: Starter | None) -> None:
     """Take the starter code out of an item read file by file (the rule of ``starter``)."""
     if starter is None or item.candidate is None:
         return
+    handed = bool(item.candidate.strip())
     item.candidate = starter_free_text(item.candidate, starter, keep_lines=True)
     item.references, all_starter = starter_free_references(item.reference_names, item.references, starter)
     if all_starter and item.error is None:
         item.error = all_starter
     if not item.candidate.strip() and item.error is None:
-        item.error = f"{item.source}: nothing but the starter code (nothing to score)"
+        why = "nothing but the starter code" if handed else "empty submission"
+        item.error = f"{item.source}: {why} (nothing to score)"

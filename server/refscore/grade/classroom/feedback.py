@@ -2,7 +2,9 @@
 
 Per problem: the points and how the rubric gave them, the scores, the teacher's adjustments, the
 student's code with its token heat (CodeBERTScore similarity to the reference, when computed),
-and the remarks (``hints.remarks``) at the teacher's ``--reveal`` level. Only ``reveal`` carries
+the remarks (``hints.remarks``) at the teacher's ``--reveal`` level, and what behaviour found: the
+inputs the student's code got wrong (``counter_examples``; the reference's outcome beside them as
+the rubric's ``show_expected`` says). Only ``reveal`` carries
 the reference's text; under ``hints`` and ``scores`` nothing of the reference's code is kept
 here (token tooltips name the similarity only, never the reference token it matched).
 """
@@ -12,9 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
+from ...behaviour.result import BehaviourResult
 from ..heatmap import Heat, token_heat
 from ..rows import NOT_PARSING, GradeResult
 from .gradebook import NOT_SCORED, ProblemGrade, StudentGrade
+from .feedback_words import Part, behaviour_words, counter_example
 from .hints import Remark, remarks
 
 #: The scores a feedback page shows, when computed (labels from ``rows.LABELS``).
@@ -34,6 +38,8 @@ class ProblemFeedback:
     messages: list[str] = field(default_factory=list)  # errors of the submission (those no note says)
     warnings: list[str] = field(default_factory=list)  # warnings of the scored submission
     cells: tuple[tuple[int, int, int], ...] | None = None  # a notebook's code cells (``notebook.Cells``)
+    behaviour: str | None = None  # the behaviour headline (``feedback_words.behaviour_words``)
+    counter_examples: list[list[Part]] = field(default_factory=list)  # inputs the code got wrong, in words
 
     def score_text(self, column: str, value: float) -> str:
         """A shown score: the one the points came from as the grade notes show it (never rounded
@@ -53,8 +59,9 @@ class StudentFeedback:
 
 
 def student_feedback(student: StudentGrade, details: Mapping[str, GradeResult], mode: str, title: str,
-                     max_total: float) -> StudentFeedback:
-    """The feedback of ``student``; ``details``: row id -> the scored result (texts and report)."""
+                     max_total: float, show_expected: bool = True) -> StudentFeedback:
+    """The feedback of ``student``; ``details``: row id -> the scored result (texts and report);
+    ``show_expected``: each counter-example says what the reference does too."""
     problems = []
     for grade in student.problems.values():
         view = ProblemFeedback(grade)
@@ -68,6 +75,9 @@ def student_feedback(student: StudentGrade, details: Mapping[str, GradeResult], 
         result = details.get(grade.submission or "")
         if result is not None and mode != "scores" and result.item.candidate is not None:
             _fill(view, result, mode)
+            behaviour = result.report.behaviour if result.report is not None else None
+            if behaviour is not None:
+                _behaviour(view, behaviour, show_expected)
         problems.append(view)
     return StudentFeedback(student, title, mode, max_total, problems)
 
@@ -87,11 +97,21 @@ def _fill(view: ProblemFeedback, result: GradeResult, mode: str) -> None:
         except Exception as error:  # noqa: BLE001 - the page still has the scores and the code
             view.messages.append(f"differences could not be found: {type(error).__name__}")
         else:
-            view.remarks = remarks(found.differences, item.references, item.language, mode, _where(item))
+            view.remarks = remarks(found.differences, item.references, item.language, mode, _where(item),
+                                   item.candidate or "")
     if mode == "reveal":
         names = list(item.reference_names) or [f"reference {i + 1}" for i in range(len(item.references))]
         view.references = [(names[i] if i < len(names) else f"reference {i + 1}", text)
                            for i, text in enumerate(item.references)]
+
+
+def _behaviour(view: ProblemFeedback, result: BehaviourResult, show_expected: bool) -> None:
+    """The behaviour headline and each kept counter-example, in words (nothing where it did not run:
+    that is the teacher's to read in the grade report, not the student's)."""
+    if not result.ran:
+        return
+    view.behaviour = behaviour_words(result)
+    view.counter_examples = [counter_example(d, show_expected) for d in result.disagreements]
 
 
 def _where(item: Any) -> Callable[[int], str] | None:
@@ -106,6 +126,20 @@ def _where(item: Any) -> Callable[[int], str] | None:
         return f"cell {place[0]}, line {place[1]}" if place else f"line {line + 1}"
 
     return name
+
+
+#: What a page says instead of the code when a submission has none (the row's error says which).
+EMPTY_FILE = "Your submission is empty: there is no code to show."
+ONLY_STARTER = "Your submission holds nothing but the starter code you were given: there is no code of yours to show."
+
+
+def empty_code_note(view: ProblemFeedback) -> str | None:
+    """The sentence shown in place of blank code: empty, or nothing but the starter code (as the
+    submission's error says); None when there is code to show or no code at all."""
+    if view.code is None or view.code.strip():
+        return None
+    said = " ".join([*view.grade.notes, *view.messages])
+    return ONLY_STARTER if "nothing but the starter code" in said else EMPTY_FILE
 
 
 def details_by_id(details: Sequence[tuple[GradeResult, dict[str, Any]]]) -> dict[str, GradeResult]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..heatmap import NOTE_CSS, Heat, Missing, heat_color, note_span, render_pane, safe_attr, safe_text
 from ..rows import LABELS
-from .feedback import ProblemFeedback, StudentFeedback
+from .feedback import ProblemFeedback, StudentFeedback, empty_code_note
+from .feedback_words import Part, rule_words
 
 CSS = """
 body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
@@ -18,7 +19,8 @@ padding:8px;overflow:auto;margin:0;white-space:pre}
 .miss{box-shadow:inset 0 -2px #c0392b}.codebox{display:grid;grid-template-columns:auto minmax(0,1fr)}
 pre.gutter{font:13px/1.45 ui-monospace,Menlo,Consolas,monospace;color:#8a93a6;text-align:right;margin:0;
 padding:9px 8px 8px 0;user-select:none}ol.remarks li{margin:3px 0}.note{color:#555;font-size:13px}
-.msgs{margin:4px 0}mark.bidi{background:#f5c542;color:#5a3a00;border-radius:2px;font-size:.9em}
+.msgs{margin:4px 0}ul.wrong li{margin:3px 0}ul.wrong code{font:13px ui-monospace,Menlo,Consolas,monospace;
+background:#f1f3f6;padding:0 3px;border-radius:3px;white-space:pre-wrap;overflow-wrap:anywhere}mark.bidi{background:#f5c542;color:#5a3a00;border-radius:2px;font-size:.9em}
 """ + NOTE_CSS
 
 
@@ -51,7 +53,8 @@ def _problem(index: int, view: ProblemFeedback) -> str:
     if view.scores:
         out.append('<p class="scores">' + "".join(
             f'<span style="background:{heat_color(v)}">{safe_text(LABELS.get(k, k))} {view.score_text(k, v)}</span>'
-            for k, v in view.scores.items()) + (f" ({safe_text(grade.rule)})" if grade.rule else "") + "</p>")
+            for k, v in view.scores.items()) + (f" (points for {safe_text(rule_words(grade.rule))})" if grade.rule else "")
+            + "</p>")
     for note in grade.notes:
         out.append(f'<p class="note">{safe_text(note)}</p>')
     for adjustment in grade.adjustments:
@@ -61,7 +64,15 @@ def _problem(index: int, view: ProblemFeedback) -> str:
         out.append(f'<p class="msgs">{note_span("error", message)}</p>')
     for message in view.warnings:
         out.append(f'<p class="msgs">{note_span("warning", message)}</p>')
-    if view.code is not None:
+    if view.behaviour:
+        out.append(f'<h3>What your code does</h3><p class="behaviour">{safe_text(view.behaviour)}</p>')
+        if view.counter_examples:
+            out.append('<ul class="wrong">' + "".join(f"<li>{_sentence(p)}</li>" for p in view.counter_examples)
+                       + "</ul>")
+    empty = empty_code_note(view)
+    if empty:
+        out.append(f'<h3>Your code</h3><p class="note empty">{safe_text(empty)}</p>')
+    elif view.code is not None:
         marks = [Missing(r.start, r.end, "differs from the reference") for r in view.remarks]
         how = (" (coloured by how closely each part matches the reference: red where weakest, then orange, "
                "then yellow)") if view.heat else ""
@@ -74,6 +85,11 @@ def _problem(index: int, view: ProblemFeedback) -> str:
         out.append(f'<h3>Reference: {safe_text(name)}</h3><div class="reference">{render_pane(text)}</div>')
     out.append("</section>")
     return "".join(out)
+
+
+def _sentence(parts: list[Part]) -> str:
+    """A counter-example: its values in ``<code>``."""
+    return "".join(f"<code>{safe_text(text)}</code>" if code else safe_text(text) for text, code in parts)
 
 
 def code_pane(text: str, heat: list[Heat], marks: list[Missing],

@@ -5,22 +5,32 @@ from __future__ import annotations
 from ...bidi import reveal
 from ..heatmap import NOTE_KINDS
 from ..rows import LABELS
-from .feedback import ProblemFeedback, StudentFeedback
+from .feedback import ProblemFeedback, StudentFeedback, empty_code_note
+from .feedback_words import Part, rule_words
 
 
-def _fence(text: str) -> str:
-    """A code fence longer than any run of backticks in ``text``."""
+def _longest_run(text: str) -> int:
+    """The longest run of backticks in ``text``."""
     longest, run = 0, 0
     for char in text:
         run = run + 1 if char == "`" else 0
         longest = max(longest, run)
-    return "`" * max(3, longest + 1)
+    return longest
+
+
+def _fence(text: str) -> str:
+    """A code fence longer than any run of backticks in ``text``."""
+    return "`" * max(3, _longest_run(text) + 1)
 
 
 def _plain(text: str) -> str:
     """One line of text with bidi controls shown as ``<U+202E>`` and Markdown's specials escaped."""
-    shown = reveal(" ".join(text.split()))
-    return "".join("\\" + c if c in "\\`*[]<>#|" else c for c in shown)
+    return _escaped(" ".join(text.split()))
+
+
+def _escaped(text: str) -> str:
+    """``text`` with bidi controls shown and Markdown's specials escaped, its spaces kept."""
+    return "".join("\\" + c if c in "\\`*[]<>#|" else c for c in reveal(text.replace("\n", " ")))
 
 
 def feedback_markdown(page: StudentFeedback) -> str:
@@ -43,21 +53,20 @@ def problem_markdown(view: ProblemFeedback) -> list[str]:
     out = [f"## {_plain(grade.problem or 'submission')}: {grade.points:g} of {grade.max_points:g} points", ""]
     if view.scores:
         scores = ", ".join(f"{LABELS.get(k, k)} {view.score_text(k, v)}" for k, v in view.scores.items())
-        out += [scores + (f" ({_plain(grade.rule)})" if grade.rule else ""), ""]
+        out += [scores + (f" (points for {_plain(rule_words(grade.rule))})" if grade.rule else ""), ""]
     lines = [*grade.notes, *(f"adjusted by your teacher: {a.shown()}" + (f": {a.comment}" if a.comment else "")
                              for a in grade.adjustments),
              *(f"{NOTE_KINDS['error']}{m}" for m in view.messages), *(f"{NOTE_KINDS['warning']}{m}" for m in view.warnings)]
     out += [f"- {_plain(line)}" for line in lines] + ([""] if lines else [])
-    if view.code is not None:
-        lines = view.code.split("\n")
-        first = next((i for i, line in enumerate(lines) if line.strip()), 0)
-        shown = "\n".join(lines[first:]).rstrip()
+    if view.behaviour:
+        out += ["### What your code does", "", _plain(view.behaviour), ""]
+        out += [f"- {_sentence(parts)}" for parts in view.counter_examples] + ([""] if view.counter_examples else [])
+    empty = empty_code_note(view)
+    if empty:
+        out += ["### Your code", "", empty, ""]
+    elif view.code is not None:
+        shown, note = numbered(view.code, view.cells)
         fence = _fence(shown)
-        note = [f"Lines 1 to {first} are blank or the starter code you were given (not shown); this is line "
-                f"{first + 1} on.", ""] if first and not view.cells else []
-        if view.cells:
-            note = ["Your notebook's code cells, one after another (markdown cells and the starter code are left "
-                    "out); the remarks name cell and line.", ""]
         out += ["### Your code", "", *note, fence, reveal(shown), fence, ""]
         if view.remarks:
             out += ["### What the reference has that yours lacks", ""]
@@ -66,3 +75,36 @@ def problem_markdown(view: ProblemFeedback) -> list[str]:
         fence = _fence(text)
         out += [f"### Reference: {_plain(name)}", "", fence, reveal(text).rstrip("\n"), fence, ""]
     return out
+
+
+def numbered(code: str, cells: tuple[tuple[int, int, int], ...] | None) -> tuple[str, list[str]]:
+    """The student's code with each line's number (a notebook's ``cell:line``), the numbers the
+    remarks cite; leading blank lines (where the starter code was) left out and said so."""
+    lines = code.rstrip().split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), 0)
+    if cells:
+        from .notebook import locate
+
+        places = [locate(cells, n) for n in range(first, len(lines))]
+        labels = [f"{p[0]}:{p[1]}" if p else "" for p in places]
+        note = ["Your notebook's code cells, one after another (markdown cells and the starter code are left out), "
+                "each line numbered cell:line as the remarks name them.", ""]
+    else:
+        labels = [str(n + 1) for n in range(first, len(lines))]
+        note = [f"Lines 1 to {first} are blank or the starter code you were given (not shown); the numbers are "
+                "your file's line numbers.", ""] if first else []
+    width = max((len(label) for label in labels), default=1)
+    return "\n".join(f"{label:>{width}} | {line}".rstrip() for label, line in zip(labels, lines[first:])), note
+
+
+def _sentence(parts: list[Part]) -> str:
+    """A counter-example in Markdown: its values as code spans."""
+    return "".join(_code_span(text) if code else _escaped(text) for text, code in parts)
+
+
+def _code_span(text: str) -> str:
+    """``text`` as an inline code span on one line (fenced past any backticks it holds)."""
+    shown = reveal(" ".join(text.split("\n")))
+    fence = "`" * (_longest_run(shown) + 1)
+    pad = " " if shown.startswith("`") or shown.endswith("`") or not shown.strip() else ""
+    return f"{fence}{pad}{shown}{pad}{fence}"

@@ -109,10 +109,43 @@ def construct_at(reference: str, language: str, start: int, end: int) -> str | N
     return None
 
 
+def _bare(words: str) -> str:
+    """``a for loop`` -> ``for loop`` (after "your")."""
+    for article in ("a ", "an ", "the "):
+        if words.startswith(article):
+            return words[len(article):]
+    return words
+
+
+def constructs_on_line(text: str, language: str, line: int) -> set[str]:
+    """The words of every construct that starts on 0-based ``line`` of ``text`` (its own code:
+    what a hint may truly say is there)."""
+    from ...analysis.document import analyse_structure
+    from ...analysis.text import OffsetMap
+
+    try:
+        subtrees = analyse_structure(text, language, "native").subtrees
+    except Exception:  # noqa: BLE001 - an unknown language or a parse failure: nothing known
+        return set()
+    offsets = OffsetMap(text)
+    found = set()
+    for tree in subtrees:
+        words = CONSTRUCTS.get(tree.type)
+        if words is not None and tree.type not in GENERIC and \
+                text.count("\n", 0, offsets.from_byte(tree.start_byte)) == line:
+            found.add(words)
+    return found
+
+
 def remarks(differences: Sequence[Difference], references: Sequence[str], language: str, mode: str,
-            where: Any = None) -> list[Remark]:
+            where: Any = None, candidate: str = "") -> list[Remark]:
     """What the student is told about ``differences`` under ``mode`` (``where(line)``: how a
-    0-based line of the scored text is named, e.g. "cell 2, line 3"; default "line N")."""
+    0-based line of the scored text is named, e.g. "cell 2, line 3"; default "line N").
+
+    A hint is true of the line it names: a construct said to be "missing" that the student's
+    line has (a for loop on a line that is a for loop) is said to be written differently there
+    instead, and a part written differently names what the student's line has (``candidate``:
+    the student's scored text)."""
     if mode == "scores":
         return []
     name = where or (lambda line: f"line {line + 1}")
@@ -122,17 +155,26 @@ def remarks(differences: Sequence[Difference], references: Sequence[str], langua
         if mode == "reveal":
             text = f"{name(line)}: {item.reason}"
         else:
-            reference = references[item.reference_index] if item.reference_index < len(references) else ""
-            construct = construct_at(reference, language, item.reference_start, item.reference_end) \
-                if item.kind != "extra" else None
-            what = construct or "a part of the reference"
-            if item.kind == "extra":
-                text = f"{name(line)}: the reference does without this code"
-            elif item.kind == "missing":
-                text = f"near {name(line)}: the reference has {what} that your code lacks"
-            elif item.kind == "name":
-                text = f"{name(line)}: a name here differs from the reference's (in {what})"
-            else:
-                text = f"{name(line)}: the reference has {what} here that {_KIND_WORDS.get(item.kind, 'differs')}"
+            text = _hint(item, references, language, candidate, name(line))
         out.append(Remark(line, item.start, item.end, text, item.weight))
     return out
+
+
+def _hint(item: Difference, references: Sequence[str], language: str, candidate: str, place: str) -> str:
+    """One hint in the words of ``CONSTRUCTS``, never quoting the reference."""
+    if item.kind == "extra":
+        return f"{place}: the reference does without this code"
+    reference = references[item.reference_index] if item.reference_index < len(references) else ""
+    construct = construct_at(reference, language, item.reference_start, item.reference_end)
+    what = construct or "a part of the reference"
+    mine = constructs_on_line(candidate, language, item.range[0]) if candidate and construct else set()
+    if item.kind == "missing":
+        if construct in mine:  # the student's line has one: it is not missing, it differs
+            return f"{place}: your {_bare(what)} here is written differently from the reference's"
+        return f"near {place}: the reference has {what} that your code lacks here"
+    if item.kind == "name":
+        return f"{place}: a name here differs from the reference's (in {what})"
+    theirs = construct_at(candidate, language, item.start, item.end) if candidate and construct else None
+    if theirs and construct and theirs != construct and construct not in mine:
+        return f"{place}: the reference has {what} where your code has {theirs}"
+    return f"{place}: the reference has {what} here that {_KIND_WORDS.get(item.kind, 'differs')}"

@@ -130,7 +130,8 @@ def write_classroom(out: ClassroomOutputs, rows: Sequence[dict[str, Any]],
     pages = {}
     if out.needs_details:
         found = details_by_id(details)
-        pages = {s.key: student_feedback(s, found, out.reveal, out.title, book.max_total) for s in book.students}
+        pages = {s.key: student_feedback(s, found, out.reveal, out.title, book.max_total,
+                                         getattr(book.rubric, "show_expected", True)) for s in book.students}
     if out.feedback is not None:
         names: set[str] = set()
         for student in book.students:

@@ -1,0 +1,86 @@
+"""The plain words of a student's feedback: the rubric's rule, and each counter-example their code
+got wrong ("for ``merge_intervals([[1, 2], [2, 3]])`` your function returns ``[[1, 2], [2, 3]]``").
+
+A sentence is a list of ``Part``: text, or a value to set as code (``True``); the HTML and the
+Markdown page each set code their own way, so a value is never escaped twice or left raw.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from ...behaviour.result import BehaviourResult, Disagreement
+
+#: One piece of a sentence: (text, whether it is code: an input or a value).
+Part = tuple[str, bool]
+#: The longest value a counter-example shows (the grade report's JSON has the whole one).
+MAX_VALUE = 200
+#: Reasons that say no more than the values do.
+_PLAIN_REASONS = frozenset({"different result", "raised", "timeout", "missing function"})
+_BAND = re.compile(r"^(>=|>)\s*(\S+)$")
+_LINEAR = re.compile(r"^linear (\S+)\.\.(\S+)$")
+
+
+def rule_words(rule: str) -> str:
+    """A rubric rule in words: ``>= 0.85`` is "a score of at least 0.85", ``> 0`` "a score above 0",
+    ``below 0.3`` "a score below 0.3", ``linear 0.1..0.9`` says how the points grow; any other
+    text is kept as it is."""
+    band = _BAND.match(rule.strip())
+    if band:
+        return f"a score of at least {band[2]}" if band[1] == ">=" else f"a score above {band[2]}"
+    if rule.startswith("below every band"):
+        return "a score below every band"
+    if rule.startswith("below "):
+        return f"a score below {rule[6:]}"
+    linear = _LINEAR.match(rule.strip())
+    if linear:
+        return (f"points in proportion to the score: none at {linear[1]} or below, "
+                f"all at {linear[2]} or above")
+    return rule
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_VALUE else text[:MAX_VALUE - 1] + "\u2026"
+
+
+def _outcome(value: str, program: bool) -> list[Part]:
+    """What code did on an input: ``returns [1]``, ``raises ValueError``, ``prints 'x'``."""
+    if value.startswith("raises "):
+        return [("raises ", False), (_cut(value[7:]), True)]
+    if value == "timeout":
+        return [("does not finish in time", False)]
+    if value.startswith("prints "):
+        return [("prints ", False), (_cut(value[7:]), True)]
+    return [("prints " if program else "returns ", False), (_cut(value), True)]
+
+
+def counter_example(item: Disagreement, show_expected: bool) -> list[Part]:
+    """One input the student's code got wrong, as a sentence; ``show_expected``: the reference's
+    outcome is said too (the rubric's ``show_expected``)."""
+    program = item.function is None
+    who = "your program" if program else "your function"
+    parts: list[Part] = [("with the input " if program else "for ", False), (_cut(item.input), True), (" ", False)]
+    if item.reason == "missing function":
+        parts += [(f"{who} is missing: the name ", False), (item.function or "?", True), (" is not defined", False)]
+    else:
+        parts += [(f"{who} ", False), *_outcome(item.actual, program)]
+    if show_expected:
+        parts += [("; the reference ", False), *_outcome(item.expected, program)]
+    if item.reason not in _PLAIN_REASONS and item.reason != item.actual:
+        parts.append((f" ({item.reason})", False))
+    return parts
+
+
+def behaviour_words(result: BehaviourResult) -> str:
+    """The headline: on how many inputs the code did what the reference does."""
+    what = "program" if result.mode == "program" else "code"
+    if result.agrees_everywhere:
+        return f"Your {what} did what the reference does on all {result.inputs:,} inputs it was run on."
+    return (f"Your {what} did what the reference does on {result.agreed:,} of {result.inputs:,} inputs; "
+            f"{'the first ones it got wrong' if result.inputs - result.agreed > len(result.disagreements) else 'those it got wrong'}:")
+
+
+def plain_text(parts: Sequence[Part]) -> str:
+    """A sentence with its code as it reads (for tests and one-line notes)."""
+    return "".join(text for text, _ in parts)
