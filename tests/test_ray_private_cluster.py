@@ -1,12 +1,15 @@
 """``--engine ray`` without ``--ray-address`` starts a private Ray cluster whose servers listen on
-127.0.0.1 only, with no dashboard, and says where it is (issue 25, item 16). Real Ray, in a
-child process of its own (``ray.init`` once per process); skipped where Ray is not installed."""
+127.0.0.1 only, with no dashboard, and says where it is (issue 25, item 16); it is new whatever
+Ray's record of the machine's last cluster says, and stops (its own processes, its folder) when
+the run ends (issue 46, item 2). Real Ray, in a child process of its own (``ray.init`` once per
+process); skipped where Ray is not installed."""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -61,9 +64,11 @@ for table in ("tcp", "tcp6"):
         fields = line.split()
         if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
             listening.append(fields[1])
-print(json.dumps({"address": cluster.address, "listening": listening}))
 import ray
-ray.shutdown()
+folder = ray._private.worker.global_worker.node.get_temp_dir_path()
+print(json.dumps({"address": cluster.address, "listening": listening, "folder": folder,
+                  "pids": sorted(descendants(os.getpid()) - {os.getpid()})}))
+# no ray.shutdown() here: the cluster must stop when this process exits
 '''
 
 
@@ -76,11 +81,33 @@ def _loopback(hex_address: str) -> bool:
                     "0000000000000000FFFF00000100007F")  # ::ffff:127.0.0.1
 
 
+def _alive(pid: int) -> bool:
+    """``pid`` runs (not a zombie) and is a Ray process (a reused pid would be something else)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return state != "Z" and (b"ray" in cmdline.lower() or b"raylet" in cmdline or b"gcs_server" in cmdline)
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 def test_a_private_cluster_listens_on_loopback_only_and_says_where(tmp_path: Path) -> None:
+    """Also: a stale record of the machine's last cluster (``ray_current_cluster`` naming a port
+    nothing listens on) is never read (``ray.init(address=None)`` would wait on it for minutes:
+    the run would time out), and when the run ends every process of the private cluster is gone
+    with its folder."""
     tmp = tempfile.mkdtemp(prefix="rp", dir="/tmp")  # short: Ray's socket paths must fit 107 bytes
     env = {**os.environ, "PYTHONPATH": str(ROOT / "server"), "RAY_TMPDIR": tmp, "RAY_USAGE_STATS_ENABLED": "0",
            "HF_HUB_OFFLINE": "1"}
     env.pop("RAY_ADDRESS", None)
+    (Path(tmp) / "ray").mkdir()
+    (Path(tmp) / "ray" / "ray_current_cluster").write_text(f"127.0.0.1:{_closed_port()}")
     try:
         run = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=240,
                              stdin=subprocess.DEVNULL)
@@ -88,9 +115,29 @@ def test_a_private_cluster_listens_on_loopback_only_and_says_where(tmp_path: Pat
         shutil.rmtree(tmp, ignore_errors=True)
     assert run.returncode == 0, run.stderr[-3000:]
     result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert not result["folder"].startswith(tmp), result["folder"]  # a folder of its own
+    assert not Path(result["folder"]).exists(), "the private cluster's folder is removed"
+    assert result["pids"] and not [p for p in result["pids"] if _alive(p)], "its processes stop with the run"
     assert result["listening"], result  # the GCS and the raylet at least
     assert all(_loopback(a) for a in result["listening"]), result["listening"]
     assert result["address"].startswith("127.0.0.1:"), result
     assert f"started a private Ray cluster on this machine at {result['address']}" in run.stderr
     assert "no dashboard" in run.stderr
     assert not any(a.endswith(":2049") for a in result["listening"])  # 8265, the dashboard's port
+
+
+def test_auto_with_a_stale_record_is_one_line_in_seconds(tmp_path: Path, monkeypatch) -> None:
+    """``--ray-address auto`` reads Ray's record of the last cluster: a stale one (nothing listens
+    on its port) is refused by the probe, not waited on by ``ray.init`` for minutes."""
+    from refscore.scale.cluster import RayUnavailable, connect
+
+    (tmp_path / "ray").mkdir()
+    address = f"127.0.0.1:{_closed_port()}"
+    (tmp_path / "ray" / "ray_current_cluster").write_text(address)
+    monkeypatch.setenv("RAY_TMPDIR", str(tmp_path))
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    with pytest.raises(RayUnavailable) as caught:
+        connect("auto")
+    message = str(caught.value)
+    assert "cannot connect to the Ray cluster at" in message and "\n" not in message
+    assert address.rsplit(":", 1)[1] in message

@@ -6,11 +6,14 @@ reached, the caller gets a ``RayUnavailable`` with one line to show.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
+import shutil
 import socket
 import sys
+import tempfile
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -41,7 +44,11 @@ class Cluster:
 
 def connect(address: str | None = None) -> Cluster:
     """Connect this process to the cluster at ``address`` (``auto``: the one started on this
-    machine with ``ray start``; None: ``$RAY_ADDRESS``, else a private cluster of this machine)."""
+    machine with ``ray start``; None: ``$RAY_ADDRESS``, else a private cluster of this machine).
+
+    A private cluster is new and this process's own: Ray's record of the machine's last cluster
+    (``ray_current_cluster``) is never read, its files live in a folder of its own, and it stops
+    (its own processes only) when this process exits."""
     try:
         import ray
     except ImportError:
@@ -53,15 +60,14 @@ def connect(address: str | None = None) -> Cluster:
     os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
     target = address or os.environ.get("RAY_ADDRESS") or None
     if target:
-        _probe(target)
+        _probe(_recorded(target) if target == "auto" else target)
     started = False
     if not ray.is_initialized():
         env = {**WORKER_ENV, **{k: v for k, v in os.environ.items() if k in FORWARDED_ENV}}
         options: dict = {"address": target, "logging_level": logging.ERROR, "log_to_driver": False,
                          "runtime_env": {"env_vars": env}}
-        if target is None:  # a private cluster of this machine: loopback only, no dashboard
-            options.update(include_dashboard=False, _node_ip_address=LOOPBACK)
-            _loopback_only()
+        if target is None:  # a new private cluster of this machine: loopback only, no dashboard
+            options.update(_private_options())
             started = True
         try:
             with _quiet_stderr():  # the core worker's start-up line (it names the log level set above)
@@ -78,6 +84,39 @@ def connect(address: str | None = None) -> Cluster:
         print(f"refscore: started a private Ray cluster on this machine at {where} (loopback only, "
               "no dashboard); it stops when this run ends", file=sys.stderr, flush=True)
     return Cluster(float(resources.get("CPU", 0)), float(resources.get("GPU", 0)), nodes, where)
+
+
+def _private_options() -> dict:
+    """``ray.init`` options for a new private cluster. ``address="local"``: always a new cluster
+    (``None`` would join the one in Ray's record of the machine's last cluster, or hang on a stale
+    record); a temporary folder of its own (short: Ray's socket paths must fit 107 bytes), removed
+    with the cluster when this process exits."""
+    _loopback_only()
+    folder = tempfile.mkdtemp(prefix="refscore-ray-", dir="/tmp" if os.path.isdir("/tmp") else None)
+    atexit.register(_stop_private, folder)  # runs before Ray's own exit hook (registered later runs first)
+    return {"address": "local", "_temp_dir": folder, "include_dashboard": False, "_node_ip_address": LOOPBACK}
+
+
+def _stop_private(folder: str) -> None:
+    """Stop the private cluster this process started (its processes only) and remove its folder."""
+    try:
+        import ray
+
+        ray.shutdown()
+    except Exception:  # noqa: BLE001 - at exit: the folder goes whatever happened
+        pass
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _recorded(address: str) -> str:
+    """The HOST:PORT Ray would use for ``auto`` (``$RAY_ADDRESS``, else its record of the machine's
+    last ``ray start``), so a stale record fails in seconds; ``auto`` when none is found (Ray says so)."""
+    try:
+        from ray._private.services import get_ray_address_from_environment
+
+        return get_ray_address_from_environment(address, None) or address
+    except Exception:  # noqa: BLE001 - none found, or another Ray layout: left to ray.init
+        return address
 
 
 def _loopback_only() -> None:
