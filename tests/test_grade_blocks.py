@@ -47,8 +47,9 @@ def in_memory(jsonl, tmp_path_factory) -> list[dict]:
     return json.loads((out / "grade.json").read_text(encoding="utf-8"))["submissions"]
 
 
-def summary(rows: list[dict]) -> dict:
-    """The statistics of ``rows``, computed here the plain way (the reports stream them)."""
+def summary(rows: list[dict], per_language: bool = True) -> dict:
+    """The statistics of ``rows``, computed here the plain way (the reports stream them), with
+    each language's own."""
     out: dict = {"submissions": len(rows), "with_errors": sum(1 for r in rows if r["errors"]),
                  "handed_nothing_in": 0, "not_parsing": sum(1 for r in rows if r.get("parse_error")), "metrics": {}}
     columns = [c for c in parquet_schema().names if parquet_schema().field(c).type == "double"]
@@ -57,6 +58,10 @@ def summary(rows: list[dict]) -> dict:
         if values:
             out["metrics"][column] = {"n": len(values), "mean": sum(values) / len(values), "min": min(values),
                                       "max": max(values)}
+    languages = sorted({r["language"] for r in rows if r.get("language")})
+    if per_language and languages:
+        out["by_language"] = {lang: summary([r for r in rows if r.get("language") == lang], False)
+                              for lang in languages}
     return out
 
 

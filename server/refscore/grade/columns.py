@@ -103,7 +103,7 @@ def parquet_schema(columns: Sequence[str] = COLUMNS, extra: dict[str, str] | Non
     arrow type names for the passed-through fields, strings otherwise."""
     import pyarrow as pa
 
-    types = {"codebertscore_layer": pa.int64(), "behaviour_inputs": pa.int64(), "behaviour_agreed": pa.int64(),
+    types = {"codebertscore_layer": pa.int64(), "codebertscore_reference": pa.int64(), "behaviour_inputs": pa.int64(), "behaviour_agreed": pa.int64(),
              "cached": pa.bool_(), "late": pa.bool_(),
              "warnings": pa.list_(pa.string()), "errors": pa.list_(pa.string()), SIMILARITY_COLUMN: pa.list_(pa.string()),
              **{c: pa.float64() for c in SCORE_COLUMNS}, **({"id": pa.int64()} if int_ids else {}),

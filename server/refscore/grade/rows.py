@@ -36,7 +36,7 @@ SCORE_COLUMNS = SCORE_NAMES  # the one vocabulary (``vocabulary.SCORE_NAMES``)
 #: Who handed the submission in (classroom exports, ``classroom.model``); empty otherwise.
 STUDENT_COLUMNS = ("student", "student_id", "late")
 COLUMNS = ("id", "problem", "language", "source", *STUDENT_COLUMNS, *SCORE_COLUMNS, *BEHAVIOUR_COLUMNS,
-           "codebertscore_model", "codebertscore_layer", "codebleu_signature", "codebertscore_signature",
+           "codebertscore_model", "codebertscore_layer", "codebertscore_reference", "codebleu_signature", "codebertscore_signature",
            *(f"{c}_signature" for c in ("refscore", *TEXT_COLUMNS, "behaviour")), "parse_error", "cached", "warnings",
            "errors", "similar_to")
 #: The columns a report has only when ``--metrics`` names their metric (``columns.report_columns``):
@@ -86,7 +86,8 @@ def result_row(result: GradeResult) -> dict[str, Any]:
     row.update(behaviour_cells(report.behaviour if report is not None else None))
     bert = report.codebertscore if report is not None else None
     if bert is not None:
-        row.update(codebertscore_model=bert.model, codebertscore_layer=bert.layer)
+        row.update(codebertscore_model=bert.model, codebertscore_layer=bert.layer,
+                   codebertscore_reference=bert.reference_index)
     for name, column in extra_columns(list(item.extra), (*COLUMNS, *JSON_ONLY_COLUMNS)).items():
         row[column] = item.extra[name]
     return row

@@ -58,8 +58,11 @@ class ColumnStats:
 class RowStats:
     """Feed rows with ``add``; read ``summary()``, ``lowest``/``highest`` and ``columns``."""
 
-    def __init__(self, rank_by: str | None = None, keep: int = 25, per_problem: bool = False) -> None:
+    def __init__(self, rank_by: str | None = None, keep: int = 25, per_problem: bool = False,
+                 per_language: bool = True) -> None:
         self.rows = 0
+        #: language -> its own statistics (a researcher's per-language summary; None when not kept)
+        self.languages: dict[str, RowStats] | None = {} if per_language else None
         #: problem -> its own statistics (``per_problem``; None beyond MAX_PROBLEMS problems)
         self.problems: dict[str, RowStats] | None = {} if per_problem else None
         self.with_errors = 0
@@ -82,7 +85,13 @@ class RowStats:
             if name not in self.problems and len(self.problems) >= MAX_PROBLEMS:
                 self.problems = None
             else:
-                self.problems.setdefault(name, RowStats(keep=0)).add(row)
+                self.problems.setdefault(name, RowStats(keep=0, per_language=False)).add(row)
+        if self.languages is not None and row.get("language"):
+            language = str(row["language"])
+            if language not in self.languages and len(self.languages) >= MAX_PROBLEMS:
+                self.languages = None
+            else:
+                self.languages.setdefault(language, RowStats(keep=0, per_language=False)).add(row)
         self.not_parsing += bool(row.get("parse_error"))
         if row.get("errors"):
             self.with_errors += 1
@@ -113,8 +122,11 @@ class RowStats:
     def summary(self) -> dict[str, Any]:
         """``rows.summary``'s dict for every row seen."""
         metrics = {c: self.columns[c].as_dict() for c in SCORE_COLUMNS if c in self.columns}
-        return {"submissions": self.rows, "with_errors": self.with_errors, "handed_nothing_in": self.handed_nothing,
-                "not_parsing": self.not_parsing, "metrics": metrics}
+        out = {"submissions": self.rows, "with_errors": self.with_errors, "handed_nothing_in": self.handed_nothing,
+               "not_parsing": self.not_parsing, "metrics": metrics}
+        if self.languages:
+            out["by_language"] = {name: stats.summary() for name, stats in sorted(self.languages.items())}
+        return out
 
     def errors_phrase(self) -> str:
         """``1 with errors, 2 handed nothing in``: the headlines' counts (the HTML page's, each
