@@ -31,14 +31,15 @@ def write_rows(path: Path, items: int = ITEMS) -> None:
                                  "reference": PY_REFERENCE, "language": "python"}) + "\n")
 
 
-def interrupt_when(cmd: list[str], env: dict[str, str], ready: Callable[[subprocess.Popen], None]) -> tuple[int, str]:
-    """Start ``cmd``, wait until ``ready(proc)`` returns, send SIGINT; its exit code and stderr
-    (the process is killed if it outlives the test)."""
+def interrupt_when(cmd: list[str], env: dict[str, str], ready: Callable[[subprocess.Popen], None],
+                   signum: int = signal.SIGINT) -> tuple[int, str]:
+    """Start ``cmd``, wait until ``ready(proc)`` returns, send ``signum`` (SIGINT: Ctrl-C); its exit
+    code and stderr (the process is killed if it outlives the test)."""
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         ready(proc)
         assert proc.poll() is None, "finished before it could be interrupted"
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signum)
         _, stderr = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import signal
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
+from types import FrameType
+from typing import Iterator
 
 from ..embed.backends import BACKENDS, apply_backend, backend_tag
 from ..grade.blocks import DEFAULT_BLOCK_LINES
@@ -294,4 +298,31 @@ def run(args: argparse.Namespace) -> int:
     apply_backend(job.settings.backend)
     layer_check = partial(options.check_layer, job.settings.layer, job.settings.model,
                           metrics=job.settings.metrics)
-    return run_job(job, check_languages=lambda languages: layer_check(languages))
+    with sigterm_as_ctrl_c():
+        return run_job(job, check_languages=lambda languages: layer_check(languages))
+
+
+@contextmanager
+def sigterm_as_ctrl_c() -> Iterator[None]:
+    """SIGTERM (``kill``, a scheduler, a container stopping) stops the run as Ctrl-C does: the
+    scored parts stay, no grade book is written, one line says how to resume, exit 130. It goes
+    through the command's own Ctrl-C handler (which waits for an import to finish: a native
+    module must not be interrupted in the middle of one); where Ctrl-C is ignored (a background
+    job), it raises KeyboardInterrupt itself. Only the main thread may set a handler."""
+    ctrl_c = signal.getsignal(signal.SIGINT)
+
+    def stop(_signum: int, frame: FrameType | None) -> None:
+        if callable(ctrl_c):
+            ctrl_c(signal.SIGINT, frame)  # raises KeyboardInterrupt, or retries it after an import
+            return
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -53,12 +53,14 @@ class ItemSet:
     items: list[GradeItem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     classes: list[dict[str, Any]] = field(default_factory=list)  # per class read: ``classroom.assign.ClassReport``
+    problem_errors: list[str] = field(default_factory=list)  # one line per problem nothing can be graded for
 
     def extend(self, other: "ItemSet") -> None:
         """Append another set's items, notes and class reports."""
         self.items.extend(other.items)
         self.notes.extend(other.notes)
         self.classes.extend(other.classes)
+        self.problem_errors.extend(other.problem_errors)
 
 
 def with_readable_names(item: GradeItem) -> GradeItem:

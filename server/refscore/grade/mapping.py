@@ -38,6 +38,7 @@ from .containment import Containment
 from .discover import Submission, expand, items_for, load_problem
 from .items import ItemSet
 from .mapping_schema import check_problem, csv_flag, problem_where
+from .problem_errors import problem_error
 
 TRUE_WORDS = frozenset({"1", "true", "yes", "y", "on"})
 FALSE_WORDS = frozenset({"", "0", "false", "no", "n", "off"})
@@ -65,7 +66,18 @@ def load_mapping(path: str | Path, default_language: str | None = None,
         result.extend(_problem_items(entry, base, index, default_language, path, list(exclude), classes, defaults))
     for group in classes.values():
         result.extend(grade_class(group.source, group.layout, group.problems, roster, skip=list(exclude)))
+    for index, entry in enumerate(problems, 1):
+        name = _problem_name(entry, index)
+        line = problem_error(problem_where(path, index, entry), [i for i in result.items if i.problem == name])
+        if line:
+            result.problem_errors.append(line)
     return result
+
+
+def _problem_name(entry: dict[str, Any], index: int) -> str:
+    """The problem's name: its ``name``, else its first reference's file name."""
+    references = _as_list(entry.get("reference", entry.get("references")))
+    return str(entry.get("name") or (Path(references[0]).stem if references else f"problem {index}"))
 
 
 @dataclass
@@ -138,7 +150,7 @@ def _problem_items(entry: dict[str, Any], base: Path, index: int, default_langua
     exclude = exclude or []
     contain = defaults.containment
     references = [base / r for r in _as_list(entry.get("reference", entry.get("references")))]
-    name = str(entry.get("name") or (references[0].stem if references else f"problem {index}"))
+    name = _problem_name(entry, index)
     context = entry.get("context")
     context_file = entry.get("context_file")
     given = entry.get("starter")

@@ -13,13 +13,12 @@ import shutil
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from .. import __version__
-from ..bidi import printable
-from ..errors import EXIT_BELOW_THRESHOLD, EXIT_INPUT, EXIT_OK, InputFileError, UsageError
+from ..errors import InputFileError, UsageError
 from ..safe_write import check_folder, first_missing, remove_empty_folders
 from ..scoring.inputs import STDIN
 from ..vocabulary import EXIT_INTERRUPTED
@@ -35,7 +34,8 @@ from .progress import Progress
 from .rows import INTERRUPTED, INTERRUPTED_NOT_KEPT
 from .targets import STDOUT, OutputClashError, OutputFileError, check_outputs, is_stream, regular_targets, \
     write_target
-from .terminal import echo_row, note, print_summary, print_threshold
+from .run_end import finish, rerun_hint
+from .terminal import echo_row, note
 
 
 @dataclass
@@ -49,6 +49,9 @@ class Outcome:
     interrupted: bool
     classroom: Any = None  # ``classroom.outputs.ClassroomResult`` when the job asks for classroom outputs
     kept: bool = True  # whether the scored parts outlive the run (not with --no-cache or a stream only)
+    work: Path | None = None  # the scored-parts folder
+    problems: list[str] = field(default_factory=list)  # problem-level errors (``problem_errors``)
+    withheld: bool = False  # grade books and feedback not written (interrupted, or a problem-level error)
 
     @property
     def stats(self) -> Any:
@@ -121,43 +124,12 @@ def run_job(job: GradeJob, check_languages: Callable[[Iterable[str]], None] | No
     the run's languages before anything is scored (the command's ``--layer`` check)."""
     try:
         outcome = execute(job, check_languages=check_languages, echo=not job.report_paths, say=True)
-    except KeyboardInterrupt:  # before the run could say how far it got (setting up, assembling)
-        rerun = "nothing was kept without a cache: a rerun scores everything again" if job.no_cache else \
-            "rerun the same command to finish"
-        print(f"refscore: interrupted; {rerun}", file=sys.stderr)
+    except KeyboardInterrupt as stop:  # before the run could say how far it got (setting up, assembling)
+        kept = getattr(stop, "kept_in", None)
+        where = f" from the scored parts kept in {kept}" if kept is not None else ""
+        print(f"refscore: interrupted; {rerun_hint(not job.no_cache)}{where}", file=sys.stderr)
         return EXIT_INTERRUPTED
-    headline = outcome.assembled.headline_note()
-    if headline:
-        note(headline)
-    if outcome.assembled.behaviour_note:  # once for the run, not on every row
-        note(outcome.assembled.behaviour_note)
-    if not job.quiet:
-        print_summary(outcome.stats, outcome.outputs, outcome.from_before,
-                      outcome.classroom.written if outcome.classroom else (), job.classroom.feedback if job.classroom else None)
-    if outcome.interrupted:
-        done = outcome.scored_now + outcome.from_before
-        if not outcome.stats.unfinished:  # Ctrl-C while the reports were written: they are whole
-            print("refscore: interrupted while writing the reports: every submission is scored and the reports "
-                  "were written whole", file=sys.stderr)
-            return EXIT_INTERRUPTED
-        rerun = "rerun the same command to finish" if outcome.kept else \
-            "nothing was kept without a cache: a rerun scores everything again"
-        print(f"refscore: interrupted: {done} of {outcome.stats.rows} scored; {rerun}", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    if outcome.stats.rows and not outcome.assembled.numbered:
-        if outcome.assembled.first_error or not outcome.assembled.behaviour_note:
-            print(f"refscore: no submission could be scored: all {outcome.stats.rows} rows are errors "
-                  f"(the reports say why; first: {printable(outcome.assembled.first_error)})", file=sys.stderr)
-        else:  # --metrics behaviour alone, and it ran for none
-            print(f"refscore: no submission could be scored: {printable(outcome.assembled.behaviour_note)}",
-                  file=sys.stderr)
-        return EXIT_INPUT
-    passed = outcome.classroom.passed if outcome.classroom is not None else None
-    if job.threshold is None:
-        return EXIT_BELOW_THRESHOLD if passed is False else EXIT_OK
-    reached = print_threshold(job.threshold, outcome.assembled.failures,
-                              outcome.assembled.first_failures, outcome.outputs)
-    return EXIT_OK if reached and passed is not False else EXIT_BELOW_THRESHOLD
+    return finish(job, outcome)
 
 
 def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] | None = None,
@@ -237,13 +209,16 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
             info["classes"] = items.classes
         similar = _similarity(job, items.items, outputs, info, say)
 
+        from .classroom.teacher_html import teacher_table
+
         def write_reports() -> Assembled:
             why = INTERRUPTED_NOT_KEPT if temporary else INTERRUPTED
             fill = _placeholders(sources, why) if run.interrupted else None
             try:
                 return assemble(plan.blocks, store, outputs, info, job.title, job.rank_by, job.threshold,
                                 echo_row if echo else None, fill, plan.work.detail, similar,
-                                keep=classroom is not None, held=run.details, panes=panes)
+                                keep=classroom is not None, held=run.details, panes=panes,
+                                students=teacher_table(classroom, outputs.get("html"), info))
             except IncompleteRun as error:  # parts vanished under us (another run cleaning up?)
                 raise UsageError(f"{error}; rerun the same command to finish") from None
 
@@ -256,7 +231,11 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
             run.interrupted = info["interrupted"] = True
             done = write_reports()  # every output is replaced whole: a half-written one never stays
         written = None
-        if classroom is not None:
+        # no grade book or feedback page from rows that are not grades (``run_end``)
+        withheld = classroom is not None and bool(done.stats.unfinished or items.problem_errors or not done.numbered)
+        if withheld:
+            written = _key_only(classroom, key)
+        elif classroom is not None:
             from .classroom.outputs import write_classroom
 
             written = write_classroom(classroom, done.rows or [], done.details, key, time.perf_counter() - start)
@@ -265,9 +244,8 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
                     note(line)
             if say and key is not None:
                 _note_earlier_names(classroom, key, written.written, store, plan)
-    except KeyboardInterrupt:
-        if not temporary:
-            print(f"refscore: scored parts are kept in {work}", file=sys.stderr)
+    except KeyboardInterrupt as stop:
+        stop.kept_in = None if temporary else work  # type: ignore[attr-defined]  # for the one last line
         raise
     except Exception:
         _remove_made(made)  # e.g. no input found: no empty output folders left behind
@@ -277,7 +255,20 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
             shutil.rmtree(work, ignore_errors=True)
         if stream is not None:
             shutil.rmtree(stream, ignore_errors=True)
-    return Outcome(done, outputs, run.scored, plan.from_before, run.interrupted, written, not temporary)
+    return Outcome(done, outputs, run.scored, plan.from_before, run.interrupted, written, not temporary, work,
+                   items.problem_errors, withheld)
+
+
+def _key_only(classroom: Any, key: Any) -> Any:
+    """The classroom outputs of a run whose rows are not grades: the pseudonym key alone (a rerun
+    must give the students the same pseudonyms), no grade book or feedback page."""
+    from .classroom.anonymise import write_key
+    from .classroom.outputs import ClassroomResult
+
+    if key is None or classroom.anonymise_key is None:
+        return ClassroomResult(None, [], [])
+    write_key(classroom.anonymise_key, key)
+    return ClassroomResult(None, [classroom.anonymise_key], [])
 
 
 def _similarity(job: GradeJob, items: list[GradeItem], outputs: dict[str, Path], info: dict[str, Any],
