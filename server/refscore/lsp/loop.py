@@ -17,6 +17,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from lsprotocol import types
+
 from ..scoring.parts import CpuScores, ModelScores
 from ..scoring.per_function import bert_requests, with_bert
 from ..scoring.report import ScoreReport, ScoreRequest
@@ -25,6 +27,7 @@ from . import phases, snapshot
 from .requests import request_for
 from .results import Result
 from .scorers import ScorerUnavailable, Superseded
+from .stable import kept_message, renumber, same_inputs
 from .status import report_status
 from .uris import fs_path
 
@@ -48,8 +51,9 @@ LARGE_CHARS = 100_000
 
 
 def live_updates() -> bool:
-    """Whether unsaved buffers get live CodeBERTScore updates ($REFSCORE_LIVE_CODEBERTSCORE=0: exact
-    ones, a window of the model per edit at least)."""
+    """Whether the editor's CodeBERTScore encodes top-level definitions one by one (live updates,
+    embed/incremental.py), for every text alike, saved or not, so that a save changes no number
+    ($REFSCORE_LIVE_CODEBERTSCORE=0: the exact encode, a window of the model per edit at least)."""
     return os.environ.get("REFSCORE_LIVE_CODEBERTSCORE", "1").strip() != "0"
 
 
@@ -68,9 +72,8 @@ class ScoringLoop:
         self.daemon = ThreadPoolExecutor(max_workers=1, thread_name_prefix="refscore-daemon")
         self.reader = snapshot.ReferenceReader()
         self.last_schedule: dict[str, float] = {}
-        #: documents edited since they were opened or saved: their CodeBERTScore is the live one
-        #: (definitions encoded one by one, embed/incremental.py); saving brings the exact one
-        self.unsaved: set[str] = set()
+        #: uri -> the settings its stored result was scored with (``stable``: same inputs, no rescoring)
+        self.scored_with: dict[str, Any] = {}
         #: CodeBERTScore reports by request (used from the daemon thread only): an edit asks the
         #: daemon only for what it changed (the document, the function it touched)
         self.bert_memo: OrderedDict[ScoreRequest, ScoreReport] = OrderedDict()
@@ -116,19 +119,8 @@ class ScoringLoop:
                 self.again.discard(uri)
                 asyncio.get_running_loop().call_soon(self.schedule, uri)
 
-    def edited(self, uri: str) -> None:
-        """The buffer changed: until it is saved, CodeBERTScore updates are live ones."""
-        self.unsaved.add(uri)
-
-    def saved(self, uri: str) -> None:
-        """The buffer was saved: score it again with the exact CodeBERTScore if it showed a live one."""
-        if uri in self.unsaved:
-            self.unsaved.discard(uri)
-            self.schedule(uri, immediate=True)
-
     def forget(self, uri: str) -> None:
         """The document was closed: stop its work and drop its result."""
-        self.unsaved.discard(uri)
         task = self.tasks.pop(uri, None)
         if task is not None:
             task.cancel()
@@ -137,6 +129,7 @@ class ScoringLoop:
         self.overdue.pop(uri, None)
         self.again.discard(uri)
         self.results.pop(uri, None)
+        self.scored_with.pop(uri, None)
         self.insertions.pop(uri, None)
 
     def dependents(self, path: str) -> list[str]:
@@ -226,6 +219,18 @@ class ScoringLoop:
                 self.results.pop(uri, None)
                 self.server.publish(uri, version, None)
                 return
+            shown = self.results.get(uri)
+            if same_inputs(shown, text, prepared, settings, self.scored_with.get(uri)):
+                assert shown is not None
+                if shown.version != version:  # the same text under a newer version: one publish
+                    renumbered = await self.in_cpu(uri, phases.ready_to_publish, renumber(shown, version))
+                    if not self._stale(uri, version):
+                        self._store(renumbered, settings)
+                else:
+                    self.waiting.pop(uri, None)
+                self.server.window_log_message(types.LogMessageParams(
+                    type=types.MessageType.Log, message=kept_message(uri, version)))
+                return
             result = Result(uri, version, text, prepared.spec, prepared.choice, prepared.texts,
                             prepared.uris, problem=prepared.problem, codec=self.server.workspace.position_codec)
             insertion = self.insertions.get(uri)  # kept: a rescoring of this version shows it too
@@ -246,7 +251,7 @@ class ScoringLoop:
                 wants_bert, result.bert_state, result.bert_note = False, "setup", runtime.reason
             else:
                 result.bert_state = "pending" if wants_bert else "off"
-            self._store(result)
+            self._store(result, settings)
             if wants_bert:
                 await self._bert_phase(result, settings)
         except asyncio.CancelledError:
@@ -259,9 +264,11 @@ class ScoringLoop:
             self.server.notice(f"RefScore could not score {(fs_path(uri) or Path(uri)).name}: "
                                f"{type(error).__name__}: {error}")
 
-    def _store(self, result: Result) -> None:
+    def _store(self, result: Result, settings: Any) -> None:
+        """Publish ``result``, scored with ``settings``, as the document's latest."""
         self.waiting.pop(result.uri, None)
         self.results[result.uri] = result
+        self.scored_with[result.uri] = settings
         self.server.publish(result.uri, result.version, result)
         task = asyncio.current_task()
         if task is not None:
@@ -292,7 +299,7 @@ class ScoringLoop:
         whole = request_for(settings, result.text, result.reference_texts, spec.name, result.choice.context,
                             ("codebertscore",))
         per_function = bert_requests(result.functions, whole)
-        whole = replace(whole, live=result.uri in self.unsaved and live_updates())
+        whole = replace(whole, live=live_updates())  # by the text alone: a save changes no number
         requests = [whole, *per_function]
         if result.insertion is not None:
             region = result.insertion.region
@@ -309,7 +316,7 @@ class ScoringLoop:
             report_status(self.server)
             self.server.notice(str(error))
             if not self._stale(result.uri, result.version):
-                self._store(result.derive(bert_state="unavailable", bert_note=str(error)))
+                self._store(result.derive(bert_state="unavailable", bert_note=str(error)), settings)
             return
         finally:
             if progress is not None:
@@ -337,7 +344,7 @@ class ScoringLoop:
             large=_large(result)))
         if self._stale(result.uri, result.version):
             return
-        self._store(updated)
+        self._store(updated, settings)
 
 
 def _large(result: Result) -> bool:

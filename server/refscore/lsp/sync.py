@@ -1,8 +1,9 @@
 """Document lifecycle and configuration: what triggers scoring.
 
-* open/change/save of a document schedules it (debounced); a change of a document that is some
-  open candidate's reference reschedules those candidates too; a save also reschedules the open
-  documents that have no reference yet (the file written may be theirs);
+* open/change of a document schedules it (debounced); a change of a document that is some
+  open candidate's reference reschedules those candidates too; a save rescores nothing it already
+  scored (``stable``), but reschedules the open documents that have no reference yet (the file
+  written may be theirs);
 * ``workspace/didChangeWatchedFiles`` (registered dynamically when the client allows): a file
   created or deleted rescores every open document (it may be, or have been, someone's
   reference), a file changed rescores the open candidates it is a reference of;
@@ -97,6 +98,7 @@ def register(server: "RefScoreServer") -> None:
         options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
         opted = options.get("tokenScores")
         ls.token_scores = opted is True
+        ls.behaviour.trusted = options.get("workspaceTrusted") is not False  # VS Code's Workspace Trust
         if opted is not None and not isinstance(opted, bool):  # "false" must not mean true
             ls.notice(f"initializationOptions.tokenScores: must be true or false (not {shown(opted)}); "
                       "the refscore/tokenScores notification stays off")
@@ -138,13 +140,13 @@ def register(server: "RefScoreServer") -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: "RefScoreServer", params: types.DidChangeTextDocumentParams) -> None:
         _note_insertion(ls, params)
-        ls.loop.edited(params.text_document.uri)
         ls.loop.schedule(params.text_document.uri)
         _rescore_dependents(ls, params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: "RefScoreServer", params: types.DidSaveTextDocumentParams) -> None:
-        ls.loop.saved(params.text_document.uri)  # the exact CodeBERTScore replaces a live one
+        # the text saved is the text scored: nothing to redo for it (lsp/stable.py)
+        ls.behaviour.saved(params.text_document.uri)  # every function runs again (lsp/behaviour.py)
         _rescore_dependents(ls, params.text_document.uri)
         for uri in ls.open_uris():  # the file written may be the reference they lacked (no watcher needed)
             if uri not in ls.loop.results and uri != params.text_document.uri:
@@ -154,6 +156,7 @@ def register(server: "RefScoreServer") -> None:
     def did_close(ls: "RefScoreServer", params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         ls.loop.forget(uri)
+        ls.behaviour.forget(uri)
         ls.forget_heat(uri)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         _rescore_dependents(ls, uri)  # the reference's text now comes from disk again
@@ -180,3 +183,4 @@ def register(server: "RefScoreServer") -> None:
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: "RefScoreServer", params: Any) -> None:
         ls.loop.shutdown()
+        ls.behaviour.shutdown()
