@@ -10,24 +10,14 @@ JSON, JSONL and Parquet files beside it). Inline CSS and JS only; no external UR
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import Any, Sequence
 
 from .classroom.html import class_section
-from .classroom.notebook import where
-from .heatmap import (
-    NOTE_CSS,
-    explanation_spans,
-    heat_color,
-    missing_heat,
-    note_span,
-    render_pane,
-    safe_attr,
-    safe_text,
-    token_heat,
-)
-from .behaviour_html import BEHAVIOUR_CSS, behaviour_section, header_note
-from .functions_html import FUNCTIONS_CSS, functions_table
+from .heatmap import NOTE_CSS, heat_color, note_span, safe_attr, safe_text
+from .behaviour_html import BEHAVIOUR_CSS, header_note
+from .functions_html import FUNCTIONS_CSS
+from .html_detail import detail
+from .classroom.teacher_html import STUDENTS_CSS
 from .histogram import counts_svg
 from .html_legends import legend, trust_note
 from .job import DEFAULT_TITLE, PANES_LIMIT
@@ -70,7 +60,7 @@ mark.bidi{background:#f5c542;color:#5a3a00;border-radius:2px;font-size:.9em}
 .np{color:#7a5200;font-weight:700;padding-left:3px}header .warn{color:#ffd27a}header code{white-space:nowrap}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .note{font-size:12px;color:#8a5a00}.msgs{margin:4px 0}.warn{color:#8a5a00}
-""" + NOTE_CSS + FUNCTIONS_CSS + BEHAVIOUR_CSS
+""" + NOTE_CSS + FUNCTIONS_CSS + BEHAVIOUR_CSS + STUDENTS_CSS
 
 JS = """
 document.querySelectorAll('table.sortable th').forEach(function(th, col){
@@ -137,9 +127,10 @@ def _marked(row: dict[str, Any], columns: Sequence[str]) -> str | None:
 
 def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_TITLE,
                files: Sequence[str] = (), details: Sequence[tuple[GradeResult, dict[str, Any]]] | None = None,
-               panes: bool = True) -> str:
+               panes: bool = True, students: str = "") -> str:
     """The whole report as one HTML string; ``details``: every (result, row) of a small run;
-    ``panes``: each detail shows the code beside its reference(s) (runs up to ``PANES_LIMIT``)."""
+    ``panes``: each detail shows the code beside its reference(s) (runs up to ``PANES_LIMIT``);
+    ``students``: the teacher's table of students and points (``classroom.teacher_html``)."""
     summary = stats.summary()
     columns = [c for c in SCORE_COLUMNS if c in stats.columns]
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -155,7 +146,7 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_T
         shown = "; this page has every submission" if details is not None else \
             "; this page shows statistics, the extremes and the first errors only"
         out.append('<p class="legend">Every item is in ' + ", ".join(safe_text(f) for f in files) + shown + ".</p>")
-    out.append(class_section(settings.get("classes", [])))
+    out.append(class_section(settings.get("classes", [])) + students)
     if settings.get("similarity"):
         out.append(_similarity_note(settings["similarity"]))
     out.append(_summaries(stats, columns))
@@ -179,7 +170,7 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_T
     first = next((i for i, r in enumerate(results) if r.report is not None), 0)
     run_note = bool(settings.get("behaviour_not_run"))
     for index, (result, row) in enumerate(details):
-        out.append(_detail(index, result, row, columns, panes and index == first, files, panes, run_note))
+        out.append(detail(index, result, row, columns, panes and index == first, files, panes, run_note))
     out.append(f"</main><script>{JS}</script></body></html>")
     return "\n".join(out)
 
@@ -335,60 +326,3 @@ def _similarity_note(similarity: dict[str, Any]) -> str:
          + nothing_in(similarity.get("nothing_to_compare") or ()))
     return (f'<p class="legend" id="similarity">Similarity among submissions: {safe_text(found)}, see '
             f'<a href="{page}">{safe_text(page)}</a> (a hint for the teacher, never a verdict).</p>')
-
-
-def _detail(index: int, result: GradeResult, row: dict[str, Any], columns: Sequence[str], opened: bool,
-            files: Sequence[str] = (), panes: bool = True, behaviour_run_note: bool = False) -> str:
-    item = result.item
-    scores = " &middot; ".join(f"{safe_text(LABELS.get(c, c))} {row[c]:.3f}" for c in columns if _num(row.get(c)))
-    if scores and row.get("parse_error"):
-        scores += " &middot; &#9888; does not parse"
-    out = [f'<details id="s{index}"{" open" if opened else ""}><summary>{safe_text(item.id)}'
-           f'{" &mdash; " + scores if scores else ""}</summary>']
-    for message in row["errors"]:
-        out.append(f'<div class="msgs">{note_span("error", message)}</div>')
-    for message in row["warnings"]:
-        out.append(f'<div class="msgs">{note_span("warning", message)}</div>')
-    if item.context:
-        out.append(f'<div class="legend">Task: {safe_text(item.context[:400])}</div>')
-    out.append(functions_table(row.get("functions"), item.reference_names, files))
-    if result.report is not None:
-        out.append(behaviour_section(result.report.behaviour, behaviour_run_note))
-    if panes and item.candidate is not None and item.references:
-        out.append(_panes(result))
-    out.append("</details>")
-    return "".join(out)
-
-
-def _panes(result: GradeResult) -> str:
-    item, report = result.item, result.report
-    candidate = item.candidate or ""
-    bert = report.codebertscore if report else None
-    explanations = report.codebleu.explanations if report and report.codebleu else ()
-    bert_ref = bert.reference_index if bert is not None else 0
-    cand_heat = token_heat(bert.candidate_tokens, candidate) if bert is not None else []
-    if item.cells:  # a notebook: each token's tooltip names its cell and line in the notebook
-        cand_heat = [replace(h, title=f"{h.title} ({where(item.cells, candidate, h.start)})")
-                     if where(item.cells, candidate, h.start) else h for h in cand_heat]
-    how = "coloured by CodeBERTScore token similarity" if cand_heat else "no token colours without CodeBERTScore"
-    if item.cells:
-        how += "; the notebook's code cells " + ", ".join(str(number) for number, _, _ in item.cells)
-    out = ['<div class="panes"><div class="pane">',
-           f"<h4>Submission ({safe_text(how)})</h4>", render_pane(candidate, cand_heat), "</div><div>"]
-    for ref_index, reference in enumerate(item.references):
-        missing = explanation_spans(explanations, ref_index, reference)
-        heat = token_heat(bert.reference_tokens, reference) if bert is not None and ref_index == bert_ref else []
-        if not heat:
-            heat = missing_heat(missing, len(reference))
-        cells = item.reference_cells[ref_index] if item.reference_cells and ref_index < len(item.reference_cells) \
-            else None
-        if cells:  # a notebook reference: what the submission lacks is placed by cell and line
-            heat = [replace(h, title=f"{h.title} ({where(cells, reference, h.start)})")
-                    if where(cells, reference, h.start) else h for h in heat]
-            missing = [replace(m, label=f"{m.label} ({where(cells, reference, m.start)})")
-                       if where(cells, reference, m.start) else m for m in missing]
-        name = item.reference_names[ref_index] if ref_index < len(item.reference_names) else f"reference {ref_index + 1}"
-        out.append(f'<div class="pane"><h4>{safe_text(name)} ({len(missing)} missing part(s) marked)</h4>'
-                   f"{render_pane(reference, heat, missing)}</div>")
-    out.append("</div></div>")
-    return "".join(out)

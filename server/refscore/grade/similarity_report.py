@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 from .heatmap import safe_attr, safe_text
 from .similarity import NOTHING_TO_COMPARE, ProblemSimilarity
+from .similarity_submissions import TARGET_CSS, submissions_list
 from .writers import neutralise, replace_report
 
 HINT = ("A hint for the teacher, never a verdict: a high score means two submissions have the same "
@@ -39,7 +40,7 @@ summary{cursor:pointer;font-weight:600}
 pre.code{font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;background:#fbfbfc;border:1px solid #e3e6ec;
 padding:8px;overflow:auto;max-height:560px;margin:0;white-space:pre}
 pre.code span.shared{background:#ffd9a8}pre.code span.gap{color:#888;font-style:italic}.ln{color:#999;user-select:none}.muted{color:#666;font-size:12px}
-"""
+""" + TARGET_CSS
 
 
 def report_paths(folder: Path) -> dict[str, Path]:
@@ -145,6 +146,7 @@ def _problem(index: int, problem: ProblemSimilarity, shown_before: int) -> str:
         if len(result.pairs) > TABLE_LIMIT:
             out.append(f'<p class="muted">{len(result.pairs) - TABLE_LIMIT:,} more pairs are in similarity.json and '
                        "similarity.csv.</p>")
+    out.append(submissions_list(index, problem, max(0, SIDE_BY_SIDE_LIMIT - shown_before)))
     skipped = [(n, s) for n, s in result.status.items() if s != "compared"]
     if skipped:
         out.append("<p class=\"muted\">Not compared: " + "; ".join(f"{safe_text(n)} ({safe_text(s)})" for n, s in skipped)

@@ -92,6 +92,21 @@ def safe_name(text: str) -> str:
     return f"{head}_{dot}{rest}" if _WINDOWS_DEVICE.fullmatch(head) else name[:80]
 
 
+def feedback_stems(students: Sequence[Any]) -> dict[str, str]:
+    """Each student's (``StudentGrade``) feedback file name without its extension, by key: their
+    name (and id where it differs), made safe, unique even where case does not count."""
+    names: set[str] = set()
+    out = {}
+    for student in students:
+        name = safe_name(student.name if student.student_id in (None, student.name)
+                         else f"{student.name}_{student.student_id}")
+        while name.casefold() in names:  # Alice and alice: one file on a macOS or Windows disk
+            name += "_"
+        names.add(name.casefold())
+        out[student.key] = name
+    return out
+
+
 def write_classroom(out: ClassroomOutputs, rows: Sequence[dict[str, Any]],
                     details: Sequence[tuple[GradeResult, dict[str, Any]]], key: PseudonymKey | None,
                     elapsed: float | None = None) -> ClassroomResult:
@@ -133,13 +148,9 @@ def write_classroom(out: ClassroomOutputs, rows: Sequence[dict[str, Any]],
         pages = {s.key: student_feedback(s, found, out.reveal, out.title, book.max_total,
                                          getattr(book.rubric, "show_expected", True)) for s in book.students}
     if out.feedback is not None:
-        names: set[str] = set()
+        stems = feedback_stems(book.students)
         for student in book.students:
-            name = safe_name(student.name if student.student_id in (None, student.name)
-                             else f"{student.name}_{student.student_id}")
-            while name.casefold() in names:  # Alice and alice: one file on a macOS or Windows disk
-                name += "_"
-            names.add(name.casefold())
+            name = stems[student.key]
             put(out.feedback / f"{name}.html", feedback_html(pages[student.key]))
             put(out.feedback / f"{name}.md", feedback_markdown(pages[student.key]))
     if out.gradescope is not None:

@@ -1,0 +1,121 @@
+"""The teacher's table on the grade report (``grade.html``): one row per student with the total,
+each problem's points (how the rubric gave them in the tooltip), what behaviour found, whether the
+hand-in was late, one click to the student's feedback page and to each of their similarity pairs.
+
+Built from the same rows, rubric and adjustments as the grade books (``gradebook``), so the page
+and the uploads never disagree. An interrupted run shows no points (its rows are not grades).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+from ..heatmap import heat_color, safe_attr, safe_text
+
+if TYPE_CHECKING:  # the grade books load only for a run with a rubric
+    from .gradebook import Gradebook, StudentGrade
+
+STUDENTS_CSS = ("table.students td.late{color:#a33;font-weight:600}table.students td small{display:block;color:#555;"
+                "font-size:11px}table.students td.links a{margin-right:6px}")
+
+
+def teacher_table(out: Any, html: Path | None,
+                  info: dict[str, Any]) -> Callable[[Sequence[dict[str, Any]]], str] | None:
+    """``assemble``'s ``students``: the table of ``out`` (``ClassroomOutputs``; None, or no rubric:
+    no table) for the rows, linking from the page at ``html`` to the feedback folder and the
+    similarity page."""
+    if out is None or out.rubric is None:
+        return None
+
+    def build(rows: Sequence[dict[str, Any]]) -> str:
+        from ..targets import is_stream
+        from .adjustments import read_adjustments
+        from .gradebook import build_gradebook
+        from .outputs import feedback_stems
+
+        if not rows:
+            return ""
+        if info.get("interrupted") or not any(_scored(r) for r in rows):
+            return ('<section class="students"><h2>Students</h2><p class="warn">No points are shown: the run was '
+                    "interrupted or scored nothing (rerun the same command once the notes above are dealt "
+                    "with).</p></section>")
+        adjustments = read_adjustments(out.adjustments) if out.adjustments is not None else []
+        book = build_gradebook(rows, out.rubric, adjustments)
+        feedback = None
+        if out.feedback is not None and html is not None and not is_stream(html):
+            folder = Path(os.path.relpath(os.path.abspath(out.feedback), os.path.abspath(html.parent))).as_posix()
+            feedback = {key: f"{folder}/{stem}.html" for key, stem in feedback_stems(book.students).items()}
+        similarity = info.get("similarity") or {}
+        return students_table(book, feedback, similarity.get("page"))
+
+    return build
+
+
+def _scored(row: dict[str, Any]) -> bool:
+    """Whether a row has any score (a run where none has is no grade book)."""
+    from ..rows import SCORE_COLUMNS
+
+    return any(isinstance(row.get(c), (int, float)) and math.isfinite(row[c]) for c in SCORE_COLUMNS)
+
+
+def students_table(book: Gradebook, feedback: dict[str, str] | None, similarity_page: str | None) -> str:
+    """The section: the book's notes, then one sortable row per student."""
+    from ..similarity_submissions import submission_anchor
+
+    problems = book.problems
+    head = "".join(f"<th>{safe_text(p or 'points')} (of {book.rubric.scheme(p).points:g})</th>" for p in problems)
+    out = ['<section class="students"><h2>Students</h2>',
+           f'<p class="legend">{len(book.students):,} student{"s" * (len(book.students) != 1)}; points out of '
+           f"{book.max_total:g} from the rubric{f' {safe_text(str(book.rubric.source.name))}' if book.rubric.source else ''}"
+           " (the tooltip of each cell says how). Click a heading to sort.</p>"]
+    out += [f'<p class="note">{safe_text(note)}</p>' for note in book.notes]
+    out.append('<div class="tablewrap"><table class="sortable students" id="students"><thead><tr><th>Student</th>'
+               f"<th>Total (of {book.max_total:g})</th>{head}<th>Late</th><th>Feedback and similarity</th></tr>"
+               "</thead><tbody>")
+    for student in book.students:
+        out.append(_row(student, problems, book.max_total, feedback, similarity_page, submission_anchor))
+    out.append("</tbody></table></div></section>")
+    return "".join(out)
+
+
+def _row(student: StudentGrade, problems: Sequence[str], max_total: float, feedback: dict[str, str] | None,
+         page: str | None, anchor: Callable[[str | None, str], str]) -> str:
+    share = student.total / max_total if max_total else 0.0
+    ident = f"<small>{safe_text(student.student_id)}</small>" if student.student_id not in (None, student.name) else ""
+    cells = [f'<tr data-student="{safe_attr(student.key)}"><td data-v="{safe_attr(student.name)}">'
+             f"{safe_text(student.name)}{ident}</td>",
+             f'<td class="num" data-v="{student.total:.6f}" style="background:{heat_color(share)}">'
+             f"{student.total:g}</td>"]
+    late = False
+    for problem in problems:
+        grade = student.problems.get(problem)
+        if grade is None:
+            cells.append('<td class="num" data-v="">&ndash;</td>')
+            continue
+        row = next((r for r in student.rows if str(r.get("id")) == grade.submission), None)
+        extra = []
+        if row is not None and isinstance(row.get("behaviour_inputs"), int):
+            extra.append(f"behaviour {row.get('behaviour_agreed', 0)}/{row['behaviour_inputs']}")
+        if row is not None and row.get("late"):
+            late = True
+            extra.append("late")
+        small = f"<small>{safe_text(', '.join(extra))}</small>" if extra else ""
+        cells.append(f'<td class="num" data-v="{grade.points:.6f}" title="{safe_attr(grade.summary())}">'
+                     f"{grade.points:g}{small}</td>")
+    late = late or any(r.get("late") for r in student.rows)
+    cells.append(f'<td class="late" data-v="{int(late)}">late</td>' if late else '<td data-v="0"></td>')
+    links = []
+    if feedback is not None and student.key in feedback:
+        links.append(f'<a href="{safe_attr(feedback[student.key])}">feedback</a>')
+    if page:
+        for row in student.rows:
+            partners = [p for p in row.get("similar_to") or () if not str(p).startswith("and ")]
+            if partners:  # one link per submission: its place on the similarity page lists every pair
+                target = f"{page}#{anchor(row.get('problem'), str(row.get('id')))}"
+                what = f"{len(partners)} similar" + (f" in {row['problem']}" if row.get("problem") else "")
+                links.append(f'<a class="similar" href="{safe_attr(target)}">{safe_text(what)}</a>')
+    cells.append(f'<td class="links" data-v="{len(links)}">{"".join(links)}</td></tr>')
+    return "".join(cells)
