@@ -1,5 +1,6 @@
 """Code lenses: the scores of each top-level function or method against its reference function
-(same name, else the best-aligned one). Clicking one lists what the reference lacks."""
+(same name, else the one it implements: ``scoring.pairing``). Clicking one lists what the reference
+lacks; where behaviour ran (``lsp.behaviour``) a second lens says on how many inputs it agrees."""
 
 from __future__ import annotations
 
@@ -47,4 +48,8 @@ def register(server: "RefScoreServer") -> None:
                             referenceFunction=pair.region.name, referenceLine=ref_line)
             lenses.append(types.CodeLens(range=rng, data=data, command=types.Command(
                 title=lens_title(pair), command=MISSING_COMMAND, arguments=[result.uri])))
+            behaviour = ls.behaviour.lens_title(result, pair)
+            if behaviour is not None:  # a label: the diagnostic on the function says where it differs
+                lenses.append(types.CodeLens(range=rng, data={"function": pair.function.name, "kind": "behaviour"},
+                                             command=types.Command(title=behaviour, command="")))
         return lenses

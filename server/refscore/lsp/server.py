@@ -17,6 +17,7 @@ from pygls.protocol import default_converter
 from .. import __version__
 from ..bidi import printable
 from . import diagnostics
+from .behaviour import EditorBehaviour
 from .loop import ScoringLoop
 from .protocol import RefScoreProtocol, first_line
 from .results import Result
@@ -54,6 +55,7 @@ class RefScoreServer(LanguageServer):
         self.settings = Settings()
         self.scorers = Scorers(allow_daemon=allow_daemon)
         self.loop = ScoringLoop(self)
+        self.behaviour = EditorBehaviour(self)  # functions run beside their reference functions
         self.explicit_references: dict[str, tuple[Path, ...]] = {}
         self.token_scores = False  # initializationOptions.tokenScores
         self.initial_settings: dict[str, Any] | None = None  # initializationOptions.settings
@@ -126,6 +128,8 @@ class RefScoreServer(LanguageServer):
     def publish(self, uri: str, version: int, result: Result | None) -> None:
         """Send the document's diagnostics (and token scores, lens and hint refreshes)."""
         found = diagnostics.build(result, self.settings) if result is not None else []
+        if result is not None and result.problem is None:
+            found += self.behaviour.diagnostics(result)
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=found))
         if self.token_scores:
@@ -134,6 +138,7 @@ class RefScoreServer(LanguageServer):
             self.workspace_code_lens_refresh(None)
         if self.settings.inlay_hints and self._supports("workspace", "inlay_hint", "refresh_support"):
             self.workspace_inlay_hint_refresh(None)
+        self.behaviour.after_publish(uri, result)
 
     def _send_token_scores(self, uri: str, version: int, result: Result | None) -> None:
         """The heat map's notification; an empty one once a document that had token scores will
@@ -195,10 +200,10 @@ CACHE_CHARS = 1_500_000
 def build_server(allow_daemon: bool = True) -> RefScoreServer:
     """A server with every feature registered."""
     from ..analysis.cache import limit_caches
-    from . import commands, hover, lenses, sync, tokens
+    from . import behaviour, code_actions, commands, hover, lenses, ranking, sync, tokens
 
     limit_caches(CACHE_ENTRIES, CACHE_CHARS)
     server = RefScoreServer(allow_daemon=allow_daemon)
-    for feature in (sync, hover, lenses, tokens, commands):
+    for feature in (sync, hover, lenses, tokens, commands, behaviour, ranking, code_actions):
         feature.register(server)
     return server

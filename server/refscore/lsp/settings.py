@@ -44,6 +44,7 @@ class Settings:
     inlay_hints: bool = False
     insertion_min_chars: int = 80  # a single insertion this long is scored on its own
     context: str | None = None  # natural-language context for CodeBERTScore (pragma wins)
+    behaviour: bool = True  # run functions beside their reference functions (trusted workspaces only)
 
     @property
     def codebleu_on(self) -> bool:
@@ -70,6 +71,7 @@ _KEYS: tuple[tuple[str, str], ...] = (
     ("inlayHints.enabled", "inlay_hints"),
     ("insertion.minChars", "insertion_min_chars"),
     ("context", "context"),
+    ("behaviour.enabled", "behaviour"),
 )
 
 
@@ -113,7 +115,7 @@ def _convert(name: str, value: Any, default: Any) -> Any:
         return min(int(number), 10_000)
     if name == "references":
         return _reference_map(value)
-    if name == "inlay_hints":
+    if name in ("inlay_hints", "behaviour"):
         if not isinstance(value, bool):
             raise ValueError("must be true or false")
         return value

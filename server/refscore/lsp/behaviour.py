@@ -1,0 +1,215 @@
+"""Behaviour in the editor: each paired function run beside its reference function in the
+sandbox (``scoring.function_behaviour``), on save or once the document has been idle for
+``IDLE_S``, never in an untrusted workspace or with ``refscore.behaviour.enabled`` off.
+
+A newer edit cancels a run between two functions (one function's run in the sandbox finishes
+in its thread and is dropped). Results are kept by the function's text and its reference
+function: a function whose text did not change keeps its lens and diagnostic while the rest of
+the document is edited, and is not run again until it changes or the document is saved.
+
+* lens: ``behaves like `average` on 37/40 inputs``;
+* diagnostic on the function's first line where it differs: ``for `average([])` this returns
+  `0`, the reference raises ZeroDivisionError (differs on 3 of 40 inputs)``.
+* notification ``refscore/workspaceTrusted`` ``{trusted: bool}`` (and
+  ``initializationOptions.workspaceTrusted``): VS Code's Workspace Trust; a client that says
+  nothing is taken as trusted (its user opened the folder; the sandbox still confines the code).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from ..bidi import printable
+from ..behaviour import BehaviourResult, Disagreement, supported_languages
+from ..scoring.function_behaviour import function_behaviour
+from ..scoring.pairing import FunctionPair
+from .results import Result
+
+if TYPE_CHECKING:
+    from .server import RefScoreServer
+
+log = logging.getLogger(__name__)
+
+TRUST_NOTIFICATION = "refscore/workspaceTrusted"
+CODE = "refscore.behaviour"
+#: Seconds without a newer result before a document's functions are run.
+IDLE_S = 1.0
+#: At most this many functions are run per pass (the rest at the next one).
+MAX_FUNCTIONS = 40
+#: Results kept per document.
+MAX_KEPT = 400
+
+Key = tuple[str, str, int, str, str]  # function name, its text, reference index, reference function, reference
+
+
+def pair_key(result: Result, pair: FunctionPair) -> Key | None:
+    """What a function's behaviour depends on, as far as the editor keeps it."""
+    region = pair.region
+    if region is None or region.name is None:
+        return None
+    return (pair.function.name, result.text[pair.function.start:pair.function.end], region.reference_index,
+            region.name, result.reference_texts[region.reference_index])
+
+
+class EditorBehaviour:
+    """Runs, keeps and shows the behaviour of each open document's functions."""
+
+    def __init__(self, server: "RefScoreServer") -> None:
+        self.server = server
+        self.trusted = True
+        self.tasks: dict[str, asyncio.Task[None]] = {}
+        self.kept: dict[str, dict[Key, BehaviourResult]] = {}
+        self.rerun: set[str] = set()  # saved: every function runs again (what is shown stays meanwhile)
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="refscore-behaviour")
+
+    @property
+    def enabled(self) -> bool:
+        return self.trusted and getattr(self.server.settings, "behaviour", True)
+
+    def found(self, result: Result, pair: FunctionPair) -> BehaviourResult | None:
+        """The kept behaviour of ``pair`` in ``result`` (None: not run for this text)."""
+        key = pair_key(result, pair)
+        return self.kept.get(result.uri, {}).get(key) if key is not None and self.enabled else None
+
+    def _wanted(self, result: Result) -> list[FunctionPair]:
+        if not self.enabled or result.problem is not None or result.spec is None \
+                or result.spec.name not in supported_languages():
+            return []
+        kept = {} if result.uri in self.rerun else self.kept.get(result.uri, {})
+        return [p for p in result.functions if (key := pair_key(result, p)) is not None and key not in kept]
+
+    def after_publish(self, uri: str, result: Result | None) -> None:
+        """A result was published: run what it has not run yet once the document is idle."""
+        if result is not None and self._wanted(result):
+            self._start(uri, result.version, IDLE_S)
+
+    def saved(self, uri: str) -> None:
+        """The document was saved: run every function again (its helpers may have changed)."""
+        self.rerun.add(uri)
+        result = self.server.loop.results.get(uri)
+        if result is not None and self._wanted(result):
+            self._start(uri, result.version, 0.0)
+
+    def set_trusted(self, trusted: bool) -> None:
+        """The workspace's trust changed: run (trusted) or withdraw everything shown (untrusted)."""
+        self.trusted = trusted
+        if not trusted:
+            for task in self.tasks.values():
+                task.cancel()
+        for uri, result in list(self.server.loop.results.items()):
+            self.server.publish(uri, result.version, result)
+
+    def forget(self, uri: str) -> None:
+        task = self.tasks.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        self.kept.pop(uri, None)
+        self.rerun.discard(uri)
+
+    def shutdown(self) -> None:
+        for task in self.tasks.values():
+            task.cancel()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+    def _start(self, uri: str, version: int, delay: float) -> None:
+        old = self.tasks.get(uri)
+        if old is not None and not old.done():
+            old.cancel()
+        self.tasks[uri] = asyncio.get_running_loop().create_task(self._run(uri, version, delay))
+
+    def _current(self, uri: str, version: int) -> Result | None:
+        """The document's result while it is still the one of ``version`` and the text shown."""
+        result = self.server.loop.results.get(uri)
+        document = self.server.document(uri)
+        if result is None or result.version != version or document is None or document.version != version:
+            return None
+        return result
+
+    async def _run(self, uri: str, version: int, delay: float) -> None:
+        try:
+            await asyncio.sleep(delay)
+            result = self._current(uri, version)
+            if result is None or result.spec is None:
+                return
+            loop = asyncio.get_running_loop()
+            wanted = self._wanted(result)
+            for pair in wanted[:MAX_FUNCTIONS]:
+                key = pair_key(result, pair)
+                assert key is not None and pair.region is not None
+                found = await loop.run_in_executor(self.pool, function_behaviour, result.text, pair.function,
+                                                   pair.region, result.reference_texts, result.spec)
+                if self._current(uri, version) is None or not self.enabled:
+                    return  # a newer edit: what it ran belongs to a text no longer there
+                kept = self.kept.setdefault(uri, {})
+                kept[key] = found
+                while len(kept) > MAX_KEPT:
+                    kept.pop(next(iter(kept)))
+            if len(wanted) <= MAX_FUNCTIONS:
+                self.rerun.discard(uri)
+            self.server.publish(uri, version, result)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - behaviour is extra: the scores stay
+            log.exception("behaviour of %s failed", uri)
+
+    # -- what is shown -------------------------------------------------------------------------
+
+    def diagnostics(self, result: Result) -> list[types.Diagnostic]:
+        """One diagnostic per function that behaves differently from its reference function."""
+        out = []
+        for pair in result.functions:
+            found = self.found(result, pair)
+            if found is None or not found.ran or found.agrees_everywhere or not found.disagreements:
+                continue
+            start = pair.function.start
+            line = result.positions.position(start).line
+            name = pair.region.name if pair.region is not None else ""
+            out.append(types.Diagnostic(
+                range=result.positions.line_range(line), severity=types.DiagnosticSeverity.Warning,
+                source="RefScore", code=CODE, message=printable(message(found, found.disagreements[0])),
+                data={"version": result.version, "function": pair.function.name, "referenceFunction": name,
+                      "agreed": found.agreed, "inputs": found.inputs}))
+        return out
+
+    def lens_title(self, result: Result, pair: FunctionPair) -> str | None:
+        """``behaves like `average` on 37/40 inputs``, why it did not run, or None (not run yet)."""
+        found = self.found(result, pair)
+        if found is None or pair.region is None:
+            return None
+        if not found.ran:
+            return printable(f"RefScore: behaviour not run ({found.not_run})")
+        return printable(f"RefScore: behaves like `{pair.region.name}` on {found.agreed}/{found.inputs} inputs")
+
+
+def _outcome(text: str, reason: str) -> str:
+    """An outcome as a verb phrase: ``returns `0```, ``raises ZeroDivisionError``, ``times out``."""
+    if text.startswith("raises "):
+        return "raises " + text[len("raises "):].split(":", 1)[0]
+    if text.startswith(("prints ", "does not ")):
+        return text
+    if text == reason or text in ("timeout", "missing function", "crashed", "input not accepted"):
+        return {"timeout": "runs out of time", "missing function": "is not defined",
+                "crashed": "crashes"}.get(text, text)
+    return f"returns `{text}`"
+
+
+def message(result: BehaviourResult, item: Disagreement) -> str:
+    """``for `average([])` this returns `0`, the reference raises ZeroDivisionError (differs on 3
+    of 40 inputs)``."""
+    differing = result.inputs - result.agreed
+    extra = f"; {item.reason}" if item.reason in ("changed its arguments differently", "printed something else") else ""
+    return (f"for `{item.input}` this {_outcome(item.actual, item.reason)}, the reference "
+            f"{_outcome(item.expected, '')}{extra} (differs on {differing} of {result.inputs} inputs)")
+
+
+def register(server: "RefScoreServer") -> None:
+    @server.feature(TRUST_NOTIFICATION)
+    def workspace_trusted(ls: "RefScoreServer", params: Any) -> None:
+        trusted = params.get("trusted") if isinstance(params, dict) else getattr(params, "trusted", None)
+        if isinstance(trusted, bool):
+            ls.behaviour.set_trusted(trusted)
