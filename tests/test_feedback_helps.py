@@ -12,23 +12,10 @@ import re
 import pytest
 
 from refscore.cli import main
+from tests.merge_intervals_ref import MERGE as REFERENCE
 from refscore.grade.classroom.hints import constructs_on_line, remarks
 from refscore.metrics.differences.model import Difference
 
-REFERENCE = '''def merge_intervals(intervals):
-    """Merge overlapping intervals.
-
-    >>> merge_intervals([[1, 3], [2, 4], [6, 8]])
-    [[1, 4], [6, 8]]
-    """
-    result = []
-    for start, end in sorted(intervals):
-        if result and start <= result[-1][1]:
-            result[-1][1] = max(result[-1][1], end)
-        else:
-            result.append([start, end])
-    return result
-'''
 STARTER = "def merge_intervals(intervals):\n    pass\n"
 STUDENTS = {
     # does not merge intervals that only touch ([1, 1] and [1, 3])

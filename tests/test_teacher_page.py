@@ -13,21 +13,8 @@ from pathlib import Path
 import pytest
 
 from refscore.cli import main
+from tests.merge_intervals_ref import MERGE
 
-MERGE = '''def merge_intervals(intervals):
-    """Merge overlapping intervals.
-
-    >>> merge_intervals([[1, 3], [2, 4], [6, 8]])
-    [[1, 4], [6, 8]]
-    """
-    result = []
-    for start, end in sorted(intervals):
-        if result and start <= result[-1][1]:
-            result[-1][1] = max(result[-1][1], end)
-        else:
-            result.append([start, end])
-    return result
-'''
 CLAMP = '''def clamp(x, lo, hi):
     """Clamp x into [lo, hi].
 
