@@ -1,9 +1,12 @@
 """Drop-in replacements for the packages people cite.
 
 * ``calc_codebleu``: the shape and numbers of ``codebleu.calc_codebleu`` (codebleu 0.7.0);
-* ``score``: the shape and numbers of ``code_bert_score.score`` (code-bert-score 0.4.1).
+* ``score``: the shape and numbers of ``code_bert_score.score`` (code-bert-score 0.4.1), with the
+  package's model for ``lang`` (or its error when that model is not cached); RefScore's embedded
+  all-MiniLM-L6-v2 only as ``model_type=EMBEDDED_MODEL``.
 """
 
+from ..embed.registry import EMBEDDED_MODEL_ID as EMBEDDED_MODEL
 from .codebleu_api import AVAILABLE_LANGS, calc_codebleu
 
 
@@ -16,4 +19,4 @@ def __getattr__(name: str):
     raise AttributeError(name)
 
 
-__all__ = ["AVAILABLE_LANGS", "calc_codebleu", "score"]
+__all__ = ["AVAILABLE_LANGS", "EMBEDDED_MODEL", "calc_codebleu", "score"]

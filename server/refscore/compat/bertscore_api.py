@@ -4,8 +4,10 @@ Same arguments, same ``(P, R, F1, F3)`` float32 tensors, same numbers (within 1e
 
 * models load from local files only (a folder, or a Hugging Face id already in the local cache);
   an explicit ``model_type`` that is not local raises ``ModelNotAvailableError``; with only
-  ``lang`` given (read as the package reads it: ``lang="py"`` means codebert-base-mlm) and that
-  model not cached, the embedded all-MiniLM-L6-v2 (layer 6) is used and a warning says so;
+  ``lang`` given (read as the package reads it: ``lang="py"`` means codebert-base-mlm) the
+  package's model is used, and when it is not cached the call fails as the package fails offline
+  (``PackageModelNotCachedError``, an ``OSError``), never switching models; the embedded
+  all-MiniLM-L6-v2 (layer 6) only when asked for: ``model_type=EMBEDDED_MODEL``;
 * ``sources`` (the natural-language context) works with every fast tokenizer (WordPiece too) and
   may be combined with several references per candidate;
 * the loaded model and the embeddings are kept between calls (same model, layer, device).
@@ -21,20 +23,23 @@ from __future__ import annotations
 
 import numbers
 import os
-import warnings
 from typing import Any, Iterable, Mapping, Sequence, Union
 
 from ..errors import MissingIdfWeightError, ScoreInputError, refuse_lone_surrogates, refuse_one_string
 from ..embed import torch_module
 from ..embed.encoder import LayerRangeError, encoder_for
-from ..embed.registry import ModelSpec, known_layer, local_model_path, paper_model, resolve_model
+from ..embed.registry import (EMBEDDED_MODEL_ID, ModelNotAvailableError, ModelSpec, known_layer, local_model_path,
+                              paper_model, resolve_model)
 from ..metrics.codebertscore import IdfTable, model_input
 from ..metrics.codebertscore_batch import best_over_references
 from ..embed.files import load_baseline
 from ..embed.prepared import (PreparedText, idf_from_references, match_device, match_prepared, prepare_texts,
                              unweighted_ids)
 
-__all__ = ["score"]
+__all__ = ["EMBEDDED_MODEL", "PackageModelNotCachedError", "score"]
+
+#: ``model_type`` that asks for RefScore's embedded all-MiniLM-L6-v2 (layer 6 unless ``num_layers``).
+EMBEDDED_MODEL = EMBEDDED_MODEL_ID  # also refscore.compat.EMBEDDED_MODEL
 
 #: code-bert-score's layer for a model it does not know.
 PACKAGE_DEFAULT_LAYER = 10
@@ -44,19 +49,26 @@ PACKAGE_LANGS = {"python": "python", "javascript": "javascript", "js": "javascri
                  "c++": "cpp", "java": "java"}
 
 
-def _spec(lang: str | None, model_type: str | None, num_layers: int | None, warn: bool = True) -> ModelSpec:
+class PackageModelNotCachedError(ModelNotAvailableError, OSError):
+    """``lang`` names a model of the package's that is not in the local Hugging Face cache; offline,
+    code_bert_score fails there too, with an ``OSError`` from transformers (caught by the same
+    ``except OSError``)."""
+
+
+def _spec(lang: str | None, model_type: str | None, num_layers: int | None) -> ModelSpec:
     if model_type is not None:
         model_type = str(model_type)
         layer = num_layers if num_layers is not None else (known_layer(model_type) or PACKAGE_DEFAULT_LAYER)
         return resolve_model(model=model_type, layer=layer)
     paper_id, paper_layer = paper_model(PACKAGE_LANGS.get((lang or "").lower()))
     path = local_model_path(paper_id)
-    if path is not None:
-        return ModelSpec(paper_id, path, num_layers if num_layers is not None else paper_layer)
-    if warn:
-        warnings.warn(f"{paper_id} is not in the local Hugging Face cache; using the embedded "
-                      "all-MiniLM-L6-v2 instead", stacklevel=4)
-    return resolve_model(layer=num_layers, prefer_paper=False)
+    if path is None:
+        raise PackageModelNotCachedError(
+            f"{paper_id}, code_bert_score's model for lang={lang!r}, is not in the local Hugging Face cache, "
+            f"and RefScore never downloads models (offline, the package fails here too): download it once "
+            f"with `huggingface-cli download {paper_id}`, or ask for RefScore's embedded model with "
+            "model_type=refscore.compat.EMBEDDED_MODEL (all-MiniLM-L6-v2, layer 6)")
+    return ModelSpec(paper_id, path, num_layers if num_layers is not None else paper_layer)
 
 
 def _baseline(path: str | None, layer: int) -> tuple[float, ...]:
@@ -134,7 +146,7 @@ def score(cands: Sequence[str], refs: Sequence[Union[str, Sequence[str]]], lang:
     out = _score(cands, refs, lang, model_type, num_layers, idf, sources, batch_size, device,
                  rescale_with_baseline, baseline_path)
     if return_hash:
-        spec = _spec(lang, model_type, num_layers, warn=False)  # the model that made the numbers
+        spec = _spec(lang, model_type, num_layers)  # the model that made the numbers
         model = str(model_type) if model_type is not None else spec.model_id
         return out, package_hash(model, spec.layer, idf, rescale_with_baseline, baseline_path is not None)
     return out
