@@ -20,6 +20,7 @@ from typing import Any, Iterator, Sequence
 from .. import languages
 from ..parsing.gc_pause import gc_paused
 from ..parsing.flat import FlatTree, flatten
+from ._reach import Reach
 from ._tree import Points, build
 from ._walker import Edge, Rules, Walker
 from .rules_go import GO
@@ -57,13 +58,13 @@ class FlowEdge:
     token: int
     relation: str
     parent_names: tuple[str, ...]
-    parent_tokens: tuple[int, ...]
+    parent_tokens: Sequence[int]  # a tuple, or a ``Reach`` view (a large set shared with other edges)
     start: tuple[int, int]
     end: tuple[int, int]
 
 
 #: A ``FlowEdge`` as a plain tuple of its fields, in order (what analyses keep).
-RawEdge = tuple[str, int, str, tuple[str, ...], tuple[int, ...], tuple[int, int], tuple[int, int]]
+RawEdge = tuple[str, int, str, tuple[str, ...], Sequence[int], tuple[int, int], tuple[int, int]]
 
 
 def dropped_types(language: str, mode: str) -> frozenset[str]:
@@ -145,10 +146,19 @@ def _assemble(edges: list[Edge], spans: list[tuple[int, int]]) -> list[Any]:
     each edge's token's start and end byte offsets."""
     edges.sort(key=_TOKEN_OF)
     keep: set[int] = set()
+    shared: dict[int, Reach] = {}  # per shared list (``_reach``), its longest view: read once
     for e in edges:
-        if e[4]:
+        parents = e[4]
+        if parents:
             keep.add(e[1])
-            keep.update(e[4])
+            if parents.__class__ is Reach:
+                seen = shared.get(id(parents.store))
+                if seen is None or seen.size < parents.size:
+                    shared[id(parents.store)] = parents
+            else:
+                keep.update(parents)
+    for parents in shared.values():
+        keep.update(parents)
     merged: dict[int, Edge] = {}
     for e in edges:
         tok = e[1]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from ._reach import union
 from ._tree import Abort
 from ._walker import COMES, COMPUTED, Edge, Getter, Handler, Node, PassFn, State, Walker
 
@@ -124,9 +125,10 @@ def increment(w: Walker, n: Node, st: State) -> State:
 
 
 def union_states(states: list[State]) -> State:
-    """Join of branch states: per variable, the sorted union of definitions.
+    """Join of branch states: per variable, the sorted union of definitions (``_reach.union``:
+    appended to a shared list when the join only adds later definitions).
 
-    State values are always sorted, duplicate-free tuples, so a variable whose value is the same
+    State values are always sorted, duplicate-free sets, so a variable whose value is the same
     in every state that has it keeps that value (most are: branches start from copies).
     """
     merged: dict[str, Any] = {}
@@ -138,13 +140,13 @@ def union_states(states: list[State]) -> State:
                 merged[key] = val
             elif got is val:
                 continue
-            elif got.__class__ is set:
-                got.update(val)
+            elif got.__class__ is list:
+                got.append(val)
             elif got != val:
-                merged[key] = {*got, *val}
+                merged[key] = [got, val]
     for key, val in merged.items():
-        if val.__class__ is set:
-            merged[key] = tuple(sorted(val))
+        if val.__class__ is list:
+            merged[key] = union(val)
     return merged
 
 
@@ -227,11 +229,9 @@ def merge_loop_edges(edges: list[Edge]) -> list[Edge]:
         g = groups[key]
         first = g[0]
         names: tuple[str, ...] = ()
-        idxs: tuple[int, ...] = ()
         for e in g:
             names += e[3]
-            idxs += e[4]
-        groups[key] = (first[0], first[1], first[2], tuple(dict.fromkeys(names)), tuple(sorted(set(idxs))))
+        groups[key] = (first[0], first[1], first[2], tuple(dict.fromkeys(names)), union([e[4] for e in g]))
     return list(groups.values())
 
 
