@@ -13,6 +13,7 @@ from .options import UsageError
 
 if TYPE_CHECKING:
     from ..grade.classroom.outputs import ClassroomOutputs
+    from ..grade.classroom.roster import RosterEntry
 
 #: Options that write a classroom output and so need --rubric.
 NEED_RUBRIC = ("points", "canvas", "moodle", "feedback", "gradescope", "classroom_summary", "adjustments")
@@ -103,7 +104,16 @@ def classroom_from_args(args: argparse.Namespace, metrics: tuple[str, ...]) -> C
         assignment=title, feedback=feedback, reveal=args.reveal,
         gradescope=Path(args.gradescope) if args.gradescope else None, visibility=args.gradescope_visibility,
         classroom=Path(args.classroom_summary) if args.classroom_summary else None, anonymise_key=key, title=title,
-        graders=out_dir if args.anonymise else None)
+        graders=out_dir if args.anonymise else None, roster=_roster(args))
+
+
+def _roster(args: argparse.Namespace) -> tuple[RosterEntry, ...]:
+    """``--roster``'s students for the grade books (names, SIS ids, sections); read again by the
+    run for who is missing, the same file both times."""
+    from ..grade.classroom.roster import load_roster
+
+    given = getattr(args, "roster", None)
+    return tuple(load_roster(given)) if given and given != "-" else ()
 
 
 def _no_link(folder: Path, label: str) -> None:

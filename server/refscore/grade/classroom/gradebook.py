@@ -19,8 +19,10 @@ from typing import Any, Iterable, Sequence
 from ..behaviour_cells import not_run_reason
 from ..rows import LABELS
 from .adjustments import Adjustment
+from .book_roster import apply_roster, by_real_name
 from .cases import case_of
 from .late import days_late
+from .roster import RosterEntry
 from .rubric import BEHAVIOUR, Rubric, Scheme, shown_score
 
 #: Before the first error of a submission that earned 0 because it could not be scored.
@@ -97,6 +99,10 @@ class StudentGrade:
     problems: dict[str, ProblemGrade] = field(default_factory=dict)
     total_adjustments: list[Adjustment] = field(default_factory=list)
     rows: list[dict[str, Any]] = field(default_factory=list)
+    lms_name: str | None = None  # the layout's name where the roster's differs (``okaforada``)
+    sis_user_id: str | None = None  # the roster's (``book_roster``)
+    sis_login_id: str | None = None
+    section: str | None = None
 
     @property
     def max_total(self) -> float:
@@ -167,9 +173,10 @@ def _finite(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def build_gradebook(rows: Sequence[dict[str, Any]], rubric: Rubric,
-                    adjustments: Iterable[Adjustment] = ()) -> Gradebook:
-    """The grade book of a run's ``rows`` (in input order) under ``rubric``."""
+def build_gradebook(rows: Sequence[dict[str, Any]], rubric: Rubric, adjustments: Iterable[Adjustment] = (),
+                    roster: Sequence[RosterEntry] = ()) -> Gradebook:
+    """The grade book of a run's ``rows`` (in input order) under ``rubric``; ``roster``: the
+    names, SIS ids and sections the students get (``book_roster``)."""
     problems: list[str] = []
     for row in rows:
         name = str(row.get("problem") or "")
@@ -208,6 +215,7 @@ def build_gradebook(rows: Sequence[dict[str, Any]], rubric: Rubric,
         for student in book.students:
             mine = [r for r in student.rows if str(r.get("problem") or "") == problem]
             student.problems[problem] = _grade(problem, mine, rubric, ran, behaved)
+    apply_roster(book, roster)
     _adjust(book, list(adjustments))
     return book
 
@@ -221,6 +229,8 @@ def _behaviour_notes(scheme: Scheme, behaved: bool, rows: list[dict[str, Any]]) 
     why = f" ({'; '.join(reasons[:3])})" if reasons else " (not in --metrics)"
     if behaviour_max:
         return [f"behaviour ran for no submission{why}: its {behaviour_max:g} points are 0 for every student"]
+    if not reasons:  # a run without behaviour, by choice: nothing to say
+        return []
     return [f"behaviour ran for no submission{why}: every point comes from resemblance to the reference"]
 
 
@@ -301,11 +311,12 @@ def _late(grade: ProblemGrade, row: dict[str, Any], rubric: Rubric) -> None:
 def _adjust(book: Gradebook, adjustments: list[Adjustment]) -> None:
     index: dict[str, StudentGrade] = {}
     for student in book.students:
-        for name in (student.key, student.name, student.student_id):
+        for name in (student.key, student.name, student.student_id, student.lms_name, student.sis_user_id,
+                     student.sis_login_id):
             if name:
                 index.setdefault(name, student)
     for adjustment in adjustments:
-        student = index.get(adjustment.student)
+        student = index.get(adjustment.student) or by_real_name(book.students, adjustment.student)
         if student is None:
             book.notes.append(f"adjustments line {adjustment.line}: no student {adjustment.student!r} in this run")
             continue

@@ -53,8 +53,9 @@ def canvas_csv(book: Gradebook, assignment: str) -> str:
     """The Canvas gradebook import file."""
     rows: list[list[Any]] = [[*CANVAS_HEAD, assignment], ["    Points Possible", "", "", "", "", book.max_total]]
     for student in book.students:
-        rows.append([student.name, student.student_id or "", _extra(student, "sis_user_id"),
-                     _extra(student, "sis_login_id"), _extra(student, "section"), student.total])
+        rows.append([student.name, student.student_id or "", student.sis_user_id or _extra(student, "sis_user_id"),
+                     student.sis_login_id or _extra(student, "sis_login_id"),
+                     student.section or _extra(student, "section"), student.total])
     return _csv(rows)
 
 

@@ -23,7 +23,9 @@ from .adjustments import read_adjustments
 from .anonymise import PseudonymKey, read_key, reveal_students, write_key
 from .autograders import classroom_summary, gradescope_results
 from .feedback import details_by_id, student_feedback
+from .book_roster import apply_roster
 from .gradebook import Gradebook, build_gradebook
+from .roster import RosterEntry
 from .rubric import Rubric, load_rubric  # noqa: F401 - load_rubric: the command line's, with ClassroomOutputs
 
 
@@ -46,6 +48,7 @@ class ClassroomOutputs:
     anonymise_key: Path | None = None  # --anonymise: the teacher's key file
     graders: Path | None = None  # --anonymise: the -o DIR graders are given (where no name may stay)
     title: str = "Feedback"
+    roster: tuple[RosterEntry, ...] = ()  # --roster: the names, SIS ids and sections of the grade books
 
     @property
     def needs_details(self) -> bool:
@@ -125,8 +128,8 @@ def write_classroom(out: ClassroomOutputs, rows: Sequence[dict[str, Any]],
     if out.gradescope is not None and len(set(problems)) == len(problems) and \
             not any(r.get("student") or r.get("student_id") for r in rows):
         rows = [{**r, "student": "submission"} for r in rows]  # one file per problem: Gradescope's one submission
-    book = build_gradebook(rows, out.rubric, adjustments)
-    teacher = reveal_students(book, key) if key is not None else book
+    book = build_gradebook(rows, out.rubric, adjustments, out.roster if key is None else ())
+    teacher = apply_roster(reveal_students(book, key), out.roster) if key is not None else book
     written: list[Path] = []
 
     def put(path: Path, text: str) -> None:

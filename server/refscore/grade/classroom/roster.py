@@ -7,12 +7,19 @@ is the student's when the ids agree, else (when one side has no id) when the nam
 case, accents, spaces and punctuation are dropped, in either order of the words (Canvas writes
 "lovelaceada" for "Ada Lovelace"); two students of one name are told apart by their ids. Roster students with no submission are listed as missing (and get an error row per
 problem); submissions of students not on the roster are listed too (and graded).
+
+The LMS's own exports read as rosters: Canvas's gradebook export (``Student, ID, SIS User ID,
+SIS Login ID, Section``; its ``Points Possible`` row and the test student are no students), and
+Moodle's grading worksheet (``Identifier`` = ``Participant 12345``, the id of Moodle's download
+folder names). A roster's name (``Okafor, Ada``), SIS ids and section are what every grade book
+and feedback page shows (``gradebook``), and adjustments may name the student by it.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
@@ -24,8 +31,12 @@ from ...scoring.inputs import read_source
 from .model import Student
 
 _NAME_COLUMNS = ("name", "student", "full name", "student name", "fullname")
-_ID_COLUMNS = ("id", "student_id", "student id", "sis user id", "user id", "sid", "login", "username", "email",
-               "sis login id", "github", "github username")
+_ID_COLUMNS = ("id", "identifier", "student_id", "student id", "sis user id", "user id", "sid", "login", "username",
+               "email", "email address", "sis login id", "github", "github username")
+#: Canvas's gradebook export rows that are no students: its points row and its test student.
+_NOT_STUDENTS = frozenset({"points possible", "student, test", "test student"})
+#: Moodle's worksheet identifier, ``Participant 12345``: the id is the number.
+_PARTICIPANT = re.compile(r"^participant\s+(\d+)$", re.IGNORECASE)
 
 
 def squashed(text: str) -> str:
@@ -53,6 +64,9 @@ class RosterEntry:
 
     name: str
     ids: tuple[str, ...] = ()
+    sis_user_id: str | None = None  # Canvas's columns, where the roster has them
+    sis_login_id: str | None = None
+    section: str | None = None
 
     def owns(self, student: Student) -> bool:
         """True when ``student`` (from a layout) is this roster entry."""
@@ -77,19 +91,38 @@ def load_roster(path: str | Path) -> list[RosterEntry]:
         raise InputFileError(f"{path}: the roster is empty")
     header = [cell.strip().lower() for cell in next(csv.reader([lines[0]]))]
     names = [i for i, h in enumerate(header) if h in _NAME_COLUMNS]
-    ids = [i for i, h in enumerate(header) if h in _ID_COLUMNS]
+    ids = sorted((i for i, h in enumerate(header) if h in _ID_COLUMNS), key=lambda i: _ID_COLUMNS.index(header[i]))
     if not names and not ids:
         return [RosterEntry(line.strip()) for line in lines]
+    extra = {key: header.index(key) for key in ("sis user id", "sis login id", "section") if key in header}
     out = []
     for row in csv.reader(io.StringIO("\n".join(lines[1:]))):
         cells = [c.strip() for c in row]
         name = next((cells[i] for i in names if i < len(cells) and cells[i]), "")
-        found = tuple(cells[i] for i in ids if i < len(cells) and cells[i])
+        if name.lower() in _NOT_STUDENTS:
+            continue
+        found = tuple(_plain_id(cells[i]) for i in ids if i < len(cells) and cells[i])
+        more = {key.replace(" ", "_"): cells[i] for key, i in extra.items() if i < len(cells) and cells[i]}
         if name or found:
-            out.append(RosterEntry(name or found[0], found))
+            out.append(RosterEntry(name or found[0], found, **more))
     if not out:
         raise InputFileError(f"{path}: the roster lists no student")
     return out
+
+
+def _plain_id(cell: str) -> str:
+    """An id as the layouts give it: Moodle's ``Participant 12345`` is ``12345``."""
+    found = _PARTICIPANT.match(cell)
+    return found[1] if found else cell
+
+
+def roster_entry_of(roster: Sequence[RosterEntry], student: Student) -> RosterEntry | None:
+    """The roster entry that is ``student`` (``RosterEntry.owns``; ids agreeing first), else None."""
+    mine = _ids((student.id, student.login))
+    by_id = [e for e in roster if mine & _ids(e.ids)]
+    if by_id:
+        return by_id[0]
+    return next((e for e in roster if e.owns(student)), None)
 
 
 def _ids(values: "tuple[str | None, ...]") -> frozenset[str]:

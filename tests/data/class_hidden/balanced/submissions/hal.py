@@ -1,0 +1,2 @@
+def balanced(text):
+    return text == text[::-1]

@@ -1,0 +1,5 @@
+import roman
+
+
+def to_roman(number):
+    return roman.toRoman(number)
