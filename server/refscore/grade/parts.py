@@ -32,9 +32,11 @@ from typing import Any, Iterable, Sequence
 
 from ..errors import InputFileError
 from ..safe_read import open_regular
-from ..safe_write import commit, new_temporary
+from ..safe_write import OutputFileError, commit, new_temporary
 
 _NAME = re.compile(r"^b(\d+)-([0-9a-f]+)-(\d+)-(\d+)-(\d+)\.jsonl$")
+#: A part's temporary file while it is written (``write``): ``.<part name>.<32 hex>.tmp``.
+_TEMPORARY = re.compile(r"^\.b\d+-[0-9a-f]+-\d+-\d+-\d+\.jsonl\.[0-9a-f]{32}\.tmp$")
 KEY_CHARS = 32
 
 
@@ -59,11 +61,19 @@ class PartStore:
         text = "".join(json.dumps(_checked(key, _entry(*entry)), ensure_ascii=False, allow_nan=False) + "\n"
                        for entry in ordered)
         handle, tmp = new_temporary(target, f".{name}.{uuid.uuid4().hex}.tmp")
-        with handle:
-            handle.write(text.encode("utf-8"))
-            if self.durable:
-                handle.flush()
-                os.fsync(handle.fileno())
+        try:
+            with handle:
+                handle.write(text.encode("utf-8"))
+                if self.durable:
+                    handle.flush()
+                    os.fsync(handle.fileno())
+        except BaseException as error:  # a full disk, Ctrl-C: no half-written part stays behind
+            tmp.unlink(missing_ok=True)
+            if isinstance(error, OSError):
+                raise OutputFileError(f"{target}: cannot write this scored part ({error.strerror or error}); the "
+                                      "parts written before it are kept: make room and rerun the same command to "
+                                      "finish") from None
+            raise
         commit(tmp, target)
         self._vouch(target)
         if self._index is not None:
@@ -83,6 +93,17 @@ class PartStore:
                         index.setdefault((block, key), []).append((count, Path(entry.path)))
             self._index = index
         return self._index
+
+    def remove_stale_temporaries(self) -> list[Path]:
+        """Remove the temporary files of parts a run never finished (killed, or the disk was full);
+        call it only while this run holds the folder's lock (``folder_lock``). The paths removed."""
+        removed = []
+        if self.folder.is_dir():
+            for entry in os.scandir(self.folder):
+                if _TEMPORARY.match(entry.name) and entry.is_file(follow_symlinks=False):
+                    Path(entry.path).unlink(missing_ok=True)
+                    removed.append(Path(entry.path))
+        return removed
 
     def refresh(self) -> None:
         """Forget the listing (other processes may have written parts since)."""

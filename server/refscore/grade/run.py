@@ -28,6 +28,7 @@ from .inputs import read_submissions, spool_stdin
 from .items import GradeItem
 from .job import DETAIL_LIMIT, PANES_LIMIT, GradeJob
 from .local_engine import EngineRun
+from .folder_lock import lock_folders
 from .parts import PartStore
 from .plan import BlockWork, Plan, PlannedBlock, Sources, plan_run
 from .progress import Progress
@@ -151,6 +152,8 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
         if not temporary:
             _check_work_folder(work, f"--cache {job.cache}" if job.cache else f"the scored-parts folder {work}",
                                outputs)
+        # one run at a time writes these folders (``folder_lock``), from here to its last output
+        locks = lock_folders([*(p.parent for p in regular_targets({**outputs, **extra})), *([] if temporary else [work])])
     except Exception:
         _remove_made(made)
         raise
@@ -184,6 +187,7 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
         work_data = BlockWork(replace(job.settings, explain=panes), job.inputs.language, detail, None,
                               _device_kind(job, cluster), job.inputs.fields, _sandbox_kind(job))
         store = PartStore(work / "parts", durable=not temporary)
+        store.remove_stale_temporaries()  # a crash or a full disk left them; no other run writes here now
         plan = plan_run(sources, work_data, store, spool_dir=work / "input" if cluster is not None else None)
         if say:  # before a run that finds nothing stops: a note may say why (an unknown key)
             for line in [*items.notes, *plan.notes]:
@@ -207,7 +211,7 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
                 "block_lines": job.block_lines, "elapsed_s": round(time.perf_counter() - start, 3)}
         if items.classes:  # classroom inputs: students, missing ones, unmatched files (``classroom.assign``)
             info["classes"] = items.classes
-        similar = _similarity(job, items.items, outputs, info, say)
+        similar = _similarity(job, items.items, outputs, info, say, items.starters)
 
         from .classroom.teacher_html import teacher_table
 
@@ -248,9 +252,11 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
         stop.kept_in = None if temporary else work  # type: ignore[attr-defined]  # for the one last line
         raise
     except Exception:
+        locks.release()
         _remove_made(made)  # e.g. no input found: no empty output folders left behind
         raise
     finally:
+        locks.release()
         if temporary:
             shutil.rmtree(work, ignore_errors=True)
         if stream is not None:
@@ -272,16 +278,17 @@ def _key_only(classroom: Any, key: Any) -> Any:
 
 
 def _similarity(job: GradeJob, items: list[GradeItem], outputs: dict[str, Path], info: dict[str, Any],
-                say: bool) -> dict[tuple[str, str | None], list[str]] | None:
+                say: bool, starters: dict[str | None, tuple[str, ...]]) -> dict[tuple[str, str | None], list[str]] | None:
     """``--similarity``: compare the students of each problem, write the similarity report, and
-    give the grade report's ``similar_to`` cells (None without ``--similarity``)."""
+    give the grade report's ``similar_to`` cells (None without ``--similarity``); ``starters``: the
+    mapping problems' own starter code (``ItemSet.starters``), before ``--starter``'s."""
     if job.similarity is None:
         return None
     from .similarity import NOTHING_TO_COMPARE, comparable_pairs, empty_problems, flagged_pairs, flags, nothing_in, \
         similarity_of
     from .similarity_report import write_similarity
 
-    problems = similarity_of(items, job.similarity, _starters(job, items))
+    problems = similarity_of(items, job.similarity, {**_starters(job, items), **starters})
     write_similarity(outputs["similarity_html"].parent, problems, job.similarity)
     count = flagged_pairs(problems)
     possible = comparable_pairs(problems)
