@@ -26,17 +26,19 @@ def histogram_svg(title: str, values: Sequence[float], bins: int = 10) -> str:
     return counts_svg(title, bin_counts(values, bins), len(values), mean)
 
 
-def counts_svg(title: str, counts: Sequence[int], n: int, mean: float | None) -> str:
-    """The bar chart of ``histogram_svg`` from bin counts already made (large runs stream them)."""
+def counts_svg(title: str, counts: Sequence[int], n: int, mean: float | None, threshold: float | None = None,
+               width: int = WIDTH) -> str:
+    """The bar chart of ``histogram_svg`` from bin counts already made (large runs stream them);
+    ``threshold``: a marked line at that score (the similarity page's), labelled."""
     bins = len(counts)
     top = max(counts) if counts and max(counts) else 1
     facts = f"(n={n:,}" + (f", mean {mean:.3f})" if mean is not None else ")")
     heading = f"{title} {facts}"
     split = len(heading) > HEADING_CHARS  # the title's own line, then n and the mean: none cut off
     pad_top = PAD_TOP + (8 if split else 0)
-    plot_w, plot_h = WIDTH - PAD_LEFT - 6, HEIGHT - PAD_BOTTOM - pad_top
+    plot_w, plot_h = width - PAD_LEFT - 6, HEIGHT - PAD_BOTTOM - pad_top
     bar_w = plot_w / bins
-    parts = [f'<svg class="hist" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
+    parts = [f'<svg class="hist" width="{width}" height="{HEIGHT}" viewBox="0 0 {width} {HEIGHT}" '
              f'role="img" aria-label="{escape(title)} histogram">']
     if split:
         parts.append(f'<text x="{PAD_LEFT}" y="12" class="ht">{escape(title)}</text>'
@@ -59,5 +61,11 @@ def counts_svg(title: str, counts: Sequence[int], n: int, mean: float | None) ->
     if mean is not None:
         x = PAD_LEFT + plot_w * min(1.0, max(0.0, mean))
         parts.append(f'<line x1="{x:.1f}" y1="{pad_top}" x2="{x:.1f}" y2="{base}" class="mean"/>')
+    if threshold is not None:
+        x = PAD_LEFT + plot_w * min(1.0, max(0.0, threshold))
+        parts.append(f'<line x1="{x:.1f}" y1="{pad_top - 4}" x2="{x:.1f}" y2="{base}" class="threshold" '
+                     f'stroke="#c0392b" stroke-width="2" stroke-dasharray="4 2"/>'
+                     f'<text x="{x - 3:.1f}" y="{pad_top - 6}" class="thr">'
+                     f"threshold {threshold:.2f}</text>")
     parts.append("</svg>")
     return "".join(parts)

@@ -54,6 +54,8 @@ class ItemSet:
     notes: list[str] = field(default_factory=list)
     classes: list[dict[str, Any]] = field(default_factory=list)  # per class read: ``classroom.assign.ClassReport``
     problem_errors: list[str] = field(default_factory=list)  # one line per problem nothing can be graded for
+    #: a mapping problem's own starter code (its ``starter =``), by problem name: the similarity's
+    starters: dict[str | None, tuple[str, ...]] = field(default_factory=dict)
 
     def extend(self, other: "ItemSet") -> None:
         """Append another set's items, notes and class reports."""
@@ -61,6 +63,7 @@ class ItemSet:
         self.notes.extend(other.notes)
         self.classes.extend(other.classes)
         self.problem_errors.extend(other.problem_errors)
+        self.starters.update(other.starters)
 
 
 def with_readable_names(item: GradeItem) -> GradeItem:

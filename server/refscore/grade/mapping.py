@@ -190,6 +190,8 @@ def _problem_items(entry: dict[str, Any], base: Path, index: int, default_langua
     result = items_for(problem, subs, pattern, id_prefix=f"{name}/", base=base)
     for item in result.items:
         strip_starter(item, starter)
+    if starter is not None:  # the similarity sets the starter's k-grams aside too
+        result.starters[name] = tuple(starter.texts)
     if not arguments:
         result.notes.append(f"problem {name!r}: no submissions listed")
     return result

@@ -13,6 +13,7 @@ from typing import Any, Sequence
 from .heatmap import safe_attr, safe_text
 from .similarity import NOTHING_TO_COMPARE, ProblemSimilarity
 from .similarity_submissions import TARGET_CSS, submissions_list
+from .similarity_views import VIEWS_CSS, distribution, line_regions, near_pairs, region_line
 from .writers import neutralise, replace_report
 
 HINT = ("A hint for the teacher, never a verdict: a high score means two submissions have the same "
@@ -40,7 +41,7 @@ summary{cursor:pointer;font-weight:600}
 pre.code{font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;background:#fbfbfc;border:1px solid #e3e6ec;
 padding:8px;overflow:auto;max-height:560px;margin:0;white-space:pre}
 pre.code span.shared{background:#ffd9a8}pre.code span.gap{color:#888;font-style:italic}.ln{color:#999;user-select:none}.muted{color:#666;font-size:12px}
-""" + TARGET_CSS
+""" + TARGET_CSS + VIEWS_CSS
 
 
 def report_paths(folder: Path) -> dict[str, Path]:
@@ -63,7 +64,9 @@ def _cluster_of(problem: ProblemSimilarity) -> dict[str, int]:
 
 
 def report_data(problems: Sequence[ProblemSimilarity], threshold: float) -> dict[str, Any]:
-    """The JSON report: per problem, the work done, the flagged pairs, clusters and statuses."""
+    """The JSON report: per problem, the work done, the flagged pairs (with their matched regions),
+    clusters, statuses, the histogram of every compared pair's score (``BINS`` bins over 0..1) and
+    the pairs just below the threshold."""
     out = []
     for problem in problems:
         result, cluster = problem.result, _cluster_of(problem)
@@ -75,8 +78,13 @@ def report_data(problems: Sequence[ProblemSimilarity], threshold: float) -> dict
             "pairs": [{"first": p.first, "second": p.second, "score": p.score, "containment": p.containment,
                        "shared_kgrams": p.shared_kgrams, "cluster": cluster.get(p.first),
                        "first_source": problem.sources.get(p.first), "second_source": problem.sources.get(p.second),
-                       "first_lines": [n + 1 for n in p.first_lines], "second_lines": [n + 1 for n in p.second_lines]}
+                       "first_lines": [n + 1 for n in p.first_lines], "second_lines": [n + 1 for n in p.second_lines],
+                       "regions": [{"first_lines": [n + 1 for n in r.first_lines],
+                                    "second_lines": [n + 1 for n in r.second_lines]} for r in p.regions]}
                       for p in result.pairs],
+            "histogram": list(result.histogram),
+            "near_pairs": [{"first": p.first, "second": p.second, "score": p.score, "containment": p.containment}
+                           for p in result.near],
             "clusters": [list(group) for group in result.clusters],
             "submissions": [{"id": name, "source": problem.sources.get(name), "status": status,
                              "syntax_errors": name in errors} for name, status in result.status.items()],
@@ -123,7 +131,8 @@ def _problem(index: int, problem: ProblemSimilarity, shown_before: int) -> str:
            f"candidate pairs by MinHash/LSH: {result.compared:,} of {result.possible:,} pairs compared exactly")
     starter = f"; starter code removed ({problem.starter_files} file{'s' * (problem.starter_files != 1)})" \
         if problem.starter_files else ""
-    out = [f"<h2>{name} <span class=\"muted\">({safe_text(problem.language or '')}; {how}{starter})</span></h2>"]
+    out = [f"<h2>{name} <span class=\"muted\">({safe_text(problem.language or '')}; {how}{starter})</span></h2>",
+           distribution(problem)]
     if result.unlisted:
         out.append(f'<p class="muted">{result.unlisted:,} more pairs are flagged and not listed anywhere (past '
                    f"{len(result.pairs):,}): the groups below hold every flagged submission.</p>")
@@ -147,6 +156,7 @@ def _problem(index: int, problem: ProblemSimilarity, shown_before: int) -> str:
             out.append(f'<p class="muted">{len(result.pairs) - TABLE_LIMIT:,} more pairs are in similarity.json and '
                        "similarity.csv.</p>")
     out.append(submissions_list(index, problem, max(0, SIDE_BY_SIDE_LIMIT - shown_before)))
+    out.append(near_pairs(problem))
     skipped = [(n, s) for n, s in result.status.items() if s != "compared"]
     if skipped:
         out.append("<p class=\"muted\">Not compared: " + "; ".join(f"{safe_text(n)} ({safe_text(s)})" for n, s in skipped)
@@ -162,23 +172,26 @@ def _problem(index: int, problem: ProblemSimilarity, shown_before: int) -> str:
 
 def _side_by_side(anchor: str, problem: ProblemSimilarity, pair: Any, open_: bool) -> str:
     panes = []
-    for name, lines in ((pair.first, pair.first_lines), (pair.second, pair.second_lines)):
+    for side, (name, lines) in enumerate(((pair.first, pair.first_lines), (pair.second, pair.second_lines))):
         source = problem.sources.get(name)
         where = f" &middot; {safe_text(source)}" if source and source != name else ""
-        panes.append(f'<div class="pane"><h4>{safe_text(name)}{where}</h4>'
-                     f'<pre class="code">{_code(problem.texts.get(name, ""), set(lines))}</pre></div>')
+        panes.append(f'<div class="pane"><h4>{safe_text(name)}{where}</h4><pre class="code">'
+                     f'{_code(problem.texts.get(name, ""), set(lines), line_regions(pair.regions, side))}</pre></div>')
     return (f'<details id="{safe_attr(anchor)}"{" open" if open_ else ""}><summary>{safe_text(pair.first)} and '
             f"{safe_text(pair.second)}: {pair.score:.3f}</summary>"
             '<p class="muted">Marked: lines in code both share (after names, comments and starter code are '
-            f'set aside).</p><div class="panes">{"".join(panes)}</div></details>')
+            "set aside); each matched region has its own colour and number, the same on both sides.</p>"
+            f'<div class="panes">{"".join(panes)}</div></details>')
 
 
 #: Blank lines in a row shown as one line saying how many (the starter code leaves its lines blank).
 GAP = 3
 
 
-def _code(text: str, shared: set[int]) -> str:
-    """The text with line numbers, shared lines marked, runs of ``GAP`` or more blank lines folded."""
+def _code(text: str, shared: set[int], regions: dict[int, int] | None = None) -> str:
+    """The text with line numbers, shared lines marked (``regions``: line -> its matched region,
+    each in its colour), runs of ``GAP`` or more blank lines folded."""
+    regions = regions or {}
     lines = text.split("\n")
     out: list[str] = []
     number = 0
@@ -192,7 +205,9 @@ def _code(text: str, shared: set[int]) -> str:
             number = end
             continue
         body = safe_text(lines[number])
-        if number in shared:
+        if number in regions:
+            body = region_line(body, regions[number], regions.get(number - 1) != regions[number])
+        elif number in shared:
             body = f'<span class="shared">{body}</span>'
         out.append(f'<span class="ln">{number + 1:4d} </span>{body}')
         number += 1

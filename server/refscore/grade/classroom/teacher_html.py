@@ -77,8 +77,25 @@ def students_table(book: Gradebook, feedback: dict[str, str] | None, similarity_
                "</thead><tbody>")
     for student in book.students:
         out.append(_row(student, problems, book.max_total, feedback, similarity_page, submission_anchor))
-    out.append("</tbody></table></div></section>")
+    out.append("</tbody></table></div>")
+    out.append(_same_failures(book))
+    out.append("</section>")
     return "".join(out)
+
+
+def _same_failures(book: Gradebook) -> str:
+    """The students who failed a problem in the same way (``behaviour_twins``), as a signal."""
+    from .behaviour_twins import same_failures
+
+    names = {str(row.get("id")): student.name for student in book.students for row in student.rows}
+    groups = same_failures([row for student in book.students for row in student.rows], names)
+    if not groups:
+        return ""
+    items = "".join(f"<li>{safe_text(g.problem or 'the problem')}: {safe_text(', '.join(g.students))} &mdash; "
+                    f"agree on {g.agreed:,} of {g.inputs:,} inputs and first {safe_text(g.note)}</li>" for g in groups)
+    return ('<h3 id="same-failures">The same wrong behaviour</h3><p class="legend">Students whose code fails the '
+            "same input with the same wrong answer and agrees on as many inputs: a signal to read beside the "
+            f'similarity (a common mistake is common), never a verdict.</p><ul class="same-failures">{items}</ul>')
 
 
 def _row(student: StudentGrade, problems: Sequence[str], max_total: float, feedback: dict[str, str] | None,

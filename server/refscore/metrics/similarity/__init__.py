@@ -18,6 +18,7 @@ from ...analysis.similarity_tokens import StructuralTokens
 from .candidates import ALL_PAIRS_UP_TO, all_pairs, minhash_pairs
 from .fingerprints import K, Fingerprint, fingerprint, starter_kgrams
 from .pairs import PairScore, clusters, pair_score, shared_lines
+from .regions import Region, matched_regions
 
 #: The score at or above which a pair is flagged when the teacher names no threshold.
 DEFAULT_THRESHOLD = 0.8
@@ -33,6 +34,10 @@ EMPTY = "not compared: no code"
 UNSUPPORTED = "not compared: not a language RefScore parses"
 TOO_SHORT = f"not compared: fewer than {K} tokens of code"
 ONLY_STARTER = "not compared: nothing but the starter code"
+#: Bins of the histogram of every compared pair's score (0..1), and the pairs just below the
+#: threshold listed (highest first: those a teacher may want to read too).
+BINS = 20
+NEAR_PAIRS = 10
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,7 @@ class SimilarPair:
     shared_kgrams: int
     first_lines: tuple[int, ...] = ()
     second_lines: tuple[int, ...] = ()
+    regions: tuple[Region, ...] = ()  # each shared run, longest first (``regions``)
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,8 @@ class SimilarityResult:
     possible: int = 0
     method: str = "all"
     unlisted: int = 0
+    histogram: tuple[int, ...] = ()  # every compared pair's score in ``BINS`` bins over 0..1
+    near: tuple[SimilarPair, ...] = ()  # the highest pairs below the threshold (no lines)
 
     def partners(self) -> dict[str, list[tuple[str, float]]]:
         """Each flagged submission's partners and their scores, highest first."""
@@ -116,10 +124,18 @@ def compare(submissions: Sequence[Submission], threshold: float = DEFAULT_THRESH
     else:
         candidates = [(shown[a], shown[b]) for a, b in minhash_pairs([prints[i] for i in shown], threshold)]
     scored: list[tuple[float, int, int, PairScore]] = []
+    below: list[tuple[float, int, int, PairScore]] = []
+    bins = [0] * BINS
     for a, b in candidates:
         found = pair_score(prints[a], prints[b])
+        bins[min(BINS - 1, int(found.score * BINS))] += len(same[a]) * len(same[b])
         if found.score >= threshold and found.shared:
             scored.append((-found.score, a, b, found))
+        elif found.shared:
+            below.append((-found.score, a, b, found))
+    bins[-1] += sum(len(m) * (len(m) - 1) // 2 for m in same.values())  # the same k-grams: score 1
+    near = heapq.nsmallest(NEAR_PAIRS, _every_pair(same, [], heapq.nsmallest(NEAR_PAIRS, below, key=_order)),
+                           key=_order)
     identical = [PairScore(1.0, 1.0, prints[members[0]].size) for members in same.values()]
     total = sum(len(m) * (len(m) - 1) // 2 for m in same.values()) + sum(len(same[a]) * len(same[b])
                                                                         for _, a, b, _ in scored)
@@ -127,13 +143,16 @@ def compare(submissions: Sequence[Submission], threshold: float = DEFAULT_THRESH
     listed = sorted(every, key=_order) if total <= MAX_PAIRS else heapq.nsmallest(MAX_PAIRS, every, key=_order)
     flagged = [SimilarPair(ids[a], ids[b], found.score, found.containment, found.shared,
                            *((shared_lines(submissions[a].tokens, prints[a], prints[b]),
-                              shared_lines(submissions[b].tokens, prints[b], prints[a])) if n < LINES_FOR else ()))
+                              shared_lines(submissions[b].tokens, prints[b], prints[a]),
+                              matched_regions(submissions[a].tokens, prints[a], submissions[b].tokens, prints[b]))
+                             if n < LINES_FOR else ()))
                for n, (_, a, b, found) in enumerate(listed)]
     edges = [(ids[m[0]], ids[other]) for m in same.values() for other in m[1:]]
     groups = clusters(ids, [*edges, *((ids[a], ids[b]) for _, a, b, _ in scored)])
     errors = tuple(s.id for s in submissions if s.tokens.has_syntax_errors and status[s.id] == "compared")
     return SimilarityResult(threshold, tuple(flagged), tuple(groups), status, errors, len(candidates),
-                            len(usable) * (len(usable) - 1) // 2, chosen, total - len(flagged))
+                            len(usable) * (len(usable) - 1) // 2, chosen, total - len(flagged), tuple(bins),
+                            tuple(SimilarPair(ids[a], ids[b], f.score, f.containment, f.shared) for _, a, b, f in near))
 
 
 def _order(entry: tuple[float, int, int, PairScore]) -> tuple[float, int, int]:
