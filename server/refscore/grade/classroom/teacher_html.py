@@ -43,7 +43,8 @@ def teacher_table(out: Any, html: Path | None,
                     "interrupted or scored nothing (rerun the same command once the notes above are dealt "
                     "with).</p></section>")
         adjustments = read_adjustments(out.adjustments) if out.adjustments is not None else []
-        book = build_gradebook(rows, out.rubric, adjustments)
+        roster = () if out.anonymise_key is not None else out.roster  # pseudonyms stay pseudonyms
+        book = build_gradebook(rows, out.rubric, adjustments, roster)  # as ``write_classroom``'s
         feedback = None
         if out.feedback is not None and html is not None and not is_stream(html):
             folder = Path(os.path.relpath(os.path.abspath(out.feedback), os.path.abspath(html.parent))).as_posix()
