@@ -1,6 +1,6 @@
 /** The language client: how `refscore serve` is started and what the client opts into. */
 
-import type * as vscode from "vscode";
+import * as vscode from "vscode";
 import { LanguageClient, type LanguageClientOptions, type ServerOptions } from "vscode-languageclient/node";
 import { MISSING, TOKEN_SCORES } from "./protocol";
 import { documentSelector } from "./selector";
@@ -31,7 +31,8 @@ export function createClient(launch: ServerLaunch, output: vscode.LogOutputChann
   const clientOptions: LanguageClientOptions = {
     documentSelector: documentSelector(),
     outputChannel: output,
-    initializationOptions: { tokenScores: true },
+    // behaviour runs code only in a trusted workspace (granting trust restarts the server)
+    initializationOptions: { tokenScores: true, workspaceTrusted: vscode.workspace.isTrusted },
     synchronize: { configurationSection: "refscore" },
     middleware: {
       handleDiagnostics(uri, diagnostics, next) {

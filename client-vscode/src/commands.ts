@@ -7,6 +7,7 @@ import { missingEntries, scoreEntries } from "./items";
 import { jumpTo, pickAndJump } from "./pickers";
 import { isMissingItem, MISSING, type MissingItem, SCORE_TEXT, SET_REFERENCE } from "./protocol";
 import { describeScoreText } from "./scoreText";
+import { compareWithReference, functionViews, rankAlternatives, showSideBySide } from "./compare";
 import type { Session } from "./session";
 import { setUpCodeBertScore, type SetupContext } from "./setup";
 import type { StatusView } from "./statusView";
@@ -34,10 +35,10 @@ export async function fetchMissing(session: Session, uri: vscode.Uri): Promise<M
 }
 
 /** Runs a command body, turning a thrown error into one message and a log line. */
-function guarded(output: vscode.LogOutputChannel, body: () => Promise<void>): () => Promise<void> {
-  return async () => {
+function guarded(output: vscode.LogOutputChannel, body: (...args: unknown[]) => Promise<void>): (...args: unknown[]) => Promise<void> {
+  return async (...args: unknown[]) => {
     try {
-      await body();
+      await body(...args);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       output.error(message);
@@ -166,7 +167,7 @@ async function setUp({ session, setup, status }: Parts): Promise<void> {
 
 export function registerCommands(parts: Parts): vscode.Disposable[] {
   const { output, heat, session } = parts;
-  const bodies: Record<string, (p: Parts) => Promise<void>> = {
+  const bodies: Record<string, (p: Parts, ...args: unknown[]) => Promise<void>> = {
     "refscore.chooseReference": chooseReference,
     "refscore.openReference": openReference,
     "refscore.scoreSelection": scoreSelection,
@@ -183,6 +184,10 @@ export function registerCommands(parts: Parts): vscode.Disposable[] {
     },
     "refscore.showLog": async () => output.show(),
     "refscore.setUpCodeBertScore": setUp,
+    "refscore.compareWithReference": compareWithReference,
+    "refscore.showReferenceSideBySide": showSideBySide,
+    "refscore.rankCompletions": rankAlternatives,
   };
-  return Object.entries(bodies).map(([id, body]) => vscode.commands.registerCommand(id, guarded(output, () => body(parts))));
+  const commands = Object.entries(bodies).map(([id, body]) => vscode.commands.registerCommand(id, guarded(output, (...args) => body(parts, ...args))));
+  return [...commands, functionViews()];
 }
