@@ -1,5 +1,7 @@
-"""The reference of the feedback and teacher-page tests (issue 42): merging intervals, with the
-docstring example behaviour makes its inputs from."""
+"""The reference of the feedback, teacher-page and similarity tests (issue 42): merging intervals,
+with the docstring example behaviour makes its inputs from; its starter code; and four students
+(Ana and Bob: the same program with the same bug, functions swapped and renamed; Cid: correct,
+written another way; Dee: the reference renamed)."""
 
 MERGE = '''def merge_intervals(intervals):
     """Merge overlapping intervals.
@@ -15,3 +17,46 @@ MERGE = '''def merge_intervals(intervals):
             result.append([start, end])
     return result
 '''
+
+STARTER = "def merge_intervals(intervals):\n    pass\n"
+ANA = '''def touches(last, start):
+    return start < last[1]
+
+
+def merge_intervals(intervals):
+    out = []
+    for a, b in intervals:
+        if out and touches(out[-1], a):
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
+'''
+# Ana's two functions, swapped and renamed: the same program, the same bug
+BOB = '''def merge_intervals(xs):
+    res = []
+    for lo, hi in xs:
+        if res and near(res[-1], lo):
+            res[-1][1] = max(res[-1][1], hi)
+        else:
+            res.append([lo, hi])
+    return res
+
+
+def near(prev, lo):
+    return lo < prev[1]
+'''
+CID = '''def merge_intervals(intervals):
+    ordered = sorted(intervals, key=lambda pair: pair[0])
+    merged = []
+    index = 0
+    while index < len(ordered):
+        low, high = ordered[index]
+        index += 1
+        while index < len(ordered) and ordered[index][0] <= high:
+            high = max(high, ordered[index][1])
+            index += 1
+        merged.append([low, high])
+    return merged
+'''
+DEE = MERGE.replace("result", "acc").replace("start", "s").replace("end", "e")
