@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import shutil
 from pathlib import Path
 
@@ -102,3 +103,25 @@ def test_plain_folders_rank_like_the_hidden_tests(tmp_path, passed):
     delivery = cls.plain_folders(tmp_path / "class")
     out = _grade(tmp_path, delivery, "plain")
     _check_ranking({r["student"]: float(r["total"]) for r in _csv(out / "points.csv")}, passed)
+
+
+def test_gradescope_autograder_results_rank_like_the_hidden_tests(tmp_path, passed):
+    """Gradescope runs the autograder once per student on ``/autograder/submission``: each
+    student's ``results.json`` score, from a mapping without any ``pattern``."""
+    from tests.test_classroom_gradescope_autograder import autograder
+
+    (tmp_path / "rubric.toml").write_text(RUBRIC, encoding="utf-8")
+    totals = {}
+    for person in cls.PEOPLE:
+        root = autograder(tmp_path / person.key, person.key, {"users": [{"name": person.full,
+                                                                        "sid": person.gradescope_sid}]})
+        mapping = cls.mapping(root / "source" / "week7.toml", root / "submission", "gradescope")
+        mapping.write_text(mapping.read_text().replace('["submission"]', f'["{root / "submission"}"]'))
+        results = root / "results.json"
+        assert main(["grade", "--mapping", str(mapping), "--metrics", "codebleu,behaviour", "--rubric",
+                     str(tmp_path / "rubric.toml"), "--gradescope", str(results), "--allow-outside", str(root),
+                     "--progress", "none", "-q", "--no-cache"]) == 0
+        data = json.loads(results.read_text())
+        assert data["extra_data"]["refscore"]["student"] == person.gradescope_sid
+        totals[person.key] = data["score"]
+    _check_ranking(totals, passed)

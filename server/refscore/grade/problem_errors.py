@@ -5,7 +5,8 @@ submission of it can be scored (no file matched it, every file is empty or in an
 Every row of such a problem is an error, and a grade book would give each student zero points
 for it as if they had been graded: the run still writes its score reports (their rows say why),
 but no grade book or feedback page, and it exits 3 with one line per problem naming it and the
-path at fault.
+path at fault. A run of one student's submission (Gradescope's autograder) is graded whatever
+they handed in: a problem they have no file for earns 0 with the reason.
 """
 
 from __future__ import annotations
@@ -28,5 +29,7 @@ def problem_error(where: str, items: Sequence[GradeItem]) -> str | None:
         return f"{where}: {reference}: nothing can be graded for it"
     if not items:
         return f"{where}: no submissions found: nothing to grade for it"
+    if len(items) == 1 and items[0].student:  # one student's submission (a Gradescope autograder run):
+        return None  # their missing or empty file is their 0 points, not the teacher's error
     first = next((item.error for item in items if item.error), None) or "no candidate text"
     return f"{where}: none of its {len(items):,} submission(s) can be scored (first: {first})"

@@ -162,6 +162,8 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
         own = [*outputs.values(), *extra.values(), *([classroom.feedback] if classroom and classroom.feedback else []),
                work, *([Path(job.inputs_file)] if job.inputs_file else [])]
         items = read_submissions(job.inputs, own=own)
+        if classroom is not None:
+            classroom.check_items(items.items)  # e.g. --gradescope and several students: refused before scoring
         key = None
         if classroom is not None and classroom.anonymise_key is not None:
             from .classroom.anonymise import anonymise_items

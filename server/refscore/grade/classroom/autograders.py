@@ -17,7 +17,7 @@ from typing import Any
 
 from .feedback import StudentFeedback
 from .feedback_md import problem_markdown
-from .gradebook import Gradebook
+from .gradebook import Gradebook, StudentGrade
 
 
 def gradescope_results(book: Gradebook, page: StudentFeedback, visibility: str = "visible",
@@ -32,14 +32,24 @@ def gradescope_results(book: Gradebook, page: StudentFeedback, visibility: str =
                       "output_format": "md", "visibility": visibility})
     out: dict[str, Any] = {
         "score": student.total,
-        "output": f"RefScore: {student.total:g} of {book.max_total:g} points, from the similarity of your code "
-                  "to a reference solution (a correct solution written another way can score lower).",
+        "output": f"RefScore: {student.total:g} of {book.max_total:g} points, {_from_what(student)}.",
         "output_format": "md", "visibility": visibility, "stdout_visibility": "hidden", "tests": tests,
         "extra_data": {"refscore": {"student": student.key, "max_total": book.max_total}},
     }
     if elapsed is not None:
         out["execution_time"] = round(elapsed, 3)
     return out
+
+
+def _from_what(student: StudentGrade) -> str:
+    """Where the points came from, in a student's words."""
+    late = sum(g.late_points for g in student.problems.values())
+    said = ", less " + f"{late:g} for handing in late" if late else ""
+    if any(g.behaviour_max for g in student.problems.values()):
+        return ("most from what your code does (run beside a reference solution on many inputs), the rest from how "
+                "closely it resembles that solution" + said)
+    return ("from the similarity of your code to a reference solution (a correct solution written another way can "
+            "score lower)" + said)
 
 
 def classroom_summary(book: Gradebook) -> tuple[dict[str, Any], bool]:

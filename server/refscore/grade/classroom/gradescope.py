@@ -4,11 +4,24 @@
 ``submission_metadata.yml`` inside each folder, for that folder, is read too). The student id is
 the SID, else the e-mail, else the submission id; ``late`` is the metadata's ``:late:`` flag
 where it has one. A group submission is graded once, under its first submitter (the others are
-named in a note). The metadata is read with ``yaml.safe_load`` (no object tags)."""
+named in a note). The metadata is read with ``yaml.safe_load`` (no object tags).
+
+The autograder's own folder, ``/autograder/submission`` (the student's files as they handed them
+in, no ``submission_N`` folders, no metadata inside), is one submission: each problem takes its
+file by the usual rules (``assign``: a file named after the problem or its reference), no
+``pattern`` needed. The student is named by ``/autograder/submission_metadata.json`` beside it
+where it is there (``users[0]``: ``name``, ``sid``, else ``email``; late when ``created_at`` is
+after ``assignment.due_date``), else ``submission``."""
 
 from __future__ import annotations
 
+import json
+import re
+from datetime import datetime
+from pathlib import Path
 from typing import Any, Sequence
+
+from ...safe_read import read_capped
 
 from .common import SKIP, group, top
 from .model import ClassInput, Student
@@ -51,7 +64,9 @@ def _load(entry: Entry, notes: list[str]) -> dict[str, Any]:
 
 
 def read(entries: Sequence[Entry], source: str) -> ClassInput:
-    """The students and files of a Gradescope export."""
+    """The students and files of a Gradescope export, or the one submission of an autograder run."""
+    if is_one_submission([e.name for e in entries]):
+        return read_one(entries, source)
     notes: list[str] = []
     meta: dict[str, Any] = {}
     for entry in entries:
@@ -94,3 +109,48 @@ def _text(value: Any) -> str | None:
     """A scalar metadata value as text (a list or mapping where a name belongs: None)."""
     return str(value).strip() or None if isinstance(value, (str, int, float)) and not isinstance(value, bool) \
         else None
+
+
+#: The autograder's metadata file, beside its ``submission`` folder.
+AUTOGRADER_METADATA = "submission_metadata.json"
+_EXPORT_FOLDER = re.compile(r"^submission_\d+$")
+
+
+def is_one_submission(names: Sequence[str]) -> bool:
+    """True when the names are one student's files (no export metadata, no ``submission_N``)."""
+    return not matches(names) and not any(_EXPORT_FOLDER.match(top(n)[0]) and top(n)[1] for n in names)
+
+
+def read_one(entries: Sequence[Entry], source: str) -> ClassInput:
+    """The autograder's ``submission`` folder as one submission (module docstring)."""
+    notes: list[str] = []
+    student, late = _autograder_student(Path(source).parent / AUTOGRADER_METADATA, notes)
+    result = group(entries, lambda entry: (student, entry.name, late), LAYOUT, source)
+    result.notes[:0] = notes
+    return result
+
+
+def _autograder_student(path: Path, notes: list[str]) -> tuple[Student, bool | None]:
+    """The submitter and late mark of ``submission_metadata.json`` (``submission`` without it)."""
+    if not path.is_file():
+        return Student("submission"), None
+    try:
+        data = json.loads(read_capped(path, 1 << 20).decode("utf-8-sig"))
+    except (OSError, ValueError, RecursionError) as error:
+        notes.append(f"{path}: not readable JSON ({error}); the submission is named 'submission'")
+        return Student("submission"), None
+    users = data.get("users") if isinstance(data, dict) else None
+    first = users[0] if isinstance(users, list) and users and isinstance(users[0], dict) else {}
+    name, email = _text(first.get("name")), _text(first.get("email"))
+    sid = _text(first.get("sid")) or email or _text(first.get("id"))
+    student = Student(name or sid or "submission", sid, email)
+    return student, _late(data.get("created_at"), (data.get("assignment") or {}).get("due_date")
+                          if isinstance(data.get("assignment"), dict) else None)
+
+
+def _late(created: Any, due: Any) -> bool | None:
+    """Whether ``created`` (ISO 8601) is after ``due``; None when either is missing or unreadable."""
+    try:
+        return datetime.fromisoformat(str(created)) > datetime.fromisoformat(str(due)) if created and due else None
+    except (ValueError, TypeError):
+        return None

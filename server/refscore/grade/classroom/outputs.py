@@ -24,7 +24,7 @@ from .anonymise import PseudonymKey, read_key, reveal_students, write_key
 from .autograders import classroom_summary, gradescope_results
 from .feedback import details_by_id, student_feedback
 from .book_roster import apply_roster
-from .gradebook import Gradebook, build_gradebook
+from .gradebook import Gradebook, build_gradebook, student_keys
 from .roster import RosterEntry
 from .rubric import Rubric, load_rubric  # noqa: F401 - load_rubric: the command line's, with ClassroomOutputs
 
@@ -54,6 +54,19 @@ class ClassroomOutputs:
     def needs_details(self) -> bool:
         """Feedback pages need every submission's texts and full report."""
         return self.feedback is not None or self.gradescope is not None
+
+    def check_items(self, items: Sequence[Any]) -> None:
+        """Refuse, before anything is scored, a run these outputs cannot be written for:
+        ``--gradescope`` writes one submission's results (``UsageError``, exit 2, no file written)."""
+        if self.gradescope is None:
+            return
+        rows = [{"id": i.id, "problem": i.problem, "student": i.student, "student_id": i.student_id} for i in items]
+        students = len({key for key, _, _ in student_keys(gradescope_rows(rows))})
+        if students != 1:
+            raise UsageError(f"--gradescope writes one submission's results (Gradescope runs the autograder once "
+                             f"per submission); this run has {students} students. In run_autograder, read "
+                             "/autograder/submission as the one submission: layout = \"gradescope\" on the "
+                             "mapping's problems (or --layout gradescope)")
 
     def named_outputs(self) -> dict[str, Path]:
         """Option name -> file, for every file written besides the feedback pages (checked, like
@@ -124,10 +137,8 @@ def write_classroom(out: ClassroomOutputs, rows: Sequence[dict[str, Any]],
             return ClassroomResult(None, [out.anonymise_key], [])
         return ClassroomResult(None, [], [])
     adjustments = read_adjustments(out.adjustments) if out.adjustments is not None else []
-    problems = [r.get("problem") for r in rows]
-    if out.gradescope is not None and len(set(problems)) == len(problems) and \
-            not any(r.get("student") or r.get("student_id") for r in rows):
-        rows = [{**r, "student": "submission"} for r in rows]  # one file per problem: Gradescope's one submission
+    if out.gradescope is not None:
+        rows = gradescope_rows(rows)
     book = build_gradebook(rows, out.rubric, adjustments, out.roster if key is None else ())
     teacher = apply_roster(reveal_students(book, key), out.roster) if key is not None else book
     written: list[Path] = []
@@ -170,6 +181,14 @@ def write_classroom(out: ClassroomOutputs, rows: Sequence[dict[str, Any]],
         write_key(out.anonymise_key, key)
         written.append(out.anonymise_key)
     return ClassroomResult(book, written, list(book.notes), passed)
+
+
+def gradescope_rows(rows: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
+    """A Gradescope run's rows: one file per problem and no student is its one submission."""
+    problems = [r.get("problem") for r in rows]
+    if len(set(problems)) == len(problems) and not any(r.get("student") or r.get("student_id") for r in rows):
+        return [{**r, "student": "submission"} for r in rows]
+    return rows
 
 
 def load_key(out: ClassroomOutputs) -> PseudonymKey | None:
