@@ -48,10 +48,30 @@ def test_codebleu_module_gives_the_package_corpus_and_the_cli_per_sample(cli_row
     expected = calc_codebleu(REFERENCES, PREDICTIONS, "python")
     for key, value in expected.items():
         assert values[key] == pytest.approx(value, abs=1e-12), key
-    assert values["codebleu_per_sample"] == pytest.approx([r["codebleu"]["codebleu"] for r in cli_rows], abs=1e-12)
+    # the package's rule per sample under its name; the native rule (the CLI's default) under its own
+    assert values["codebleu_per_sample"] == pytest.approx(
+        [calc_codebleu([r], [p], "python")["codebleu"] for r, p in zip(REFERENCES, PREDICTIONS)], abs=1e-12)
+    assert values["codebleu_native_per_sample"] == pytest.approx([r["codebleu"]["codebleu"] for r in cli_rows],
+                                                                 abs=1e-12)
+    assert "rule:compat" in values["signature"] and "rule:native" in values["native_signature"]
     # references as lists of strings (the second feature set) give the same numbers
     nested = load("codebleu", tmp_path).compute(predictions=PREDICTIONS, references=[[r] for r in REFERENCES])
     assert nested["codebleu"] == pytest.approx(values["codebleu"], abs=1e-12)
+
+
+def test_codebleu_means_the_package_rule_and_the_native_rule_has_its_own_name(tmp_path: Path) -> None:
+    """Issue 46, item 4: a dummy answer scores 0.250 under the package's rule (a missing dataflow
+    match earns full credit) and 0 under RefScore's; ``codebleu*`` keys always hold the former. The
+    old ``codebleu_rule`` argument is still taken, with a FutureWarning, and changes no key."""
+    reference = "def add(a, b):\n    return a + b\n"
+    module = load("codebleu", tmp_path)
+    values = module.compute(predictions=["lol"], references=[reference], lang="python")
+    package = calc_codebleu([reference], ["lol"], "python")["codebleu"]
+    assert package == values["codebleu"] == values["codebleu_per_sample"][0] == pytest.approx(0.25)
+    assert values["codebleu_native_per_sample"] == [0.0]
+    with pytest.warns(FutureWarning, match="codebleu_native_per_sample"):
+        old = module.compute(predictions=["lol"], references=[reference], lang="python", codebleu_rule="native")
+    assert old["codebleu_per_sample"] == values["codebleu_per_sample"]
 
 
 def test_codebertscore_and_combined_modules_give_the_cli_numbers(cli_rows, tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
-"""lm-evaluation-harness metrics ``refscore_codebleu``, ``refscore_codebertscore`` and
-``refscore_combined``, registered in the harness's registry when this module is imported (the
+"""lm-evaluation-harness metrics ``refscore_codebleu``, ``refscore_codebleu_native``,
+``refscore_codebertscore`` and ``refscore_combined``, registered in the harness's registry when this module is imported (the
 harness has no plugin entry points for metrics; ``examples/lm-eval/utils.py`` imports it from a
 task folder, or ``import refscore.harness.lm_eval_metrics`` before ``lm_eval.simple_evaluate``).
 
@@ -7,6 +7,8 @@ In a task YAML (``output_type: generate_until``)::
 
     metric_list:
       - metric: refscore_codebleu        # corpus CodeBLEU (codebleu.calc_codebleu's number)
+        lang: python
+      - metric: refscore_codebleu_native # mean per-sample CodeBLEU, RefScore's native rule
         lang: python
       - metric: refscore_codebertscore   # mean of per-sample F1 (part: f3 for F3)
         lang: python
@@ -70,6 +72,17 @@ def codebleu_corpus(items: Sequence[Item]) -> float:
     return _mean(values)
 
 
+@register_aggregation("refscore_codebleu_native_mean")
+def codebleu_native_mean(items: Sequence[Item]) -> float:
+    """Mean per-sample CodeBLEU under RefScore's native rule (a name of its own: ``refscore_codebleu``
+    is the package's rule)."""
+    values: list[float | None] = []
+    for options, predictions, references in _groups(items, "refscore_codebleu_native"):
+        lang = options.pop("lang", "python")
+        values.extend(harness.codebleu_native_values(predictions, references, lang, **options))
+    return _mean(values)
+
+
 @register_aggregation("refscore_codebertscore_mean")
 def codebertscore_mean(items: Sequence[Item]) -> float:
     """Mean per-sample CodeBERTScore (``part``: precision, recall, f1 (default) or f3)."""
@@ -93,6 +106,12 @@ def combined_mean(items: Sequence[Item]) -> float:
 @register_metric(metric="refscore_codebleu", higher_is_better=True, output_type="generate_until",
                  aggregation="refscore_codebleu_corpus")
 def refscore_codebleu(references: Sequence[Any], predictions: Sequence[str], **options: Any) -> Item:
+    return _keep(references, predictions, **options)
+
+
+@register_metric(metric="refscore_codebleu_native", higher_is_better=True, output_type="generate_until",
+                 aggregation="refscore_codebleu_native_mean")
+def refscore_codebleu_native(references: Sequence[Any], predictions: Sequence[str], **options: Any) -> Item:
     return _keep(references, predictions, **options)
 
 

@@ -4,14 +4,17 @@ modules only adapt their calling conventions): all numbers come from ``refscore.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Sequence
 
 from ..api import References, score, score_corpus
 
 CODEBLEU_DESCRIPTION = """CodeBLEU (Ren et al. 2020): a weighted sum of BLEU, keyword-weighted BLEU, syntax-tree
-match and dataflow match, computed by RefScore with tree-sitter. The corpus number is the codebleu
-package's (codebleu.calc_codebleu: corpus statistics, its final-score rule); per-sample numbers use
-the rule asked for (native by default: a missing dataflow match scores 0, not full credit)."""
+match and dataflow match, computed by RefScore with tree-sitter. Every key named codebleu... is the
+codebleu package's rule (codebleu.calc_codebleu: the corpus number from corpus statistics, each
+sample's as calc_codebleu([reference], [prediction]) gives it; a missing dataflow match earns full
+credit). RefScore's native rule (a missing dataflow match scores 0, weights normalised, the best of
+several references) is under codebleu_native_per_sample, never under the package's name."""
 CODEBLEU_CITATION = """@misc{ren2020codebleu,
   title = {CodeBLEU: a Method for Automatic Evaluation of Code Synthesis},
   author = {Ren, Shuo and Guo, Daya and Lu, Shuai and Zhou, Long and Liu, Shujie and Tang, Duyu and
@@ -50,15 +53,47 @@ INPUTS_DESCRIPTION = """Args:
     layer, device, backend)."""
 
 
+#: Where the native rule's numbers are (never under the package's name ``codebleu``).
+NATIVE_KEY = "codebleu_native_per_sample"
+
+
+def _without_rule(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` less ``codebleu_rule``, which chose ``codebleu_per_sample``'s rule before both
+    rules had names of their own: still taken, with a FutureWarning saying where the numbers are."""
+    if "codebleu_rule" in options:
+        options = dict(options)
+        rule = options.pop("codebleu_rule")
+        warnings.warn(f"codebleu_rule={rule!r} is deprecated and changes nothing: codebleu and "
+                      "codebleu_per_sample are always the codebleu package's rule, and RefScore's native rule is "
+                      f"{NATIVE_KEY}", FutureWarning, stacklevel=3)
+    return options
+
+
 def codebleu_values(predictions: Sequence[str], references: References, lang: str = "python",
                     **options: Any) -> dict[str, Any]:
-    """Corpus CodeBLEU (the package's five keys) plus per-sample ``codebleu_per_sample``."""
-    corpus = score_corpus(list(predictions), list(references), lang, ("codebleu",), **options)
+    """The package's rule under its names: corpus CodeBLEU (the package's five keys) and
+    ``codebleu_per_sample`` (``calc_codebleu([reference], [prediction])`` each); RefScore's native
+    rule per sample under ``codebleu_native_per_sample``, with each rule's signature."""
+    options = _without_rule(options)
+    corpus = score_corpus(list(predictions), list(references), lang, ("codebleu",), codebleu_rule="compat",
+                          **options)
+    native = score(list(predictions), list(references), lang, ("codebleu",), codebleu_rule="native", **options)
     values = {key: getattr(corpus, key) for key in ("codebleu", "ngram_match_score", "weighted_ngram_match_score",
                                                     "syntax_match_score", "dataflow_match_score")}
     values["codebleu_per_sample"] = [s.codebleu for s in corpus.samples]
     values["signature"] = dict(corpus.signatures).get("codebleu", "")
+    values[NATIVE_KEY] = [s.codebleu for s in native]
+    values["native_signature"] = next((dict(s.signatures)["codebleu"] for s in native
+                                       if "codebleu" in dict(s.signatures)), "")
     return values
+
+
+def codebleu_native_values(predictions: Sequence[str], references: References, lang: str = "python",
+                           **options: Any) -> list[float | None]:
+    """RefScore's native rule per sample (lm-eval's ``refscore_codebleu_native``)."""
+    rows = score(list(predictions), list(references), lang, ("codebleu",), codebleu_rule="native",
+                 **_without_rule(options))
+    return [r.codebleu for r in rows]
 
 
 def codebertscore_values(predictions: Sequence[str], references: References, lang: str = "python",
