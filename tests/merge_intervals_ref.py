@@ -3,6 +3,9 @@ with the docstring example behaviour makes its inputs from; its starter code; an
 (Ana and Bob: the same program with the same bug, functions swapped and renamed; Cid: correct,
 written another way; Dee: the reference renamed)."""
 
+import re
+from pathlib import Path
+
 MERGE = '''def merge_intervals(intervals):
     """Merge overlapping intervals.
 
@@ -59,4 +62,27 @@ CID = '''def merge_intervals(intervals):
         merged.append([low, high])
     return merged
 '''
-DEE = MERGE.replace("result", "acc").replace("start", "s").replace("end", "e")
+DEE = re.sub(r"\bend\b", "e", re.sub(r"\bstart\b", "s", MERGE.replace("result", "acc")))
+
+CLAMP = '''def clamp(x, lo, hi):
+    """Clamp x into [lo, hi].
+
+    >>> clamp(5, 0, 3)
+    3
+    """
+    return max(lo, min(x, hi))
+'''
+
+
+def write_canvas_class(root: Path, files: dict[str, str]) -> None:
+    """A Canvas download of ``files`` (name -> text) in ``root``/canvas, the two references and
+    ``class.toml`` mapping problems merge and clamp onto it."""
+    (root / "refs").mkdir()
+    (root / "refs" / "merge.py").write_text(MERGE)
+    (root / "refs" / "clamp.py").write_text(CLAMP)
+    (root / "canvas").mkdir()
+    for name, text in files.items():
+        (root / "canvas" / name).write_text(text)
+    (root / "class.toml").write_text(
+        '[[problem]]\nname = "merge"\nreference = "refs/merge.py"\nsubmissions = ["canvas"]\npattern = "merge.py"\n\n'
+        '[[problem]]\nname = "clamp"\nreference = "refs/clamp.py"\nsubmissions = ["canvas"]\npattern = "clamp.py"\n')

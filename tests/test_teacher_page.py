@@ -13,22 +13,14 @@ from pathlib import Path
 import pytest
 
 from refscore.cli import main
-from tests.merge_intervals_ref import MERGE
+from tests.merge_intervals_ref import CLAMP, MERGE, write_canvas_class
 
-CLAMP = '''def clamp(x, lo, hi):
-    """Clamp x into [lo, hi].
-
-    >>> clamp(5, 0, 3)
-    3
-    """
-    return max(lo, min(x, hi))
-'''
 ADA_MERGE = MERGE.replace("result", "merged")
 FILES = {
     "lovelaceada_late_1001_555_merge.py": ADA_MERGE,
     "lovelaceada_1001_556_clamp.py": "def clamp(x, lo, hi):\n    if x < lo:\n        return lo\n    return x\n",
     "turingalan_1002_557_merge.py": "def merge_intervals(intervals):\n    return intervals\n",
-    "turingalan_1002_558_clamp.py": CLAMP.replace("x", "value"),
+    "turingalan_1002_558_clamp.py": re.sub(r"\bx\b", "value", CLAMP),
     "hoppergrace_1003_559_merge.py": ADA_MERGE.replace("merged", "out"),  # Ada's, renamed
 }
 pytestmark = pytest.mark.timeout(300)
@@ -37,15 +29,7 @@ pytestmark = pytest.mark.timeout(300)
 @pytest.fixture(scope="module")
 def run(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("teacher")
-    (root / "refs").mkdir()
-    (root / "refs" / "merge.py").write_text(MERGE)
-    (root / "refs" / "clamp.py").write_text(CLAMP)
-    (root / "canvas").mkdir()
-    for name, text in FILES.items():
-        (root / "canvas" / name).write_text(text)
-    (root / "class.toml").write_text(
-        '[[problem]]\nname = "merge"\nreference = "refs/merge.py"\nsubmissions = ["canvas"]\npattern = "merge.py"\n\n'
-        '[[problem]]\nname = "clamp"\nreference = "refs/clamp.py"\nsubmissions = ["canvas"]\npattern = "clamp.py"\n')
+    write_canvas_class(root, FILES)
     (root / "rubric.toml").write_text('title = "Week 7"\nmetric = "codebleu"\nlinear = { floor = 0.1, ceiling = 0.9 }\n')
     code = main(["grade", "--mapping", str(root / "class.toml"), "--metrics", "codebleu,behaviour", "-o", str(root / "out"),
                  "--rubric", str(root / "rubric.toml"), "--similarity", "0.7", "-q"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..heatmap import NOTE_CSS, Heat, Missing, heat_color, note_span, render_pane, safe_attr, safe_text
 from ..rows import LABELS
 from .feedback import ProblemFeedback, StudentFeedback, empty_code_note
-from .feedback_words import Part, rule_words
+from .feedback_words import Part, points_words
 
 CSS = """
 body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
@@ -53,8 +53,10 @@ def _problem(index: int, view: ProblemFeedback) -> str:
     if view.scores:
         out.append('<p class="scores">' + "".join(
             f'<span style="background:{heat_color(v)}">{safe_text(LABELS.get(k, k))} {view.score_text(k, v)}</span>'
-            for k, v in view.scores.items()) + (f" (points for {safe_text(rule_words(grade.rule))})" if grade.rule else "")
-            + "</p>")
+            for k, v in view.scores.items()) + "</p>")
+    how = points_words(grade)
+    if how:
+        out.append('<ul class="how">' + "".join(f"<li>{safe_text(line)}</li>" for line in how) + "</ul>")
     for note in grade.notes:
         out.append(f'<p class="note">{safe_text(note)}</p>')
     for adjustment in grade.adjustments:

@@ -6,7 +6,7 @@ from ...bidi import reveal
 from ..heatmap import NOTE_KINDS
 from ..rows import LABELS
 from .feedback import ProblemFeedback, StudentFeedback, empty_code_note
-from .feedback_words import Part, rule_words
+from .feedback_words import Part, points_words
 
 
 def _longest_run(text: str) -> int:
@@ -53,7 +53,9 @@ def problem_markdown(view: ProblemFeedback) -> list[str]:
     out = [f"## {_plain(grade.problem or 'submission')}: {grade.points:g} of {grade.max_points:g} points", ""]
     if view.scores:
         scores = ", ".join(f"{LABELS.get(k, k)} {view.score_text(k, v)}" for k, v in view.scores.items())
-        out += [scores + (f" (points for {_plain(rule_words(grade.rule))})" if grade.rule else ""), ""]
+        out += [scores, ""]
+    how = points_words(grade)
+    out += [f"- {_plain(line)}" for line in how] + ([""] if how else [])
     lines = [*grade.notes, *(f"adjusted by your teacher: {a.shown()}" + (f": {a.comment}" if a.comment else "")
                              for a in grade.adjustments),
              *(f"{NOTE_KINDS['error']}{m}" for m in view.messages), *(f"{NOTE_KINDS['warning']}{m}" for m in view.warnings)]

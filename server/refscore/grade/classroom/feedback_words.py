@@ -8,7 +8,7 @@ Markdown page each set code their own way, so a value is never escaped twice or 
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import Any, Sequence
 
 from ...behaviour.result import BehaviourResult, Disagreement
 
@@ -23,21 +23,42 @@ _LINEAR = re.compile(r"^linear (\S+)\.\.(\S+)$")
 
 
 def rule_words(rule: str) -> str:
-    """A rubric rule in words: ``>= 0.85`` is "a score of at least 0.85", ``> 0`` "a score above 0",
-    ``below 0.3`` "a score below 0.3", ``linear 0.1..0.9`` says how the points grow; any other
-    text is kept as it is."""
+    """A rubric rule in words: ``>= 0.85`` is "the points for a score of at least 0.85", ``> 0``
+    "the points for a score above 0", ``below 0.3`` "a score below 0.3 earns none", ``linear
+    0.1..0.9`` says how the points grow; any other text is kept as it is."""
     band = _BAND.match(rule.strip())
     if band:
-        return f"a score of at least {band[2]}" if band[1] == ">=" else f"a score above {band[2]}"
-    if rule.startswith("below every band"):
-        return "a score below every band"
+        return f"the points for a score {'of at least' if band[1] == '>=' else 'above'} {band[2]}"
     if rule.startswith("below "):
-        return f"a score below {rule[6:]}"
+        return f"a score below {rule[6:]} earns none"
     linear = _LINEAR.match(rule.strip())
     if linear:
-        return (f"points in proportion to the score: none at {linear[1]} or below, "
-                f"all at {linear[2]} or above")
+        return f"points in proportion to the score: none at {linear[1]} or below, all at {linear[2]} or above"
     return rule
+
+
+def points_words(grade: Any) -> list[str]:
+    """How the rubric gave a problem's points (``gradebook.ProblemGrade``), one sentence a part:
+    behaviour's, resemblance's (its score and rule in words), a rubric case's, the late penalty."""
+    from ..rows import LABELS
+
+    out = []
+    if getattr(grade, "case", None) is not None:
+        out.append(f"{grade.rule}: {grade.auto_points:g} of {grade.max_points:g} points.")
+        return out
+    behaviour_max = getattr(grade, "behaviour_max", 0.0)
+    if behaviour_max:
+        said = "not run" if grade.behaviour is None else f"agreement {grade.behaviour:.3f}"
+        out.append(f"Doing what the reference does ({said}): {grade.behaviour_points:g} of {behaviour_max:g} points.")
+    if grade.score is not None and grade.metric is not None:
+        label = LABELS.get(grade.metric, grade.metric)
+        rule = f", {rule_words(grade.rule)}" if grade.rule else ""
+        if behaviour_max:
+            out.append(f"Resemblance to the reference ({label} {grade.score_text()}{rule}): "
+                       f"{grade.style_points:g} of {grade.style_max:g} points.")
+        else:
+            out.append(f"{label} {grade.score_text()}{rule}: {grade.auto_points:g} of {grade.max_points:g} points.")
+    return out
 
 
 def _cut(text: str) -> str:
