@@ -15,12 +15,14 @@ from lsprotocol import types
 
 from ..bidi import printable
 from ..metrics.differences import Difference
+from ..parsing.prose import inside
 from .positions import Positions
-from .render import (bert_data, bert_line, codebleu_data, codebleu_line, has_tokens, num, refscore_data,
+from .render import (bert_data, bert_line, codebleu_data, codebleu_line, num, refscore_data,
                      word_around)
 from .results import Result
 from .trojan import bidi_diagnostics
 from .uris import file_name
+from .words import CodeToken
 
 SOURCE = "refscore"
 SUMMARY = "refscore.summary"
@@ -77,39 +79,36 @@ def _summary(result: Result) -> types.Diagnostic:
                             severity=types.DiagnosticSeverity.Information, source=SOURCE, code=SUMMARY, data=data)
 
 
-def weak_tokens(result: Result, threshold: float, limit: int) -> list[Any]:
-    """The candidate tokens aligned below ``threshold``, weakest first, at most ``limit``."""
-    bert = result.bert
-    if not has_tokens(bert) or limit <= 0:
+def weak_tokens(result: Result, threshold: float, limit: int) -> list[CodeToken]:
+    """The whole code tokens (never word pieces, never in comments or docstrings) aligned below
+    ``threshold``, the ``limit`` weakest, in text order."""
+    if limit <= 0:
         return []
-    weak = [t for t in bert.candidate_tokens if t.similarity < threshold and result.text[t.start:t.end].strip()]
+    weak = [t for t in result.code_tokens if t.similarity < threshold]
     weak.sort(key=lambda t: (t.similarity, t.start))
     return sorted(weak[:limit], key=lambda t: t.start)
 
 
-def _weak(result: Result, token: Any) -> types.Diagnostic:
-    """``'total' weakly aligned with the reference: similarity 0.41, closest reference token
-    'helpers' (line 3)``: the candidate token named, the reference's whole word (never a piece)."""
+def _weak(result: Result, token: CodeToken) -> types.Diagnostic:
+    """``'total' weakly aligned with the reference: similarity 0.41, closest reference code
+    'helpers' (line 3)``: the whole candidate token, the reference's whole word (never a piece,
+    never a word of a comment or docstring)."""
     data: dict[str, Any] = {"similarity": token.similarity}
     match = ""
     index = result.bert.reference_index if result.bert is not None else 0
-    match_start, match_end, match_text = token.match_start, token.match_end, token.match_text
-    if match_start is not None and match_end is not None and index < len(result.reference_texts):
+    start, end = token.match_start, token.match_end
+    if start is not None and end is not None and index < len(result.reference_texts) and result.reference_uris:
         reference = result.reference_texts[index]
-        match_start, match_end = word_around(reference, match_start, match_end)
-        match_text = reference[match_start:match_end]
-    if match_text is not None:
-        data["match"] = {"text": match_text}
-        match = f", closest reference token {match_text!r}"
-    if match_start is not None and match_end is not None and result.reference_uris:
-        ref_range = result.reference_positions(index).range(match_start, match_end)
-        data["match"].update(uri=result.reference_uris[index], range={
-            "start": {"line": ref_range.start.line, "character": ref_range.start.character},
-            "end": {"line": ref_range.end.line, "character": ref_range.end.character}})
-        match += f" (line {ref_range.start.line + 1})"
+        start, end = word_around(reference, start, end)
+        if not inside(result.reference_prose(index), start, end):
+            ref_range = result.reference_positions(index).range(start, end)
+            data["match"] = {"text": reference[start:end], "uri": result.reference_uris[index], "range": {
+                "start": {"line": ref_range.start.line, "character": ref_range.start.character},
+                "end": {"line": ref_range.end.line, "character": ref_range.end.character}}}
+            match = f", closest reference code {reference[start:end]!r} (line {ref_range.start.line + 1})"
     return types.Diagnostic(range=result.positions.range(token.start, token.end),
-                            message=f"{result.text[token.start:token.end].strip()!r} weakly aligned with the "
-                                    f"reference: similarity {num(token.similarity)}{match}",
+                            message=f"{token.text!r} weakly aligned with the reference: similarity "
+                                    f"{num(token.similarity)}{match}",
                             severity=types.DiagnosticSeverity.Information, source=SOURCE, code=WEAK_TOKEN, data=data)
 
 

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from ..parsing.prose import inside
 from .current import view
 from .diagnostics import summary_range
 from .missing import link, missing_items
 from .markup import escape, hover_content
-from .render import bert_line, codebleu_line, has_tokens, num, refscore_line, word_around
+from .render import bert_line, codebleu_line, num, refscore_line, word_around
 from .results import Result
 from .uris import file_name
 
@@ -56,36 +57,40 @@ def summary_hover(result: Result, threshold: float) -> str:
 
 
 def token_hover(result: Result, offset: int) -> tuple[str, int, int] | None:
-    """The hover of the token at ``offset`` of the result's text: its markdown and its span."""
-    bert = result.bert
-    if has_tokens(bert):
-        token = next((t for t in bert.candidate_tokens if t.start <= offset < t.end), None)
-        if token is None:
-            return None
-        lines = [f"**{escape(token.text)}**: similarity {num(token.similarity)}"]
-        if token.match_start is not None:
-            index = getattr(bert, "reference_index", 0)
-            line = result.reference_positions(index).position(token.match_start).line
-            word = token.match_text or ""
-            if token.match_end is not None and index < len(result.reference_texts):  # the whole word, not a piece
-                start, end = word_around(result.reference_texts[index], token.match_start, token.match_end)
+    """The hover of the code token at ``offset`` of the result's text: its markdown and its span.
+    A token in a ranked difference leads with that difference."""
+    difference = next((d for d in result.differences.differences if d.start <= offset < d.end), None)
+    lead = [f"differs from the reference: {difference.reason}"] if difference is not None else []
+    token = next((t for t in result.code_tokens if t.start <= offset < t.end), None)
+    if token is not None:
+        lines = [f"**{escape(token.text)}**: similarity {num(token.similarity)}", *lead]
+        bert = result.bert
+        index = getattr(bert, "reference_index", 0)
+        if token.match_start is not None and token.match_end is not None and index < len(result.reference_texts):
+            start, end = word_around(result.reference_texts[index], token.match_start, token.match_end)
+            if not inside(result.reference_prose(index), start, end):  # the whole word, never prose
+                line = result.reference_positions(index).position(start).line
                 word = result.reference_texts[index][start:end]
-            lines.append(f"matched reference token {link(result.reference_uris[index], line, word)}"
-                         f" (line {line + 1})")
+                lines.append(f"matched reference token {link(result.reference_uris[index], line, word)}"
+                             f" (line {line + 1})")
         lines += ["", *(f"- {b}" for b in _breakdown(result))]
         return "\n".join(lines), token.start, token.end
+    if result.code_tokens:  # CodeBERTScore covered the text: nothing here is code it scored
+        return None
     word = _word_at(result.text, offset)
     if word is None:
         return None
     start, end = word
     text = result.text[start:end]
-    lines = [f"**{escape(text)}**"]
+    lines = [f"**{escape(text)}**", *lead]
     whole = re.compile(r"(?<!\S)" + re.escape(text) + r"(?!\S)")  # the same whitespace token (CodeBLEU's unit)
     for index, ref in enumerate(result.reference_texts):
         found = whole.search(ref)
         if found is not None:
-            line = result.reference_positions(index).position(found.start()).line
-            lines.append(f"also in the reference: {link(result.reference_uris[index], line, text)} (line {line + 1})")
+            if not lead:  # beside a difference, "also in the reference" would contradict it
+                line = result.reference_positions(index).position(found.start()).line
+                lines.append(f"also in the reference: {link(result.reference_uris[index], line, text)} "
+                             f"(line {line + 1})")
             break
     else:
         lines.append("not in the reference")

@@ -92,6 +92,8 @@ def ready_to_publish(result: Result) -> Result:
     result.positions  # noqa: B018 - cached properties: computing them is the point
     for index in range(len(result.reference_texts)):
         result.reference_positions(index)
+        result.reference_prose(index)
     result.bidi  # noqa: B018
+    result.code_tokens  # noqa: B018 - a parse of the text (its comments and docstrings)
     result.token_scores_json  # noqa: B018
     return result

@@ -12,16 +12,18 @@ from ..bidi import BidiControl, find_bidi
 from ..languages import LanguageSpec
 from ..metrics.codebertscore_result import BertScore
 from ..metrics.differences import Differences
+from ..parsing.prose import prose_spans
 from ..scoring.differences import find_differences
 from ..scoring.pairing import FunctionPair, Region
 from ..scoring.report import RefScore, ScoreReport
 from .positions import Positions
 from .references import ReferenceChoice
+from .words import CodeToken, code_tokens
 
 log = logging.getLogger(__name__)
 
 #: What a result makes from its texts alone (cached in its ``__dict__``): kept by ``derive``.
-_FROM_TEXTS = ("positions", "_ref_positions", "bidi")
+_FROM_TEXTS = ("positions", "_ref_positions", "_ref_prose", "bidi")
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,13 @@ class Result:
             cache[index] = Positions(self.reference_texts[index], self.codec)
         return cache[index]
 
+    def reference_prose(self, index: int) -> list[tuple[int, int]]:
+        """The comments and docstrings of reference ``index`` (``parsing.prose``), as offsets."""
+        cache = self.__dict__.setdefault("_ref_prose", {})
+        if index not in cache:
+            cache[index] = prose_spans(self.reference_texts[index], self.spec) if self.spec is not None else []
+        return cache[index]
+
     @cached_property
     def bidi(self) -> list[BidiControl]:
         """The bidi controls in the text (``trojan``)."""
@@ -86,6 +95,15 @@ class Result:
 
         payload = token_scores(self)
         return None if payload is None else json.dumps(payload)
+
+    @cached_property
+    def code_tokens(self) -> list[CodeToken]:
+        """CodeBERTScore's similarities on whole code tokens, none in comments or docstrings
+        (``words``); empty without token alignments."""
+        bert = self.bert
+        if self.problem is not None or bert is None or not bert.candidate_tokens:
+            return []
+        return code_tokens(self.text, self.spec, bert.candidate_tokens)
 
     @cached_property
     def differences(self) -> Differences:

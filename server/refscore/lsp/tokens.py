@@ -23,11 +23,12 @@ def _range_dict(rng: types.Range) -> dict[str, Any]:
 
 
 def token_scores(result: Result) -> dict[str, Any] | None:
-    """The notification's payload; None until CodeBERTScore token alignments exist."""
+    """The notification's payload (whole code tokens, none in comments or docstrings); None until
+    CodeBERTScore token alignments exist."""
     if result.problem is not None or not has_tokens(result.bert):
         return None
     tokens = [{"range": _range_dict(result.positions.range(t.start, t.end)), "similarity": round(t.similarity, 4)}
-              for t in result.bert.candidate_tokens]
+              for t in result.code_tokens]
     return {"uri": result.uri, "version": result.version, "tokens": tokens}
 
 
@@ -35,10 +36,8 @@ def line_similarities(seen: View) -> dict[int, float]:
     """Mean token similarity per line (0-based) of the current text; tokens an unscored edit
     touched are left out."""
     result = seen.result
-    if not has_tokens(result.bert):
-        return {}
     sums: dict[int, list[float]] = defaultdict(list)
-    for token in result.bert.candidate_tokens:
+    for token in result.code_tokens:
         moved = seen.span(token.start, token.end)
         if moved is not None:
             sums[seen.positions.position(moved[0]).line].append(token.similarity)
