@@ -49,7 +49,7 @@ def _grade(tmp: Path, mapping: Path) -> subprocess.CompletedProcess[str]:
     ('reference = "refs/bigest.py"\nsubmissions = ["subs/*/biggest.py"]\n',
      "problem 2 ('biggest'): reference: {tmp}/refs/bigest.py: no such file: nothing can be graded for it"),
     ('reference = "refs/biggest.py"\nsubmissions = ["subs/*/bigest.py"]\n',
-     "problem 2 ('biggest'): none of its 1 submission(s) can be scored (first: {tmp}/subs/*/bigest.py: no such "
+     "problem 2 ('biggest'): none of its 1 submission(s) could be read (first: {tmp}/subs/*/bigest.py: no such "
      "file, folder or glob match)"),
 ], ids=["reference-typo", "nothing-to-grade"])
 def test_a_problem_level_error_exits_3_in_one_line_and_writes_no_grade_book(tmp_path: Path, second: str,
@@ -78,10 +78,12 @@ def test_a_run_without_problem_errors_writes_the_grade_book(tmp_path: Path) -> N
 def test_problem_error_lines() -> None:
     ok = GradeItem("a", "x = 1\n", ("x = 2\n",), "python", problem="p")
     broken = GradeItem("b", None, (), None, problem="p", error="reference: r.py: no such file")
-    empty = GradeItem("c", None, ("x = 2\n",), "python", problem="p", error="c.py: empty submission")
+    unread = GradeItem("c", None, ("x = 2\n",), "python", problem="p", error="c.py: looks binary")
+    empty = GradeItem("d", "", ("x = 2\n",), "python", problem="p", error="d.py: empty submission")
     assert problem_error("m.toml: problem 1 ('p')", [ok, broken]) is None
     assert problem_error("m.toml: problem 1 ('p')", [broken]) == \
         "m.toml: problem 1 ('p'): reference: r.py: no such file: nothing can be graded for it"
     assert problem_error("w", []) == "w: no submissions found: nothing to grade for it"
-    assert problem_error("w", [empty, empty]) == "w: none of its 2 submission(s) can be scored (first: c.py: empty " \
-                                                 "submission)"
+    assert problem_error("w", [unread, unread]) == "w: none of its 2 submission(s) could be read (first: c.py: " \
+                                                   "looks binary)"
+    assert problem_error("w", [unread, empty]) is None  # an empty file is its student's error, not the problem's

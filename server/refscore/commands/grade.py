@@ -12,7 +12,7 @@ from typing import Iterator
 
 from ..embed.backends import BACKENDS, apply_backend, backend_tag
 from ..grade.blocks import DEFAULT_BLOCK_LINES
-from ..grade.classroom_choices import LAYOUTS
+from ..grade.classroom_choices import LAYOUTS, RESUBMISSION_POLICIES
 from ..grade.job import DEFAULT_TITLE, REPORT_KINDS, GradeJob, Inputs, Threshold
 from ..grade.records import parse_fields
 from ..grade.rows import SCORE_COLUMNS
@@ -59,6 +59,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     src.add_argument("--roster", metavar="FILE",
                      help="CSV (name and/or id columns) or text file of the students expected: missing students "
                           "and files that match no problem are listed in the report")
+    src.add_argument("--resubmissions", choices=RESUBMISSION_POLICIES, default=None,
+                     help="a file a student handed in again on Canvas (name-1.py beside name.py): grade the latest "
+                          "version (default) or score every version and count the best; never joined (a mapping "
+                          "problem may say resubmissions = ...)")
     src.add_argument("--starter", action="append", default=[], metavar="FILE_OR_DIR",
                      help="starter code handed out to the class: it earns no credit (repeatable; a mapping "
                           "problem may name its own with starter = ...)")
@@ -164,7 +168,8 @@ def check_applicable(args: argparse.Namespace) -> None:
         raise UsageError("--fields names the fields of --jsonl rows; give --jsonl FILE")
     if not args.submissions and not args.mapping:
         given = [flag for flag, value in (("--layout", args.layout), ("--roster", args.roster),
-                                          ("--starter", args.starter)) if value]
+                                          ("--starter", args.starter), ("--resubmissions", args.resubmissions))
+                 if value]
         if given:
             raise UsageError(f"{given[0]} applies to SUBMISSION files or classes graded against --reference, "
                              "or to a --mapping's problems")
@@ -273,7 +278,7 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
                     args.lang, args.context, args.context_file, args.pattern, args.per_folder,
                     parse_fields(args.fields),
                     None if args.layout in (None, "auto") else args.layout, args.roster, tuple(args.starter),
-                    tuple(args.allow_outside))
+                    tuple(args.allow_outside), args.resubmissions or RESUBMISSION_POLICIES[0])
     threshold, default_metric = None, options.default_fail_metric(metrics, args.codebleu_rule)
     if args.fail_under is not None:
         metric = args.fail_metric or default_metric

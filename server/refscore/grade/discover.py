@@ -27,6 +27,7 @@ from .. import languages
 from ..errors import InputFileError, LanguageError
 from ..scoring.inputs import read_source
 from .classroom.notebook import Cells, code_of, is_notebook
+from .classroom.tree import other_archive
 from .globs import glob_paths, has_magic
 from .items import GradeItem, ItemSet, with_readable_names
 
@@ -254,7 +255,7 @@ def read_code(path: str | Path) -> tuple[str, Cells | None, str | None]:
 def _read_into(item: GradeItem, files: list[Path], problem: Problem) -> None:
     texts = []
     for path in files:
-        wrong = _language_problem(path, problem)
+        wrong = other_archive(path) or _language_problem(path, problem)
         if wrong:
             item.error = wrong
             item.language = _language_name(path) or item.language  # the row shows the file's language

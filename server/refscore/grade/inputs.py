@@ -53,15 +53,16 @@ def read_submissions(inputs: Inputs, own: Sequence[Path] = ()) -> ItemSet:
             items.extend(found)
         patterns = (inputs.pattern,) if inputs.pattern else ()
         for source in classes:
-            items.extend(grade_class(source, layout, [ClassProblem(problem, patterns, starter)], roster,
-                                     skip=[*inputs.references, *own]))
+            found = ClassProblem(problem, patterns, starter, inputs.resubmissions)
+            items.extend(grade_class(source, layout, [found], roster, skip=[*inputs.references, *own]))
     elif inputs.references:
         raise UsageError("--reference given but no SUBMISSION to grade")
     elif inputs.starter and not inputs.mappings:
         raise UsageError("--starter applies to SUBMISSION files graded against --reference or to a mapping's problems")
     for path in inputs.mappings:
         items.extend(load_mapping(path, inputs.language, exclude=own, roster=roster, starter=inputs.starter,
-                                  layout=inputs.layout, allow_outside=inputs.allow_outside))
+                                  layout=inputs.layout, allow_outside=inputs.allow_outside,
+                                  resubmissions=inputs.resubmissions))
     return items
 
 

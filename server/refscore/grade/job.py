@@ -49,6 +49,7 @@ class Inputs:
     roster: str | None = None  # --roster: the students expected
     starter: tuple[str, ...] = ()  # --starter: code handed out, which earns no credit
     allow_outside: tuple[str, ...] = ()  # --allow-outside: folders outside a mapping's own it may name
+    resubmissions: str = "latest"  # --resubmissions: which version of a Canvas file handed in again counts
 
     def named_files(self) -> list[str]:
         """Every file the inputs name (no report may overwrite one)."""

@@ -32,6 +32,7 @@ except ImportError:  # Python 3.10: the same parser, published as tomli
 
 from ..errors import InputFileError
 from .classroom.assign import ClassProblem, starter_for, strip_starter
+from .classroom.resubmissions import LATEST
 from .classroom.roster import RosterEntry
 from .classroom.sources import grade_class, split_classes
 from .containment import Containment
@@ -47,11 +48,12 @@ FALSE_WORDS = frozenset({"", "0", "false", "no", "n", "off"})
 def load_mapping(path: str | Path, default_language: str | None = None,
                  exclude: Iterable[str | Path] = (), roster: Sequence[RosterEntry] | None = None,
                  starter: Sequence[str] = (), layout: str | None = None,
-                 allow_outside: Sequence[str | Path] = ()) -> ItemSet:
+                 allow_outside: Sequence[str | Path] = (), resubmissions: str | None = None) -> ItemSet:
     """Items for every problem of a TOML or CSV mapping file; ``exclude``: files never graded
     (the run's own reports). ``roster``, ``starter`` and ``layout``: the command line's, for
     problems whose mapping entry does not name its own. What the mapping names must stay under
-    its folder or an ``allow_outside`` folder (``containment``)."""
+    its folder or an ``allow_outside`` folder (``containment``); ``resubmissions``: the command
+    line's policy for a Canvas file handed in again (``classroom.resubmissions``)."""
     path = Path(path)
     problems = _toml_problems(path) if path.suffix.lower() == ".toml" else _csv_problems(path)
     base = path.parent
@@ -61,7 +63,7 @@ def load_mapping(path: str | Path, default_language: str | None = None,
     for index, entry in enumerate(problems, 1):
         result.notes.extend(check_problem(entry, path, index))
     classes: dict[str, _ClassGroup] = {}
-    defaults = _Defaults(roster, tuple(starter), layout, Containment(path, allow_outside))
+    defaults = _Defaults(roster, tuple(starter), layout, Containment(path, allow_outside), resubmissions or LATEST)
     for index, entry in enumerate(problems, 1):
         result.extend(_problem_items(entry, base, index, default_language, path, list(exclude), classes, defaults))
     for group in classes.values():
@@ -95,6 +97,7 @@ class _Defaults:
     starter: tuple[str, ...]
     layout: str | None
     containment: Containment
+    resubmissions: str = LATEST
 
 
 def _toml_problems(path: Path) -> list[dict[str, Any]]:
@@ -181,7 +184,8 @@ def _problem_items(entry: dict[str, Any], base: Path, index: int, default_langua
     patterns = tuple(_as_list(entry.get("files"))) or ((pattern,) if pattern else ())
     for source in as_class:
         group = classes.setdefault(os.path.realpath(source), _ClassGroup(source, layout))
-        group.problems.append(ClassProblem(problem, patterns, starter))
+        group.problems.append(ClassProblem(problem, patterns, starter,
+                                           entry.get("resubmissions") or defaults.resubmissions))
     subs = expand(others, pattern, bool(entry.get("per_folder", False)),
                   exclude=[*references, *exclude, *([inputs] if inputs else [])])
     subs = [_contained(sub, contain) for sub in subs]

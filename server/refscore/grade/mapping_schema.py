@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..errors import InputFileError
+from .classroom_choices import RESUBMISSION_POLICIES
 
 TEXT = "a string"
 PATHS = "a path or a list of paths"
@@ -23,10 +24,13 @@ KEYS: dict[str, str] = {
     # classroom inputs (``classroom``): the class's layout, which of a student's files are this
     # problem's, the starter code handed out for it
     "layout": TEXT, "files": PATHS, "starter": PATHS,
+    # a Canvas file handed in again (``name-1.py``): the latest version is graded, or the best
+    "resubmissions": TEXT,
     # behaviour: the problem's inputs file (calls, or program-mode standard inputs), instead of --inputs
     "inputs": TEXT,
 }
 LAYOUT_CHOICES = ("auto", "moodle", "canvas", "gradescope", "github-classroom", "plain")
+RESUBMISSION_CHOICES = RESUBMISSION_POLICIES
 
 
 def _fits(value: Any, kind: str) -> bool:
@@ -58,6 +62,9 @@ def check_problem(entry: Mapping[str, Any], mapping: Path, index: int) -> list[s
     if entry.get("layout") is not None and entry["layout"] not in LAYOUT_CHOICES:
         raise InputFileError(f"{problem_where(mapping, index, entry)}: 'layout' must be one of "
                              f"{', '.join(LAYOUT_CHOICES)}, not {entry['layout']!r}")
+    if entry.get("resubmissions") is not None and entry["resubmissions"] not in RESUBMISSION_CHOICES:
+        raise InputFileError(f"{problem_where(mapping, index, entry)}: 'resubmissions' must be one of "
+                             f"{', '.join(RESUBMISSION_CHOICES)}, not {entry['resubmissions']!r}")
     if not entry.get("reference") and not entry.get("references"):
         raise InputFileError(f"{problem_where(mapping, index, entry)}: no 'reference' (every problem needs the "
                              "path of its reference solution)")

@@ -23,14 +23,14 @@ from ..safe_write import check_folder, first_missing, remove_empty_folders
 from ..scoring.inputs import STDIN
 from ..vocabulary import EXIT_INTERRUPTED
 from .assemble import Assembled, IncompleteRun, assemble
-from .block_score import Staged
 from .inputs import read_submissions, spool_stdin
 from .items import GradeItem
 from .job import DETAIL_LIMIT, PANES_LIMIT, GradeJob
-from .local_engine import EngineRun
 from .folder_lock import lock_folders
+from .local_engine import EngineRun
 from .parts import PartStore
-from .plan import BlockWork, Plan, PlannedBlock, Sources, plan_run
+from .placeholders import placeholders
+from .plan import BlockWork, Plan, Sources, plan_run
 from .progress import Progress
 from .rows import INTERRUPTED, INTERRUPTED_NOT_KEPT
 from .targets import STDOUT, OutputClashError, OutputFileError, check_outputs, is_stream, regular_targets, \
@@ -219,7 +219,7 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
 
         def write_reports() -> Assembled:
             why = INTERRUPTED_NOT_KEPT if temporary else INTERRUPTED
-            fill = _placeholders(sources, why) if run.interrupted else None
+            fill = placeholders(sources, why) if run.interrupted else None
             try:
                 return assemble(plan.blocks, store, outputs, info, job.title, job.rank_by, job.threshold,
                                 echo_row if echo else None, fill, plan.work.detail, similar,
@@ -288,8 +288,10 @@ def _similarity(job: GradeJob, items: list[GradeItem], outputs: dict[str, Path],
         return None
     from .similarity import NOTHING_TO_COMPARE, comparable_pairs, empty_problems, flagged_pairs, flags, nothing_in, \
         similarity_of
+    from .classroom.resubmissions import earlier_version
     from .similarity_report import write_similarity
 
+    items = [item for item in items if not earlier_version(item)]  # never a student and their own earlier work
     problems = similarity_of(items, job.similarity, {**_starters(job, items), **starters})
     write_similarity(outputs["similarity_html"].parent, problems, job.similarity)
     count = flagged_pairs(problems)
@@ -391,27 +393,3 @@ def _score(job: GradeJob, plan: Plan, sources: Sources, store: PartStore, work: 
         if say:
             for line in getattr(scorer, "notes", ()):
                 note(line)
-
-
-def _placeholders(sources: Sources, why: str) -> Callable[[PlannedBlock, set[int]], dict[int, dict[str, Any]]]:
-    """``assemble``'s fill for an interrupted run: a row saying so (``why``) for each item no part
-    holds (the inputs are read again, in order, once per assembly pass)."""
-    state: dict[str, Any] = {"scan": None, "last": -1}
-
-    def fill(block: PlannedBlock, held: set[int]) -> dict[int, dict[str, Any]]:
-        if state["scan"] is None or block.index <= state["last"]:
-            state["scan"] = sources.scan()
-        state["last"] = block.index
-        for spec, items in state["scan"]:
-            if spec.index == block.index:
-                out = {}
-                for offset, item in items:
-                    if offset not in held:
-                        staged = Staged(offset, item)
-                        _, row, detail, _ = staged.entry(True)
-                        row["errors"] = [*row["errors"], why] if item.scorable else row["errors"]
-                        out[offset] = {"row": row, "detail": detail}
-                return out
-        return {}
-
-    return fill

@@ -11,10 +11,11 @@ A file belongs to a problem when
 3. the class has one problem and the file is in that problem's language (a notebook counts as
    Python).
 
-Several files of one student for one problem are joined in name order. A file no problem takes
-is listed as unmatched (report and stderr); a student with no file for a problem gets an error
-row for it (what they handed in is named), and so does a file in another language (its row
-shows that language).
+Several files of one student for one problem are joined in name order (a Canvas file handed in
+again, ``name-1.py``, is a version of ``name.py``, never joined: ``resubmissions``). A file no
+problem takes is listed as unmatched (report and stderr); a student with no file for a problem
+gets an error row for it (what they handed in is named), and so does a file in another language
+(its row shows that language).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any, Sequence
 
@@ -33,6 +35,7 @@ from ..rows import HANDED_NOTHING_IN
 from .model import ClassInput, Student, Submission, SubmittedFile
 from .notebook import Cells, code_of, is_notebook, shift
 from .roster import RosterEntry, match_roster, squashed
+from .resubmissions import LATEST, resubmission_note, versioned_items
 from .starter import Starter, load_starter, starter_free_text
 
 
@@ -44,6 +47,7 @@ class ClassProblem:
     problem: Problem
     patterns: tuple[str, ...] = ()
     starter: Starter | None = None
+    resubmissions: str = LATEST  # which version of a file handed in again is graded (``resubmissions``)
 
     @property
     def name(self) -> str | None:
@@ -167,11 +171,17 @@ def class_items(cls: ClassInput, problems: Sequence[ClassProblem],
     for file in cls.refused:
         result.items.append(GradeItem(id=file.name, candidate=None, references=(), language=None,
                                       source=file.origin, error=file.error))
+    again: dict[str, dict[str, list[str]]] = {}  # policy -> student -> files the graded version leaves out
     for submission in cls.submissions:
         taken, left = assign(submission, problems)
         report.unmatched_files.extend(f.origin for f in left)
         for index, problem in enumerate(problems):
-            result.items.append(_item(submission, problem, taken[index], left))
+            items, earlier = versioned_items(submission, problem.resubmissions, taken[index],
+                                             partial(_item, submission, problem, left=left))
+            result.items.extend(items)
+            if earlier:
+                again.setdefault(problem.resubmissions, {}).setdefault(_label(submission.student), []).extend(earlier)
+    result.notes.extend(n for policy, who in again.items() if (n := resubmission_note(cls.source, policy, who)))
     if roster is not None:
         _check_roster(cls, problems, roster, result, report)
     return result, report

@@ -18,7 +18,7 @@ from .common import top
 from ..classroom_choices import LAYOUTS
 from .model import ClassInput
 from .safe_zip import Entry
-from .tree import class_entries
+from .tree import class_entries, latest_of_each_name
 
 Reader = Callable[[Sequence[Entry], str], ClassInput]
 READERS: dict[str, Reader] = {"moodle": moodle.read, "canvas": canvas.read, "gradescope": gradescope.read,
@@ -54,11 +54,13 @@ def read_class(path: str | Path, layout: str = "auto", skip: Sequence[str | Path
     ``skip``: the run's own reports, never read."""
     if layout != "auto" and layout not in LAYOUTS:
         raise UsageError(f"--layout {layout!r}: choose auto or one of {', '.join(LAYOUTS)}")
-    entries = _unwrapped(class_entries(path, skip))
+    entries, twice = latest_of_each_name(class_entries(path, skip), path)
+    entries = _unwrapped(entries)
     names = [e.name for e in entries]
     found = detect(names)
     chosen = found if layout == "auto" else layout
     result = READERS[chosen](entries, str(path))
+    result.notes.extend(twice)
     if not result.submissions and not result.refused:
         looks = f" (it looks like {found})" if found != chosen else ""
         raise InputFileError(f"{path}: no submission of the {chosen} layout found{looks}")

@@ -24,6 +24,35 @@ def is_archive(path: str | Path) -> bool:
     return str(path).lower().endswith(".zip") and not Path(path).is_dir()
 
 
+#: Archives and compressed files a class may come in that grade does not read (only ``.zip``).
+OTHER_ARCHIVES = (".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz", ".tar.zst", ".tar", ".gz", ".bz2",
+                  ".xz", ".zst", ".7z", ".rar")
+
+
+def other_archive(path: str | Path) -> str | None:
+    """Why a file named as another kind of archive (``class.tar.gz``) is not read as a class or
+    as code, else None."""
+    name = str(path).lower()
+    kind = next((suffix for suffix in OTHER_ARCHIVES if name.endswith(suffix)), None)
+    if kind is None or Path(path).is_dir():
+        return None
+    return (f"{path}: a {kind} archive; only .zip archives are read as a class: unpack it into a folder (or "
+            "make a .zip of it) and grade that")
+
+
+def latest_of_each_name(entries: list[Entry], source: str | Path) -> tuple[list[Entry], list[str]]:
+    """An archive's entries with one entry per name: a name stored twice (``zip`` adding a file
+    again) is the later entry, as an unzip tool leaves it; never both joined. A note names them."""
+    last = {entry.name: index for index, entry in enumerate(entries)}
+    kept = [entry for index, entry in enumerate(entries) if last[entry.name] == index]
+    if len(kept) == len(entries):
+        return entries, []
+    twice = list(dict.fromkeys(entry.name for index, entry in enumerate(entries) if last[entry.name] != index))
+    shown_names = ", ".join(twice[:10]) + (f" and {len(twice) - 10} more" if len(twice) > 10 else "")
+    return kept, [f"{source}: {len(twice)} name(s) stored more than once in the archive; the last entry of each is "
+                  f"graded: {shown_names}"]
+
+
 def class_entries(path: str | Path, skip: Iterable[str | Path] = ()) -> list[Entry]:
     """Every file of the class at ``path`` (a zip archive or a folder), in name order for a
     folder; ``skip``: files and folders never read (the run's own reports and parts)."""
@@ -31,7 +60,7 @@ def class_entries(path: str | Path, skip: Iterable[str | Path] = ()) -> list[Ent
     if is_archive(path):
         return read_zip(path)
     if not path.is_dir():
-        raise InputFileError(f"{path}: not a folder or a zip archive of submissions")
+        raise InputFileError(other_archive(path) or f"{path}: not a folder or a zip archive of submissions")
     return _folder_entries(path, {os.path.realpath(p) for p in skip})
 
 
