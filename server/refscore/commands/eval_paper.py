@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..errors import EXIT_INPUT, EXIT_USAGE, RefScoreError
 from ..safe_write import replace_file
-from .eval import check_outputs, data_folder_problem, paper_problem
+from .eval_checks import check_outputs, data_folder_problem, paper_problem
 
 HUMANEVAL = ("python", "java", "js", "cpp")
 
