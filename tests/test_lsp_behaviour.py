@@ -81,6 +81,7 @@ async def test_behaviour_lens_and_diagnostic_on_the_function_that_differs(tmp_pa
         assert choices["function"] == "average_ai" and choices["choices"][0]["function"] == "average"
         compared = await s.command("refscore.compareWith", doc, 4, "median")
         assert compared["region"]["function"] == "median" and compared["behaviour"]["agreed"] < 40
+        await s.command("refscore.compareWith", doc, 4, None)  # a choice stays until withdrawn (below)
 
         ranked = (await s.command("refscore.rankAlternatives", doc,
                                   [{"label": "buggy", "text": BUGGY}, {"label": "correct", "text": CORRECT}]))["ranked"]
@@ -122,3 +123,29 @@ async def test_untrusted_workspace_runs_nothing_until_trusted(tmp_path: Path) ->
         await s.wait_summary(doc)
         ranked = (await s.command("refscore.rankAlternatives", doc, [BUGGY, CORRECT]))["ranked"]
         assert all(r["behaviour"] is None for r in ranked)
+
+
+FOLD = "def fold(rows):\n    return [sum(c) / len(c) for c in zip(*rows)]\n"
+
+
+async def test_behaviour_then_the_users_choice_decide_the_pairing(tmp_path: Path) -> None:
+    cand = _pair(tmp_path)
+    cand.write_text(STUDENT + BUGGY + "\n\n" + FOLD, encoding="utf-8")
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        await s.wait_summary(doc)
+        # fold reads like average, and is paired with it by resemblance until it is run: it
+        # behaves like column_means, so it is paired with column_means
+        await _wait_lens(s, doc, 9, "behaves like `column_means` on 40/40 inputs")
+        lens = next(x for x in await s.lenses(doc) if x.range.start.line == 9 and x.data.get("matchedBy"))
+        assert lens.data["matchedBy"] == "behaviour" and lens.data["referenceFunction"] == "column_means"
+        # the user's choice: average_ai compared with median from now on, then back to the rule
+        compared = await s.command("refscore.compareWith", doc, 4, "median")
+        assert compared["region"]["function"] == "median"
+        await _wait_lens(s, doc, 4, "behaves like `median` on")
+        lens = next(x for x in await s.lenses(doc) if x.range.start.line == 4 and x.data.get("matchedBy"))
+        assert lens.data["matchedBy"] == "chosen" and lens.data["referenceFunction"] == "median"
+        assert await s.command("refscore.compareWith", doc, 4, None) == {"function": "average_ai",
+                                                                         "referenceFunction": None}
+        await _wait_lens(s, doc, 4, "behaves like `average` on")
+        assert (await s.command("refscore.compareWith", doc, 4, "nothing"))["error"]

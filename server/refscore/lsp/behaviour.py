@@ -26,8 +26,9 @@ from lsprotocol import types
 
 from ..bidi import printable
 from ..behaviour import BehaviourResult, Disagreement, supported_languages
-from ..scoring.function_behaviour import function_behaviour
-from ..scoring.pairing import FunctionPair
+from ..scoring.function_behaviour import BehaviourMemo, function_behaviour
+from ..scoring.pairing import BEHAVES_ALIKE, FunctionPair, rank_references
+from .pairings import Pairings
 from .results import Result
 
 if TYPE_CHECKING:
@@ -41,6 +42,9 @@ CODE = "refscore.behaviour"
 IDLE_S = 1.0
 #: At most this many functions are run per pass (the rest at the next one).
 MAX_FUNCTIONS = 40
+#: At most this many other reference functions are run beside a function that does not behave
+#: like the one it resembles most.
+MAX_TRIES = 5
 #: Results kept per document.
 MAX_KEPT = 400
 
@@ -66,6 +70,7 @@ class EditorBehaviour:
         self.kept: dict[str, dict[Key, BehaviourResult]] = {}
         self.rerun: set[str] = set()  # saved: every function runs again (what is shown stays meanwhile)
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="refscore-behaviour")
+        self.pairings = Pairings(server)
 
     @property
     def enabled(self) -> bool:
@@ -84,8 +89,11 @@ class EditorBehaviour:
         return [p for p in result.functions if (key := pair_key(result, p)) is not None and key not in kept]
 
     def after_publish(self, uri: str, result: Result | None) -> None:
-        """A result was published: run what it has not run yet once the document is idle."""
-        if result is not None and self._wanted(result):
+        """A result was published: pair it again where an override asks (``lsp.pairings``), else
+        run what it has not run yet once the document is idle."""
+        if result is not None and self.pairings.needs(result):
+            self.pairings.apply(result)
+        elif result is not None and self._wanted(result):
             self._start(uri, result.version, IDLE_S)
 
     def saved(self, uri: str) -> None:
@@ -110,6 +118,7 @@ class EditorBehaviour:
             task.cancel()
         self.kept.pop(uri, None)
         self.rerun.discard(uri)
+        self.pairings.forget(uri)
 
     def shutdown(self) -> None:
         for task in self.tasks.values():
@@ -138,6 +147,7 @@ class EditorBehaviour:
                 return
             loop = asyncio.get_running_loop()
             wanted = self._wanted(result)
+            repair = False
             for pair in wanted[:MAX_FUNCTIONS]:
                 key = pair_key(result, pair)
                 assert key is not None and pair.region is not None
@@ -149,13 +159,53 @@ class EditorBehaviour:
                 kept[key] = found
                 while len(kept) > MAX_KEPT:
                     kept.pop(next(iter(kept)))
+                repair = await self._behaviour_first(result, pair, found) or repair
+                if self._current(uri, version) is None or not self.enabled:
+                    return
             if len(wanted) <= MAX_FUNCTIONS:
                 self.rerun.discard(uri)
-            self.server.publish(uri, version, result)
+            if repair:  # paired again, published, and what changed is run at the next pass
+                self.pairings.apply(result)
+            else:
+                self.server.publish(uri, version, result)
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - behaviour is extra: the scores stay
             log.exception("behaviour of %s failed", uri)
+
+    async def _behaviour_first(self, result: Result, pair: FunctionPair, found: BehaviourResult) -> bool:
+        """Behaviour before resemblance: a function paired by resemblance that does not behave
+        like its reference function is run beside the other reference functions with its
+        signature; one it behaves like becomes its pairing. A function paired by behaviour that
+        no longer behaves alike goes back to the rule. Whether the pairing changed."""
+        alike = found.ran and found.inputs > 0 and (found.agreement or 0.0) >= BEHAVES_ALIKE
+        if pair.matched_by == "behaviour" and not alike:
+            self.pairings.choose(result.uri, pair.function.name, None)
+            return True
+        if pair.matched_by != "alignment" or alike:
+            return False
+        loop = asyncio.get_running_loop()
+        better = await loop.run_in_executor(self.pool, self._behaves_like, result, pair)
+        if better is None:
+            return False
+        self.pairings.choose(result.uri, pair.function.name, better, "behaviour")
+        return True
+
+    def _behaves_like(self, result: Result, pair: FunctionPair) -> str | None:
+        """The reference function (of the same signature) ``pair``'s function behaves like best,
+        on at least ``BEHAVES_ALIKE`` of its inputs; None when there is none."""
+        assert result.spec is not None
+        settings = self.server.settings
+        ranked = rank_references(pair.function, result.text, result.reference_texts, result.spec,
+                                 self.server.scorers.codebleu_many, settings.codebleu_weights)
+        memo = BehaviourMemo(result.reference_texts, result.spec)
+        best: tuple[float, str] | None = None
+        for region, evidence in [(r, e) for r, e in ranked if e.signature and r != pair.region][:MAX_TRIES]:
+            agreement = memo.agreement(pair.function, result.text, region)
+            if agreement is not None and agreement >= BEHAVES_ALIKE and region.name is not None \
+                    and (best is None or agreement > best[0]):
+                best = (agreement, region.name)
+        return best[1] if best is not None else None
 
     # -- what is shown -------------------------------------------------------------------------
 

@@ -7,8 +7,10 @@
 * ``refscore.referenceChoices`` ``[uri, line]``: the reference functions the function at ``line``
   may implement, best first: ``{function, choices: [{function, uri, range, signature,
   sharedWord, codebleu}]}`` or ``{error}``.
-* ``refscore.compareWith`` ``[uri, line, referenceFunction]``: that function against the one the
-  user chose: an alternative (below) or ``{error}``.
+* ``refscore.compareWith`` ``[uri, line, referenceFunction | null]``: that function against the
+  one the user chose, an alternative (below) or ``{error}``; from now on the lenses, behaviour
+  and code actions pair it with that one (``lsp.pairings``); null: back to the rule
+  (``{function, referenceFunction: null}``).
 
 An alternative: ``{label, index, rank, region: {uri, range, function}, codebleu, behaviour:
 {agreed, inputs, difference} | {notRun} | null, differences: [{reason, line, code}]}``.
@@ -179,16 +181,26 @@ def register(server: RefScoreServer) -> None:
 
     @server.command(COMPARE)
     async def compare(ls: RefScoreServer, *args: Any) -> dict[str, Any]:
-        usage = "[documentUri, line, referenceFunction]"
+        usage = "[documentUri, line, referenceFunction | null]"
         uri = arguments.document_uri(COMPARE, usage, args)
         line = _line(COMPARE, usage, args)
-        if len(args) < 3 or not isinstance(args[2], str) or not args[2]:
-            raise arguments.invalid(COMPARE, usage, "the third argument must be a reference function's name")
+        if len(args) < 3 or not (args[2] is None or isinstance(args[2], str) and args[2]):
+            raise arguments.invalid(COMPARE, usage, "the third argument must be a reference function's name or null")
         result = _scored(ls, uri)
         if isinstance(result, dict):
             return result
         function = function_at(result, line)
         if function is None:
             return {"error": f"no function at line {line + 1}"}
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(ls.behaviour.pool, _compare, ls, result, function, args[2])
+        if args[2] is None:
+            answer: dict[str, Any] = {"function": function.name, "referenceFunction": None}
+        else:
+            loop = asyncio.get_running_loop()
+            answer = await loop.run_in_executor(ls.behaviour.pool, _compare, ls, result, function, args[2])
+            if "error" in answer:
+                return answer
+        ls.behaviour.pairings.choose(uri, function.name, args[2])
+        current = ls.loop.results.get(uri)
+        if current is not None and ls.behaviour.pairings.needs(current):
+            ls.behaviour.pairings.apply(current)
+        return answer

@@ -14,7 +14,7 @@ best-scoring region among the reference's functions and the whole reference.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from ..analysis.functions import Function, top_level_functions
 from ..languages import LanguageSpec
@@ -110,10 +110,11 @@ def rank_references(function: Function, text: str, references: Sequence[str], sp
 def pair_functions(text: str, references: Sequence[str], spec: LanguageSpec, score_many: ScoreMany,
                    weights: tuple[float, float, float, float], rule: str = "native",
                    agreement: Agreement | None = None,
-                   chosen: dict[str, Region] | None = None) -> list[FunctionPair]:
+                   chosen: Mapping[str, tuple[str, str]] | None = None) -> list[FunctionPair]:
     """Pair each top-level candidate function with a reference function and score the pair
     (CodeBLEU under ``rule``, the request's: the functions score as the whole file does).
-    ``chosen``: the user's pairings, by candidate function name; ``agreement``: behaviour."""
+    ``agreement``: behaviour; ``chosen``: candidate function name -> (reference function name,
+    how: ``chosen`` by the user, ``behaviour`` found by running it), before any other rule."""
     ours = top_level_functions(text, spec)
     if not ours or not references:
         return []
@@ -121,8 +122,10 @@ def pair_functions(text: str, references: Sequence[str], spec: LanguageSpec, sco
     pairs: list[FunctionPair] = []
     used: set[tuple[int, int]] = set()
     for function in ours:
-        if chosen and function.name in chosen:
-            pairs.append(FunctionPair(function, chosen[function.name], "chosen"))
+        named = (chosen or {}).get(function.name)
+        target = next((_region(i, f) for i, f in theirs if named and f.name == named[0]), None)
+        if named is not None and target is not None:
+            pairs.append(FunctionPair(function, target, named[1]))
             continue
         same = next(((i, f) for i, f in theirs if f.name == function.name and (i, f.start) not in used), None)
         same = same or next(((i, f) for i, f in theirs if f.short_name == function.short_name
