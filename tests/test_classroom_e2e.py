@@ -181,7 +181,7 @@ def test_points_per_student_follow_the_rubric(runs, klass, delivery):
     expected = _expected_points(report)
     points = _csv(out / "points.csv")
     assert len(points) == 33 and list(points[0]) == ["student", "student_id", "py_stats", "java_stats", "nb_report",
-                                                     "total", "max_total", "notes"]
+                                                     "late_days", "late_points", "total", "max_total", "notes"]
     for row in points:
         mine = expected[row["student"]]
         assert {p: float(row[p]) for p in mine} == pytest.approx(mine), row["student"]

@@ -119,3 +119,32 @@ def test_the_syntax_error_line_is_the_one_python_names(text, line):
     assert python.value.lineno == line
     assert syntax_error_line(text, "python") == line
     assert parse_error(text, "python", ["def f(x):\n    return x\n"]) == f"syntax error near line {line}"
+
+
+def test_late_policy_reaches_every_grade_book_from_a_canvas_late_mark(tmp_path):
+    """Item 9: Canvas's ``_late_`` mark and the rubric's policy: points.csv's late columns, the
+    Canvas total, the Moodle comment and the student's feedback page all read the points after it."""
+    import csv
+    import io
+    import zipfile
+
+    from refscore.cli import main
+
+    (tmp_path / "ref.py").write_text("def add(a, b):\n    return a + b\n")
+    with zipfile.ZipFile(tmp_path / "subs.zip", "w") as zf:
+        zf.writestr("lovelaceada_1_10_add.py", "def add(a, b):\n    return a + b\n")
+        zf.writestr("turingalan_late_2_11_add.py", "def add(a, b):\n    return a + b\n")
+    (tmp_path / "rubric.toml").write_text('points = 10\nlate = { per_day = "25%", cap = "50%" }\n')
+    out = tmp_path / "out"
+    assert main(["grade", "-r", str(tmp_path / "ref.py"), str(tmp_path / "subs.zip"), "--metrics", "codebleu",
+                 "--rubric", str(tmp_path / "rubric.toml"), "-o", str(out), "-q", "--no-cache"]) == 0
+    points = {r["student"]: r for r in csv.DictReader(io.StringIO((out / "points.csv").read_text()))}
+    assert (points["turingalan"]["late_days"], points["turingalan"]["late_points"], points["turingalan"]["total"]) == \
+        ("1", "2.5", "7.5")
+    assert (points["lovelaceada"]["late_days"], points["lovelaceada"]["total"]) == ("", "10")
+    canvas = (out / "canvas.csv").read_text()
+    assert "turingalan,2,,,,7.5" in canvas and "lovelaceada,1,,,,10" in canvas
+    moodle = (out / "moodle.csv").read_text()
+    assert "late (25% of the points per day late, at most 50% of the points): -2.5" in moodle
+    page = (out / "feedback" / "turingalan_2.md").read_text()
+    assert "Total: 7.5 of 10 points" in page and "late (25% of the points per day late, at most 50% of the points): -2.5" in page

@@ -8,7 +8,9 @@
 * Moodle (Assignment -> Upload grading worksheet): ``Identifier`` (``Participant N``, the id in
   Moodle's download folder names), ``Full name``, ``Grade``, ``Maximum Grade``, ``Feedback
   comments``.
-* Points: one row per student, a column per problem, the total, the maximum and the notes.
+* Points: one row per student, a column per problem, the days late the LMS marked and the
+  points the rubric's late policy took off (``late``; empty where not late), the total, the
+  maximum and the notes.
 
 Every cell that a spreadsheet would read as a formula gets a leading ``'`` (``writers.neutralise``).
 """
@@ -75,7 +77,7 @@ def moodle_csv(book: Gradebook) -> str:
 
 
 #: points.csv's own columns, before and after the problems'.
-POINTS_HEAD, POINTS_TAIL = ("student", "student_id"), ("total", "max_total", "notes")
+POINTS_HEAD, POINTS_TAIL = ("student", "student_id"), ("late_days", "late_points", "total", "max_total", "notes")
 
 
 def problem_column(problem: str) -> str:
@@ -94,6 +96,9 @@ def points_csv(book: Gradebook) -> str:
         notes = [f"{named(p.problem)}{n}" for p in student.problems.values() for n in p.notes]
         notes += [f"{named(p.problem)}adjusted {a.shown()}" for p in student.problems.values() for a in p.adjustments]
         notes += [f"total adjusted {a.shown()}" for a in student.total_adjustments]
+        days = max((p.late_days for p in student.problems.values()), default=0.0)
+        off = round(sum(p.late_points for p in student.problems.values()), 6)
         rows.append([student.name, student.student_id or "", *(student.problems[p].points for p in book.problems),
-                     student.total, book.max_total, "; ".join(notes)])
+                     float(days) if days else None, off if days else None, student.total, book.max_total,
+                     "; ".join(notes)])
     return _csv(rows)
