@@ -24,6 +24,7 @@ from ..scoring.per_function import bert_requests, with_bert
 from ..scoring.report import ScoreReport, ScoreRequest
 from ..service.worker import ProcessWorker, WorkerDied, WorkerStopped
 from . import phases, snapshot
+from .open_files import OpenFiles, Results
 from .requests import request_for
 from .results import Result
 from .scorers import ScorerUnavailable, Superseded
@@ -63,7 +64,8 @@ class ScoringLoop:
     def __init__(self, server: "RefScoreServer") -> None:
         self.server = server
         self.tasks: dict[str, asyncio.Task[None]] = {}
-        self.results: dict[str, Result] = {}
+        self.results: dict[str, Result] = Results()  # with who names which reference (open_files)
+        self.open_files = OpenFiles()  # open documents by real path, each resolved once
         self.insertions: dict[str, tuple[int, int, int]] = {}  # uri -> (version, start, end)
         self.cpu = ThreadPoolExecutor(max_workers=2, thread_name_prefix="refscore-cpu")
         self.large = ThreadPoolExecutor(max_workers=1, thread_name_prefix="refscore-large")
@@ -93,6 +95,8 @@ class ScoringLoop:
         scored at once; changes that follow each other closely wait for the typing to pause.
         """
         loop = asyncio.get_running_loop()
+        if self._current(uri) is not None:
+            self.open_files.opened(uri)
         now = loop.time()
         previous = self.last_schedule.get(uri)
         self.last_schedule[uri] = now
@@ -121,6 +125,7 @@ class ScoringLoop:
 
     def forget(self, uri: str) -> None:
         """The document was closed: stop its work and drop its result."""
+        self.open_files.closed(uri)
         task = self.tasks.pop(uri, None)
         if task is not None:
             task.cancel()
@@ -134,8 +139,7 @@ class ScoringLoop:
 
     def dependents(self, path: str) -> list[str]:
         """Open candidates whose references include ``path``."""
-        return [uri for uri, result in self.results.items()
-                if any(str(p) == path for p in result.choice.paths)]
+        return self.results.dependents(path)  # type: ignore[attr-defined]
 
     def shutdown(self) -> None:
         """Cancel every task and end the pools; the large lane's process is killed (idempotent)."""
@@ -208,7 +212,7 @@ class ScoringLoop:
             if document is None:
                 return
             version, text = document.version, document.source
-            open_texts = snapshot.editor_texts(self.server.workspace.text_documents.values())
+            open_texts = self.open_files.texts(self._current)
             prepared = await self.in_cpu(
                 uri, snapshot.prepare, uri, text, document.language_id, settings,
                 self.server.explicit_references.get(uri), self.server.folders(), open_texts, self.reader)

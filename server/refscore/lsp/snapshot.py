@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from .. import languages
 from ..errors import InputFileError, lone_surrogate
@@ -82,19 +82,6 @@ def folder_of(path: Path, folders: Sequence[Path]) -> Path | None:
     """The innermost workspace folder holding ``path``."""
     holding = [f for f in folders if path == f or f in path.parents]
     return max(holding, key=lambda f: len(f.parts)) if holding else None
-
-
-def editor_texts(documents: Iterable[Any]) -> dict[str, str]:
-    """The editor's text of every open file, by its resolved path (the key ``prepare`` looks up)."""
-    out: dict[str, str] = {}
-    for document in list(documents):
-        path = fs_path(document.uri)
-        if path is not None:
-            try:
-                out[str(path.resolve())] = document.source
-            except (OSError, RuntimeError):  # a symlink loop: not a reference anyone can name
-                continue
-    return out
 
 
 def _outside_workspace(choice: ReferenceChoice, folders: Sequence[Path], candidate: Path | None) -> Path | None:
