@@ -127,3 +127,14 @@ def test_a_construct_the_students_line_has_is_never_called_missing():
                            "missing", 0.9)
     assert "the reference has a for loop that your code lacks" in \
         remarks([elsewhere], [reference], "python", "hints", None, student)[0].text
+
+
+def test_no_hint_names_a_blank_line():
+    """A difference placed on a line the starter rule left blank names nothing of the student's."""
+    student = "\n\ndef total(xs):\n    return sum(xs)\n"
+    reference = "def total(xs):\n    s = 0\n    for x in xs:\n        s += x\n    return s\n"
+    at = reference.index("for x")
+    blank = Difference("missing", 0, 0, (0, 0, 0, 0), 0, at, at + 12, (2, 4, 2, 16), "missing", 0.9)
+    placed = Difference("missing", 2, 15, (2, 0, 2, 13), 0, at, at + 12, (2, 4, 2, 16), "missing", 0.8)
+    said = remarks([blank, placed], [reference], "python", "hints", None, student)
+    assert [r.line for r in said] == [2] and said[0].text.startswith("near line 3:")

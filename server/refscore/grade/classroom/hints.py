@@ -144,14 +144,17 @@ def remarks(differences: Sequence[Difference], references: Sequence[str], langua
 
     A hint is true of the line it names: a construct said to be "missing" that the student's
     line has (a for loop on a line that is a for loop) is said to be written differently there
-    instead, and a part written differently names what the student's line has (``candidate``:
-    the student's scored text)."""
+    instead, a part written differently names what the student's line has, and no hint names a
+    blank line (``candidate``: the student's scored text)."""
     if mode == "scores":
         return []
     name = where or (lambda line: f"line {line + 1}")
     out: list[Remark] = []
+    lines = candidate.split("\n") if candidate else []
     for item in differences[:MAX_REMARKS]:
         line = item.range[0]
+        if lines and (line >= len(lines) or not lines[line].strip()):
+            continue  # a blank line (where the starter code was): nothing there a hint could be about
         if mode == "reveal":
             text = f"{name(line)}: {item.reason}"
         else:
