@@ -34,6 +34,7 @@ from typing import Iterable, Mapping, Sequence
 from ..behaviour.result import BehaviourResult
 from ..metrics.crystalbleu import IgnoredNgrams
 from ..metrics.differences import Differences
+from .budget import over_budget
 from .headline import missing_note, refscore_for
 from .headline_behaviour import with_behaviour
 from .parts import (NO_CORPUS, NO_CPU, NO_DEFAULTS, NO_MODEL, CorpusScores, CpuScores, Metrics, ModelDefaults,
@@ -75,7 +76,10 @@ def cpu_metrics(prepared: Prepared, behaviour: BehaviourResult | None = None) ->
     ``behaviour``: the request's behaviour when it was run already (``behaviour_batch``)."""
     request, errors = prepared.request, []
     codebleu = None
-    if "codebleu" in request.metrics:
+    too_large = over_budget(prepared.text, request.references) if "codebleu" in request.metrics else None
+    if too_large:
+        errors.append(f"codebleu: {too_large}")
+    elif "codebleu" in request.metrics:
         from .codebleu import score_codebleu
         from .corpus import corpus_codebleu_compat
 
@@ -86,6 +90,9 @@ def cpu_metrics(prepared: Prepared, behaviour: BehaviourResult | None = None) ->
             else:  # explanations are spans of the references: nothing to map back
                 codebleu = score_codebleu(request.references, prepared.text, request.language, request.weights,
                                           explain=request.explain)
+        except MemoryError:
+            log.warning("CodeBLEU ran out of memory")
+            errors.append("codebleu: out of memory (not scored)")
         except Exception as error:  # noqa: BLE001 - one failing request reports, the rest go on
             log.exception("CodeBLEU failed")
             errors.append(f"codebleu: {type(error).__name__}: {error}")
@@ -237,9 +244,12 @@ def finish(prepared: Prepared, cpu: CpuScores = NO_CPU, model: ModelScores = NO_
 def differences(request: ScoreRequest, report: ScoreReport) -> Differences:
     """The ranked differences of a finished report's candidate from its reference (CodeBLEU's
     explanations placed on the candidate; ``scoring.differences``). The CLI, the language server
-    and the grader call this on the report they show."""
+    and the grader call this on the report they show. None over the budget (``scoring.budget``)."""
     from .differences import find_differences
 
+    too_large = over_budget(request.candidate, request.references)
+    if too_large:
+        return Differences(note=too_large)
     return find_differences(request.candidate, request.references, report, request.language)
 
 
