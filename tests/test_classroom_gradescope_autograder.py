@@ -51,7 +51,7 @@ def _run(root: Path, mapping: Path, *extra: str) -> int:
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
 def test_the_autograder_folder_is_one_submission_without_patterns(tmp_path):
     meta = {"users": [{"name": "Hal Hill", "email": "hal@uni.example", "sid": "9007"}],
-            "created_at": "2026-12-02T10:00:00+00:00", "assignment": {"due_date": "2026-12-01T23:59:00+00:00"}}
+            "created_at": "2026-12-03T10:00:00+00:00", "assignment": {"due_date": "2026-12-01T23:59:00+00:00"}}
     root = autograder(tmp_path, "hal", meta)
     assert _run(root, _mapping(root, "gradescope")) == 0
     results = json.loads((root / "results" / "results.json").read_text())
@@ -59,7 +59,8 @@ def test_the_autograder_folder_is_one_submission_without_patterns(tmp_path):
     tests = {t["name"]: t for t in results["tests"]}
     # hal handed in to_roman (correct) and balanced (wrong), nothing for dedupe
     assert tests["dedupe"]["score"] == 0 and tests["to_roman"]["score"] > tests["balanced"]["score"]
-    assert tests["to_roman"]["score"] < 10  # late: 10% of the points off
+    # 34 hours late: two days begun, 10% of the points each
+    assert "late 1.42 days (10% of the points per day late): -2" in tests["to_roman"]["output"]
     assert results["extra_data"]["refscore"]["student"] == "9007"
     assert "what your code does" in results["output"] and "handing in late" in results["output"]
     assert sorted(p.name for p in (root / "feedback").iterdir()) == ["Hal_Hill_9007.html", "Hal_Hill_9007.md"]

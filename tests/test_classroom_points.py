@@ -99,7 +99,7 @@ def test_late_policy_takes_points_off_before_the_adjustments():
     book, grades = _points(rows, data, [Adjustment("fixed", "p", None, 9.5, "by hand", 2)])
     assert {n: g.points for n, g in grades.items()} == {"ontime": 10, "late": 9, "fixed": 9.5}
     assert grades["late"].late_points == 1 and grades["late"].auto_points == 10
-    assert "late (10% of the points per day late, at most 3 points): -1" in grades["late"].summary()
+    assert "late 1 day (10% of the points per day late, at most 3 points): -1" in grades["late"].summary()
     assert [s.total for s in book.students] == [10, 9, 9.5]
     _, graceful = _points(rows, {**data, "late": {"per_day": 2, "grace": 1}})
     assert graceful["late"].points == 10 and graceful["late"].late_days == 1  # the one marked day is free
@@ -145,6 +145,6 @@ def test_late_policy_reaches_every_grade_book_from_a_canvas_late_mark(tmp_path):
     canvas = (out / "canvas.csv").read_text()
     assert "turingalan,2,,,,7.5" in canvas and "lovelaceada,1,,,,10" in canvas
     moodle = (out / "moodle.csv").read_text()
-    assert "late (25% of the points per day late, at most 50% of the points): -2.5" in moodle
+    assert "late 1 day (25% of the points per day late, at most 50% of the points): -2.5" in moodle
     page = (out / "feedback" / "turingalan_2.md").read_text()
-    assert "Total: 7.5 of 10 points" in page and "late (25% of the points per day late, at most 50% of the points): -2.5" in page
+    assert "Total: 7.5 of 10 points" in page and "late 1 day (25% of the points per day late, at most 50% of the points): -2.5" in page

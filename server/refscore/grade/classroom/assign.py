@@ -200,7 +200,8 @@ def starter_free_references(names: Sequence[str], references: Sequence[str],
     return free, None
 
 
-def _base_item(student: Student, problem: ClassProblem, late: bool | None) -> GradeItem:
+def _base_item(student: Student, problem: ClassProblem, late: bool | None,
+               days_late: float | None = None) -> GradeItem:
     prefix = f"{problem.name}/" if problem.name else ""
     refs, all_starter = problem.problem.references, None
     if problem.starter is not None:
@@ -210,6 +211,8 @@ def _base_item(student: Student, problem: ClassProblem, late: bool | None) -> Gr
                      reference_names=problem.problem.reference_names,
                      reference_cells=problem.problem.reference_cells, student=student.name,
                      student_id=student.id, late=late, inputs=problem.problem.inputs)
+    if days_late is not None:  # the layout says how late (``late.days_late`` reads it)
+        item.extra["days_late"] = round(days_late, 4)
     if problem.problem.error:
         item.error = f"reference: {problem.problem.error}"
     elif all_starter:
@@ -219,7 +222,7 @@ def _base_item(student: Student, problem: ClassProblem, late: bool | None) -> Gr
 
 def _item(submission: Submission, problem: ClassProblem, files: list[SubmittedFile],
           left: list[SubmittedFile]) -> GradeItem:
-    item = _base_item(submission.student, problem, submission.late)
+    item = _base_item(submission.student, problem, submission.late, submission.days_late)
     item.source = "; ".join(f.origin for f in files) or None
     if item.error:
         return item

@@ -297,7 +297,7 @@ def _row_grade(problem: str, row: dict[str, Any], scheme: Scheme, ran: bool, beh
 
 def _late(grade: ProblemGrade, row: dict[str, Any], rubric: Rubric) -> None:
     """The rubric's late policy on a late row's points (``late``)."""
-    days = days_late(row.get("late"))
+    days = days_late(row.get("late"), row.get("days_late"))
     if not days or rubric.late is None:
         if days:
             grade.late_days = days
@@ -305,7 +305,8 @@ def _late(grade: ProblemGrade, row: dict[str, Any], rubric: Rubric) -> None:
     grade.late_days = days
     grade.late_points = rubric.late.points_off(days, grade.max_points, grade.points)
     grade.points = round(grade.points - grade.late_points, 6)
-    grade.notes.append(f"late ({rubric.late.words()}): -{grade.late_points:g}")
+    shown = round(days, 2)
+    grade.notes.append(f"late {shown:g} day{'s' * (shown != 1)} ({rubric.late.words()}): -{grade.late_points:g}")
 
 
 def _adjust(book: Gradebook, adjustments: list[Adjustment]) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Sequence
@@ -124,14 +125,16 @@ def is_one_submission(names: Sequence[str]) -> bool:
 def read_one(entries: Sequence[Entry], source: str) -> ClassInput:
     """The autograder's ``submission`` folder as one submission (module docstring)."""
     notes: list[str] = []
-    student, late = _autograder_student(Path(source).parent / AUTOGRADER_METADATA, notes)
+    student, days = _autograder_student(Path(source).parent / AUTOGRADER_METADATA, notes)
+    late = None if days is None else days > 0
     result = group(entries, lambda entry: (student, entry.name, late), LAYOUT, source)
+    result.submissions = [replace(s, days_late=days) for s in result.submissions]
     result.notes[:0] = notes
     return result
 
 
-def _autograder_student(path: Path, notes: list[str]) -> tuple[Student, bool | None]:
-    """The submitter and late mark of ``submission_metadata.json`` (``submission`` without it)."""
+def _autograder_student(path: Path, notes: list[str]) -> tuple[Student, float | None]:
+    """The submitter and days late of ``submission_metadata.json`` (``submission`` without it)."""
     if not path.is_file():
         return Student("submission"), None
     try:
@@ -148,9 +151,13 @@ def _autograder_student(path: Path, notes: list[str]) -> tuple[Student, bool | N
                           if isinstance(data.get("assignment"), dict) else None)
 
 
-def _late(created: Any, due: Any) -> bool | None:
-    """Whether ``created`` (ISO 8601) is after ``due``; None when either is missing or unreadable."""
+def _late(created: Any, due: Any) -> float | None:
+    """The days from ``due`` to ``created`` (ISO 8601; 0 when on time); None when either is
+    missing or unreadable."""
     try:
-        return datetime.fromisoformat(str(created)) > datetime.fromisoformat(str(due)) if created and due else None
+        if not (created and due):
+            return None
+        late = datetime.fromisoformat(str(created)) - datetime.fromisoformat(str(due))
     except (ValueError, TypeError):
         return None
+    return max(0.0, late.total_seconds() / 86400)

@@ -7,7 +7,9 @@
 ``per_day``: the points off per day late, a number of points or a share of the problem's points
 (``"10%"``); ``cap``: the most a late submission loses (the same forms; default: everything);
 ``grace``: days late that cost nothing. An LMS marks a submission late without saying by how much
-(Canvas's ``_late_`` file names, Gradescope's ``:late:``): such a mark counts as one day. The
+(Canvas's ``_late_`` file names, Gradescope's ``:late:``): such a mark counts as one day; where
+the layout has the times (Gradescope's autograder: ``created_at`` and the due date), the row's
+``days_late`` says how late, and every day begun counts (an hour late is one day). The
 points come off each late problem's rubric points before the teacher's adjustments (an ``=8``
 stands as written) and never below 0; the grade books, feedback pages and autograder results
 read the points after it.
@@ -58,8 +60,9 @@ class LatePolicy:
     grace: float = 0.0
 
     def points_off(self, days: float, max_points: float, earned: float) -> float:
-        """What ``days`` late take off ``earned`` of a problem worth ``max_points``."""
-        counted = max(0.0, days - self.grace)
+        """What ``days`` late take off ``earned`` of a problem worth ``max_points`` (each day begun
+        after the grace counts)."""
+        counted = math.ceil(max(0.0, days - self.grace) - 1e-9)
         off = counted * (self.per_day * max_points if self.per_day_share else self.per_day)
         if self.cap is not None:
             off = min(off, self.cap * max_points if self.cap_share else self.cap)
@@ -92,8 +95,11 @@ def late_policy(value: Any, path: Path) -> LatePolicy:
     return LatePolicy(per_day, per_day_share, cap, cap_share, float(grace))
 
 
-def days_late(late: Any) -> float:
-    """The days late a row's ``late`` cell stands for (a mark: ``MARKED_DAYS``; none: 0)."""
+def days_late(late: Any, days: Any = None) -> float:
+    """The days late of a row: its ``days_late`` where the layout had the times, else its
+    ``late`` mark (``MARKED_DAYS``; none: 0)."""
+    if _number(days) and days >= 0:
+        return float(days)
     if late is True or (isinstance(late, str) and late.strip().lower() in ("true", "1", "yes")):
         return float(MARKED_DAYS)
     return 0.0

@@ -59,6 +59,7 @@ class Submission:
     late: bool | None = None
     layout: str = "plain"  # one of classroom_choices.LAYOUTS
     error: str | None = None  # why it cannot be scored (reported as its row's error)
+    days_late: float | None = None  # how late, where the layout has the times (Gradescope's autograder)
 
     def with_problem(self, problem: str | None, files: tuple[SubmittedFile, ...],
                      language: str | None = None) -> "Submission":
