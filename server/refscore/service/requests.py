@@ -47,7 +47,7 @@ def parse_request(data: Any):  # -> ScoreRequest
     if language is None:
         raise RpcError(wire.INVALID_PARAMS, "request.language must be a string")
     checked: dict[str, Any] = {}
-    for name in ("metrics", "weights", "codebleu_rule", "model", "layer", "device", "backend", "idf", "context"):
+    for name in SETTINGS:  # every setting that changes a number (settings_schema), checked one way
         value = data.get(name)
         if value is None:
             continue
