@@ -46,9 +46,12 @@ def _behaviour(s, doc: str) -> list[types.Diagnostic]:
     return [d for d in s.diagnostics(doc) if d.code == "refscore.behaviour"]
 
 
+CLIENT_COMMANDS = {"clientCommands": ["refscore.showReferenceSideBySide", "refscore.compareWithReference"]}
+
+
 async def test_behaviour_lens_and_diagnostic_on_the_function_that_differs(tmp_path: Path) -> None:
     cand = _pair(tmp_path)
-    async with session(tmp_path) as s:
+    async with session(tmp_path, init_options=CLIENT_COMMANDS) as s:
         doc = s.open(cand)
         await s.wait_summary(doc)
         found = await s.wait_for(lambda: _behaviour(s, doc), what="a behaviour diagnostic")
@@ -115,6 +118,12 @@ async def test_untrusted_workspace_runs_nothing_until_trusted(tmp_path: Path) ->
         ranked = (await s.command("refscore.rankAlternatives", doc, [BUGGY, CORRECT]))["ranked"]
         assert all(r["behaviour"] is None for r in ranked)  # nothing was run
         assert not any("behaves like" in lens.command.title for lens in await s.lenses(doc))
+        _read_code_actions(s.client)
+        actions = await s.client.text_document_code_action_async(types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=doc), range=types.Range(types.Position(5, 4),
+                                                                                     types.Position(5, 4)),
+            context=types.CodeActionContext(diagnostics=[])))
+        assert not actions  # a client that runs no RefScore command of its own gets no action naming one
         s.client.protocol.notify("refscore/workspaceTrusted", {"trusted": True})
         found = await s.wait_for(lambda: _behaviour(s, doc), what="a behaviour diagnostic once trusted")
         assert found[0].range.start.line == 4

@@ -32,7 +32,12 @@ export function createClient(launch: ServerLaunch, output: vscode.LogOutputChann
     documentSelector: documentSelector(),
     outputChannel: output,
     // behaviour runs code only in a trusted workspace (granting trust restarts the server)
-    initializationOptions: { tokenScores: true, workspaceTrusted: vscode.workspace.isTrusted },
+    initializationOptions: {
+      tokenScores: true,
+      workspaceTrusted: vscode.workspace.isTrusted,
+      // code actions may name these (compare.ts runs them)
+      clientCommands: ["refscore.showReferenceSideBySide", "refscore.compareWithReference"],
+    },
     synchronize: { configurationSection: "refscore" },
     middleware: {
       handleDiagnostics(uri, diagnostics, next) {

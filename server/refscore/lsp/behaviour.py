@@ -40,6 +40,8 @@ TRUST_NOTIFICATION = "refscore/workspaceTrusted"
 CODE = "refscore.behaviour"
 #: Seconds without a newer result before a document's functions are run.
 IDLE_S = 1.0
+#: A document with more functions than this is not run in the editor.
+MAX_DOCUMENT_FUNCTIONS = 100
 #: At most this many functions are run per pass (the rest at the next one).
 MAX_FUNCTIONS = 40
 #: At most this many other reference functions are run beside a function that does not behave
@@ -71,6 +73,7 @@ class EditorBehaviour:
         self.rerun: set[str] = set()  # saved: every function runs again (what is shown stays meanwhile)
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="refscore-behaviour")
         self.pairings = Pairings(server)
+        self.client_commands: set[str] = set()  # initializationOptions.clientCommands
 
     @property
     def enabled(self) -> bool:
@@ -85,6 +88,8 @@ class EditorBehaviour:
         if not self.enabled or result.problem is not None or result.spec is None \
                 or result.spec.name not in supported_languages():
             return []
+        if len(result.functions) > MAX_DOCUMENT_FUNCTIONS:
+            return []  # a whole program's worth: ``refscore score`` runs it; the editor stays light
         kept = {} if result.uri in self.rerun else self.kept.get(result.uri, {})
         return [p for p in result.functions if (key := pair_key(result, p)) is not None and key not in kept]
 

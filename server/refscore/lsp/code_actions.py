@@ -8,7 +8,8 @@
   ``refscore.referenceChoices`` and shows ``refscore.compareWith`` for the one picked.
 
 Only on a function the last result scored and the edits since left untouched (its ranges are
-the current text's)."""
+the current text's), and only the actions whose commands the client says it runs
+(``initializationOptions.clientCommands``; the VS Code extension names both)."""
 
 from __future__ import annotations
 
@@ -42,11 +43,12 @@ def actions(ls: "RefScoreServer", uri: str, at: types.Range) -> list[types.CodeA
         if rng is None or not (rng.start.line <= at.start.line <= rng.end.line):
             continue
         line = result.positions.position(pair.function.start).line
-        out = [types.CodeAction(title="RefScore: compare with reference function...", kind=types.CodeActionKind.Empty,
+        offered = ls.behaviour.client_commands
+        out = [] if COMPARE_WITH not in offered else [types.CodeAction(title="RefScore: compare with reference function...", kind=types.CodeActionKind.Empty,
                                 command=types.Command(title="Compare with reference function...",
                                                       command=COMPARE_WITH, arguments=[uri, line]))]
         region = pair.region
-        if region is not None and region.name is not None:
+        if region is not None and region.name is not None and SIDE_BY_SIDE in offered:
             ref_range = result.reference_positions(region.reference_index).range(region.start, region.end)
             title = printable(f"RefScore: show `{region.name}` side by side")
             target = {"uri": uri, "range": _range_json(rng), "function": pair.function.name,

@@ -99,6 +99,8 @@ def register(server: "RefScoreServer") -> None:
         opted = options.get("tokenScores")
         ls.token_scores = opted is True
         ls.behaviour.trusted = options.get("workspaceTrusted") is not False  # VS Code's Workspace Trust
+        commands = options.get("clientCommands")  # the commands the client runs itself (lsp/code_actions.py)
+        ls.behaviour.client_commands = {c for c in commands if isinstance(c, str)} if isinstance(commands, list) else set()
         if opted is not None and not isinstance(opted, bool):  # "false" must not mean true
             ls.notice(f"initializationOptions.tokenScores: must be true or false (not {shown(opted)}); "
                       "the refscore/tokenScores notification stays off")
