@@ -30,7 +30,8 @@ pytestmark = pytest.mark.timeout(300)
 def run(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("teacher")
     write_canvas_class(root, FILES)
-    (root / "rubric.toml").write_text('title = "Week 7"\nmetric = "codebleu"\nlinear = { floor = 0.1, ceiling = 0.9 }\n')
+    (root / "rubric.toml").write_text('title = "Week 7"\nmetric = "codebleu"\nlinear = { floor = 0.1, ceiling = 0.9 }\n'
+                                      'late = { per_day = 1 }\n')
     code = main(["grade", "--mapping", str(root / "class.toml"), "--metrics", "codebleu,behaviour", "-o", str(root / "out"),
                  "--rubric", str(root / "rubric.toml"), "--similarity", "0.7", "-q"])
     assert code == 0
@@ -61,6 +62,7 @@ def test_one_row_per_student_with_points_totals_late_and_behaviour(run):
         assert number == [float(points[name]["total"]), float(points[name]["merge"]), float(points[name]["clamp"])]
         assert number[0] == pytest.approx(number[1] + number[2])
     assert "late" in rows["lovelaceada"][4] and "late" not in rows["turingalan"][4]
+    assert "late, -1" in rows["lovelaceada"][2]  # the rubric's late policy took a point off
     assert re.search(r"behaviour \d+/\d+", rows["turingalan"][2])
 
 

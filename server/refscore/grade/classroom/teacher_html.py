@@ -119,7 +119,8 @@ def _row(student: StudentGrade, problems: Sequence[str], max_total: float, feedb
             extra.append(f"behaviour {row.get('behaviour_agreed', 0)}/{row['behaviour_inputs']}")
         if row is not None and row.get("late"):
             late = True
-            extra.append("late")
+            off = getattr(grade, "late_points", 0.0)
+            extra.append(f"late, -{off:g}" if off else "late")
         small = f"<small>{safe_text(', '.join(extra))}</small>" if extra else ""
         cells.append(f'<td class="num" data-v="{grade.points:.6f}" title="{safe_attr(grade.summary())}">'
                      f"{grade.points:g}{small}</td>")
