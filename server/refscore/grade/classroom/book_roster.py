@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Sequence
 
 from .model import Student
-from .roster import RosterEntry, name_keys, roster_entry_of
+from .roster import RosterEntry, name_keys, roster_index
 
 if TYPE_CHECKING:
     from .gradebook import Gradebook, StudentGrade
@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 
 def apply_roster(book: "Gradebook", roster: Sequence[RosterEntry]) -> "Gradebook":
     """``book`` with each student the roster has named as the roster names them (in place)."""
+    find = roster_index(roster)
     for student in book.students:
-        entry = roster_entry_of(roster, Student(student.name, student.student_id)) if roster else None
+        entry = find(Student(student.name, student.student_id)) if roster else None
         if entry is None:
             continue
         if entry.name != student.name:
