@@ -84,3 +84,15 @@ def test_students_failing_in_the_same_way_are_noted(run):
     page = (run / "grade.html").read_text(encoding="utf-8")
     listed = re.findall(r"<li>merge: (.*?) &mdash;", page[page.index('id="same-failures"'):])
     assert listed == ["ana, bob"]
+
+
+def test_the_same_failure_needs_every_counter_example_alike():
+    from refscore.grade.classroom.behaviour_twins import same_failures
+
+    note = "differs on f(1): expected 2, got 3"
+    rows = [{"id": n, "problem": "p", "behaviour": 0.5, "behaviour_note": note, "behaviour_agreed": 2,
+             "behaviour_inputs": 4} for n in ("a", "b", "c")]
+    names = {"a": "Ana", "b": "Bob", "c": "Cid"}
+    assert [g.students for g in same_failures(rows, names)] == [("Ana", "Bob", "Cid")]  # the rows alone
+    wrong = {"a": (("f(1)", "3"), ("f(2)", "5")), "b": (("f(1)", "3"), ("f(2)", "5")), "c": (("f(1)", "3"), ("f(2)", "4"))}
+    assert [g.students for g in same_failures(rows, names, wrong)] == [("Ana", "Bob")]

@@ -84,14 +84,15 @@ def assemble(blocks: Sequence[PlannedBlock], store: PartStore, outputs: dict[str
              echo: Callable[[dict[str, Any], int], None] | None = None, fill: Fill | None = None,
              detail: bool = False, similar: Mapping[tuple[str, str | None], list[str]] | None = None,
              keep: bool = False, held: Details | None = None, panes: bool = True,
-             students: Callable[[Sequence[dict[str, Any]]], str] | None = None) -> Assembled:
+             students: Callable[[Sequence[dict[str, Any]], Sequence[tuple[GradeResult, dict[str, Any]]]], str]
+             | None = None) -> Assembled:
     """Write every requested output (kinds: csv, json, jsonl, parquet, html) from the parts.
     ``echo(row, id_width)`` is called for each row in order (the terminal lines); ``similar``:
     (item id, source) -> the ``similar_to`` cell (``--similarity``'s flagged partners); ``keep``:
     the result holds every row (and, with ``detail``, every detail) for the classroom outputs;
     ``held``: the items and reports of the detailed page the engine kept in memory (else read
-    from the parts); ``panes``: the detailed page shows each submission's code; ``students(rows)``:
-    the HTML page's table of students and points (a run with a rubric)."""
+    from the parts); ``panes``: the detailed page shows each submission's code; ``students(rows,
+    details)``: the HTML page's table of students and points (a run with a rubric)."""
     namer, totals, width, behaviour = IdNamer(), RowStats(keep=0), 0, RunBehaviour()
     columns = RunColumns(info.get("metrics", ()), similarity="similarity" in info)
     kept: dict[int, list[tuple[int, dict[str, Any]]]] = {}  # a run with details is small: read once
@@ -160,7 +161,7 @@ def assemble(blocks: Sequence[PlannedBlock], store: PartStore, outputs: dict[str
         from .html_report import build_html
 
         files = [outputs[k].name for k in ("csv", "json", "jsonl", "parquet") if k in outputs]
-        table = students(result.rows or []) if students is not None else ""
+        table = students(result.rows or [], details) if students is not None else ""
         html = build_html(result.stats, info, title, files, details if detail else None, panes=panes, students=table)
         replace_report(outputs["html"], lambda fh: fh.write(html))
     return result

@@ -23,14 +23,14 @@ STUDENTS_CSS = ("table.students td.late{color:#a33;font-weight:600}table.student
 
 
 def teacher_table(out: Any, html: Path | None,
-                  info: dict[str, Any]) -> Callable[[Sequence[dict[str, Any]]], str] | None:
+                  info: dict[str, Any]) -> Callable[[Sequence[dict[str, Any]], Sequence[Any]], str] | None:
     """``assemble``'s ``students``: the table of ``out`` (``ClassroomOutputs``; None, or no rubric:
     no table) for the rows, linking from the page at ``html`` to the feedback folder and the
     similarity page."""
     if out is None or out.rubric is None:
         return None
 
-    def build(rows: Sequence[dict[str, Any]]) -> str:
+    def build(rows: Sequence[dict[str, Any]], details: Sequence[Any] = ()) -> str:
         from ..targets import is_stream
         from .adjustments import read_adjustments
         from .gradebook import build_gradebook
@@ -44,15 +44,27 @@ def teacher_table(out: Any, html: Path | None,
                     "with).</p></section>")
         adjustments = read_adjustments(out.adjustments) if out.adjustments is not None else []
         roster = () if out.anonymise_key is not None else out.roster  # pseudonyms stay pseudonyms
-        book = build_gradebook(rows, out.rubric, adjustments, roster)  # as ``write_classroom``'s
+        book = build_gradebook(rows, out.rubric, adjustments, roster,  # as ``write_classroom``'s
+                               out.anonymise_key is not None)
         feedback = None
         if out.feedback is not None and html is not None and not is_stream(html):
             folder = Path(os.path.relpath(os.path.abspath(out.feedback), os.path.abspath(html.parent))).as_posix()
             feedback = {key: f"{folder}/{stem}.html" for key, stem in feedback_stems(book.students).items()}
         similarity = info.get("similarity") or {}
-        return students_table(book, feedback, similarity.get("page"))
+        return students_table(book, feedback, similarity.get("page"), _counter_examples(details))
 
     return build
+
+
+def _counter_examples(details: Sequence[Any]) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Row id -> every kept counter-example of its behaviour (input, what the code gave), from the
+    details of a small run (none: the rows' first counter-example stands for them)."""
+    out = {}
+    for result, row in details:
+        behaviour = result.report.behaviour if result.report is not None else None
+        if behaviour is not None and behaviour.disagreements:
+            out[str(row.get("id"))] = tuple((d.input, d.actual) for d in behaviour.disagreements)
+    return out
 
 
 def _scored(row: dict[str, Any]) -> bool:
@@ -62,8 +74,10 @@ def _scored(row: dict[str, Any]) -> bool:
     return any(isinstance(row.get(c), (int, float)) and math.isfinite(row[c]) for c in SCORE_COLUMNS)
 
 
-def students_table(book: Gradebook, feedback: dict[str, str] | None, similarity_page: str | None) -> str:
-    """The section: the book's notes, then one sortable row per student."""
+def students_table(book: Gradebook, feedback: dict[str, str] | None, similarity_page: str | None,
+                   wrong: dict[str, tuple[tuple[str, str], ...]] | None = None) -> str:
+    """The section: the book's notes, then one sortable row per student, then the students who
+    failed in the same way (``wrong``: row id -> its counter-examples, where the details have them)."""
     from ..similarity_submissions import submission_anchor
 
     problems = book.problems
@@ -79,23 +93,23 @@ def students_table(book: Gradebook, feedback: dict[str, str] | None, similarity_
     for student in book.students:
         out.append(_row(student, problems, book.max_total, feedback, similarity_page, submission_anchor))
     out.append("</tbody></table></div>")
-    out.append(_same_failures(book))
+    out.append(_same_failures(book, wrong or {}))
     out.append("</section>")
     return "".join(out)
 
 
-def _same_failures(book: Gradebook) -> str:
+def _same_failures(book: Gradebook, wrong: dict[str, tuple[tuple[str, str], ...]]) -> str:
     """The students who failed a problem in the same way (``behaviour_twins``), as a signal."""
     from .behaviour_twins import same_failures
 
     names = {str(row.get("id")): student.name for student in book.students for row in student.rows}
-    groups = same_failures([row for student in book.students for row in student.rows], names)
+    groups = same_failures([row for student in book.students for row in student.rows], names, wrong)
     if not groups:
         return ""
     items = "".join(f"<li>{safe_text(g.problem or 'the problem')}: {safe_text(', '.join(g.students))} &mdash; "
                     f"agree on {g.agreed:,} of {g.inputs:,} inputs and first {safe_text(g.note)}</li>" for g in groups)
     return ('<h3 id="same-failures">The same wrong behaviour</h3><p class="legend">Students whose code fails the '
-            "same input with the same wrong answer and agrees on as many inputs: a signal to read beside the "
+            "same inputs with the same wrong answers and agrees on as many inputs: a signal to read beside the "
             f'similarity (a common mistake is common), never a verdict.</p><ul class="same-failures">{items}</ul>')
 
 
