@@ -57,3 +57,14 @@ def test_a_moodle_worksheet_roster_gives_participant_ids(tmp_path: Path):
     book = build_gradebook(rows, rubric_from_data({}, tmp_path / "r.toml"), [], roster)
     assert moodle_identifier(book.students[0]) == "Participant 812"
     assert moodle_csv(book).splitlines()[1].startswith("Participant 812,Ada Okafor,0,10,")
+
+
+def test_an_anonymised_book_never_repeats_a_name_from_the_adjustments(tmp_path: Path):
+    """Under --anonymise the graders read the book's notes (grade.html): an adjustment written with
+    a real name matches no pseudonym, and the note about it must not repeat the name."""
+    rows = [{"id": "p/S-1A2B3C", "problem": "p", "student": "S-1A2B3C", "errors": [], "refscore": 1.0}]
+    adjust = [Adjustment("Ada Okafor", "p", 1.0, None, "", 2)]
+    rubric = rubric_from_data({}, tmp_path / "r.toml")
+    assert any("'Ada Okafor'" in n for n in build_gradebook(rows, rubric, adjust).notes)
+    notes = build_gradebook(rows, rubric, adjust, anonymised=True).notes
+    assert notes and not any("Okafor" in n for n in notes) and any("adjustments line 2" in n for n in notes)

@@ -174,9 +174,10 @@ def _finite(value: Any) -> bool:
 
 
 def build_gradebook(rows: Sequence[dict[str, Any]], rubric: Rubric, adjustments: Iterable[Adjustment] = (),
-                    roster: Sequence[RosterEntry] = ()) -> Gradebook:
+                    roster: Sequence[RosterEntry] = (), anonymised: bool = False) -> Gradebook:
     """The grade book of a run's ``rows`` (in input order) under ``rubric``; ``roster``: the
-    names, SIS ids and sections the students get (``book_roster``)."""
+    names, SIS ids and sections the students get (``book_roster``); ``anonymised``: the notes
+    never repeat a name the adjustments file gives (the graders read them)."""
     problems: list[str] = []
     for row in rows:
         name = str(row.get("problem") or "")
@@ -216,7 +217,7 @@ def build_gradebook(rows: Sequence[dict[str, Any]], rubric: Rubric, adjustments:
             mine = [r for r in student.rows if str(r.get("problem") or "") == problem]
             student.problems[problem] = _grade(problem, mine, rubric, ran, behaved)
     apply_roster(book, roster)
-    _adjust(book, list(adjustments))
+    _adjust(book, list(adjustments), anonymised)
     return book
 
 
@@ -309,7 +310,7 @@ def _late(grade: ProblemGrade, row: dict[str, Any], rubric: Rubric) -> None:
     grade.notes.append(f"late {shown:g} day{'s' * (shown != 1)} ({rubric.late.words()}): -{grade.late_points:g}")
 
 
-def _adjust(book: Gradebook, adjustments: list[Adjustment]) -> None:
+def _adjust(book: Gradebook, adjustments: list[Adjustment], anonymised: bool = False) -> None:
     index: dict[str, StudentGrade] = {}
     for student in book.students:
         for name in (student.key, student.name, student.student_id, student.lms_name, student.sis_user_id,
@@ -319,7 +320,9 @@ def _adjust(book: Gradebook, adjustments: list[Adjustment]) -> None:
     for adjustment in adjustments:
         student = index.get(adjustment.student) or by_real_name(book.students, adjustment.student)
         if student is None:
-            book.notes.append(f"adjustments line {adjustment.line}: no student {adjustment.student!r} in this run")
+            who = "of the pseudonym it gives (under --anonymise, adjustments name pseudonyms)" if anonymised \
+                else repr(adjustment.student)
+            book.notes.append(f"adjustments line {adjustment.line}: no student {who} in this run")
             continue
         if adjustment.problem is None:
             student.total_adjustments.append(adjustment)
