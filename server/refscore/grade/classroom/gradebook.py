@@ -7,6 +7,11 @@ id that tells the students of a problem apart: ``week3/python/alice.py`` is ``al
 gets every problem of the run: no submission, or one that could not be scored, earns 0 points
 with the reason beside it. Nothing here scores anything: the gradebook is rebuilt from the rows
 (and so from the cache) whenever the rubric or the adjustments change.
+
+A row's points: a rubric case's (``cases``: code that does not parse or run), else behaviour's
+part (its agreement times the part, ``Scheme.parts``) plus resemblance's (the bands or linear
+scale on the rubric's metric); then the late policy (``late``), then the adjustments. The
+roster, where given, names the students (``book_roster``).
 """
 
 from __future__ import annotations
