@@ -89,3 +89,20 @@ def test_a_link_where_the_lock_goes_is_refused(tmp_path: Path) -> None:
     refused = subprocess.run(_small(tmp_path), capture_output=True, text=True, timeout=120, env=ENV)
     assert refused.returncode == 3 and "not a regular file" in refused.stderr, refused.stderr
     assert not (tmp_path / "victim").exists()
+
+
+def test_a_held_feedback_folder_elsewhere_is_refused(tmp_path: Path) -> None:
+    """Feedback pages written outside the reports' folder: that folder is locked too."""
+    (tmp_path / "rubric.toml").write_text("points = 10\n")
+    pages = tmp_path / "pages"
+    cmd = _small(tmp_path) + ["--no-cache", "--rubric", str(tmp_path / "rubric.toml"), "--feedback", str(pages)]
+    held = lock_folders([pages])
+    try:
+        refused = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=ENV)
+    finally:
+        held.release()
+    assert refused.returncode == 3 and f"{pages}: another `refscore grade` run is writing" in refused.stderr, \
+        refused.stderr
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=ENV)
+    assert done.returncode == 0, done.stderr
+    assert len(list(pages.glob("*.html"))) == 2 and not (pages / LOCK_NAME).exists()

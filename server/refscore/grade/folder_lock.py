@@ -46,12 +46,18 @@ class FolderLocks:
 
 
 def lock_folders(folders: Iterable[Path]) -> FolderLocks:
-    """Lock each folder (made when missing) for this run; ``FolderBusyError`` naming the first
-    folder another run holds (the locks taken until then are let go)."""
+    """Lock each folder (made when missing; a file there is left to the run's own checks) for
+    this run; ``FolderBusyError`` naming the first folder another run holds (the locks taken
+    until then are let go)."""
     locks = FolderLocks()
     try:
         for folder in sorted({Path(os.path.abspath(f)) for f in folders}):
-            folder.mkdir(parents=True, exist_ok=True)
+            if os.path.lexists(folder) and not folder.is_dir():
+                continue  # a file where a folder goes: the run's own check says so in one line
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise InputFileError(f"{folder}: cannot make this folder ({error.strerror or error})") from None
             lock = _take(folder / LOCK_NAME)
             if lock is None:
                 raise FolderBusyError(f"{folder}: another `refscore grade` run is writing its reports or scored "

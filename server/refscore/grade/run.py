@@ -90,10 +90,11 @@ def work_folder(job: GradeJob) -> tuple[Path, bool]:
     return Path(tempfile.mkdtemp(prefix="refscore-grade-")), True
 
 
-def _folders_to_make(outputs: dict[str, Path], work: Path | None) -> list[Path]:
-    """The outermost folders of the reports and the parts folder that do not exist yet: a run
-    that fails before it writes anything removes them again if they are still empty."""
-    places = [Path(p).parent for p in outputs.values() if str(p) != STDOUT] + ([work] if work is not None else [])
+def _folders_to_make(outputs: dict[str, Path], folders: list[Path]) -> list[Path]:
+    """The outermost folders of the reports and of ``folders`` (the parts folder, the feedback
+    pages') that do not exist yet: a run that fails before it writes anything removes them again
+    if they are still empty."""
+    places = [Path(p).parent for p in outputs.values() if str(p) != STDOUT] + folders
     return [m for m in dict.fromkeys(first_missing(Path(os.path.abspath(p))) for p in places) if m is not None]
 
 
@@ -144,7 +145,9 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
     work, temporary = work_folder(job)
     classroom = job.classroom
     extra = classroom.named_outputs() if classroom is not None else {}
-    made = _folders_to_make({**outputs, **extra}, None if temporary else work)
+    # the folders this run writes besides its reports' (locked with them, ``folder_lock``)
+    folders = [*([] if temporary else [work]), *([classroom.feedback] if classroom and classroom.feedback else [])]
+    made = _folders_to_make({**outputs, **extra}, folders)
     try:
         check_outputs({**outputs, **extra}, [*job.inputs.named_files(), *([job.idf_file] if job.idf_file else []),
                                              *([job.inputs_file] if job.inputs_file else [])],
@@ -153,7 +156,7 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
             _check_work_folder(work, f"--cache {job.cache}" if job.cache else f"the scored-parts folder {work}",
                                outputs)
         # one run at a time writes these folders (``folder_lock``), from here to its last output
-        locks = lock_folders([*(p.parent for p in regular_targets({**outputs, **extra})), *([] if temporary else [work])])
+        locks = lock_folders([*(p.parent for p in regular_targets({**outputs, **extra})), *folders])
     except Exception:
         _remove_made(made)
         raise
