@@ -16,7 +16,7 @@ import io
 import re
 import secrets
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Sequence
 
 from ...errors import InputFileError
@@ -168,8 +168,41 @@ def anonymise_items(items: ItemSet, key: PseudonymKey) -> None:
         out.append(replace(item, id=f"{item.problem}/{pseudonym}" if item.problem else pseudonym, source=pseudonym,
                            student=pseudonym, student_id=None, error=scrub(item.error)))
     items.items = out
-    items.notes = [scrub(n) for n in items.notes]
-    items.classes = [scrub(c) for c in items.classes]
+    withheld = {origin: shown for info in items.classes
+                for origin, shown in withheld_names(info.get("unmatched_files") or (), scrub).items()}
+    items.notes = [scrub(_replaced(n, withheld)) for n in items.notes]
+    items.classes = [scrub({**c, "unmatched_files": [withheld[f] for f in c.get("unmatched_files") or ()]})
+                     for c in items.classes]
+
+
+#: A pseudonym in scrubbed text.
+_PSEUDONYM = re.compile(r"S-[0-9A-F]{6}")
+_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,8}")
+
+
+def withheld_names(origins: Sequence[str], scrub: Scrubber) -> dict[str, str]:
+    """Per file a student handed in that matched no problem, how an anonymised report shows it:
+    its name is the student's own choice (``dana_notes.txt``, ``by maria.txt``: a first name the
+    pseudonym does not cover), so only the path down to the student's pseudonym, a number and the
+    file's extension are kept (``class/S-7F3A2C/[file 1, name withheld].txt``)."""
+    out: dict[str, str] = {}
+    counts: dict[str, int] = {}
+    for origin in origins:
+        text = scrub(origin)
+        found = list(_PSEUDONYM.finditer(text))
+        head = text[:found[-1].end()] if found else text[:max(text.find("!"), 0)] or "(no student)"
+        counts[head] = counts.get(head, 0) + 1
+        suffix = PurePosixPath(text.replace("\\", "/")).suffix
+        kept = suffix if _SUFFIX.fullmatch(suffix) else ""
+        out[origin] = f"{head}/[file {counts[head]}, name withheld]{kept}"
+    return out
+
+
+def _replaced(text: str, replacements: dict[str, str]) -> str:
+    """``text`` with each key of ``replacements`` (longest first) replaced by its value."""
+    for old in sorted(replacements, key=len, reverse=True):
+        text = text.replace(old, replacements[old])
+    return text
 
 
 def reveal_students(book: Gradebook, key: PseudonymKey) -> Gradebook:

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ...errors import UsageError
-from ..targets import OutputFileError
+from ...safe_write import replace_file
+from ..targets import OutputFileError, is_stream
 from ..rows import GradeResult
 from ..classroom_choices import DEFAULT_REVEAL
 from ..writers import replace_report
@@ -139,13 +140,16 @@ def write_classroom(out: ClassroomOutputs, rows: Sequence[dict[str, Any]],
     adjustments = read_adjustments(out.adjustments) if out.adjustments is not None else []
     if out.gradescope is not None:
         rows = gradescope_rows(rows)
-    book = build_gradebook(rows, out.rubric, adjustments, out.roster if key is None else ())
+    book = build_gradebook(rows, out.rubric, adjustments, out.roster if key is None else (), key is not None)
     teacher = apply_roster(reveal_students(book, key), out.roster) if key is not None else book
     written: list[Path] = []
 
-    def put(path: Path, text: str) -> None:
+    def put(path: Path, text: str, private: bool = False) -> None:
         try:
-            replace_report(path, lambda fh: fh.write(text))
+            if private and not is_stream(path):  # real names beside pseudonyms: the owner's only, as the key
+                replace_file(path, text, mode=0o600)
+            else:
+                replace_report(path, lambda fh: fh.write(text))
         except OSError as error:  # a folder in the way, no permission, a full disk: one line, exit 3
             raise OutputFileError(f"{path}: cannot write it ({error.strerror or error})") from None
         written.append(path)
@@ -153,9 +157,9 @@ def write_classroom(out: ClassroomOutputs, rows: Sequence[dict[str, Any]],
     if out.points is not None:
         put(out.points, lms_csv.points_csv(book))
     if out.canvas is not None:
-        put(out.canvas, lms_csv.canvas_csv(teacher, out.assignment))
+        put(out.canvas, lms_csv.canvas_csv(teacher, out.assignment), private=key is not None)
     if out.moodle is not None:
-        put(out.moodle, lms_csv.moodle_csv(teacher))
+        put(out.moodle, lms_csv.moodle_csv(teacher), private=key is not None)
     pages = {}
     if out.needs_details:
         found = details_by_id(details)
