@@ -138,3 +138,22 @@ def test_no_hint_names_a_blank_line():
     placed = Difference("missing", 2, 15, (2, 0, 2, 13), 0, at, at + 12, (2, 4, 2, 16), "missing", 0.8)
     said = remarks([blank, placed], [reference], "python", "hints", None, student)
     assert [r.line for r in said] == [2] and said[0].text.startswith("near line 3:")
+
+
+def test_counter_examples_say_what_happened_in_each_mode():
+    from refscore.behaviour.result import Disagreement
+    from refscore.grade.classroom.feedback_words import counter_example, plain_text
+
+    said = [plain_text(counter_example(d, True)) for d in (
+        Disagreement("f([1, 2])", "3", "raises IndexError: list index out of range", "raised", "f"),
+        Disagreement("f(0)", "0", "timeout", "timeout", "f"),
+        Disagreement("f(0)", "0", "does not load: ModuleNotFoundError: numpy", "does not load: ModuleNotFoundError: numpy",
+                     "f"),
+        Disagreement("stdin '3\\n'", "'9\\n'", "'6\\n'", "different output"),
+        Disagreement("stdin '3\\n'", "'9\\n'", "does not compile: error", "does not compile: error"))]
+    assert said == [
+        "for f([1, 2]) your function raises IndexError: list index out of range; the reference returns 3",
+        "for f(0) your function does not finish in time; the reference returns 0",
+        "for f(0) your function does not run: does not load: ModuleNotFoundError: numpy; the reference returns 0",
+        "with the standard input '3\\n' your program prints '6\\n'; the reference prints '9\\n'",
+        "with the standard input '3\\n' your program does not run: does not compile: error; the reference prints '9\\n'"]

@@ -17,7 +17,7 @@ Part = tuple[str, bool]
 #: The longest value a counter-example shows (the grade report's JSON has the whole one).
 MAX_VALUE = 200
 #: Reasons that say no more than the values do.
-_PLAIN_REASONS = frozenset({"different result", "raised", "timeout", "missing function"})
+_PLAIN_REASONS = frozenset({"different result", "different output", "raised", "timeout", "missing function"})
 _BAND = re.compile(r"^(>=|>)\s*(\S+)$")
 _LINEAR = re.compile(r"^linear (\S+)\.\.(\S+)$")
 
@@ -81,9 +81,12 @@ def counter_example(item: Disagreement, show_expected: bool) -> list[Part]:
     outcome is said too (the rubric's ``show_expected``)."""
     program = item.function is None
     who = "your program" if program else "your function"
-    parts: list[Part] = [("with the input " if program else "for ", False), (_cut(item.input), True), (" ", False)]
+    shown = item.input[6:] if program and item.input.startswith("stdin ") else item.input  # ``stdin '3\n'``
+    parts: list[Part] = [("with the standard input " if program else "for ", False), (_cut(shown), True), (" ", False)]
     if item.reason == "missing function":
         parts += [(f"{who} is missing: the name ", False), (item.function or "?", True), (" is not defined", False)]
+    elif item.actual == item.reason and item.reason not in _PLAIN_REASONS:  # it never ran: a load or compile error
+        parts += [(f"{who} does not run: {_cut(item.reason)}", False)]
     else:
         parts += [(f"{who} ", False), *_outcome(item.actual, program)]
     if show_expected:
