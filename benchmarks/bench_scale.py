@@ -8,7 +8,9 @@ Inputs are HumanEval-Python completions in the grade JSONL format with distinct 
 the real command in a fresh process (``refscore grade ... --no-cache -q``), so the wall time
 includes start-up and model loading; items/s is items / wall time. The Ray runs use a real local
 cluster started with ``ray start`` (each node ``--num-cpus 1``): first a head alone, then the head
-and a second worker node. ``--million N`` writes N lines (``--distinct`` rows repeated) and grades
+and a second worker node, in a private network and PID namespace with the drivers
+(``tests/support/ray_namespace.py``: loopback is its only interface, and closing it stops the
+cluster's processes and no others; never a machine-wide ``ray stop``). ``--million N`` writes N lines (``--distinct`` rows repeated) and grades
 them with the local engine and ``--metrics codebleu`` (it streams past 20,000 lines), reporting
 the command's peak RSS (``ru_maxrss`` of the child).
 """
@@ -21,7 +23,6 @@ import json
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -29,6 +30,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from tests.support.ray_namespace import RayNamespace, unavailable  # noqa: E402
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "humaneval" / "python.jsonl.gz"
 RAY = Path(sys.executable).with_name("ray")
 
@@ -49,11 +52,15 @@ def write_items(source: Path, target: Path, count: int, distinct: int | None = N
     return count
 
 
-def grade(jsonl: Path, metrics: str, env: dict[str, str], *extra: str) -> tuple[float, float]:
-    """(wall seconds, peak RSS MiB of the command's process) of one ``refscore grade`` run."""
+def grade(jsonl: Path, metrics: str, env: dict[str, str], *extra: str,
+          inside: "RayNamespace | None" = None) -> tuple[float, float]:
+    """(wall seconds, peak RSS MiB of the command's process) of one ``refscore grade`` run;
+    ``inside``: run it in that namespace (the RSS is then nsenter's, not reported)."""
     out = Path(tempfile.mkdtemp(prefix="bench-scale-"))
     command = [sys.executable, "-m", "refscore", "grade", "--jsonl", str(jsonl), "--metrics", metrics,
                "-o", str(out), "--no-cache", "-q", *extra]
+    if inside is not None:
+        command = inside.command(command)
     with open(out / "stderr.txt", "w+", encoding="utf-8") as err:
         start = time.perf_counter()
         process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=err)
@@ -67,36 +74,37 @@ def grade(jsonl: Path, metrics: str, env: dict[str, str], *extra: str) -> tuple[
     return wall, usage.ru_maxrss / 1024
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 class Cluster:
-    """A local Ray cluster of ``ray start`` nodes, one CPU each; stopped on exit."""
+    """A local Ray cluster of ``ray start`` nodes, one CPU each, in a namespace of its own; stopped
+    (with the namespace, its processes only) on exit."""
 
     def __init__(self) -> None:
         self.tmp = tempfile.mkdtemp(prefix="rb", dir="/tmp")
         self.env = {**os.environ, "RAY_TMPDIR": self.tmp, "RAY_AUTH_MODE": "token",
                     "RAY_AUTH_TOKEN": secrets.token_hex(32), "HF_HUB_OFFLINE": "1"}
-        self.address = f"127.0.0.1:{_free_port()}"
+        self.env.pop("RAY_ADDRESS", None)
+        self.address = "127.0.0.1:6379"  # the namespace's own loopback: the port is free there
         self.common = ["--node-ip-address", "127.0.0.1", "--num-cpus", "1", "--object-store-memory",
                        "200000000", "--disable-usage-stats"]
+        self.ns = RayNamespace()
 
     def __enter__(self) -> "Cluster":
+        reason = unavailable()
+        if reason:
+            raise SystemExit(f"{reason} (or run with --skip-ray)")
+        self.ns.__enter__()
         port = self.address.rsplit(":", 1)[1]
-        subprocess.run([str(RAY), "start", "--head", "--port", port, "--include-dashboard=false", *self.common],
-                       env=self.env, check=True, capture_output=True)
+        subprocess.run(self.ns.command([str(RAY), "start", "--head", "--port", port, "--include-dashboard=false",
+                                        *self.common]), env=self.env, check=True, capture_output=True)
         return self
 
     def add_worker(self) -> None:
-        subprocess.run([str(RAY), "start", "--address", self.address, *self.common],
+        subprocess.run(self.ns.command([str(RAY), "start", "--address", self.address, *self.common]),
                        env=self.env, check=True, capture_output=True)
         time.sleep(3)  # the node registers
 
     def __exit__(self, *exc: object) -> None:
-        subprocess.run([str(RAY), "stop", "--force"], env=self.env, capture_output=True)
+        self.ns.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
@@ -129,7 +137,7 @@ def main() -> None:
                         cluster.add_worker()
                     for metrics, (count, path) in runs.items():
                         wall, _ = grade(path, metrics, cluster.env, "--engine", "ray", "--ray-address",
-                                        cluster.address, "--block-lines", "128")
+                                        cluster.address, "--block-lines", "128", inside=cluster.ns)
                         rows.append((f"ray, {nodes} worker node(s)", metrics, count, wall, float("nan")))
         print("| engine | metrics | items | wall s | items/s | peak RSS MiB |")
         print("|---|---|---:|---:|---:|---:|")

@@ -1,6 +1,11 @@
 """``refscore grade --engine ray`` on a real local Ray cluster (a head and a second worker node
 started with ``ray start``): item-by-item equality with the local engine, JSONL.gz and Parquet
-inputs, a worker killed mid-job, and a rerun after the driver was killed."""
+inputs, a worker killed mid-job, and a rerun after the driver was killed.
+
+The cluster and every driver run in a private network, PID and mount namespace
+(``tests/support/ray_namespace.py``): its only interface is loopback, so no Ray process of these
+tests listens beyond it (a test reads the namespace's listening sockets), and stopping the cluster
+stops only its own processes (the namespace is closed; never a machine-wide ``ray stop``)."""
 
 from __future__ import annotations
 
@@ -16,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -23,6 +29,7 @@ pytest.importorskip("ray")
 pytest.importorskip("pyarrow")
 
 from refscore.cli import main  # noqa: E402
+from tests.support.ray_namespace import RayNamespace, loopback, unavailable  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RAY = Path(sys.executable).with_name("ray")
@@ -36,26 +43,39 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+class RayCluster(NamedTuple):
+    """A local cluster in its namespace: its address, the drivers' environment, the namespace."""
+
+    address: str
+    env: dict[str, str]
+    ns: RayNamespace
+
+
 @pytest.fixture(scope="module")
 def cluster():
-    """(address, env): a head and one more worker node, one CPU and ~200 MB of object store each."""
+    """A head and one more worker node, one CPU and ~200 MB of object store each, in a private
+    network and PID namespace (so the head's usual port is free in it)."""
+    reason = unavailable()
+    if reason:
+        pytest.skip(reason)
     tmp = tempfile.mkdtemp(prefix="rt", dir="/tmp")  # short: Ray's socket paths must fit 107 bytes
     env = {**os.environ, "RAY_TMPDIR": tmp, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32),
            "HF_HUB_OFFLINE": "1", "RAY_USAGE_STATS_ENABLED": "0",
            # the suite runs on two busy cores (pytest -n 2, a VS Code e2e beside): give a node a
            # minute of missed health checks before the head marks it dead (default 5 x 3 s)
            "RAY_health_check_failure_threshold": "20"}
-    port = _free_port()
+    env.pop("RAY_ADDRESS", None)
+    port = 6379
     common = ["--node-ip-address", "127.0.0.1", "--num-cpus", "1", "--object-store-memory", "200000000",
               "--disable-usage-stats"]
     try:
-        subprocess.run([str(RAY), "start", "--head", "--port", str(port), "--include-dashboard=false", *common],
-                       env=env, check=True, capture_output=True, timeout=120)
-        subprocess.run([str(RAY), "start", "--address", f"127.0.0.1:{port}", *common],
-                       env=env, check=True, capture_output=True, timeout=120)
-        yield f"127.0.0.1:{port}", env
-    finally:
-        subprocess.run([str(RAY), "stop", "--force"], env=env, capture_output=True, timeout=120)
+        with RayNamespace() as ns:
+            subprocess.run(ns.command([str(RAY), "start", "--head", "--port", str(port), "--include-dashboard=false",
+                                       *common]), env=env, check=True, capture_output=True, timeout=120)
+            subprocess.run(ns.command([str(RAY), "start", "--address", f"127.0.0.1:{port}", *common]),
+                           env=env, check=True, capture_output=True, timeout=120)
+            yield RayCluster(f"127.0.0.1:{port}", env, ns)
+    finally:  # closing the namespace stopped every process of the cluster, and only those
         shutil.rmtree(tmp, ignore_errors=True)
 
 
@@ -126,9 +146,9 @@ def _failed(cluster, done) -> str:
 
 
 def _ray_grade(cluster, out: Path, *extra: str, wait: bool = True) -> subprocess.Popen | subprocess.CompletedProcess:
-    address, env = cluster
-    command = [sys.executable, "-m", "refscore", "grade", "--engine", "ray", "--ray-address", address,
-               "-o", str(out), "-q", "--parquet", *extra]
+    address, env, ns = cluster
+    command = ns.command([sys.executable, "-m", "refscore", "grade", "--engine", "ray", "--ray-address", address,
+                          "-o", str(out), "-q", "--parquet", *extra])
     if wait:
         return subprocess.run(command, env=env, capture_output=True, text=True, timeout=200)
     return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -237,7 +257,8 @@ def test_a_rerun_after_the_driver_was_killed_scores_only_the_missing_items(clust
     process = _ray_grade(cluster, tmp_path, "--jsonl", str(inputs["jsonl"]), "--block-lines", "6", wait=False)
     try:
         _wait_for_parts(process, tmp_path, 3)
-        process.send_signal(signal.SIGKILL)
+        for pid in cluster.ns.inner_pids(process):  # the driver, inside the namespace
+            os.kill(pid, signal.SIGKILL)
         process.communicate(timeout=60)
     finally:
         process.kill()
@@ -306,11 +327,11 @@ def test_an_unreachable_cluster_is_one_line(tmp_path, inputs, capsys):
 
 
 def test_grade_dataset_from_python(cluster, inputs, tmp_path):
-    address, env = cluster
+    address, env, ns = cluster
     script = ("import sys, json; from refscore.grade.dataset import grade_dataset; "
               "done = grade_dataset([sys.argv[1]], sys.argv[2], metrics=('codebleu',), address=sys.argv[3], "
               "block_lines=8); print(json.dumps(done.stats.summary()))")
-    done = subprocess.run([sys.executable, "-c", script, str(inputs["parquet"]), str(tmp_path), address],
+    done = subprocess.run(ns.command([sys.executable, "-c", script, str(inputs["parquet"]), str(tmp_path), address]),
                           env=env, capture_output=True, text=True, timeout=200)
     assert done.returncode == 0, _failed(cluster, done)
     assert json.loads(done.stdout.strip().splitlines()[-1])["submissions"] == 40
@@ -330,9 +351,9 @@ def test_eval_on_ray_gives_the_local_tables(cluster, tmp_path):
     args = ["eval", "--data", str(data), "--languages", "python,js", "--sample", "2",
             "--metrics", "codebleu,chrf,cbs", "--cbs-languages", "js", "--layers", "6", "--contexts", "none"]
     assert main([*args, "--out", str(tmp_path / "local.json")]) == 0
-    address, env = cluster
-    done = subprocess.run([sys.executable, "-m", "refscore", *args, "--engine", "ray", "--ray-address", address,
-                           "--out", str(tmp_path / "ray.json")], env=env, capture_output=True, text=True, timeout=200)
+    address, env, ns = cluster
+    done = subprocess.run(ns.command([sys.executable, "-m", "refscore", *args, "--engine", "ray", "--ray-address",
+                                      address, "--out", str(tmp_path / "ray.json")]), env=env, capture_output=True, text=True, timeout=200)
     assert done.returncode == 0, _failed(cluster, done)
     local, ray = (json.loads((tmp_path / f"{n}.json").read_text(encoding="utf-8")) for n in ("local", "ray"))
     assert ray["settings"]["engine"] == "ray" and ray["counts"] == local["counts"]
@@ -341,3 +362,20 @@ def test_eval_on_ray_gives_the_local_tables(cluster, tmp_path):
             for key, value in stats.items():
                 got = ray["agreement"][dataset][metric][key]
                 assert got == pytest.approx(value, abs=1e-6), (dataset, metric, key)
+
+
+def test_no_ray_process_of_the_suite_listens_beyond_loopback(cluster, inputs, tmp_path):
+    """Every socket the cluster listens on, while a job runs (the drivers' and workers' too), is on
+    loopback, in a namespace whose only interface is loopback."""
+    process = _ray_grade(cluster, tmp_path, "--jsonl", str(inputs["jsonl"]), "--block-lines", "6", wait=False)
+    try:
+        _wait_for_parts(process, tmp_path, 1)
+        listening = cluster.ns.listeners()
+        interfaces = cluster.ns.interfaces()
+        _, err = process.communicate(timeout=200)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    assert interfaces == ["lo"]
+    assert len(listening) >= 4, listening  # two GCS/raylet pairs at least
+    assert [a for a in listening if not loopback(a)] == []

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.ray_namespace import loopback
+
 pytest.importorskip("ray")
 pytestmark = pytest.mark.timeout(300)
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,15 +74,6 @@ print(json.dumps({"address": cluster.address, "listening": listening, "folder": 
 '''
 
 
-def _loopback(hex_address: str) -> bool:
-    """An address of /proc/net/tcp{,6} (32-bit words in little-endian hex) on the loopback interface."""
-    host = hex_address.split(":")[0].upper()
-    if len(host) == 8:
-        return host.endswith("7F")  # 127.x.y.z
-    return host in ("00000000000000000000000001000000",  # ::1
-                    "0000000000000000FFFF00000100007F")  # ::ffff:127.0.0.1
-
-
 def _alive(pid: int) -> bool:
     """``pid`` runs (not a zombie) and is a Ray process (a reused pid would be something else)."""
     try:
@@ -119,7 +112,7 @@ def test_a_private_cluster_listens_on_loopback_only_and_says_where(tmp_path: Pat
     assert not Path(result["folder"]).exists(), "the private cluster's folder is removed"
     assert result["pids"] and not [p for p in result["pids"] if _alive(p)], "its processes stop with the run"
     assert result["listening"], result  # the GCS and the raylet at least
-    assert all(_loopback(a) for a in result["listening"]), result["listening"]
+    assert all(loopback(a) for a in result["listening"]), result["listening"]
     assert result["address"].startswith("127.0.0.1:"), result
     assert f"started a private Ray cluster on this machine at {result['address']}" in run.stderr
     assert "no dashboard" in run.stderr
