@@ -51,6 +51,19 @@ class InputTooLargeError(ValueError):
     """A text is longer than the scorer's ``max_chars`` (long texts are never truncated)."""
 
 
+def too_large(text: str, context: str | None, max_chars: int = DEFAULT_MAX_CHARS) -> str | None:
+    """Why ``text`` (with ``context``) is over the CodeBERTScore limit, None when it is not: known
+    from its length alone, before any model is asked (the editor says it at once)."""
+    size = len(text) + len(context or "")
+    if size <= max_chars:
+        return None
+    advice = (f"the context is {len(context or '')} of them: give a shorter context, such as the "
+              "task's description" if len(context or "") > len(text) else
+              "score a smaller part, such as one function or class")
+    return (f"text of {size} characters is over the CodeBERTScore limit of {max_chars} characters "
+            f"(texts are never truncated; {advice})")
+
+
 # -- results --------------------------------------------------------------------------------------
 
 
@@ -182,14 +195,9 @@ class BertScorer:
             texts.append((_as_text(p.candidate), p.context))
             texts.extend((_as_text(r), p.context) for r in refs)
         for text, ctx in texts:
-            size = len(text) + len(ctx or "")
-            if size > self.max_chars:
-                advice = (f"the context is {len(ctx or '')} of them: give a shorter context, such as the "
-                          "task's description" if len(ctx or "") > len(text) else
-                          "score a smaller part, such as one function or class")
-                raise InputTooLargeError(
-                    f"text of {size} characters is over the CodeBERTScore limit of "
-                    f"{self.max_chars} characters (texts are never truncated; {advice})")
+            problem = too_large(text, ctx, self.max_chars)
+            if problem is not None:
+                raise InputTooLargeError(problem)
         live: dict[tuple[str, str | None], str | None] = {}
         for p, refs in zip(items, refs_of):
             if p.live:

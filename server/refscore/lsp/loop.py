@@ -10,7 +10,6 @@ import asyncio
 import logging
 import os
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
@@ -24,10 +23,11 @@ from ..scoring.per_function import bert_requests, with_bert
 from ..scoring.report import ScoreReport, ScoreRequest
 from ..service.worker import ProcessWorker, WorkerDied, WorkerStopped
 from . import phases, snapshot
+from .memo import ReportMemo
 from .open_files import OpenFiles, Results
 from .requests import request_for
 from .results import Result
-from .scorers import ScorerUnavailable, Superseded
+from .scorers import ScorerUnavailable, Superseded, size_verdict
 from .stable import kept_message, renumber, same_inputs
 from .status import report_status
 from .uris import fs_path
@@ -39,8 +39,10 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-#: CodeBERTScore reports kept by the loop (a whole document's is a few hundred kB).
-BERT_MEMO_SIZE = 128
+#: CodeBERTScore reports kept by the loop (a whole document's is a few hundred kB, a function's
+#: a few kB): bounded by entries and by the characters they were asked for.
+BERT_MEMO_ENTRIES = 4096
+BERT_MEMO_CHARS = 3_000_000
 #: The debounce's maximum wait (seconds): a document rescheduled without a pause for this long
 #: (typing every 50 ms, a reference rewritten on disk every 100 ms) gets a scoring run that later
 #: changes no longer cancel; what changed meanwhile is scored right after it.
@@ -78,7 +80,7 @@ class ScoringLoop:
         self.scored_with: dict[str, Any] = {}
         #: CodeBERTScore reports by request (used from the daemon thread only): an edit asks the
         #: daemon only for what it changed (the document, the function it touched)
-        self.bert_memo: OrderedDict[ScoreRequest, ScoreReport] = OrderedDict()
+        self.bert_memo = ReportMemo(BERT_MEMO_ENTRIES, BERT_MEMO_CHARS)
         #: uri -> when it was first scheduled since its last publish (the maximum wait runs from it)
         self.waiting: dict[str, float] = {}
         #: uri -> a run past the maximum wait, which a later change does not cancel; ``again``: the
@@ -255,6 +257,12 @@ class ScoringLoop:
                 wants_bert, result.bert_state, result.bert_note = False, "setup", runtime.reason
             else:
                 result.bert_state = "pending" if wants_bert else "off"
+            verdict = size_verdict(request_for(settings, text, result.reference_texts, result.spec.name,
+                                               result.choice.context, ())) if wants_bert else None
+            if verdict is not None:  # over CodeBERTScore's limit: said with the first summary, and
+                # only the functions' lenses are left to ask the daemon for
+                result.bert_state, result.bert_note = "skipped", verdict
+                wants_bert = any(pair.region is not None for pair in result.functions)
             self._store(result, settings)
             if wants_bert:
                 await self._bert_phase(result, settings)
@@ -281,18 +289,7 @@ class ScoringLoop:
     def _bert_reports(self, requests: list[ScoreRequest], uri: str) -> list[ScoreReport]:
         """The daemon's reports for ``requests``, those asked before (the same texts and settings)
         from ``bert_memo``; runs in the daemon thread."""
-        missing = list(dict.fromkeys(r for r in requests if r not in self.bert_memo))
-        fresh = dict(zip(missing, self.server.scorers.codebertscore(missing, uri))) if missing else {}
-        answers = [fresh[r] if r in fresh else self.bert_memo[r] for r in requests]
-        for request, report in fresh.items():
-            if not report.errors:
-                self.bert_memo[request] = report
-        for request in requests:
-            if request in self.bert_memo:
-                self.bert_memo.move_to_end(request)
-        while len(self.bert_memo) > BERT_MEMO_SIZE:
-            self.bert_memo.popitem(last=False)
-        return answers
+        return self.bert_memo.answer(requests, lambda missing: self.server.scorers.codebertscore(missing, uri))
 
     async def _bert_phase(self, result: Result, settings: Any) -> None:
         """Ask the daemon for CodeBERTScore of the document, its functions and insertion, then

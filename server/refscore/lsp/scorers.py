@@ -20,6 +20,7 @@ from ..engines import open_scorer
 from ..provision.runtime import bert_runtime
 from ..scoring.report import ScoreReport, ScoreRequest
 from ..scoring.scorer import Scorer
+from .memo import ReportMemo
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +28,10 @@ log = logging.getLogger(__name__)
 DAEMON_TIMEOUT_S = 180.0
 #: After the daemon could not be had, the next attempt waits this long (an edit after it tries again).
 RETRY_AFTER_S = 15.0
+#: Per-function CodeBLEU reports kept by request (a 20,000-line file has about 2,000 functions):
+#: an edit scores again only the functions it touched.
+FUNCTION_MEMO_ENTRIES = 8192
+FUNCTION_MEMO_CHARS = 8_000_000
 
 
 class ScorerUnavailable(RuntimeError):
@@ -56,6 +61,8 @@ class Scorers:
         self._loaded: set[tuple[object, ...]] = set()
         #: Whether this interpreter has CodeBERTScore's runtime (else: ``refscore setup``).
         self.runtime = bert_runtime()
+        #: the per-function (and pairing) CodeBLEU reports, by request
+        self.function_memo = ReportMemo(FUNCTION_MEMO_ENTRIES, FUNCTION_MEMO_CHARS)
 
     def _local_scorer(self) -> Scorer:
         with self._lock:
@@ -107,8 +114,9 @@ class Scorers:
         return self._local_scorer().score(_only(request, "codebleu"))
 
     def codebleu_many(self, requests: list[ScoreRequest]) -> list[ScoreReport]:
-        """Several CodeBLEU-only requests, in this process."""
-        return self._local_scorer().score_many([_only(r, "codebleu") for r in requests])
+        """Several CodeBLEU-only requests, in this process; those asked before (the functions an
+        edit did not touch) answered from ``function_memo``."""
+        return self.function_memo.answer([_only(r, "codebleu") for r in requests], self._local_scorer().score_many)
 
     def codebertscore(self, requests: list[ScoreRequest], document: str | None = None) -> list[ScoreReport]:
         """CodeBERTScore only, through the daemon; raises ScorerUnavailable when it cannot, and
@@ -134,6 +142,20 @@ class Scorers:
             self._loaded.update((pid, r.model, r.backend) for r in requests)
         self.bert_unavailable = None
         return reports
+
+
+def size_verdict(request: ScoreRequest) -> str | None:
+    """The summary's line when a text of ``request`` is over CodeBERTScore's limit ("CodeBERTScore
+    skipped: text of N characters is over ..."), the daemon's own words, known from the lengths
+    alone: the editor shows it with the first summary, before any model work; None otherwise."""
+    from ..embed.bertscorer import InputTooLargeError, too_large
+    from ..scoring.bert import model_error
+
+    for text in (request.candidate, *request.references):
+        problem = too_large(text, request.context)
+        if problem is not None:
+            return model_error(InputTooLargeError(problem))
+    return None
 
 
 def _reason(error: Exception) -> str:

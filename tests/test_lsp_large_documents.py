@@ -1,0 +1,61 @@
+"""Large documents in the editor (issue 43, item 2): what is known from a text's size is said with
+the first summary, and an edit asks again only for what it changed. Real server, pytest-lsp
+client; the tests wait for events, never for a clock (the times are ``benchmarks/bench_lsp.py``'s)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from refscore.embed.bertscorer import DEFAULT_MAX_CHARS
+from refscore.lsp.memo import ReportMemo
+from refscore.scoring.report import ScoreReport, ScoreRequest
+from tests.lsp.harness import session
+
+
+def _statements(count: int, name: str) -> str:
+    return "".join(f"{name}_{i} = {i} * 2 + {i % 7}\n" for i in range(count))
+
+
+@pytest.mark.asyncio
+async def test_a_text_over_the_codebertscore_limit_is_said_with_the_first_summary(tmp_path: Path) -> None:
+    """No daemon here at all: the verdict comes from the lengths alone, before any model is asked
+    (before, the summary waited for the daemon's answer, and without one said "unavailable")."""
+    text = _statements(12_000, "value")
+    assert len(text) > DEFAULT_MAX_CHARS
+    (tmp_path / "big.ref.py").write_text(text.replace("* 2", "* 3"), encoding="utf-8")
+    (tmp_path / "big.py").write_text(text, encoding="utf-8")
+    async with session(tmp_path, settings={"metrics": ["codebleu", "codebertscore"]}) as s:
+        doc = s.open(tmp_path / "big.py")
+        first = await s.wait_summary(doc, 1)
+        assert first.data["codebertscoreState"] == "skipped"
+        assert 0 < first.data["codebleu"]["score"] < 1
+        states = [d.data.get("codebertscoreState") for uri, _, found in s.published if uri == doc
+                  for d in found if d.code == "refscore.summary"]
+        assert "pending" not in states  # never "pending" on the way to "skipped"
+
+
+def _request(text: str) -> ScoreRequest:
+    return ScoreRequest(candidate=text, references=("ref",), language="python", metrics=("codebleu",))
+
+
+def test_the_memo_asks_only_for_what_it_has_not_kept() -> None:
+    asked: list[list[str]] = []
+
+    def compute(requests: list[ScoreRequest]) -> list[ScoreReport]:
+        asked.append([r.candidate for r in requests])
+        return [ScoreReport(language="python") for r in requests]
+
+    memo = ReportMemo(entries=3, chars=10_000)
+    first = memo.answer([_request("a"), _request("b"), _request("a")], compute)
+    assert asked == [["a", "b"]] and first[0] is first[2]
+    memo.answer([_request("a"), _request("c")], compute)  # "a" kept: only "c" is asked for
+    assert asked[-1] == ["c"]
+    memo.answer([_request("d")], compute)  # four entries: the least recently used ("b") goes
+    assert _request("b") not in memo and _request("a") in memo and len(memo) == 3
+    memo.put(_request("e"), ScoreReport(language="python", errors=("codebertscore: failed",)))
+    assert _request("e") not in memo  # a failure is asked for again next time
+    small = ReportMemo(entries=100, chars=10)
+    small.answer([_request("x" * 6), _request("y" * 6)], compute)  # 9 characters each (with "ref")
+    assert len(small) == 1 and _request("y" * 6) in small
