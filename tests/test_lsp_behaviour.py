@@ -71,6 +71,8 @@ async def test_behaviour_lens_and_diagnostic_on_the_function_that_differs(tmp_pa
         # the same pairing for a pasted snippet, the code actions and the commands
         answer = await s.client.protocol.send_request_async("refscore/scoreText", {"uri": doc, "text": BUGGY})
         assert answer.region.function == "average"
+        assert answer.behaviour.agreed < answer.behaviour.inputs == 40 and answer.differences  # Score Selection's
+        assert answer.behaviour.difference.startswith("for `average_ai(")
         _read_code_actions(s.client)
         actions = await s.client.text_document_code_action_async(types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=doc), range=types.Range(types.Position(5, 4),

@@ -20,6 +20,17 @@ export function describeScoreText(answer: unknown): ScoreTextView {
     return { message: printable(`RefScore: ${answer.error}`), failed: true };
   }
   const parts: string[] = [];
+  // behaviour leads where it ran; then the first thing that differs (an input, else a difference)
+  const behaviour = answer.behaviour;
+  let first: string | undefined;
+  if (isRecord(behaviour) && typeof behaviour.agreed === "number" && typeof behaviour.inputs === "number") {
+    parts.push(`behaves alike on ${behaviour.agreed}/${behaviour.inputs} inputs`);
+    first = typeof behaviour.difference === "string" ? behaviour.difference : undefined;
+  }
+  const differences = Array.isArray(answer.differences) ? answer.differences.filter(isRecord) : [];
+  if (first === undefined && differences.length > 0 && typeof differences[0].reason === "string") {
+    first = typeof differences[0].line === "number" ? `line ${differences[0].line + 1}: ${differences[0].reason}` : differences[0].reason;
+  }
   const codebleu = answer.codebleu;
   if (isRecord(codebleu)) {
     parts.push(`CodeBLEU ${fmt(codebleu.score as number | null)}`);
@@ -40,5 +51,6 @@ export function describeScoreText(answer: unknown): ScoreTextView {
   const tail = errors.length > 0 ? ` (${errors.join("; ")})` : "";
   const scores = parts.length > 0 ? parts.join(" · ") : "no scores";
   // the function's name is the reference's code, the errors may quote it: shown as the server shows code in messages
-  return { message: printable(`Selection: ${scores}${where}${tail}`), region, failed: parts.length === 0 };
+  const more = first !== undefined ? `. ${first}` : "";
+  return { message: printable(`Selection: ${scores}${where}${tail}${more}`), region, failed: parts.length === 0 };
 }

@@ -30,3 +30,17 @@ test("the selection's message shows control and bidi characters of a reference f
   });
   assert.equal(view.message, "Selection: CodeBLEU 0.50 vs function f<U+202E>x (r.py:2) (note<U+001B>[31m)");
 });
+
+test("behaviour leads the selection's message, then the first input or difference where it departs", () => {
+  const region = { uri: "file:///w/stats.ref.py", function: "average", range: { start: { line: 0, character: 0 }, end: { line: 6, character: 0 } } };
+  const buggy = describeScoreText({
+    codebleu: { score: 0.32 }, region, errors: [],
+    behaviour: { agreed: 2, inputs: 40, difference: "for `average_ai([1, 2, 3])` this returns `1.0`, the reference returns `2.0` (differs on 38 of 40 inputs)" },
+    differences: [{ reason: "`total = len` differs", line: 1, code: "= len" }],
+  });
+  assert.equal(buggy.message, "Selection: behaves alike on 2/40 inputs · CodeBLEU 0.32 vs function average (stats.ref.py:1). "
+    + "for `average_ai([1, 2, 3])` this returns `1.0`, the reference returns `2.0` (differs on 38 of 40 inputs)");
+  const unrun = describeScoreText({ codebleu: { score: 0.5 }, region, errors: [], behaviour: null,
+    differences: [{ reason: "`x` has no counterpart in the reference", line: 2, code: "x" }] });
+  assert.equal(unrun.message, "Selection: CodeBLEU 0.50 vs function average (stats.ref.py:1). line 3: `x` has no counterpart in the reference");
+});

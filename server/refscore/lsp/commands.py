@@ -7,8 +7,9 @@
   ``[{kind, text, uri, range, similarity?}]``; ``text`` is the reference's code as it is (data,
   like a diagnostic's ``data``): a client that displays it escapes control and bidi characters.
 * request ``refscore/scoreText`` ``{uri, text}``: scores ``text`` against the document's reference
-  (its best-matching region) without touching the document; returns
-  ``{codebleu, codebertscore, region: {uri, range, function}, errors}`` or ``{error}``.
+  (the reference function it implements, ``scoring.pairing``) without touching the document;
+  returns ``{codebleu, codebertscore, region: {uri, range, function}, behaviour, differences,
+  errors}`` (``behaviour`` and ``differences`` as ``lsp.ranking`` gives them) or ``{error}``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from ..scoring.pairing import best_region
 from . import arguments
 from .missing import missing_items
+from .ranking import examined
 from .render import bert_data, codebleu_data
 from ..safe_read import user_path
 from .requests import request_for
@@ -61,6 +63,8 @@ async def _score_text(ls: RefScoreServer, uri: str, text: str) -> dict[str, Any]
         "region": {"uri": result.reference_uris[region.reference_index], "function": region.name,
                    "range": {"start": {"line": rng.start.line, "character": rng.start.character},
                              "end": {"line": rng.end.line, "character": rng.end.character}}}}
+    # how it behaves beside that region's function and where it departs from it (lsp/ranking.py)
+    out.update(await loop.run_in_executor(ls.behaviour.pool, examined, ls, result, text, region))
     if settings.codebertscore_on:
         request = request_for(settings, text, (ref_text[region.start:region.end],), spec.name,
                               result.choice.context, ("codebertscore",))

@@ -19,19 +19,20 @@ An alternative: ``{label, index, rank, region: {uri, range, function}, codebleu,
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any, Sequence
 
 from ..analysis.functions import Function, top_level_functions
 from ..behaviour import BehaviourResult, BehaviourSettings
-from ..scoring.alternatives import Alternative, rank_alternatives
-from ..scoring.differences import find_differences
-from ..scoring.function_behaviour import function_behaviour
+from ..scoring.alternatives import Alternative, examine, rank_alternatives
+from ..scoring.function_behaviour import BehaviourMemo
 from ..scoring.pairing import Region, rank_references
-from ..scoring.report import ScoreRequest
 from . import arguments
 from .behaviour import message
 from .results import Result
 from .server import RefScoreServer
+
+log = logging.getLogger(__name__)
 
 RANK = "refscore.rankAlternatives"
 CHOICES = "refscore.referenceChoices"
@@ -130,15 +131,29 @@ def _compare(ls: RefScoreServer, result: Result, function: Function, name: str) 
     if region is None:
         return {"error": f"the reference has no function {name!r}"}
     text = result.text[function.start:function.end]
-    reference = result.reference_texts[region.reference_index][region.start:region.end]
-    report = ls.scorers.codebleu_many([ScoreRequest(text, (reference,), spec.name, metrics=("codebleu",),
-                                                    weights=ls.settings.codebleu_weights, explain=True)])[0]
-    found = function_behaviour(result.text, function, region, result.reference_texts, spec) \
-        if ls.behaviour.enabled else None
-    alternative = Alternative(0, function.name, region, found,
-                              tuple(find_differences(text, [reference], report, spec.name).differences),
-                              report.codebleu.score if report.codebleu is not None else None)
+    alternative = examine(text, region, result.reference_texts, spec, ls.scorers.codebleu_many,
+                          ls.settings.codebleu_weights, _memo(ls, result), label=function.name, function=function,
+                          owner=result.text)
     return alternative_json(result, alternative, text, 1)
+
+
+def _memo(ls: RefScoreServer, result: Result) -> BehaviourMemo | None:
+    """Behaviour runs for one answer, when behaviour may run."""
+    assert result.spec is not None
+    return BehaviourMemo(result.reference_texts, result.spec) if ls.behaviour.enabled else None
+
+
+def examined(ls: RefScoreServer, result: Result, text: str, region: Region) -> dict[str, Any]:
+    """``{behaviour, differences}`` of a text compared with ``region`` (``refscore/scoreText``)."""
+    assert result.spec is not None
+    try:
+        found = examine(text, region, result.reference_texts, result.spec, ls.scorers.codebleu_many,
+                        ls.settings.codebleu_weights, _memo(ls, result))
+    except Exception:  # noqa: BLE001 - the scores still answer
+        log.exception("examining a text failed")
+        return {"behaviour": None, "differences": []}
+    shown = alternative_json(result, found, text, 1)
+    return {"behaviour": shown["behaviour"], "differences": shown["differences"]}
 
 
 def _line(command: str, usage: str, args: Sequence[Any]) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..analysis.functions import top_level_functions
+from ..analysis.functions import Function, top_level_functions
 from ..behaviour import BehaviourResult, BehaviourSettings
 from ..languages import LanguageSpec
 from ..metrics.differences import Difference
@@ -59,14 +59,23 @@ def rank_alternatives(alternatives: Sequence[tuple[str, str]], references: Seque
         if found is None:
             ranked.append(Alternative(index, label, None, None, (), None))
             continue
-        region, _ = found
-        reference = references[region.reference_index][region.start:region.end]
-        report = score_many([ScoreRequest(text, (reference,), spec.name, metrics=("codebleu",), weights=weights,
-                                          explain=True)])[0]
-        differences = find_differences(text, [reference], report, spec.name).differences
-        defined = top_level_functions(text, spec)
-        result = memo.result(defined[0], text, region) if memo is not None and len(defined) == 1 and region.name \
-            else None
-        ranked.append(Alternative(index, label, region, result, tuple(differences),
-                                  report.codebleu.score if report.codebleu is not None else None))
+        ranked.append(examine(text, found[0], references, spec, score_many, weights, memo, index, label))
     return sorted(ranked, key=lambda a: (a.key(), -a.index), reverse=True)
+
+
+def examine(text: str, region: Region, references: Sequence[str], spec: LanguageSpec, score_many: ScoreMany,
+            weights: tuple[float, float, float, float], memo: BehaviourMemo | None, index: int = 0,
+            label: str = "", function: Function | None = None, owner: str | None = None) -> Alternative:
+    """``text`` against ``region``: its differences, CodeBLEU and, with ``memo``, its behaviour
+    (of ``function``, a span of ``owner``, when given; else of the one function ``text`` defines)."""
+    reference = references[region.reference_index][region.start:region.end]
+    report = score_many([ScoreRequest(text, (reference,), spec.name, metrics=("codebleu",), weights=weights,
+                                      explain=True)])[0]
+    differences = find_differences(text, [reference], report, spec.name).differences
+    if function is None:
+        defined = top_level_functions(text, spec)
+        function, owner = (defined[0], text) if len(defined) == 1 else (None, None)
+    result = memo.result(function, owner, region) if memo is not None and function is not None and owner is not None \
+        and region.name else None
+    return Alternative(index, label, region, result, tuple(differences),
+                       report.codebleu.score if report.codebleu is not None else None)
