@@ -82,3 +82,15 @@ def test_one_click_to_the_feedback_page_and_to_the_similarity_pairs(run):
         other = "hoppergrace" if name == "lovelaceada" else "lovelaceada"
         assert re.search(rf'<a href="#p0-\d+">[^<]*{other}', entry[2])
     assert 'class="similar"' not in rows["turingalan"][5]
+
+
+def test_no_points_where_a_problem_had_nothing_to_grade(tmp_path):
+    """As the grade books: a problem whose reference is missing makes the rows no grades."""
+    write_canvas_class(tmp_path, FILES)
+    (tmp_path / "refs" / "clamp.py").unlink()
+    (tmp_path / "rubric.toml").write_text('metric = "codebleu"\n')
+    main(["grade", "--mapping", str(tmp_path / "class.toml"), "--metrics", "codebleu", "-o", str(tmp_path / "out"),
+          "--rubric", str(tmp_path / "rubric.toml"), "-q"])
+    page = (tmp_path / "out" / "grade.html").read_text(encoding="utf-8")
+    assert "No points are shown" in page and "nothing could be scored for clamp" in page
+    assert 'id="students"' not in page and not (tmp_path / "out" / "points.csv").exists()

@@ -38,10 +38,14 @@ def teacher_table(out: Any, html: Path | None,
 
         if not rows:
             return ""
-        if info.get("interrupted") or not any(_scored(r) for r in rows):
-            return ('<section class="students"><h2>Students</h2><p class="warn">No points are shown: the run was '
-                    "interrupted or scored nothing (rerun the same command once the notes above are dealt "
-                    "with).</p></section>")
+        scored = {str(r.get("problem") or "") for r in rows if _scored(r)}
+        empty = sorted({str(r.get("problem") or "") for r in rows} - scored)
+        if info.get("interrupted") or empty:  # as the grade books: rows that are not grades show no points
+            why = "the run was interrupted" if info.get("interrupted") else \
+                f"nothing could be scored for {', '.join(e or 'the problem' for e in empty)}"
+            return ('<section class="students"><h2>Students</h2><p class="warn">No points are shown (and no grade '
+                    f"book was written): {safe_text(why)}. Rerun the same command once the notes say what to "
+                    "fix.</p></section>")
         adjustments = read_adjustments(out.adjustments) if out.adjustments is not None else []
         roster = () if out.anonymise_key is not None else out.roster  # pseudonyms stay pseudonyms
         book = build_gradebook(rows, out.rubric, adjustments, roster,  # as ``write_classroom``'s
