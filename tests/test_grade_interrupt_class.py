@@ -109,3 +109,23 @@ def test_sigterm_as_scoring_starts_is_one_line_too(tmp_path: Path) -> None:
     assert proc.returncode == 130, rest
     assert "refscore: interrupted" in rest and "rerun the same command to finish" in rest and "Traceback" not in rest
     assert not (tmp_path / "out" / "canvas.csv").exists()
+
+
+def test_ctrl_c_while_the_feedback_pages_are_written_writes_them_whole(tmp_path: Path) -> None:
+    """Every submission is scored and the pages are being written: they are written again whole
+    (a folder never holds some of this run's pages beside an earlier run's), exit 130."""
+    cmd = _class(tmp_path)
+    pages = tmp_path / "out" / "feedback"
+
+    def pages_are_written(proc: subprocess.Popen) -> None:
+        deadline = time.monotonic() + 200
+        while time.monotonic() < deadline and proc.poll() is None and not any(pages.glob("*.html")):
+            time.sleep(0.002)
+
+    code, stderr = interrupt_when(cmd, {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"},
+                                  pages_are_written)
+    assert code == 130, stderr
+    assert "interrupted while writing the grade books and feedback pages: writing them whole" in stderr, stderr
+    assert "every submission is scored" in stderr and "Traceback" not in stderr
+    assert len(list(pages.glob("*.html"))) == len(list(pages.glob("*.md"))) == STUDENTS + len(ABSENT)
+    assert (tmp_path / "out" / "canvas.csv").is_file()

@@ -30,10 +30,12 @@ class FolderBusyError(InputFileError):
 
 
 class FolderLocks:
-    """The locks a run holds; ``release`` (idempotent) removes the lock files and lets go."""
+    """The locks a run holds; ``release`` (idempotent) removes the lock files, lets go, and
+    removes a folder it made that the run left empty (feedback pages withheld)."""
 
     def __init__(self) -> None:
         self.held: list[FileLock] = []
+        self.made: list[Path] = []
 
     def release(self) -> None:
         for lock in reversed(self.held):
@@ -43,6 +45,12 @@ class FolderLocks:
                 pass
             lock.release()
         self.held.clear()
+        for folder in reversed(self.made):
+            try:
+                folder.rmdir()
+            except OSError:
+                pass  # the run wrote there (or another run did): kept
+        self.made.clear()
 
 
 def lock_folders(folders: Iterable[Path]) -> FolderLocks:
@@ -55,7 +63,9 @@ def lock_folders(folders: Iterable[Path]) -> FolderLocks:
             if os.path.lexists(folder) and not folder.is_dir():
                 continue  # a file where a folder goes: the run's own check says so in one line
             try:
-                folder.mkdir(parents=True, exist_ok=True)
+                if not folder.is_dir():
+                    folder.mkdir(parents=True, exist_ok=True)
+                    locks.made.append(folder)
             except OSError as error:
                 raise InputFileError(f"{folder}: cannot make this folder ({error.strerror or error})") from None
             lock = _take(folder / LOCK_NAME)

@@ -23,6 +23,7 @@ from ..safe_write import check_folder, first_missing, remove_empty_folders
 from ..scoring.inputs import STDIN
 from ..vocabulary import EXIT_INTERRUPTED
 from .assemble import Assembled, IncompleteRun, assemble
+from .classroom_end import withheld, write_outputs
 from .inputs import read_submissions, spool_stdin
 from .items import GradeItem
 from .job import DETAIL_LIMIT, PANES_LIMIT, GradeJob
@@ -239,20 +240,11 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
                      "(Ctrl-C again to stop without reports)")
             run.interrupted = info["interrupted"] = True
             done = write_reports()  # every output is replaced whole: a half-written one never stays
-        written = None
-        # no grade book or feedback page from rows that are not grades (``run_end``)
-        withheld = classroom is not None and bool(done.stats.unfinished or items.problem_errors or not done.numbered)
-        if withheld:
-            written = _key_only(classroom, key)
-        elif classroom is not None:
-            from .classroom.outputs import write_classroom
-
-            written = write_classroom(classroom, done.rows or [], done.details, key, time.perf_counter() - start)
-            if say:
-                for line in written.notes:
-                    note(line)
-            if say and key is not None:
-                _note_earlier_names(classroom, key, written.written, store, plan)
+        written, held_back = None, classroom is not None and withheld(done, items.problem_errors)
+        if classroom is not None:  # no grade book or feedback page from rows that are not grades
+            written, stopped = write_outputs(classroom, done, key, time.perf_counter() - start, say, store, plan,
+                                             held_back)
+            run.interrupted = run.interrupted or stopped
     except KeyboardInterrupt as stop:
         stop.kept_in = None if temporary else work  # type: ignore[attr-defined]  # for the one last line
         raise
@@ -267,19 +259,7 @@ def execute(job: GradeJob, *, check_languages: Callable[[Iterable[str]], None] |
         if stream is not None:
             shutil.rmtree(stream, ignore_errors=True)
     return Outcome(done, outputs, run.scored, plan.from_before, run.interrupted, written, not temporary, work,
-                   items.problem_errors, withheld)
-
-
-def _key_only(classroom: Any, key: Any) -> Any:
-    """The classroom outputs of a run whose rows are not grades: the pseudonym key alone (a rerun
-    must give the students the same pseudonyms), no grade book or feedback page."""
-    from .classroom.anonymise import write_key
-    from .classroom.outputs import ClassroomResult
-
-    if key is None or classroom.anonymise_key is None:
-        return ClassroomResult(None, [], [])
-    write_key(classroom.anonymise_key, key)
-    return ClassroomResult(None, [classroom.anonymise_key], [])
+                   items.problem_errors, held_back)
 
 
 def _similarity(job: GradeJob, items: list[GradeItem], outputs: dict[str, Path], info: dict[str, Any],
@@ -310,16 +290,6 @@ def _similarity(job: GradeJob, items: list[GradeItem], outputs: dict[str, Path],
         if job.inputs.jsonl:
             note("similarity: --jsonl lines are not compared (only submission files and mapping problems)")
     return flags(problems)
-
-
-def _note_earlier_names(classroom: Any, key: Any, written: list[Path], store: PartStore, plan: Plan) -> None:
-    """``--anonymise``: name the files an earlier run left in the graders' folder with real names."""
-    from .classroom.anonymise import earlier_names_note
-
-    stale = store.other_parts((block.index, block.key) for block in plan.blocks)
-    line = earlier_names_note(key, classroom.graders, classroom.feedback, written, stale, store.folder)
-    if line:
-        note(line)
 
 
 def _page_link(outputs: dict[str, Path]) -> str:
