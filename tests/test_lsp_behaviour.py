@@ -160,3 +160,22 @@ async def test_behaviour_then_the_users_choice_decide_the_pairing(tmp_path: Path
                                                                          "referenceFunction": None}
         await _wait_lens(s, doc, 4, "behaves like `average` on")
         assert (await s.command("refscore.compareWith", doc, 4, "nothing"))["error"]
+
+
+MEDIAN = ("def median(xs):\n    s = sorted(xs)\n    n = len(s)\n    return s[n // 2] if n % 2 else "
+          "(s[n // 2 - 1] + s[n // 2]) / 2\n")
+
+
+async def test_an_inserted_block_is_compared_with_the_function_it_implements(tmp_path: Path) -> None:
+    cand = _pair(tmp_path)
+    text = "def column_means(rows):\n    return [sum(c) / len(c) for c in zip(*rows)]\n"
+    cand.write_text(text, encoding="utf-8")
+    async with session(tmp_path, settings={"insertion": {"minChars": 40}}) as s:
+        doc = s.open(cand)
+        await s.wait_summary(doc)
+        for block, name in (("\n\n" + MEDIAN, "median"), ("\n\n" + CORRECT, "average")):
+            version = s.insert(doc, text.count("\n"), 0, block)  # typed (pasted) at the end
+            text += block
+            await s.wait_summary(doc, version)
+            found = [d for d in s.diagnostics(doc) if d.code == "refscore.inserted-block"]
+            assert len(found) == 1 and f"vs reference function {name})" in found[0].message
