@@ -33,7 +33,7 @@ async def test_summary_and_token_hovers(tmp_path: Path) -> None:
         assert "CodeBLEU" in summary and "dataflow" in summary
         assert "Missing from the candidate" in summary
         assert f"{uri(ref)}#L" in summary  # explanations link to reference lines
-        assert "more (command `refscore.missingFromReference`)" in summary  # short: the rest is a command away
+        assert "more (RefScore: Show What the Reference Has That This File Lacks)" in summary  # a command away
         line = samples.CANDIDATE.splitlines()[3]  # '    elif n % 3 == 0:'
         elif_hover = await s.hover(doc, 3, line.index("elif") + 1)
         assert "**elif**" in elif_hover.contents.value and "not in the reference" in elif_hover.contents.value

@@ -12,7 +12,7 @@ import pytest
 from lsprotocol import types
 
 from tests.lsp import samples
-from tests.lsp.daemon import bert_unavailable, daemon_env, stop_daemon
+from tests.lsp.daemon import bert_unavailable, own_daemon
 from tests.lsp.harness import Session, session
 
 REASON = bert_unavailable()
@@ -24,16 +24,13 @@ EDITED = samples.CANDIDATE.replace("s = s + x", "s += x")
 
 @pytest.fixture
 def daemon(tmp_path: Path):
-    env = daemon_env(tmp_path)
-    yield env
-    stop_daemon(env)
+    with own_daemon(tmp_path) as env:
+        yield env
 
 
 async def _final(s: Session, doc: str, version: int) -> types.Diagnostic:
     """The summary of ``version`` once CodeBERTScore is in it."""
-    return await s.wait_for(lambda: (d := s.summary(doc)) and d.data.get("version") == version
-                            and d.data["codebertscoreState"] == "done" and d,
-                            timeout=MODEL_WAIT, what=f"CodeBERTScore of {doc} v{version}")
+    return await s.wait_scored(doc, version, MODEL_WAIT)
 
 
 def _saved(s: Session, doc: str) -> None:

@@ -14,7 +14,7 @@ from refscore import languages
 from refscore.lsp.words import code_tokens
 from refscore.parsing.prose import prose_spans
 from tests.lsp import samples
-from tests.lsp.daemon import bert_unavailable, daemon_env, stop_daemon
+from tests.lsp.daemon import bert_unavailable, own_daemon
 from tests.lsp.harness import session
 
 CANDIDATE = '''def add_all(items):
@@ -57,19 +57,15 @@ BOTH = {"metrics": ["codebleu", "codebertscore"], "weakTokens": {"threshold": 0.
 @pytest.mark.asyncio
 @pytest.mark.skipif(bert_unavailable() is not None, reason=bert_unavailable() or "")
 async def test_weak_tokens_and_heat_are_whole_code_tokens(tmp_path: Path) -> None:
-    env = daemon_env(tmp_path)
     ws = tmp_path / "ws"
     ws.mkdir()
     cand = samples.write_pair(ws, "task", CANDIDATE)
-    try:
+    with own_daemon(tmp_path) as env:
         async with session(ws, settings=BOTH, init_options={"tokenScores": True}, daemon=True, env=env) as s:
             doc = s.open(cand)
-            await s.wait_for(lambda: (d := s.summary(doc)) and d.data["codebertscoreState"] == "done",
-                             timeout=180, what="CodeBERTScore")
+            await s.wait_scored(doc)
             weak = [d for d in s.diagnostics(doc) if d.code == "refscore.weak-token"]
             heat = await s.wait_for(lambda: s.token_scores and s.token_scores[-1]["tokens"], what="token scores")
-    finally:
-        stop_daemon(env)
     lines = CANDIDATE.splitlines()
     prose = [(CANDIDATE.index('"""'), CANDIDATE.rindex('"""') + 3), (CANDIDATE.index("#"), CANDIDATE.index("far") + 3)]
     starts = [0] + [m.end() for m in re.finditer("\n", CANDIDATE)]

@@ -100,3 +100,14 @@ def silent_daemon(deadline_s: float) -> Iterator[dict[str, str]]:
         silent.close()
         lock.release()
         shutil.rmtree(place, ignore_errors=True)
+
+
+@contextmanager
+def own_daemon(tmp: Path) -> Iterator[dict[str, str]]:
+    """The environment of a daemon private to one test (runtime and log folders under ``tmp``),
+    stopped at the end."""
+    env = daemon_env(tmp)
+    try:
+        yield env
+    finally:
+        stop_daemon(env)

@@ -111,6 +111,13 @@ class Session:
             return found
         return await self.wait_for(ready, what=f"summary of {doc} v{version} containing {contains!r}")
 
+    async def wait_scored(self, doc: str, version: int | None = None, timeout: float = 180.0) -> types.Diagnostic:
+        """The summary (of ``version`` when given) once CodeBERTScore is in it (a first model load
+        on a cold 2-core machine included)."""
+        return await self.wait_for(lambda: (d := self.summary(doc)) and d.data["codebertscoreState"] == "done"
+                                   and version in (None, d.data.get("version")) and d,
+                                   timeout=timeout, what=f"CodeBERTScore of {doc} v{version}")
+
     async def command(self, name: str, *args: Any) -> Any:
         return await asyncio.wait_for(self.client.workspace_execute_command_async(
             types.ExecuteCommandParams(command=name, arguments=list(args))), WAIT)

@@ -17,8 +17,8 @@ from ..bidi import printable
 from ..metrics.differences import Difference
 from ..parsing.prose import inside
 from .positions import Positions
-from .render import (bert_data, bert_line, codebleu_data, codebleu_line, num, refscore_data,
-                     word_around)
+from .render import (behaviour_line, bert_data, bert_line, bert_state_line, codebleu_data, codebleu_line, num,
+                     refscore_data, refscore_line, withheld_line, word_around)
 from .results import Result
 from .trojan import bidi_diagnostics
 from .uris import file_name
@@ -41,25 +41,32 @@ def summary_range(result: Result, positions: Positions | None = None) -> types.R
     return positions.line_range(0)
 
 
-def summary_message(result: Result) -> str:
+def headline_parts(result: Result) -> list[str]:
+    """What the summary and its hover lead with: behaviour where it ran, then the combined number
+    in words (or why it is not shown), CodeBLEU, CodeBERTScore or what became of it."""
     report = result.report
     parts: list[str] = []
+    behaviour = behaviour_line(report.behaviour if report is not None else None)
+    if behaviour is not None:
+        parts.append(behaviour)
     combined = result.refscore
-    if combined is not None:  # the combined number first, its components after it
-        parts.append(f"{num(combined.score)} combined")
+    if combined is not None:
+        parts.append(refscore_line(combined))
+    elif result.refscore_withheld is not None:
+        parts.append(withheld_line(result.refscore_withheld))
     if report is not None and report.codebleu is not None:
         parts.append(codebleu_line(report.codebleu))
     bert = result.bert
-    if bert is not None:
-        parts.append(bert_line(bert))
-    elif result.bert_state == "pending":
-        parts.append("CodeBERTScore pending")
-    elif result.bert_state == "unavailable":
-        parts.append("CodeBERTScore unavailable")
-    elif result.bert_state == "setup":
-        parts.append("CodeBERTScore not set up (refscore setup)")
-    if report is not None:
-        parts.extend(report.errors[:2])
+    state = bert_line(bert) if bert is not None else bert_state_line(result.bert_state, result.bert_note)
+    if state is not None:
+        parts.append(state)
+    return parts
+
+
+def summary_message(result: Result) -> str:
+    parts = headline_parts(result)
+    if result.report is not None:  # what could not be computed, unless said already
+        parts.extend(e for e in result.report.errors[:2] if e != result.bert_note)
     refs = ", ".join(file_name(u) for u in result.reference_uris)
     return f"RefScore vs {refs} ({result.choice.source}): " + "; ".join(parts or ["no metric enabled"])
 
@@ -75,6 +82,10 @@ def _summary(result: Result) -> types.Diagnostic:
     combined = result.refscore
     if combined is not None:
         data["refscore"] = refscore_data(combined)
+    elif result.refscore_withheld is not None:
+        data["refscoreWithheld"] = result.refscore_withheld
+    if result.bert_note is not None and result.bert is None:
+        data["codebertscoreNote"] = result.bert_note
     return types.Diagnostic(range=summary_range(result), message=summary_message(result),
                             severity=types.DiagnosticSeverity.Information, source=SOURCE, code=SUMMARY, data=data)
 

@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from ..parsing.prose import inside
+from ..vocabulary import MISSING_LABELS
 from .current import view
-from .diagnostics import summary_range
+from .diagnostics import headline_parts, summary_range
 from .missing import link, missing_items
 from .markup import escape, hover_content
-from .render import bert_line, codebleu_line, num, refscore_line, word_around
+from .render import num, word_around
 from .results import Result
 from .uris import file_name
 
@@ -25,19 +26,11 @@ MAX_MISSING_LINES = 8
 
 
 def _breakdown(result: Result) -> list[str]:
-    lines = []
-    combined = result.refscore
-    if combined is not None:  # the headline first, with what moved it and how it was made
-        lines.append(f"{refscore_line(combined)}; `{combined.signature}`")
-    report = result.report
-    if report is not None and report.codebleu is not None:
-        lines.append(codebleu_line(report.codebleu))
-    if result.bert is not None:
-        lines.append(bert_line(result.bert))
-    elif result.bert_state == "setup":
-        lines.append(result.bert_note or "CodeBERTScore is not set up: run `refscore setup`")
-    elif result.bert_state in ("pending", "unavailable"):
-        lines.append(f"CodeBERTScore {result.bert_state}" + (f": {result.bert_note}" if result.bert_note else ""))
+    """The summary's lines in words: behaviour, the combined number, the metrics, what became
+    of CodeBERTScore (``refscore setup`` as code where it needs setting up)."""
+    lines = headline_parts(result)
+    if result.bert is None and result.bert_state == "setup":
+        lines[-1] = result.bert_note or "CodeBERTScore is not set up: run `refscore setup`"
     return lines
 
 
@@ -50,9 +43,11 @@ def summary_hover(result: Result, threshold: float) -> str:
         lines += ["", "**Missing from the candidate** (in the reference):"]
         for item in items[:MAX_MISSING_LINES]:
             label = item["text"] if len(item["text"]) <= 60 else item["text"][:59] + "…"
-            lines.append(f"- {item['kind']}: {link(item['uri'], item['range']['start']['line'], label)}")
+            kind = MISSING_LABELS.get(item["kind"], item["kind"])
+            lines.append(f"- {kind}: {link(item['uri'], item['range']['start']['line'], label)}")
         if len(items) > MAX_MISSING_LINES:
-            lines.append(f"- … {len(items) - MAX_MISSING_LINES} more (command `refscore.missingFromReference`)")
+            lines.append(f"- … {len(items) - MAX_MISSING_LINES} more (RefScore: Show What the Reference Has "
+                         "That This File Lacks)")
     return "\n".join(lines)
 
 

@@ -330,8 +330,10 @@ class ScoringLoop:
             bert = reports[-1].codebertscore
             insertion = replace(insertion, f3=bert.f3 if bert is not None else None)
         bert, errors = reports[0].codebertscore, list(reports[0].errors)
-        # the daemon answered but could not score (a layer outside the model, a model not on disk)
-        state, note = ("done", None) if bert is not None or not errors else ("unavailable", errors[0])
+        # the daemon answered but could not score: skipped (a text over its limit, said at once), or
+        # unavailable (a layer outside the model, a model not on disk)
+        state, note = ("done", None) if bert is not None or not errors else (
+            "skipped" if errors[0].startswith("CodeBERTScore skipped") else "unavailable", errors[0])
         # the finish stage on both halves (this process's CPU stage, the daemon's model stage: the
         # combined number's inputs), then the ranked differences, which read the token
         # similarities: in the CPU pool, not on the event loop

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .markup import escape
+from .render import plain_explanation
 from .results import Result
 
 MAX_ITEMS = 200
@@ -24,7 +25,8 @@ def missing_items(result: Result, threshold: float) -> list[dict[str, Any]]:
     if report is not None and report.codebleu is not None:
         for exp in report.codebleu.explanations[:MAX_ITEMS]:
             if 0 <= exp.reference_index < len(result.reference_uris):
-                items.append({"kind": exp.component, "text": exp.text, "uri": result.reference_uris[exp.reference_index],
+                items.append({"kind": exp.component, "text": plain_explanation(exp.component, exp.text),
+                              "uri": result.reference_uris[exp.reference_index],
                               "range": _range_dict(result, exp.reference_index, exp.start, exp.end)})
     bert = result.bert
     if bert is not None and getattr(bert, "reference_tokens", None):

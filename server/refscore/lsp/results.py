@@ -9,6 +9,7 @@ from functools import cached_property
 from typing import Any
 
 from ..bidi import BidiControl, find_bidi
+from ..combined.domain import outside
 from ..languages import LanguageSpec
 from ..metrics.codebertscore_result import BertScore
 from ..metrics.differences import Differences
@@ -124,5 +125,13 @@ class Result:
     @property
     def refscore(self) -> RefScore | None:
         """The combined number, once the report has both halves and the shipped fit applies
-        (``scoring.pipeline.finish`` made it; the editor only renders it)."""
-        return self.report.refscore if self.report is not None else None
+        (``scoring.pipeline.finish`` made it; the editor only renders it), and only inside the
+        data its fit saw (``refscore_withheld`` says why not)."""
+        combined = self.report.refscore if self.report is not None else None
+        return combined if combined is not None and self.refscore_withheld is None else None
+
+    @property
+    def refscore_withheld(self) -> str | None:
+        """Why the combined number is not shown (its inputs lie outside its fit's data), in words."""
+        combined = self.report.refscore if self.report is not None else None
+        return None if combined is None else outside(dict(combined.components), combined.signature)

@@ -14,7 +14,7 @@ from .uris import file_name
 
 #: CodeBERTScore states of a finished result: one in another state (pending, or the daemon could
 #: not be had) is scored again.
-SETTLED = frozenset({"done", "off"})
+SETTLED = frozenset({"done", "off", "skipped"})
 
 
 def same_inputs(shown: Result | None, text: str, prepared: Any, settings: Any, scored_with: Any) -> bool:
