@@ -102,7 +102,16 @@ def test_gradescope_export_ranks_like_the_hidden_tests(tmp_path, passed):
 def test_plain_folders_rank_like_the_hidden_tests(tmp_path, passed):
     delivery = cls.plain_folders(tmp_path / "class")
     out = _grade(tmp_path, delivery, "plain")
-    _check_ranking({r["student"]: float(r["total"]) for r in _csv(out / "points.csv")}, passed)
+    points = {r["student"]: r for r in _csv(out / "points.csv")}
+    # items 1 and 5: gu's dedupe does not parse (Python names line 4, tree-sitter said 5), gu's to_roman
+    # imports a module that is not there: the rubric's cases, 0 points, however close to the reference
+    gu = points["gu"]
+    assert (gu["dedupe"], gu["to_roman"]) == ("0", "0")
+    assert "dedupe: does not parse: syntax error near line 4" in gu["notes"]
+    assert "to_roman: does not load: ModuleNotFoundError" in gu["notes"] and "not_running" in gu["notes"]
+    # fi's dedupe is a near copy of the reference that returns its input: resemblance does not carry it
+    assert float(points["fi"]["dedupe"]) < 4 < float(points["cy"]["dedupe"])
+    _check_ranking({r["student"]: float(r["total"]) for r in points.values()}, passed)
 
 
 def test_gradescope_autograder_results_rank_like_the_hidden_tests(tmp_path, passed):
