@@ -6,7 +6,7 @@ import dataclasses
 
 from refscore.metrics.codebleu import ComponentScore
 from refscore.scoring.codebleu import score_codebleu
-from refscore.scoring.render import render_table
+from refscore.terminal.render import render_table
 from refscore.scoring.report import ScoreReport
 
 REFERENCE = "def add(a, b):\n    return a + b\n"

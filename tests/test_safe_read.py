@@ -11,7 +11,7 @@ import pytest
 
 from refscore import safe_read
 from refscore.errors import InputFileError
-from refscore.scoring.inputs import read_source
+from refscore.files.sources import read_source
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -18,7 +18,7 @@ from ..grade.records import parse_fields
 from ..grade.rows import SCORE_COLUMNS
 from ..grade.settings import GradeSettings, scorer_tag
 from ..metrics.similarity import DEFAULT_THRESHOLD
-from ..scoring.inputs import STDIN, resolve_language
+from ..files.sources import STDIN, resolve_language
 from ..scoring.report import CODEBLEU_RULES, DEFAULT_METRICS
 from . import options
 from .classroom_options import classroom_from_args, register_classroom

@@ -131,7 +131,7 @@ def behaviour_inputs(args: argparse.Namespace) -> str | None:
     path = getattr(args, "inputs", None)
     if path is None:
         return None
-    from ..scoring.inputs import read_source
+    from ..files.sources import read_source
 
     return read_source(path)
 

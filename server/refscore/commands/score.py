@@ -17,10 +17,10 @@ from ..engines import open_scorer
 from ..scoring import pipeline
 from ..scoring.flat import flat_scores
 from ..scoring.differences import difference_records, placed_records, render_differences
-from ..scoring.heat import DEFAULT_WEAK_THRESHOLD, candidate_words, missing_words, render_heat, token_records
-from ..scoring.inputs import STDIN, empty_reference, read_source, read_stdin_source, resolve_language
+from ..terminal.heat import DEFAULT_WEAK_THRESHOLD, candidate_words, missing_words, render_heat, token_records
+from ..files.sources import STDIN, empty_reference, read_source, read_stdin_source, resolve_language
 from ..scoring.per_function import pair_record, score_functions
-from ..scoring.render import render_functions, render_table
+from ..terminal.render import render_functions, render_table
 from ..scoring.report import CODEBLEU_RULES, DEFAULT_METRICS, ScoreReport, ScoreRequest
 from ..settings_schema import IDF_ONE_REFERENCE, idf_lacks_references
 from . import options

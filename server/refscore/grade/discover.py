@@ -25,7 +25,7 @@ from typing import Iterable, NamedTuple, Sequence
 
 from .. import languages
 from ..errors import InputFileError, LanguageError
-from ..scoring.inputs import read_source
+from ..files.sources import read_source
 from .classroom.notebook import Cells, code_of, is_notebook
 from .classroom.tree import other_archive
 from .globs import glob_paths, has_magic

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import BinaryIO, Sequence
 
 from ..errors import InputFileError, UsageError
-from ..scoring.inputs import STDIN
+from ..files.sources import STDIN
 from .discover import expand, items_for, load_problem, named_references
 from .items import ItemSet
 from .job import Inputs
@@ -33,7 +33,7 @@ def read_submissions(inputs: Inputs, own: Sequence[Path] = ()) -> ItemSet:
             raise UsageError("grading files needs --reference REF (or use --mapping / --jsonl)")
         context = inputs.context
         if inputs.context_file:
-            from ..scoring.inputs import read_source, read_stdin_source
+            from ..files.sources import read_source, read_stdin_source
 
             context = read_stdin_source() if inputs.context_file == STDIN else read_source(inputs.context_file)
         problem = load_problem(list(inputs.references), inputs.language, context, strict=True)

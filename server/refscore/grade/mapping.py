@@ -136,7 +136,7 @@ def _cell_text(value: Any) -> str:
 
 
 def _read_text(path: Path) -> str:
-    from ..scoring.inputs import read_source
+    from ..files.sources import read_source
 
     return read_source(path)
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from ..errors import InputFileError, UsageError
-from ..scoring.inputs import empty_reference
+from ..files.sources import empty_reference
 from ..settings_schema import IDF_ONE_REFERENCE, idf_lacks_references
 from .checks import syntax_error_line
 from .blocks import BlockSpec, count_lines, item_blocks, items_of, scan_blocks

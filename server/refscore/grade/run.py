@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable
 from .. import __version__
 from ..errors import InputFileError, UsageError
 from ..safe_write import check_folder, first_missing, remove_empty_folders
-from ..scoring.inputs import STDIN
+from ..files.sources import STDIN
 from ..vocabulary import EXIT_INTERRUPTED
 from .assemble import Assembled, IncompleteRun, assemble
 from .classroom_end import withheld, write_outputs

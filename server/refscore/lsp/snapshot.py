@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 
 from .. import languages
 from ..errors import InputFileError, lone_surrogate
-from ..scoring.inputs import empty_reference, read_source
+from ..files.sources import empty_reference, read_source
 from .references import ReferenceChoice, find_references
 from .uris import file_name, file_uri, fs_path, real_path
 

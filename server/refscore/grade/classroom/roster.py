@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ...errors import InputFileError
-from ...scoring.inputs import read_source
+from ...files.sources import read_source
 from .model import Student
 
 _NAME_COLUMNS = ("name", "student", "full name", "student name", "fullname")

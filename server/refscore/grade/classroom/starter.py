@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ...errors import InputFileError
-from ...scoring.inputs import read_source
+from ...files.sources import read_source
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..bidi import printable
-from .pairing import FunctionPair
-from .report import RefScore, ScoreReport
+from ..scoring.pairing import FunctionPair
+from ..scoring.report import RefScore, ScoreReport
 
 from ..vocabulary import COMPONENT_LABELS_LONG as _LABELS
 
