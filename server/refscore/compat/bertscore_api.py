@@ -33,6 +33,7 @@ from ..embed.registry import (EMBEDDED_MODEL_ID, ModelNotAvailableError, ModelSp
 from ..metrics.codebertscore import IdfTable, model_input
 from ..metrics.codebertscore_batch import best_over_references
 from ..embed.files import load_baseline
+from .sources import with_package_sources
 from ..embed.prepared import (PreparedText, idf_from_references, match_device, match_prepared, prepare_texts,
                              unweighted_ids)
 
@@ -240,6 +241,8 @@ def _score(cands: Sequence[str], refs: Sequence[Union[str, Sequence[str]]], lang
         items.extend((r, ctx) for r in group)
     plans = _package_window_plans(encoder, cands, groups, contexts, sources is not None, batch_size)
     prepared = prepare_texts(encoder, items, batch_size, plans)
+    if sources is not None:  # the context's end as the package finds it (compat.sources)
+        prepared = with_package_sources(prepared, encoder)
 
     table: IdfTable | None = None  # no IDF, for an empty dict too (the package tests ``not idf`` first)
     if idf and isinstance(idf, Mapping):
