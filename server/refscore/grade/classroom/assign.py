@@ -25,11 +25,10 @@ import re
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path, PurePosixPath
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from ... import languages
 from ...errors import InputFileError
-from ..discover import Problem
 from ..items import GradeItem, ItemSet
 from ..rows import HANDED_NOTHING_IN
 from .model import ClassInput, Student, Submission, SubmittedFile
@@ -37,6 +36,9 @@ from .notebook import Cells, code_of, is_notebook, shift
 from .roster import RosterEntry, match_roster, squashed
 from .resubmissions import LATEST, resubmission_note, versioned_items
 from .starter import Starter, load_starter, starter_free_text
+
+if TYPE_CHECKING:  # the grader's problem, annotation only: classroom never imports the grader's discover at run time
+    from ..discover import Problem
 
 
 @dataclass(frozen=True)
