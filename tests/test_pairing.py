@@ -117,3 +117,12 @@ def test_ranking_puts_the_correct_completion_above_the_buggy_one() -> None:
                               behaviour=None)
     assert all(a.behaviour is None and a.differences for a in plain)
     assert plain[0].difference_weight <= plain[1].difference_weight
+
+
+def test_a_helper_is_not_paired_with_a_function_another_one_has() -> None:
+    text = STUDENT + "\n\ndef helper():\n    return 1\n"
+    pairs = {p.function.name: p for p in pair_functions(text, [REFERENCE], PYTHON, LocalScorer().score_many, WEIGHTS)}
+    assert pairs["helper"].region is not None and pairs["helper"].region.name == "median"  # the one left free
+    full = text + "\n\n" + MEDIAN
+    pairs = {p.function.name: p for p in pair_functions(full, [REFERENCE], PYTHON, LocalScorer().score_many, WEIGHTS)}
+    assert pairs["helper"].region is None and pairs["helper"].matched_by == "none"

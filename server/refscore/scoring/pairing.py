@@ -7,8 +7,10 @@ with the reference function it implements, ranked by ``Evidence.key``: how often
 like it (when behaviour ran), then a matching signature (parameter count), then a name sharing
 a word (``average_ai`` and ``average``), then resemblance (CodeBLEU). Several candidate
 functions may pair with one reference function (a second implementation of ``average`` is
-compared with ``average``). A text that defines no single function is compared with the
-best-scoring region among the reference's functions and the whole reference.
+compared with ``average``) when more than resemblance says so (its signature, its name,
+behaviour): a helper is not paired with a reference function another function has. A text
+that defines no single function is compared with the best-scoring region among the
+reference's functions and the whole reference.
 """
 
 from __future__ import annotations
@@ -138,9 +140,13 @@ def pair_functions(text: str, references: Sequence[str], spec: LanguageSpec, sco
     unmatched = [k for k, p in enumerate(pairs) if p.region is None]
     if unmatched and theirs:
         limit = max(1, MAX_ALIGNMENT_PAIRS // len(unmatched))
+        taken = {p.region for p in pairs if p.region is not None}
         for k in unmatched:
             ranked = rank_references(pairs[k].function, text, references, spec, score_many, weights, rule,
                                      agreement, limit)
+            # a reference function another one is paired with already takes a second only on some
+            # evidence beyond resemblance (a helper is not compared with whatever it resembles)
+            ranked = [(r, e) for r, e in ranked if r not in taken or e.signature or e.shared_word or e.behaves_alike]
             if ranked and ranked[0][1].resemblance >= 0:
                 how = "behaviour" if ranked[0][1].behaves_alike else "alignment"
                 pairs[k] = replace(pairs[k], region=ranked[0][0], matched_by=how)
