@@ -21,10 +21,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import logging.handlers
 import os
 import secrets
 import signal
+import socket
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -37,6 +37,8 @@ from ..provision.runtime import bert_runtime
 from ..vocabulary import EXIT_INTERRUPTED
 from . import paths, wire
 from .engine import Cancelled, Engine, EngineConfig
+from .daemon_log import setup_logging
+from .listener import SHED_AFTER, Listener, Tally, listening_socket
 from .requests import RpcError, parse_request, valid_id
 from .socket_watch import watch_info, watch_socket
 
@@ -45,22 +47,22 @@ log = logging.getLogger("refscore.daemon")
 EXIT_ALREADY_RUNNING = wire.EXIT_ALREADY_RUNNING
 DEFAULT_IDLE_TIMEOUT = 15 * 60.0
 IDLE_ENV = "REFSCORE_DAEMON_IDLE"
+#: Seconds a connection may take to send ``initialize`` before it is closed.
+DEFAULT_INIT_TIMEOUT = 10.0
+INIT_TIMEOUT_ENV = "REFSCORE_DAEMON_INIT_TIMEOUT"
 TRANSPORT_ENV = "REFSCORE_DAEMON_TRANSPORT"
-LOG_MAX_BYTES = 5 * 1024 * 1024
-LOG_BACKUPS = 3
 _PACKAGE = str(Path(__file__).resolve().parents[1])  # which installation serves (in status)
 #: Methods that do not count as activity for the idle timer (a status poll keeps nothing alive).
 #: Connections the kernel queues before the daemon accepts them (asyncio's 100 made 12 of 1,000
 #: concurrent connects fail with EAGAIN); the kernel caps it at net.core.somaxconn.
 LISTEN_BACKLOG = 4096
 _PASSIVE = frozenset({"initialize", "status", "shutdown", "ping", "$/cancelRequest"})
-#: Errors that are the input's, not the daemon's: logged as one line, never with a traceback.
-_EXPECTED_ERRORS = frozenset({"InputTooLargeError"})
 
 
 @dataclass
 class DaemonConfig:
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT
+    init_timeout: float = DEFAULT_INIT_TIMEOUT
     transport: str = "auto"  # auto | unix | tcp
     max_message_bytes: int = wire.DEFAULT_MAX_MESSAGE_BYTES
     engine: EngineConfig = field(default_factory=EngineConfig)
@@ -73,6 +75,9 @@ class DaemonConfig:
         idle = os.environ.get(IDLE_ENV)
         if idle:
             config.idle_timeout = float(idle)
+        init = os.environ.get(INIT_TIMEOUT_ENV, "").strip()
+        if init.replace(".", "", 1).isdigit() and float(init) > 0:  # else the default
+            config.init_timeout = float(init)
         config.transport = os.environ.get(TRANSPORT_ENV, config.transport)
         for name, value in overrides.items():
             if value is None:
@@ -92,6 +97,7 @@ class Connection:
         self.id = Connection._ids
         self.writer = writer
         self.authorized = authorized
+        self.opened = time.monotonic()
         self.jobs: dict[Any, Any] = {}
         self.write_lock = asyncio.Lock()
 
@@ -125,6 +131,7 @@ class Daemon:
         self.failed = 0  # requests answered with an error (other than cancellation)
         self._socket_inode: int | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.never_initialised = Tally()
 
     # -- life cycle -----------------------------------------------------------------------------
 
@@ -136,7 +143,8 @@ class Daemon:
                 loop.add_signal_handler(sig, self.request_stop, f"signal {sig.name}")
             except (NotImplementedError, RuntimeError):  # pragma: no cover - Windows
                 pass
-        server = await self._listen()
+        listener = self._listen()
+        listener.start()
         paths.write_private_json(paths.runtime_dir() / paths.INFO_NAME, self._info())
         log.info("refscore daemon %s (pid %d) listening on %s %s; idle timeout %.0f s", self.version,
                  os.getpid(), self.transport, self.address, self.config.idle_timeout)
@@ -147,7 +155,7 @@ class Daemon:
         finally:
             idle.cancel()
             watch.cancel()
-            server.close()
+            listener.close()
             self._remove_files()
             goodbye = wire.notification("$/exit", {"reason": self._stop_reason})
             await asyncio.gather(*(asyncio.wait_for(c.send(goodbye), 1.0) for c in list(self.connections)),
@@ -158,29 +166,47 @@ class Daemon:
             for task in list(self._tasks):
                 task.cancel()
 
-    async def _listen(self) -> asyncio.AbstractServer:
+    def _listen(self) -> Listener:
         use_unix = self.config.transport == "unix" or (
             self.config.transport == "auto" and paths.unix_sockets_usable())
         if use_unix:
             path = paths.socket_path()
             if paths.remove_stale_socket(path):  # stale: we hold the lock, so no live daemon owns it
                 log.info("removed a stale socket left by a daemon that died")
-            old_mask = os.umask(0o177)  # the socket is born 0600: no window where others can connect
-            try:
-                server = await asyncio.start_unix_server(self._handle, path=str(path), limit=wire.MAX_HEADER_BYTES,
-                                                         backlog=LISTEN_BACKLOG)
-            finally:
-                os.umask(old_mask)
+            sock = listening_socket(path, LISTEN_BACKLOG)
             os.chmod(path, 0o600)
             self._socket_inode = os.stat(path).st_ino
             self.transport, self.address = "unix", str(path)
         else:
             self.token = secrets.token_urlsafe(32)
-            server = await asyncio.start_server(self._handle, host="127.0.0.1", port=0, limit=wire.MAX_HEADER_BYTES,
-                                                backlog=LISTEN_BACKLOG)
-            port = server.sockets[0].getsockname()[1]
-            self.transport, self.address = "tcp", f"127.0.0.1:{port}"
-        return server
+            sock = listening_socket(None, LISTEN_BACKLOG)
+            self.transport, self.address = "tcp", f"127.0.0.1:{sock.getsockname()[1]}"
+        return Listener(sock, self._accepted, self._shed)
+
+    def _accepted(self, sock: socket.socket) -> None:
+        task = asyncio.create_task(self._open(sock))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _open(self, sock: socket.socket) -> None:
+        opener = asyncio.open_unix_connection if sock.family == socket.AF_UNIX else asyncio.open_connection
+        try:
+            reader, writer = await opener(sock=sock, limit=wire.MAX_HEADER_BYTES)
+        except OSError as error:
+            sock.close()
+            log.warning("a connection could not be set up: %s", error)
+            return
+        await self._handle(reader, writer)
+
+    def _shed(self) -> int:
+        """Close the connections that have not initialised after ``SHED_AFTER`` seconds (the
+        listener's answer to running out of descriptors); how many."""
+        now = time.monotonic()
+        idle = [c for c in self.connections
+                if not c.authorized and now - c.opened >= SHED_AFTER and not c.writer.is_closing()]
+        for conn in idle:
+            conn.writer.close()
+        return len(idle)
 
     def _info(self) -> dict[str, Any]:
         info = {"pid": os.getpid(), "version": self.version, "protocol": wire.PROTOCOL_VERSION,
@@ -246,6 +272,9 @@ class Daemon:
             await self._read_loop(conn, reader)
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
+        except asyncio.TimeoutError:  # ``_read``: no initialize within the time allowed
+            self.never_initialised.note(f"closed a connection that sent no initialize within "
+                                        f"{self.config.init_timeout:g} s")
         except asyncio.CancelledError:
             # the daemon is stopping: end quietly (Python 3.11's stream callback calls
             # task.exception() on a cancelled handler and logged that as an error with a traceback)
@@ -262,7 +291,7 @@ class Daemon:
         limit = self.config.max_message_bytes
         while True:
             try:
-                header = await reader.readuntil(b"\r\n\r\n")
+                header = await self._read(conn, reader.readuntil(b"\r\n\r\n"))
             except asyncio.IncompleteReadError as error:
                 if error.partial.strip():
                     log.warning("connection %d: closed inside a header (%d stray bytes)", conn.id, len(error.partial))
@@ -278,7 +307,7 @@ class Daemon:
             except wire.FramingError as error:
                 await self._reject(conn, wire.PARSE_ERROR, f"not JSON-RPC framing: {error}")
                 return
-            body = await reader.readexactly(length)
+            body = await self._read(conn, reader.readexactly(length))
             try:
                 message = json.loads(body.decode("utf-8"))
             except (UnicodeDecodeError, ValueError) as error:
@@ -289,6 +318,14 @@ class Daemon:
                 await conn.send(wire.error(None, wire.PARSE_ERROR, "invalid JSON: nested too deep"))
                 continue
             await self._dispatch(conn, message)
+
+    async def _read(self, conn: Connection, reading: Any) -> bytes:
+        """``reading`` awaited; before ``initialize``, only until the connection's time to send it
+        is up (``asyncio.TimeoutError``)."""
+        if conn.authorized:
+            return await reading
+        left = conn.opened + self.config.init_timeout - time.monotonic()
+        return await asyncio.wait_for(reading, max(0.0, left))
 
     async def _reject(self, conn: Connection, code: int, message: str) -> None:
         log.warning("connection %d: %s; closing it", conn.id, message)
@@ -417,31 +454,6 @@ class Daemon:
 
 
 # -- process entry point -----------------------------------------------------------------------
-
-
-class _OneLineForInputErrors(logging.Filter):
-    """A failure caused by the input (a text over the CodeBERTScore limit) is the user's to fix
-    and happens on every such request: one line with the reason, not a traceback each time."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        error = record.exc_info[1] if record.exc_info else None
-        if error is not None and type(error).__name__ in _EXPECTED_ERRORS:
-            record.msg, record.args = f"{record.getMessage()}: {error}", None
-            record.exc_info, record.exc_text = None, None
-        return True
-
-
-def setup_logging() -> Path:
-    """Log to the user log dir with rotation; level from $REFSCORE_LOG_LEVEL (default INFO)."""
-    path = paths.ensure_log_dir() / paths.LOG_NAME
-    handler = logging.handlers.RotatingFileHandler(path, maxBytes=LOG_MAX_BYTES, backupCount=LOG_BACKUPS,
-                                                   encoding="utf-8")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"))
-    handler.addFilter(_OneLineForInputErrors())
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(os.environ.get("REFSCORE_LOG_LEVEL", "INFO").upper())
-    return path
 
 
 def _refused(error: RefScoreError) -> int:
