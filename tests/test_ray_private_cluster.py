@@ -134,3 +134,49 @@ def test_auto_with_a_stale_record_is_one_line_in_seconds(tmp_path: Path, monkeyp
     message = str(caught.value)
     assert "cannot connect to the Ray cluster at" in message and "\n" not in message
     assert address.rsplit(":", 1)[1] in message
+
+
+def _holding(folder: str) -> list[int]:
+    """Pids of live processes whose command line names ``folder`` (Ray's servers and workers do)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if folder.encode() in (entry / "cmdline").read_bytes() and _alive(int(entry.name)):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def test_grade_on_a_private_cluster_ignores_a_stale_record_and_leaves_nothing(tmp_path: Path) -> None:
+    """``refscore grade --engine ray`` without an address, end to end: the run is scored on a new
+    private cluster (Ray's stale record of a last cluster beside it), says where its files are,
+    and when the command exits no process of that cluster is left, nor its folder."""
+    import re
+
+    tmp = tempfile.mkdtemp(prefix="rg", dir="/tmp")
+    (Path(tmp) / "ray").mkdir()
+    (Path(tmp) / "ray" / "ray_current_cluster").write_text(f"127.0.0.1:{_closed_port()}")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "server"), "RAY_TMPDIR": tmp, "RAY_USAGE_STATS_ENABLED": "0",
+           "HF_HUB_OFFLINE": "1"}
+    env.pop("RAY_ADDRESS", None)
+    rows = [{"id": f"p{i}", "candidate": f"def f(x):\n    return x + {i}\n", "reference": "def f(a):\n    return a + 1\n",
+             "language": "python"} for i in range(6)]
+    source = tmp_path / "pairs.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    try:
+        run = subprocess.run([sys.executable, "-m", "refscore", "grade", "--engine", "ray", "--jsonl", str(source),
+                              "--metrics", "codebleu", "-o", str(tmp_path / "out"), "-q", "--no-cache"],
+                             env=env, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    graded = [json.loads(line) for line in (tmp_path / "out" / "grade.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in graded] == [r["id"] for r in rows] and all(r["codebleu"] is not None for r in graded)
+    found = re.search(r"started a private Ray cluster on this machine at 127\.0\.0\.1:\d+ \(loopback only, "
+                      r"no dashboard, files in (/\S+)\)", run.stderr)
+    assert found, run.stderr
+    folder = found.group(1)
+    assert not folder.startswith(tmp) and not Path(folder).exists()
+    assert _holding(folder) == []

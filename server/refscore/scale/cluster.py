@@ -61,14 +61,14 @@ def connect(address: str | None = None) -> Cluster:
     target = address or os.environ.get("RAY_ADDRESS") or None
     if target:
         _probe(_recorded(target) if target == "auto" else target)
-    started = False
+    started = ""  # the private cluster's folder, when this call starts one
     if not ray.is_initialized():
         env = {**WORKER_ENV, **{k: v for k, v in os.environ.items() if k in FORWARDED_ENV}}
         options: dict = {"address": target, "logging_level": logging.ERROR, "log_to_driver": False,
                          "runtime_env": {"env_vars": env}}
         if target is None:  # a new private cluster of this machine: loopback only, no dashboard
             options.update(_private_options())
-            started = True
+            started = options["_temp_dir"]
         try:
             with _quiet_stderr():  # the core worker's start-up line (it names the log level set above)
                 ray.init(**options)
@@ -82,7 +82,7 @@ def connect(address: str | None = None) -> Cluster:
     where = target or _gcs_address(ray) or "local"
     if started:
         print(f"refscore: started a private Ray cluster on this machine at {where} (loopback only, "
-              "no dashboard); it stops when this run ends", file=sys.stderr, flush=True)
+              f"no dashboard, files in {started}); it stops when this run ends", file=sys.stderr, flush=True)
     return Cluster(float(resources.get("CPU", 0)), float(resources.get("GPU", 0)), nodes, where)
 
 
