@@ -150,12 +150,14 @@ async def test_behaviour_then_the_users_choice_decide_the_pairing(tmp_path: Path
         await _wait_lens(s, doc, 9, "behaves like `column_means` on 40/40 inputs")
         lens = next(x for x in await s.lenses(doc) if x.range.start.line == 9 and x.data.get("matchedBy"))
         assert lens.data["matchedBy"] == "behaviour" and lens.data["referenceFunction"] == "column_means"
+        assert "vs column_means (behaves alike)" in lens.command.title
         # the user's choice: average_ai compared with median from now on, then back to the rule
         compared = await s.command("refscore.compareWith", doc, 4, "median")
         assert compared["region"]["function"] == "median"
         await _wait_lens(s, doc, 4, "behaves like `median` on")
         lens = next(x for x in await s.lenses(doc) if x.range.start.line == 4 and x.data.get("matchedBy"))
         assert lens.data["matchedBy"] == "chosen" and lens.data["referenceFunction"] == "median"
+        assert "vs median (your choice)" in lens.command.title
         assert await s.command("refscore.compareWith", doc, 4, None) == {"function": "average_ai",
                                                                          "referenceFunction": None}
         await _wait_lens(s, doc, 4, "behaves like `average` on")

@@ -150,9 +150,11 @@ class EditorBehaviour:
             result = self._current(uri, version)
             if result is None or result.spec is None:
                 return
+            if self.pairings.needs(result):  # paired again first; its publish starts the next pass
+                self.pairings.apply(result)
+                return
             loop = asyncio.get_running_loop()
             wanted = self._wanted(result)
-            repair = False
             for pair in wanted[:MAX_FUNCTIONS]:
                 key = pair_key(result, pair)
                 assert key is not None and pair.region is not None
@@ -164,15 +166,18 @@ class EditorBehaviour:
                 kept[key] = found
                 while len(kept) > MAX_KEPT:
                     kept.pop(next(iter(kept)))
-                repair = await self._behaviour_first(result, pair, found) or repair
+                await self._behaviour_first(result, pair, found)
                 if self._current(uri, version) is None or not self.enabled:
                     return
             if len(wanted) <= MAX_FUNCTIONS:
                 self.rerun.discard(uri)
-            if repair:  # paired again, published, and what changed is run at the next pass
-                self.pairings.apply(result)
+            latest = self._current(uri, version)  # the loop may have published this version again
+            if latest is None:
+                return
+            if self.pairings.needs(latest):  # paired again, published; what changed runs at the next pass
+                self.pairings.apply(latest)
             else:
-                self.server.publish(uri, version, result)
+                self.server.publish(uri, version, latest)
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - behaviour is extra: the scores stay

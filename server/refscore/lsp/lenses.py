@@ -21,7 +21,8 @@ MISSING_COMMAND = "refscore.missingFromReference"
 def lens_title(pair: Any) -> str:
     if pair.region is None:
         return "RefScore: no matching reference function"
-    how = "same name" if pair.matched_by == "name" else "best aligned"
+    how = {"name": "same name", "behaviour": "behaves alike", "chosen": "your choice"}.get(pair.matched_by,
+                                                                                        "best aligned")
     f3 = f" · F3 {num(pair.f3)}" if pair.f3 is not None else ""
     return printable(f"RefScore: CodeBLEU {num(pair.codebleu)}{f3} vs {pair.region.name} ({how})")
 

@@ -71,8 +71,11 @@ class Pairings:
         except Exception:  # noqa: BLE001 - the rule's pairing stays shown
             log.exception("pairing %s again failed", result.uri)
             return
-        if self.server.loop.results.get(result.uri) is not result:
-            return  # a newer result came meanwhile: it is paired again when it is published
+        latest = self.server.loop.results.get(result.uri)
+        if latest is not result:  # a newer result came meanwhile: pair that one
+            if latest is not None and self.needs(latest):
+                self.apply(latest)
+            return
         mine = self.chosen.get(result.uri, {})
         for pair in functions:  # an override that cannot be honoured (no such reference function) goes
             wanted = mine.get(pair.function.name)
