@@ -1,8 +1,8 @@
 """The most code one submission may cost: a budget in code tokens per text.
 
-CodeBLEU holds about 0.8 KB of memory per code token (the tree, its subtrees, n-grams and data
-flow): a 4 MB file of ``x = 1`` lines, 2 million tokens, took 2.5 GB and 147 s, and one under the
-20 MiB read cap would take 10 GB or more. The byte cap bounds what is read; this bounds what is
+CodeBLEU holds 0.8 to 1.2 KB of memory per code token (the tree, its subtrees, n-grams and data
+flow; 600 MB at 480,000 tokens with explanations): a 4 MB file of ``x = 1`` lines, 2 million
+tokens, took 2.5 GB and 147 s, and one under the 20 MiB read cap would take 10 GB or more. The byte cap bounds what is read; this bounds what is
 scored. A candidate or a reference over ``MAX_CODE_TOKENS`` (counted before anything is parsed:
 words and punctuation marks, counted in C) is not scored by CodeBLEU; its report gets one error
 line (``over budget: N code tokens; limit M``), which a grading run shows as an error row.
@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-#: Code tokens one text may have before CodeBLEU refuses it (about 0.8 GB of CodeBLEU's memory;
+#: Code tokens one text may have before CodeBLEU refuses it (about 1 GB of CodeBLEU's memory;
 #: 5 MB of ordinary Python, 2 MB of one-statement lines).
 MAX_CODE_TOKENS = 1_000_000
 #: Each byte as ``w`` (a word's: letters, digits, ``_``, any byte of a non-ASCII character),
