@@ -103,11 +103,12 @@ async def test_behaviour_lens_and_diagnostic_on_the_function_that_differs(tmp_pa
 
 
 async def _wait_lens(s, doc: str, line: int, text: str) -> None:
-    """Ask for the lenses after each publish until the one on ``line`` says ``text``."""
+    """Ask for the lenses after each publish or lens refresh until the one on ``line`` says ``text``."""
     seen = -1
     while True:
-        published = await s.wait_for(lambda: len(s.published) > seen and len(s.published), what=f"lens {text!r}")
-        seen = published
+        events = await s.wait_for(lambda: len(s.published) + s.lens_refreshes > seen and
+                                  len(s.published) + s.lens_refreshes, what=f"lens {text!r}")
+        seen = events
         if any(text in lens.command.title for lens in await s.lenses(doc) if lens.range.start.line == line):
             return
 

@@ -5,7 +5,8 @@ sandbox (``scoring.function_behaviour``), on save or once the document has been 
 A newer edit cancels a run between two functions (one function's run in the sandbox finishes
 in its thread and is dropped). Results are kept by the function's text and its reference
 function: a function whose text did not change keeps its lens and diagnostic while the rest of
-the document is edited, and is not run again until it changes or the document is saved.
+the document is edited, and is not run again until it changes. A pass that changes only lenses
+sends ``workspace/codeLens/refresh``, not the diagnostics again (one stable update per edit).
 
 * lens: ``behaves like `average` on 37/40 inputs``;
 * diagnostic on the function's first line where it differs: ``for `average([])` this returns
@@ -70,7 +71,6 @@ class EditorBehaviour:
         self.trusted = True
         self.tasks: dict[str, asyncio.Task[None]] = {}
         self.kept: dict[str, dict[Key, BehaviourResult]] = {}
-        self.rerun: set[str] = set()  # saved: every function runs again (what is shown stays meanwhile)
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="refscore-behaviour")
         self.pairings = Pairings(server)
         self.client_commands: set[str] = set()  # initializationOptions.clientCommands
@@ -90,7 +90,7 @@ class EditorBehaviour:
             return []
         if len(result.functions) > MAX_DOCUMENT_FUNCTIONS:
             return []  # a whole program's worth: ``refscore score`` runs it; the editor stays light
-        kept = {} if result.uri in self.rerun else self.kept.get(result.uri, {})
+        kept = self.kept.get(result.uri, {})
         return [p for p in result.functions if (key := pair_key(result, p)) is not None and key not in kept]
 
     def after_publish(self, uri: str, result: Result | None) -> None:
@@ -102,8 +102,8 @@ class EditorBehaviour:
             self._start(uri, result.version, IDLE_S)
 
     def saved(self, uri: str) -> None:
-        """The document was saved: run every function again (its helpers may have changed)."""
-        self.rerun.add(uri)
+        """The document was saved: run what has not run yet now, not after the idle wait (a save of
+        text whose functions all ran runs and publishes nothing)."""
         result = self.server.loop.results.get(uri)
         if result is not None and self._wanted(result):
             self._start(uri, result.version, 0.0)
@@ -122,7 +122,6 @@ class EditorBehaviour:
         if task is not None:
             task.cancel()
         self.kept.pop(uri, None)
-        self.rerun.discard(uri)
         self.pairings.forget(uri)
 
     def shutdown(self) -> None:
@@ -154,8 +153,8 @@ class EditorBehaviour:
                 self.pairings.apply(result)
                 return
             loop = asyncio.get_running_loop()
-            wanted = self._wanted(result)
-            for pair in wanted[:MAX_FUNCTIONS]:
+            shown = _messages(self.diagnostics(result))
+            for pair in self._wanted(result)[:MAX_FUNCTIONS]:
                 key = pair_key(result, pair)
                 assert key is not None and pair.region is not None
                 found = await loop.run_in_executor(self.pool, function_behaviour, result.text, pair.function,
@@ -169,19 +168,26 @@ class EditorBehaviour:
                 await self._behaviour_first(result, pair, found)
                 if self._current(uri, version) is None or not self.enabled:
                     return
-            if len(wanted) <= MAX_FUNCTIONS:
-                self.rerun.discard(uri)
             latest = self._current(uri, version)  # the loop may have published this version again
             if latest is None:
                 return
             if self.pairings.needs(latest):  # paired again, published; what changed runs at the next pass
                 self.pairings.apply(latest)
-            else:
+            elif _messages(self.diagnostics(latest)) != shown:
                 self.server.publish(uri, version, latest)
+            else:  # only lenses changed: no diagnostics published again (one stable update per edit)
+                self._refresh_lenses(latest)
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - behaviour is extra: the scores stay
             log.exception("behaviour of %s failed", uri)
+
+    def _refresh_lenses(self, result: Result) -> None:
+        """Ask the client for the lenses again; a pass with more functions to run goes on."""
+        if self.server._supports("workspace", "code_lens", "refresh_support"):
+            self.server.workspace_code_lens_refresh(None)
+        if self._wanted(result):
+            self._start(result.uri, result.version, IDLE_S)
 
     async def _behaviour_first(self, result: Result, pair: FunctionPair, found: BehaviourResult) -> bool:
         """Behaviour before resemblance: a function paired by resemblance that does not behave
@@ -244,6 +250,10 @@ class EditorBehaviour:
         if not found.ran:
             return printable(f"RefScore: behaviour not run ({found.not_run})")
         return printable(f"RefScore: behaves like `{pair.region.name}` on {found.agreed}/{found.inputs} inputs")
+
+
+def _messages(found: list[types.Diagnostic]) -> list[tuple[int, str]]:
+    return [(d.range.start.line, d.message) for d in found]
 
 
 def _outcome(text: str, reason: str) -> str:
