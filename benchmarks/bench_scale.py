@@ -10,9 +10,10 @@ includes start-up and model loading; items/s is items / wall time. The Ray runs 
 cluster started with ``ray start`` (each node ``--num-cpus 1``): first a head alone, then the head
 and a second worker node, in a private network and PID namespace with the drivers
 (``tests/support/ray_namespace.py``: loopback is its only interface, and closing it stops the
-cluster's processes and no others; never a machine-wide ``ray stop``). ``--million N`` writes N lines (``--distinct`` rows repeated) and grades
-them with the local engine and ``--metrics codebleu`` (it streams past 20,000 lines), reporting
-the command's peak RSS (``ru_maxrss`` of the child).
+cluster's processes and no others; never a machine-wide ``ray stop``). ``--million N`` writes N
+lines (``--distinct`` rows repeated) and grades them with the local engine and ``--metrics
+codebleu`` (it streams past 20,000 lines), reporting the command's peak RSS (``ru_maxrss`` of the
+child).
 """
 
 from __future__ import annotations
