@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from refscore.grade.checks import parse_error, syntax_error_line
 from refscore.grade.classroom.adjustments import Adjustment
 from refscore.grade.classroom.gradebook import build_gradebook
 from refscore.grade.classroom.rubric import RubricError, rubric_from_data
+from refscore.scoring.checks import syntax_error_line
+from refscore.scoring.pipeline import finish, prepare
+from refscore.scoring.report import ScoreRequest
 
 PATH = Path("rubric.toml")
 
@@ -118,7 +120,8 @@ def test_the_syntax_error_line_is_the_one_python_names(text, line):
         compile(text, "s.py", "exec")
     assert python.value.lineno == line
     assert syntax_error_line(text, "python") == line
-    assert parse_error(text, "python", ["def f(x):\n    return x\n"]) == f"syntax error near line {line}"
+    report = finish(prepare(ScoreRequest(text, ("def f(x):\n    return x\n",), "python", metrics=())))
+    assert report.checks.parse_error == f"syntax error near line {line}"  # the pipeline's checks stage
 
 
 def test_late_policy_reaches_every_grade_book_from_a_canvas_late_mark(tmp_path):

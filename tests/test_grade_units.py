@@ -203,11 +203,11 @@ def test_terminal_lines_of_scored_and_error_rows_line_up():
 def test_terminal_lines_mark_warnings_as_the_html_notes_do():
     """A row line says each note's kind as the HTML Notes column does (``Error: ``, ``Warning: ``):
     a Trojan Source warning is shown, short (up to its first colon), beside the parse error."""
-    from refscore.bidi import bidi_warning
+    from refscore.bidi import bidi_warning, find_bidi
     from refscore.grade.checks import not_parsing_warning
     from refscore.grade.terminal import row_line
 
-    bidi = bidi_warning("x = 1  # \u202e\n")
+    bidi = bidi_warning(find_bidi("x = 1  # \u202e\n"))
     assert bidi and ": " in bidi
     line = row_line({"id": "t.py", "codebleu": 0.5, "errors": [], "parse_error": "syntax error near line 3",
                      "warnings": [bidi, not_parsing_warning("syntax error near line 3")]}, 4)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Sequence
 
 from .errors import LONE_SURROGATE
 
@@ -52,9 +53,9 @@ def find_bidi(text: str) -> list[BidiControl]:
     return out
 
 
-def bidi_warning(text: str) -> str | None:
-    """One line saying where the code holds bidi controls, or None when it holds none."""
-    found = find_bidi(text)
+def bidi_warning(found: Sequence[BidiControl]) -> str | None:
+    """One line saying where the code holds the bidi controls ``found`` (``find_bidi``; a report's
+    checks), or None when it holds none."""
     if not found:
         return None
     kinds = ", ".join(sorted({c.code for c in found}))

@@ -15,6 +15,7 @@ from ..errors import EXIT_INPUT, EXIT_OK
 from ..metrics.codebertscore_result import BertScore
 from ..engines import open_scorer
 from ..scoring import pipeline
+from ..scoring.checks import Checks
 from ..scoring.flat import flat_scores
 from ..scoring.differences import difference_records, placed_records, render_differences
 from ..terminal.heat import DEFAULT_WEAK_THRESHOLD, candidate_words, missing_words, render_heat, token_records
@@ -142,12 +143,12 @@ def run(args: argparse.Namespace) -> int:
         scorer.close()
     from ..scoring.headline import missing_note
 
-    for note in [*getattr(scorer, "notes", ()), missing_note(requests, reports)]:
+    for note in [*getattr(scorer, "notes", ()), missing_note(reports)]:
         if note:
             print(f"refscore: note: {printable(note)}", file=sys.stderr)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     for index, (path, request, report) in enumerate(zip(args.candidates, requests, reports)):
-        warnings = [*empty_notes, *_bidi_warnings(path, request.candidate, reference_paths, references)]
+        warnings = [*empty_notes, *_bidi_warnings(path, pipeline.checks_of(request, report), reference_paths)]
         if mismatches[index]:
             print(f"refscore: warning: {printable(mismatches[index])}", file=sys.stderr)
             warnings.append(mismatches[index])
@@ -177,16 +178,18 @@ def run(args: argparse.Namespace) -> int:
         bert = report.codebertscore
         if bert is not None and not args.no_heat:
             print(_heat_section(bert, request.candidate, references, color))
-    return _nothing_scored(reports)
+    return _nothing_scored(requests, reports)
 
 
-def _nothing_scored(reports: list[ScoreReport]) -> int:
+def _nothing_scored(requests: list[ScoreRequest], reports: list[ScoreReport]) -> int:
     """Exit 3 with one line when no candidate got any number (every metric asked for unavailable:
-    ``--metrics codebertscore`` without the bert extra), as ``grade`` does; else 0."""
+    ``--metrics codebertscore`` without the bert extra), as ``grade`` does; else 0. Why: the first
+    metric that did not run, as the checks stage recorded it (errors before behaviour's)."""
     if any(value is not None for report in reports for value in flat_scores(report).values()):
         return EXIT_OK
-    reasons = [*(e for r in reports for e in r.errors),
-               *(f"behaviour not run: {r.behaviour.not_run}" for r in reports if r.behaviour and not r.behaviour.ran)]
+    not_run = [pair for request, report in zip(requests, reports) for pair in pipeline.checks_of(request, report).not_run]
+    reasons = [*(why for metric, why in not_run if metric != "behaviour"),
+               *(why for metric, why in not_run if metric == "behaviour")]
     why = reasons[0] if reasons else "no metric gave a number"
     print(f"refscore: nothing was scored: {printable(why)}", file=sys.stderr)
     return EXIT_INPUT
@@ -239,10 +242,11 @@ def language_mismatch(language: str, candidate: str, reference_paths: list[str])
     return None
 
 
-def _bidi_warnings(path: str, candidate: str, reference_paths: list[str], references: tuple[str, ...]) -> list[str]:
-    """Trojan Source warnings (bidi controls in the candidate or a reference), also on stderr."""
-    texts = [(path, candidate), *zip(reference_paths, references)]
-    warnings = [f"{name}: {w}" for name, text in texts if (w := bidi_warning(text))]
+def _bidi_warnings(path: str, checks: Checks, reference_paths: list[str]) -> list[str]:
+    """Trojan Source warnings (bidi controls in the candidate or a reference, as the checks
+    stage found them), also on stderr."""
+    found = [(path, checks.bidi), *zip(reference_paths, checks.reference_bidi)]
+    warnings = [f"{name}: {w}" for name, controls in found if (w := bidi_warning(controls))]
     for warning in warnings:
         print(f"refscore: warning: {printable(warning)}", file=sys.stderr)
     return warnings

@@ -7,8 +7,9 @@ calls ``Scorer.score_many(requests, statistics)`` on batches of ``settings.scori
 items (``score_batches``; the daemon's client runs the corpus stage itself). The Ray engine
 splits the same stages in two: the CPU stage on CPU tasks (``cpu_stage``), the rest
 (``pipeline.run_stages`` given those results) in the model's actor (``bert_stage``). Then every
-engine adds what is the grader's own in the same order (``annotate``): the submission's warnings,
-why it lacks the combined number, per-function scores. Between stages a ``Staged`` travels as JSON.
+engine adds what is the grader's own in the same order (``annotate``): the submission's warnings
+and why it lacks the combined number, rendered from the report's checks (``scoring.checks``),
+per-function scores. Between stages a ``Staged`` travels as JSON.
 """
 
 from __future__ import annotations
@@ -17,15 +18,14 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterator, Sequence
 
-from ..scoring.headline import missing_reason
 from ..scoring.pairing import FunctionPair
 from ..scoring.parts import CpuScores
 from ..scoring.per_function import pair_record, score_functions
-from ..scoring.pipeline import CorpusStatistics, cpu_stage as pipeline_cpu_stage, run_stages
+from ..scoring.pipeline import CorpusStatistics, checks_of, cpu_stage as pipeline_cpu_stage, run_stages
 from ..scoring.report import ScoreReport
 from ..scoring.scorer import LocalScorer, Scorer
 from .blocks import item_from_json
-from .checks import EMPTY_REFERENCE, parse_error, submission_warnings
+from .checks import EMPTY_REFERENCE, submission_warnings
 from .items import GradeItem
 from .plan import BlockWork
 from .rows import NO_REFSCORE, GradeResult, result_row
@@ -42,8 +42,8 @@ class Staged:
     cpu: CpuScores | None = None  # between Ray's stages: the CPU stage's results
     warnings: list[str] = field(default_factory=list)
     functions: list[dict[str, Any]] | None = None  # per-function records (``pair_record``)
-    missing: str | None = None  # why a scored pair lacks the combined number (``headline.missing_reason``)
-    parse_error: str | None = None  # the submission does not parse (``checks.parse_error``)
+    missing: str | None = None  # why a scored pair lacks the combined number (``Checks.combined``)
+    parse_error: str | None = None  # the submission does not parse (``Checks.parse_error``)
 
     def to_json(self, explain: bool = False) -> str:
         report = self.report.to_dict(explain=explain) if self.report is not None else None
@@ -97,21 +97,21 @@ def statistics_of(work: BlockWork) -> CorpusStatistics | None:
 
 def annotate(staged: Sequence[Staged], work: BlockWork, scorer: Scorer) -> None:
     """The grader's own last step on every engine, for each scored item: the submission's
-    warnings, why it lacks the combined number, per-function scores (the report stays as the
-    pipeline finished it)."""
+    warnings and why it lacks the combined number, as its report's checks say, per-function
+    scores (the report stays as the pipeline finished it)."""
     settings = work.settings
     for s in staged:
         item = s.item
         if s.report is None or item.candidate is None or not item.language:
             continue
-        s.missing = missing_reason(request_for(item, settings), s.report)
-        s.warnings = submission_warnings(item.candidate, item.language, item.references,
-                                         combined=s.report.refscore is not None)
+        checks = checks_of(request_for(item, settings), s.report)
+        s.missing = checks.combined
+        s.warnings = submission_warnings(checks, combined=s.report.refscore is not None)
         if not any(r.strip() for r in item.references):
             s.warnings.append(EMPTY_REFERENCE)
         if s.missing:  # every report says why the column is empty (CSV/JSON warnings, HTML notes)
             s.warnings.append(f"{NO_REFSCORE}{s.missing}")
-        s.parse_error = parse_error(item.candidate, item.language, item.references)
+        s.parse_error = checks.parse_error
         if settings.per_function:
             s.functions = _functions(s, work, scorer)
 

@@ -21,7 +21,7 @@ from typing import Any, Iterator, Sequence
 from ..errors import InputFileError, UsageError
 from ..files.sources import empty_reference
 from ..settings_schema import IDF_ONE_REFERENCE, idf_lacks_references
-from .checks import syntax_error_line
+from ..scoring.checks import syntax_error_line
 from .blocks import BlockSpec, count_lines, item_blocks, items_of, scan_blocks
 from .records import FieldNames
 from .crystal import Corpus, RunCorpus, corpus_from_data, corpus_tag, corpus_to_data

@@ -85,8 +85,11 @@ class Result:
 
     @cached_property
     def bidi(self) -> list[BidiControl]:
-        """The bidi controls in the text (``trojan``)."""
-        return find_bidi(self.text)
+        """The bidi controls in the text (``trojan``), as the report's checks stage found them
+        (``scoring.checks``); only a document without a report (its problem shown instead) is
+        scanned here."""
+        checks = self.report.checks if self.report is not None else None
+        return list(checks.bidi) if checks is not None else find_bidi(self.text)
 
     @cached_property
     def token_scores_json(self) -> str | None:

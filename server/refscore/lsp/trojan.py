@@ -1,5 +1,6 @@
 """Diagnostics for bidirectional control characters in a document ("Trojan Source"): code that
-may display differently from how it runs gets a Warning at each control character."""
+may display differently from how it runs gets a Warning at each control character. The controls
+are the report's (``scoring.checks`` found them once, ``Result.bidi``); this only renders them."""
 
 from __future__ import annotations
 

@@ -120,28 +120,17 @@ def blocker(request: ScoreRequest) -> str | None:
     return f"{_FITTED_ON.format(**want)}, not with {', '.join(got)}" if got else None
 
 
-def missing_note(requests: Sequence[ScoreRequest], reports: Sequence[ScoreReport]) -> str | None:
+def missing_note(reports: Sequence[ScoreReport]) -> str | None:
     """One line for ``score`` and ``grade`` when the combined number applies to this version but
-    some scored pairs lack it, saying why (None when every pair has it or it does not apply)."""
-    reasons = [reason for reason in map(missing_reason, requests, reports) if reason]
+    some scored pairs lack it, saying why (each report's checks stage recorded it; None when every
+    pair has it or it does not apply)."""
+    reasons = [r.checks.combined for r in reports if r.checks is not None and r.checks.combined]
     return missing_line(len(reasons), len(reports), reasons[0]) if reasons else None
 
 
 def missing_line(lacking: int, pairs: int, reason: str) -> str:
     """``missing_note``'s line for ``lacking`` of ``pairs`` scored pairs, the first for ``reason``."""
     return f"no combined RefScore number for {lacking} of {pairs} pair(s): {reason}"
-
-
-def missing_reason(request: ScoreRequest, report: ScoreReport) -> str | None:
-    """Why this scored pair lacks the combined number that applies to it (None when it has it, or
-    when it does not apply: another version, CodeBLEU or CodeBERTScore not computed (their error
-    says why), a metric not asked for). Another metric's error (CrystalBLEU in a small run) is
-    no reason: the number is made of these two."""
-    model = headline_model()
-    if model is None or report.refscore is not None or report.codebleu is None or report.codebertscore is None \
-            or not {"codebleu", "codebertscore"} <= set(request.metrics):
-        return None
-    return blocker(request) or components(request, report, model)[1] or "see the log"
 
 
 def components(request: ScoreRequest, report: Any, model: Mapping[str, Any]) -> tuple[dict[str, float], str | None]:
@@ -193,17 +182,21 @@ def components(request: ScoreRequest, report: Any, model: Mapping[str, Any]) -> 
     return {name: float(values[name]) for name in model["features"]}, None
 
 
-def refscore_for(request: ScoreRequest, scores: Any) -> RefScore | None:
+def combined_for(request: ScoreRequest, scores: Any) -> tuple[RefScore | None, str | None]:
     """The combined number of one scored request when the headline model applies to it, else
-    None. ``scores`` has the per-metric results (``codebleu``, ``codebertscore``, ``chrf``,
-    ``tsed``): the finish stage's ``parts.Metrics``, or a report."""
+    None, and why it is missing where it applies (None when it does not apply: another version,
+    a metric not asked for, CodeBLEU or CodeBERTScore not computed, whose errors say why).
+    ``scores`` has the per-metric results (``codebleu``, ``codebertscore``, ``chrf``, ``tsed``):
+    the finish stage's ``parts.Metrics``, or a report. Another metric's error (CrystalBLEU in a
+    small run) is no reason: the number is made of these two."""
     model = headline_model()
     if model is None or "codebertscore" not in request.metrics or "codebleu" not in request.metrics:
-        return None
+        return None, None
     values, reason = components(request, scores, model)
     if reason:
         log.info("no combined RefScore number: %s", reason)
-        return None
+        if scores.codebleu is None or scores.codebertscore is None:
+            return None, None
+        return None, blocker(request) or reason
     return RefScore(combined_score(values, model), tuple(values.items()), signature(model),
-                    tuple(contributions(values, model)), float(model["intercept"]), tuple(terms(values, model)))
-
+                    tuple(contributions(values, model)), float(model["intercept"]), tuple(terms(values, model))), None

@@ -8,7 +8,10 @@
     model_metrics(prepared..., defaults)  -> ModelScores   CodeBERTScore, many requests batched
     corpus_statistics(prepared...)        -> CorpusStatistics   CrystalBLEU's ignored n-grams, a whole set
     corpus_metrics(prepared, statistics)  -> CorpusScores  CrystalBLEU of one request
-    finish(prepared, cpu, model, corpus)  -> ScoreReport   the combined number; the report, built once
+    finish(prepared, cpu, model, corpus)  -> ScoreReport   the combined number; the report, built once,
+      checks(request, report, combined)   -> Checks          with its checks: parse errors (the parser's line) and
+                                                           bidi controls of every text, why a metric or the
+                                                           combined number did not run (``scoring.checks``)
     differences(request, report)          -> Differences   where the candidate departs from its reference,
                                                            ranked (after the report is whole: the editor's
                                                            gets its CodeBERTScore half later)
@@ -21,7 +24,9 @@ here, the model stage through the daemon, and ``finish`` here on both (``lsp.loo
 made by another engine without the corpus stage gets it through ``with_corpus``, which finishes
 again from the report's parts (the daemon's client, for a grading run's CrystalBLEU). Each stage
 reports what it could not compute as error lines of its own; ``finish`` puts them in the report
-in stage order. Nothing else makes or changes a ``ScoreReport`` (it is frozen).
+in stage order, and the checks stage records what front ends used to work out again (the grader's
+warnings and ``parse_error``, the editor's bidi diagnostics, why the combined number is missing).
+Nothing else makes or changes a ``ScoreReport`` (it is frozen).
 """
 
 from __future__ import annotations
@@ -35,7 +40,8 @@ from ..behaviour.result import BehaviourResult
 from ..metrics.crystalbleu import IgnoredNgrams
 from ..metrics.differences import Differences
 from .budget import over_budget
-from .headline import missing_note, refscore_for
+from .checks import Checks, checks
+from .headline import combined_for, missing_note
 from .headline_behaviour import with_behaviour
 from .parts import (NO_CORPUS, NO_CPU, NO_DEFAULTS, NO_MODEL, CorpusScores, CpuScores, Metrics, ModelDefaults,
                     ModelScores, Prepared)
@@ -44,8 +50,8 @@ from .report import BEHAVIOUR_METRICS, TEXT_METRICS, ScoreReport, ScoreRequest
 
 log = logging.getLogger(__name__)
 
-__all__ = ["CorpusScores", "CorpusStatistics", "CpuScores", "ModelDefaults", "ModelScores", "Prepared",
-           "corpus_metrics", "corpus_statistics", "cpu_metrics", "differences", "finish", "model_metrics", "notes",
+__all__ = ["Checks", "CorpusScores", "CorpusStatistics", "CpuScores", "ModelDefaults", "ModelScores", "Prepared",
+           "checks", "checks_of", "corpus_metrics", "corpus_statistics", "cpu_metrics", "differences", "finish", "model_metrics", "notes",
            "prepare", "cpu_stage", "run_stages", "wants_cpu", "wants_model", "with_corpus", "without_corpus"]
 
 #: The metrics of the CPU stage.
@@ -231,14 +237,23 @@ def corpus_metrics(prepared: Prepared, statistics: CorpusStatistics) -> CorpusSc
 
 def finish(prepared: Prepared, cpu: CpuScores = NO_CPU, model: ModelScores = NO_MODEL,
            corpus: CorpusScores = NO_CORPUS) -> ScoreReport:
-    """The report of one request, built once: every stage's results and errors, and the combined
-    RefScore number when the shipped fit applies (``scoring.headline``)."""
+    """The report of one request, built once: every stage's results and errors, the combined
+    RefScore number when the shipped fit applies (``scoring.headline``), and its checks."""
     request = prepared.request
-    metrics = Metrics(cpu.codebleu, model.codebertscore, cpu.chrf, cpu.tsed)
-    return ScoreReport(request.language, codebleu=cpu.codebleu, codebertscore=model.codebertscore,
-                       errors=(*cpu.errors, *model.errors, *corpus.errors), chrf=cpu.chrf, tsed=cpu.tsed,
-                       crystalbleu=corpus.crystalbleu,
-                       refscore=with_behaviour(refscore_for(request, metrics), cpu.behaviour), behaviour=cpu.behaviour)
+    combined, why = combined_for(request, Metrics(cpu.codebleu, model.codebertscore, cpu.chrf, cpu.tsed))
+    report = ScoreReport(request.language, codebleu=cpu.codebleu, codebertscore=model.codebertscore,
+                         errors=(*cpu.errors, *model.errors, *corpus.errors), chrf=cpu.chrf, tsed=cpu.tsed,
+                         crystalbleu=corpus.crystalbleu, refscore=with_behaviour(combined, cpu.behaviour),
+                         behaviour=cpu.behaviour)
+    return replace(report, checks=checks(request, report, why))
+
+
+def checks_of(request: ScoreRequest, report: ScoreReport) -> Checks:
+    """A finished report's checks (what front ends render); the stage is run here only for a
+    report made without it (by a scoring daemon of older code than this client's)."""
+    if report.checks is not None:
+        return report.checks
+    return checks(request, report, combined_for(request, report)[1])
 
 
 def differences(request: ScoreRequest, report: ScoreReport) -> Differences:
@@ -253,10 +268,10 @@ def differences(request: ScoreRequest, report: ScoreReport) -> Differences:
     return find_differences(request.candidate, request.references, report, request.language)
 
 
-def notes(requests: Sequence[ScoreRequest], reports: Sequence[ScoreReport]) -> list[str]:
+def notes(reports: Sequence[ScoreReport]) -> list[str]:
     """Lines a front end prints about a set of finished reports (why the combined number is
-    missing for some)."""
-    note = missing_note(requests, reports)
+    missing for some, as their checks recorded it)."""
+    note = missing_note(reports)
     return [note] if note else []
 
 

@@ -12,6 +12,7 @@ from ..metrics.codebertscore_result import BertScore
 from ..metrics.codebleu import DEFAULT_WEIGHTS, CodeBleuResult, ComponentScore, Explanation
 from ..metrics.crystalbleu import CrystalScore
 from ..metrics.tsed import TsedScore
+from .checks import Checks
 
 # The metric and rule names are the settings schema's (declared once, with their checks).
 from ..settings_schema import (ALL_METRICS, BEHAVIOUR_METRICS, CODEBLEU_RULES, CORPUS_METRICS,  # noqa: F401
@@ -114,6 +115,9 @@ class ScoreReport:
     crystalbleu: CrystalScore | None = None
     refscore: RefScore | None = None  # the combined RefScore number (scoring.headline)
     behaviour: BehaviourResult | None = None  # the candidate run beside the reference (behaviour/)
+    #: the checks stage's record (``scoring.checks``): parse errors, bidi controls, why a number is
+    #: missing; None on a report made without it (the CPU stage's results carried as a report)
+    checks: Checks | None = None
 
     def __post_init__(self) -> None:
         """Errors given as a list become a tuple (the report is immutable all the way down)."""
@@ -144,6 +148,8 @@ class ScoreReport:
             out["behaviour"] = self.behaviour.to_dict()
         if self.errors:
             out["errors"] = list(self.errors)
+        if self.checks is not None:
+            out["checks"] = self.checks.to_dict()
         return out
 
     @classmethod
@@ -166,7 +172,7 @@ class ScoreReport:
         return cls(data["language"], codebleu=codebleu, codebertscore=part("codebertscore", BertScore),
                    errors=tuple(data.get("errors", ())), chrf=part("chrf", ChrfScore), tsed=part("tsed", TsedScore),
                    crystalbleu=part("crystalbleu", CrystalScore), refscore=part("refscore", RefScore),
-                   behaviour=part("behaviour", BehaviourResult))
+                   behaviour=part("behaviour", BehaviourResult), checks=part("checks", Checks))
 
 
 def request_to_dict(request: ScoreRequest) -> dict[str, Any]:
