@@ -26,6 +26,7 @@ from ...analysis.leaves import CodeToken
 from . import reasons
 from .align import Alignment, Chunk
 from .model import DifferenceKind, PlacedExplanation
+from .near import SpanIndex, pick, union
 
 _KIND_WEIGHT = {"operator": 1.0, "number": 1.0, "name": 0.9, "literal": 0.9, "keyword": 0.8, "string": 0.6,
                 "punct": 0.25}
@@ -194,6 +195,7 @@ def rank(alignment: Alignment, reference: str, candidate: str, evidence: Evidenc
     """The differences of an alignment, strongest first (one per candidate line)."""
     cand_typical = _typical(evidence.candidate_similarity)
     ref_typical = _typical(evidence.reference_similarity)
+    near = _Near(evidence)  # each difference reads the explanations and tokens near it only
     found: list[RawDifference] = []
     covered: list[tuple[int, int]] = []
     for chunk in alignment.chunks:
@@ -203,10 +205,10 @@ def rank(alignment: Alignment, reference: str, candidate: str, evidence: Evidenc
         (start, end), (ref_start, ref_end), kind = spans
         shares = {
             "alignment": alignment_weight(chunk, alignment),
-            "codebleu": codebleu_weight(evidence.placed, start, end, ref_start, ref_end),
-            "codebertscore": max(similarity_weight(evidence.candidate_similarity, start, end, cand_typical)
+            "codebleu": codebleu_weight(near.placed(start, end, ref_start, ref_end), start, end, ref_start, ref_end),
+            "codebertscore": max(similarity_weight(near.candidate(start, end), start, end, cand_typical)
                                  if kind != "missing" else 0.0,
-                                 similarity_weight(evidence.reference_similarity, ref_start, ref_end, ref_typical)),
+                                 similarity_weight(near.reference(ref_start, ref_end), ref_start, ref_end, ref_typical)),
         }
         scale = 1.0 if chunk.kind == "moved" else compactness(chunk)
         parts = tuple((k, scale * SHARES[k] * v) for k, v in shares.items())
@@ -214,21 +216,49 @@ def rank(alignment: Alignment, reference: str, candidate: str, evidence: Evidenc
                                    _reason(_shown(chunk, alignment, end), alignment, reference, candidate),
                                    sum(v for _, v in parts), parts))
         covered.append((start, end))
-    found.extend(_explained(evidence, covered, candidate, cand_typical))
+    found.extend(_explained(evidence, covered, candidate, cand_typical, near))
     return _merge_lines(found, candidate)
 
 
+class _Near:
+    """The explanations and token similarities near a span (``near.SpanIndex``), in their order."""
+
+    def __init__(self, evidence: Evidence) -> None:
+        self.evidence = evidence
+        placed = evidence.placed
+        self._on_candidate = SpanIndex((p.start, p.end) if p.start is not None and p.end is not None else None
+                                       for p in placed)
+        self._on_reference = SpanIndex((p.explanation.start, p.explanation.end) for p in placed)
+        self._candidate = SpanIndex((a, b) for a, b, _ in evidence.candidate_similarity)
+        self._reference = SpanIndex((a, b) for a, b, _ in evidence.reference_similarity)
+
+    def placed(self, start: int, end: int, ref_start: int, ref_end: int) -> list[PlacedExplanation]:
+        groups = [self._on_candidate.near(start, end)]
+        if ref_end > ref_start:
+            groups.append(self._on_reference.near(ref_start, ref_end))
+        return pick(self.evidence.placed, union(*groups))
+
+    def candidate(self, start: int, end: int) -> list[Similarity]:
+        return pick(self.evidence.candidate_similarity, self._candidate.near(start, end))
+
+    def reference(self, start: int, end: int) -> list[Similarity]:
+        return pick(self.evidence.reference_similarity, self._reference.near(start, end))
+
+
 def _explained(evidence: Evidence, covered: Sequence[tuple[int, int]], candidate: str,
-               typical: float) -> list[RawDifference]:
+               typical: float, near: _Near) -> list[RawDifference]:
     """Syntax and dataflow explanations placed on one candidate line that no chunk covers."""
     found = []
+    covering = SpanIndex(covered)
     for item in evidence.placed:
         if item.start is None or item.end is None or item.explanation.component == "ngram_match":
             continue
-        if "\n" in candidate[item.start:item.end] or any(_overlaps(item.start, item.end, a, b) for a, b in covered):
+        if "\n" in candidate[item.start:item.end] or any(
+                _overlaps(item.start, item.end, *covered[k]) for k in covering.near(item.start, item.end)):
             continue
         shares = {"codebleu": codebleu_weight([item], item.start, item.end, 0, 0),
-                  "codebertscore": similarity_weight(evidence.candidate_similarity, item.start, item.end, typical)}
+                  "codebertscore": similarity_weight(near.candidate(item.start, item.end), item.start, item.end,
+                                                     typical)}
         weight = 0.5 * sum(SHARES[k] * v for k, v in shares.items())
         explanation = item.explanation
         found.append(RawDifference("structure", item.start, item.end, explanation.start, explanation.end,
