@@ -1,5 +1,5 @@
 """What one submission may cost (issue 45, item 2): CodeBLEU holds about 0.8 KB per code token,
-so a file under the 20 MiB read cap could take 10 GB. Over the budget (1,000,000 code tokens a
+so a file under the 20 MiB read cap could take 10 GB. Over the budget (1,500,000 code tokens a
 text, ``$REFSCORE_MAX_CODE_TOKENS``) a text is not scored: one error line, an error row in a
 grading run; and a class zip that unpacks past 500 times its size is refused as a bomb."""
 
