@@ -73,6 +73,13 @@ class SizedCache(Generic[T]):
                         self._trim()
         return value
 
+    def peek(self, *args: Any) -> T | None:
+        """The value cached for these (positional) arguments, None when there is none; never
+        computes it (a caller that only wants what is known already)."""
+        with self._lock:
+            found = self._entries.get(args, _MISSING)
+        return None if found is _MISSING else found[0]  # type: ignore[index]
+
     def _trim(self) -> None:
         """Drop the least recently used entries beyond the bounds (the lock is held)."""
         while self._entries and (len(self._entries) > self._max_entries or self._chars > self._max_chars):

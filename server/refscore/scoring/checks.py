@@ -104,6 +104,8 @@ def syntax_error_line(text: str, language: str) -> int | None:
     Remembered per text: a reference is checked once per submission, a report may be finished twice."""
     try:
         spec = languages.get(language)
+        if _parsed_clean(text, spec.name):
+            return None
         root = spec.parse(text.encode("utf-8")).root_node
     except Exception:  # noqa: BLE001 - a check must never break scoring
         return None
@@ -120,3 +122,13 @@ def syntax_error_line(text: str, language: str) -> int | None:
             return int(node.start_point[0]) + 1
         stack.extend(reversed(inner))
     return 1
+
+
+def _parsed_clean(text: str, language: str) -> bool:
+    """Whether CodeBLEU parsed ``text`` in this process already and found no error (its cached
+    analysis says so): the common case needs no second parse. Texts with a CR are parsed here
+    (CodeBLEU's analysis reads their line breaks normalised)."""
+    from ..analysis.document import analyse_structure
+
+    known = analyse_structure.peek(text, language, "native") if "\r" not in text else None
+    return known is not None and not known.has_syntax_errors
