@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from refscore.errors import EXIT_UNSAFE_RUNTIME_DIR
+from refscore.service.client import DaemonClient
 
 from tests.support.daemons import (
     alive,
@@ -29,6 +30,7 @@ from tests.support.daemons import (
     stop_daemon_in,
     wait_until,
 )
+from tests.support.timing import hang_guard
 from tests.test_daemon import Place, big_python
 
 
@@ -70,7 +72,7 @@ def test_a_world_writable_xdg_runtime_dir_is_refused_not_moved(xdg: Path) -> Non
     assert status.returncode == 0 and str(pid) in status.stdout, status.stdout + status.stderr
     stopped = refscore("daemon", "stop", env=env)
     assert stopped.returncode == 0, stopped.stderr
-    assert wait_until(lambda: not alive(pid), timeout=20)
+    assert wait_until(lambda: not alive(pid), timeout=hang_guard())
     assert refscore("daemon", "status", env=env).returncode == 1
 
 
@@ -95,9 +97,11 @@ def test_a_killed_daemon_gives_one_fallback_note(xdg: Path) -> None:
                             "--metrics", "codebleu", "--json"], env=env, text=True,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        in_flight = wait_until(lambda: _in_flight(env), timeout=60, interval=0.2)
+        with DaemonClient(autostart=False, deadline=hang_guard()) as client:  # a CLI a look took seconds
+            in_flight = wait_until(lambda: _in_flight(client) or run.poll() is not None, timeout=hang_guard())
+            in_flight = in_flight and run.poll() is None
         os.kill(pid, signal.SIGKILL)
-        out, err = run.communicate(timeout=300)
+        out, err = run.communicate(timeout=hang_guard(300))
     finally:
         if run.poll() is None:
             run.kill()
@@ -107,13 +111,11 @@ def test_a_killed_daemon_gives_one_fallback_note(xdg: Path) -> None:
     assert '"codebleu"' in out
 
 
-def _in_flight(env: dict[str, str]) -> bool:
-    import json
-
-    status = refscore("daemon", "status", "--json", env=env, timeout=60)
+def _in_flight(client: DaemonClient) -> bool:
+    """Whether the daemon has a request in flight (asked over the client's one connection)."""
     try:
-        return json.loads(status.stdout)["queue"]["in_flight"] >= 1
-    except (ValueError, KeyError, TypeError):
+        return client.status()["queue"]["in_flight"] >= 1
+    except (KeyError, TypeError):
         return False
 
 
@@ -149,7 +151,7 @@ def test_a_relative_log_dir_names_one_folder(xdg: Path) -> None:
     started = subprocess.run([sys.executable, "-m", "refscore", "daemon", "start", "--no-preload",
                               "--idle-timeout", "60"], cwd=work, env=env, capture_output=True, text=True, timeout=120)
     assert started.returncode == 0, started.stderr
-    assert wait_until(lambda: (work / "lll" / "daemon.log").exists(), timeout=20)
+    assert wait_until(lambda: (work / "lll" / "daemon.log").exists(), timeout=hang_guard())
     assert not (xdg / "xdg" / "refscore" / "lll").exists()
     status = subprocess.run([sys.executable, "-m", "refscore", "daemon", "status"], cwd=work, env=env,
                             capture_output=True, text=True, timeout=120)
