@@ -31,6 +31,8 @@ from refscore.behaviour.calls import Call
 from refscore.behaviour.runners.python import run_calls
 from refscore.behaviour.sandbox import UNSAFE_ENV, SandboxUnavailable, find_sandbox
 
+from tests.support.timing import hang_guard
+
 
 def _bwrap_works() -> bool:
     try:
@@ -70,8 +72,8 @@ ADD = BehaviourSettings(per_function=6, functions=("add",))
 #: For candidates that take a limit's whole time on every input.
 FEW = BehaviourSettings(per_function=2, functions=("add",))
 BOTH = BehaviourSettings(per_function=6)
-#: Generous: the machine may be busy. The limits themselves are a few seconds.
-BOUND = 60.0
+#: A hang guard: the machine may be busy. The limits themselves are a few seconds.
+BOUND = hang_guard(60)
 
 
 # --- the world outside the sandbox ------------------------------------------------------------------
@@ -201,7 +203,7 @@ class World:
         """Nothing outside the sandbox changed and nothing of its runs is left."""
         assert snapshot(self.folder, self.home) == self.before
         assert self.loopback.reached == []
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + hang_guard(60)
         while survivors(self.uids) and time.monotonic() < deadline:  # killed ones may take a moment
             time.sleep(0.05)
         assert survivors(self.uids) == []
@@ -436,7 +438,7 @@ def test_the_checks_would_see_an_escape(world: World, tmp_path: Path) -> None:
     peeking candidate finding a key where one is in its reach (its own inputs)."""
     leftover = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", MARK])
     try:
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + hang_guard(60)
         while not survivors(set()) and time.monotonic() < deadline:  # once it has started
             time.sleep(0.02)
         assert survivors(set())
@@ -444,7 +446,7 @@ def test_the_checks_would_see_an_escape(world: World, tmp_path: Path) -> None:
         leftover.kill()
         leftover.wait()
     socket.create_connection(("127.0.0.1", world.loopback.tcp_port)).close()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + hang_guard(60)
     while not world.loopback.reached and time.monotonic() < deadline:
         time.sleep(0.02)
     assert world.loopback.reached
