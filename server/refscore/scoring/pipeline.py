@@ -41,7 +41,7 @@ from ..metrics.crystalbleu import IgnoredNgrams
 from ..metrics.differences import Differences
 from .budget import over_budget
 from .checks import Checks, checks
-from .headline import combined_for, missing_note
+from .headline import combined_for
 from .headline_behaviour import with_behaviour
 from .parts import (NO_CORPUS, NO_CPU, NO_DEFAULTS, NO_MODEL, CorpusScores, CpuScores, Metrics, ModelDefaults,
                     ModelScores, Prepared)
@@ -51,7 +51,7 @@ from .report import BEHAVIOUR_METRICS, TEXT_METRICS, ScoreReport, ScoreRequest
 log = logging.getLogger(__name__)
 
 __all__ = ["Checks", "CorpusScores", "CorpusStatistics", "CpuScores", "ModelDefaults", "ModelScores", "Prepared",
-           "checks", "checks_of", "corpus_metrics", "corpus_statistics", "cpu_metrics", "differences", "finish", "model_metrics", "notes",
+           "checks", "checks_of", "corpus_metrics", "corpus_statistics", "cpu_metrics", "differences", "finish", "model_metrics",
            "prepare", "cpu_stage", "run_stages", "wants_cpu", "wants_model", "with_corpus", "without_corpus"]
 
 #: The metrics of the CPU stage.
@@ -266,13 +266,6 @@ def differences(request: ScoreRequest, report: ScoreReport) -> Differences:
     if too_large:
         return Differences(note=too_large)
     return find_differences(request.candidate, request.references, report, request.language)
-
-
-def notes(reports: Sequence[ScoreReport]) -> list[str]:
-    """Lines a front end prints about a set of finished reports (why the combined number is
-    missing for some, as their checks recorded it)."""
-    note = missing_note(reports)
-    return [note] if note else []
 
 
 # -- the in-process engine ----------------------------------------------------------------------
