@@ -28,7 +28,7 @@ from lsprotocol import types
 from ..bidi import printable
 from ..behaviour import BehaviourResult, Disagreement, supported_languages
 from ..scoring.function_behaviour import BehaviourMemo, function_behaviour
-from ..scoring.pairing import BEHAVES_ALIKE, FunctionPair, rank_references
+from ..scoring.pairing import BEHAVES_ALIKE, MAX_BEHAVIOUR_RUNS, FunctionPair, rank_references
 from .pairings import Pairings
 from .results import Result
 
@@ -45,9 +45,6 @@ IDLE_S = 1.0
 MAX_DOCUMENT_FUNCTIONS = 100
 #: At most this many functions are run per pass (the rest at the next one).
 MAX_FUNCTIONS = 40
-#: At most this many other reference functions are run beside a function that does not behave
-#: like the one it resembles most.
-MAX_TRIES = 5
 #: Results kept per document.
 MAX_KEPT = 400
 
@@ -216,7 +213,7 @@ class EditorBehaviour:
                                  self.server.scorers.codebleu_many, settings.codebleu_weights)
         memo = BehaviourMemo(result.reference_texts, result.spec)
         best: tuple[float, str] | None = None
-        for region, evidence in [(r, e) for r, e in ranked if e.signature and r != pair.region][:MAX_TRIES]:
+        for region, evidence in [(r, e) for r, e in ranked if e.signature and r != pair.region][:MAX_BEHAVIOUR_RUNS]:
             agreement = memo.agreement(pair.function, result.text, region)
             if agreement is not None and agreement >= BEHAVES_ALIKE and region.name is not None \
                     and (best is None or agreement > best[0]):

@@ -25,6 +25,9 @@ from .signature import name_words, parameter_count
 
 #: At most this many (candidate, reference) function pairs are scored to align unnamed matches.
 MAX_ALIGNMENT_PAIRS = 120
+#: At most this many reference functions (the likeliest by signature, name and resemblance) are
+#: run beside one candidate function to pair it by behaviour.
+MAX_BEHAVIOUR_RUNS = 5
 #: Agreement from which behaviour decides a pairing.
 BEHAVES_ALIKE = 0.5
 
@@ -103,9 +106,11 @@ def rank_references(function: Function, text: str, references: Sequence[str], sp
     own = text[function.start:function.end]
     reports = score_many([_request(own, references[r.reference_index][r.start:r.end], spec, weights, rule)
                           for r, _ in found])
-    found = [(r, replace(e, resemblance=_codebleu(report))) for (r, e), report in zip(found, reports)]
-    if agreement is not None:
-        found = [(r, replace(e, behaviour=agreement(function, text, r))) for r, e in found]
+    found = sorted(((r, replace(e, resemblance=_codebleu(report))) for (r, e), report in zip(found, reports)),
+                   key=lambda item: item[1].key(), reverse=True)
+    if agreement is not None:  # run beside the likeliest ones only (each run starts a sandbox)
+        found = [(r, replace(e, behaviour=agreement(function, text, r))) if k < MAX_BEHAVIOUR_RUNS else (r, e)
+                 for k, (r, e) in enumerate(found)]
     return sorted(found, key=lambda item: item[1].key(), reverse=True)
 
 
