@@ -19,6 +19,9 @@ from refscore.scoring.checks import Checks
 from refscore.scoring.parts import CpuScores
 from refscore.scoring.pipeline import finish, prepare, run_stages
 from refscore.scoring.report import ScoreReport, ScoreRequest
+from refscore.service import DaemonClient
+from tests.support.daemons import refscore
+from tests.test_daemon import Place, place  # noqa: F401 - the daemon's private runtime directory
 
 REF = "def add(a, b):\n    return a + b\n"
 BROKEN = "def add(a, b):\n    total = a + b\n    for x in [a, b]\n        total += x\n    return total\n"
@@ -73,6 +76,16 @@ def test_the_checks_travel_in_the_reports_json() -> None:
     assert ScoreReport.from_dict(data) == report
     cpu = CpuScores.of(report)  # the CPU stage's results between Ray's stages: no checks of their own
     assert "checks" not in cpu.to_dict("python") and CpuScores.from_dict(cpu.to_dict("python")) == cpu
+
+
+def test_the_daemon_answers_the_checks_its_finish_stage_made(place: Place) -> None:  # noqa: F811
+    request = ScoreRequest(TROJAN.replace("return", "return (", 1), (REF, BROKEN), "python", metrics=("codebleu",))
+    started = refscore("daemon", "start", "--no-preload", env=place.env)
+    assert started.returncode == 0, started.stderr
+    with DaemonClient(autostart=False) as client:
+        answered = client.submit(request).result(timeout=120)
+    assert answered.checks is not None and answered.checks == run_stages([request])[0].checks
+    assert answered.checks.bidi and answered.checks.reference_syntax_errors == (None, 3)
 
 
 def test_the_grader_renders_the_reports_checks() -> None:
