@@ -180,3 +180,63 @@ def test_grade_on_a_private_cluster_ignores_a_stale_record_and_leaves_nothing(tm
     folder = found.group(1)
     assert not folder.startswith(tmp) and not Path(folder).exists()
     assert _holding(folder) == []
+
+
+@pytest.mark.parametrize("reply", [b"", b"HTTP/1.1 400 Bad Request\r\n\r\n"])
+def test_an_address_where_something_else_listens_is_one_line_in_seconds(reply: bytes) -> None:
+    """A port that accepts connections but is no Ray head (silent, or another protocol): Ray's own
+    connect waited there for minutes without a word; the probe says so within its 5 seconds."""
+    import threading
+
+    from refscore.scale.cluster import RayUnavailable, connect
+
+    server = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+
+    def answer() -> None:
+        conn, _ = server.accept()
+        held.append(conn)
+        if reply:
+            conn.sendall(reply)
+
+    thread = threading.Thread(target=answer, daemon=True)
+    thread.start()
+    address = f"127.0.0.1:{server.getsockname()[1]}"
+    try:
+        with pytest.raises(RayUnavailable) as caught:
+            connect(address)
+    finally:
+        server.close()
+        for conn in held:
+            conn.close()
+    message = str(caught.value)
+    assert message.startswith(f"cannot connect to the Ray cluster at {address}: ") and "\n" not in message
+    assert ("no answer within 5 s" if not reply else "not a Ray head") in message
+
+
+def test_a_killed_driver_takes_its_private_cluster_with_it() -> None:
+    """SIGKILL leaves no exit hook to run: Ray ties the private cluster's processes to the driver,
+    so they stop too (the folder stays; docs/scale.md says so)."""
+    import re
+    import signal
+    import time
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "server"), "RAY_USAGE_STATS_ENABLED": "0", "HF_HUB_OFFLINE": "1"}
+    env.pop("RAY_ADDRESS", None)
+    child = subprocess.Popen([sys.executable, "-c", "from refscore.scale.cluster import connect; connect(None); "
+                              "import time; time.sleep(600)"], env=env, stderr=subprocess.PIPE, text=True,
+                             stdin=subprocess.DEVNULL)
+    try:
+        line = child.stderr.readline() if child.stderr else ""
+        found = re.search(r"files in (/\S+)\)", line)
+        assert found, line
+        folder = found.group(1)
+        assert _holding(folder), "the cluster runs"
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    deadline = time.monotonic() + 120  # a guard only: the processes go as soon as they see the driver gone
+    while _holding(folder):
+        assert time.monotonic() < deadline, _holding(folder)
+        time.sleep(0.2)
+    shutil.rmtree(folder, ignore_errors=True)

@@ -142,13 +142,29 @@ def _gcs_address(ray: object) -> str | None:
         return None
 
 
+#: An HTTP/2 client's opening (the preface and an empty SETTINGS frame): a Ray head's GCS, a
+#: gRPC server, answers with a SETTINGS frame of its own at once.
+_HTTP2_HELLO = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+
+
 def _probe(address: str, timeout: float = 5.0) -> None:
-    """A ``HOST:PORT`` address must answer within ``timeout`` (Ray itself would wait minutes)."""
+    """A ``HOST:PORT`` address must answer within ``timeout``, as a gRPC server (Ray itself would
+    wait minutes on a closed port, and without end on a port where something else listens).
+    With ``RAY_USE_TLS`` only the connection is checked (the GCS then speaks TLS first)."""
     host, sep, port = address.rpartition(":")
     if not sep or not port.isdigit() or "://" in address:
-        return  # "auto", "ray://...": left to Ray
+        return  # "auto" with no record, "ray://...": left to Ray
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout) as conn:
+            if os.environ.get("RAY_USE_TLS", "0").lower() in ("0", "false", ""):
+                conn.sendall(_HTTP2_HELLO)
+                reply = conn.recv(9)
+                if len(reply) < 9 or reply[3] != 0x04:
+                    raise RayUnavailable(f"cannot connect to the Ray cluster at {address}: something answers on "
+                                         "that port, but not a Ray head (no gRPC reply); check the address")
+    except socket.timeout:
+        raise RayUnavailable(f"cannot connect to the Ray cluster at {address}: no answer within {timeout:g} s "
+                             "(is it running? ray start --head ...)") from None
     except OSError as error:
         raise RayUnavailable(f"cannot connect to the Ray cluster at {address}: "
                              f"{error.strerror or error} (is it running? ray start --head ...)") from None
