@@ -2,7 +2,7 @@
 
 import * as vscode from "vscode";
 import { LanguageClient, type LanguageClientOptions, type ServerOptions } from "vscode-languageclient/node";
-import { MISSING, TOKEN_SCORES } from "./protocol";
+import { DOCUMENT_STATUS, MISSING, TOKEN_SCORES } from "./protocol";
 import { documentSelector } from "./selector";
 import { STATUS } from "./serverStatus";
 
@@ -10,6 +10,8 @@ export interface ClientHooks {
   /** After VS Code has the file's diagnostics. */
   diagnostics(uri: vscode.Uri, diagnostics: readonly vscode.Diagnostic[]): void;
   tokenScores(payload: unknown): void;
+  /** A `refscore/documentStatus` notification (a file with no reference). */
+  documentStatus(payload: unknown): void;
   /** A code lens was clicked (the server's lens command); `result` is the server's answer. */
   missingShown(args: unknown[], result: unknown): void;
   /** What the server can score: its initialize result's, then each `refscore/status`. */
@@ -55,6 +57,7 @@ export function createClient(launch: ServerLaunch, output: vscode.LogOutputChann
   };
   const client = new LanguageClient("refscore", "RefScore", serverOptions, clientOptions);
   client.onNotification(TOKEN_SCORES, (payload: unknown) => hooks.tokenScores(payload));
+  client.onNotification(DOCUMENT_STATUS, (payload: unknown) => hooks.documentStatus(payload));
   client.onNotification(STATUS, (payload: unknown) => hooks.serverStatus(payload));
   return client;
 }

@@ -5,7 +5,7 @@ import { registerCommands, showMissingList } from "./commands";
 import type { DrawnHeat } from "./heatView";
 import { HeatView } from "./heatView";
 import { HeatStore } from "./heatStore";
-import { isMissingItem } from "./protocol";
+import { isMissingItem, parseDocumentStatus } from "./protocol";
 import { needsSetup } from "./serverStatus";
 import { Bundle, Session } from "./session";
 import { managedEnv } from "./setupPlan";
@@ -41,13 +41,19 @@ export function activate(context: vscode.ExtensionContext): RefScoreApi {
     serverRunning: () => status.serverRunning(),
     diagnostics(uri, diagnostics) {
       const state = status.update(uri, diagnostics);
-      if (state?.kind === "summary" && ["off", "unavailable", "setup"].includes(state.bertState ?? "")) {
+      if (state?.kind === "summary" && ["off", "skipped", "unavailable", "setup"].includes(state.bertState ?? "")) {
         heat.drop(uri.toString());
       } else if (state === undefined || state.kind === "problem") {
         heat.drop(uri.toString());
       }
     },
     tokenScores: (payload) => heat.receive(payload),
+    documentStatus(payload) {
+      const told = parseDocumentStatus(payload);
+      if (told?.state === "noReference") {
+        status.noReference(told.uri, told.message);
+      }
+    },
     missingShown(args, result) {
       const uri = typeof args[0] === "string" ? vscode.Uri.parse(args[0]) : vscode.window.activeTextEditor?.document.uri;
       if (uri !== undefined) {

@@ -63,9 +63,11 @@ export function scoreEntries(summary: Summary, missing: readonly MissingItem[]):
     out.push({ label: "RefScore (combined)", separator: true });
     out.push({ label: `RefScore ${fmt(summary.refscore.score)}`, description: "how likely correct, judging by similarity", target: top });
     for (const pull of summary.refscore.strongest) {
-      const sign = pull.contribution >= 0 ? "+" : "";
-      out.push({ label: pull.text, description: `${sign}${pull.contribution.toFixed(2)} on the logit`, target: top });
+      out.push({ label: pull.text, description: pull.contribution >= 0 ? "raised it" : "lowered it", target: top });
     }
+  } else if (summary.refscoreWithheld !== undefined) {
+    out.push({ label: "RefScore (combined)", separator: true });
+    out.push({ label: "RefScore not shown", detail: summary.refscoreWithheld, target: top });
   }
   if (summary.codebleu !== undefined) {
     out.push({ label: "CodeBLEU", separator: true });
@@ -89,7 +91,11 @@ export function scoreEntries(summary: Summary, missing: readonly MissingItem[]):
     out.push({ label: `recall ${fmt(bert.recall)}`, target: firstOf("codebertscore_recall") });
   } else {
     const setup = summary.bertState === "setup";
-    out.push({ label: `CodeBERTScore ${setup ? "not set up" : summary.bertState ?? "off"}`, description: setup ? "RefScore: Set Up CodeBERTScore" : undefined });
+    out.push({
+      label: `CodeBERTScore ${setup ? "not set up" : summary.bertState ?? "off"}`,
+      description: setup ? "RefScore: Set Up CodeBERTScore" : undefined,
+      detail: setup ? undefined : summary.bertNote,
+    });
   }
   out.push({ label: `Missing from this file (${missing.length})`, separator: true });
   out.push(...missingEntries(missing));

@@ -31,7 +31,24 @@ export interface MissingItem {
   similarity?: number;
 }
 
+/** The `refscore/documentStatus` notification: what diagnostics cannot say (`noReference`). */
+export interface DocumentStatus {
+  uri: string;
+  version: number | undefined;
+  state: string;
+  message: string;
+}
+
+/** A `refscore/documentStatus` payload, or undefined when it is not one. */
+export function parseDocumentStatus(value: unknown): DocumentStatus | undefined {
+  if (!isRecord(value) || typeof value.uri !== "string" || typeof value.state !== "string" || typeof value.message !== "string") {
+    return undefined;
+  }
+  return { uri: value.uri, version: typeof value.version === "number" ? value.version : undefined, state: value.state, message: value.message };
+}
+
 export const TOKEN_SCORES = "refscore/tokenScores";
+export const DOCUMENT_STATUS = "refscore/documentStatus";
 export const SCORE_TEXT = "refscore/scoreText";
 export const SET_REFERENCE = "refscore.setReference";
 export const MISSING = "refscore.missingFromReference";

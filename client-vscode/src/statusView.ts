@@ -2,11 +2,14 @@
 
 import * as vscode from "vscode";
 import { documentSelector } from "./selector";
-import { type DiagnosticLike, type FileState, fileState, isBusy, STOPPED_TEXT, statusText, statusTooltip, stoppedTooltip } from "./summary";
+import { type DiagnosticLike, type FileState, fileState, isBusy, NO_REFERENCE_TEXT, noReferenceTooltip, STOPPED_TEXT, statusText, statusTooltip,
+  stoppedTooltip } from "./summary";
 
 export class StatusView implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private readonly states = new Map<string, FileState>();
+  /** Files the server found no reference for: uri -> its message. */
+  private readonly unreferenced = new Map<string, string>();
   private bertSetup = false;
   /** Why no server runs now (undefined while one runs or starts). */
   private stopped: { reason: string | undefined } | undefined;
@@ -24,9 +27,17 @@ export class StatusView implements vscode.Disposable {
       this.states.delete(uri.toString());
     } else {
       this.states.set(uri.toString(), state);
+      this.unreferenced.delete(uri.toString());
     }
     this.refresh();
     return state;
+  }
+
+  /** The server found no reference for a file (`refscore/documentStatus` `noReference`): the item offers Set Reference.... */
+  noReference(uri: string, message: string): void {
+    this.states.delete(uri);
+    this.unreferenced.set(uri, message);
+    this.refresh();
   }
 
   /** CodeBERTScore needs setting up (the item says so, and a click starts the set-up). */
@@ -39,6 +50,7 @@ export class StatusView implements vscode.Disposable {
   serverStopped(reason?: string): void {
     this.stopped = { reason };
     this.states.clear();
+    this.unreferenced.clear();
     this.refresh();
   }
 
@@ -57,6 +69,7 @@ export class StatusView implements vscode.Disposable {
 
   clear(): void {
     this.states.clear();
+    this.unreferenced.clear();
     this.refresh();
   }
 
@@ -73,6 +86,14 @@ export class StatusView implements vscode.Disposable {
       return;
     }
     const state = doc !== undefined ? this.states.get(doc.uri.toString()) : undefined;
+    const unreferenced = doc !== undefined ? this.unreferenced.get(doc.uri.toString()) : undefined;
+    if (state === undefined && unreferenced !== undefined) {
+      this.item.command = "refscore.chooseReference";
+      this.item.text = NO_REFERENCE_TEXT;
+      this.item.tooltip = noReferenceTooltip(unreferenced);
+      this.item.show();
+      return;
+    }
     if (doc === undefined || state === undefined) {
       this.item.hide();
       return;

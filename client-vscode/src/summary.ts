@@ -18,14 +18,14 @@ export interface BertData {
   layer?: number;
 }
 
-/** The combined RefScore number (present only when the server computed it) and what moved it most. */
+/** The combined RefScore number (present only when the server computed it and its inputs lie inside its fit's data) and what moved it most. */
 export interface RefScoreData {
   score: number | null;
   signature: string | undefined;
   strongest: { text: string; contribution: number }[];
 }
 
-/** `off`, `pending`, `done` or `unavailable` (kept as a string: the server may add states). */
+/** `off`, `pending`, `done`, `skipped`, `unavailable` or `setup` (kept as a string: the server may add states). */
 export type BertState = string;
 
 export interface Summary {
@@ -37,6 +37,10 @@ export interface Summary {
   codebleu: CodeBleuData | undefined;
   codebertscore: BertData | undefined;
   refscore: RefScoreData | undefined;
+  /** Why the combined number is not shown (outside its fit's data), in words. */
+  refscoreWithheld?: string;
+  /** Why CodeBERTScore was skipped or is unavailable, in words. */
+  bertNote?: string;
   message: string;
 }
 
@@ -130,6 +134,8 @@ export function fileState(diagnostics: readonly DiagnosticLike[]): FileState | u
         codebleu: parseCodeBleu(data.codebleu),
         codebertscore: parseBert(data.codebertscore),
         refscore: parseRefScore(data.refscore),
+        refscoreWithheld: typeof data.refscoreWithheld === "string" ? data.refscoreWithheld : undefined,
+        bertNote: typeof data.codebertscoreNote === "string" ? data.codebertscoreNote : undefined,
         message: diagnostic.message,
       };
     }
@@ -179,6 +185,14 @@ export function statusText(state: FileState, busy: boolean, bertSetup = false): 
     parts.push(SETUP_TEXT);
   }
   return `${icon} ${parts.length > 0 ? parts.join(" · ") : "RefScore"}`;
+}
+
+/** What the status item says for a file the server found no reference for (a click runs RefScore: Set Reference...). */
+export const NO_REFERENCE_TEXT = "$(beaker) RefScore: no reference";
+
+/** Hover text of the status item for a file with no reference: the server's words, then what a click does. */
+export function noReferenceTooltip(message: string): string {
+  return `${message}\n\nClick to choose the reference (RefScore: Set Reference...).`;
 }
 
 /** What the status item says while no server runs (it stopped, crashed for good or could not start): no stale scores. */

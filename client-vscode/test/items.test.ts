@@ -68,8 +68,17 @@ test("the panel opens with the combined number and what moved it most, when ther
   const s: Summary = { ...summary(), refscore: { score: 0.66, signature: "refscore|fit:x", strongest: [{ text: "chrF++ 0.400", contribution: -0.2 }] } };
   const entries = scoreEntries(s, []);
   assert.deepEqual(entries.slice(0, 3).map((e) => e.label), ["RefScore (combined)", "RefScore 0.66", "chrF++ 0.400"]);
-  assert.equal(entries[2].description, "-0.20 on the logit");
+  assert.equal(entries[2].description, "lowered it"); // plain words: no logits
   assert.equal(scoreEntries(summary(), [])[0].label, "CodeBLEU");
+});
+
+test("outside its fit's data the panel says why the combined number is not shown", () => {
+  const why = "the reference has 1,843 tokens, and the number was fitted on references of 1 to 197 tokens (single functions)";
+  const entries = scoreEntries({ ...summary(), refscoreWithheld: why }, []);
+  assert.deepEqual(entries.slice(0, 2).map((e) => e.label), ["RefScore (combined)", "RefScore not shown"]);
+  assert.equal(entries[1].detail, why);
+  const skipped = scoreEntries({ ...summary(), codebertscore: undefined, bertState: "skipped", bertNote: "CodeBERTScore skipped: too long" }, []);
+  assert.equal(skipped.find((e) => e.label === "CodeBERTScore skipped")?.detail, "CodeBERTScore skipped: too long");
 });
 
 test("missing entries show control and bidi characters of the code as visible markers", () => {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { fileState, isBusy, statusText, statusTooltip, baseName, STOPPED_TEXT, stoppedTooltip } from "../src/summary";
+import { parseDocumentStatus } from "../src/protocol";
+import { fileState, isBusy, statusText, statusTooltip, baseName, NO_REFERENCE_TEXT, noReferenceTooltip, STOPPED_TEXT, stoppedTooltip } from "../src/summary";
 
 const summaryDiagnostic = (data: Record<string, unknown>) => ({
   code: "refscore.summary",
@@ -98,4 +99,23 @@ test("with no server the status item says it stopped and why, never a score", ()
   assert.match(stoppedTooltip("it exited"), /not running: it exited/);
   assert.match(stoppedTooltip(undefined), /not running\./);
   assert.match(stoppedTooltip(undefined), /Restart Server/);
+});
+
+test("the state says why the combined number is withheld and why CodeBERTScore was skipped", () => {
+  const state = fileState([summaryDiagnostic({ ...done, codebertscore: undefined, codebertscoreState: "skipped",
+    codebertscoreNote: "CodeBERTScore skipped: text of 300000 characters", refscoreWithheld: "the reference has 2,000 tokens" })]);
+  assert.ok(state && state.kind === "summary");
+  assert.equal(state.refscore, undefined);
+  assert.equal(state.refscoreWithheld, "the reference has 2,000 tokens");
+  assert.equal(state.bertNote, "CodeBERTScore skipped: text of 300000 characters");
+  assert.ok(!statusText(state, false).includes("RefScore 0"));
+});
+
+test("a file with no reference: the status item offers Set Reference...", () => {
+  const told = parseDocumentStatus({ uri: "file:///w/a.py", version: 2, state: "noReference", message: "No reference for a.py: RefScore: Set Reference... chooses one" });
+  assert.deepEqual(told, { uri: "file:///w/a.py", version: 2, state: "noReference", message: "No reference for a.py: RefScore: Set Reference... chooses one" });
+  assert.equal(parseDocumentStatus({ uri: 3, state: "noReference", message: "m" }), undefined);
+  assert.equal(parseDocumentStatus("noReference"), undefined);
+  assert.match(NO_REFERENCE_TEXT, /no reference/);
+  assert.match(noReferenceTooltip(told?.message ?? ""), /^No reference for a\.py.*\n\nClick to choose the reference \(RefScore: Set Reference\.\.\.\)\.$/s);
 });
