@@ -77,6 +77,19 @@ def test_a_reference_over_budget_is_named(tmp_path: Path, monkeypatch, capsys) -
     assert code == 3 and "the reference has 2,000 code tokens; limit 1,500" in err
 
 
+def test_every_cpu_metric_that_reads_the_text_keeps_the_budget(tmp_path: Path, monkeypatch, capsys) -> None:
+    pytest.importorskip("sacrebleu")
+    (tmp_path / "ref.py").write_text(REF)
+    (tmp_path / "c.py").write_text("x = 1\n" * 1_000)  # 3,000 tokens
+    monkeypatch.setenv("REFSCORE_MAX_CODE_TOKENS", "2000")
+    out = tmp_path / "out.json"
+    code = main(["grade", "-r", str(tmp_path / "ref.py"), str(tmp_path / "c.py"), "--metrics", "codebleu,chrf,tsed",
+                 "--no-cache", "-q", "--json", str(out)])
+    row = json.loads(out.read_text())["submissions"][0]
+    why = "over budget: the candidate has 3,000 code tokens; limit 2,000 (not scored)"
+    assert row["errors"] == [f"{m}: {why}" for m in ("codebleu", "chrf", "tsed")], (code, capsys.readouterr().err)
+
+
 def _class_zip(path: Path, files: int, size: int) -> None:
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         for n in range(files):

@@ -82,9 +82,10 @@ def cpu_metrics(prepared: Prepared, behaviour: BehaviourResult | None = None) ->
     ``behaviour``: the request's behaviour when it was run already (``behaviour_batch``)."""
     request, errors = prepared.request, []
     codebleu = None
-    too_large = over_budget(prepared.text, request.references) if "codebleu" in request.metrics else None
+    budgeted = [m for m in ("codebleu", *TEXT_METRICS) if m in request.metrics]  # they parse or count the text
+    too_large = over_budget(prepared.text, request.references) if budgeted else None
     if too_large:
-        errors.append(f"codebleu: {too_large}")
+        errors.extend(f"{metric}: {too_large}" for metric in budgeted)
     elif "codebleu" in request.metrics:
         from .codebleu import score_codebleu
         from .corpus import corpus_codebleu_compat
@@ -102,7 +103,8 @@ def cpu_metrics(prepared: Prepared, behaviour: BehaviourResult | None = None) ->
         except Exception as error:  # noqa: BLE001 - one failing request reports, the rest go on
             log.exception("CodeBLEU failed")
             errors.append(f"codebleu: {type(error).__name__}: {error}")
-    text = {name: _text_metric(name, prepared, errors) for name in TEXT_METRICS if name in request.metrics}
+    text = {name: _text_metric(name, prepared, errors) for name in TEXT_METRICS
+            if name in request.metrics and not too_large}
     if "behaviour" in request.metrics and behaviour is None:
         behaviour = behaviour_of(prepared)
     if codebleu is None and not text and not errors and behaviour is None:
