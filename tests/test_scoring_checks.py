@@ -62,6 +62,7 @@ def test_a_metric_that_did_not_run_says_why(monkeypatch: pytest.MonkeyPatch) -> 
     assert report.codebleu is None and report.checks is not None
     assert report.checks.not_run == (("codebleu", report.errors[0]),)
     assert report.checks.not_run[0][1].startswith("codebleu: over budget")
+    assert report.checks.syntax_error is None  # a text over the budget is not parsed either
     monkeypatch.delenv("REFSCORE_MAX_CODE_TOKENS")
     assert _checks(BROKEN, (REF,)).not_run == ()
 

@@ -18,6 +18,7 @@ from .. import languages
 from ..analysis.cache import sized_cache
 from ..bidi import BidiControl, find_bidi
 from ..languages.native_syntax import UNKNOWN, native_error_line
+from .budget import over_budget
 
 if TYPE_CHECKING:  # the report holds a Checks: report.py imports this module
     from .report import ScoreReport, ScoreRequest
@@ -27,7 +28,8 @@ if TYPE_CHECKING:  # the report holds a Checks: report.py imports this module
 class Checks:
     """The checks of one request (``checks``); frozen, with a JSON form (``to_dict``)."""
 
-    #: the 1-based line of the candidate's first syntax error, None when it parses
+    #: the 1-based line of the candidate's first syntax error, None when it parses (or is over
+    #: the scoring budget: not parsed)
     syntax_error: int | None = None
     #: the same for each reference, in order
     reference_syntax_errors: tuple[int | None, ...] = ()
@@ -75,8 +77,8 @@ def checks(request: ScoreRequest, report: ScoreReport, combined: str | None = No
     """The checks stage of one request whose report ``finish`` is building (its scores in place);
     ``combined``: why its combined number is missing (``headline.combined_for``)."""
     language = request.language
-    return Checks(syntax_error_line(request.candidate, language),
-                  tuple(syntax_error_line(r, language) for r in request.references),
+    return Checks(_checked_line(request.candidate, language),
+                  tuple(_checked_line(r, language) for r in request.references),
                   tuple(find_bidi(request.candidate)), tuple(tuple(find_bidi(r)) for r in request.references),
                   not_run(request, report), combined)
 
@@ -94,6 +96,12 @@ def not_run(request: ScoreRequest, report: ScoreReport) -> tuple[tuple[str, str]
             found[metric] = next((e for e in report.errors if e.lower().startswith(metric)), f"{metric}: not computed")
     order = {line: index for index, line in reversed(list(enumerate(report.errors)))}
     return tuple(sorted(found.items(), key=lambda pair: order.get(pair[1], len(order))))
+
+
+def _checked_line(text: str, language: str) -> int | None:
+    """``syntax_error_line`` of a text within the scoring budget (``scoring.budget``); one over it
+    is not parsed (its report's error says it was not scored)."""
+    return None if over_budget(text, ()) else syntax_error_line(text, language)
 
 
 @sized_cache(max_entries=1024, max_chars=2_000_000)
