@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -32,7 +31,8 @@ def bert_state(s, doc: str) -> str | None:
 
 async def _second_editor_after_removing(tmp_path: Path, place: Path, env: dict[str, str], name: str) -> None:
     """Editor A gets CodeBERTScore from the daemon; ``name`` is removed from the runtime folder;
-    editor B then gets CodeBERTScore within 40 s, from a fresh daemon."""
+    editor B then gets CodeBERTScore from a fresh daemon (before, it waited out the 60 s start-up
+    time and got "unavailable": the state, not a clock, tells them apart on a busy machine)."""
     settings = {"metrics": ["codebleu", "codebertscore"]}
     first, second = samples.write_pair(tmp_path, "one"), samples.write_pair(tmp_path, "two")
     async with session(tmp_path, settings=settings, daemon=True, env=env) as a:
@@ -41,13 +41,11 @@ async def _second_editor_after_removing(tmp_path: Path, place: Path, env: dict[s
         old = daemon_pid(env)
         (place / "run" / name).unlink()
         async with session(tmp_path, settings=settings, daemon=True, env=env) as b:
-            started = time.monotonic()
             other = b.open(second)
             await b.wait_for(lambda: bert_state(b, other) in ("done", "unavailable"), timeout=MODEL_WAIT,
                              what="CodeBERTScore in B")
             summary = b.summary(other)
             assert bert_state(b, other) == "done", (summary.message, [m.message for m in b.client.messages])
-            assert time.monotonic() - started < 40
             assert daemon_pid(env) not in (None, old)
 
 
