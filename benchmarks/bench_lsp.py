@@ -1,7 +1,7 @@
 """Editor latency: from a ``didChange`` to the updated summary diagnostic, through a real LSP client.
 
 Usage: .venv/bin/python benchmarks/bench_lsp.py [--edits 50] [--debounce 150,0] [--no-bert]
-       [--backends torch,onnx] [--modes exact,live] [--real-edits] [--rounds 1]
+       [--backends torch,onnx] [--modes exact,live] [--real-edits] [--rounds 1] [--lines 200,2000,20000]
 
 Starts the real ``refscore serve`` (and, for CodeBERTScore, the real scoring daemon in a private
 runtime directory), opens a 200-line Python candidate whose reference sits beside it
@@ -11,6 +11,11 @@ soon as it is ready) and until that summary carries CodeBERTScore (embedded Mini
 Edits are isolated (the previous one settled and the debounce window passed): the server's
 debounce has a leading edge, so such an edit is scored at once, while a burst of keystrokes waits
 for a pause. Reports p50/p95 per debounce setting.
+
+``--lines`` sets the candidate's size (200, 2,000 or 20,000 lines: 20, 200 or 2,000 functions;
+issue 43's targets are written for these three): each size also reports the first summary after
+``didOpen`` and, as the ratio the targets are given in, the in-process CodeBLEU call
+(``Scorers.codebleu``, this process, the same edited texts) beside the server's CodeBLEU summary.
 
 The edits alternate between inserting one character and an empty insertion (a new version with
 the same text, as an editor sends after an undo or a formatter that changed nothing): that is the
@@ -55,15 +60,48 @@ FUNCTION = '''def running_max_{i}(values):
 '''
 
 
-def make_files(folder: Path) -> Path:
-    """A 200-line candidate and its reference (renamed variables, one branch changed)."""
-    candidate = "".join(FUNCTION.format(i=i) for i in range(20))
+def make_files(folder: Path, lines: int = 200) -> Path:
+    """A candidate of ``lines`` lines (a multiple of 10) and its reference (renamed variables, one
+    branch changed)."""
+    candidate = "".join(FUNCTION.format(i=i) for i in range(lines // 10))
     reference = candidate.replace("best", "current").replace("value > current", "current < value")
     (folder / "solution.ref.py").write_text(reference, encoding="utf-8")
     path = folder / "solution.py"
     path.write_text(candidate, encoding="utf-8")
-    assert len(candidate.splitlines()) == 200
+    assert len(candidate.splitlines()) == lines
     return path
+
+
+def edited_texts(text: str, edits: int, real_edits: bool) -> list[str]:
+    """The texts the benchmark's edits make, in order (as ``measure`` inserts them)."""
+    lines = text.splitlines(keepends=True)
+    out = []
+    for index in range(edits):
+        if real_edits or index % 2 == 0:
+            line = 2 + 10 * (index % (len(lines) // 10))
+            lines[line] = lines[line][:4] + "x" + lines[line][4:]
+        out.append("".join(lines))
+    return out
+
+
+def in_process(path: Path, edits: int, real_edits: bool) -> list[float]:
+    """Seconds of the in-process CodeBLEU call (the server's own Scorers, this process) on each
+    edited text, its reference read beside it: the baseline the targets are ratios to."""
+    sys.path.insert(0, str(REPO / "server"))
+    from refscore.lsp.requests import request_for
+    from refscore.lsp.scorers import Scorers
+    from refscore.lsp.settings import Settings
+
+    settings, scorers = Settings(), Scorers(allow_daemon=False)
+    reference = (path.parent / "solution.ref.py").read_text(encoding="utf-8")
+    times = []
+    texts = edited_texts(path.read_text(encoding="utf-8"), edits, real_edits)
+    scorers.codebleu(request_for(settings, texts[0], (reference,), "python", None, ("codebleu",)))  # warm
+    for text in texts:
+        started = time.perf_counter()
+        scorers.codebleu(request_for(settings, text, (reference,), "python", None, ("codebleu",)))
+        times.append(time.perf_counter() - started)
+    return times
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -77,22 +115,26 @@ async def measure(path: Path, edits: int, debounce: int, bert: bool,
     settings = {"metrics": metrics, "debounceMs": debounce}
     first: list[float] = []
     full: list[float] = []
+    functions = len(path.read_text(encoding="utf-8").splitlines()) // 10
     async with session(path.parent, settings=settings, daemon=bert) as lsp:
+        opened = time.perf_counter()
         doc = lsp.open(path)
-        await lsp.wait_summary(doc, 1)
+        await lsp.wait_for(lambda: lsp.summary(doc), timeout=300, what="first summary")
+        opening = [lsp.arrivals[(doc, 1)] - opened]
         if bert:  # the model loads once; that wait is not part of an edit
-            await lsp.wait_for(lambda: _bert_done(lsp, doc, 1), timeout=300, what="first CodeBERTScore")
+            await lsp.wait_for(lambda: _bert_done(lsp, doc, 1), timeout=600, what="first CodeBERTScore")
         for index in range(edits):
             await asyncio.sleep(debounce / 1000 + 0.05)  # an isolated edit: typing paused before it
-            line = 2 + 10 * (index % 20)
+            line = 2 + 10 * (index % functions)
             started = time.perf_counter()
             version = lsp.insert(doc, line, 4, "x" if real_edits or index % 2 == 0 else "")
-            await lsp.wait_summary(doc, version)
+            await lsp.wait_for(lambda: (d := lsp.summary(doc)) and d.data.get("version") == version,
+                               timeout=300, what=f"summary of version {version}")
             first.append(lsp.arrivals[(doc, version)] - started)  # when it arrived, not when polled
             if bert:
-                await lsp.wait_for(lambda: _bert_done(lsp, doc, version), timeout=120, what="CodeBERTScore")
+                await lsp.wait_for(lambda: _bert_done(lsp, doc, version), timeout=300, what="CodeBERTScore")
                 full.append(_bert_arrival(lsp, doc, version) - started)
-    return {"codebleu": first, "codebertscore": full}
+    return {"first summary": opening, "codebleu": first, "codebertscore": full}
 
 
 def _bert_arrival(lsp, doc: str, version: int) -> float:
@@ -100,7 +142,7 @@ def _bert_arrival(lsp, doc: str, version: int) -> float:
     for (uri, seen, diagnostics), at in zip(lsp.published, lsp.published_at):
         summary = next((d for d in diagnostics if d.code == "refscore.summary"), None)
         if uri == doc and seen == version and summary is not None \
-                and summary.data.get("codebertscoreState") in ("done", "unavailable"):
+                and summary.data.get("codebertscoreState") in SETTLED:
             return at
     raise AssertionError(f"no CodeBERTScore summary of version {version}")
 
@@ -108,7 +150,11 @@ def _bert_arrival(lsp, doc: str, version: int) -> float:
 def _bert_done(lsp, doc: str, version: int) -> bool:
     found = lsp.summary(doc)
     return bool(found is not None and found.data.get("version") == version
-                and found.data.get("codebertscoreState") in ("done", "unavailable"))
+                and found.data.get("codebertscoreState") in SETTLED)
+
+
+#: CodeBERTScore states after which nothing more comes for a version.
+SETTLED = ("done", "unavailable", "skipped")
 
 
 def main() -> None:
@@ -121,33 +167,43 @@ def main() -> None:
     parser.add_argument("--modes", default="", help="comma-separated: exact, live (default: the server's own)")
     parser.add_argument("--real-edits", action="store_true", help="every edit changes the text")
     parser.add_argument("--rounds", type=int, default=1, help="repeat the backends, alternating")
+    parser.add_argument("--lines", default="200", help="comma-separated candidate sizes in lines "
+                        "(multiples of 10; issue 43: 200,2000,20000)")
     args = parser.parse_args()
     backends = [b.strip() for b in args.backends.split(",") if b.strip()] or [None]
     modes = [m.strip() for m in args.modes.split(",") if m.strip()] or [None]
     runtime = Path(os.environ["REFSCORE_RUNTIME_DIR"])
     print(f"load average {os.getloadavg()[0]:.1f}, {'real' if args.real_edits else 'alternating'} edits")
-    with tempfile.TemporaryDirectory() as folder:
-        path = make_files(Path(folder))
-        try:
-            for _ in range(max(1, args.rounds)):
-                for backend, mode in [(b, m) for b in backends for m in modes]:
-                    if backend is not None:
-                        os.environ["REFSCORE_ENCODER_BACKEND"] = backend  # the daemon inherits it
-                    if mode is not None:  # the language server inherits it
-                        os.environ["REFSCORE_LIVE_CODEBERTSCORE"] = "1" if mode == "live" else "0"
-                    for debounce in (int(d) for d in args.debounce.split(",")):
-                        times = asyncio.run(measure(path, args.edits, debounce, not args.no_bert, args.real_edits))
-                        for name, values in times.items():
-                            if values:
-                                label = f"{backend or 'auto'}, {mode or 'default'}, " if not args.no_bert else ""
-                                print(f"{label}debounce {debounce:3d} ms, {name:13s} summary: p50 "
-                                      f"{statistics.median(values) * 1000:6.0f} ms  p95 "
-                                      f"{percentile(values, 0.95) * 1000:6.0f} ms  ({len(values)} edits, "
-                                      "200-line file)", flush=True)
-                    stop_daemon_in(runtime)  # the next backend gets a fresh daemon
-        finally:
-            stop_daemon_in(runtime)
+    try:
+        for lines in (int(n) for n in args.lines.split(",")):
+            with tempfile.TemporaryDirectory() as folder:
+                path = make_files(Path(folder), lines)
+                for _ in range(max(1, args.rounds)):
+                    for backend, mode in [(b, m) for b in backends for m in modes]:
+                        if backend is not None:
+                            os.environ["REFSCORE_ENCODER_BACKEND"] = backend  # the daemon inherits it
+                        if mode is not None:  # the language server inherits it
+                            os.environ["REFSCORE_LIVE_CODEBERTSCORE"] = "1" if mode == "live" else "0"
+                        for debounce in (int(d) for d in args.debounce.split(",")):
+                            times = asyncio.run(measure(path, args.edits, debounce, not args.no_bert, args.real_edits))
+                            label = f"{backend or 'auto'}, {mode or 'default'}, " if not args.no_bert else ""
+                            report(times, f"{label}debounce {debounce:3d} ms, ", lines)
+                            baseline = in_process(path, args.edits, args.real_edits)
+                            report({"in-process codebleu": baseline}, f"{label}debounce {debounce:3d} ms, ", lines)
+                            ratio = statistics.median(times["codebleu"]) / statistics.median(baseline)
+                            print(f"  codebleu summary p50 / in-process p50: {ratio:.2f}x", flush=True)
+                        stop_daemon_in(runtime)  # the next backend gets a fresh daemon
+    finally:
+        stop_daemon_in(runtime)
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
+
+
+def report(times: dict[str, list[float]], label: str, lines: int) -> None:
+    """One line per measure: p50 and p95 in milliseconds."""
+    for name, values in times.items():
+        if values:
+            print(f"{label}{name:19s}: p50 {statistics.median(values) * 1000:7.0f} ms  p95 "
+                  f"{percentile(values, 0.95) * 1000:7.0f} ms  ({len(values)} runs, {lines}-line file)", flush=True)
 
 
 if __name__ == "__main__":

@@ -260,9 +260,9 @@ class ScoringLoop:
             verdict = size_verdict(request_for(settings, text, result.reference_texts, result.spec.name,
                                                result.choice.context, ())) if wants_bert else None
             if verdict is not None:  # over CodeBERTScore's limit: said with the first summary, and
-                # only the functions' lenses are left to ask the daemon for
-                result.bert_state, result.bert_note = "skipped", verdict
-                wants_bert = any(pair.region is not None for pair in result.functions)
+                # no model work follows (the functions' lenses show CodeBLEU): a finish stage would
+                # rank a huge file's differences again for nothing the summary shows
+                result.bert_state, result.bert_note, wants_bert = "skipped", verdict, False
             self._store(result, settings)
             if wants_bert:
                 await self._bert_phase(result, settings)
