@@ -25,15 +25,22 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.timing import hang_guard
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "server" / "refscore"
 TORCH = "torch==2.13.0"
 PIP_FLAGS = ["--disable-pip-version-check", "--no-input", "--progress-bar", "off", "--prefer-binary", "--no-compile"]
 MINUTES = 60
+#: A hang guard above the sum of a test's steps' own (a build, a venv, pip, a score: minutes each
+#: on a loaded machine): the suite's 10 minutes a test are less than the clean-venv test's steps.
+pytestmark = pytest.mark.timeout(hang_guard(60 * MINUTES))
 
 
 def _run(args: list[str], timeout: float, **kwargs: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, capture_output=True, text=True, timeout=timeout, check=False, **kwargs)  # type: ignore[call-overload]
+    """``args`` run to the end, or stopped after ``timeout`` seconds (a hang guard, scaled)."""
+    return subprocess.run(args, capture_output=True, text=True, timeout=hang_guard(timeout), check=False,  # type: ignore[call-overload]
+                          **kwargs)
 
 
 def _index_unreachable() -> str | None:
