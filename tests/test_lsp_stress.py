@@ -1,7 +1,7 @@
 """End to end: twelve documents open and edits sent as fast as the client can (hundreds a
-second, for five seconds, in bursts and pauses): every hover is answered meanwhile (the server
-never freezes), each document ends with the summary of its last version, and nothing reaches the
-user (no message, no traceback in the log messages)."""
+second, for five seconds and 600 edits at least, in bursts and pauses): every hover is answered
+meanwhile (the server never freezes), each document ends with the summary of its last version,
+and nothing reaches the user (no message, no traceback in the log messages)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ async def test_rapid_edits_in_many_documents_keep_the_server_answering(tmp_path:
         rnd = random.Random(7)
         loop = asyncio.get_running_loop()
         end, edits, hovers = loop.time() + 5.0, 0, 0
-        while loop.time() < end:
+        while loop.time() < end or edits < 600:  # on a busy machine fewer bursts fit in 5 s: go on
             for _ in range(rnd.choice((5, 20, 60))):
                 doc = rnd.choice(docs)
                 if rnd.random() < 0.2 and doc != docs[0]:  # docs[0] keeps its summary on line 0
@@ -39,7 +39,7 @@ async def test_rapid_edits_in_many_documents_keep_the_server_answering(tmp_path:
             hover = await s.hover(docs[0], 0, 1)  # s.hover fails after harness.WAIT s: a frozen server
             hovers += hover is not None and "RefScore" in hover.contents.value
             await asyncio.sleep(rnd.choice((0.001, 0.01, 0.2)))
-        assert edits > 500 and hovers > 0  # the summary hover, from the last result
+        assert hovers > 0  # the summary hover, from the last result
         for doc in docs:
             await s.wait_summary(doc, version=s.versions[doc])
         assert s.client.messages == []
