@@ -29,6 +29,7 @@ from refscore.scoring.scorer import LocalScorer
 from refscore.service import DaemonClient, DaemonConnectionLost, DaemonUnavailable, RemoteError, RequestCancelled
 from refscore.service import wire
 from tests.support.daemons import alive, daemon_pids_in, python, refscore, stop_daemon_in, wait_until
+from tests.support.timing import hang_guard
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
@@ -165,7 +166,7 @@ def test_idle_exit(place: Place, monkeypatch: pytest.MonkeyPatch) -> None:
         client.score(codebleu_request())
         status = client.status()
         assert status["idle_timeout_s"] == 1
-    assert wait_until(lambda: not alive(pid), timeout=15)
+    assert wait_until(lambda: not alive(pid), timeout=hang_guard())
     assert not place.socket.exists()
     assert not (place.run / "daemon.json").exists()
     assert "idle for" in place.log_text()
@@ -175,7 +176,7 @@ def test_a_client_outlives_an_idle_exit(place: Place, monkeypatch: pytest.Monkey
     monkeypatch.setenv("REFSCORE_DAEMON_IDLE", "1")
     client = DaemonClient()
     pid = client.connect()["pid"]
-    assert wait_until(lambda: not alive(pid), timeout=15)
+    assert wait_until(lambda: not alive(pid), timeout=hang_guard())
     assert client.score(codebleu_request()).codebleu is not None  # reconnects to a fresh daemon
     assert client.daemon_pid not in (None, pid)
     client.close()
@@ -230,7 +231,7 @@ def test_daemons_racing_for_the_lock_leave_one(place: Place) -> None:
     with DaemonClient(autostart=False) as client:
         assert client.connect()["pid"] == winner.pid
         client.shutdown()
-    assert winner.wait(timeout=10) == 0
+    assert winner.wait(timeout=hang_guard()) == 0
 
 
 def test_stale_socket_is_replaced(place: Place) -> None:
@@ -252,11 +253,11 @@ def test_kill_9_mid_request_then_transparent_restart(place: Place) -> None:
     client = DaemonClient()
     first_pid = client.connect()["pid"]
     slow = client.submit(codebleu_request(big_python(1500, 1), big_python(1500, 2)))
-    assert wait_until(lambda: client.status()["queue"]["in_flight"] == 1, timeout=10)
+    assert wait_until(lambda: client.status()["queue"]["in_flight"] == 1, timeout=hang_guard())
     os.kill(first_pid, signal.SIGKILL)
     with pytest.raises(DaemonConnectionLost):
         slow.result(timeout=30)
-    assert wait_until(lambda: not alive(first_pid), timeout=10)
+    assert wait_until(lambda: not alive(first_pid), timeout=hang_guard())
     assert place.socket.exists()  # left behind by the killed daemon
     report = client.score(codebleu_request())  # the next request restarts the daemon
     assert report.codebleu is not None and not report.errors
@@ -275,7 +276,7 @@ def test_an_older_daemon_is_replaced(place: Place) -> None:
     from refscore import __version__
 
     assert info["version"] == __version__ and info["pid"] != old_pid
-    assert old.wait(timeout=10) == 0  # it shut down cleanly when asked
+    assert old.wait(timeout=hang_guard()) == 0  # it shut down cleanly when asked
     assert "replaced by a client of version" in place.log_text()
 
 

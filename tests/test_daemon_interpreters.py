@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 from tests.support.daemons import refscore, wait_until
+from tests.support.timing import hang_guard
 from tests.test_daemon import EXAMPLES, Place, place  # noqa: F401 - the fixture
 
 DAEMON_WITHOUT_TORCH = [sys.executable, "-c", ("import sys; sys.modules['torch'] = sys.modules['transformers'] = None; "
@@ -30,7 +31,7 @@ def test_a_daemon_without_the_bert_runtime_is_replaced_by_a_client_with_it(place
         report = json.loads(score.stdout.splitlines()[0])
         assert "not installed" not in score.stderr and not report.get("errors"), (score.stderr, report.get("errors"))
         assert report["codebertscore"] is not None and report["codebertscore"]["model"] == "all-MiniLM-L6-v2"
-        assert bare.wait(timeout=20) == 0  # it shut down cleanly when asked
+        assert bare.wait(timeout=hang_guard()) == 0  # it shut down cleanly when asked
         assert place.info()["pid"] != bare.pid
         assert "without CodeBERTScore's runtime" in place.log_text()
     finally:

@@ -15,6 +15,7 @@ from pathlib import Path
 from refscore.vocabulary import EXIT_INTERRUPTED
 
 from tests.support.daemons import alive, daemon_pids_in, wait_until
+from tests.support.timing import hang_guard
 from tests.test_daemon import Place, place  # noqa: F401 - the fixture
 
 REPO = Path(__file__).resolve().parents[1]
@@ -56,7 +57,7 @@ def test_ctrl_c_during_daemon_start_stops_the_daemon_it_spawned(place: Place) ->
     assert process.returncode == EXIT_INTERRUPTED, (process.returncode, out, err)
     assert err.strip().splitlines() == [f"refscore daemon: interrupted; the daemon it was starting (pid {pid}) "
                                         "was stopped"], err
-    assert wait_until(lambda: not alive(pid), timeout=20)
+    assert wait_until(lambda: not alive(pid), timeout=hang_guard())
     assert daemon_pids_in(place.run) == [] and not place.socket.exists()
 
 

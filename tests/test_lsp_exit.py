@@ -15,18 +15,19 @@ import pytest
 from tests.lsp import samples
 from tests.lsp.daemon import silent_daemon
 from tests.lsp.harness import session
+from tests.support.timing import hang_guard
 
 
 @pytest.mark.asyncio
 async def test_exit_does_not_wait_for_work_in_flight(tmp_path: Path) -> None:
     cand = samples.write_pair(tmp_path, "task")
-    with silent_daemon(90) as env:
+    with silent_daemon(hang_guard(300)) as env:  # its deadline well past the exit's own guard below
         async with session(tmp_path, settings={"metrics": ["codebleu", "codebertscore"]}, daemon=True, env=env) as s:
             doc = s.open(cand)
             summary = await s.wait_summary(doc)
             assert summary.data["codebertscoreState"] == "pending"  # the daemon thread is waiting
             process = s.client._server
-            await asyncio.wait_for(s.client.shutdown_session(), 20)  # shutdown, exit, and the process ends
+            await asyncio.wait_for(s.client.shutdown_session(), hang_guard())  # shutdown, exit, and the process ends
             assert process.returncode == 0
 
 
@@ -77,7 +78,7 @@ async def test_an_editor_that_leaves_before_the_reply_gets_one_log_line(tmp_path
         s.client.protocol.send_request(types.SHUTDOWN, None)
         await asyncio.sleep(1.0)
         s.client.protocol.notify(types.EXIT, None)
-        await asyncio.wait_for(process.wait(), 20)
+        await asyncio.wait_for(process.wait(), hang_guard())
     lines = [line for line in log.read_text(encoding="utf-8").splitlines() if "Broken pipe" in line
              or "BrokenPipe" in line or "callback" in line or "closed the connection" in line]
     assert len(lines) == 1 and "the client closed the connection" in lines[0], lines

@@ -13,6 +13,7 @@ from lsprotocol import types
 from refscore.scoring.codebleu import score_codebleu
 from tests.lsp import samples
 from tests.lsp.harness import session
+from tests.support.timing import hang_guard
 
 pytestmark = pytest.mark.asyncio
 
@@ -120,7 +121,7 @@ async def test_a_group_given_as_a_plain_value_gets_one_message_naming_it(tmp_pat
         await s.wait_summary(doc)
         s.client.set_configuration(bad, section="refscore")
         s.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
-        await s.wait_for(lambda: len(s.client.messages) >= len(bad) - 1, timeout=10, what="one message per group")
+        await s.wait_for(lambda: len(s.client.messages) >= len(bad) - 1, timeout=hang_guard(), what="one message per group")
         await asyncio.sleep(0.3)
         shown = [m.message for m in s.client.messages]
         for name, holds in (("inlayHints", "enabled"), ("weakTokens", "threshold"), ("codebleu", "weights"),
