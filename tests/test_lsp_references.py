@@ -193,7 +193,9 @@ async def test_watched_file_events_for_a_symbolic_link_loop_are_no_error(tmp_pat
         for kind in (types.FileChangeType.Created, types.FileChangeType.Changed, types.FileChangeType.Deleted):
             s.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
                 types.FileEvent(uri=uri(tmp_path / "a" / "x.py"), type=kind), types.FileEvent(uri=uri(tmp_path / "a"), type=kind)]))
-        await s.wait_for(lambda: len(s.published) > before, what="rescored after the created link")
+        await s.wait_for(lambda: len(s.published) > before or any(  # rescored: the same inputs keep their result
+            "task.py v1 unchanged since it was scored" in m.message for m in s.client.log_messages),
+            what="rescored after the created link")
         await asyncio.sleep(0.5)
         assert not [m.message for m in s.client.messages if "error" in m.message.lower()], s.client.messages
         assert s.summary(doc) is not None

@@ -13,8 +13,10 @@ from typing import Any, AsyncIterator, Callable
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities, make_test_lsp_client
 
+from tests.support.timing import hang_guard
+
 REPO = Path(__file__).resolve().parents[2]
-WAIT = 30.0  # seconds any single expectation may take on a slow 2-core machine
+WAIT = hang_guard()  # seconds any single expectation may take before it is a hang (tests/support/timing.py)
 
 
 def server_command(daemon: bool = False) -> list[str]:
@@ -47,6 +49,7 @@ class Session:
         self.arrivals: dict[tuple[str, int | None], float] = {}
         self.published_at: list[float] = []  # when each entry of ``published`` arrived
         self.statuses: list[dict[str, Any]] = []  # refscore/status notifications
+        self.document_statuses: list[dict[str, Any]] = []  # refscore/documentStatus notifications
         self.initialize_result: types.InitializeResult | None = None
 
     def open(self, path: Path, text: str | None = None, language_id: str = "python") -> str:
@@ -100,7 +103,8 @@ class Session:
                 raise AssertionError(f"timed out waiting for {what or predicate}")
             await asyncio.sleep(0.02)
 
-    async def wait_summary(self, doc: str, version: int | None = None, contains: str = "") -> types.Diagnostic:
+    async def wait_summary(self, doc: str, version: int | None = None, contains: str = "",
+                           timeout: float = WAIT) -> types.Diagnostic:
         """Wait for the summary diagnostic (of ``version`` when given) whose message has ``contains``."""
         def ready() -> types.Diagnostic | None:
             found = self.summary(doc)
@@ -109,7 +113,7 @@ class Session:
             if version is not None and found.data.get("version") != version:
                 return None
             return found
-        return await self.wait_for(ready, what=f"summary of {doc} v{version} containing {contains!r}")
+        return await self.wait_for(ready, timeout, what=f"summary of {doc} v{version} containing {contains!r}")
 
     async def wait_scored(self, doc: str, version: int | None = None, timeout: float = 180.0) -> types.Diagnostic:
         """The summary (of ``version`` when given) once CodeBERTScore is in it (a first model load
@@ -149,6 +153,10 @@ async def session(root: Path, settings: dict[str, Any] | None = None,
     @client.feature("refscore/status")
     def _status(params: Any) -> None:
         helper.statuses.append(params if isinstance(params, dict) else _plain(params))
+
+    @client.feature("refscore/documentStatus")
+    def _document_status(params: Any) -> None:
+        helper.document_statuses.append(params if isinstance(params, dict) else _plain(params))
 
     client.diagnostics = _Recorder(helper)
     @client.feature(types.CLIENT_REGISTER_CAPABILITY)
@@ -190,7 +198,7 @@ async def _close(client: LanguageClient) -> None:
         except asyncio.TimeoutError:
             process.kill()
             await process.wait()
-    await asyncio.wait_for(client.stop(), 10)
+    await asyncio.wait_for(client.stop(), hang_guard(60))
 
 
 class _Recorder(dict):

@@ -29,7 +29,7 @@ from .requests import request_for
 from .results import Result
 from .scorers import ScorerUnavailable, Superseded, size_verdict
 from .stable import kept_message, renumber, same_inputs
-from .status import report_status
+from .status import LOADING, daemon_gone_message, died, no_reference, report_status, tick_progress
 from .uris import fs_path
 
 if TYPE_CHECKING:
@@ -87,6 +87,8 @@ class ScoringLoop:
         #: documents changed while one ran (scheduled once it ends)
         self.overdue: dict[str, asyncio.Task[None]] = {}
         self.again: set[str] = set()
+        #: the pid of the daemon that answered last (its death is said once, ``status.died``)
+        self.daemon_seen: int | None = None
         #: uri -> its job in the CPU pool (``in_cpu``: at most one per document)
         self.cpu_jobs: dict[str, Future[Any]] = {}
 
@@ -224,6 +226,7 @@ class ScoringLoop:
                 self.waiting.pop(uri, None)
                 self.results.pop(uri, None)
                 self.server.publish(uri, version, None)
+                no_reference(self.server, uri, version)
                 return
             shown = self.results.get(uri)
             if same_inputs(shown, text, prepared, settings, self.scored_with.get(uri)):
@@ -306,8 +309,13 @@ class ScoringLoop:
             region = result.insertion.region
             requests.append(replace(whole, candidate=result.text[result.insertion.start:result.insertion.end],
                                     references=(result.reference_texts[region.reference_index][region.start:region.end],)))
-        progress = None if scorers.model_ready(whole) else await self.server.begin_progress(
-            "RefScore", "loading the CodeBERTScore model")
+        gone = self.daemon_seen if died(self.daemon_seen) else None
+        if gone is not None:  # killed or crashed since its last answer: the next call starts a new one
+            self.daemon_seen = None
+            self.server.notice(daemon_gone_message(gone))
+        progress = None if scorers.model_ready(whole) and gone is None else await self.server.begin_progress(
+            "RefScore", LOADING)
+        ticker = tick_progress(self.server, progress)
         try:
             reports = await asyncio.get_running_loop().run_in_executor(
                 self.daemon, self._bert_reports, requests, result.uri)
@@ -320,8 +328,11 @@ class ScoringLoop:
                 self._store(result.derive(bert_state="unavailable", bert_note=str(error)), settings)
             return
         finally:
+            if ticker is not None:
+                ticker.cancel()
             if progress is not None:
                 self.server.end_progress(progress)
+        self.daemon_seen = scorers.daemon_pid or self.daemon_seen
         report_status(self.server)
         if self._stale(result.uri, result.version):
             return

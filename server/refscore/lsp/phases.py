@@ -90,10 +90,11 @@ def ready_to_publish(result: Result) -> Result:
     JSON. In the large lane's process they come back with the result (a pickled list of line
     starts and a string); built on the event loop they held it for 0.05 s to over a second."""
     result.positions  # noqa: B018 - cached properties: computing them is the point
+    tokens = result.code_tokens  # with token alignments: a parse of the text (its comments and docstrings)
     for index in range(len(result.reference_texts)):
         result.reference_positions(index)
-        result.reference_prose(index)
+        if tokens:  # the weak tokens' closest reference code is never a word of its prose
+            result.reference_prose(index)
     result.bidi  # noqa: B018
-    result.code_tokens  # noqa: B018 - a parse of the text (its comments and docstrings)
     result.token_scores_json  # noqa: B018
     return result

@@ -101,6 +101,12 @@ class Scorers:
             self.bert_unavailable = f"CodeBERTScore is unavailable: {_reason(error)}"
             return None
 
+    @property
+    def daemon_pid(self) -> int | None:
+        """The pid of the daemon connected now (None before the first call or after a failure)."""
+        pid = getattr(self._remote, "daemon_pid", None) if self._remote is not None else None
+        return pid if isinstance(pid, int) else None
+
     def model_ready(self, request: ScoreRequest) -> bool:
         """Whether the daemon now connected has answered a CodeBERTScore with ``request``'s model
         (so it is loaded there); a new daemon (after an idle exit or a crash) or another
