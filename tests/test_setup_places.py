@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.timing import hang_guard
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -69,10 +71,12 @@ def test_a_log_that_cannot_be_written_when_the_set_up_starts_is_a_failed_event(t
 
 
 def _slow_python(tmp_path: Path) -> Path:
-    """A stand-in base Python: it answers the plan's probe, and its ``-m venv`` step takes seconds."""
-    fake = tmp_path / "slow-python"
+    """A stand-in base Python: it answers the plan's probe, and its ``-m venv`` step lasts until the
+    test writes ``release`` beside it (no clock: a busy machine starts the second set-up slowly)."""
+    fake, release = tmp_path / "slow-python", tmp_path / "release"
     fake.write_text("#!/bin/sh\nif [ \"$1\" = \"-c\" ]; then echo '{\"version\": [3, 11], \"venv\": true}'; exit 0; fi\n"
-                    "sleep 6\nexit 1\n", encoding="utf-8")
+                    f"i=0; while [ ! -e '{release}' ] && [ $i -lt {int(hang_guard(600) * 20)} ]; do sleep 0.05; i=$((i+1)); done\n"
+                    "exit 1\n", encoding="utf-8")
     fake.chmod(0o755)
     return fake
 
@@ -85,15 +89,16 @@ def test_a_second_set_up_of_the_same_environment_waits_for_none_and_undoes_nothi
     first = subprocess.Popen([sys.executable, "-m", "refscore", "setup", "--json", "--env", str(env), "--python",
                               str(fake)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=base)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + hang_guard()
         while not (env / ".refscore-setup").exists():  # the first one is in its first step
             assert time.monotonic() < deadline and first.poll() is None, first.communicate()
             time.sleep(0.05)
-        second = _setup("--json", "--env", str(env), "--python", str(fake), timeout=30)
+        second = _setup("--json", "--env", str(env), "--python", str(fake), timeout=hang_guard())
         assert first.poll() is None, "the second returned at once, while the first still runs"
         assert (env / ".refscore-setup").exists(), "the first one's environment was removed under it"
     finally:
-        first.communicate(timeout=60)
+        (tmp_path / "release").touch()  # the first one's venv step ends
+        first.communicate(timeout=hang_guard())
     assert second.returncode == 1, second.stderr
     failed = _events(second.stdout)[-1]
     assert failed["event"] == "failed" and "another refscore setup is making" in str(failed["reason"])
