@@ -79,3 +79,12 @@ async def test_the_combined_number_only_inside_its_fits_data(tmp_path: Path) -> 
     assert "(single functions)" in shown[big, "hover"]
     for text in (small_summary.message, big_summary.message, shown[small, "hover"], shown[big, "hover"]):
         assert not JARGON.search(text), JARGON.search(text)
+
+
+def test_diagnostic_messages_quote_code_instead_of_backticks() -> None:
+    from refscore.lsp.render import plain_quotes
+
+    reason = "the reference accumulates to `total` here (`+=`, in `total += value`); this line assigns with `=` instead"
+    assert plain_quotes(reason) == ("the reference accumulates to 'total' here ('+=', in 'total += value'); "
+                                    "this line assigns with '=' instead")
+    assert plain_quotes("a lone ` stays") == "a lone ` stays"

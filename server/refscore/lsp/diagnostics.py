@@ -18,7 +18,7 @@ from ..metrics.differences import Difference
 from ..parsing.prose import inside
 from .positions import Positions
 from .render import (behaviour_line, bert_data, bert_line, bert_state_line, codebleu_data, codebleu_line, num,
-                     refscore_data, refscore_line, withheld_line, word_around)
+                     plain_quotes, refscore_data, refscore_line, withheld_line, word_around)
 from .results import Result
 from .trojan import bidi_diagnostics
 from .uris import file_name
@@ -86,7 +86,7 @@ def _summary(result: Result) -> types.Diagnostic:
         data["refscoreWithheld"] = result.refscore_withheld
     if result.bert_note is not None and result.bert is None:
         data["codebertscoreNote"] = result.bert_note
-    return types.Diagnostic(range=summary_range(result), message=summary_message(result),
+    return types.Diagnostic(range=summary_range(result), message=plain_quotes(summary_message(result)),
                             severity=types.DiagnosticSeverity.Information, source=SOURCE, code=SUMMARY, data=data)
 
 
@@ -133,7 +133,8 @@ def _difference(result: Result, item: Difference) -> types.Diagnostic:
         location=types.Location(uri=ref_uri, range=ref_range),
         message=f"the reference (line {ref_range.start.line + 1}): {code}")
     return types.Diagnostic(
-        range=result.positions.range(item.start, item.end), message=f"differs from the reference: {item.reason}",
+        range=result.positions.range(item.start, item.end),
+        message=f"differs from the reference: {plain_quotes(item.reason)}",
         severity=types.DiagnosticSeverity.Information, source=SOURCE, code=DIFFERENCE,
         related_information=[related],
         data={"kind": item.kind, "weight": round(item.weight, 6), "reference": {"uri": ref_uri, "range": {

@@ -112,6 +112,15 @@ def plain_explanation(component: str, text: str) -> str:
     return text
 
 
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def plain_quotes(text: str) -> str:
+    """``text`` with its markdown code spans (`+=`) as quotes ('+='): for diagnostic messages,
+    which every client shows as plain text."""
+    return _CODE_SPAN.sub(r"'\1'", text)
+
+
 def has_tokens(bert: BertScore | None) -> bool:
     """Whether a CodeBERTScore result carries token alignments."""
     return bert is not None and bool(bert.candidate_tokens)
