@@ -21,8 +21,18 @@ from tests.lsp.harness import session, uri
 
 pytestmark = pytest.mark.asyncio
 
-#: Seconds a publish may take past the maximum wait on a loaded 2-core machine.
+#: Seconds a publish may take past the maximum wait on a 2-core machine, besides twice the time
+#: the document's first scoring took (so a machine under load scales the bound with its own pace).
 SLACK = 6.0
+
+
+async def open_scored(s, path: Path) -> tuple[str, float]:
+    """Open ``path`` and wait for its first summary: the document and the bound on its publish."""
+    loop = asyncio.get_running_loop()
+    opened = loop.time()
+    doc = s.open(path)
+    await s.wait_summary(doc, version=1)
+    return doc, MAX_WAIT_S + SLACK + 2 * (loop.time() - opened)
 
 
 def _versions_published(s, doc: str, since: int) -> list[int]:
@@ -33,17 +43,16 @@ async def test_edits_every_50_ms_are_published_within_the_maximum_wait(tmp_path:
     # long enough that scoring it takes longer than the pause between two edits
     candidate = samples.write_pair(tmp_path, "typing", samples.CANDIDATE * 40)
     async with session(tmp_path) as s:
-        doc = s.open(candidate)
-        await s.wait_summary(doc, version=1)
+        doc, bound = await open_scored(s, candidate)
         loop = asyncio.get_running_loop()
         start, mark = loop.time(), len(s.published)
         first = None
-        while loop.time() - start < MAX_WAIT_S + SLACK + 2:
+        while loop.time() - start < bound + 2:
             s.insert(doc, 0, 0, "#")
             await asyncio.sleep(0.04)
             if first is None and [v for v in _versions_published(s, doc, mark) if v > 1]:
                 first = loop.time() - start
-        assert first is not None and first < MAX_WAIT_S + SLACK, first  # none at all before
+        assert first is not None and first < bound, (first, bound)  # none at all before
         # once the typing stops, the last version is published as ever
         await s.wait_summary(doc, version=s.versions[doc])
         assert s.client.messages == []
@@ -53,13 +62,13 @@ async def test_a_reference_rewritten_every_100_ms_does_not_starve_the_users_edit
     candidate = samples.write_pair(tmp_path, "watched")
     reference = tmp_path / "watched.ref.py"
     async with session(tmp_path) as s:
-        doc = s.open(candidate)
-        await s.wait_summary(doc, version=1)
+        doc, bound = await open_scored(s, candidate)
         loop = asyncio.get_running_loop()
         version = s.insert(doc, 0, 0, "# my edit\n")
         start = loop.time()
-        published = None
-        for number in range(int((MAX_WAIT_S + SLACK + 2) / 0.1)):
+        published, number = None, 0
+        while loop.time() - start < bound + 2:
+            number += 1
             reference.write_text(samples.REFERENCE + f"# {number}\n", encoding="utf-8")
             s.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
                 types.FileEvent(uri=uri(reference), type=types.FileChangeType.Changed)]))
@@ -67,4 +76,4 @@ async def test_a_reference_rewritten_every_100_ms_does_not_starve_the_users_edit
             summary = s.summary(doc)
             if published is None and summary is not None and summary.data.get("version") == version:
                 published = loop.time() - start
-        assert published is not None and published < MAX_WAIT_S + SLACK, published
+        assert published is not None and published < bound, (published, bound)
