@@ -87,7 +87,9 @@ def test_grade_refuses_device_and_fifo_inputs(work: Path, args: list[str], needl
 
 def test_grade_fifo_and_device_submissions_are_error_rows(work: Path) -> None:
     """A FIFO given as a submission, one inside a folder, and a mapping context file that is a
-    FIFO: each is a row with one error; the run finishes and the rest is scored."""
+    FIFO: each is a row with one error; the run finishes and the rest is scored. The mapping's
+    problem can then grade nothing, a problem-level error: exit 3 with one line naming the file
+    (the score reports are still written, no grade book)."""
     folder = work / "class"
     folder.mkdir()
     (folder / "good.py").write_text(CAND)
@@ -96,7 +98,9 @@ def test_grade_fifo_and_device_submissions_are_error_rows(work: Path) -> None:
                                     'submissions = ["cand.py"]\n')
     result = refscore("grade", "-r", "ref.py", "pipe.py", "class", "--mapping", "week.toml",
                       "--metrics", "codebleu", "--no-cache", "-q", "--json", "out.json", cwd=work)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 3, result.stderr
+    assert [line for line in result.stderr.splitlines() if "nothing can be graded" in line] == [
+        next(line for line in result.stderr.splitlines() if "pipe.py: is a named pipe" in line)]
     rows = {row["id"]: row for row in json.loads((work / "out.json").read_text())["submissions"]}
     assert rows["class/good.py"]["codebleu"] is not None and not rows["class/good.py"]["errors"]
     for sub_id in ("pipe.py", "class/stuck.py", "p/cand.py"):
