@@ -50,7 +50,7 @@ def test_moodle_csv_columns_and_values():
     table = _table(moodle_csv(_book()))
     assert table[0] == list(MOODLE_HEAD)
     assert table[1][:4] == ["Participant 101", "Ada Lovelace", "12.5", "15"]
-    assert "a: 10/10 (RefScore 0.900, >= 0.8)" in table[1][4] and "b: 2.5/5" in table[1][4]
+    assert "a: 10/10 (RefScore 0.900, the points for a score of at least 0.8)" in table[1][4] and "b: 2.5/5" in table[1][4]
     assert table[2][2] == "1" and "adjusted +1: tried hard" in table[2][4]
 
 

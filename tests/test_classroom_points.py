@@ -37,7 +37,7 @@ def test_behaviour_and_style_split_the_points():
     assert {n: g.points for n, g in grades.items()} == {"correct_other_style": 8, "partial_copy": 6, "wrong_copy": 2}
     assert grades["partial_copy"].behaviour_points == 4 and grades["partial_copy"].style_points == 2
     assert "Behaviour 0.500: 4/8" in grades["partial_copy"].summary()
-    assert "RefScore 0.950, >= 0.9: 2/2" in grades["partial_copy"].summary()
+    assert "RefScore 0.950, the points for a score of at least 0.9: 2/2" in grades["partial_copy"].summary()
 
 
 def test_behaviour_is_the_default_where_it_ran_and_resemblance_where_it_did_not():

@@ -81,11 +81,15 @@ def test_the_latest_version_is_graded_alone_with_the_starter_taken_out(tmp_path:
            "joined with the earlier ones (not graded: okaforada (1001): word_freq.py)" in err, err
 
 
-@pytest.mark.parametrize("how", ["option", "mapping"])
+@pytest.mark.parametrize("how", ["option", "mapping", "rubric"])
 def test_best_scores_every_version_and_the_grade_book_counts_the_best(tmp_path: Path, how: str, capsys) -> None:
     _setup(tmp_path, REFERENCE, WEAK)
     if how == "option":
         code, rows, points = _grade(tmp_path, "--resubmissions", "best", "--similarity", "0.1")
+    elif how == "rubric":  # the teacher's rubric says it once for the course
+        rubric = tmp_path / "rubric.toml"
+        rubric.write_text('resubmissions = "best"\n' + rubric.read_text())
+        code, rows, points = _grade(tmp_path, "--similarity", "0.1")
     else:
         (tmp_path / "class.toml").write_text('[[problem]]\nname = "word_freq"\nreference = "word_freq.py"\n'
                                              'starter = "starter.py"\nsubmissions = ["class.zip"]\n'
@@ -144,3 +148,13 @@ def test_versions_of_several_files() -> None:
     assert [v.latest for v in found] == [False, False, True]
     plain = Submission(Student("ada"), tuple(files), layout="plain")  # no resubmission names elsewhere
     assert [[f.name for f in v.files] for v in versions(plain, files)] == [["a.py", "a-1.py", "b.py", "a-2.py"]]
+
+
+def test_a_rubric_resubmissions_value_is_checked_before_scoring(tmp_path: Path, capsys) -> None:
+    _setup(tmp_path, REFERENCE, WEAK)
+    rubric = tmp_path / "rubric.toml"
+    rubric.write_text('resubmissions = "first"\n' + rubric.read_text())
+    assert main(["grade", "-r", str(tmp_path / "word_freq.py"), str(tmp_path / "class.zip"), "--metrics", "codebleu",
+                 "--no-cache", "-q", "-o", str(tmp_path / "out"), "--rubric", str(rubric)]) != 0
+    assert "'resubmissions' must be one of latest, best (got 'first')" in capsys.readouterr().err
+    assert not (tmp_path / "out" / "grade.json").exists()

@@ -274,11 +274,12 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
     settings = GradeSettings(metrics, weights, args.batch_size, tag, args.codebleu_rule,  # type: ignore[arg-type]
                              args.model, args.layer, args.device, idf, args.per_function, args.backend,
                              inputs=options.behaviour_inputs(args), unsandboxed=args.unsandboxed)
+    classroom = classroom_from_args(args, metrics)
     inputs = Inputs(tuple(args.submissions), tuple(args.reference), tuple(args.mapping), tuple(args.jsonl),
                     args.lang, args.context, args.context_file, args.pattern, args.per_folder,
                     parse_fields(args.fields),
                     None if args.layout in (None, "auto") else args.layout, args.roster, tuple(args.starter),
-                    tuple(args.allow_outside), args.resubmissions or RESUBMISSION_POLICIES[0])
+                    tuple(args.allow_outside), _resubmissions(args, classroom))
     threshold, default_metric = None, options.default_fail_metric(metrics, args.codebleu_rule)
     if args.fail_under is not None:
         metric = args.fail_metric or default_metric
@@ -289,7 +290,7 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
     return GradeJob(inputs, settings, engine, args.ray_address, args.block_lines or DEFAULT_BLOCK_LINES,
                     _reports(args), args.title, Path(args.cache) if args.cache else None, args.no_cache,
                     threshold, default_metric, "none" if args.quiet else args.progress,
-                    args.idf, args.similarity, classroom_from_args(args, metrics), args.quiet,
+                    args.idf, args.similarity, classroom, args.quiet,
                     named=frozenset(kind for kind in REPORT_KINDS if getattr(args, kind)), parquet=args.parquet,
                     inputs_file=args.inputs)
 
@@ -331,3 +332,10 @@ def sigterm_as_ctrl_c() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _resubmissions(args: argparse.Namespace, classroom: object) -> str:
+    """Which version of a file handed in again counts: ``--resubmissions``, else the rubric's
+    ``resubmissions``, else the latest (a mapping problem's own ``resubmissions`` wins over both)."""
+    rubric = getattr(classroom, "rubric", None)
+    return args.resubmissions or getattr(rubric, "resubmissions", None) or RESUBMISSION_POLICIES[0]

@@ -26,6 +26,7 @@ from ..rows import LABELS
 from .adjustments import Adjustment
 from .book_roster import apply_roster, by_real_name
 from .cases import case_of
+from .feedback_words import rule_words
 from .late import days_late
 from .roster import RosterEntry
 from .rubric import BEHAVIOUR, Rubric, Scheme, shown_score
@@ -74,7 +75,8 @@ class ProblemGrade:
         return round(self.auto_points - self.behaviour_points, 2) if self.case is None else 0.0
 
     def how(self) -> str:
-        """How the rubric gave the points, in words: ``behaviour 0.950: 7.6/8; RefScore 0.812, >= 0.6: 2/2``."""
+        """How the rubric gave the points, in words a student reads in a grade book's comment:
+        ``behaviour 0.950: 7.6/8; RefScore 0.812, the points for a score of at least 0.6: 2/2``."""
         if self.case is not None:
             return f"{self.rule}: {self.auto_points:g} points"
         said = []
@@ -82,7 +84,7 @@ class ProblemGrade:
             shown = "not run" if self.behaviour is None else f"{self.behaviour:.3f}"
             said.append(f"{LABELS.get('behaviour', 'behaviour')} {shown}: {self.behaviour_points:g}/{self.behaviour_max:g}")
         if self.score is not None and self.metric is not None:
-            text = f"{LABELS.get(self.metric, self.metric)} {self.score_text()}, {self.rule}"
+            text = f"{LABELS.get(self.metric, self.metric)} {self.score_text()}, {rule_words(self.rule)}"
             said.append(f"{text}: {self.style_points:g}/{self.style_max:g}" if self.behaviour_max else text)
         return "; ".join(said)
 

@@ -51,6 +51,7 @@ except ImportError:  # Python 3.10
 
 from ...errors import InputFileError
 from ...safe_read import read_settings_text
+from ..classroom_choices import RESUBMISSION_POLICIES
 from .late import LatePolicy, late_policy, points_or_share
 from .rubric_error import RubricError
 
@@ -67,7 +68,7 @@ BEHAVIOUR = "behaviour"
 CASES = ("not_parsing", "not_running")
 _PART_KEYS = frozenset({"behaviour", "style", *CASES})
 _PROBLEM_KEYS = frozenset({"metric", "fallback", "points", "bands", "linear", "step", "title", *_PART_KEYS})
-_KEYS = _PROBLEM_KEYS | {"adjustments", "pass", "problem", "show_expected", "late"}
+_KEYS = _PROBLEM_KEYS | {"adjustments", "pass", "problem", "show_expected", "late", "resubmissions"}
 
 
 def shown_score(score: float, thresholds: tuple[float, ...], places: int = 3) -> str:
@@ -167,6 +168,8 @@ class Rubric:
     source: Path | None = None
     show_expected: bool = True  # a counter-example on a feedback page shows the reference's outcome
     late: LatePolicy | None = None  # points off a late submission (``late.LatePolicy``)
+    #: which version of a file handed in again counts (``latest``, ``best``); None: the command line's
+    resubmissions: str | None = None
 
     def scheme(self, problem: str | None) -> Scheme:
         """The scheme of ``problem`` (the default where the rubric names none)."""
@@ -222,7 +225,10 @@ def rubric_from_data(data: Mapping[str, Any], path: Path, metrics: tuple[str, ..
     if not isinstance(show, bool):
         raise RubricError(f"{path}: 'show_expected' must be true or false (got {show!r})")
     late = late_policy(data["late"], path) if "late" in data else None
-    return Rubric(default, problems, where, float(share), path, show_expected=show, late=late)
+    again = data.get("resubmissions")
+    if again is not None and again not in RESUBMISSION_POLICIES:
+        raise RubricError(f"{path}: 'resubmissions' must be one of {', '.join(RESUBMISSION_POLICIES)} (got {again!r})")
+    return Rubric(default, problems, where, float(share), path, show_expected=show, late=late, resubmissions=again)
 
 
 def _number(value: Any) -> bool:
