@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from refscore.lsp.render import behaviour_line, plain_explanation
 from tests.lsp import samples
 from tests.lsp.daemon import bert_unavailable, own_daemon
 from tests.lsp.harness import session
+from tests.test_lsp_behaviour import BUGGY, DATA as PAIRING, STUDENT
 
 BOTH = {"metrics": ["codebleu", "codebertscore"]}
 FIT = f"refscore|fit:{digest()}|inputs:10"
@@ -88,3 +90,25 @@ def test_diagnostic_messages_quote_code_instead_of_backticks() -> None:
     assert plain_quotes(reason) == ("the reference accumulates to 'total' here ('+=', in 'total += value'); "
                                     "this line assigns with '=' instead")
     assert plain_quotes("a lone ` stays") == "a lone ` stays"
+
+
+@pytest.mark.asyncio
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="behaviour runs in a bubblewrap sandbox")
+async def test_where_behaviour_ran_it_leads_the_summary(tmp_path: Path) -> None:
+    """The editor's per-function runs, added up, lead the summary and its hover; fixing the bug
+    takes the count to every input."""
+    (tmp_path / "stats.ref.py").write_text((PAIRING / "stats.ref.py").read_text(encoding="utf-8"), encoding="utf-8")
+    cand = tmp_path / "stats.py"
+    cand.write_text(STUDENT + BUGGY, encoding="utf-8")
+    async with session(tmp_path) as s:
+        doc = s.open(cand)
+        buggy = await s.wait_summary(doc, 1, contains="behaves like the reference on")
+        hover = (await s.hover(doc, 0, 2)).contents.value
+        version = s.replace_all(doc, STUDENT + BUGGY.replace("len(values)\n    return", "sum(values)\n    return"))
+        fixed = await s.wait_summary(doc, version, contains="average_ai 40/40")  # its function run again
+    lead = re.compile(r"\): behaves like the reference on (\d+) of (\d+) inputs \(average \d+/\d+, average_ai (\d+)/\d+\)")
+    found, after = lead.search(buggy.message), lead.search(fixed.message)
+    assert found and after, (buggy.message, fixed.message)
+    assert int(found[1]) < int(found[2]) and int(found[3]) < int(found[2]) // 2
+    assert after[1] == after[2]  # the fix: every input agrees
+    assert "- behaves like the reference on" in hover

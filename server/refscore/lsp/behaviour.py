@@ -29,7 +29,9 @@ from ..bidi import printable
 from ..behaviour import BehaviourResult, Disagreement, supported_languages
 from ..scoring.function_behaviour import BehaviourMemo, function_behaviour
 from ..scoring.pairing import BEHAVES_ALIKE, MAX_BEHAVIOUR_RUNS, FunctionPair, rank_references
+from .headline import document_behaviour
 from .pairings import Pairings
+from .render import behaviour_line
 from .results import Result
 
 if TYPE_CHECKING:
@@ -150,7 +152,7 @@ class EditorBehaviour:
                 self.pairings.apply(result)
                 return
             loop = asyncio.get_running_loop()
-            shown = _messages(self.diagnostics(result))
+            shown = self._said(result)
             for pair in self._wanted(result)[:MAX_FUNCTIONS]:
                 key = pair_key(result, pair)
                 assert key is not None and pair.region is not None
@@ -170,7 +172,7 @@ class EditorBehaviour:
                 return
             if self.pairings.needs(latest):  # paired again, published; what changed runs at the next pass
                 self.pairings.apply(latest)
-            elif _messages(self.diagnostics(latest)) != shown:
+            elif self._said(latest) != shown:
                 self.server.publish(uri, version, latest)
             else:  # only lenses changed: no diagnostics published again (one stable update per edit)
                 self._refresh_lenses(latest)
@@ -178,6 +180,10 @@ class EditorBehaviour:
             raise
         except Exception:  # noqa: BLE001 - behaviour is extra: the scores stay
             log.exception("behaviour of %s failed", uri)
+
+    def _said(self, result: Result) -> tuple[list[tuple[int, str]], str | None]:
+        """What the published diagnostics say of behaviour: its own, and the summary's lead line."""
+        return _messages(self.diagnostics(result)), behaviour_line(document_behaviour(self, result))
 
     def _refresh_lenses(self, result: Result) -> None:
         """Ask the client for the lenses again; a pass with more functions to run goes on."""

@@ -13,6 +13,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from ..behaviour.result import BehaviourResult
 from ..bidi import printable
 from ..metrics.differences import Difference
 from ..parsing.prose import inside
@@ -41,12 +42,13 @@ def summary_range(result: Result, positions: Positions | None = None) -> types.R
     return positions.line_range(0)
 
 
-def headline_parts(result: Result) -> list[str]:
-    """What the summary and its hover lead with: behaviour where it ran, then the combined number
-    in words (or why it is not shown), CodeBLEU, CodeBERTScore or what became of it."""
+def headline_parts(result: Result, ran: BehaviourResult | None = None) -> list[str]:
+    """What the summary and its hover lead with: behaviour where it ran (``ran``: the editor's
+    runs of its functions, else the report's), then the combined number in words (or why it is
+    not shown), CodeBLEU, CodeBERTScore or what became of it."""
     report = result.report
     parts: list[str] = []
-    behaviour = behaviour_line(report.behaviour if report is not None else None)
+    behaviour = behaviour_line(ran or (report.behaviour if report is not None else None))
     if behaviour is not None:
         parts.append(behaviour)
     combined = result.refscore
@@ -63,15 +65,15 @@ def headline_parts(result: Result) -> list[str]:
     return parts
 
 
-def summary_message(result: Result) -> str:
-    parts = headline_parts(result)
+def summary_message(result: Result, ran: BehaviourResult | None = None) -> str:
+    parts = headline_parts(result, ran)
     if result.report is not None:  # what could not be computed, unless said already
         parts.extend(e for e in result.report.errors[:2] if e != result.bert_note)
     refs = ", ".join(file_name(u) for u in result.reference_uris)
     return f"RefScore vs {refs} ({result.choice.source}): " + "; ".join(parts or ["no metric enabled"])
 
 
-def _summary(result: Result) -> types.Diagnostic:
+def _summary(result: Result, ran: BehaviourResult | None) -> types.Diagnostic:
     report = result.report
     data: dict[str, Any] = {"version": result.version, "references": list(result.reference_uris),
                             "referenceSource": result.choice.source, "codebertscoreState": result.bert_state}
@@ -86,7 +88,7 @@ def _summary(result: Result) -> types.Diagnostic:
         data["refscoreWithheld"] = result.refscore_withheld
     if result.bert_note is not None and result.bert is None:
         data["codebertscoreNote"] = result.bert_note
-    return types.Diagnostic(range=summary_range(result), message=plain_quotes(summary_message(result)),
+    return types.Diagnostic(range=summary_range(result), message=plain_quotes(summary_message(result, ran)),
                             severity=types.DiagnosticSeverity.Information, source=SOURCE, code=SUMMARY, data=data)
 
 
@@ -165,9 +167,10 @@ def _inserted(result: Result) -> types.Diagnostic:
               "referenceLine": ref_range.start.line})
 
 
-def build(result: Result, settings: Any) -> list[types.Diagnostic]:
-    """All diagnostics of one scored document, their messages printable."""
-    return [_printable(d) for d in _all(result, settings)]
+def build(result: Result, settings: Any, ran: BehaviourResult | None = None) -> list[types.Diagnostic]:
+    """All diagnostics of one scored document, their messages printable (``ran``: the behaviour
+    of its functions the editor ran, which leads the summary)."""
+    return [_printable(d) for d in _all(result, settings, ran)]
 
 
 def _printable(diagnostic: types.Diagnostic) -> types.Diagnostic:
@@ -177,12 +180,12 @@ def _printable(diagnostic: types.Diagnostic) -> types.Diagnostic:
     return diagnostic
 
 
-def _all(result: Result, settings: Any) -> list[types.Diagnostic]:
+def _all(result: Result, settings: Any, ran: BehaviourResult | None) -> list[types.Diagnostic]:
     if result.problem is not None:
         return [types.Diagnostic(range=result.positions.line_range(0), message=result.problem,
                                  severity=types.DiagnosticSeverity.Warning, source=SOURCE, code=PROBLEM,
                                  data={"version": result.version}), *bidi_diagnostics(result)]
-    out = [_summary(result)]
+    out = [_summary(result, ran)]
     out.extend(_weak(result, t) for t in weak_tokens(result, settings.weak_threshold, settings.weak_max_count))
     out.extend(differences(result, settings.differences_max_count))
     if result.insertion is not None:

@@ -9,9 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from ..behaviour.result import BehaviourResult
 from ..parsing.prose import inside
 from ..vocabulary import MISSING_LABELS
 from .current import view
+from .headline import document_behaviour
 from .diagnostics import headline_parts, summary_range
 from .missing import link, missing_items
 from .markup import escape, hover_content
@@ -25,19 +27,19 @@ if TYPE_CHECKING:
 MAX_MISSING_LINES = 8
 
 
-def _breakdown(result: Result) -> list[str]:
+def _breakdown(result: Result, ran: BehaviourResult | None = None) -> list[str]:
     """The summary's lines in words: behaviour, the combined number, the metrics, what became
     of CodeBERTScore (``refscore setup`` as code where it needs setting up)."""
-    lines = headline_parts(result)
+    lines = headline_parts(result, ran)
     if result.bert is None and result.bert_state == "setup":
         lines[-1] = result.bert_note or "CodeBERTScore is not set up: run `refscore setup`"
     return lines
 
 
-def summary_hover(result: Result, threshold: float) -> str:
+def summary_hover(result: Result, threshold: float, ran: BehaviourResult | None = None) -> str:
     lines = ["**RefScore** vs " + ", ".join(link(u, 0, file_name(u)) for u in result.reference_uris)
              + f" ({result.choice.source})", ""]
-    lines += [f"- {line}" for line in _breakdown(result)]
+    lines += [f"- {line}" for line in _breakdown(result, ran)]
     items = missing_items(result, threshold)
     if items:
         lines += ["", "**Missing from the candidate** (in the reference):"]
@@ -114,7 +116,8 @@ def register(server: "RefScoreServer") -> None:
         summary = summary_range(result, seen.positions)  # the summary line of the text shown now
         if params.position.line == summary.start.line:
             return types.Hover(contents=hover_content(ls.client_capabilities,
-                                                      summary_hover(result, ls.settings.weak_threshold)),
+                                                      summary_hover(result, ls.settings.weak_threshold,
+                                                                    document_behaviour(ls.behaviour, result))),
                                range=summary)
         offset = seen.offset(params.position)
         found = token_hover(result, offset) if offset is not None else None

@@ -18,6 +18,7 @@ from .. import __version__
 from ..bidi import printable
 from . import diagnostics
 from .behaviour import EditorBehaviour
+from .headline import document_behaviour
 from .loop import ScoringLoop
 from .protocol import RefScoreProtocol, first_line
 from .results import Result
@@ -127,7 +128,8 @@ class RefScoreServer(LanguageServer):
 
     def publish(self, uri: str, version: int, result: Result | None) -> None:
         """Send the document's diagnostics (and token scores, lens and hint refreshes)."""
-        found = diagnostics.build(result, self.settings) if result is not None else []
+        found = diagnostics.build(result, self.settings, document_behaviour(self.behaviour, result)) \
+            if result is not None else []
         if result is not None and result.problem is None:
             found += self.behaviour.diagnostics(result)
         self.text_document_publish_diagnostics(
