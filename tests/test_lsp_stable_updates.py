@@ -97,3 +97,27 @@ async def test_the_same_text_has_the_same_numbers_whatever_the_path(tmp_path: Pa
     assert typed["codebertscore"] == opened["codebertscore"]
     assert typed.get("refscore") == opened.get("refscore")
     assert typed["codebleu"] == opened["codebleu"]
+
+
+async def test_an_edit_keeps_the_weak_tokens_it_did_not_touch_until_replaced(tmp_path: Path,
+                                                                            daemon: dict[str, str]) -> None:
+    """An edit's first publish (CodeBLEU, CodeBERTScore pending) still shows the weak tokens of
+    the last result that the edit did not touch, where they now are; before, they vanished until
+    CodeBERTScore came back (8 -> 4 -> 8 in the issue)."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    cand = samples.write_pair(ws, "task")
+    async with session(ws, settings=BOTH, daemon=True, env=daemon) as s:
+        doc = s.open(cand)
+        await _final(s, doc, 1)
+        before = {(d.range.start.line + 1, d.range.start.character, d.message)
+                  for d in s.diagnostics(doc) if d.code == "refscore.weak-token"}
+        assert before
+        mark = len(s.published)
+        version = s.insert(doc, 0, 0, "# a line above everything\n")  # every token moves down one line
+        await _final(s, doc, version)
+    pending = [diags for uri, v, diags in s.published[mark:] if uri == doc and v == version
+               and any(d.code == "refscore.summary" and d.data["codebertscoreState"] == "pending" for d in diags)]
+    assert pending, "the edit's CodeBLEU publish"
+    kept = {(d.range.start.line, d.range.start.character, d.message) for d in pending[0] if d.code == "refscore.weak-token"}
+    assert kept == before

@@ -97,7 +97,8 @@ def weak_tokens(result: Result, threshold: float, limit: int) -> list[CodeToken]
     ``threshold``, the ``limit`` weakest, in text order."""
     if limit <= 0:
         return []
-    weak = [t for t in result.code_tokens if t.similarity < threshold]
+    tokens = result.carried if result.bert_state == "pending" else result.code_tokens  # ``stable``
+    weak = [t for t in tokens if t.similarity < threshold]
     weak.sort(key=lambda t: (t.similarity, t.start))
     return sorted(weak[:limit], key=lambda t: t.start)
 

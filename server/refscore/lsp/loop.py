@@ -28,7 +28,7 @@ from .open_files import OpenFiles, Results
 from .requests import request_for
 from .results import Result
 from .scorers import ScorerUnavailable, Superseded, size_verdict
-from .stable import kept_message, renumber, same_inputs
+from .stable import carried_tokens, kept_message, renumber, same_inputs
 from .status import LOADING, daemon_gone_message, died, no_reference, report_status, tick_progress
 from .uris import fs_path
 
@@ -266,6 +266,8 @@ class ScoringLoop:
                 # no model work follows (the functions' lenses show CodeBLEU): a finish stage would
                 # rank a huge file's differences again for nothing the summary shows
                 result.bert_state, result.bert_note, wants_bert = "skipped", verdict, False
+            if wants_bert:  # the weak tokens the edit did not touch stay until CodeBERTScore replaces them
+                result.carried = carried_tokens(self.results.get(uri), result)
             self._store(result, settings)
             if wants_bert:
                 await self._bert_phase(result, settings)

@@ -74,7 +74,7 @@ def finish_phase(result: Result, both: ScoreRequest, cpu: CpuScores, model: Mode
     the ranked differences, which read the token similarities: a new result, ready to publish."""
     report = finish(prepare(both), cpu, model)
     updated = result.derive(bert_state=state, bert_note=note, insertion=insertion, report=report,
-                            functions=functions)
+                            functions=functions, carried=())
     rank_differences(updated)
     return ready_to_publish(updated)
 

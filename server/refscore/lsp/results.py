@@ -57,6 +57,9 @@ class Result:
     problem: str | None = None
     codec: Any = None  # the session's pygls PositionCodec (pickled with the result: the worker
     # process builds the position tables in the session's encoding; the server puts its own back)
+    #: while CodeBERTScore is pending: the last result's code tokens the edit did not touch, at
+    #: their offsets in this text (``stable.carried_tokens``): its weak tokens stay until replaced
+    carried: tuple[CodeToken, ...] = ()
 
     def derive(self, **changes: Any) -> Result:
         """``replace(self, **changes)`` that keeps what was made from the texts (position tables,

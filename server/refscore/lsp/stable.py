@@ -7,8 +7,10 @@ version number: one publish, no rescoring."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+from .current import View
 from .results import Result
 from .uris import file_name
 
@@ -42,3 +44,15 @@ def renumber(shown: Result, version: int) -> Result:
 def kept_message(uri: str, version: int) -> str:
     """The log line of a rescoring that found nothing to redo (clients log it; nothing is shown)."""
     return f"RefScore: {file_name(uri)} v{version} unchanged since it was scored: its result stays"
+
+
+def carried_tokens(shown: Result | None, result: Result) -> tuple[Any, ...]:
+    """The code tokens of ``shown`` (the document's last result) that the edit to ``result``'s
+    text did not touch, moved to their offsets there; none when the references changed. Shown
+    while ``result``'s CodeBERTScore is pending, so an edit's first publish does not withdraw
+    the weak tokens it did not touch (they come back, or go, with the new result)."""
+    if shown is None or not shown.code_tokens or shown.reference_texts != result.reference_texts:
+        return ()
+    view = View(shown, result.text)
+    moved = ((token, view.span(token.start, token.end)) for token in shown.code_tokens)
+    return tuple(replace(token, start=span[0], end=span[1]) for token, span in moved if span is not None)
