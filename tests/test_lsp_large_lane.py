@@ -7,9 +7,11 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import pytest
 from lsprotocol import types
@@ -17,14 +19,19 @@ from lsprotocol import types
 from tests.lsp import samples
 from tests.lsp.harness import WAIT, Session, session
 from tests.support.daemons import wait_until, worker_pids_in
+from tests.support.timing import hang_guard
 from tests.test_daemon import big_python
 
-pytestmark = pytest.mark.asyncio
+#: Hang guards for scoring a large document (minutes on a loaded 2-core machine) and for a test.
+LARGE_WAIT = hang_guard(600)
+pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(hang_guard(1800))]
 
 #: Seconds a hover may take while the large document is scored: with the scoring in threads of
 #: the server (holding its GIL) eight and more hovers in a hundred took 0.2-0.7 s on the 2-core
 #: machine this was measured on; with it in a process of its own all took under 0.02 s (0.08 s
-#: with a smaller, busier document). One over the bound is let pass (a collection pause).
+#: with a smaller, busier document). On a loaded machine the bound is three times the slowest
+#: tenth of the hovers sent before the large document opened, when that is more; one hover in
+#: fifty over it is let pass (a collection pause, a busy core), never eight in a hundred.
 HOVER_BOUND_S = 0.2
 
 
@@ -46,23 +53,32 @@ async def open_small(s: Session, folder: Path) -> str:
     return doc
 
 
+async def hover_lags(s: Session, doc: str, going: Callable[[int], bool]) -> list[tuple[float, float]]:
+    """(when answered, seconds it took) of hovers over ``doc``, one every 0.05 s while ``going(sent)``."""
+    lags: list[tuple[float, float]] = []
+    while going(len(lags)):
+        sent = time.perf_counter()
+        await s.hover(doc, 0, 1)
+        lags.append((time.perf_counter(), time.perf_counter() - sent))
+        await asyncio.sleep(0.05)
+    return lags
+
+
 async def test_hovers_are_answered_while_a_large_document_is_scored(tmp_path: Path) -> None:
     big = write_large(tmp_path, 10_000)  # about 920,000 characters, under the live limit
     async with session(tmp_path, settings={"debounceMs": 0}) as s:
         small = await open_small(s, tmp_path)
+        before = [lag for _, lag in await hover_lags(s, small, lambda sent: sent < 40)]
+        bound = max(HOVER_BOUND_S, 3 * statistics.quantiles(before, n=10)[-1])
         large = s.open(big)
-        lags: list[tuple[float, float]] = []  # (when answered, seconds it took)
-        while s.summary(large) is None and not s.diagnostics(large):
-            sent = time.perf_counter()
-            await s.hover(small, 0, 1)
-            lags.append((time.perf_counter(), time.perf_counter() - sent))
-            await asyncio.sleep(0.05)
+        lags = await hover_lags(s, small, lambda _: s.summary(large) is None and not s.diagnostics(large))
         # the result's own arrival (built and published on the event loop) is not the lane's work
         published = min(at for (uri, _), at in s.arrivals.items() if uri == large)
         during = [lag for at, lag in lags if at < published]
         assert len(during) > 20, f"the large document was scored too fast to tell ({len(during)} hovers)"
-        slow = [round(lag, 3) for lag in during if lag > HOVER_BOUND_S]
-        assert len(slow) <= 1, f"{len(slow)} of {len(during)} hovers took over {HOVER_BOUND_S} s: {slow}"
+        slow = [round(lag, 3) for lag in during if lag > bound]
+        assert len(slow) <= max(1, len(during) // 50), (
+            f"{len(slow)} of {len(during)} hovers took over {bound:.3f} s: {slow}")
         assert "CodeBLEU" in s.summary(large).message
 
 
@@ -81,7 +97,7 @@ async def test_a_killed_worker_is_one_message_and_the_next_change_scores_again(t
         assert len(shown) == 1 and "ended unexpectedly: killed by signal 9 (SIGKILL)" in shown[0], shown
         assert (await s.hover(small, 0, 1)) is not None  # the server goes on
         version = s.replace_all(large, big.read_text(encoding="utf-8") + "\n# again\n")
-        await s.wait_summary(large, version=version)  # in a new worker process
+        await s.wait_summary(large, version=version, timeout=LARGE_WAIT)  # in a new worker process
     text = log.read_text(encoding="utf-8")
     assert "Traceback" not in text and "ended unexpectedly" in text, text[-2000:]
 
@@ -96,12 +112,12 @@ async def test_no_worker_outlives_the_server(tmp_path: Path, polite: bool) -> No
         assert await asyncio.to_thread(wait_until, lambda: worker_pids_in(run), WAIT), "no worker process"
         process = s.client._server
         if polite:
-            await asyncio.wait_for(s.client.shutdown_session(), 10)  # shutdown, exit: the process ends
+            await asyncio.wait_for(s.client.shutdown_session(), WAIT)  # shutdown, exit: the process ends
             assert process.returncode == 0
         else:
             process.kill()
             await process.wait()
-        gone = await asyncio.to_thread(wait_until, lambda: not worker_pids_in(run, b"multiprocessing"), 5)
+        gone = await asyncio.to_thread(wait_until, lambda: not worker_pids_in(run, b"multiprocessing"), WAIT)
         assert gone, f"left behind: {worker_pids_in(run, b'multiprocessing')}"
 
 
@@ -115,9 +131,10 @@ async def test_closing_a_large_document_stops_its_work(tmp_path: Path) -> None:
         assert await asyncio.to_thread(wait_until, lambda: worker_pids_in(run), WAIT), "no worker process"
         s.client.text_document_did_close(types.DidCloseTextDocumentParams(
             text_document=types.TextDocumentIdentifier(uri=large)))
-        assert await asyncio.to_thread(wait_until, lambda: not worker_pids_in(run), 5), "its work goes on"
+        # the worker process stays between runs, so only a kill ends it: a hang guard proves that
+        assert await asyncio.to_thread(wait_until, lambda: not worker_pids_in(run), WAIT), "its work goes on"
         other = tmp_path / "other.py"
         other.write_text(big.read_text(encoding="utf-8"), encoding="utf-8")
         (tmp_path / "other.ref.py").write_text((tmp_path / "big.ref.py").read_text(encoding="utf-8"), encoding="utf-8")
-        await s.wait_summary(s.open(other))
+        await s.wait_summary(s.open(other), timeout=LARGE_WAIT)
         assert s.diagnostics(large) == []
