@@ -66,6 +66,8 @@ async def test_weak_tokens_and_heat_are_whole_code_tokens(tmp_path: Path) -> Non
             await s.wait_scored(doc)
             weak = [d for d in s.diagnostics(doc) if d.code == "refscore.weak-token"]
             heat = await s.wait_for(lambda: s.token_scores and s.token_scores[-1]["tokens"], what="token scores")
+            slips = [d.range for d in s.diagnostics(doc) if d.code == "refscore.difference"]
+            marked_slips = s.token_scores[-1]["differences"]
     lines = CANDIDATE.splitlines()
     prose = [(CANDIDATE.index('"""'), CANDIDATE.rindex('"""') + 3), (CANDIDATE.index("#"), CANDIDATE.index("far") + 3)]
     starts = [0] + [m.end() for m in re.finditer("\n", CANDIDATE)]
@@ -84,5 +86,8 @@ async def test_weak_tokens_and_heat_are_whole_code_tokens(tmp_path: Path) -> Non
         if re.fullmatch(r"\w+", text):  # a name or number: the whole of it
             assert not (start > 0 and re.match(r"\w", CANDIDATE[start - 1])), text
             assert not (end < len(CANDIDATE) and re.match(r"\w", CANDIDATE[end])), text
+    # the heat map also gets the ranked differences, so the real slip is marked however alike its tokens look
+    assert slips and all({"start": {"line": r.start.line, "character": r.start.character},
+                          "end": {"line": r.end.line, "character": r.end.character}} in marked_slips for r in slips)
     names = {text for _, _, text in marked}
     assert "accumulated_total" in names and "add_all" in names, names

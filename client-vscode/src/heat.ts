@@ -46,9 +46,15 @@ export function emptyPlan(): HeatPlan {
   return { weak: [], low: [], fair: [] };
 }
 
-/** The ranges to draw in each bucket for one payload on one document. */
+/** The ranges to draw in each bucket for one payload on one document; the ranked differences are drawn as weak. */
 export function planHeat(payload: TokenScoresPayload, threshold: number, doc: LineSource): HeatPlan {
   const plan = emptyPlan();
+  for (const difference of payload.differences ?? []) {
+    const range = toPlainRange(difference, doc);
+    if (range !== undefined) {
+      plan.weak.push(range);
+    }
+  }
   for (const token of payload.tokens) {
     const bucket = bucketOf(token.similarity, threshold);
     if (bucket === undefined) {

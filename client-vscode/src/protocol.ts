@@ -20,6 +20,8 @@ export interface TokenScoresPayload {
   uri: string;
   version: number;
   tokens: TokenScore[];
+  /** The ranked differences from the reference (drawn as weak: the real slip gets heat even where its tokens resemble the reference). */
+  differences?: LspRange[];
 }
 
 /** One entry of the `refscore.missingFromReference` command's result. */
@@ -78,7 +80,8 @@ export function isTokenScoresPayload(value: unknown): value is TokenScoresPayloa
     typeof value.uri === "string" &&
     typeof value.version === "number" &&
     Array.isArray(value.tokens) &&
-    value.tokens.every((t) => isRecord(t) && isRange(t.range) && typeof t.similarity === "number")
+    value.tokens.every((t) => isRecord(t) && isRange(t.range) && typeof t.similarity === "number") &&
+    (value.differences === undefined || (Array.isArray(value.differences) && value.differences.every(isRange)))
   );
 }
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { BUCKETS, bucketOf, colorId, planCounts, planHeat } from "../src/heat";
-import type { TokenScoresPayload } from "../src/protocol";
+import { isTokenScoresPayload, type TokenScoresPayload } from "../src/protocol";
 import { textLines } from "../src/ranges";
 
 function token(line: number, start: number, end: number, similarity: number) {
@@ -43,4 +43,15 @@ test("a plan sorts tokens into buckets and drops ones outside the text", () => {
   assert.deepEqual(planCounts(plan), { weak: 1, low: 1, fair: 1 });
   assert.deepEqual(plan.weak[0], { startLine: 0, startCharacter: 4, endLine: 0, endCharacter: 5 });
   assert.deepEqual(plan.low[0], { startLine: 1, startCharacter: 4, endLine: 1, endCharacter: 10 });
+});
+
+test("the ranked differences are drawn as weak, so the real slip gets heat even where its tokens look alike", () => {
+  const doc = textLines("total = 0\nfor value in values:\n    total = value\n");
+  const slip = { start: { line: 2, character: 10 }, end: { line: 2, character: 11 } }; // the `=` of `total = value`
+  const payload: TokenScoresPayload = { uri: "file:///t.py", version: 2, tokens: [token(2, 10, 11, 0.95)], differences: [slip] };
+  const plan = planHeat(payload, 0.45, doc);
+  assert.deepEqual(planCounts(plan), { weak: 1, low: 0, fair: 0 });
+  assert.deepEqual(plan.weak[0], { startLine: 2, startCharacter: 10, endLine: 2, endCharacter: 11 });
+  assert.ok(isTokenScoresPayload(payload));
+  assert.ok(!isTokenScoresPayload({ ...payload, differences: [{ start: 1 }] }));
 });

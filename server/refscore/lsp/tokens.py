@@ -1,5 +1,7 @@
 """Per-token similarities for clients: the ``refscore/tokenScores`` notification (opt-in with
-``initializationOptions.tokenScores``) ``{uri, version, tokens: [{range, similarity}]}``, and
+``initializationOptions.tokenScores``) ``{uri, version, tokens: [{range, similarity}], differences:
+[range]}`` (whole code tokens, none in comments or docstrings; the ranked differences' ranges, so
+that a heat map marks the real slip even where its tokens resemble the reference), and
 optional inlay hints with each line's mean similarity (setting ``inlayHints.enabled``)."""
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ def token_scores(result: Result) -> dict[str, Any] | None:
         return None
     tokens = [{"range": _range_dict(result.positions.range(t.start, t.end)), "similarity": round(t.similarity, 4)}
               for t in result.code_tokens]
-    return {"uri": result.uri, "version": result.version, "tokens": tokens}
+    differences = [_range_dict(result.positions.range(d.start, d.end)) for d in result.differences.differences]
+    return {"uri": result.uri, "version": result.version, "tokens": tokens, "differences": differences}
 
 
 def line_similarities(seen: View) -> dict[int, float]:
