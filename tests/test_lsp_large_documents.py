@@ -30,6 +30,9 @@ async def test_a_text_over_the_codebertscore_limit_is_said_with_the_first_summar
         doc = s.open(tmp_path / "big.py")
         first = await s.wait_summary(doc, 1)
         assert first.data["codebertscoreState"] == "skipped"
+        assert first.data["codebertscoreNote"].startswith(f"CodeBERTScore skipped: text of {len(text)} characters")
+        assert f"limit of {DEFAULT_MAX_CHARS} characters" in first.data["codebertscoreNote"]
+        assert "CodeBERTScore skipped" in first.message
         assert 0 < first.data["codebleu"]["score"] < 1
         states = [d.data.get("codebertscoreState") for uri, _, found in s.published if uri == doc
                   for d in found if d.code == "refscore.summary"]
