@@ -12,6 +12,8 @@ from pathlib import Path
 
 from refscore.service.processes import pid_alive as alive
 
+from tests.support.timing import hang_guard
+
 
 def daemon_pids_in(run_dir: Path, variable: str = "REFSCORE_RUNTIME_DIR") -> list[int]:
     """Pids of live ``refscore daemon run`` processes whose environment sets ``variable`` to
@@ -73,7 +75,9 @@ def stop_daemon_in(run_dir: Path, timeout: float = 10.0) -> None:
                 pass
 
 
-def wait_until(predicate, timeout: float = 10.0, interval: float = 0.05) -> bool:
+def wait_until(predicate, timeout: float | None = None, interval: float = 0.05) -> bool:
+    """Whether ``predicate()`` became true within ``timeout`` seconds (a hang guard by default)."""
+    timeout = hang_guard() if timeout is None else timeout
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
