@@ -31,7 +31,7 @@ RETRY_AFTER_S = 15.0
 #: Per-function CodeBLEU reports kept by request (a 20,000-line file has about 2,000 functions):
 #: an edit scores again only the functions it touched.
 FUNCTION_MEMO_ENTRIES = 8192
-FUNCTION_MEMO_CHARS = 8_000_000
+FUNCTION_MEMO_CHARS = 4_000_000  # reports of about 7 MB pickled (1.7 bytes a character)
 
 
 class ScorerUnavailable(RuntimeError):

@@ -136,7 +136,8 @@ def prepare(uri: str, text: str, language_id: str, settings: Any, explicit: Sequ
             return Prepared(spec, choice, problem=f"RefScore: {ref.name} is its own reference")
         ref_uri = file_uri(ref)
         try:
-            texts.append(open_texts[str(ref)] if str(ref) in open_texts else reader.read(ref))
+            in_editor = open_texts.get(str(ref))  # one look-up: the editor may close it meanwhile
+            texts.append(in_editor if in_editor is not None else reader.read(ref))
         except InputFileError as error:
             return Prepared(spec, choice, problem=f"RefScore: reference ({choice.source}) {error}")
         uris.append(ref_uri)
