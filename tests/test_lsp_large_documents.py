@@ -62,3 +62,37 @@ def test_the_memo_asks_only_for_what_it_has_not_kept() -> None:
     small = ReportMemo(entries=100, chars=10)
     small.answer([_request("x" * 6), _request("y" * 6)], compute)  # 9 characters each (with "ref")
     assert len(small) == 1 and _request("y" * 6) in small
+
+
+def test_an_edit_scores_again_only_the_function_it_touched() -> None:
+    """The functions' CodeBLEU through the server's scorers: after a one-character edit, pairing
+    the file again asks the scorer for the one function it touched, with the same numbers."""
+    from refscore import languages
+    from refscore.lsp.scorers import Scorers
+    from refscore.scoring.pairing import pair_functions
+
+    body = "def f{i}(values):\n    total = 0\n    for value in values:\n        total += value * {i}\n    return total\n\n"
+    text = "".join(body.format(i=i) for i in range(30))
+    reference = text.replace("total", "acc")
+    scorers = Scorers(allow_daemon=False)
+    real = scorers._local_scorer()
+    asked: list[int] = []
+
+    class Counting:
+        def score_many(self, requests):
+            asked.append(len(requests))
+            return real.score_many(requests)
+
+    scorers._local_scorer = lambda: Counting()  # type: ignore[method-assign]
+    spec = languages.get("python")
+    first = pair_functions(text, (reference,), spec, scorers.codebleu_many, (0.25, 0.25, 0.25, 0.25))
+    assert len(first) == 30 and sum(asked) >= 30
+    asked.clear()
+    edited = text.replace("value * 7\n", "value * 77\n")
+    again = pair_functions(edited, (reference,), spec, scorers.codebleu_many, (0.25, 0.25, 0.25, 0.25))
+    assert asked == [1]
+    changed = [k for k, (a, b) in enumerate(zip(first, again)) if a.codebleu != b.codebleu]
+    assert changed == [7]
+    fresh = pair_functions(edited, (reference,), spec, Scorers(allow_daemon=False).codebleu_many,
+                           (0.25, 0.25, 0.25, 0.25))
+    assert [p.codebleu for p in fresh] == [p.codebleu for p in again]  # kept reports, same numbers
