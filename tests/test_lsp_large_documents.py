@@ -4,6 +4,7 @@ client; the tests wait for events, never for a clock (the times are ``benchmarks
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -96,3 +97,38 @@ def test_an_edit_scores_again_only_the_function_it_touched() -> None:
     fresh = pair_functions(edited, (reference,), spec, Scorers(allow_daemon=False).codebleu_many,
                            (0.25, 0.25, 0.25, 0.25))
     assert [p.codebleu for p in fresh] == [p.codebleu for p in again]  # kept reports, same numbers
+
+
+@pytest.mark.asyncio
+async def test_many_functions_get_their_f3_when_a_lens_is_resolved(tmp_path: Path) -> None:
+    """Over ``EAGER_FUNCTIONS`` paired functions: the summary's CodeBERTScore does not wait for
+    every function's; their lenses go out unresolved and ``codeLens/resolve`` asks for one."""
+    from refscore.lsp.lazy_lenses import EAGER_FUNCTIONS
+    from tests.lsp.daemon import bert_unavailable, daemon_env, stop_daemon
+
+    reason = bert_unavailable()
+    if reason is not None:
+        pytest.skip(reason)
+    body = "def f{i}(values):\n    total = 0\n    for value in values:\n        total += value * {i}\n    return total\n\n"
+    count = EAGER_FUNCTIONS + 10
+    text = "".join(body.format(i=i) for i in range(count))
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "many.ref.py").write_text(text.replace("total", "acc"), encoding="utf-8")
+    (ws / "many.py").write_text(text, encoding="utf-8")
+    env = daemon_env(tmp_path)
+    try:
+        async with session(ws, settings={"metrics": ["codebleu", "codebertscore"]}, daemon=True, env=env) as s:
+            doc = s.open(ws / "many.py")
+            await s.wait_for(lambda: (d := s.summary(doc)) and d.data["codebertscoreState"] == "done",
+                             timeout=180, what="CodeBERTScore in the summary")
+            lenses = [lens for lens in await s.lenses(doc) if lens.data.get("kind") != "behaviour"]
+            assert len(lenses) == count and all(lens.command is None for lens in lenses)
+            assert all(lens.data["resolve"]["index"] == k for k, lens in enumerate(lenses))
+            caps = s.initialize_result.capabilities.code_lens_provider
+            assert caps is not None and caps.resolve_provider
+            lens = await asyncio.wait_for(s.client.code_lens_resolve_async(lenses[7]), 60)
+            assert lens.command is not None and "F3" in lens.command.title and "vs f7" in lens.command.title
+            assert 0 < lens.data["f3"] <= 1
+    finally:
+        stop_daemon(env)

@@ -10,6 +10,7 @@ from lsprotocol import types
 
 from ..bidi import printable
 from .current import view
+from .lazy_lenses import resolve_data, resolved, wants_resolve
 from .render import num
 
 if TYPE_CHECKING:
@@ -28,14 +29,14 @@ def lens_title(pair: Any) -> str:
 
 
 def register(server: "RefScoreServer") -> None:
-    @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=True))
     def code_lens(ls: "RefScoreServer", params: types.CodeLensParams) -> list[types.CodeLens]:
         seen = view(ls, params.text_document.uri)
         if seen is None or seen.result.problem is not None:
             return []
         result = seen.result
         lenses = []
-        for pair in result.functions:
+        for index, pair in enumerate(result.functions):
             # the lens stays while the function's first character is untouched by an unscored edit
             start = seen.span(pair.function.start, pair.function.start + 1)
             if start is None:
@@ -47,10 +48,18 @@ def register(server: "RefScoreServer") -> None:
                 ref_line = result.reference_positions(pair.region.reference_index).position(pair.region.start).line
                 data.update(reference=result.reference_uris[pair.region.reference_index],
                             referenceFunction=pair.region.name, referenceLine=ref_line)
-            lenses.append(types.CodeLens(range=rng, data=data, command=types.Command(
-                title=lens_title(pair), command=MISSING_COMMAND, arguments=[result.uri])))
+            if wants_resolve(ls, result, pair):  # many functions: its F3 is asked for when shown
+                data["resolve"] = resolve_data(result, index)
+                lenses.append(types.CodeLens(range=rng, data=data))
+            else:
+                lenses.append(types.CodeLens(range=rng, data=data, command=types.Command(
+                    title=lens_title(pair), command=MISSING_COMMAND, arguments=[result.uri])))
             behaviour = ls.behaviour.lens_title(result, pair)
             if behaviour is not None:  # a label: the diagnostic on the function says where it differs
                 lenses.append(types.CodeLens(range=rng, data={"function": pair.function.name, "kind": "behaviour"},
                                              command=types.Command(title=behaviour, command="")))
         return lenses
+
+    @server.feature(types.CODE_LENS_RESOLVE)
+    async def code_lens_resolve(ls: "RefScoreServer", lens: types.CodeLens) -> types.CodeLens:
+        return await resolved(ls, lens, lens_title)

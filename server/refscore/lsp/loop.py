@@ -23,6 +23,7 @@ from ..scoring.per_function import bert_requests, with_bert
 from ..scoring.report import ScoreReport, ScoreRequest
 from ..service.worker import ProcessWorker, WorkerDied, WorkerStopped
 from . import phases, snapshot
+from .lazy_lenses import lazy_functions
 from .memo import ReportMemo
 from .open_files import OpenFiles, Results
 from .requests import request_for
@@ -304,7 +305,8 @@ class ScoringLoop:
         assert spec is not None and result.report is not None
         whole = request_for(settings, result.text, result.reference_texts, spec.name, result.choice.context,
                             ("codebertscore",))
-        per_function = bert_requests(result.functions, whole)
+        # many functions: each one's F3 is asked for when its lens is shown (lazy_lenses)
+        per_function = [] if lazy_functions(result) else bert_requests(result.functions, whole)
         whole = replace(whole, live=live_updates())  # by the text alone: a save changes no number
         requests = [whole, *per_function]
         if result.insertion is not None:
@@ -353,7 +355,7 @@ class ScoringLoop:
         both = replace(whole, metrics=("codebleu", "codebertscore") if settings.codebleu_on else ("codebertscore",),
                        live=False)
         cpu, model = CpuScores.of(result.report), ModelScores.of(reports[0])
-        functions = with_bert(result.functions, reports[1:1 + len(per_function)])
+        functions = with_bert(result.functions, reports[1:1 + len(per_function)]) if per_function else result.functions
 
         updated = self._with_codec(await self.in_cpu(
             result.uri, phases.finish_phase, result, both, cpu, model, state, note, insertion, functions,
