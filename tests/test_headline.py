@@ -145,18 +145,19 @@ def test_editor_summary_leads_with_the_combined_number(shipped):
     combined = result.refscore
     assert combined is not None and combined is report.refscore and combined.score == pytest.approx(combined_score(dict(combined.components), MODEL))
     message = summary_message(result)
-    assert message.startswith(f"RefScore vs ref.py (settings): {combined.score:.2f} combined; CodeBLEU ")
+    assert message.startswith(f"RefScore vs ref.py (settings): RefScore {combined.score:.2f}: how likely the code "
+                              "is correct, judging by its similarity to the reference")
     from refscore.lsp.hover import summary_hover
 
     from refscore.lsp.diagnostics import _summary
 
-    data = _summary(result).data["refscore"]
+    data = _summary(result, None).data["refscore"]
     assert data["score"] == combined.score and data["signature"] == combined.signature
     assert [s["input"] for s in data["strongest"]] == [n for n, _, _ in combined.strongest()]
     assert all(s["text"].split()[-1].replace(".", "").isdigit() for s in data["strongest"])
     hover = summary_hover(result, 0.45)
     first = hover.splitlines()[2]
-    assert first.startswith(f"- RefScore {combined.score:.2f} combined (moved most by ") and combined.signature in first
+    assert first.startswith(f"- RefScore {combined.score:.2f}") and combined.signature not in hover  # plain words
     pending = Result("file:///c.py", 4, CAND, languages.get("python"), ReferenceChoice((Path("/r/ref.py"),), "settings"),
                      (REF,), ("file:///r/ref.py",), codebleu_only, bert_state="pending")
     assert pending.refscore is None and "combined" not in summary_message(pending)
