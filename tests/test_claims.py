@@ -80,4 +80,21 @@ def test_the_headline_claims_better_ranking_only_when_the_rerun_meets_its_rule()
     assert "does not meet the rule" in held and "not met: humaneval tau" in held
     assert "+0.012 [-0.007, +0.031]" in held
     assert "never saw HumanEval: 0.366" in held
-    assert "better than every single metric" in claims.headline_sentence(_values(True))
+    assert "gain is not established" in claims.headline_sentence(_values(True))  # its interval holds 0
+    sure = {**_values(True), "gain_over_best_tau": [0.02, 0.005, 0.035]}
+    assert claims.headline_sentence(sure).startswith("on held-out problems it ranks candidates better")
+
+
+def test_the_generated_part_of_the_correlation_page_is_the_committed_eval_result() -> None:
+    """docs/correlation.md from "## Settings" on is what `refscore eval` renders from the result it
+    wrote (docs/reports/eval-result.json): no table is edited by hand or left from an older run."""
+    from refscore.eval.report import render
+
+    result = json.loads((ROOT / "docs" / "reports" / "eval-result.json").read_text("utf-8"))
+    rendered = render(result, result["command"])
+    page = (ROOT / "docs" / "correlation.md").read_text("utf-8")
+    assert page[page.index("## Settings"):] == rendered[rendered.index("## Settings"):]
+    # and the claims report was derived from that same result
+    values = claims.load_report("correlation.json")["values"]
+    assert values["combined_held_out"]["humaneval_tau"] == pytest.approx(
+        sum(result["cross_validation"]["combined_held_out"][lang]["tau"] for lang in ("python", "java", "js", "cpp")) / 4)
