@@ -14,10 +14,11 @@ from lsprotocol import types
 from tests.lsp import samples
 from tests.lsp.daemon import bert_unavailable, daemon_env, daemon_pid, kill, stop_daemon
 from tests.lsp.harness import WAIT, session, uri
+from tests.support.timing import hang_guard
 
 REASON = bert_unavailable()
 pytestmark = [pytest.mark.asyncio, pytest.mark.skipif(REASON is not None, reason=REASON or "")]
-MODEL_WAIT = 180.0  # first model load on a cold 2-core machine
+MODEL_WAIT = hang_guard(180)  # first model load on a cold 2-core machine
 
 PREFIX = 'label = "ünïcödé 😀 résumé"\n'  # code, not a comment: the heat map leaves comments out
 

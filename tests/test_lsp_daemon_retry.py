@@ -15,10 +15,11 @@ from refscore.lsp.scorers import RETRY_AFTER_S
 from tests.lsp import samples
 from tests.lsp.daemon import bert_unavailable, stop_daemon
 from tests.lsp.harness import session
+from tests.support.timing import hang_guard
 
 REASON = bert_unavailable()
 pytestmark = [pytest.mark.asyncio, pytest.mark.skipif(REASON is not None, reason=REASON or "")]
-MODEL_WAIT = 180.0
+MODEL_WAIT = hang_guard(180)
 
 
 async def test_a_daemon_that_could_not_start_is_tried_again(tmp_path: Path) -> None:

@@ -17,11 +17,12 @@ import pytest
 from tests.lsp import samples
 from tests.lsp.daemon import bert_unavailable, daemon_pid, stop_daemon
 from tests.lsp.harness import session
+from tests.support.timing import hang_guard
 
 REASON = bert_unavailable()
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(300),
               pytest.mark.skipif(REASON is not None, reason=REASON or "")]
-MODEL_WAIT = 180.0
+MODEL_WAIT = hang_guard(180)
 
 
 def bert_state(s, doc: str) -> str | None:

@@ -13,11 +13,12 @@ import pytest
 from tests.lsp import samples
 from tests.lsp.daemon import bert_unavailable, daemon_env, daemon_pid, stop_daemon
 from tests.lsp.harness import session
+from tests.support.timing import hang_guard
 
 REASON = bert_unavailable()
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(400),
               pytest.mark.skipif(REASON is not None, reason=REASON or "")]
-MODEL_WAIT = 180.0
+MODEL_WAIT = hang_guard(180)
 
 
 def _begins(s) -> int:
@@ -34,7 +35,7 @@ async def test_a_daemon_started_after_an_idle_exit_shows_the_model_loading_again
             await s.wait_for(lambda: (d := s.summary(doc)) and d.data["codebertscoreState"] == "done",
                              timeout=MODEL_WAIT, what="CodeBERTScore")
             assert _begins(s) == 1
-            await s.wait_for(lambda: daemon_pid(env) is None, timeout=60, what="the daemon's idle exit")
+            await s.wait_for(lambda: daemon_pid(env) is None, timeout=hang_guard(), what="the daemon's idle exit")
             version = s.insert(doc, 0, 0, "# back from a break\n")
             await s.wait_for(lambda: (d := s.summary(doc)) and d.data["version"] == version
                              and d.data["codebertscoreState"] == "done", timeout=MODEL_WAIT,

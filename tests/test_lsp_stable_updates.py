@@ -14,10 +14,11 @@ from lsprotocol import types
 from tests.lsp import samples
 from tests.lsp.daemon import bert_unavailable, own_daemon
 from tests.lsp.harness import Session, session
+from tests.support.timing import hang_guard
 
 REASON = bert_unavailable()
 pytestmark = [pytest.mark.asyncio, pytest.mark.skipif(REASON is not None, reason=REASON or "")]
-MODEL_WAIT = 180.0
+MODEL_WAIT = hang_guard(180)
 #: behaviour off: its idle pass after a result adds the summary's behaviour line, an update of its own
 BOTH = {"metrics": ["codebleu", "codebertscore"], "weakTokens": {"threshold": 0.9, "maxCount": 8},
         "behaviour": {"enabled": False}}
