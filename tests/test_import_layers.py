@@ -57,3 +57,25 @@ def test_every_subpackage_and_top_level_module_has_a_layer() -> None:
     present = {p.stem if p.suffix == ".py" else p.name for p in PACKAGE.iterdir()
                if (p.suffix == ".py" and p.name != "__init__.py") or (p.is_dir() and p.name != "__pycache__")}
     assert sorted(present - named) == []
+
+
+def test_no_runtime_import_cycle_anywhere() -> None:
+    """grade <-> classroom, lsp's phases/commands/ranking -> server, results -> tokens and
+    eval <-> eval_paper were cycles the layers could not see; none may come back."""
+    result = _lint(ROOT / "tests" / "contracts" / "no_cycles.toml")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 kept, 0 broken" in result.stdout
+
+
+def test_a_runtime_cycle_fails_the_check(tmp_path: Path) -> None:
+    package = tmp_path / "cyclic"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from . import b\n")
+    (package / "b.py").write_text("from . import a\n")
+    config = tmp_path / "cycles.toml"
+    config.write_text((ROOT / "tests" / "contracts" / "no_cycles.toml").read_text().replace("refscore", "cyclic"))
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    result = subprocess.run([sys.executable, "-c", _RUN, str(config)], cwd=tmp_path, env=env, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode != 0 and "BROKEN" in result.stdout, result.stdout + result.stderr

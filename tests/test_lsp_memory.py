@@ -40,7 +40,8 @@ def test_memory_plateaus_while_editing() -> None:
 
 CHECK = """
 from refscore.analysis import cache
-from refscore.lsp.server import CACHE_CHARS, CACHE_ENTRIES, build_server
+from refscore.lsp.phases import CACHE_CHARS, CACHE_ENTRIES
+from refscore.lsp.app import build_server
 build_server(allow_daemon=False)
 from refscore.analysis.document import analyse_tokens
 later = cache.sized_cache(max_entries=10_000, max_chars=100_000_000)(lambda text: len(text))

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         logging.basicConfig(stream=sys.stderr, level=level, format="refscore serve: %(name)s: %(message)s")
     try:
         from ..lsp.protocol import one_line_errors
-        from ..lsp.server import build_server
+        from ..lsp.app import build_server
     except ImportError as error:
         package = (error.name or "").split(".")[0]
         if package not in _LSP_EXTRA:

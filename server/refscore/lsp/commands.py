@@ -26,8 +26,9 @@ from .render import bert_data, codebleu_data
 from ..safe_read import user_path
 from .requests import request_for
 from .scorers import ScorerUnavailable
-from .server import RefScoreServer
 from .uris import file_uri, fs_path, real_path
+
+from .server import RefScoreServer  # at run time: pygls reads the handlers' annotations
 
 SET_REFERENCE = "refscore.setReference"
 MISSING = "refscore.missingFromReference"

@@ -20,6 +20,9 @@ from .requests import request_for
 from .results import Result
 from .scorers import ScorerUnavailable, Superseded
 
+#: What a per-function lens runs when clicked (the reference's parts this function lacks).
+MISSING_COMMAND = "refscore.missingFromReference"
+
 if TYPE_CHECKING:
     from .server import RefScoreServer
 
@@ -65,8 +68,6 @@ async def resolved(server: "RefScoreServer", lens: types.CodeLens, title: Any) -
             pair = with_bert([pair], reports)[0]
         except (ScorerUnavailable, Superseded) as error:
             log.info("a lens's CodeBERTScore: %s", error)
-    from .lenses import MISSING_COMMAND
-
     lens.command = types.Command(title=title(pair), command=MISSING_COMMAND, arguments=[uri])
     if isinstance(lens.data, dict):
         lens.data.update(f3=pair.f3, f1=pair.f1)

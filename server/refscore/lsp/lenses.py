@@ -10,13 +10,11 @@ from lsprotocol import types
 
 from ..bidi import printable
 from .current import view
-from .lazy_lenses import resolve_data, resolved, wants_resolve
+from .lazy_lenses import MISSING_COMMAND, resolve_data, resolved, wants_resolve
 from .render import num
 
 if TYPE_CHECKING:
     from .server import RefScoreServer
-
-MISSING_COMMAND = "refscore.missingFromReference"
 
 
 def lens_title(pair: Any) -> str:

@@ -15,6 +15,13 @@ from ..scoring.report import ScoreRequest
 from .requests import request_for
 from .results import Insertion, Result
 from .scorers import Scorers, ScorerUnavailable
+from .tokens import token_scores_json
+
+#: The text caches' bounds (entries, characters held) in the language server: every version of
+#: an edited document is a new text, so the grader's bounds (millions of characters, ~0.6 MB per version of a 6 KB document)
+#: let an editing session grow by hundreds of MB; with these its memory plateaus (issue 25, item 12).
+CACHE_ENTRIES = 48
+CACHE_CHARS = 1_500_000
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +31,6 @@ def own_scorers() -> Scorers:
     """This process's scorers (a worker process has no server's): CodeBLEU only, its text caches
     bounded as the server's are."""
     from ..analysis.cache import limit_caches
-    from .server import CACHE_CHARS, CACHE_ENTRIES
 
     limit_caches(CACHE_ENTRIES, CACHE_CHARS)
     return Scorers(allow_daemon=False)
@@ -96,5 +102,5 @@ def ready_to_publish(result: Result) -> Result:
         if tokens:  # the weak tokens' closest reference code is never a word of its prose
             result.reference_prose(index)
     result.bidi  # noqa: B018
-    result.token_scores_json  # noqa: B018
+    token_scores_json(result)  # kept on the result: a large one would take the event loop for a second
     return result

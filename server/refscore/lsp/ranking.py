@@ -30,7 +30,8 @@ from ..scoring.pairing import Region, rank_references
 from . import arguments
 from .behaviour import message
 from .results import Result
-from .server import RefScoreServer
+
+from .server import RefScoreServer  # at run time: pygls reads the handlers' annotations
 
 log = logging.getLogger(__name__)
 

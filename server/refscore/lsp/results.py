@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -93,15 +92,6 @@ class Result:
         scanned here."""
         checks = self.report.checks if self.report is not None else None
         return list(checks.bidi) if checks is not None else find_bidi(self.text)
-
-    @cached_property
-    def token_scores_json(self) -> str | None:
-        """The ``refscore/tokenScores`` notification's params as JSON text, None without token
-        alignments (made where the phases run: a large one takes the event loop for a second)."""
-        from .tokens import token_scores
-
-        payload = token_scores(self)
-        return None if payload is None else json.dumps(payload)
 
     @cached_property
     def code_tokens(self) -> list[CodeToken]:

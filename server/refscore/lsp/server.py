@@ -17,6 +17,7 @@ from pygls.protocol import default_converter
 from .. import __version__
 from ..bidi import printable
 from . import diagnostics
+from .tokens import token_scores_json
 from .behaviour import EditorBehaviour
 from .headline import document_behaviour
 from .loop import ScoringLoop
@@ -145,7 +146,7 @@ class RefScoreServer(LanguageServer):
     def _send_token_scores(self, uri: str, version: int, result: Result | None) -> None:
         """The heat map's notification; an empty one once a document that had token scores will
         get none (CodeBERTScore off or unavailable, a problem, no reference), so clients clear it."""
-        payload = result.token_scores_json if result is not None else None  # made with the result
+        payload = token_scores_json(result) if result is not None else None  # made with the result
         if payload is not None:
             self.protocol.notify_json(TOKEN_SCORES, payload)
             self._heat.add(uri)
@@ -190,22 +191,3 @@ class RefScoreServer(LanguageServer):
 
     def end_progress(self, token: str) -> None:
         self.work_done_progress.end(token, types.WorkDoneProgressEnd(message="ready"))
-
-
-#: The text caches' bounds in the language server: every version of an edited document is a new
-#: text, so the grader's bounds (millions of characters, ~0.6 MB per version of a 6 KB document)
-#: let an editing session grow by hundreds of MB; with these its memory plateaus (issue 25, item 12).
-CACHE_ENTRIES = 48
-CACHE_CHARS = 1_500_000
-
-
-def build_server(allow_daemon: bool = True) -> RefScoreServer:
-    """A server with every feature registered."""
-    from ..analysis.cache import limit_caches
-    from . import behaviour, code_actions, commands, hover, lenses, ranking, sync, tokens
-
-    limit_caches(CACHE_ENTRIES, CACHE_CHARS)
-    server = RefScoreServer(allow_daemon=allow_daemon)
-    for feature in (sync, hover, lenses, tokens, commands, behaviour, ranking, code_actions):
-        feature.register(server)
-    return server

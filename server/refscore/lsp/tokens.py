@@ -6,6 +6,7 @@ optional inlay hints with each line's mean similarity (setting ``inlayHints.enab
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
@@ -13,9 +14,9 @@ from lsprotocol import types
 
 from .current import View, view
 from .render import has_tokens
-from .results import Result
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: the model (results) imports this view, never the reverse at run time
+    from .results import Result
     from .server import RefScoreServer
 
 
@@ -61,3 +62,13 @@ def register(server: "RefScoreServer") -> None:
             hints.append(types.InlayHint(position=end, label=f"sim {value:.2f}", padding_left=True,
                                          kind=types.InlayHintKind.Parameter))
         return hints
+
+
+def token_scores_json(result: Result) -> str | None:
+    """The ``refscore/tokenScores`` notification's params as JSON text (None without token
+    alignments), made once per result and kept on it: the phases make it where they run, so the
+    event loop only sends it."""
+    if "token_scores_json" not in result.__dict__:
+        payload = token_scores(result)
+        result.__dict__["token_scores_json"] = None if payload is None else json.dumps(payload)
+    return result.__dict__["token_scores_json"]

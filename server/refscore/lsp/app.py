@@ -1,0 +1,18 @@
+"""The language server with every feature registered: the one place that imports the feature
+modules (each imports the server class from ``server``, never the reverse)."""
+
+from __future__ import annotations
+
+from ..analysis.cache import limit_caches
+from . import behaviour, code_actions, commands, hover, lenses, ranking, sync, tokens
+from .phases import CACHE_CHARS, CACHE_ENTRIES
+from .server import RefScoreServer
+
+
+def build_server(allow_daemon: bool = True) -> RefScoreServer:
+    """A server with every feature registered, its text caches bounded (``phases.CACHE_CHARS``)."""
+    limit_caches(CACHE_ENTRIES, CACHE_CHARS)
+    server = RefScoreServer(allow_daemon=allow_daemon)
+    for feature in (sync, hover, lenses, tokens, commands, behaviour, ranking, code_actions):
+        feature.register(server)
+    return server
