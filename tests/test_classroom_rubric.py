@@ -110,7 +110,7 @@ def test_bad_adjustments_name_the_line(tmp_path):
     with pytest.raises(InputFileError, match=r"line 2: adjust 'lots' must be \+N, -N or =N"):
         read_adjustments(path)
     missing = tmp_path / "new" / "adjustments.csv"
-    assert read_adjustments(missing) == [] and missing.read_text() == "student,problem,adjust,comment\n"
+    assert read_adjustments(missing, tmp_path) == [] and missing.read_text() == "student,problem,adjust,comment\n"
 
 
 def _points(path: Path) -> dict[str, dict[str, str]]:

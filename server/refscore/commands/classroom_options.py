@@ -99,7 +99,8 @@ def classroom_from_args(args: argparse.Namespace, metrics: tuple[str, ...]) -> C
     if feedback is not None and feedback.exists() and not feedback.is_dir():
         raise OutputFileError(f"--feedback {feedback}: is a file; the feedback pages go in a folder")
     return ClassroomOutputs(
-        rubric=rubric, adjustments=adjustments, points=default(args.points, out_dir, "points.csv"),
+        rubric=rubric, adjustments=adjustments,
+        adjustments_folder=None if args.adjustments else Path(args.rubric).parent, points=default(args.points, out_dir, "points.csv"),
         canvas=default(args.canvas, key_dir, "canvas.csv"), moodle=default(args.moodle, key_dir, "moodle.csv"),
         assignment=title, feedback=feedback, reveal=args.reveal,
         gradescope=Path(args.gradescope) if args.gradescope else None, visibility=args.gradescope_visibility,

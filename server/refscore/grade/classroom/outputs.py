@@ -37,6 +37,7 @@ class ClassroomOutputs:
 
     rubric: Rubric | None = None
     adjustments: Path | None = None  # the teacher's file (default: the rubric's ``adjustments``)
+    adjustments_folder: Path | None = None  # where a missing one may be created (None: its own folder)
     points: Path | None = None
     canvas: Path | None = None
     moodle: Path | None = None
@@ -137,7 +138,7 @@ def write_classroom(out: ClassroomOutputs, rows: Sequence[dict[str, Any]],
             write_key(out.anonymise_key, key)
             return ClassroomResult(None, [out.anonymise_key], [])
         return ClassroomResult(None, [], [])
-    adjustments = read_adjustments(out.adjustments) if out.adjustments is not None else []
+    adjustments = read_adjustments(out.adjustments, out.adjustments_folder) if out.adjustments is not None else []
     if out.gradescope is not None:
         rows = gradescope_rows(rows)
     book = build_gradebook(rows, out.rubric, adjustments, out.roster if key is None else (), key is not None)

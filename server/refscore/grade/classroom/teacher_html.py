@@ -46,7 +46,7 @@ def teacher_table(out: Any, html: Path | None,
             return ('<section class="students"><h2>Students</h2><p class="warn">No points are shown (and no grade '
                     f"book was written): {safe_text(why)}. Rerun the same command once the notes say what to "
                     "fix.</p></section>")
-        adjustments = read_adjustments(out.adjustments) if out.adjustments is not None else []
+        adjustments = read_adjustments(out.adjustments, out.adjustments_folder) if out.adjustments is not None else []
         roster = () if out.anonymise_key is not None else out.roster  # pseudonyms stay pseudonyms
         book = build_gradebook(rows, out.rubric, adjustments, roster,  # as ``write_classroom``'s
                                out.anonymise_key is not None)
