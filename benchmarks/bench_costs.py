@@ -5,6 +5,9 @@
 * ``differences``: the differences finder (``scoring.differences.find_differences``) on a
   reference of N functions ``def fK(a): return a + K`` and a candidate of N ``def gK(a): return
   a * K`` (under the finder's 12,000-token cap);
+* ``pairing``: pairing those candidate functions with those reference functions
+  (``scoring.pairing.pair_functions``, the editor's first phase and ``--per-function``; CodeBLEU
+  in this process; at most 500 functions a file are read, so N=800 pairs 500);
 * ``budget``: ``refscore``'s CPU stage (``scoring.pipeline.cpu_metrics``, CodeBLEU) on a candidate
   of ``x = 1`` lines over the code-token budget: refused after counting, in the memory of a small
   file; and CodeBLEU itself under the budget, to show what the budget bounds;
@@ -13,7 +16,8 @@
 
 Each measurement runs in its own process (CPU seconds of the work, the process's peak RSS). With
 ``--before``, each also runs with the old behaviour switched back on where a setting allows it
-(the finder's step budget unbounded, the data flow's shared sets off), at the smaller sizes.
+(the finder's step budget unbounded, the data flow's shared sets off, the pairing's index of
+reference functions built again for each candidate function), at the smaller sizes.
 """
 
 from __future__ import annotations
@@ -43,6 +47,21 @@ start = time.process_time()
 found = find_differences(cand, (ref,), None, "python")
 cpu = time.process_time() - start
 detail = f"{len(found.differences)} differences"
+"""
+
+_PAIRING = """
+from refscore import languages
+from refscore.scoring import pairing
+from refscore.scoring.scorer import LocalScorer
+if BEFORE:
+    _rank = pairing.rank_references
+    pairing.rank_references = lambda *args: _rank(*args[:-1])  # no shared index: N parses per function
+ref = "".join(f"def f{k}(a):\\n    return a + {k}\\n\\n" for k in range(N))
+cand = "".join(f"def g{k}(a):\\n    return a * {k}\\n\\n" for k in range(N))
+start = time.process_time()
+pairs = pairing.pair_functions(cand, (ref,), languages.get("python"), LocalScorer().score_many, (0.25,) * 4)
+cpu = time.process_time() - start
+detail = f"{len(pairs)} pairs, {len(cand) // 1024} KB"
 """
 
 _BUDGET = """
@@ -75,6 +94,7 @@ print(f"{cpu:.3f}\\t{rss}\\t{detail}")
 
 CASES = {
     "differences": (_DIFFERENCES, (250, 500, 1000), (250, 500)),
+    "pairing": (_PAIRING, (200, 400, 800), (200, 400)),
     "budget (over, refused)": (_BUDGET, (400_000, 800_000, 1_600_000), ()),
     "budget (CodeBLEU under it)": (_BUDGET, (40_000, 80_000, 160_000), ()),
     "dataflow": (_DATAFLOW, (4000, 8000, 16000), (2000, 4000)),

@@ -20,6 +20,7 @@ from typing import Callable, Mapping, Sequence
 
 from ..analysis.functions import Function, top_level_functions
 from ..languages import LanguageSpec
+from .pairing_index import ReferenceIndex
 from .report import ScoreReport, ScoreRequest
 from .signature import name_words, parameter_count
 
@@ -88,21 +89,20 @@ def _codebleu(report: ScoreReport) -> float:
     return report.codebleu.score if report.codebleu is not None else -1.0
 
 
-def _static(ours: Function, our_text: str, theirs: Function, their_text: str, spec: LanguageSpec) -> Evidence:
-    arity = parameter_count(our_text[ours.start:ours.end], spec)
-    return Evidence(None, arity is not None and arity == parameter_count(their_text[theirs.start:theirs.end], spec),
-                    bool(name_words(ours.short_name) & name_words(theirs.short_name)), -1.0)
-
-
 def rank_references(function: Function, text: str, references: Sequence[str], spec: LanguageSpec,
                     score_many: ScoreMany, weights: tuple[float, float, float, float], rule: str = "native",
-                    agreement: Agreement | None = None, limit: int | None = None) -> list[tuple[Region, Evidence]]:
+                    agreement: Agreement | None = None, limit: int | None = None,
+                    index: ReferenceIndex | None = None) -> list[tuple[Region, Evidence]]:
     """Every reference function ``function`` (a span of ``text``) may implement, best first by
-    ``Evidence.key``; ``limit``: score at most this many, those with the best signature and name."""
-    theirs = [(i, f) for i, ref in enumerate(references) for f in top_level_functions(ref, spec)]
-    found = [(_region(i, f), _static(function, text, f, references[i], spec)) for i, f in theirs]
-    if limit is not None and len(found) > limit:
-        found = sorted(found, key=lambda item: item[1].key(), reverse=True)[:max(limit, 1)]
+    ``Evidence.key``; ``limit``: score at most this many, those with the best signature and name
+    (found through ``index``, the references' functions, built here when not given)."""
+    index = index if index is not None else ReferenceIndex(references, spec)
+    arity = parameter_count(text[function.start:function.end], spec)
+    words = name_words(function.short_name)
+    found = []
+    for position in index.likeliest(arity, words, limit):
+        static = index.static(position, arity, words)
+        found.append((_region(*index.functions[position]), Evidence(None, static.signature, static.shared_word, -1.0)))
     own = text[function.start:function.end]
     reports = score_many([_request(own, references[r.reference_index][r.start:r.end], spec, weights, rule)
                           for r, _ in found])
@@ -125,21 +125,22 @@ def pair_functions(text: str, references: Sequence[str], spec: LanguageSpec, sco
     ours = top_level_functions(text, spec)
     if not ours or not references:
         return []
-    theirs = [(i, f) for i, ref in enumerate(references) for f in top_level_functions(ref, spec)]
+    index = ReferenceIndex(references, spec)
+    theirs = index.functions
     pairs: list[FunctionPair] = []
-    used: set[tuple[int, int]] = set()
+    used: set[int] = set()
     for function in ours:
         named = (chosen or {}).get(function.name)
-        target = next((_region(i, f) for i, f in theirs if named and f.name == named[0]), None)
+        target = next((_region(*theirs[k]) for k in index.named(named[0])), None) if named else None
         if named is not None and target is not None:
             pairs.append(FunctionPair(function, target, named[1]))
             continue
-        same = next(((i, f) for i, f in theirs if f.name == function.name and (i, f.start) not in used), None)
-        same = same or next(((i, f) for i, f in theirs if f.short_name == function.short_name
-                             and (i, f.start) not in used), None)
+        same = next((k for k in index.named(function.name) if k not in used), None)
+        same = same if same is not None else next((k for k in index.named(function.short_name, short=True)
+                                                   if k not in used), None)
         if same is not None:
-            used.add((same[0], same[1].start))
-            pairs.append(FunctionPair(function, _region(*same), "name"))
+            used.add(same)
+            pairs.append(FunctionPair(function, _region(*theirs[same]), "name"))
         else:
             pairs.append(FunctionPair(function, None, "none"))
     unmatched = [k for k, p in enumerate(pairs) if p.region is None]
@@ -148,7 +149,7 @@ def pair_functions(text: str, references: Sequence[str], spec: LanguageSpec, sco
         taken = {p.region for p in pairs if p.region is not None}
         for k in unmatched:
             ranked = rank_references(pairs[k].function, text, references, spec, score_many, weights, rule,
-                                     agreement, limit)
+                                     agreement, limit, index)
             # a reference function another one is paired with already takes a second only on some
             # evidence beyond resemblance (a helper is not compared with whatever it resembles)
             ranked = [(r, e) for r, e in ranked if r not in taken or e.signature or e.shared_word or e.behaves_alike]
