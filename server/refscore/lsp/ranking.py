@@ -98,6 +98,21 @@ def _alternatives(result: Result, given: Any, last_inserted: bool) -> list[tuple
     return [(label, text) for label, text in out if text.strip()]
 
 
+def _function_for(ls: RefScoreServer, command: str, usage: str,
+                  args: Sequence[Any]) -> tuple[Result, Function] | dict[str, str]:
+    """The scored document and the function at the line the command's arguments name, or the
+    error to answer (not scored yet, no function there)."""
+    uri = arguments.document_uri(command, usage, args)
+    line = _line(command, usage, args)
+    result = _scored(ls, uri)
+    if isinstance(result, dict):
+        return result
+    function = function_at(result, line)
+    if function is None:
+        return {"error": f"no function at line {line + 1}"}
+    return result, function
+
+
 def _rank(ls: RefScoreServer, result: Result, alternatives: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
     assert result.spec is not None
     behaviour = BehaviourSettings() if ls.behaviour.enabled else None
@@ -182,15 +197,10 @@ def register(server: RefScoreServer) -> None:
 
     @server.command(CHOICES)
     async def choices(ls: RefScoreServer, *args: Any) -> dict[str, Any]:
-        usage = "[documentUri, line]"
-        uri = arguments.document_uri(CHOICES, usage, args)
-        line = _line(CHOICES, usage, args)
-        result = _scored(ls, uri)
-        if isinstance(result, dict):
-            return result
-        function = function_at(result, line)
-        if function is None:
-            return {"error": f"no function at line {line + 1}"}
+        found_at = _function_for(ls, CHOICES, "[documentUri, line]", args)
+        if isinstance(found_at, dict):
+            return found_at
+        result, function = found_at
         loop = asyncio.get_running_loop()
         found = await loop.run_in_executor(ls.loop.cpu, _choices, ls, result, function)
         return {"function": function.name, "choices": found}
@@ -198,16 +208,13 @@ def register(server: RefScoreServer) -> None:
     @server.command(COMPARE)
     async def compare(ls: RefScoreServer, *args: Any) -> dict[str, Any]:
         usage = "[documentUri, line, referenceFunction | null]"
-        uri = arguments.document_uri(COMPARE, usage, args)
-        line = _line(COMPARE, usage, args)
+        found_at = _function_for(ls, COMPARE, usage, args)
         if len(args) < 3 or not (args[2] is None or isinstance(args[2], str) and args[2]):
             raise arguments.invalid(COMPARE, usage, "the third argument must be a reference function's name or null")
-        result = _scored(ls, uri)
-        if isinstance(result, dict):
-            return result
-        function = function_at(result, line)
-        if function is None:
-            return {"error": f"no function at line {line + 1}"}
+        if isinstance(found_at, dict):
+            return found_at
+        result, function = found_at
+        uri = result.uri
         if args[2] is None:
             answer: dict[str, Any] = {"function": function.name, "referenceFunction": None}
         else:
