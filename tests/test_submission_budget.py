@@ -90,6 +90,30 @@ def test_every_cpu_metric_that_reads_the_text_keeps_the_budget(tmp_path: Path, m
     assert row["errors"] == [f"{m}: {why}" for m in ("codebleu", "chrf", "tsed")], (code, capsys.readouterr().err)
 
 
+def test_crystalbleu_keeps_the_budget_and_leaves_the_text_out_of_its_corpus(tmp_path: Path, monkeypatch) -> None:
+    """CrystalBLEU, a corpus metric, read every text into its n-gram statistics whatever its size."""
+    pytest.importorskip("crystalbleu")
+    from refscore.scoring import pipeline
+    from refscore.scoring.report import ScoreRequest
+
+    monkeypatch.setenv("REFSCORE_MAX_CODE_TOKENS", "2000")
+    huge = "x = 1\n" * 1_000  # 3,000 tokens
+    requests = [ScoreRequest(REF.replace("result", f"name_{n}"), (REF,), "python", metrics=("crystalbleu",))
+                for n in range(24)] + [ScoreRequest(huge, (REF,), "python", metrics=("crystalbleu",))]
+    prepared = [pipeline.prepare(r) for r in requests]
+    statistics = pipeline.corpus_statistics(prepared)
+    seen: list[str] = []
+    real = pipeline.over_budget
+    monkeypatch.setattr(pipeline, "over_budget", lambda text, refs: seen.append(text) or real(text, refs))
+    scores = [pipeline.corpus_metrics(p, statistics) for p in prepared]
+    assert scores[-1].errors == ("crystalbleu: over budget: the candidate has 3,000 code tokens; limit 2,000 "
+                                 "(not scored)",)
+    assert all(s.crystalbleu is not None and not s.errors for s in scores[:-1]), scores[0]
+    assert huge in seen  # checked before scoring
+    ignored = statistics.ignored["python"]
+    assert not isinstance(ignored, str) and ignored.documents == 25  # 24 candidates and the reference, not the huge one
+
+
 def _class_zip(path: Path, files: int, size: int) -> None:
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         for n in range(files):

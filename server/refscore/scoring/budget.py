@@ -5,8 +5,9 @@ flow; 600 MB at 480,000 tokens with explanations): a 4 MB file of ``x = 1`` line
 tokens, took 2.5 GB and 147 s, and one under the 20 MiB read cap would take 10 GB or more. The
 byte cap bounds what is read; this bounds what is scored. A candidate or a reference over
 ``MAX_CODE_TOKENS`` (counted before anything is parsed: words and punctuation marks, counted in
-C) is not scored by CodeBLEU, chrF or TSED; its report gets one error line each (``over budget:
-N code tokens; limit M``), which a grading run shows as an error row.
+C) is not scored by CodeBLEU, chrF, TSED or CrystalBLEU (nor counted in CrystalBLEU's corpus); its
+report gets one error line each (``over budget: N code tokens; limit M``), which a grading run
+shows as an error row.
 ``$REFSCORE_MAX_CODE_TOKENS`` moves the limit.
 """
 

@@ -207,8 +207,8 @@ def corpus_statistics(prepared: Iterable[Prepared]) -> CorpusStatistics:
     from ..metrics.crystalbleu import corpus_ignored
 
     groups: dict[str, list[Prepared]] = {}
-    for item in prepared:
-        if "crystalbleu" in item.request.metrics:
+    for item in prepared:  # a request over the budget (``scoring.budget``) adds nothing to the corpus
+        if "crystalbleu" in item.request.metrics and over_budget(item.text, item.request.references) is None:
             groups.setdefault(item.language, []).append(item)
     ignored: dict[str, IgnoredNgrams | str] = {}
     for language, group in groups.items():
@@ -224,6 +224,9 @@ def corpus_metrics(prepared: Prepared, statistics: CorpusStatistics) -> CorpusSc
     """CrystalBLEU of one request against the set's ignored n-grams (when it asks for it)."""
     if "crystalbleu" not in prepared.request.metrics:
         return NO_CORPUS
+    too_large = over_budget(prepared.text, prepared.request.references)
+    if too_large is not None:
+        return CorpusScores(errors=(f"crystalbleu: {too_large}",))
     from ..metrics.crystalbleu import score_crystalbleu
 
     ignored = statistics.ignored.get(prepared.language, f"no corpus statistics for {prepared.language}")
