@@ -85,7 +85,8 @@ def test_vscode_extension_zero_configuration_then_codebertscore_set_up(tmp_path:
                   "one question says what is downloaded, how big and where",
                   "the set-up shows a progress notification",
                   "the server runs from the managed environment", "summary has CodeBERTScore after the set-up",
-                  "token highlights after the set-up", "hover on a weak token shows its similarity"):
+                  "token highlights after the set-up", "RefScore: Toggle Heat Map draws it",
+                  "hover on a weak token shows its similarity"):
         assert f"ok   {check}" in output, f"check missing from the e2e output: {check}"
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

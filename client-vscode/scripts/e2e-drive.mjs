@@ -174,13 +174,17 @@ async function zeroConfig(page, deadline) {
     expect(await shows(page.locator(".notifications-toasts", { hasText: "setting up CodeBERTScore" }), 30_000),
       "the set-up shows a progress notification");
   }
-  const after = (await findings(opts.result, deadline, "findings after the set-up")).after ?? {};
+  const found = await findings(opts.result, deadline, "findings after the set-up");
+  const after = found.after ?? {};
   console.log(`set-up and first CodeBERTScore took ${after.setupSeconds} s`);
   expect(after.interpreter?.source === "CodeBERTScore environment", `the server runs from the managed environment: ${JSON.stringify(after.interpreter)}`);
   expect(/CodeBERTScore P \d\.\d\d R \d\.\d\d F1 \d\.\d\d F3 \d\.\d\d/.test(after.summary ?? ""), `summary has CodeBERTScore after the set-up: ${after.summary}`);
-  const drawn = after.heat ? after.heat.counts.weak + after.heat.counts.low + after.heat.counts.fair : 0;
-  expect(after.weakTokens > 0 && drawn > 0 && after.heat?.version === after.documentVersion,
-    `token highlights after the set-up: ${after.weakTokens} weak tokens, heat ${JSON.stringify(after.heat)}`);
+  expect(after.weakTokens > 0 && after.heat === null,
+    `token highlights after the set-up: ${after.weakTokens} weak tokens, no heat map until asked for: ${JSON.stringify(after.heat)}`);
+  const toggled = found.afterToggle ?? {};
+  const drawn = toggled.heat ? toggled.heat.counts.weak + toggled.heat.counts.low + toggled.heat.counts.fair : 0;
+  expect(drawn > 0 && toggled.heat?.version === toggled.documentVersion,
+    `RefScore: Toggle Heat Map draws it: ${JSON.stringify(toggled.heat)}`);
   expect(/similarity \d\.\d\d/.test(after.tokenHover ?? ""), "hover on a weak token shows its similarity");
   expect(statusShows(after.statusText, ["CodeBLEU", "F3"]) && !/set up/.test(after.statusText) && after.bertNeedsSetup === false,
     `status item after the set-up: ${after.statusText}`);

@@ -71,6 +71,7 @@ else
   cat > "$run/workspace/.vscode/settings.json" <<JSON
 {
   "refscore.interpreter": "$python",
+  "refscore.heatMap.enabled": true,
   "refscoreHarness.candidate": "fizzbuzz.py",
   "refscoreHarness.others": ["Greeting.jsx", "List.tsx"],
   "refscoreHarness.resultFile": "$run/result.json",

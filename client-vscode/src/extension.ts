@@ -29,7 +29,7 @@ export function activate(context: vscode.ExtensionContext): RefScoreApi {
   const output = vscode.window.createOutputChannel("RefScore", { log: true });
   const status = new StatusView();
   const config = vscode.workspace.getConfiguration("refscore");
-  const heat = new HeatView(new HeatStore(), config.get<boolean>("heatMap.enabled", true), (line) => output.debug(line));
+  const heat = new HeatView(new HeatStore(), config.get<boolean>("heatMap.enabled", false), (line) => output.debug(line));
   const bundle = new Bundle(context.extensionPath);
   const managed = managedEnv(context.globalStorageUri.fsPath);
   const session = new Session(output, {
@@ -78,7 +78,7 @@ export function activate(context: vscode.ExtensionContext): RefScoreApi {
     }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration("refscore.heatMap.enabled")) {
-        heat.setEnabled(vscode.workspace.getConfiguration("refscore").get<boolean>("heatMap.enabled", true));
+        heat.setEnabled(vscode.workspace.getConfiguration("refscore").get<boolean>("heatMap.enabled", false));
       } else if (event.affectsConfiguration("refscore.weakTokens.threshold")) {
         heat.redrawAll();
       }

@@ -260,9 +260,13 @@ async function zeroConfig(folder, config, out, result) {
   write(`${out}.before.json`, result);
   const setupStarted = Date.now();
   const deadline = Date.now() + config.get("timeoutSeconds", 900) * 1000;
-  await waitFor(() => summary() && /CodeBERTScore P/.test(summary().message) && api.heatOn(uri.toString()) &&
+  await waitFor(() => summary() && /CodeBERTScore P/.test(summary().message) &&
     vscode.languages.getDiagnostics(uri).some((d) => codeOf(d) === "refscore.weak-token"), deadline);
   result.after = { setupSeconds: (Date.now() - setupStarted) / 1000, documentVersion: doc.version, ...(await snapshot(uri, api)) };
+  // the heat map is off until asked for; one command draws it
+  await vscode.commands.executeCommand("refscore.toggleHeatMap");
+  await waitFor(() => api.heatOn(uri.toString()), Date.now() + 30_000);
+  result.afterToggle = { documentVersion: doc.version, heat: api.heatOn(uri.toString()) || null };
 }
 
 /** What the extension host's PATH offers: a refscore command, a python3/python that imports refscore. */
