@@ -26,7 +26,16 @@ def functions(count: int, name: str, operator: str) -> str:
 
 @pytest.fixture
 def parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """One entry per tree-sitter parse of any text."""
+    """One entry per tree-sitter parse of any text; the text caches emptied and at their own
+    bounds (an earlier test in this process may have lowered them all, as the language server
+    does, so that the same work parsed more at one size than at the other)."""
+    from refscore.analysis import cache
+
+    monkeypatch.setattr(cache, "_LIMIT", [])
+    for each in list(cache._ALL):
+        each.cache_clear()
+        monkeypatch.setattr(each, "_max_entries", max(each._max_entries, 100_000))
+        monkeypatch.setattr(each, "_max_chars", max(each._max_chars, 100_000_000))
     counted: list[int] = []
     original = LanguageSpec.parse
 
@@ -46,6 +55,10 @@ def work(count: int, parses: list[int]) -> tuple[int, int, list]:
         compared.append(len(requests))
         return scorer.score_many(requests)
 
+    from refscore.analysis import cache
+
+    for each in list(cache._ALL):
+        each.cache_clear()
     parses.clear()
     pairs = pair_functions(functions(count, "g", "*"), [functions(count, "f", "+")], PYTHON, score_many, WEIGHTS)
     return len(parses), sum(compared), pairs
