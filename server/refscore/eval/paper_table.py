@@ -10,20 +10,19 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .data import CONALA, HUMANEVAL_LANGUAGES
-from .report import _interval, _label, headline_metrics
+from .report import _interval, _label, _with_ci, headline_metrics
 
 #: the languages' column heads
 HEADS = {"python": "Python", "java": "Java", "js": "JavaScript", "cpp": "C++"}
 
 
 def _cell(value: float | None, interval: Sequence[float] | None = None, latex: bool = False) -> str:
+    """A figure with its interval: the report's own form (``report._with_ci``), or LaTeX's."""
+    if not latex:
+        return _with_ci(value, interval)
     if value is None:
-        return "--" if latex else "–"
-    if not interval:
-        return f"{value:.3f}"
-    if latex:
-        return f"{value:.3f} {{\\scriptsize[{interval[0]:.3f}, {interval[1]:.3f}]}}"
-    return f"{value:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
+        return "--"
+    return f"{value:.3f}" + (f" {{\\scriptsize[{interval[0]:.3f}, {interval[1]:.3f}]}}" if interval else "")
 
 
 def table_rows(result: dict[str, Any], latex: bool = False) -> tuple[list[str], list[list[str]]]:
