@@ -249,8 +249,11 @@ def test_selection_drops_made_inputs_that_fall_off_the_end():
 
 def test_selection_drops_inputs_the_reference_fails_on():
     calls = [Call("f", "1", "example"), Call("f", "2", "mutant"), Call("f", "3", "file")]
-    records = [{"v": ["i", "1"], "s": 0.0}, {"e": "ValueError", "s": 0.0}, {"e": "ValueError", "s": 0.0}]
+    records = [{"v": ["i", "1"], "s": 0.0}, {"e": "TypeError", "s": 0.0}, {"e": "TypeError", "s": 0.0}]
     assert choose(calls, records, 10) == [2, 0]  # a teacher's own input is kept, and first
+    # a made input where the reference raises in its own code is kept (tests/test_behaviour_raises.py)
+    records[1] = {"e": "ValueError", "s": 0.0}
+    assert choose(calls, records, 10) == [2, 0, 1]
 
 
 # -- comparison -----------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from .plan import Plan
 from .result import KEPT_DISAGREEMENTS, BehaviourResult, Disagreement, FunctionAgreement
 from .runners import python as runner
 from .sandbox import Sandbox
-from .select import choose
+from .select import choose, expected_outcome
 from .settings import BehaviourSettings
 from . import program_mode
 
@@ -64,7 +64,7 @@ def plan_of_run(calls: list[Call], load: dict[str, Any] | None, records: list[di
     if not kept:
         return Plan(skipped="no inputs: the reference failed or ran long on every input made")
     chosen = tuple(calls[i] for i in kept)
-    outcomes = tuple(records[i] for i in kept)
+    outcomes = tuple(expected_outcome(calls[i], records[i]) for i in kept)
     slowest = max(float(o.get("s", 0.0)) for o in outcomes)
     digest = hashlib.sha256(json.dumps([c.text for c in chosen]).encode()).hexdigest()[:12]
     return Plan(chosen, outcomes, min(2.0, max(0.5, 20 * slowest)), digest)

@@ -22,8 +22,12 @@ class Disagreement:
     def line(self, show: Callable[[str], str] = str) -> str:
         """``differs on clamp(5, 0, 3): expected 3, got 2``, with the reason when it says more than
         the values (``(timeout)``); ``show`` writes each part (a terminal's or a report's escaping)."""
-        line = f"differs on {show(self.input)}: expected {show(self.expected)}, got {show(self.actual)}"
-        return line + (f" ({show(self.reason)})" if self.reason not in ("different result", self.actual) else "")
+        expected = self.expected
+        if self.function is not None and expected.startswith("raises "):  # ``expected it to raise ValueError: bad``
+            expected = "it to raise " + expected[len("raises "):]
+        line = f"differs on {show(self.input)}: expected {show(expected)}, got {show(self.actual)}"
+        plain = ("different result", "did not raise", self.actual)
+        return line + (f" ({show(self.reason)})" if self.reason not in plain else "")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""

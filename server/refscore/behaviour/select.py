@@ -1,7 +1,11 @@
 """A small, diverse set of inputs, chosen after the reference ran on every candidate input:
-inputs it fails or runs long on are dropped (a teacher's own kept), and so are made inputs on which
-it returns None when none of the inputs it shows does; the trusted ones are kept first, then
-boundaries, then one of each distinct reference output in turn."""
+inputs it runs long on are dropped, and so are those on which it fails in a way that says the
+input was nonsense for it (``expected_raise``; a teacher's own are kept whatever it raises), and
+made inputs on which it returns None when none of the inputs it shows does; the trusted ones are
+kept first, then boundaries, then one of each distinct reference output in turn.
+
+Where the reference raises a meaningful exception (``average([])``: ZeroDivisionError), that
+exception is the expected outcome: a candidate agrees when it raises the same type."""
 
 from __future__ import annotations
 
@@ -15,12 +19,49 @@ from .calls import ORIGINS, Call
 SLOW_SECONDS = 0.5
 
 
+#: Exceptions that say a made input was nonsense for the reference (an argument of the wrong type
+#: or shape: ``len(5)``, ``None.append``), that the reference itself is broken (a name it never
+#: defined, an import the sandbox lacks), or that a machine limit was reached (deep recursion,
+#: memory, a huge number, text that cannot be encoded), not what the reference promises a caller.
+#: Inputs on which the reference raises one of these are dropped; any other exception (ValueError,
+#: ZeroDivisionError, IndexError, KeyError, an exception class of its own...) is its answer.
+NONSENSE = frozenset({
+    "TypeError", "AttributeError", "NameError", "UnboundLocalError", "ReferenceError", "ImportError",
+    "ModuleNotFoundError", "NotImplementedError", "RecursionError", "MemoryError", "OverflowError",
+    "SyntaxError", "UnicodeError", "UnicodeEncodeError", "UnicodeDecodeError", "SystemExit",
+    "KeyboardInterrupt", "GeneratorExit", "SystemError", "InternalError", "Timeout", "Crash"})
+#: A JavaScript stack overflow is a RangeError with this message (a machine limit, as above).
+_STACK = "call stack"
+#: At most this share of a function's made inputs may be ones the reference raises on: edge cases
+#: count, but a reference that raises on most made inputs is still judged on its values.
+RAISING_SHARE = 0.25
+
+
+def expected_raise(record: Mapping[str, Any]) -> bool:
+    """Whether the reference's exception in ``record`` is an answer a candidate should give too
+    (not a sign that the input was nonsense for it; ``NONSENSE``)."""
+    kind = record.get("e")
+    return isinstance(kind, str) and kind not in NONSENSE and _STACK not in str(record.get("m", ""))
+
+
+def expected_outcome(call: Call, record: Mapping[str, Any]) -> dict[str, Any]:
+    """The reference's outcome on a kept input as candidates are judged against it: on a made input
+    where it raises, ``"refuses": True``, so that any exception of the candidate agrees (which type
+    an input outside the promise gets, IndexError from ``ordered[middle]`` or StatisticsError from
+    ``statistics.median``, is the code's detail) and a returned value differs; a teacher's input
+    keeps the type (they chose it)."""
+    if "e" in record and call.origin != "file":
+        return {**record, "refuses": True}
+    return dict(record)
+
+
 def usable(call: Call, record: Mapping[str, Any]) -> bool:
     """Whether the reference's outcome makes ``call`` an input worth running the candidate on."""
+    fast = float(record.get("s", 0.0)) <= SLOW_SECONDS
     if "v" in record:
-        return float(record.get("s", 0.0)) <= SLOW_SECONDS
+        return fast
     if "e" in record:
-        return call.origin == "file"
+        return call.origin == "file" or (fast and expected_raise(record))
     return False
 
 
@@ -40,6 +81,7 @@ def choose(calls: Sequence[Call], records: Sequence[Mapping[str, Any]], per_func
         chosen = chosen[:per_function]
         rest = [i for i in indexes if i not in set(chosen)]
         rng.shuffle(rest)
+        rest = _few_raising(rest, records, int(per_function * RAISING_SHARE) - _raising(chosen, calls, records))
         groups: dict[str, list[int]] = {}
         seen_outputs = {_output_key(records[i]) for i in chosen}
         for i in rest:
@@ -56,6 +98,23 @@ def choose(calls: Sequence[Call], records: Sequence[Mapping[str, Any]], per_func
 
 _SHOWN = ("file", "example", "main")
 _NONE = ["n"]
+
+
+def _raising(indexes: Sequence[int], calls: Sequence[Call], records: Sequence[Mapping[str, Any]]) -> int:
+    """How many of ``indexes`` are made inputs (not a teacher's) on which the reference raises."""
+    return sum(1 for i in indexes if "e" in records[i] and calls[i].origin != "file")
+
+
+def _few_raising(indexes: list[int], records: Sequence[Mapping[str, Any]], room: int) -> list[int]:
+    """``indexes`` with at most ``room`` of those on which the reference raises (the first ones)."""
+    out = []
+    for i in indexes:
+        if "e" in records[i]:
+            if room <= 0:
+                continue
+            room -= 1
+        out.append(i)
+    return out
 
 
 def _never_none(calls: Sequence[Call], records: Sequence[Mapping[str, Any]], indexes: Sequence[int]) -> bool:
