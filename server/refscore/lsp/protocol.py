@@ -53,16 +53,14 @@ class RefScoreProtocol(LanguageServerProtocol):
         super()._send_response(msg_id, result=result, error=error)
 
     def notify_json(self, method: str, params: str) -> None:
-        """A notification whose params are JSON text already (made off the event loop): framed and
-        written as pygls writes any message, without pygls converting the params again (cattrs and
-        ``json.dumps`` of 50,000 token scores took the event loop for a second)."""
+        """A notification whose params are JSON text already (made off the event loop): written
+        as pygls writes any message (the writer in lsp/stdio.py frames it), without pygls
+        converting the params again (cattrs and ``json.dumps`` of 50,000 token scores took the
+        event loop for a second)."""
         if self.writer is None:
             log.error("cannot send %s: no transport", method)
             return
         body = f'{{"jsonrpc": "{self.VERSION}", "method": {json.dumps(method)}, "params": {params}}}'.encode(self.CHARSET)
-        if self._include_headers:
-            body = (f"Content-Length: {len(body)}\r\n"
-                    f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n").encode("ascii") + body
         written = self.writer.write(body)
         if inspect.isawaitable(written):
             asyncio.ensure_future(written)

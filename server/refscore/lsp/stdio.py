@@ -1,5 +1,6 @@
-"""Serve a pygls server over stdin/stdout with RefScore's reader: resynchronising framing
-(``framing``) and a reply to every request whose params do not fit its method.
+"""Serve a pygls server over stdin/stdout with RefScore's transport (``refscore.transport``:
+resynchronising framing, one frame writer) and a reply to every request whose params do not fit
+its method.
 
 pygls's own stdio loop structures each message inside ``json.loads``; a request whose params
 fail (``textDocument/hover`` without ``position``) only logs a traceback and the client waits for
@@ -26,7 +27,7 @@ from pygls.exceptions import (
 from pygls.io_ import StdoutWriter
 from pygls.server import JsonRPCServer
 
-from .framing import ChunkSource, FrameReader
+from ..transport import LSP_CONTENT_TYPE, ChunkSource, Fault, FrameDecoder, frame, read_frames
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +38,7 @@ def serve_stdio(server: JsonRPCServer, stdin: BinaryIO, stdout: BinaryIO) -> Non
     stop = threading.Event()
     server._stop_event = stop  # pygls's shutdown() sets it; the loop below checks it
     writer = ClientWriter(stdout, stop)
-    server.protocol.set_writer(writer)
+    server.protocol.set_writer(writer, include_headers=False)  # the writer frames every body
     try:
         asyncio.run(_serve(server, stdin, writer, stop))
     except BrokenPipeError:
@@ -49,7 +50,8 @@ def serve_stdio(server: JsonRPCServer, stdin: BinaryIO, stdout: BinaryIO) -> Non
 
 
 class ClientWriter(StdoutWriter):
-    """pygls's stdout writer, except that a client gone (its end of stdout closed: EPIPE, as an
+    """pygls's stdout writer, framing each body it is given (``transport.frame``), except that a
+    client gone (its end of stdout closed: EPIPE, as an
     editor quitting without waiting for the ``shutdown`` reply) is one log line and ends serving;
     what would be written afterwards is dropped. pygls logs every failed write (twice, once as
     an exception in a future's callback) and goes on writing."""
@@ -63,7 +65,7 @@ class ClientWriter(StdoutWriter):
         if self.gone:
             return
         try:
-            super().write(data)
+            super().write(frame(data, LSP_CONTENT_TYPE))
         except (BrokenPipeError, ConnectionResetError, ValueError):  # ValueError: stdout closed
             self.gone = True
             self._stop.set()
@@ -71,13 +73,13 @@ class ClientWriter(StdoutWriter):
 
 
 async def _serve(server: JsonRPCServer, stdin: BinaryIO, writer: StdoutWriter, stop: threading.Event) -> None:
-    def on_fault(message: str, parse_error: bool) -> None:
-        log.warning("LSP framing: %s", message)
-        if parse_error:
-            send_error(writer, None, JsonRpcParseError(f"Parse error: {message}"))
-
-    reader = FrameReader(ChunkSource(stdin, asyncio.get_running_loop()), on_fault)
-    async for data in reader.messages():
+    async for item in read_frames(ChunkSource(stdin, asyncio.get_running_loop()), FrameDecoder()):
+        if isinstance(item, Fault):
+            log.warning("LSP framing: %s", item.message)
+            if item.parse_error:
+                send_error(writer, None, JsonRpcParseError(f"Parse error: {item.message}"))
+            continue
+        data = item.value
         try:
             dispatch(server, writer, data)
         except RecursionError:  # a message nested deeper than its structuring goes
@@ -162,10 +164,9 @@ def _not_open(server: JsonRPCServer, message: Any) -> bool:
 
 
 def send_error(writer: StdoutWriter, request_id: int | str | None, error: JsonRpcException) -> None:
-    """Write one JSON-RPC error response."""
-    body = json.dumps({"jsonrpc": "2.0", "id": request_id,
-                       "error": {"code": error.code, "message": error.message}}).encode("utf-8")
-    writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    """Write one JSON-RPC error response (the writer frames it)."""
+    writer.write(json.dumps({"jsonrpc": "2.0", "id": request_id,
+                             "error": {"code": error.code, "message": error.message}}).encode("utf-8"))
 
 
 def _valid_id(value: Any) -> int | str | None:

@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from .. import __version__, transport
 from ..errors import RefScoreError
 from ..provision.runtime import bert_runtime
 from ..vocabulary import EXIT_INTERRUPTED
@@ -288,44 +288,28 @@ class Daemon:
             writer.close()
 
     async def _read_loop(self, conn: Connection, reader: asyncio.StreamReader) -> None:
-        limit = self.config.max_message_bytes
-        while True:
-            try:
-                header = await self._read(conn, reader.readuntil(b"\r\n\r\n"))
-            except asyncio.IncompleteReadError as error:
-                if error.partial.strip():
-                    log.warning("connection %d: closed inside a header (%d stray bytes)", conn.id, len(error.partial))
-                return
-            except asyncio.LimitOverrunError:
-                await self._reject(conn, wire.PARSE_ERROR, "header too long or not Content-Length framed")
-                return
-            try:
-                length = wire.parse_header(header[:-4], limit)
-            except wire.MessageTooLarge as error:
-                await self._reject(conn, wire.MESSAGE_TOO_LARGE, str(error))
-                return
-            except wire.FramingError as error:
-                await self._reject(conn, wire.PARSE_ERROR, f"not JSON-RPC framing: {error}")
-                return
-            body = await self._read(conn, reader.readexactly(length))
-            try:
-                message = json.loads(body.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError) as error:
-                await conn.send(wire.error(None, wire.PARSE_ERROR, f"invalid JSON: {error}"))
-                continue
-            except RecursionError:  # nested deeper than the decoder goes: one reply, the connection stays
-                log.warning("connection %d: a %d-byte message nests too deep; answered ParseError", conn.id, length)
-                await conn.send(wire.error(None, wire.PARSE_ERROR, "invalid JSON: nested too deep"))
-                continue
-            await self._dispatch(conn, message)
+        """Serve each message (``refscore.transport``, no resynchronisation): a bad header or an
+        oversized length is answered and closes the connection, a body that is not JSON is
+        answered and the connection goes on."""
+        source = transport.StreamSource(reader, lambda: self._time_left(conn))
+        decoder = transport.FrameDecoder(self.config.max_message_bytes, resync=False)
+        async for item in transport.read_frames(source, decoder):
+            if isinstance(item, transport.Message):
+                await self._dispatch(conn, item.value)
+            elif item.kind == "too_large":
+                await self._reject(conn, wire.MESSAGE_TOO_LARGE, item.message)
+            elif item.kind == "header":
+                await self._reject(conn, wire.PARSE_ERROR, f"not JSON-RPC framing: {item.message}")
+            elif item.kind == "body":
+                log.warning("connection %d: %s; answered ParseError", conn.id, item.message)
+                await conn.send(wire.error(None, wire.PARSE_ERROR, f"invalid JSON: {item.message}"))
+            else:
+                log.warning("connection %d: %s", conn.id, item.message)
 
-    async def _read(self, conn: Connection, reading: Any) -> bytes:
-        """``reading`` awaited; before ``initialize``, only until the connection's time to send it
-        is up (``asyncio.TimeoutError``)."""
-        if conn.authorized:
-            return await reading
-        left = conn.opened + self.config.init_timeout - time.monotonic()
-        return await asyncio.wait_for(reading, max(0.0, left))
+    def _time_left(self, conn: Connection) -> float | None:
+        """Seconds left to a connection to send ``initialize`` (None once it has): reading past
+        them raises ``asyncio.TimeoutError``."""
+        return None if conn.authorized else conn.opened + self.config.init_timeout - time.monotonic()
 
     async def _reject(self, conn: Connection, code: int, message: str) -> None:
         log.warning("connection %d: %s; closing it", conn.id, message)

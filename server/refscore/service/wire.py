@@ -1,9 +1,10 @@
 """The daemon's wire format: JSON-RPC 2.0 messages in LSP's base-protocol framing.
 
 Each message is ``Content-Length: N\\r\\n\\r\\n`` followed by N bytes of UTF-8 JSON, the framing
-pygls and every LSP tool read, so a transcript can be replayed with LSP tooling. Limits keep a
-malformed client from costing the daemon memory: headers up to ``MAX_HEADER_BYTES``, bodies up to
-the daemon's ``max_message_bytes``.
+pygls and every LSP tool read, so a transcript can be replayed with LSP tooling. The framing is
+``refscore.transport``'s (the language server's too), without resynchronisation: a bad header
+closes the connection. Limits keep a malformed client from costing the daemon memory: headers up
+to ``MAX_HEADER_BYTES``, bodies up to the daemon's ``max_message_bytes``.
 
 Methods (client to daemon):
 
@@ -25,12 +26,14 @@ still unanswered then may be resent to a fresh daemon.
 
 from __future__ import annotations
 
-import json
 from typing import Any, BinaryIO
+
+from .. import transport
+from ..transport import FramingError
+from ..transport import MAX_HEADER_BYTES, encode  # noqa: F401 - the daemon's names for them
 
 #: Bumped when a message's shape changes incompatibly.
 PROTOCOL_VERSION = 1
-MAX_HEADER_BYTES = 8 * 1024
 DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 
 PARSE_ERROR = -32700
@@ -48,63 +51,15 @@ SHUTTING_DOWN = -32003
 EXIT_ALREADY_RUNNING = 75
 
 
-class FramingError(ValueError):
-    """The byte stream is not ``Content-Length`` framed JSON-RPC; the connection must close."""
-
-
-def encode(message: dict[str, Any]) -> bytes:
-    """One framed message."""
-    body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
-
-
-def parse_header(header: bytes, max_message_bytes: int) -> int:
-    """The body length announced by a header block (without its final blank line)."""
-    length: int | None = None
-    for line in header.split(b"\r\n"):
-        if not line:
-            continue
-        name, sep, value = line.partition(b":")
-        if not sep:
-            raise FramingError("malformed header line")
-        if name.strip().lower() == b"content-length":
-            try:
-                length = int(value.strip())
-            except ValueError:
-                raise FramingError("Content-Length is not a number") from None
-    if length is None or length < 0:
-        raise FramingError("missing Content-Length header")
-    if length > max_message_bytes:
-        raise MessageTooLarge(length, max_message_bytes)
-    return length
-
-
-class MessageTooLarge(FramingError):
-    def __init__(self, length: int, limit: int) -> None:
-        super().__init__(f"message of {length} bytes is over the {limit}-byte limit")
-        self.length, self.limit = length, limit
-
-
 def read_message(stream: BinaryIO, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> dict[str, Any] | None:
-    """Read one message from a blocking binary stream; None at a clean end of stream."""
-    header = b""
-    while not header.endswith(b"\r\n\r\n"):
-        line = stream.readline(MAX_HEADER_BYTES + 1)
-        if not line:
-            if header:
-                raise FramingError("connection closed inside a header")
-            return None
-        header += line
-        if len(header) > MAX_HEADER_BYTES:
-            raise FramingError("header too long")
-    length = parse_header(header[:-4], max_message_bytes)
-    body = stream.read(length)
-    if len(body) != length:
-        raise FramingError("connection closed inside a message")
-    message = json.loads(body.decode("utf-8"))
-    if not isinstance(message, dict):
-        raise FramingError("a message must be a JSON object")
-    return message
+    """Read one message (a JSON object) from a blocking binary stream; None at a clean end of
+    stream; ``FramingError`` for anything else."""
+    message = transport.read_message(stream, max_message_bytes)
+    if message is None:
+        return None
+    if not isinstance(message.value, dict):
+        raise FramingError(transport.Fault("a message must be a JSON object", "body"))
+    return message.value
 
 
 def request(msg_id: int, method: str, params: Any = None) -> dict[str, Any]:
