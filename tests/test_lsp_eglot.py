@@ -57,6 +57,9 @@ def test_eglot_shows_the_summary_and_a_plain_text_hover(tmp_path: Path) -> None:
     assert summary and summary["line"] == 0 and summary["severity"] == 3  # Information
     assert "CodeBLEU" in summary["message"]
     assert any("CodeBLEU" in text for text in result["flymake"]), result["flymake"]
+    # the summary underlines no code but the first line's last character (eglot widens a zero-width
+    # range to one character: ``def fizzbuzz(n):`` gets its ``:``), never the whole line
+    assert result["summary_underlined"] == ":", result["summary_underlined"]
     assert result["hover_kind"] == "plaintext"
     shown = result["hover_shown"]
     assert "CodeBLEU" in shown

@@ -41,7 +41,15 @@
           (while (and (not shown) (< (float-time) deadline))
             (accept-process-output nil 0.2)
             (setq shown (mapcar #'flymake-diagnostic-text (flymake-diagnostics))))
-          (push (cons 'flymake (vconcat shown)) result))
+          (push (cons 'flymake (vconcat shown)) result)
+          ;; the code flymake underlines for the summary: its range is zero-width at the line's end,
+          ;; which eglot widens to the line's last character
+          (let ((mark (seq-find (lambda (d) (string-match-p "refscore\\.summary" (flymake-diagnostic-text d)))
+                                (flymake-diagnostics))))
+            (push (cons 'summary_underlined
+                        (and mark (buffer-substring-no-properties (flymake-diagnostic-beg mark)
+                                                                  (flymake-diagnostic-end mark))))
+                  result)))
         (goto-char (point-min))
         (forward-char 1)
         (let* ((hover (jsonrpc-request (eglot--current-server-or-lose) :textDocument/hover

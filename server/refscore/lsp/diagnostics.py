@@ -34,12 +34,13 @@ PROBLEM = "refscore.problem"
 
 
 def summary_range(result: Result, positions: Positions | None = None) -> types.Range:
-    """The first non-blank line (the summary's home) of the result's text, or of ``positions``'."""
+    """Where the summary sits: the end of the first non-blank line of the result's text (or of
+    ``positions``'), zero-width, so that no code is underlined (VS Code draws a zero-width range
+    at a line's end one character wide after it; Neovim shows the sign and virtual text)."""
     positions = positions or result.positions
-    for line in range(min(positions.line_count, 50)):
-        if positions.line_text(line).strip():
-            return positions.line_range(line)
-    return positions.line_range(0)
+    line = next((n for n in range(min(positions.line_count, 50)) if positions.line_text(n).strip()), 0)
+    end = positions.line_range(line).end
+    return types.Range(start=end, end=end)
 
 
 def headline_parts(result: Result, ran: BehaviourResult | None = None) -> list[str]:

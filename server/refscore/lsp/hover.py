@@ -118,7 +118,7 @@ def register(server: "RefScoreServer") -> None:
             return types.Hover(contents=hover_content(ls.client_capabilities,
                                                       summary_hover(result, ls.settings.weak_threshold,
                                                                     document_behaviour(ls.behaviour, result))),
-                               range=summary)
+                               range=seen.positions.line_range(summary.start.line))
         offset = seen.offset(params.position)
         found = token_hover(result, offset) if offset is not None else None
         rng = seen.range(found[1], found[2]) if found is not None else None
