@@ -1,8 +1,9 @@
 """RefScore: score code against a reference solution (CodeBLEU, CodeBERTScore), live and in batch.
 
 ``refscore.score(candidates, references, language=...)`` gives per-sample scores and
-``refscore.score_corpus(...)`` corpus scores (``refscore.api``); both load lazily, so ``import
-refscore`` stays cheap (no torch, no tree-sitter).
+``refscore.score_corpus(...)`` corpus scores (``refscore.api``), ``refscore.grade_dataset(...)``
+grades a data set on Ray (``refscore.grade.dataset``); all load lazily, so ``import refscore``
+stays cheap (no torch, no tree-sitter). Which entry point is for what: docs/api.md.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 __version__ = "0.1.0"
 
 _LAZY = {
-    "score": "api", "score_corpus": "api",
+    "score": "api", "score_corpus": "api", "grade_dataset": "grade.dataset",
     "SampleScore": "api_types", "CorpusScore": "api_types", "AGGREGATIONS": "api_types",
     "to_dicts": "api_types", "to_pandas": "api_types", "to_arrow": "api_types",
     "ScoreInputError": "errors", "RefScoreError": "errors",
