@@ -11,7 +11,7 @@ import pytest
 
 from refscore.cli import main
 from refscore.errors import InputFileError
-from refscore.grade.classroom.adjustments import HEADER, read_adjustments
+from refscore.classroom.adjustments import HEADER, read_adjustments
 from refscore.errors import EXIT_INPUT
 
 pytestmark = pytest.mark.timeout(240)

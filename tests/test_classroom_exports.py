@@ -13,10 +13,10 @@ import jsonschema
 import pytest
 
 from refscore.cli import main
-from refscore.grade.classroom.adjustments import Adjustment
-from refscore.grade.classroom.gradebook import build_gradebook
-from refscore.grade.classroom.lms_csv import CANVAS_HEAD, MOODLE_HEAD, canvas_csv, moodle_csv
-from refscore.grade.classroom.rubric import rubric_from_data
+from refscore.classroom.adjustments import Adjustment
+from refscore.classroom.gradebook import build_gradebook
+from refscore.classroom.lms_csv import CANVAS_HEAD, MOODLE_HEAD, canvas_csv, moodle_csv
+from refscore.classroom.rubric import rubric_from_data
 
 SCHEMA = Path(__file__).parent / "data" / "classroom" / "gradescope-results.schema.json"
 REFERENCE = "def total(xs):\n    result = 0\n    for x in xs:\n        result += x\n    return result\n"

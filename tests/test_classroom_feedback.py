@@ -140,7 +140,7 @@ def test_token_heat_with_codebertscore_names_no_reference_token(tmp_path):
 
 def test_a_feedback_page_name_keeps_accented_letters_as_their_base_letter():
     """``Émile Zola`` was ``mile_Zola.html`` (the É dropped): accents are taken off, not the letter."""
-    from refscore.grade.classroom.outputs import safe_name
+    from refscore.classroom.outputs import safe_name
 
     assert safe_name("Émile Zola_1004") == "Emile_Zola_1004"
     assert safe_name("Zoë Ångström-Ødegård") == "Zoe_Angstrom-Odegard"
@@ -171,7 +171,7 @@ def test_a_feedback_page_is_never_named_as_a_windows_device():
     """A student called ``Con`` or ``Aux`` (a plain folder, a GitHub user) got ``Con.html``: on
     Windows ``CON`` with any extension is the console, so the page cannot be made there or
     unpacked from a zip of the folder. Such a name gets a ``_`` before its first dot."""
-    from refscore.grade.classroom.outputs import safe_name
+    from refscore.classroom.outputs import safe_name
 
     assert [safe_name(n) for n in ("Con", "aux", "NUL", "com1", "Lpt9", "con.txt")] == \
         ["Con_", "aux_", "NUL_", "com1_", "Lpt9_", "con_.txt"]

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from refscore.cli import main
-from refscore.grade.classroom import safe_zip
-from refscore.grade.classroom.safe_zip import read_zip
+from refscore.classroom import safe_zip
+from refscore.classroom.safe_zip import read_zip
 
 REF = "def total(nums):\n    result = 0\n    for n in nums:\n        result += n\n    return result\n"
 SECRET = "TOP-SECRET-CONTENT = 1\n"

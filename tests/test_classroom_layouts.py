@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from refscore.cli import main
-from refscore.grade.classroom.layouts import detect, read_class
+from refscore.classroom.layouts import detect, read_class
 
 SUM_REF = "def total(nums):\n    result = 0\n    for n in nums:\n        result += n\n    return result\n"
 SUM_OK = "def total(values):\n    acc = 0\n    for v in values:\n        acc += v\n    return acc\n"

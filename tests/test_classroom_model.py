@@ -8,8 +8,8 @@ import json
 import pytest
 
 from refscore.errors import InputFileError
-from refscore.grade.classroom import Starter, Student, starter_free_text
-from refscore.grade.classroom.notebook import locate, notebook_code
+from refscore.classroom import Starter, Student, starter_free_text
+from refscore.grade.notebook import locate, notebook_code
 from refscore.grade.items import GradeItem
 from refscore.grade.rows import COLUMNS, GradeResult, result_row
 
@@ -110,8 +110,8 @@ def test_rows_carry_the_student_columns():
 
 
 def test_submission_text_joins_files_and_drops_the_starter():
-    from refscore.grade.classroom import Submission, SubmittedFile
-    from refscore.grade.classroom.assign import joined, submission_text
+    from refscore.classroom import Submission, SubmittedFile
+    from refscore.classroom.assign import joined, submission_text
 
     nb = _notebook([("code", "x = 1"), ("markdown", "m"), ("code", "y = 2\nz = 3")])
     sub = Submission(Student("ann"), (SubmittedFile("a.py", "a.py", "import os\nprint(1)"),
@@ -124,7 +124,7 @@ def test_submission_text_joins_files_and_drops_the_starter():
 
 
 def test_roster_index_agrees_with_the_one_pair_rule():
-    from refscore.grade.classroom.roster import RosterEntry, match_roster
+    from refscore.classroom.roster import RosterEntry, match_roster
 
     students = [Student("Ada Lovelace", "1"), Student("lovelaceada", "2"), Student("Ada Lovelace", "3"),
                 Student("octocat", None, "octocat"), Student("Grace Hopper"), Student("hopper, grace"),

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from refscore.grade.classroom.adjustments import Adjustment
-from refscore.grade.classroom.gradebook import build_gradebook
-from refscore.grade.classroom.rubric import RubricError, rubric_from_data
+from refscore.classroom.adjustments import Adjustment
+from refscore.classroom.gradebook import build_gradebook
+from refscore.classroom.rubric import RubricError, rubric_from_data
 from refscore.scoring.checks import syntax_error_line
 from refscore.scoring.pipeline import finish, prepare
 from refscore.scoring.report import ScoreRequest

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from refscore.cli import main
-from refscore.grade.classroom.model import Submission, Student, SubmittedFile
-from refscore.grade.classroom.resubmissions import versions
+from refscore.classroom.model import Submission, Student, SubmittedFile
+from refscore.classroom.resubmissions import versions
 
 pytestmark = pytest.mark.timeout(300)
 STARTER = "import sys\n\n\ndef read_words(path):\n    with open(path) as fh:\n        return fh.read().split()\n"

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from refscore.grade.classroom.adjustments import Adjustment
-from refscore.grade.classroom.gradebook import build_gradebook
-from refscore.grade.classroom.lms_csv import canvas_csv, moodle_csv, moodle_identifier
-from refscore.grade.classroom.roster import load_roster
-from refscore.grade.classroom.rubric import rubric_from_data
+from refscore.classroom.adjustments import Adjustment
+from refscore.classroom.gradebook import build_gradebook
+from refscore.classroom.lms_csv import canvas_csv, moodle_csv, moodle_identifier
+from refscore.classroom.roster import load_roster
+from refscore.classroom.rubric import rubric_from_data
 
 CANVAS_EXPORT = '''Student,ID,SIS User ID,SIS Login ID,Section,Week 3 (1234)
     Points Possible,,,,,10.00

@@ -11,9 +11,9 @@ import pytest
 
 from refscore.cli import main
 from refscore.errors import InputFileError
-from refscore.grade.classroom.adjustments import read_adjustments
-from refscore.grade.classroom.gradebook import build_gradebook, student_keys
-from refscore.grade.classroom.rubric import RubricError, load_rubric, rubric_from_data
+from refscore.classroom.adjustments import read_adjustments
+from refscore.classroom.gradebook import build_gradebook, student_keys
+from refscore.classroom.rubric import RubricError, load_rubric, rubric_from_data
 from tests.data.grade.classgen import make_class
 
 pytestmark = pytest.mark.timeout(240)
@@ -176,7 +176,7 @@ def test_points_for_code_that_does_not_parse_say_so(tmp_path):
     grade book's notes (points.csv, the Moodle comment) say so, and the student's page says it
     once."""
     from refscore.grade.checks import not_parsing_warning
-    from refscore.grade.classroom.feedback import student_feedback
+    from refscore.classroom.feedback import student_feedback
 
     rubric = rubric_from_data({"bands": {">= 0.8": 10, ">= 0.5": 6}}, tmp_path / "r.toml")
     error = "syntax error near line 2"

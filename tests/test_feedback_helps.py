@@ -13,7 +13,7 @@ import pytest
 
 from refscore.cli import main
 from tests.merge_intervals_ref import MERGE as REFERENCE
-from refscore.grade.classroom.hints import constructs_on_line, remarks
+from refscore.classroom.hints import constructs_on_line, remarks
 from refscore.metrics.differences.model import Difference
 
 STARTER = "def merge_intervals(intervals):\n    pass\n"
@@ -142,7 +142,7 @@ def test_no_hint_names_a_blank_line():
 
 def test_counter_examples_say_what_happened_in_each_mode():
     from refscore.behaviour.result import Disagreement
-    from refscore.grade.classroom.feedback_words import counter_example, plain_text
+    from refscore.classroom.feedback_words import counter_example, plain_text
 
     said = [plain_text(counter_example(d, True)) for d in (
         Disagreement("f([1, 2])", "3", "raises IndexError: list index out of range", "raised", "f"),

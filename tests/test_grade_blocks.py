@@ -124,13 +124,13 @@ def test_rerun_scores_only_what_no_part_holds(jsonl, in_memory, tmp_path, capsys
 
 
 def test_large_runs_get_the_summary_page_and_the_same_files(jsonl, in_memory, tmp_path, monkeypatch):
-    from refscore.grade import run
+    from refscore.grade import steps
 
     small = tmp_path / "small"
     assert main(["grade", "--jsonl", str(jsonl), "--metrics", "codebleu", "-o", str(small), "-q", "--parquet"]) == 0
     html = (small / "grade.html").read_text(encoding="utf-8")
     assert 'id="results"' in html and "<details" in html and 'id="lowest"' not in html
-    monkeypatch.setattr(run, "DETAIL_LIMIT", 10)
+    monkeypatch.setattr(steps, "DETAIL_LIMIT", 10)
     large = tmp_path / "large"
     assert main(["grade", "--jsonl", str(jsonl), "--metrics", "codebleu", "-o", str(large), "-q", "--parquet"]) == 0
     assert sorted(p.name for p in large.iterdir()) == sorted(p.name for p in small.iterdir())

@@ -28,7 +28,7 @@ def test_a_small_run_shows_each_submissions_code(tmp_path: Path) -> None:
 
 def test_beyond_the_panes_limit_every_submission_is_listed_without_code(tmp_path: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("refscore.grade.run.PANES_LIMIT", 3)
+    monkeypatch.setattr("refscore.grade.steps.PANES_LIMIT", 3)
     monkeypatch.setattr("refscore.grade.html_report.PANES_LIMIT", 3)
     page = _grade(tmp_path, 4)
     assert '<pre class="code">' not in page and 'class="pane"' not in page

@@ -19,6 +19,6 @@ def test_interrupt_outside_scoring_names_what_a_rerun_does(monkeypatch, capsys, 
         raise KeyboardInterrupt
 
     monkeypatch.setattr(run, "execute", interrupted)
-    job = SimpleNamespace(no_cache=no_cache, report_paths={})
+    job = SimpleNamespace(cache=SimpleNamespace(off=no_cache), report_paths={})
     assert run.run_job(job) == run.EXIT_INTERRUPTED
     assert capsys.readouterr().err.strip() == expected

@@ -42,9 +42,9 @@ def _css_colour(html: str, selector: str) -> str:
 @pytest.mark.parametrize("large", [False, True])
 def test_warnings_are_not_shown_as_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, large: bool) -> None:
     if large:  # the page of a run too large for details: the lowest/highest and error tables
-        from refscore.grade import run
+        from refscore.grade import steps
 
-        monkeypatch.setattr(run, "DETAIL_LIMIT", 1)
+        monkeypatch.setattr(steps, "DETAIL_LIMIT", 1)
     reference, subs = _class(tmp_path)
     out = tmp_path / "out"
     assert main(["grade", "-r", str(reference), str(subs), "--metrics", "codebleu", "-o", str(out), "-q"]) == 0

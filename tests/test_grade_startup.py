@@ -13,8 +13,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_import_of_the_grade_command_loads_no_classroom_module() -> None:
     code = ("import sys, refscore.cli, refscore.commands.grade; refscore.cli.build_parser(); "
-            "print(sorted(m for m in sys.modules if m.startswith('refscore.grade.classroom.') "
-            "or m in ('refscore.grade.classroom', 'refscore.grade.html_report', 'refscore.grade.run', "
+            "print(sorted(m for m in sys.modules if m.startswith('refscore.classroom.') "
+            "or m in ('refscore.classroom', 'refscore.grade.html_report', 'refscore.grade.run', "
             "'refscore.grade.mapping', 'torch')))")
     env = dict(os.environ, PYTHONPATH=str(ROOT / "server"))
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)

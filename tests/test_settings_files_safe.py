@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from refscore.errors import InputFileError
-from refscore.grade.classroom.adjustments import read_adjustments
-from refscore.grade.classroom.anonymise import read_key
-from refscore.grade.classroom.rubric import RubricError, load_rubric
+from refscore.classroom.adjustments import read_adjustments
+from refscore.classroom.anonymise import read_key
+from refscore.classroom.rubric import RubricError, load_rubric
 
 pytestmark = pytest.mark.timeout(60)  # a hang fails the test instead of stalling the suite
 

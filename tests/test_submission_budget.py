@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from refscore.cli import main
-from refscore.grade.classroom import safe_zip
+from refscore.classroom import safe_zip
 from refscore.scoring.budget import MAX_CODE_TOKENS, code_tokens
 
 REF = "def total(nums):\n    result = 0\n    for n in nums:\n        result += n\n    return result\n"

@@ -12,8 +12,8 @@ from ..safe_write import OutputFileError
 from .options import UsageError
 
 if TYPE_CHECKING:
-    from ..grade.classroom.outputs import ClassroomOutputs
-    from ..grade.classroom.roster import RosterEntry
+    from ..classroom.outputs import ClassroomOutputs
+    from ..classroom.roster import RosterEntry
 
 #: Options that write a classroom output and so need --rubric.
 NEED_RUBRIC = ("points", "canvas", "moodle", "feedback", "gradescope", "classroom_summary", "adjustments")
@@ -66,7 +66,7 @@ def classroom_from_args(args: argparse.Namespace, metrics: tuple[str, ...]) -> C
         return None
     # here, not at the top: the classroom modules (rubric, grade books, feedback) load only when
     # a classroom option is used, not for every refscore run that builds this parser
-    from ..grade.classroom.outputs import ClassroomOutputs, load_rubric
+    from ..classroom.outputs import ClassroomOutputs, load_rubric
 
     out_dir = Path(args.out_dir) if args.out_dir else None
     if args.anonymise and out_dir is not None and not args.anonymise_key:
@@ -111,7 +111,7 @@ def classroom_from_args(args: argparse.Namespace, metrics: tuple[str, ...]) -> C
 def _roster(args: argparse.Namespace) -> tuple[RosterEntry, ...]:
     """``--roster``'s students for the grade books (names, SIS ids, sections); read again by the
     run for who is missing, the same file both times."""
-    from ..grade.classroom.roster import load_roster
+    from ..classroom.roster import load_roster
 
     given = getattr(args, "roster", None)
     return tuple(load_roster(given)) if given and given != "-" else ()

@@ -13,7 +13,7 @@ from typing import Iterator
 from ..embed.backends import BACKENDS, apply_backend, backend_tag
 from ..grade.blocks import DEFAULT_BLOCK_LINES
 from ..grade.classroom_choices import LAYOUTS, RESUBMISSION_POLICIES
-from ..grade.job import DEFAULT_TITLE, REPORT_KINDS, GradeJob, Inputs, Threshold
+from ..grade.job import DEFAULT_TITLE, REPORT_KINDS, Cache, Engine, GradeJob, Inputs, Reports, Threshold
 from ..grade.records import parse_fields
 from ..grade.rows import SCORE_COLUMNS
 from ..grade.settings import GradeSettings, scorer_tag
@@ -279,7 +279,7 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
                     args.lang, args.context, args.context_file, args.pattern, args.per_folder,
                     parse_fields(args.fields),
                     None if args.layout in (None, "auto") else args.layout, args.roster, tuple(args.starter),
-                    tuple(args.allow_outside), _resubmissions(args, classroom))
+                    tuple(args.allow_outside), _resubmissions(args, classroom), args.idf, args.inputs)
     threshold, default_metric = None, options.default_fail_metric(metrics, args.codebleu_rule)
     if args.fail_under is not None:
         metric = args.fail_metric or default_metric
@@ -287,12 +287,14 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
                               args.allow_syntax_errors)
     # --backend scores in this process (the daemon has its own engine)
     engine = "ray" if args.engine == "ray" else ("daemon" if args.daemon and not args.backend else "local")
-    return GradeJob(inputs, settings, engine, args.ray_address, args.block_lines or DEFAULT_BLOCK_LINES,
-                    _reports(args), args.title, Path(args.cache) if args.cache else None, args.no_cache,
-                    threshold, default_metric, "none" if args.quiet else args.progress,
-                    args.idf, args.similarity, classroom, args.quiet,
-                    named=frozenset(kind for kind in REPORT_KINDS if getattr(args, kind)), parquet=args.parquet,
-                    inputs_file=args.inputs)
+    from ..classroom.hooks import classroom_hooks  # the classroom plugs in above the grader
+
+    return GradeJob(inputs, settings,
+                    Engine(engine, args.ray_address, args.block_lines or DEFAULT_BLOCK_LINES,
+                           "none" if args.quiet else args.progress),
+                    Reports(_reports(args), frozenset(kind for kind in REPORT_KINDS if getattr(args, kind)),
+                            args.title, default_metric, args.parquet, args.similarity, threshold, args.quiet),
+                    Cache(Path(args.cache) if args.cache else None, args.no_cache), classroom_hooks(classroom))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -12,7 +12,7 @@ from typing import Sequence
 
 from ..metrics.codebleu import DEFAULT_WEIGHTS
 from .blocks import DEFAULT_BLOCK_LINES
-from .job import DEFAULT_TITLE, GradeJob, Inputs
+from .job import DEFAULT_TITLE, Cache, Engine, GradeJob, Inputs, Reports
 from .run import Outcome, execute
 from .settings import GradeSettings, scorer_tag
 
@@ -34,9 +34,9 @@ def grade_dataset(inputs: Sequence[str | Path], out_dir: str | Path, *, metrics:
     settings = GradeSettings(tuple(metrics), DEFAULT_WEIGHTS, batch_size, scorer_tag(model, layer, device, idf),
                              codebleu_rule, model, layer, device, idf, per_function, inputs=behaviour_inputs,
                              unsandboxed=unsandboxed)
-    job = GradeJob(Inputs(jsonl=tuple(str(p) for p in inputs), language=language), settings, engine="ray",
-                   ray_address=address, block_lines=block_lines, title=title,
-                   reports=tuple((kind, out / f"grade.{kind}") for kind in ("csv", "json", "html")),
-                   cache=Path(work).resolve() if work else None, progress="none",
-                   rank_by="codebleu" if "codebleu" in metrics else "codebertscore_f1", parquet=True)
-    return execute(job, actors=actors, actors_per_gpu=actors_per_gpu)
+    job = GradeJob(Inputs(jsonl=tuple(str(p) for p in inputs), language=language), settings,
+                   Engine("ray", address, block_lines, "none", actors, actors_per_gpu),
+                   Reports(tuple((kind, out / f"grade.{kind}") for kind in ("csv", "json", "html")), title=title,
+                           rank_by="codebleu" if "codebleu" in metrics else "codebertscore_f1", parquet=True),
+                   Cache(Path(work).resolve() if work else None))
+    return execute(job)

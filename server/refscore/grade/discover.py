@@ -26,8 +26,8 @@ from typing import Iterable, NamedTuple, Sequence
 from .. import languages
 from ..errors import InputFileError, LanguageError
 from ..files.sources import read_source
-from .classroom.notebook import Cells, code_of, is_notebook
-from .classroom.tree import other_archive
+from .archives import other_archive
+from .notebook import Cells, code_of, is_notebook
 from .globs import glob_paths, has_magic
 from .items import GradeItem, ItemSet, with_readable_names
 
@@ -248,7 +248,7 @@ def items_for(problem: Problem, submissions: Sequence[Submission],
 
 
 def read_code(path: str | Path) -> tuple[str, Cells | None, str | None]:
-    """(text to score, notebook cell map, notebook language) of a file (``classroom.notebook``)."""
+    """(text to score, notebook cell map, notebook language) of a file (``notebook``)."""
     return code_of(read_source(path), str(path))
 
 

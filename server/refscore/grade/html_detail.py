@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any, Sequence
 
 from .behaviour_html import behaviour_section
-from .classroom.notebook import where
+from .notebook import where
 from .functions_html import functions_table
 from .heatmap import explanation_spans, missing_heat, note_span, render_pane, safe_text, token_heat
 from .rows import LABELS, GradeResult

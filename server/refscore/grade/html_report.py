@@ -12,12 +12,10 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from .classroom.html import class_section
 from .heatmap import NOTE_CSS, heat_color, note_span, safe_attr, safe_text
 from .behaviour_html import BEHAVIOUR_CSS, header_note
 from .functions_html import FUNCTIONS_CSS
 from .html_detail import detail
-from .classroom.teacher_html import STUDENTS_CSS
 from .histogram import counts_svg
 from .html_legends import legend, trust_note
 from .job import DEFAULT_TITLE, PANES_LIMIT
@@ -28,6 +26,9 @@ from .stream_stats import RowStats, counted
 #: table with a row per problem (a JSONL of HumanEval's 164 problems).
 HISTOGRAM_PROBLEMS = 12
 
+#: The students table a plug-in adds (``refscore.classroom.teacher_html``), styled with the page.
+STUDENTS_CSS = ("table.students td.late{color:#a33;font-weight:600}table.students td small{display:block;color:#555;"
+                "font-size:11px}table.students td.links a{margin-right:6px}")
 CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
 header{background:#1f2a44;color:#fff;padding:14px 22px}header h1{margin:0;font-size:20px}
@@ -130,7 +131,8 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_T
                panes: bool = True, students: str = "") -> str:
     """The whole report as one HTML string; ``details``: every (result, row) of a small run;
     ``panes``: each detail shows the code beside its reference(s) (runs up to ``PANES_LIMIT``);
-    ``students``: the teacher's table of students and points (``classroom.teacher_html``)."""
+    ``students``: the sections a plug-in adds (``hooks.ClassroomRun.page``: the classes read, the
+    teacher's table of students and points)."""
     summary = stats.summary()
     columns = [c for c in SCORE_COLUMNS if c in stats.columns]
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -146,7 +148,7 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_T
         shown = "; this page has every submission" if details is not None else \
             "; this page shows statistics, the extremes and the first errors only"
         out.append('<p class="legend">Every item is in ' + ", ".join(safe_text(f) for f in files) + shown + ".</p>")
-    out.append(class_section(settings.get("classes", [])) + students)
+    out.append(students)
     if settings.get("similarity"):
         out.append(_similarity_note(settings["similarity"]))
     out.append(_summaries(stats, columns))

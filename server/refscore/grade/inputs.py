@@ -13,21 +13,21 @@ from ..files.sources import STDIN
 from .discover import expand, items_for, load_problem, named_references
 from .items import ItemSet
 from .job import Inputs
-from .classroom.assign import ClassProblem, starter_for, strip_starter
-from .classroom.roster import load_roster
-from .classroom.sources import grade_class, split_classes
+from .hooks import NO_CLASSES, ClassProblem, ClassReader
+from .starter import starter_for, strip_starter
 from .mapping import load_mapping
 from .targets import STDOUT
 
 
-def read_submissions(inputs: Inputs, own: Sequence[Path] = ()) -> ItemSet:
+def read_submissions(inputs: Inputs, own: Sequence[Path] = (), classes: ClassReader = NO_CLASSES) -> ItemSet:
     """Every submission of the files and mapping files named, as items. ``own``: this run's
-    reports and parts folder, never graded (``-o`` may name a folder inside the submissions)."""
+    reports and parts folder, never graded (``-o`` may name a folder inside the submissions);
+    ``classes``: which inputs are classes and how to read one (``hooks``; the plain grader: none)."""
     own = [p for p in own if str(p) != STDOUT]
     if not (inputs.submissions or inputs.mappings or inputs.jsonl):
         raise UsageError("nothing to grade: give SUBMISSION files with --reference, --mapping or --jsonl")
     items = ItemSet()
-    roster = load_roster(inputs.roster) if inputs.roster else None
+    roster = classes.load_roster(inputs.roster) if inputs.roster else None
     if inputs.submissions:
         if not inputs.references:
             raise UsageError("grading files needs --reference REF (or use --mapping / --jsonl)")
@@ -42,7 +42,7 @@ def read_submissions(inputs: Inputs, own: Sequence[Path] = ()) -> ItemSet:
             raise UsageError(f"--starter {inputs.starter[0]}: holds no {problem.language} file (the reference's "
                              "language)")
         layout = inputs.layout
-        classes, others = split_classes(inputs.submissions, layout, folders=roster is not None)
+        found_classes, others = classes.split(inputs.submissions, layout, folders=roster is not None)
         if others:
             items.notes.extend(f"{name} is the --reference: skipped, not graded as a submission"
                                for name in named_references(others, inputs.references))
@@ -52,9 +52,9 @@ def read_submissions(inputs: Inputs, own: Sequence[Path] = ()) -> ItemSet:
                 strip_starter(item, starter)
             items.extend(found)
         patterns = (inputs.pattern,) if inputs.pattern else ()
-        for source in classes:
+        for source in found_classes:
             found = ClassProblem(problem, patterns, starter, inputs.resubmissions)
-            items.extend(grade_class(source, layout, [found], roster, skip=[*inputs.references, *own]))
+            items.extend(classes.read(source, layout, [found], roster, skip=[*inputs.references, *own]))
     elif inputs.references:
         raise UsageError("--reference given but no SUBMISSION to grade")
     elif inputs.starter and not inputs.mappings:
@@ -62,7 +62,7 @@ def read_submissions(inputs: Inputs, own: Sequence[Path] = ()) -> ItemSet:
     for path in inputs.mappings:
         items.extend(load_mapping(path, inputs.language, exclude=own, roster=roster, starter=inputs.starter,
                                   layout=inputs.layout, allow_outside=inputs.allow_outside,
-                                  resubmissions=inputs.resubmissions))
+                                  resubmissions=inputs.resubmissions, classes=classes))
     return items
 
 

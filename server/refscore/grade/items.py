@@ -66,6 +66,19 @@ class ItemSet:
         self.starters.update(other.starters)
 
 
+#: The report field of a version of a file handed in again (``refscore.classroom.resubmissions``),
+#: and how the latest version's value ends.
+RESUBMISSION_FIELD = "resubmission"
+LATEST_MARK = " (the latest)"
+
+
+def earlier_version(item: GradeItem) -> bool:
+    """Whether ``item`` is a version of a resubmitted file that is not the latest (``best``):
+    the similarity report compares only the latest, never a student with their own work."""
+    label = item.extra.get(RESUBMISSION_FIELD)
+    return isinstance(label, str) and not label.endswith(LATEST_MARK)
+
+
 def with_readable_names(item: GradeItem) -> GradeItem:
     """The item with its id, problem, source, reference names and error made writable
     (``readable``): a file name that is not UTF-8 never stops the reports."""

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
 from .blocks import DEFAULT_BLOCK_LINES
+from .hooks import PLAIN, GradeHooks
 from .rows import threshold_failures
 from .settings import GradeSettings
-
-if TYPE_CHECKING:
-    from .classroom.outputs import ClassroomOutputs
 
 #: The engines a job can run on: this process, the shared scoring daemon, a Ray cluster.
 ENGINES = ("local", "daemon", "ray")
@@ -50,12 +48,15 @@ class Inputs:
     starter: tuple[str, ...] = ()  # --starter: code handed out, which earns no credit
     allow_outside: tuple[str, ...] = ()  # --allow-outside: folders outside a mapping's own it may name
     resubmissions: str = "latest"  # --resubmissions: which version of a Canvas file handed in again counts
+    idf_file: str | None = None  # --idf: CodeBERTScore's IDF weights
+    behaviour_inputs: str | None = None  # --inputs: behaviour's inputs file
 
     def named_files(self) -> list[str]:
         """Every file the inputs name (no report may overwrite one)."""
         return [*self.references, *self.mappings, *self.jsonl, *self.submissions,
                 *([self.context_file] if self.context_file else []), *([self.roster] if self.roster else []),
-                *self.starter]
+                *self.starter, *([self.idf_file] if self.idf_file else []),
+                *([self.behaviour_inputs] if self.behaviour_inputs else [])]
 
 
 @dataclass(frozen=True)
@@ -75,33 +76,55 @@ class Threshold:
 
 
 @dataclass(frozen=True)
-class GradeJob:
-    """One ``refscore grade`` run."""
+class Engine:
+    """Where pass two runs (scoring is the only engine-specific step of a run)."""
 
-    inputs: Inputs
-    settings: GradeSettings
-    engine: str = "local"  # one of ENGINES
+    kind: str = "local"  # one of ENGINES
     ray_address: str | None = None
-    block_lines: int = DEFAULT_BLOCK_LINES
-    reports: tuple[tuple[str, Path], ...] = ()  # (kind, path) for kinds in REPORT_KINDS
-    title: str = DEFAULT_TITLE
-    cache: Path | None = None  # the scored-parts folder (default: beside the first report)
-    no_cache: bool = False
-    threshold: Threshold | None = None
-    rank_by: str = "codebleu"  # the column the summary page ranks by
+    block_lines: int = DEFAULT_BLOCK_LINES  # items per block: the unit of scoring and resuming
     progress: str = "auto"  # auto, bar, lines or none
-    idf_file: str | None = None  # an input file too (never overwritten)
-    similarity: float | None = None  # --similarity: flag pairs of students at or above this score
-    classroom: "ClassroomOutputs | None" = None  # rubric, grade books, feedback pages (``grade.classroom``)
-    quiet: bool = False  # -q: no progress, no summary or "wrote" lines (notes, errors and verdicts only)
+    actors: int | None = None  # Ray: model actors (None: one per GPU, else one)
+    actors_per_gpu: int = 1
+
+
+@dataclass(frozen=True)
+class Reports:
+    """What the run writes and says: the reports, their row files, the verdict."""
+
+    paths: tuple[tuple[str, Path], ...] = ()  # (kind, path) for kinds in REPORT_KINDS
     #: The kinds whose file the user named (``--json X``): a link or a stream there is written
     #: through; every other output (``-o DIR``'s reports, the row files, the parts) must be a
     #: missing or regular file, never a link.
     named: frozenset[str] = frozenset()
+    title: str = DEFAULT_TITLE
+    rank_by: str = "codebleu_native"  # the column the summary page ranks by
     parquet: bool = False  # also the Parquet rows file beside the first report (``--parquet``)
-    inputs_file: str | None = None  # --inputs: behaviour's inputs file (an input too, never overwritten)
+    similarity: float | None = None  # --similarity: flag pairs of students at or above this score
+    threshold: Threshold | None = None
+    quiet: bool = False  # -q: no progress, no summary or "wrote" lines (notes, errors and verdicts only)
+
+
+@dataclass(frozen=True)
+class Cache:
+    """The scored parts a rerun resumes from."""
+
+    folder: Path | None = None  # --cache (default: beside the first report)
+    off: bool = False  # --no-cache: score everything again, remember nothing
+
+
+@dataclass(frozen=True)
+class GradeJob:
+    """One ``refscore grade`` run: what to read, how to score it, where, what to write, and
+    what plugs in above the grader (``hooks``: the classroom, from the command layer)."""
+
+    inputs: Inputs
+    settings: GradeSettings
+    engine: Engine = Engine()
+    reports: Reports = Reports()
+    cache: Cache = Cache()
+    hooks: GradeHooks = PLAIN
 
     @property
     def report_paths(self) -> dict[str, Path]:
         """kind -> path of every report asked for, in order."""
-        return dict(self.reports)
+        return dict(self.reports.paths)

@@ -31,29 +31,30 @@ except ImportError:  # Python 3.10: the same parser, published as tomli
     import tomli as tomllib  # type: ignore[no-redef]
 
 from ..errors import InputFileError
-from .classroom.assign import ClassProblem, starter_for, strip_starter
-from .classroom.resubmissions import LATEST
-from .classroom.roster import RosterEntry
-from .classroom.sources import grade_class, split_classes
+from .classroom_choices import RESUBMISSION_POLICIES
 from .containment import Containment
 from .discover import Submission, expand, items_for, load_problem
+from .hooks import NO_CLASSES, ClassProblem, ClassReader
 from .items import ItemSet
 from .mapping_schema import check_problem, csv_flag, problem_where
 from .problem_errors import problem_error
+from .starter import starter_for, strip_starter
 
 TRUE_WORDS = frozenset({"1", "true", "yes", "y", "on"})
 FALSE_WORDS = frozenset({"", "0", "false", "no", "n", "off"})
 
 
 def load_mapping(path: str | Path, default_language: str | None = None,
-                 exclude: Iterable[str | Path] = (), roster: Sequence[RosterEntry] | None = None,
+                 exclude: Iterable[str | Path] = (), roster: Any = None,
                  starter: Sequence[str] = (), layout: str | None = None,
-                 allow_outside: Sequence[str | Path] = (), resubmissions: str | None = None) -> ItemSet:
+                 allow_outside: Sequence[str | Path] = (), resubmissions: str | None = None,
+                 classes: ClassReader = NO_CLASSES) -> ItemSet:
     """Items for every problem of a TOML or CSV mapping file; ``exclude``: files never graded
     (the run's own reports). ``roster``, ``starter`` and ``layout``: the command line's, for
     problems whose mapping entry does not name its own. What the mapping names must stay under
     its folder or an ``allow_outside`` folder (``containment``); ``resubmissions``: the command
-    line's policy for a Canvas file handed in again (``classroom.resubmissions``)."""
+    line's policy for a Canvas file handed in again; ``classes``: which inputs are classes and how
+    to read one (``hooks``; ``roster``: what its ``load_roster`` gave)."""
     path = Path(path)
     problems = _toml_problems(path) if path.suffix.lower() == ".toml" else _csv_problems(path)
     base = path.parent
@@ -62,12 +63,13 @@ def load_mapping(path: str | Path, default_language: str | None = None,
         raise InputFileError(f"{path}: no problems found (expected [[problem]] tables or CSV rows)")
     for index, entry in enumerate(problems, 1):
         result.notes.extend(check_problem(entry, path, index))
-    classes: dict[str, _ClassGroup] = {}
-    defaults = _Defaults(roster, tuple(starter), layout, Containment(path, allow_outside), resubmissions or LATEST)
+    groups: dict[str, _ClassGroup] = {}
+    defaults = _Defaults(roster, tuple(starter), layout, Containment(path, allow_outside),
+                         resubmissions or RESUBMISSION_POLICIES[0], classes)
     for index, entry in enumerate(problems, 1):
-        result.extend(_problem_items(entry, base, index, default_language, path, list(exclude), classes, defaults))
-    for group in classes.values():
-        result.extend(grade_class(group.source, group.layout, group.problems, roster, skip=list(exclude)))
+        result.extend(_problem_items(entry, base, index, default_language, path, list(exclude), groups, defaults))
+    for group in groups.values():
+        result.extend(classes.read(group.source, group.layout, group.problems, roster, skip=list(exclude)))
     for index, entry in enumerate(problems, 1):
         name = _problem_name(entry, index)
         line = problem_error(problem_where(path, index, entry), [i for i in result.items if i.problem == name])
@@ -93,11 +95,12 @@ class _ClassGroup:
 
 @dataclass(frozen=True)
 class _Defaults:
-    roster: Sequence[RosterEntry] | None
+    roster: Any
     starter: tuple[str, ...]
     layout: str | None
     containment: Containment
-    resubmissions: str = LATEST
+    resubmissions: str
+    classes: ClassReader
 
 
 def _toml_problems(path: Path) -> list[dict[str, Any]]:
@@ -178,7 +181,7 @@ def _problem_items(entry: dict[str, Any], base: Path, index: int, default_langua
     starter = starter_for(starters if given and not context_error else defaults.starter, problem.language)
     layout = entry.get("layout") or defaults.layout
     arguments = [base / s for s in _as_list(entry.get("submissions"))]
-    as_class, others = split_classes(arguments, layout, folders=defaults.roster is not None)
+    as_class, others = defaults.classes.split(arguments, layout, folders=defaults.roster is not None)
     outside = {str(source): contain.outside(source) for source in as_class}
     as_class = [source for source in as_class if not outside[str(source)]]
     patterns = tuple(_as_list(entry.get("files"))) or ((pattern,) if pattern else ())

@@ -3,7 +3,7 @@ the one line of a run that did not finish (Ctrl-C or SIGTERM), of a problem noth
 graded for, or of a run where no submission could be scored.
 
 A run that stopped before every submission was scored, or that has a problem-level error, wrote
-no grade book or feedback page (``classroom_end``): those would hold zeros that look like grades.
+no grade book or feedback page (``steps.classroom_end``): those would hold zeros that look like grades.
 """
 
 from __future__ import annotations
@@ -41,15 +41,16 @@ def finish(job: GradeJob, outcome: Outcome) -> int:
         note(headline)
     if outcome.assembled.behaviour_note:  # once for the run, not on every row
         note(outcome.assembled.behaviour_note)
-    if not job.quiet:
-        print_summary(stats, outcome.outputs, outcome.from_before,
-                      outcome.classroom.written if outcome.classroom else (), job.classroom.feedback if job.classroom else None)
+    if not job.reports.quiet:
+        written = outcome.classroom
+        print_summary(stats, outcome.outputs, outcome.from_before, written.written if written else (),
+                      written.pages if written else None)
     if outcome.interrupted:  # Ctrl-C while the reports were written: they are whole
         print("refscore: interrupted while writing the reports: every submission is scored and the reports "
               "were written whole", file=sys.stderr)
         return EXIT_INTERRUPTED
     if outcome.problems:
-        withheld = "; no grade book or feedback written" if job.classroom is not None else ""
+        withheld = "; no grade book or feedback written" if outcome.withheld else ""
         for line in outcome.problems:
             print(f"refscore: {printable(line)}{withheld}", file=sys.stderr)
         return EXIT_INPUT
@@ -62,9 +63,10 @@ def finish(job: GradeJob, outcome: Outcome) -> int:
                   file=sys.stderr)
         return EXIT_INPUT
     passed = outcome.classroom.passed if outcome.classroom is not None else None
-    if job.threshold is None:
+    threshold = job.reports.threshold
+    if threshold is None:
         return EXIT_BELOW_THRESHOLD if passed is False else EXIT_OK
-    reached = print_threshold(job.threshold, outcome.assembled.failures,
+    reached = print_threshold(threshold, outcome.assembled.failures,
                               outcome.assembled.first_failures, outcome.outputs)
     return EXIT_OK if reached and passed is not False else EXIT_BELOW_THRESHOLD
 
