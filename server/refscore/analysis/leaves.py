@@ -8,10 +8,13 @@ tree-sitter) and cached by content.
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Literal, NamedTuple
 
+from tree_sitter import Node
+
 from .. import languages
-from .cache import sized_cache
+from .cache import TextMemo, sized_cache
 from .text import OffsetMap
 from ..parsing.trees import is_docstring
 
@@ -56,17 +59,65 @@ def _kind(node_type: str, named: bool, text: str) -> Kind:
 
 @sized_cache(max_entries=512, max_chars=4_000_000)
 def code_tokens(text: str, language: str) -> tuple[CodeToken, ...]:
-    """The code tokens of ``text`` in order (cached by content); () for an unknown language."""
+    """The code tokens of ``text`` in order (cached by content); () for an unknown language.
+
+    An error-free tree is read per top-level part (a child of its root), each part's tokens kept
+    by the part's text (``_PARTS``): an edit reads again only the parts it changed, the others'
+    tokens are shifted to their new place. A tree with errors is read whole."""
     try:
         spec = languages.get(language)
     except languages.UnknownLanguageError:
         return ()
-    source = text.encode("utf-8")
-    root = spec.parse(source).root_node
+    root = spec.parse(text.encode("utf-8")).root_node
     offsets = OffsetMap(text)
+    if root.has_error or root.child_count == 0 or root.type in _WHOLE:
+        return _whole(root, text, offsets, spec)
+    found: list[CodeToken] = []
+    for part in _parts(root, spec):
+        start, end = offsets.from_byte(part.start_byte), offsets.from_byte(part.end_byte)
+        line = part.start_point[0]
+        kept = _PARTS(text[start:end], spec.name, lambda: _relative(part, text, offsets, spec, start, line))
+        found.extend(kept if not start and not line else
+                     [CodeToken(t, k, y, a + start, b + start, n + line) for t, k, y, a, b, n in kept])
+    return tuple(found)
+
+
+def whole_code_tokens(text: str, language: str) -> tuple[CodeToken, ...]:
+    """``code_tokens`` read from the whole tree, no part kept or reused (not cached: the
+    reading the parts must agree with)."""
+    spec = languages.get(language)
+    return _whole(spec.parse(text.encode("utf-8")).root_node, text, OffsetMap(text), spec)
+
+
+def _whole(root: Node, text: str, offsets: OffsetMap, spec: languages.LanguageSpec) -> tuple[CodeToken, ...]:
+    return tuple(sorted(_walk([root], text, offsets, spec), key=_START))
+
+
+#: A top-level part's tokens by its text, offsets and lines from the part's start (a 20,000-line
+#: file has about 2,000 parts).
+_PARTS: TextMemo[list[CodeToken]] = TextMemo(entries=8192, chars=4_000_000)
+_START = attrgetter("start")
+
+
+def _parts(root: Node, spec: languages.LanguageSpec) -> list[Node]:
+    """The root's children whose tokens count (not a module docstring; comments give none)."""
+    children = root.children
+    if spec.docstrings and root.type in _BODIES and children and is_docstring(children[0]):
+        children = children[1:]
+    return children
+
+
+def _relative(part: Node, text: str, offsets: OffsetMap, spec: languages.LanguageSpec, start: int,
+              line: int) -> list[CodeToken]:
+    """The tokens of one part, their offsets and lines counted from the part's start."""
+    found = sorted(_walk([part], text, offsets, spec), key=_START)
+    return [CodeToken(t, k, y, a - start, b - start, n - line) for t, k, y, a, b, n in found]
+
+
+def _walk(stack: list[Node], text: str, offsets: OffsetMap, spec: languages.LanguageSpec) -> list[CodeToken]:
+    """The tokens under the nodes of ``stack`` (the last one first), in the order met."""
     skip = spec.comment_node_types
     found: list[CodeToken] = []
-    stack = [root]
     while stack:
         node = stack.pop()
         node_type = node.type
@@ -84,5 +135,4 @@ def code_tokens(text: str, language: str) -> tuple[CodeToken, ...]:
         if spec.docstrings and node_type in _BODIES and children and is_docstring(children[0]):
             children = children[1:]
         stack.extend(reversed(children))
-    found.sort(key=lambda t: t.start)
-    return tuple(found)
+    return found

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+from ..analysis.cache import TextMemo
 from ..bidi import BidiControl, find_bidi
 from ..combined.domain import outside
 from ..languages import LanguageSpec
@@ -24,6 +25,15 @@ log = logging.getLogger(__name__)
 
 #: What a result makes from its texts alone (cached in its ``__dict__``): kept by ``derive``.
 _FROM_TEXTS = ("positions", "_ref_positions", "_ref_prose", "bidi")
+#: A reference's position tables and prose spans, by its text (and the codec's encoding, the
+#: grammar): an edit of the candidate makes a new result, never a new reference text.
+_REFERENCE_POSITIONS: TextMemo[Positions] = TextMemo(entries=16, chars=8_000_000)
+_REFERENCE_PROSE: TextMemo[list[tuple[int, int]]] = TextMemo(entries=16, chars=8_000_000)
+
+
+def _encoding(codec: Any) -> str:
+    """The position codec's encoding, as a key (None: the default UTF-16)."""
+    return str(getattr(codec, "encoding", "utf-16")) if codec is not None else "utf-16"
 
 
 @dataclass(frozen=True)
@@ -74,15 +84,17 @@ class Result:
 
     def reference_positions(self, index: int) -> Positions:
         cache = self.__dict__.setdefault("_ref_positions", {})
-        if index not in cache:
-            cache[index] = Positions(self.reference_texts[index], self.codec)
+        if index not in cache:  # a reference outlives its candidate's versions: kept by content
+            cache[index] = _REFERENCE_POSITIONS(self.reference_texts[index], _encoding(self.codec),
+                                                lambda: Positions(self.reference_texts[index], self.codec))
         return cache[index]
 
     def reference_prose(self, index: int) -> list[tuple[int, int]]:
         """The comments and docstrings of reference ``index`` (``parsing.prose``), as offsets."""
         cache = self.__dict__.setdefault("_ref_prose", {})
         if index not in cache:
-            cache[index] = prose_spans(self.reference_texts[index], self.spec) if self.spec is not None else []
+            text, spec = self.reference_texts[index], self.spec
+            cache[index] = _REFERENCE_PROSE(text, spec.name, lambda: prose_spans(text, spec)) if spec is not None else []
         return cache[index]
 
     @cached_property

@@ -101,11 +101,14 @@ def _renaming(reference: Sequence[CodeToken], candidate: Sequence[CodeToken],
 def _line_runs(tokens: Sequence[CodeToken]) -> list[tuple[int, int]]:
     """Token index ranges, one per line that has tokens."""
     runs: list[tuple[int, int]] = []
-    for index, token in enumerate(tokens):
-        if runs and tokens[runs[-1][0]].line == token.line:
-            runs[-1] = (runs[-1][0], index + 1)
-        else:
-            runs.append((index, index + 1))
+    start, current = 0, None
+    for index, line in enumerate([t.line for t in tokens]):
+        if line != current:
+            if index:
+                runs.append((start, index))
+            start, current = index, line
+    if tokens:
+        runs.append((start, len(tokens)))
     return runs
 
 

@@ -18,6 +18,8 @@ Differences starting on the same candidate line are merged (the strongest one's 
 from __future__ import annotations
 
 import math
+import re
+from bisect import bisect_left
 from dataclasses import dataclass, replace
 from statistics import median
 from typing import Sequence
@@ -36,6 +38,7 @@ SHARES = {"alignment": 0.6, "codebleu": 0.2, "codebertscore": 0.2}
 COMPACT_SIZE, COMPACT_SLOPE = 3, 0.25
 NAME_UNKNOWN = 0.6
 Similarity = tuple[int, int, float]  # start, end, cosine
+_NEWLINE = re.compile("\n")
 
 
 @dataclass(frozen=True)
@@ -270,8 +273,9 @@ def _explained(evidence: Evidence, covered: Sequence[tuple[int, int]], candidate
 def _merge_lines(found: list[RawDifference], candidate: str) -> list[RawDifference]:
     """One difference per candidate line (the strongest, its weight raised a little by the rest)."""
     by_line: dict[int, list[RawDifference]] = {}
+    breaks = [m.start() for m in _NEWLINE.finditer(candidate)] if found else []  # once, not per item
     for item in found:
-        by_line.setdefault(candidate.count("\n", 0, item.start), []).append(item)
+        by_line.setdefault(bisect_left(breaks, item.start), []).append(item)  # the "\n"s before it
     merged = []
     for items in by_line.values():
         items.sort(key=lambda d: (-d.weight, d.start))
