@@ -4,7 +4,7 @@ modules (each imports the server class from ``server``, never the reverse)."""
 from __future__ import annotations
 
 from ..analysis.cache import limit_caches
-from . import behaviour, code_actions, commands, hover, lenses, ranking, sync, tokens
+from . import behaviour, code_actions, commands, hover, lenses, pull, ranking, sync, tokens
 from .phases import CACHE_CHARS, CACHE_ENTRIES
 from .server import RefScoreServer
 
@@ -13,6 +13,6 @@ def build_server(allow_daemon: bool = True) -> RefScoreServer:
     """A server with every feature registered, its text caches bounded (``phases.CACHE_CHARS``)."""
     limit_caches(CACHE_ENTRIES, CACHE_CHARS)
     server = RefScoreServer(allow_daemon=allow_daemon)
-    for feature in (sync, hover, lenses, tokens, commands, behaviour, ranking, code_actions):
+    for feature in (sync, hover, lenses, tokens, commands, behaviour, ranking, code_actions, pull):
         feature.register(server)
     return server

@@ -34,10 +34,13 @@ class RefScoreProtocol(LanguageServerProtocol):
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams) -> Any:
         from .documents import use_lsp_documents
+        from .pull import pull_mode
         from .status import server_status
 
         result = yield from super().lsp_initialize(params)
         use_lsp_documents(self)
+        if not pull_mode(params.capabilities):  # pushed to it instead (lsp/pull.py)
+            result.capabilities.diagnostic_provider = None
         experimental = result.capabilities.experimental
         result.capabilities.experimental = {**(experimental if isinstance(experimental, dict) else {}),
                                             "refscore": server_status(self._server)}

@@ -22,6 +22,7 @@ from .behaviour import EditorBehaviour
 from .headline import document_behaviour
 from .loop import ScoringLoop
 from .protocol import RefScoreProtocol, first_line
+from .pull import PulledDiagnostics
 from .results import Result
 from .scorers import Scorers
 from .settings import Settings
@@ -58,6 +59,7 @@ class RefScoreServer(LanguageServer):
         self.scorers = Scorers(allow_daemon=allow_daemon)
         self.loop = ScoringLoop(self)
         self.behaviour = EditorBehaviour(self)  # functions run beside their reference functions
+        self.pulled = PulledDiagnostics(self)  # what a pulling client is answered (lsp/pull.py)
         self.explicit_references: dict[str, tuple[Path, ...]] = {}
         self.token_scores = False  # initializationOptions.tokenScores
         self.initial_settings: dict[str, Any] | None = None  # initializationOptions.settings
@@ -128,13 +130,15 @@ class RefScoreServer(LanguageServer):
             self.window_show_message(types.ShowMessageParams(type=kind, message=message))
 
     def publish(self, uri: str, version: int, result: Result | None) -> None:
-        """Send the document's diagnostics (and token scores, lens and hint refreshes)."""
+        """Send the document's diagnostics, or keep them for a client that pulls them (and token
+        scores, lens and hint refreshes)."""
         found = diagnostics.build(result, self.settings, document_behaviour(self.behaviour, result)) \
             if result is not None else []
         if result is not None and result.problem is None:
             found += self.behaviour.diagnostics(result)
-        self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=found))
+        if not self.pulled.offer(uri, result, found):  # a client that pulls asks for them (lsp/pull.py)
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=found))
         if self.token_scores:
             self._send_token_scores(uri, version, result)
         if self._supports("workspace", "code_lens", "refresh_support"):

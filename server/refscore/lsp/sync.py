@@ -160,6 +160,7 @@ def register(server: "RefScoreServer") -> None:
         ls.loop.forget(uri)
         ls.behaviour.forget(uri)
         ls.forget_heat(uri)
+        ls.pulled.forget(uri)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         _rescore_dependents(ls, uri)  # the reference's text now comes from disk again
 
