@@ -6,6 +6,8 @@ candidate and reference rows are padded into ``(B, N, d)`` and ``(B, M, d)`` ten
 and one ``bmm``, two masked ``max`` and weighted sums give P and R of the whole bucket; F1, F3
 and the empty-side rule are element-wise over all pairs. Pure functions: the tensors may live on
 any device (a GPU's: the padded rows are copied there, the scores come back as float64 on the CPU).
+One large pair on the CPU is matched in blocks kept by content (``codebertscore_blocks``): an
+edit of a long file matches again only the rows it changed.
 
 The best similarity of each token and the index of its match (what token alignments are built
 from) are kept only for the pairs named in ``keep``, from the same similarities.
@@ -15,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
+
+from .codebertscore_blocks import BLOCKED_CELLS, blocked_bests
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -122,11 +126,15 @@ def match_bucket(cand: "torch.Tensor", cand_mask: "torch.Tensor", cand_w: "torch
     (see ``greedy_match``)."""
     import torch
 
-    sim = torch.bmm(cand, ref.transpose(1, 2))
-    valid = cand_mask[:, :, None] & ref_mask[:, None, :]
-    sim = sim.masked_fill(~valid, float("-inf"))
-    cand_best, cand_arg = sim.max(dim=2)
-    ref_best, ref_arg = sim.max(dim=1)
+    if cand.shape[0] == 1 and cand.is_cpu and bool(cand_mask.all()) and bool(ref_mask.all()) \
+            and cand.shape[1] * ref.shape[1] >= BLOCKED_CELLS:  # one large pair: blocks kept by content
+        cand_best, cand_arg, ref_best, ref_arg = (t[None] for t in blocked_bests(cand[0], ref[0]))
+    else:
+        sim = torch.bmm(cand, ref.transpose(1, 2))
+        valid = cand_mask[:, :, None] & ref_mask[:, None, :]
+        sim = sim.masked_fill(~valid, float("-inf"))
+        cand_best, cand_arg = sim.max(dim=2)
+        ref_best, ref_arg = sim.max(dim=1)
     cand_best = torch.where(floors[:, :1], cand_best.clamp(min=0.0), cand_best)
     ref_best = torch.where(floors[:, 1:], ref_best.clamp(min=0.0), ref_best)
     cand_best = torch.where(torch.isfinite(cand_best), cand_best, 0.0)
