@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 from typing import NamedTuple
 
@@ -192,7 +193,7 @@ def test_ray_engine_gives_the_local_numbers_item_by_item(cluster, inputs, local_
 
     table = pq.read_table(tmp_path / "grade.parquet")
     assert table.column("id").to_pylist() == [r["id"] for r in rows]
-    assert table.column("codebleu").to_pylist() == [r["codebleu"] for r in rows]
+    assert table.column("codebleu").to_pylist() == [r["codebleu_native"] for r in rows]
     html = (tmp_path / "grade.html").read_text(encoding="utf-8")  # a small run: every submission's detail
     assert 'id="results"' in html and html.count("<details") == len(rows) and "<svg" in html
     csv_lines = (tmp_path / "grade.csv").read_text(encoding="utf-8").splitlines()
@@ -295,6 +296,55 @@ def test_ray_writes_the_one_block_reports_with_every_feature(cluster, tmp_path):
     assert "does not parse" in done.stdout + done.stderr
 
 
+def _moodle_class(root: Path) -> list[str]:
+    """A Moodle zip of four students (two hand in the same code), two problems in a mapping, a
+    roster naming one more student and a rubric: the arguments that grade it."""
+    (root / "refs").mkdir()
+    (root / "refs" / "add.py").write_text("def add(a, b):\n    return a + b\n")
+    (root / "refs" / "mean.py").write_text("def mean(xs):\n    return sum(xs) / len(xs)\n")
+    work = {"Ada Lovelace": ("def add(x, y):\n    return x + y\n", "def mean(v):\n    return sum(v) / len(v)\n"),
+            "Alan Turing": ("def add(a, b):\n    s = a\n    s += b\n    return s\n",
+                            "def mean(xs):\n    t = 0\n    for x in xs:\n        t += x\n    return t / len(xs)\n"),
+            "Grace Hopper": ("def add(p, q):\n    return p + q\n", "def mean(values):\n    return sum(values)\n"),
+            "Edsger Dijkstra": ("def add(x, y):\n    return x + y\n",
+                                "def mean(v):\n    return sum(v) / len(v)\n")}
+    with zipfile.ZipFile(root / "week1.zip", "w") as archive:
+        for number, (name, (add, mean)) in enumerate(work.items()):
+            archive.writestr(f"{name}_{1000 + number}_assignsubmission_file_/add.py", add)
+            archive.writestr(f"{name}_{1000 + number}_assignsubmission_file_/mean.py", mean)
+    (root / "roster.csv").write_text("name\n" + "".join(f"{n}\n" for n in [*work, "Barbara Liskov"]))
+    (root / "rubric.toml").write_text('fallback = "codebleu"\npoints = 10\nbands = { ">= 0.5" = 10, "> 0.0" = 4 }\n')
+    (root / "week1.toml").write_text("".join(f'[[problem]]\nname = "{p}"\nreference = "refs/{p}.py"\n'
+                                             f'submissions = ["week1.zip"]\npattern = "{p}.py"\n\n'
+                                             for p in ("add", "mean")))
+    return ["--mapping", str(root / "week1.toml"), "--metrics", "codebleu", "--roster", str(root / "roster.csv"),
+            "--rubric", str(root / "rubric.toml"), "--similarity", "--feedback", str(root / "{out}" / "feedback"),
+            "--points", str(root / "{out}" / "points.csv")]
+
+
+def test_a_class_with_every_classroom_output_on_ray_is_the_local_run(cluster, tmp_path):
+    """Classes, a mapping, a roster, rubric points, feedback pages and the similarity report on
+    Ray: every file the same as the in-process run's (only the scoring step is the engine's)."""
+    args = _moodle_class(tmp_path)
+    local = [a.replace("{out}", "local") for a in args]
+    assert main(["grade", *local, "-o", str(tmp_path / "local"), "-q", "--no-cache", "--parquet"]) == 0
+    done = _ray_grade(cluster, tmp_path / "ray", *[a.replace("{out}", "ray") for a in args], "--block-lines", "3")
+    assert done.returncode == 0, _failed(cluster, done)
+    assert "Traceback" not in done.stderr
+    files = sorted(p.relative_to(tmp_path / "local") for p in (tmp_path / "local").rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(tmp_path / "ray") for p in (tmp_path / "ray").rglob("*")
+                           if p.is_file() and "grade.parts" not in p.parts)
+    _same(_rows(tmp_path / "local" / "grade.jsonl"), _rows(tmp_path / "ray" / "grade.jsonl"))
+    assert len([f for f in files if f.parts[0] == "feedback"]) >= 8  # HTML and Markdown per student
+    for same in ("points.csv", "similarity.json", "similarity.csv", *(str(f) for f in files if f.parts[0] == "feedback")):
+        assert (tmp_path / "ray" / same).read_bytes() == (tmp_path / "local" / same).read_bytes(), same
+    report = json.loads((tmp_path / "ray" / "grade.json").read_text(encoding="utf-8"))
+    assert report["settings"]["engine"] == "ray" and report["settings"]["classes"][0]["missing_students"]
+    assert report["settings"]["similarity"]["flagged_pairs"] >= 1
+    page = (tmp_path / "ray" / "grade.html").read_text(encoding="utf-8")
+    assert 'class="students"' in page and "Barbara Liskov" in page
+
+
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
 def test_behaviour_on_ray_gives_the_local_engines_numbers(cluster, tmp_path):
     """The behaviour stage in Ray's CPU tasks: the same behaviour columns as the in-process run of
@@ -323,7 +373,6 @@ def test_an_unreachable_cluster_is_one_line(tmp_path, inputs, capsys):
                  "--jsonl", str(inputs["jsonl"]), "-o", str(tmp_path), "-q"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 5 and len(err) == 1 and "cannot connect to the Ray cluster" in err[0]
-    assert main(["grade", "--engine", "ray", str(inputs["jsonl"]), "-r", str(inputs["jsonl"])]) == 2
 
 
 def test_grade_dataset_from_python(cluster, inputs, tmp_path):

@@ -94,8 +94,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     help="score through the shared background daemon, falling back to this process "
                          "with a note (default: in this process; the numbers are the same)")
     sc.add_argument("--engine", choices=("local", "ray"), default="local",
-                    help="local (default) or ray: a Ray cluster grades --jsonl inputs block by block "
-                         "(docs/scale.md); the numbers are the same")
+                    help="local (default) or ray: a Ray cluster scores the blocks (docs/scale.md); every input "
+                         "and output is the same, and so are the numbers")
     sc.add_argument("--ray-address", metavar="ADDR",
                     help="the Ray cluster for --engine ray (default: $RAY_ADDRESS, else a private one here)")
     sc.add_argument("--block-lines", type=int, metavar="N",
@@ -182,8 +182,6 @@ def check_applicable(args: argparse.Namespace) -> None:
         raise UsageError(f"--fail-metric {args.fail_metric} needs --fail-under X (the threshold to check)")
     if args.allow_syntax_errors and args.fail_under is None:
         raise UsageError("--allow-syntax-errors needs --fail-under X (it changes what passes the threshold)")
-    if args.engine == "ray" and (args.submissions or args.mapping or args.reference):
-        raise UsageError("--engine ray grades --jsonl inputs (JSONL, JSONL.gz or Parquet) only")
     if args.out_dir == "-":
         raise UsageError("-o -: -o names a folder of reports; for standard output name one report: --json - "
                          "(or --csv -, --html -)")
