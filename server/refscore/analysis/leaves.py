@@ -76,10 +76,29 @@ def code_tokens(text: str, language: str) -> tuple[CodeToken, ...]:
     for part in _parts(root, spec):
         start, end = offsets.from_byte(part.start_byte), offsets.from_byte(part.end_byte)
         line = part.start_point[0]
-        kept = _PARTS(text[start:end], spec.name, lambda: _relative(part, text, offsets, spec, start, line))
-        found.extend(kept if not start and not line else
-                     [CodeToken(t, k, y, a + start, b + start, n + line) for t, k, y, a, b, n in kept])
+        kept = _PARTS(text[start:end], spec.name, lambda: _Part(_relative(part, text, offsets, spec, start, line)))
+        found.extend(kept.placed(start, line))
     return tuple(found)
+
+
+class _Part:
+    """One part's tokens from its start, and the last place they were put (a part before an edit
+    stays where it was: its tokens are reused as they are)."""
+
+    __slots__ = ("relative", "last")
+
+    def __init__(self, relative: list[CodeToken]) -> None:
+        self.relative = relative
+        self.last: tuple[int, int, list[CodeToken]] = (0, 0, relative)
+
+    def placed(self, start: int, line: int) -> list[CodeToken]:
+        """The tokens with offsets from ``start`` and lines from ``line``."""
+        last = self.last  # one read: another thread may place the part elsewhere meanwhile
+        if last[0] == start and last[1] == line:
+            return last[2]
+        tokens = [CodeToken(t, k, y, a + start, b + start, n + line) for t, k, y, a, b, n in self.relative]
+        self.last = (start, line, tokens)
+        return tokens
 
 
 def whole_code_tokens(text: str, language: str) -> tuple[CodeToken, ...]:
@@ -95,7 +114,7 @@ def _whole(root: Node, text: str, offsets: OffsetMap, spec: languages.LanguageSp
 
 #: A top-level part's tokens by its text, offsets and lines from the part's start (a 20,000-line
 #: file has about 2,000 parts).
-_PARTS: TextMemo[list[CodeToken]] = TextMemo(entries=8192, chars=4_000_000)
+_PARTS: TextMemo["_Part"] = TextMemo(entries=8192, chars=4_000_000)
 _START = attrgetter("start")
 
 

@@ -113,15 +113,32 @@ def _assemble(whole: "Encoded", code_start: int, bounds: list[tuple[int, int]],
     n = len(whole.ids)
     rows = [min(i, len(first.ids) - 1) for i in range(code[0])]
     zero = total  # a zero vector for whitespace tokens no part has (never scored)
-    for i in code:
-        s, e = whole.offsets[i]
-        match = _overlapping(spans, starts, s - code_start, e - code_start)
+    offsets = whole.offsets
+    found = _match_all(spans, starts, [(offsets[i][0] - code_start, offsets[i][1] - code_start) for i in code])
+    for i, match in zip(code, found):
         if match is None and is_scored_token(whole.tokens[i]):
             return None  # a scored token with no counterpart: use the exact path
         rows.append(zero if match is None else match[2])
     rows += [base[-1] + max(0, len(last.ids) - (n - i)) for i in range(code[-1] + 1, n)]
     stacked = torch.cat([p.embeddings for p in parts] + [parts[0].embeddings.new_zeros(1, parts[0].embeddings.shape[1])])
     return stacked[torch.tensor(rows, dtype=torch.long)]
+
+
+def _match_all(spans, starts, queries: list[tuple[int, int]]) -> list:
+    """``_overlapping`` of each (s, e) in ``queries``: a span met exactly is looked up, not
+    searched for (the part token ``_overlapping`` would find: the first with that span, when it
+    lies in the window it reads)."""
+    exact: dict[tuple[int, int], int] = {}
+    for index, span in enumerate(spans):
+        exact.setdefault(span[:2], index)
+    out = []
+    for s, e in queries:
+        j = exact.get((s, e))
+        if j is not None and j - 3 < bisect.bisect_left(starts, s) <= j + 2:
+            out.append(spans[j])
+        else:
+            out.append(_overlapping(spans, starts, s, e))
+    return out
 
 
 def _overlapping(spans, starts, s: int, e: int):

@@ -38,8 +38,17 @@ _lock = threading.Lock()
 computed = 0
 
 
+try:  # 128-bit XXH3: about 20 times faster than BLAKE2 over a file's 18 MB of vectors
+    from xxhash import xxh3_128_digest as _hash
+except ImportError:  # pragma: no cover - not installed: a cryptographic hash, slower
+    def _hash(data: memoryview) -> bytes:
+        return hashlib.blake2b(data, digest_size=20).digest()
+
+
 def _digest(rows: "torch.Tensor") -> bytes:
-    return hashlib.blake2b(rows.contiguous().numpy().tobytes(), digest_size=20).digest()
+    """A key of the rows' bytes (with their shape)."""
+    data = rows.contiguous().numpy()
+    return _hash(memoryview(data).cast("B")) + bytes(str(data.shape), "ascii")
 
 
 def cuts(rows: "torch.Tensor") -> list[int]:
