@@ -10,6 +10,8 @@ caller passes the analyses: ``scoring.differences``).
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Sequence
 
 from ...analysis.leaves import CodeToken
@@ -42,7 +44,7 @@ def rank_differences(candidate: str, references: Sequence[str], candidate_tokens
     code-point spans) and the finished metric results; offsets into the texts as given."""
     if not references:
         return Differences(note="no reference")
-    alignments = [align(tokens, candidate_tokens) for tokens in reference_tokens]
+    alignments = [_aligned(tokens, candidate_tokens) for tokens in reference_tokens]
     index = _choose(alignments, bert)
     alignment = alignments[index]
     explanations = codebleu.explanations if codebleu is not None else ()
@@ -52,6 +54,30 @@ def rank_differences(candidate: str, references: Sequence[str], candidate_tokens
     cand_lines, ref_lines = LinePositions(candidate), LinePositions(references[index])
     note = CAPPED_NOTE if alignment.capped else None
     return Differences(tuple(_finish(d, index, cand_lines, ref_lines) for d in raw), placed, note)
+
+
+#: The last alignments made, by the token sequences' identities (each entry holds its sequences,
+#: so an identity is never reused meanwhile): the ranking again with CodeBERTScore's similarities
+#: (the editor's finish stage) aligns the same two token sequences (cached by text) again.
+_ALIGNED: "OrderedDict[tuple[int, int], tuple[Sequence[CodeToken], Sequence[CodeToken], Alignment]]" = OrderedDict()
+_ALIGNED_LOCK = threading.Lock()
+ALIGNED_KEPT = 8
+
+
+def _aligned(reference: Sequence[CodeToken], candidate: Sequence[CodeToken]) -> Alignment:
+    """``align(reference, candidate)``, the same sequence objects' alignment reused."""
+    key = (id(reference), id(candidate))
+    with _ALIGNED_LOCK:
+        found = _ALIGNED.get(key)
+        if found is not None and found[0] is reference and found[1] is candidate:
+            _ALIGNED.move_to_end(key)
+            return found[2]
+    made = align(reference, candidate)
+    with _ALIGNED_LOCK:
+        _ALIGNED[key] = (reference, candidate, made)
+        while len(_ALIGNED) > ALIGNED_KEPT:
+            _ALIGNED.popitem(last=False)
+    return made
 
 
 def _similarities(bert: BertScore | None, index: int) -> tuple[list[tuple[int, int, float]], list[tuple[int, int, float]]]:

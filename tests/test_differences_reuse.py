@@ -1,0 +1,27 @@
+"""The ranking with CodeBERTScore's similarities (the editor's finish stage) reuses the token
+alignment the CodeBLEU ranking made of the same texts, with the same differences."""
+
+from __future__ import annotations
+
+from refscore.metrics import differences as ranking
+from refscore.scoring.differences import find_differences
+
+REFERENCE = "def total(values):\n    result = 0\n    for v in values:\n        result += v\n    return result\n"
+CANDIDATE = "def total(items):\n    acc = 1\n    for v in items:\n        acc -= v\n    return acc\n"
+
+
+def test_the_same_texts_are_aligned_once(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    calls: list[int] = []
+    original = ranking.align
+
+    def counting(reference, candidate):  # type: ignore[no-untyped-def]
+        calls.append(len(candidate))
+        return original(reference, candidate)
+
+    monkeypatch.setattr(ranking, "align", counting)
+    ranking._ALIGNED.clear()
+    first = find_differences(CANDIDATE, [REFERENCE], None, "python")
+    second = find_differences(CANDIDATE, [REFERENCE], None, "python")
+    assert len(calls) == 1 and first.differences and first == second
+    edited = find_differences(CANDIDATE.replace("acc -= v", "acc += v"), [REFERENCE], None, "python")
+    assert len(calls) == 2 and len(edited.differences) < len(first.differences)
