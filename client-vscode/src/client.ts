@@ -46,6 +46,14 @@ export function createClient(launch: ServerLaunch, output: vscode.LogOutputChann
         next(uri, diagnostics);
         hooks.diagnostics(uri, diagnostics);
       },
+      // the server answers pulls instead of pushing to a client that pulls (docs/editor.md)
+      async provideDiagnostics(document, previousResultId, token, next) {
+        const report = await next(document, previousResultId, token);
+        if (report && "items" in report) {
+          hooks.diagnostics(document instanceof vscode.Uri ? document : document.uri, report.items);
+        }
+        return report;
+      },
       async executeCommand(command, args, next) {
         const result = await next(command, args);
         if (command === MISSING) {
