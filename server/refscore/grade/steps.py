@@ -62,10 +62,20 @@ def read(job: GradeJob, place: Place, say: bool) -> Read:
     if STDIN in job.inputs.jsonl:
         if say and sys.stdin.isatty():
             note("reading JSONL lines from standard input (end with Ctrl-D)")
-        place.stream = Path(tempfile.mkdtemp(prefix="refscore-stdin-"))
+        place.stream = Path(tempfile.mkdtemp(prefix="refscore-stdin-", dir=_spool_folder(job, place)))
         piped = spool_stdin(place.stream)
         jsonl = [piped if str(p) == STDIN else p for p in jsonl]
     return Read(items, jsonl, classroom)
+
+
+def _spool_folder(job: GradeJob, place: Place) -> Path | None:
+    """Where ``--jsonl -`` is kept for the run: beside the blocks spooled for Ray's workers
+    (``WORK/input``, on storage every node sees), else the system's temporary folder."""
+    if job.engine.kind != "ray":
+        return None
+    folder = place.work / "input"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def plan(job: GradeJob, got: Read, place: Place, say: bool,
