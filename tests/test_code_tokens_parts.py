@@ -102,3 +102,12 @@ def test_a_kept_part_is_reused_not_read_again() -> None:
     finally:
         leaves._relative = original
     assert calls == ["function_definition"]  # the decorated function and the class were kept
+
+
+def test_the_count_is_the_number_of_tokens_without_placing_them() -> None:
+    text = "".join(PYTHON_PARTS) * 3
+    broken = text + "def (:\n"
+    assert leaves.code_token_count(text, "python") == len(whole_code_tokens(text, "python")) > 100
+    assert leaves.code_token_count(broken, "python") == len(whole_code_tokens(broken, "python"))
+    assert leaves.code_tokens.peek(text, "python") is None  # counted, never built
+    assert leaves.code_token_count("x = 1\n", "no-such-language") == 0

@@ -68,17 +68,57 @@ def code_tokens(text: str, language: str) -> tuple[CodeToken, ...]:
         spec = languages.get(language)
     except languages.UnknownLanguageError:
         return ()
+    root, offsets, parts = _read(text, spec)
+    if parts is None:
+        return _whole(root, text, offsets, spec)
+    found: list[CodeToken] = []
+    for part, start, line in parts:
+        found.extend(part.placed(start, line))
+    return tuple(found)
+
+
+def code_token_count(text: str, language: str) -> int:
+    """``len(code_tokens(text, language))``, without placing the tokens when they are not cached
+    (a caller that only asks whether a text is over a limit: a 20,000-line file's 100,000)."""
+    found = code_tokens.peek(text, language)
+    if found is not None:
+        return len(found)
+    try:
+        spec = languages.get(language)
+    except languages.UnknownLanguageError:
+        return 0
+    parts = _read(text, spec)[2]
+    return len(code_tokens(text, language)) if parts is None else sum(len(p.relative) for p, _, _ in parts)
+
+
+def _read(text: str, spec: languages.LanguageSpec) -> tuple[Node, OffsetMap, list[tuple["_Part", int, int]] | None]:
+    """The tree's root, the offset map and, for an error-free tree, its parts (kept ones reused)
+    with the offset and line each starts at (None: read the tree whole). The last text read is
+    kept: a count, then the tokens of the same text, parse it once."""
+    last = _LAST_READ[0]
+    if last is not None and last[0] is text and last[1] == spec.name:
+        return last[2]
+    read = _read_tree(text, spec)
+    _LAST_READ[0] = (text, spec.name, read)
+    return read
+
+
+_LAST_READ: list = [None]  # (text, language, what ``_read`` gave), one entry
+
+
+def _read_tree(text: str, spec: languages.LanguageSpec) -> tuple[Node, OffsetMap, list[tuple["_Part", int, int]] | None]:
     root = spec.parse(text.encode("utf-8")).root_node
     offsets = OffsetMap(text)
     if root.has_error or root.child_count == 0 or root.type in _WHOLE:
-        return _whole(root, text, offsets, spec)
-    found: list[CodeToken] = []
-    for part in _parts(root, spec):
-        start, end = offsets.from_byte(part.start_byte), offsets.from_byte(part.end_byte)
-        line = part.start_point[0]
-        kept = _PARTS(text[start:end], spec.name, lambda: _Part(_relative(part, text, offsets, spec, start, line)))
-        found.extend(kept.placed(start, line))
-    return tuple(found)
+        return root, offsets, None
+    parts = []
+    for node in _parts(root, spec):
+        start, end = offsets.from_byte(node.start_byte), offsets.from_byte(node.end_byte)
+        line = node.start_point[0]
+        kept = _PARTS(text[start:end], spec.name,
+                      lambda: _Part(_relative(node, text, offsets, spec, start, line)))  # noqa: B023 - called at once
+        parts.append((kept, start, line))
+    return root, offsets, parts
 
 
 class _Part:
