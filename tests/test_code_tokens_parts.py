@@ -1,5 +1,5 @@
-"""Code tokens read per top-level part (each part's tokens kept by its text, shifted to its new
-place) are the tokens of the whole tree, exactly: on many edited versions of documents in
+"""Code tokens and prose spans read per top-level part (each part's kept by its text, shifted to
+its new place) are those of the whole tree, exactly: on many edited versions of documents in
 Python, JavaScript and Java, after the parts of earlier versions were kept."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from refscore.analysis import leaves
 from refscore.analysis.leaves import code_tokens, whole_code_tokens
+from refscore.parsing.prose import prose_spans, whole_prose_spans
 
 PYTHON_PARTS = [
     '"""Module docstring."""\n',
@@ -71,6 +72,8 @@ def test_edited_documents_read_per_part_equal_the_whole_tree(language: str) -> N
         for index in range(15):  # one edit, or two: the other parts are kept from earlier versions
             text = _edit(base, rng) if index % 2 else _edit(_edit(base, rng), rng)
             assert code_tokens(text, language) == whole_code_tokens(text, language), text
+            spec = leaves.languages.get(language)
+            assert prose_spans(text, spec) == whole_prose_spans(text, spec), text
             checked += 1
             per_part += not leaves.languages.get(language).parse(text.encode()).root_node.has_error
     assert checked == 180 and per_part > 45  # error-free versions were read per part
@@ -83,6 +86,10 @@ def test_reordered_and_shifted_parts_give_the_whole_trees_tokens(chosen: list[st
     assert code_tokens(text, "python") == whole_code_tokens(text, "python")
     shifted = "\n" * (seed % 3) + "".join(reversed(chosen))  # the same parts in new places
     assert code_tokens(shifted, "python") == whole_code_tokens(shifted, "python")
+    spec = leaves.languages.get("python")
+    assert prose_spans(shifted, spec) == whole_prose_spans(shifted, spec)
+    assert [shifted[a:b] for a, b in prose_spans(shifted, spec)].count("# a comment at the top level") == \
+        chosen.count(PYTHON_PARTS[2])
 
 
 def test_a_kept_part_is_reused_not_read_again() -> None:

@@ -14,7 +14,8 @@ from typing import Literal, NamedTuple
 from tree_sitter import Node
 
 from .. import languages
-from .cache import TextMemo, sized_cache
+from .cache import sized_cache
+from ..parsing.memo import TextMemo
 from .text import OffsetMap
 from ..parsing.trees import is_docstring
 

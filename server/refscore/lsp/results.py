@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from ..analysis.cache import TextMemo
+from ..parsing.memo import TextMemo
 from ..bidi import BidiControl, find_bidi
 from ..combined.domain import outside
 from ..languages import LanguageSpec
