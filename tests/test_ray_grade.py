@@ -345,6 +345,24 @@ def test_a_class_with_every_classroom_output_on_ray_is_the_local_run(cluster, tm
     assert 'class="students"' in page and "Barbara Liskov" in page
 
 
+def test_standard_input_on_ray_is_the_local_run(cluster, inputs, tmp_path):
+    """``--jsonl -``: the stream is kept in the parts folder's ``input/``, where the workers read."""
+    stream = inputs["jsonl"].read_bytes()
+    args = ["--jsonl", "-", "--metrics", "codebleu", "-q", "--parquet"]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    local = subprocess.run([sys.executable, "-m", "refscore", "grade", *args, "-o", str(tmp_path / "local"),
+                            "--no-cache"], input=stream, env=env, capture_output=True, timeout=200)
+    assert local.returncode == 0, local.stderr
+    address, ray_env, ns = cluster
+    done = subprocess.run(ns.command([sys.executable, "-m", "refscore", "grade", "--engine", "ray", "--ray-address",
+                                      address, *args, "-o", str(tmp_path / "ray"), "--block-lines", "16"]),
+                          input=stream, env=ray_env, capture_output=True, timeout=200)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    _same(_rows(tmp_path / "local" / "grade.jsonl"), _rows(tmp_path / "ray" / "grade.jsonl"))
+    spooled = tmp_path / "ray" / "grade.parts" / "input"
+    assert spooled.is_dir() and not list(spooled.glob("refscore-stdin-*"))  # kept there for the run, then removed
+
+
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
 def test_behaviour_on_ray_gives_the_local_engines_numbers(cluster, tmp_path):
     """The behaviour stage in Ray's CPU tasks: the same behaviour columns as the in-process run of
