@@ -20,9 +20,10 @@ if TYPE_CHECKING:  # annotations only: the model (results) imports this view, ne
     from .server import RefScoreServer
 
 
-def _range_dict(rng: types.Range) -> dict[str, Any]:
-    return {"start": {"line": rng.start.line, "character": rng.start.character},
-            "end": {"line": rng.end.line, "character": rng.end.character}}
+def _span_dict(span: tuple[tuple[int, int], tuple[int, int]]) -> dict[str, Any]:
+    """An LSP range as JSON, from a ((line, character), (line, character)) span."""
+    (line, character), (end_line, end_character) = span
+    return {"start": {"line": line, "character": character}, "end": {"line": end_line, "character": end_character}}
 
 
 def token_scores(result: Result) -> dict[str, Any] | None:
@@ -30,9 +31,10 @@ def token_scores(result: Result) -> dict[str, Any] | None:
     CodeBERTScore token alignments exist."""
     if result.problem is not None or not has_tokens(result.bert):
         return None
-    tokens = [{"range": _range_dict(result.positions.range(t.start, t.end)), "similarity": round(t.similarity, 4)}
+    lines = result.positions.lines  # plain (line, character) pairs: no protocol object per position
+    tokens = [{"range": _span_dict(lines.range(t.start, t.end)), "similarity": round(t.similarity, 4)}
               for t in result.code_tokens]
-    differences = [_range_dict(result.positions.range(d.start, d.end)) for d in result.differences.differences]
+    differences = [_span_dict(lines.range(d.start, d.end)) for d in result.differences.differences]
     return {"uri": result.uri, "version": result.version, "tokens": tokens, "differences": differences}
 
 
