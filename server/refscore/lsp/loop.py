@@ -356,9 +356,11 @@ class ScoringLoop:
                        live=False)
         cpu, model = CpuScores.of(result.report), ModelScores.of(reports[0])
         functions = with_bert(result.functions, reports[1:1 + len(per_function)]) if per_function else result.functions
+        # ``derive``: without the CodeBLEU ranking's differences and weak tokens, which the finish
+        # stage makes again (in the large lane they would be pickled to its process for nothing)
 
         updated = self._with_codec(await self.in_cpu(
-            result.uri, phases.finish_phase, result, both, cpu, model, state, note, insertion, functions,
+            result.uri, phases.finish_phase, result.derive(), both, cpu, model, state, note, insertion, functions,
             large=_large(result)))
         if self._stale(result.uri, result.version):
             return
