@@ -80,9 +80,9 @@ def test_editor_setting_names_the_backend_of_its_requests():
 
     settings, problems = parse_settings({"backend": "ONNX-int8"})
     assert not problems
-    assert request_for(settings, "x = 1", ["x = 2"], "python", None, ("codebertscore",)).backend == "onnx-int8"
+    assert request_for(settings, "x = 1", ["x = 2"], "python", None, ("codebertscore",)).encoder.backend == "onnx-int8"
     settings, problems = parse_settings({"backend": "tpu"})
-    assert settings.backend is None
+    assert settings.encoder.backend is None
     assert problems == ["refscore.backend: must be one of auto, torch, onnx, onnx-int8 (not 'tpu'); using the default, null"]
 
 

@@ -213,7 +213,7 @@ def test_the_cache_key_does_not_depend_on_the_order_of_metrics(tmp_path):
     assert again["settings"]["from_cache"] == 2 and again["settings"]["scored_now"] == 0
     assert [{k: v for k, v in s.items() if k != "cached"} for s in again["submissions"]] == \
         [{k: v for k, v in s.items() if k != "cached"} for s in first["submissions"]]
-    assert GradeSettings(("codebertscore", "codebleu")).cache_tag() == GradeSettings(("codebleu", "codebertscore")).cache_tag()
+    assert GradeSettings(metrics=("codebertscore", "codebleu")).cache_tag() == GradeSettings(metrics=("codebleu", "codebertscore")).cache_tag()
     assert '"metrics": ["codebleu", "codebertscore"]' in GradeSettings().cache_tag()
 
 

@@ -11,28 +11,28 @@ BOTH = ("codebleu", "codebertscore")
 
 
 def test_an_explicit_batch_size_always_wins() -> None:
-    assert GradeSettings(BOTH, batch_size=7, device="cuda").scoring_batch() == 7
-    assert GradeSettings(("codebleu",), batch_size=500).scoring_batch(encoder_here=False) == 500
+    assert GradeSettings(metrics=BOTH, batch_size=7, device="cuda").scoring_batch() == 7
+    assert GradeSettings(metrics=("codebleu",), batch_size=500).scoring_batch(encoder_here=False) == 500
 
 
 def test_codebertscore_on_a_gpu_gets_large_calls() -> None:
     # device "cuda" is taken as asked: no GPU (nor a torch import) is needed to decide
-    assert GradeSettings(BOTH, device="cuda").scoring_batch() == GPU_BATCH
-    assert GradeSettings(BOTH, device="cuda:1").scoring_batch() == GPU_BATCH
+    assert GradeSettings(metrics=BOTH, device="cuda").scoring_batch() == GPU_BATCH
+    assert GradeSettings(metrics=BOTH, device="cuda:1").scoring_batch() == GPU_BATCH
 
 
 def test_cpu_runs_and_processes_without_the_encoder_keep_small_calls() -> None:
-    assert GradeSettings(BOTH, device="cpu").scoring_batch() == CPU_BATCH
-    assert GradeSettings(("codebleu",), device="cuda").scoring_batch() == CPU_BATCH  # no model in the run
+    assert GradeSettings(metrics=BOTH, device="cpu").scoring_batch() == CPU_BATCH
+    assert GradeSettings(metrics=("codebleu",), device="cuda").scoring_batch() == CPU_BATCH  # no model in the run
     # a daemon's client or Ray's CPU stage: the encoder (and its device) is elsewhere
-    assert GradeSettings(BOTH, device="cuda").scoring_batch(encoder_here=False) == CPU_BATCH
+    assert GradeSettings(metrics=BOTH, device="cuda").scoring_batch(encoder_here=False) == CPU_BATCH
 
 
 def test_the_device_variable_decides_when_no_device_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REFSCORE_DEVICE", "cuda")
-    assert GradeSettings(BOTH).scoring_batch() == GPU_BATCH
+    assert GradeSettings(metrics=BOTH).scoring_batch() == GPU_BATCH
     monkeypatch.setenv("REFSCORE_DEVICE", "cpu")
-    assert GradeSettings(BOTH).scoring_batch() == CPU_BATCH
+    assert GradeSettings(metrics=BOTH).scoring_batch() == CPU_BATCH
 
 
 def test_a_batch_size_below_one_is_one_usage_line(capsys: pytest.CaptureFixture[str], tmp_path) -> None:

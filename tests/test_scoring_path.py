@@ -18,7 +18,9 @@ from refscore.metrics.signature import parse_signature
 from refscore.engines import open_scorer
 from refscore.scoring.pragma import read_pragma, without_pragmas
 from refscore.scoring.report import ScoreReport, ScoreRequest
+from refscore.scoring.parts import with_defaults
 from refscore.scoring.scorer import LocalScorer
+from refscore.settings_schema import EncoderChoice
 
 REPO = Path(__file__).resolve().parents[1]
 SERVER = REPO / "server" / "refscore"
@@ -181,7 +183,8 @@ def test_request_carries_every_setting_that_changes_a_number():
     request = ScoreRequest("a", ("b",), "python", context="c", model="m", layer=3, device="cpu",
                            idf="/tmp/idf.json", codebleu_rule="compat", weights=(0.1, 0.2, 0.3, 0.4))
     assert request_from_dict(json.loads(json.dumps(request_to_dict(request)))) == request
-    filled = LocalScorer(model="x", layer=2, device="cpu", idf="references").defaults.apply(replace(request, model=None))
+    defaults = LocalScorer(EncoderChoice(model="x", layer=2, device="cpu", idf="references")).defaults
+    filled = with_defaults(replace(request, model=None), defaults).encoder
     assert (filled.model, filled.layer, filled.device, filled.idf) == ("x", 3, "cpu", "/tmp/idf.json")
 
 

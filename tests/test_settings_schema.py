@@ -66,8 +66,9 @@ def test_the_same_good_values_mean_the_same_everywhere() -> None:
     assert not problems
     request = parse_request({"candidate": "x", "references": ["y"], "language": "python", "backend": "ONNX-int8",
                              "device": "CUDA:1", "layer": 3, "weights": [1, 2, 3, 4]})
-    assert (settings.backend, settings.device, settings.layer, settings.codebleu_weights) == \
-        (request.backend, request.device, request.layer, request.weights) == ("onnx-int8", "cuda:1", 3, (1, 2, 3, 4))
+    assert (settings.encoder.backend, settings.encoder.device, settings.encoder.layer, settings.codebleu_weights) == \
+        (request.encoder.backend, request.encoder.device, request.encoder.layer, request.weights) == \
+        ("onnx-int8", "cuda:1", 3, (1, 2, 3, 4))
     assert options.checked("backend", "ONNX-int8") == "onnx-int8" == requested_backend("ONNX-int8")
     assert options.parse_metrics("CodeBLEU, chrf,codebleu") == ("codebleu", "chrf")
     assert options.parse_weights("1,2,3,4") == (1, 2, 3, 4)
@@ -84,7 +85,7 @@ def test_the_encoder_and_the_daemon_use_the_schemas_layer_range_and_idf_rule() -
     with pytest.raises(RpcError, match="must be an absolute file path"):
         parse_request({"candidate": "x", "references": ["y"], "language": "python", "idf": "idf.json"})
     assert parse_request({"candidate": "x", "references": ["y"], "language": "python",
-                          "idf": "references"}).idf == "references"
+                          "idf": "references"}).encoder.idf == "references"
     # text metrics travel without the daemon: a request may name none of its metrics
     assert parse_request({"candidate": "x", "references": ["y"], "language": "python", "metrics": []}).metrics == ()
 
@@ -127,7 +128,7 @@ def test_the_command_lines_idf_goes_through_the_schema(monkeypatch: pytest.Monke
     from refscore.commands.bert_options import idf_setting
 
     request = parse_request({"candidate": "x", "references": ["y"], "language": "python", "idf": "  "})
-    assert idf_setting("  ") is request.idf is None
+    assert idf_setting("  ") is request.encoder.idf is None
     assert idf_setting("references") == "references"
 
     def refuse(value):

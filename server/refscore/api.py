@@ -25,7 +25,8 @@ from .api_types import (AGGREGATIONS, BERT_KEYS, CODEBLEU_KEYS, CorpusScore, Sam
 from .errors import ScoreInputError, refuse_lone_surrogates, refuse_one_string
 from .safe_read import user_path
 from .settings_schema import (ALL_METRICS, BEHAVIOUR_METRICS, DEFAULT_METRICS, IDF_FROM_REFERENCES,
-                              IDF_ONE_REFERENCE, SETTINGS, TEXT_METRICS, SettingError, idf_lacks_references, shown)
+                              IDF_ONE_REFERENCE, TEXT_METRICS, BadSetting, EncoderChoice, ScoreSettings, SettingError,
+                              idf_lacks_references, shown)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .scoring.report import ScoreReport, ScoreRequest
@@ -54,8 +55,9 @@ def score(candidates: Sequence[str], references: References, language: str,
     ``unsandboxed``: run behaviour without a sandbox where none is available (a warning). Bad
     arguments raise ``ScoreInputError`` (a ValueError and an AssertionError).
     """
-    requests = build_requests(candidates, references, language, metrics, context, codebleu_rule, weights,
-                              model, layer, device, idf, backend, inputs=inputs, unsandboxed=unsandboxed)
+    requests = build_requests(candidates, references, language, context, {
+        "metrics": metrics, "codebleu_rule": codebleu_rule, "weights": weights, "model": model, "layer": layer,
+        "device": device, "idf": idf, "backend": backend, "inputs": inputs, "unsandboxed": unsandboxed})
     chosen = resolve_aggregation(aggregation, requests[0].metrics if requests else tuple(metrics), codebleu_rule)
     with _scorer(scorer) as engine:
         reports = engine.score_many(requests)
@@ -96,13 +98,11 @@ def score_corpus(candidates: Sequence[str], references: References, language: st
                        signatures=tuple(signatures.items()), **values)
 
 
-def build_requests(candidates: Sequence[str], references: References, language: str, metrics: Sequence[str],
-                   context: str | Sequence[str | None] | None, codebleu_rule: str, weights: Sequence[float],
-                   model: str | None, layer: int | None, device: str | None, idf: str | None,
-                   backend: str | None, *, inputs: str | None = None,
-                   unsandboxed: bool = False) -> list["ScoreRequest"]:
+def build_requests(candidates: Sequence[str], references: References, language: str,
+                   context: str | Sequence[str | None] | None, given: Mapping[str, Any]) -> list["ScoreRequest"]:
     """One pipeline request per candidate, every argument checked (``ScoreInputError``): the
-    settings that change a number by the settings schema, as the CLI, editor and daemon check them."""
+    settings that change a number (``given``, by their ``SETTINGS`` names) by the settings schema,
+    as the CLI, editor and daemon check them."""
     from .scoring.report import ScoreRequest
 
     refuse_one_string("candidate", candidates=candidates, references=references)
@@ -114,36 +114,44 @@ def build_requests(candidates: Sequence[str], references: References, language: 
         if not isinstance(text, str):
             raise ScoreInputError(f"candidate {index} is {type(text).__name__}, not str")
         refuse_lone_surrogates(text, f"candidate {index}")
-    names = _metrics(metrics)
-    given = {"codebleu_rule": codebleu_rule, "weights": weights if isinstance(weights, str) else tuple(weights),
-             "model": model, "layer": layer, "device": device, "backend": backend, "idf": idf}
-    checked: dict[str, Any] = {}
-    for name, value in given.items():
-        try:
-            checked[name] = SETTINGS[name].check(value)
-        except SettingError as error:
-            raise ScoreInputError(f"{name} {shown(value)}: {error}") from None
-    # absolute paths: requests may travel to the daemon, which has another working folder
-    if checked["idf"] not in (None, IDF_FROM_REFERENCES):
-        checked["idf"] = str(user_path(checked["idf"]).resolve())
-    from .embed.model_check import portable_model
-
-    checked["model"] = portable_model(checked["model"])
+    settings = _settings(given)
     contexts = _contexts(context, len(candidates))
     spec_name = _language(language)
-    if "codebertscore" in names:
-        _check_bert_settings(checked, spec_name)
+    if "codebertscore" in settings.metrics:
+        _check_encoder(settings.encoder, spec_name)
     groups = [_references(refs, index) for index, refs in enumerate(references)]
-    if idf_lacks_references(checked["idf"], names, len({t for g in groups for t in g})):
+    if idf_lacks_references(settings, len({t for g in groups for t in g})):
         raise ScoreInputError(f"idf='references' {IDF_ONE_REFERENCE}: give an IDF file or more references")
-    if inputs is not None and not isinstance(inputs, str):
-        raise ScoreInputError(f"inputs is {type(inputs).__name__}: give the inputs file's text (a str) or None")
-    return [ScoreRequest(text, refs, spec_name, ctx, names, checked["weights"], explain=False, inputs=inputs,
-                         unsandboxed=bool(unsandboxed), **{k: v for k, v in checked.items() if k != "weights"})
+    return [ScoreRequest(text, refs, spec_name, ctx, settings=settings, explain=False)
             for text, refs, ctx in zip(candidates, groups, contexts)]
 
 
-def _check_bert_settings(checked: Mapping[str, Any], language: str) -> None:
+def _settings(given: Mapping[str, Any]) -> ScoreSettings:
+    """The settings ``score`` was given, checked by the schema's rules (``ScoreInputError`` naming
+    the one refused), an IDF file and a model folder as absolute paths (requests may travel to
+    the daemon, which has another working folder)."""
+    values = dict(given)
+    values["metrics"] = _metrics(values["metrics"])  # the names as ``score`` reads them ("CodeBLEU" is codebleu)
+    if not isinstance(values["weights"], str):
+        values["weights"] = tuple(values["weights"])
+    if values["inputs"] is not None and not isinstance(values["inputs"], str):
+        raise ScoreInputError(f"inputs is {type(values['inputs']).__name__}: give the inputs file's text (a str) "
+                              "or None")
+    values["unsandboxed"] = bool(values["unsandboxed"])
+    try:
+        settings = ScoreSettings.checked(values)
+    except BadSetting as error:
+        raise ScoreInputError(f"{error.name} {shown(error.value)}: {error}") from None
+    from .embed.model_check import portable_model
+
+    encoder = settings.encoder
+    idf = encoder.idf
+    if idf not in (None, IDF_FROM_REFERENCES):
+        idf = str(user_path(idf).resolve())
+    return replace(settings, encoder=replace(encoder, model=portable_model(encoder.model), idf=idf))
+
+
+def _check_encoder(choice: EncoderChoice, language: str) -> None:
     """A model this machine lacks, a layer the model lacks, an IDF file that cannot be read or a
     device this torch cannot use, refused before scoring as on the command line
     (``embed.model_check``), not a CodeBERTScore of None in every row."""
@@ -153,20 +161,19 @@ def _check_bert_settings(checked: Mapping[str, Any], language: str) -> None:
     from .errors import InputFileError
 
     try:
-        check_model_and_layer(checked["model"], checked["layer"], (language,))
+        check_model_and_layer(choice, (language,))
     except ModelNotAvailableError as error:
         raise ScoreInputError(str(error)) from None  # it names the model
     except SettingError as error:
-        raise ScoreInputError(f"layer {checked['layer']}: {error}") from None
-    idf = checked["idf"]
-    if idf is not None and idf != IDF_FROM_REFERENCES:
+        raise ScoreInputError(f"layer {choice.layer}: {error}") from None
+    if choice.idf is not None and choice.idf != IDF_FROM_REFERENCES:
         try:
-            load_idf(idf)
+            load_idf(choice.idf)
         except (ValueError, InputFileError) as error:
-            raise ScoreInputError(f"idf {shown(idf)}: {error}") from None
-    problem = device_problem(checked["device"]) if checked["device"] else None
+            raise ScoreInputError(f"idf {shown(choice.idf)}: {error}") from None
+    problem = device_problem(choice.device) if choice.device else None
     if problem is not None:
-        raise ScoreInputError(f"device {shown(checked['device'])}: {problem}")
+        raise ScoreInputError(f"device {shown(choice.device)}: {problem}")
 
 
 def _default(name: str, rule: str) -> str:

@@ -1,5 +1,7 @@
 """The settings that change a number, declared once: metrics, weights, rule, model, layer,
-device, backend, idf and context, each with its rule and a sentence saying what is allowed.
+device, backend, idf, context and behaviour's inputs, each with its rule and a sentence saying
+what is allowed (``SETTINGS``), and the one frozen object that carries them (``ScoreSettings``,
+with the encoder's part as one ``EncoderChoice``; ``ScoreRequest`` carries it).
 
 Every front end checks these through here and only words the error its own way:
 
@@ -21,9 +23,10 @@ import math
 import numbers
 import os
 import re
-from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Callable, Mapping, Sequence
 
+from .metrics.codebleu import DEFAULT_WEIGHTS
 from .metrics.weights import USAGE as WEIGHTS_USAGE
 from .metrics.weights import Weights, check_weights
 
@@ -54,9 +57,10 @@ IDF_ONE_REFERENCE = ("weighs tokens by how few references hold them; with one re
                      "and recall is undefined")
 
 
-def idf_lacks_references(idf: object, metrics: Iterable[str], distinct_references: int) -> bool:
+def idf_lacks_references(settings: "ScoreSettings", distinct_references: int) -> bool:
     """Whether IDF from the references is asked for CodeBERTScore with fewer than two distinct ones."""
-    return idf == IDF_FROM_REFERENCES and "codebertscore" in metrics and distinct_references < 2
+    return (settings.encoder.idf == IDF_FROM_REFERENCES and "codebertscore" in settings.metrics
+            and distinct_references < 2)
 
 
 class SettingError(ValueError):
@@ -176,6 +180,20 @@ def check_context(value: Any) -> str | None:
     return _text_or_none(value, "a string")
 
 
+def check_inputs(value: Any) -> str | None:
+    """Behaviour's inputs, the text of an inputs file (a string); null: none."""
+    if value is not None and not isinstance(value, str):
+        raise SettingError("must be a string (an inputs file's text) or null")
+    return value
+
+
+def check_flag(value: Any) -> bool:
+    """true or false (a JSON boolean, or the command line's switch)."""
+    if not isinstance(value, bool):
+        raise SettingError("must be true or false")
+    return value
+
+
 @dataclass(frozen=True)
 class Setting:
     """One setting: its request field, command-line flag, editor key and rule."""
@@ -203,6 +221,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     Setting("backend", "--backend", "backend", ", ".join(BACKENDS), check_backend),
     Setting("idf", "--idf", "idf", f'an IDF weights file (JSON) or "{IDF_FROM_REFERENCES}"', check_idf),
     Setting("context", "--context", "context", "a task description", check_context),
+    Setting("inputs", "--inputs", "inputs", "behaviour's inputs, one call per line", check_inputs),
+    Setting("unsandboxed", "--unsandboxed", "unsandboxed", "true or false", check_flag),
 )}
 
 
@@ -211,3 +231,143 @@ def finite_number(value: Any, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise SettingError(f"must be {what}")
     return float(value)
+
+
+@dataclass(frozen=True)
+class EncoderChoice:
+    """Which CodeBERTScore encoder scores, as a request asks for it; None: the default (the
+    engine's start-up choice, else the per-language model at its own layer, the best device,
+    the process's backend, no IDF weighting). ``embed.models.scorer_for`` resolves it."""
+
+    model: str | None = None  # a Hugging Face id or a local folder
+    layer: int | None = None  # a hidden layer number (0: the embeddings)
+    device: str | None = None  # cpu, cuda, cuda:N or mps
+    idf: str | None = None  # an IDF weights file (an absolute path) or "references"
+    backend: str | None = None  # one of BACKENDS
+
+    def over(self, defaults: "EncoderChoice") -> "EncoderChoice":
+        """This choice with ``defaults`` where it leaves one unset (an engine's start-up choice)."""
+        if defaults == NO_ENCODER_CHOICE:
+            return self
+        return EncoderChoice(self.model or defaults.model,
+                             defaults.layer if self.layer is None else self.layer,
+                             self.device or defaults.device, self.idf or defaults.idf,
+                             self.backend or defaults.backend)
+
+
+NO_ENCODER_CHOICE = EncoderChoice()
+#: The ``EncoderChoice`` part of the flat names (a request's JSON, ``SETTINGS``).
+ENCODER_NAMES = tuple(f.name for f in fields(EncoderChoice))
+
+
+@dataclass(frozen=True)
+class ScoreSettings:
+    """Everything besides the texts that changes a number, one frozen object with its defaults
+    (the rules are ``SETTINGS``'; ``checked`` applies them). Its flat form (``flat``) is what the
+    daemon's requests and the front ends name: one key per ``SETTINGS`` entry but ``context``,
+    which a request carries with its texts."""
+
+    metrics: tuple[str, ...] = ALL_METRICS
+    weights: Weights = DEFAULT_WEIGHTS
+    codebleu_rule: str = "native"  # one of CODEBLEU_RULES; compat scores carry no explanations
+    encoder: EncoderChoice = field(default=NO_ENCODER_CHOICE)
+    inputs: str | None = None  # behaviour: a teacher's inputs file, its text
+    unsandboxed: bool = False  # behaviour: run candidates without a sandbox (a warning each time)
+
+    def __post_init__(self) -> None:
+        """One metric given as a string means that one; lists become tuples."""
+        if isinstance(self.metrics, str):
+            object.__setattr__(self, "metrics", (self.metrics,))
+        for name in ("metrics", "weights"):
+            if isinstance(getattr(self, name), list):
+                object.__setattr__(self, name, tuple(getattr(self, name)))
+
+    def flat(self) -> dict[str, Any]:
+        """JSON-ready, one key per setting (the encoder's spread out)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "encoder"}
+        out.update((name, getattr(self.encoder, name)) for name in ENCODER_NAMES)
+        return out
+
+    def changed(self, **flat: Any) -> "ScoreSettings":
+        """These settings with some changed, named flat (``changed(layer=3, metrics=...)``)."""
+        if not flat:
+            return self
+        encoder = {k: flat.pop(k) for k in ENCODER_NAMES if k in flat}
+        unknown = set(flat) - {f.name for f in fields(self)} | ({"encoder"} & set(flat))
+        if unknown:
+            raise TypeError(f"not a setting: {', '.join(sorted(unknown))}")
+        return replace(self, **flat, encoder=replace(self.encoder, **encoder) if encoder else self.encoder)
+
+    @classmethod
+    def from_flat(cls, values: Mapping[str, Any]) -> "ScoreSettings":
+        """The settings a flat mapping names (unchecked; keys it lacks keep their defaults,
+        other keys are ignored)."""
+        names = {f.name for f in fields(cls)} - {"encoder"} | set(ENCODER_NAMES)
+        return DEFAULT_SETTINGS.changed(**{k: v for k, v in values.items() if k in names})
+
+    @classmethod
+    def checked(cls, values: Mapping[str, Any], *, supported: Sequence[str] = KNOWN_METRICS,
+                text: bool = False, absolute_idf: bool = False) -> "ScoreSettings":
+        """The settings a flat mapping names, each checked by its ``SETTINGS`` rule (None: the
+        default; ``text``: command-line text; ``supported``: the front end's metrics;
+        ``absolute_idf``: an IDF path must be absolute). A value refused raises ``BadSetting``."""
+        out = {name: check_setting(name, value, supported=supported, text=text, absolute_idf=absolute_idf)
+               for name, value in values.items() if name != "context" and value is not None}
+        return DEFAULT_SETTINGS.changed(**out)
+
+
+DEFAULT_SETTINGS = ScoreSettings()
+
+
+class CarriesSettings:
+    """What carries a ``ScoreSettings`` as its ``settings`` (a request, a grade's settings) reads
+    through to it: ``request.metrics`` is ``request.settings.metrics``."""
+
+    settings: ScoreSettings  # (the carrier's dataclass field; a plain base class declares no field)
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        return self.settings.metrics
+
+    @property
+    def weights(self) -> Weights:
+        return self.settings.weights
+
+    @property
+    def codebleu_rule(self) -> str:
+        return self.settings.codebleu_rule
+
+    @property
+    def encoder(self) -> EncoderChoice:
+        """The CodeBERTScore encoder asked for."""
+        return self.settings.encoder
+
+    @property
+    def inputs(self) -> str | None:
+        return self.settings.inputs
+
+    @property
+    def unsandboxed(self) -> bool:
+        return self.settings.unsandboxed
+
+
+def check_setting(name: str, value: Any, *, supported: Sequence[str] = KNOWN_METRICS, text: bool = False,
+                  absolute_idf: bool = False) -> Any:
+    """``value`` of the setting ``name`` checked by its rule (``ScoreSettings.checked`` says what
+    the options mean); a value refused raises ``BadSetting``."""
+    try:
+        if name == "metrics":
+            return check_metrics(value, supported) if value or text else ()
+        if name == "idf":
+            return check_idf(value, absolute=absolute_idf)
+        return SETTINGS[name].from_text(value) if text and isinstance(value, str) else SETTINGS[name].check(value)
+    except SettingError as error:
+        raise BadSetting(name, value, str(error)) from None
+
+
+class BadSetting(SettingError):
+    """A value of one setting refused by its rule: ``name`` and ``value`` for the front end's words."""
+
+    def __init__(self, name: str, value: Any, message: str) -> None:
+        super().__init__(message)
+        self.name, self.value = name, value

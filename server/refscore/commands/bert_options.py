@@ -1,12 +1,15 @@
-"""CodeBERTScore options shared by ``score`` and ``grade``, turned into what requests carry."""
+"""The settings options of ``score`` and ``grade`` (``--metrics``, ``--weights``, ``--model``,
+``--idf`` ...) turned into the one ``ScoreSettings`` their requests carry."""
 
 from __future__ import annotations
 
+import argparse
+from typing import Sequence
 
 from ..errors import InputFileError
 from ..safe_read import open_regular, user_path
-from ..settings_schema import IDF_FROM_REFERENCES
-from .options import checked
+from ..settings_schema import IDF_FROM_REFERENCES, EncoderChoice, ScoreSettings
+from .options import behaviour_inputs, checked, parse_weights
 
 #: The largest IDF file read (a vocabulary of weights is a few MB).
 MAX_IDF_BYTES = 64 * 1024 * 1024
@@ -35,3 +38,15 @@ def idf_setting(idf: str | None) -> str | None:
     except (ValueError, InputFileError) as error:
         raise InputFileError(f"IDF file {error}") from None
     return str(path.resolve())
+
+
+def encoder_choice(args: argparse.Namespace) -> EncoderChoice:
+    """``--model``, ``--layer``, ``--device``, ``--idf`` and ``--backend`` as requests carry them
+    (``--idf`` checked and absolute: ``idf_setting``)."""
+    return EncoderChoice(args.model, args.layer, args.device, idf_setting(args.idf), args.backend)
+
+
+def settings_from_args(args: argparse.Namespace, metrics: Sequence[str]) -> ScoreSettings:
+    """Every setting of a ``score`` or ``grade`` command line, checked (``--inputs`` read)."""
+    return ScoreSettings(tuple(metrics), parse_weights(args.weights), args.codebleu_rule, encoder_choice(args),
+                         behaviour_inputs(args), args.unsandboxed)

@@ -9,7 +9,7 @@ import os
 import sys
 from typing import Any
 
-from ..settings_schema import BACKENDS
+from ..settings_schema import BACKENDS, EncoderChoice
 from ..vocabulary import EXIT_INTERRUPTED
 
 #: ``daemon status``: no daemon runs, or one runs but does not answer ("not responding").
@@ -100,7 +100,7 @@ def check_settings(args: argparse.Namespace) -> None:
     options.check_device(args.device, ("codebertscore",))
     if args.layer is not None:
         try:
-            options.check_layer(args.layer, args.model, ("python",), ("codebertscore",))
+            options.check_encoder(EncoderChoice(args.model, args.layer), ("python",), ("codebertscore",))
         except InputFileError:
             pass  # a model that is not here: the daemon reports it in each CodeBERTScore result
 
@@ -126,7 +126,7 @@ def run_foreground(args: argparse.Namespace) -> int:
     overrides: dict[str, Any] = {
         "idle_timeout": args.idle_timeout, "workers": args.workers, "max_batch": args.max_batch, "lanes": args.lanes,
         "batch_wait": None if args.batch_wait is None else args.batch_wait / 1000.0,
-        "model": args.model, "layer": args.layer, "device": args.device, "transport": args.transport,
+        "encoder": EncoderChoice(args.model, args.layer, args.device), "transport": args.transport,
         "max_message_bytes": None if args.max_message_mb is None else int(args.max_message_mb * 1024 * 1024),
         "preload": args.preload or None, "advertise_version": args.advertise_version,
         "large_chars": args.large_chars, "large_workers": args.large_workers,

@@ -20,9 +20,10 @@ from ..grade.settings import GradeSettings, scorer_tag
 from ..metrics.similarity import DEFAULT_THRESHOLD
 from ..files.sources import STDIN, resolve_language
 from ..scoring.report import CODEBLEU_RULES, DEFAULT_METRICS
+from ..settings_schema import EncoderChoice
 from . import options
 from .classroom_options import classroom_from_args, register_classroom
-from .bert_options import idf_setting
+from .bert_options import settings_from_args
 from .options import UsageError
 
 
@@ -265,13 +266,11 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
     if "html" not in dict(_reports(args)):
         options.drop_ignored(args, (("--title", "title", DEFAULT_TITLE),), "the HTML report",
                              "which this run does not write (-o DIR or --html FILE writes one)")
-    weights = options.parse_weights(args.weights)
-    options.check_layer(None, args.model, (), metrics)  # --model: one line before anything is read
-    idf = idf_setting(args.idf)
-    tag = scorer_tag(args.model, args.layer, args.device, idf) + backend_tag(args.backend)  # int8 only
-    settings = GradeSettings(metrics, weights, args.batch_size, tag, args.codebleu_rule,  # type: ignore[arg-type]
-                             args.model, args.layer, args.device, idf, args.per_function, args.backend,
-                             inputs=options.behaviour_inputs(args), unsandboxed=args.unsandboxed)
+    options.parse_weights(args.weights)
+    options.check_encoder(EncoderChoice(model=args.model), (), metrics)  # --model: one line before anything is read
+    score = settings_from_args(args, metrics)
+    tag = scorer_tag(score.encoder) + backend_tag(score.encoder.backend)  # int8 only
+    settings = GradeSettings(score, batch_size=args.batch_size, scorer_tag=tag, per_function=args.per_function)
     classroom = classroom_from_args(args, metrics)
     inputs = Inputs(tuple(args.submissions), tuple(args.reference), tuple(args.mapping), tuple(args.jsonl),
                     args.lang, args.context, args.context_file, args.pattern, args.per_folder,
@@ -301,9 +300,8 @@ def run(args: argparse.Namespace) -> int:
     from ..grade.run import run_job
 
     job = job_from_args(args)
-    apply_backend(job.settings.backend)
-    layer_check = partial(options.check_layer, job.settings.layer, job.settings.model,
-                          metrics=job.settings.metrics)
+    apply_backend(job.settings.encoder.backend)
+    layer_check = partial(options.check_encoder, job.settings.encoder, metrics=job.settings.metrics)
     with sigterm_as_ctrl_c():
         return run_job(job, check_languages=lambda languages: layer_check(languages))
 

@@ -14,7 +14,7 @@ from ..errors import InputFileError, UsageError  # noqa: F401 - UsageError: re-e
 from ..metrics.codebleu import DEFAULT_WEIGHTS
 from ..metrics.weights import Weights
 from ..vocabulary import METRIC_LABELS
-from ..settings_schema import DEVICE_PATTERN, DEVICES, SETTINGS, SettingError, check_layer_range  # noqa: F401
+from ..settings_schema import DEVICE_PATTERN, DEVICES, SETTINGS, EncoderChoice, SettingError, check_layer_range  # noqa: F401
 
 
 def checked(name: str, value: Any) -> Any:
@@ -188,7 +188,7 @@ def check_device(device: str | None, metrics: Sequence[str]) -> None:
         raise UsageError(f"--device {device}: {problem.replace('use cpu', 'use --device cpu')}")
 
 
-def check_layer(layer: int | None, model: str | None, languages: Iterable[str], metrics: Sequence[str]) -> None:
+def check_encoder(choice: EncoderChoice, languages: Iterable[str], metrics: Sequence[str]) -> None:
     """``--model`` must be a model this machine has (one line, exit 3: it was a note on every
     scored pair, exit 0); ``--layer`` must be a hidden layer of the model each language would use
     (0 is the embeddings, N the last of N layers; ``embed.model_check``)."""
@@ -198,13 +198,13 @@ def check_layer(layer: int | None, model: str | None, languages: Iterable[str], 
     from ..embed.model_check import check_model_and_layer
 
     try:
-        check_model_and_layer(model, layer, languages)
+        check_model_and_layer(choice, languages)
     except ModelNotAvailableError as error:
         raise InputFileError(f"--model: {error}") from None
     except SettingError as error:
-        raise UsageError(f"--layer {layer}: {error}") from None
-    if layer is not None:
-        checked("layer", layer)  # a model whose layers nobody knows: the schema's rule
+        raise UsageError(f"--layer {choice.layer}: {error}") from None
+    if choice.layer is not None:
+        checked("layer", choice.layer)  # a model whose layers nobody knows: the schema's rule
 
 
 def make_model_portable(args: argparse.Namespace) -> None:

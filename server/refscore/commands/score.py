@@ -23,9 +23,9 @@ from ..files.sources import STDIN, empty_reference, read_source, read_stdin_sour
 from ..scoring.per_function import pair_record, score_functions
 from ..terminal.render import render_functions, render_table
 from ..scoring.report import CODEBLEU_RULES, DEFAULT_METRICS, ScoreReport, ScoreRequest
-from ..settings_schema import IDF_ONE_REFERENCE, idf_lacks_references
+from ..settings_schema import IDF_ONE_REFERENCE, ScoreSettings, idf_lacks_references
 from . import options
-from .bert_options import idf_setting
+from .bert_options import settings_from_args
 
 
 #: The options of the heat view, which only CodeBERTScore draws and only the table shows:
@@ -115,25 +115,19 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         options.drop_ignored(args, HEAT_OPTIONS, "the heat view", "which --json does not print (its \"tokens\" "
                              "list holds each token's similarity)")
-    weights = options.parse_weights(args.weights)
     context = _read(args.context_file) if args.context_file else args.context
     references = tuple(_read(p) for p in reference_paths)
     empty_notes = [note for note in (empty_reference(p, t) for p, t in zip(reference_paths, references)) if note]
     for note in empty_notes:
         print(f"refscore: warning: {printable(note)}", file=sys.stderr)
-    idf = idf_setting(args.idf)
-    inputs = options.behaviour_inputs(args)
-    _check_idf_from_references(idf, metrics, references)
+    settings = settings_from_args(args, metrics)
+    _check_idf_from_references(settings, references)
     requests, mismatches = [], []
     for path in args.candidates:
         spec = resolve_language(args.lang, args.reference, path)
         mismatches.append(None if args.lang or path == STDIN else language_mismatch(spec.name, path, reference_paths))
-        text = _read(path)
-        requests.append(ScoreRequest(text, references, spec.name, context, metrics, weights,
-                                     model=args.model, layer=args.layer, codebleu_rule=args.codebleu_rule,
-                                     device=args.device, idf=idf, backend=args.backend, inputs=inputs,
-                                     unsandboxed=args.unsandboxed))
-    options.check_layer(args.layer, args.model, [r.language for r in requests], metrics)
+        requests.append(ScoreRequest(_read(path), references, spec.name, context, settings=settings))
+    options.check_encoder(settings.encoder, [r.language for r in requests], metrics)
     needs_model = "codebertscore" in metrics
     scorer = open_scorer("local" if args.no_daemon else "daemon_or_local", autostart=needs_model)
     try:
@@ -195,11 +189,11 @@ def _nothing_scored(requests: list[ScoreRequest], reports: list[ScoreReport]) ->
     return EXIT_INPUT
 
 
-def _check_idf_from_references(idf: str | None, metrics: tuple[str, ...], references: tuple[str, ...]) -> None:
+def _check_idf_from_references(settings: ScoreSettings, references: tuple[str, ...]) -> None:
     """``--idf references`` weighs a token by how few of the references hold it; every candidate
     of ``score`` has the same references, so with one (distinct) reference every token of it
     weighs 0 and recall is undefined: a usage error, not a recall of 0."""
-    if idf_lacks_references(idf, metrics, len(set(references))):
+    if idf_lacks_references(settings, len(set(references))):
         raise options.UsageError(f"--idf references {IDF_ONE_REFERENCE}: give an IDF file, or more references "
                                  "with --also-reference")
 

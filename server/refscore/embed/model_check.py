@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..safe_read import user_path
-from ..settings_schema import DEVICE_PATTERN, check_layer_range
+from ..settings_schema import DEVICE_PATTERN, EncoderChoice, check_layer_range
 from .registry import ModelNotAvailableError, resolve_model
 
 #: config.json keys that give a transformer's number of hidden layers
@@ -37,23 +37,23 @@ def hidden_layers(folder: str) -> int | None:
     return None
 
 
-def check_model_and_layer(model: str | None, layer: int | None, languages: Iterable[str]) -> None:
-    """``model`` must be one this machine has (``ModelNotAvailableError``); ``layer`` a hidden
-    layer of the model each language would use (``SettingError``; 0 is the embeddings, N the last
-    of N). A per-language default model that cannot be found is left to the scorer (it falls
-    back to the embedded one), as is a model whose config does not say its layers."""
-    if model is not None:
-        resolve_model(model=model)
-    if layer is None:
+def check_model_and_layer(choice: EncoderChoice, languages: Iterable[str]) -> None:
+    """The choice's model must be one this machine has (``ModelNotAvailableError``); its layer a
+    hidden layer of the model each language would use (``SettingError``; 0 is the embeddings, N
+    the last of N). A per-language default model that cannot be found is left to the scorer (it
+    falls back to the embedded one), as is a model whose config does not say its layers."""
+    if choice.model is not None:
+        resolve_model(model=choice.model)
+    if choice.layer is None:
         return
     for language in dict.fromkeys(languages):
         try:
-            spec = resolve_model(language, model, layer)
+            spec = resolve_model(language, choice.model, choice.layer)
         except ModelNotAvailableError:
             return  # the scorer says which model is missing
         total = hidden_layers(spec.path)
         if total is not None:
-            check_layer_range(layer, total, spec.model_id)
+            check_layer_range(choice.layer, total, spec.model_id)
 
 
 def device_problem(device: str) -> str | None:

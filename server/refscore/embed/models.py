@@ -1,6 +1,7 @@
 """The one place that decides which loaded CodeBERTScore scorer serves a request, and keeps it.
 
-``scorer_for(language, model, layer, device, idf, backend)`` resolves the model from local files only
+``scorer_for(language, choice)`` (an ``EncoderChoice``: model, layer, device, IDF, backend)
+resolves the model from local files only
 (``registry.resolve_model``: an explicit model, else the paper model when cached, else the
 embedded MiniLM), loads its encoder once per process (``encoder.encoder_for``) and keeps one
 ``BertScorer`` per resolved (model folder, layer, device, IDF file, encoder backend) for the life
@@ -14,6 +15,7 @@ import os
 import threading
 from typing import Hashable
 
+from ..settings_schema import NO_ENCODER_CHOICE, EncoderChoice
 from .backends import requested_backend
 from .bertscorer import BertScorer
 from .device import select_device
@@ -24,40 +26,37 @@ _SCORERS: dict[Hashable, BertScorer] = {}
 _LOCK = threading.Lock()  # the daemon's lanes ask concurrently: load each model once
 
 
-def idf_key(idf: str | None) -> Hashable:
-    """A cache key for an IDF file setting: its real path and what it holds now (size, mtime)."""
-    if idf is None:
-        return None
-    if idf == "references":
-        return idf
+def idf_key(choice: EncoderChoice) -> Hashable:
+    """A cache key for a choice's IDF setting: the file's real path and what it holds now (size, mtime)."""
+    if choice.idf is None or choice.idf == "references":
+        return choice.idf
     try:
-        stat = os.stat(idf)
+        stat = os.stat(choice.idf)
     except OSError:
-        return ("missing", os.path.abspath(idf))
-    return (os.path.realpath(idf), stat.st_size, stat.st_mtime_ns)
+        return ("missing", os.path.abspath(choice.idf))
+    return (os.path.realpath(choice.idf), stat.st_size, stat.st_mtime_ns)
 
 
-def scorer_for(language: str | None = None, model: str | None = None, layer: int | None = None,
-               device: str | None = None, idf: str | None = None, backend: str | None = None) -> BertScorer:
-    """The process-wide scorer for these settings (loaded on first use).
+def scorer_for(language: str | None = None, choice: EncoderChoice = NO_ENCODER_CHOICE) -> BertScorer:
+    """The process-wide scorer for ``choice`` (loaded on first use).
 
     Raises ``ModelNotAvailableError`` for an explicit model that is not on this machine, and
     whatever loading raises (a bad layer, a corrupt file, a missing IDF file) otherwise."""
-    spec = resolve_model(language, model, layer)
-    where = select_device(device)
-    backend = requested_backend(backend)  # the request's, else $REFSCORE_ENCODER_BACKEND, else auto
-    key = (spec.path, spec.layer, where, idf_key(idf), backend)
+    spec = resolve_model(language, choice.model, choice.layer)
+    where = select_device(choice.device)
+    engine = requested_backend(choice.backend)  # the request's, else $REFSCORE_ENCODER_BACKEND, else auto
+    key = (spec.path, spec.layer, where, idf_key(choice), engine)
     with _LOCK:
         scorer = _SCORERS.get(key)
         if scorer is None:
-            scorer = BertScorer(encoder_for(spec, device=where, backend=backend), idf=idf)
+            scorer = BertScorer(encoder_for(spec, device=where, backend=engine), idf=choice.idf)
             _SCORERS[key] = scorer
         return scorer
 
 
 def get_default_scorer(language: str | None = None, device: str | None = None) -> BertScorer:
     """The default scorer for ``language``: the paper model if cached, else MiniLM at layer 6."""
-    return scorer_for(language, device=device)
+    return scorer_for(language, EncoderChoice(device=device))
 
 
 def loaded_scorers() -> list[BertScorer]:

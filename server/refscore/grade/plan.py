@@ -240,7 +240,7 @@ def plan_run(sources: Sources, work: BlockWork, store: PartStore, spool_dir: Pat
     corpus = RunCorpus() if "crystalbleu" in work.settings.metrics else None
     specs: list[BlockSpec] = []
     empty, unparsed = EmptyReferences(), UnparsedReferences()
-    idf_refs = idf_lacks_references(work.settings.idf, work.settings.metrics, 0)  # asked for: count them
+    idf_refs = idf_lacks_references(work.settings.settings, 0)  # asked for: count them
     seen_refs: set[str] = set()  # with ``--idf references``: up to two distinct reference texts
     for spec, items in sources.scan(spool_dir):
         specs.append(spec)
@@ -251,7 +251,7 @@ def plan_run(sources: Sources, work: BlockWork, store: PartStore, spool_dir: Pat
             unparsed.add(item)
             if idf_refs and len(seen_refs) < 2:
                 seen_refs.update(item.references)
-    if idf_refs and specs and idf_lacks_references(work.settings.idf, work.settings.metrics, len(seen_refs)):
+    if idf_refs and specs and idf_lacks_references(work.settings.settings, len(seen_refs)):
         raise UsageError(f"--idf references {IDF_ONE_REFERENCE}: give an IDF file (--idf FILE) or more references")
     if corpus is not None:
         work = replace(work, corpus=corpus.finish())  # every other field (--fields too) kept

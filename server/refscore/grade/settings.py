@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import __version__
-from ..metrics.codebleu import DEFAULT_WEIGHTS
-from ..scoring.report import ALL_METRICS, KNOWN_METRICS, ScoreRequest
+from ..scoring.report import KNOWN_METRICS, ScoreRequest
+from ..settings_schema import DEFAULT_SETTINGS, CarriesSettings, EncoderChoice, ScoreSettings
 from .items import GradeItem
 
 
@@ -18,26 +18,33 @@ CPU_BATCH = 32
 GPU_BATCH = 1024
 
 
-@dataclass(frozen=True)
-class GradeSettings:
-    """Everything besides the texts that decides a score (part of every block's key)."""
+@dataclass(frozen=True, init=False)
+class GradeSettings(CarriesSettings):
+    """Everything besides the texts that decides a score (part of every block's key): the
+    requests' ``settings`` and the grade's own. ``GradeSettings(metrics=..., device=...)`` names
+    request settings flat, over ``settings`` (``ScoreSettings.changed``); ``grade.metrics`` reads
+    ``grade.settings.metrics`` (``CarriesSettings``)."""
 
-    metrics: tuple[str, ...] = ALL_METRICS
-    weights: tuple[float, float, float, float] = DEFAULT_WEIGHTS
+    settings: ScoreSettings = DEFAULT_SETTINGS
     batch_size: int | None = None  # None: ``scoring_batch`` picks one for the device
-    scorer_tag: str = "model=default|layer=default"  # see ``scorer_tag``
-    codebleu_rule: str = "native"
-    model: str | None = None
-    layer: int | None = None
-    device: str | None = None
-    idf: str | None = None
+    scorer_tag: str = "model=default|layer=default"  # see ``scorer_tag``; the backend only when approximate
     per_function: bool = False  # also score each top-level function (``functions`` in the rows)
-    backend: str | None = None  # encoder engine; in the key through ``scorer_tag`` only when approximate
     explain: bool = True  # token alignments and CodeBLEU explanations (only the detailed HTML page shows them)
-    #: behaviour: the run's inputs file, its text (``--inputs``; a mapping problem's ``inputs`` or a
-    #: JSONL row's overrides it for its items: ``GradeItem.inputs``)
-    inputs: str | None = None
-    unsandboxed: bool = False  # behaviour: run candidates without a sandbox (``--unsandboxed``)
+
+    def __init__(self, settings: ScoreSettings = DEFAULT_SETTINGS, *, batch_size: int | None = None,
+                 scorer_tag: str = "model=default|layer=default", per_function: bool = False, explain: bool = True,
+                 **flat: Any) -> None:
+        put = object.__setattr__
+        put(self, "settings", settings.changed(**flat))
+        put(self, "batch_size", batch_size)
+        put(self, "scorer_tag", scorer_tag)
+        put(self, "per_function", per_function)
+        put(self, "explain", explain)
+
+    @property
+    def device(self) -> str | None:
+        """The run's device (a GPU run takes larger batches: ``scoring_batch``)."""
+        return self.settings.encoder.device
 
     def scoring_batch(self, encoder_here: bool = True) -> int:
         """Items per scorer call: ``batch_size`` when given, else ``GPU_BATCH`` when CodeBERTScore
@@ -85,26 +92,25 @@ class GradeSettings:
         return json.dumps(tag, sort_keys=True)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data (sent to Ray workers)."""
-        return asdict(self)
+        """Plain data (sent to Ray workers): the request settings flat."""
+        return {**self.settings.flat(), "batch_size": self.batch_size, "scorer_tag": self.scorer_tag,
+                "per_function": self.per_function, "explain": self.explain}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "GradeSettings":
         """The inverse of ``to_dict``."""
-        values = dict(data)
-        values["metrics"] = tuple(values["metrics"])
-        values["weights"] = tuple(values["weights"])
-        return cls(**values)
+        own = ("batch_size", "scorer_tag", "per_function", "explain")
+        return cls(ScoreSettings.from_flat(data), **{k: data[k] for k in own if k in data})
 
 
-def scorer_tag(model: str | None = None, layer: int | None = None, device: str | None = None,
-               idf: str | None = None) -> str:
-    """The CodeBERTScore part of the key (every engine gives the same numbers for it)."""
-    tag = f"model={model or 'default'}|layer={'default' if layer is None else layer}"
-    if device:  # half precision on a GPU may differ in the last digits
-        tag += f"|device={device}"
-    if idf:
-        tag += f"|idf={idf}"
+def scorer_tag(encoder: EncoderChoice) -> str:
+    """The CodeBERTScore part of the key (every engine gives the same numbers for it; the backend
+    is the caller's: ``embed.backends.backend_tag``)."""
+    tag = f"model={encoder.model or 'default'}|layer={'default' if encoder.layer is None else encoder.layer}"
+    if encoder.device:  # half precision on a GPU may differ in the last digits
+        tag += f"|device={encoder.device}"
+    if encoder.idf:
+        tag += f"|idf={encoder.idf}"
     return tag
 
 
@@ -112,9 +118,6 @@ def request_for(item: GradeItem, settings: GradeSettings) -> ScoreRequest:
     """The request every engine sends for a scorable ``item`` under ``settings`` (behaviour's
     inputs: the item's own, a mapping problem's or a JSONL row's, else the run's)."""
     assert item.candidate is not None and item.language is not None
-    return ScoreRequest(candidate=item.candidate, references=item.references, language=item.language,
-                        context=item.context, metrics=settings.metrics, weights=settings.weights,
-                        explain=settings.explain, codebleu_rule=settings.codebleu_rule, model=settings.model,
-                        layer=settings.layer, device=settings.device, idf=settings.idf, backend=settings.backend,
-                        inputs=item.inputs if item.inputs is not None else settings.inputs,
-                        unsandboxed=settings.unsandboxed)
+    chosen = settings.settings if item.inputs is None else replace(settings.settings, inputs=item.inputs)
+    return ScoreRequest(item.candidate, item.references, item.language, item.context, settings=chosen,
+                        explain=settings.explain)

@@ -113,7 +113,7 @@ class Scorers:
         ``refscore.model`` loads one again, and the client is shown that it does."""
         remote = self._remote
         pid = getattr(remote, "daemon_pid", None) if remote is not None else None
-        return pid is not None and (pid, request.model, request.backend) in self._loaded
+        return pid is not None and (pid, request.encoder.model, request.encoder.backend) in self._loaded
 
     def codebleu(self, request: ScoreRequest) -> ScoreReport:
         """CodeBLEU only, in this process."""
@@ -145,7 +145,7 @@ class Scorers:
             raise ScorerUnavailable(f"CodeBERTScore is unavailable: {_lost(error)}") from error
         pid = getattr(scorer, "daemon_pid", None)
         if pid is not None:
-            self._loaded.update((pid, r.model, r.backend) for r in requests)
+            self._loaded.update((pid, r.encoder.model, r.encoder.backend) for r in requests)
         self.bert_unavailable = None
         return reports
 

@@ -14,16 +14,16 @@ import logging
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping
 
-from ..settings_schema import ALL_METRICS, SETTINGS, check_metrics, finite_number, shown
+from ..settings_schema import (ALL_METRICS, ENCODER_NAMES, NO_ENCODER_CHOICE, SETTINGS, EncoderChoice, ScoreSettings,
+                               check_metrics, finite_number, shown)
 from ..vocabulary import WEAK_TOKEN_THRESHOLD
 
 log = logging.getLogger(__name__)
 
 #: The metrics the editor computes (the schema knows more: chrF, TSED, CrystalBLEU are CLI-only).
 METRICS = ALL_METRICS
-#: Settings the schema checks: dataclass field -> schema name.
-_SCHEMA = {"codebleu_weights": "weights", "model": "model", "layer": "layer", "device": "device",
-           "backend": "backend", "context": "context"}
+#: Settings the schema checks: dataclass field (or the encoder choice's) -> schema name.
+_SCHEMA = {"codebleu_weights": "weights", "context": "context", **{name: name for name in ENCODER_NAMES}}
 
 
 @dataclass(frozen=True)
@@ -35,16 +35,18 @@ class Settings:
     weak_threshold: float = WEAK_TOKEN_THRESHOLD  # CodeBERTScore similarity below which a token is "weak"
     weak_max_count: int = 5  # at most this many weak-token diagnostics per document
     differences_max_count: int = 3  # at most this many ranked differences as diagnostics
-    model: str | None = None
-    layer: int | None = None
-    device: str | None = None
-    backend: str | None = None  # CodeBERTScore encoder engine (embed.backends.BACKENDS); None: the daemon's
+    #: CodeBERTScore's model, layer, device and backend (its IDF is not offered); None: the daemon's
+    encoder: EncoderChoice = NO_ENCODER_CHOICE
     debounce_ms: int = 150
     references: Mapping[str, Any] = field(default_factory=dict)  # glob -> path or [paths]
     inlay_hints: bool = False
     insertion_min_chars: int = 80  # a single insertion this long is scored on its own
     context: str | None = None  # natural-language context for CodeBERTScore (pragma wins)
     behaviour: bool = True  # run functions beside their reference functions (trusted workspaces only)
+
+    def score_settings(self, metrics: tuple[str, ...]) -> ScoreSettings:
+        """The settings of a request computing ``metrics`` (the editor's own choice of them)."""
+        return ScoreSettings(metrics, self.codebleu_weights, encoder=self.encoder)
 
     @property
     def codebleu_on(self) -> bool:
@@ -158,6 +160,7 @@ def parse_settings(section: Any, base: Settings | None = None) -> tuple[Settings
     if not isinstance(section, Mapping):
         return base, [] if section is None else ["refscore settings must be an object; using defaults"]
     defaults = {f.name: getattr(Settings(), f.name) for f in fields(Settings)}
+    defaults.update((name, getattr(NO_ENCODER_CHOICE, name)) for name in ENCODER_NAMES)
     changes: dict[str, Any] = {}
     problems = _plain_groups(section)
     for dotted, name in _KEYS:
@@ -170,4 +173,7 @@ def parse_settings(section: Any, base: Settings | None = None) -> tuple[Settings
             bad = error.part if isinstance(error, _BadPart) else value
             problems.append(f"refscore.{dotted}: {error} (not {shown(bad)}); using the default, "
                             f"{json.dumps(defaults[name])}")
+    encoder = {name: changes.pop(name) for name in ENCODER_NAMES if name in changes}
+    if encoder:
+        changes["encoder"] = replace(base.encoder, **encoder)
     return replace(base, **changes), problems

@@ -23,7 +23,7 @@ def score_requests(requests: Sequence[ScoreRequest]) -> list[ModelScores]:
     # one look-up per distinct setting in the batch: resolving a model reads the disk
     found: dict[tuple, object] = {}
     for index, request in enumerate(requests):
-        settings = (request.language, request.model, request.layer, request.device, request.idf, request.backend)
+        settings = (request.language, request.encoder)
         scorer = found.get(settings)
         if scorer is None:
             try:

@@ -112,11 +112,12 @@ def blocker(request: ScoreRequest) -> str | None:
     want = model["bert"]
     if request.codebleu_rule != "native":
         return "it needs CodeBLEU's native rule (--codebleu-rule native)"
+    encoder = request.encoder
     got = [what for what, differs in (
-        (f"--model {request.model}", request.model not in (None, want["model"])),
-        (f"--layer {request.layer}", request.layer not in (None, want["layer"])),
+        (f"--model {encoder.model}", encoder.model not in (None, want["model"])),
+        (f"--layer {encoder.layer}", encoder.layer not in (None, want["layer"])),
         ("a context (--context or a mapping's context)", bool(request.context)),
-        ("--idf", bool(request.idf)), ("--backend onnx-int8", request.backend == "onnx-int8")) if differs]
+        ("--idf", bool(encoder.idf)), ("--backend onnx-int8", encoder.backend == "onnx-int8")) if differs]
     return f"{_FITTED_ON.format(**want)}, not with {', '.join(got)}" if got else None
 
 

@@ -17,6 +17,7 @@ from ..metrics.codebleu import CodeBleuResult
 from ..metrics.crystalbleu import CrystalScore
 from ..metrics.tsed import TsedScore
 from .pragma import Stripped
+from ..settings_schema import EncoderChoice
 from .report import ScoreReport, ScoreRequest
 
 
@@ -37,28 +38,13 @@ class Prepared:
         return self.request.language
 
 
-@dataclass(frozen=True)
-class ModelDefaults:
-    """An engine's CodeBERTScore settings for requests that leave them unset (the daemon's
-    start-up ``--model``/``--layer``/``--device``)."""
-
-    model: str | None = None
-    layer: int | None = None
-    device: str | None = None
-    idf: str | None = None
-    backend: str | None = None
-
-    def apply(self, request: ScoreRequest) -> ScoreRequest:
-        """``request`` with these settings where it leaves them unset."""
-        if self == NO_DEFAULTS:
-            return request
-        return replace(request, model=request.model or self.model,
-                       layer=request.layer if request.layer is not None else self.layer,
-                       device=request.device or self.device, idf=request.idf or self.idf,
-                       backend=request.backend or self.backend)
-
-
-NO_DEFAULTS = ModelDefaults()
+def with_defaults(request: ScoreRequest, defaults: EncoderChoice) -> ScoreRequest:
+    """``request`` with an engine's encoder choice (the daemon's start-up ``--model``/``--layer``/
+    ``--device``) where it leaves one unset."""
+    encoder = request.encoder.over(defaults)
+    if encoder == request.encoder:
+        return request
+    return replace(request, settings=replace(request.settings, encoder=encoder))
 
 
 @dataclass(frozen=True)

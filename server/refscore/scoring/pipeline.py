@@ -43,14 +43,15 @@ from .budget import over_budget
 from .checks import Checks, checks
 from .headline import combined_for
 from .headline_behaviour import with_behaviour
-from .parts import (NO_CORPUS, NO_CPU, NO_DEFAULTS, NO_MODEL, CorpusScores, CpuScores, Metrics, ModelDefaults,
-                    ModelScores, Prepared)
+from ..settings_schema import NO_ENCODER_CHOICE, EncoderChoice
+from .parts import (NO_CORPUS, NO_CPU, NO_MODEL, CorpusScores, CpuScores, Metrics, ModelScores, Prepared,
+                    with_defaults)
 from .pragma import without_pragmas
 from .report import BEHAVIOUR_METRICS, TEXT_METRICS, ScoreReport, ScoreRequest
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Checks", "CorpusScores", "CorpusStatistics", "CpuScores", "ModelDefaults", "ModelScores", "Prepared",
+__all__ = ["Checks", "CorpusScores", "CorpusStatistics", "CpuScores", "EncoderChoice", "ModelScores", "Prepared",
            "checks", "checks_of", "corpus_metrics", "corpus_statistics", "cpu_metrics", "differences", "finish", "model_metrics",
            "prepare", "cpu_stage", "run_stages", "wants_cpu", "wants_model", "with_corpus", "without_corpus"]
 
@@ -175,12 +176,12 @@ def _text_metric(name: str, prepared: Prepared, errors: list[str]) -> object | N
 
 # -- the model ----------------------------------------------------------------------------------
 
-def model_metrics(prepared: Sequence[Prepared], defaults: ModelDefaults = NO_DEFAULTS) -> list[ModelScores]:
+def model_metrics(prepared: Sequence[Prepared], defaults: EncoderChoice = NO_ENCODER_CHOICE) -> list[ModelScores]:
     """CodeBERTScore of each request; requests that share a scorer go in one batch (the daemon
     batches across its clients through this). ``defaults`` fill the settings a request leaves unset."""
     if not prepared:
         return []
-    requests = [replace(defaults.apply(p.request), candidate=p.text) for p in prepared]
+    requests = [replace(with_defaults(p.request, defaults), candidate=p.text) for p in prepared]
     try:
         from .bert import score_requests
 
@@ -286,7 +287,7 @@ def _cpu_of(prepared: Sequence[Prepared]) -> list[CpuScores]:
     return [cpu_metrics(p, ran.get(i)) if wants_cpu(p.request) else NO_CPU for i, p in enumerate(prepared)]
 
 
-def run_stages(requests: Sequence[ScoreRequest], defaults: ModelDefaults = NO_DEFAULTS,
+def run_stages(requests: Sequence[ScoreRequest], defaults: EncoderChoice = NO_ENCODER_CHOICE,
                statistics: CorpusStatistics | None = None,
                cpu: Sequence[CpuScores] | None = None) -> list[ScoreReport]:
     """Every stage over ``requests`` in this process: CPU metrics one by one (or ``cpu``, the CPU

@@ -3,56 +3,54 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, is_dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from ..behaviour.result import BehaviourResult
 from ..combined.explain import Term
 from ..metrics.chrf import ChrfScore
 from ..metrics.codebertscore_result import BertScore
-from ..metrics.codebleu import DEFAULT_WEIGHTS, CodeBleuResult, ComponentScore, Explanation
+from ..metrics.codebleu import CodeBleuResult, ComponentScore, Explanation
 from ..metrics.crystalbleu import CrystalScore
 from ..metrics.tsed import TsedScore
 from .checks import Checks
 
 # The metric and rule names are the settings schema's (declared once, with their checks).
 from ..settings_schema import (ALL_METRICS, BEHAVIOUR_METRICS, CODEBLEU_RULES, CORPUS_METRICS,  # noqa: F401
-                               DEFAULT_METRICS, KNOWN_METRICS, TEXT_METRICS)
+                               DEFAULT_METRICS, DEFAULT_SETTINGS, KNOWN_METRICS, TEXT_METRICS, CarriesSettings,
+                               ScoreSettings)
 
 
-@dataclass(frozen=True)
-class ScoreRequest:
-    """Score ``candidate`` against ``references`` in ``language`` with the chosen metrics."""
+@dataclass(frozen=True, init=False)
+class ScoreRequest(CarriesSettings):
+    """Score ``candidate`` against ``references`` in ``language`` under ``settings`` (every
+    setting that changes a number, one ``ScoreSettings``).
+
+    ``ScoreRequest(candidate, references, language, metrics=("codebleu",), layer=3)`` names
+    settings flat, over ``settings`` (``ScoreSettings.changed``); one reference or metric given as
+    a string means that one (a string used to be taken as a sequence of one-character
+    references); lists become tuples."""
 
     candidate: str
     references: tuple[str, ...]
     language: str
-    context: str | None = None
-    metrics: tuple[str, ...] = ALL_METRICS
-    weights: tuple[float, float, float, float] = DEFAULT_WEIGHTS
+    context: str | None = None  # the task's description, given to CodeBERTScore
+    settings: ScoreSettings = DEFAULT_SETTINGS
     explain: bool = True
-    model: str | None = None  # CodeBERTScore encoder (HF id or local path); None: per-language default
-    layer: int | None = None  # hidden layer; None: the model's default
-    codebleu_rule: str = "native"  # one of CODEBLEU_RULES; compat scores carry no explanations
-    device: str | None = None  # cpu, cuda, cuda:1 ...; None: the scorer's default (GPU when there is one)
-    idf: str | None = None  # IDF weights file (absolute path) or "references"; None: no IDF weighting
-    backend: str | None = None  # encoder engine (embed.backends.BACKENDS); None: the scorer's default
     #: the editor's unsaved buffer: CodeBERTScore may encode top-level definitions one by one
     #: (fast updates, not the exact numbers; signature ``split:defs``; embed/incremental.py)
     live: bool = False
-    #: behaviour: a teacher's inputs file, its text (calls, or program-mode standard inputs)
-    inputs: str | None = None
-    #: behaviour: run candidates without a sandbox (only process limits; a warning each time)
-    unsandboxed: bool = False
 
-    def __post_init__(self) -> None:
-        """One reference or metric given as a string means that one (a string used to be taken as
-        a sequence of one-character references); lists become tuples."""
-        for name in ("references", "metrics", "weights"):
-            value = getattr(self, name)
-            if isinstance(value, str) and name != "weights":
-                object.__setattr__(self, name, (value,))
-            elif isinstance(value, list):
-                object.__setattr__(self, name, tuple(value))
+    def __init__(self, candidate: str, references: str | Sequence[str], language: str, context: str | None = None,
+                 *, settings: ScoreSettings = DEFAULT_SETTINGS, explain: bool = True, live: bool = False,
+                 **flat: Any) -> None:
+        put = object.__setattr__
+        put(self, "candidate", candidate)
+        put(self, "references", (references,) if isinstance(references, str) else tuple(references))
+        put(self, "language", language)
+        put(self, "context", context)
+        put(self, "settings", settings.changed(**flat))
+        put(self, "explain", explain)
+        put(self, "live", live)
 
 
 @dataclass(frozen=True)
@@ -176,8 +174,9 @@ class ScoreReport:
 
 
 def request_to_dict(request: ScoreRequest) -> dict[str, Any]:
-    """JSON-ready form of a request."""
-    return plain(request)
+    """JSON-ready form of a request: the texts and the settings, flat (the daemon's requests)."""
+    return {"candidate": request.candidate, "references": request.references, "language": request.language,
+            "context": request.context, **request.settings.flat(), "explain": request.explain, "live": request.live}
 
 
 _PRIMITIVES = (str, int, float, bool, type(None))
@@ -206,11 +205,8 @@ def plain(value: Any) -> Any:
 
 
 def request_from_dict(data: dict[str, Any]) -> ScoreRequest:
-    """Rebuild a request from ``request_to_dict`` output."""
-    return ScoreRequest(
-        candidate=data["candidate"], references=tuple(data["references"]), language=data["language"],
-        context=data.get("context"), metrics=tuple(data.get("metrics", ALL_METRICS)),
-        weights=tuple(data.get("weights", DEFAULT_WEIGHTS)), explain=bool(data.get("explain", True)),
-        model=data.get("model"), layer=data.get("layer"), codebleu_rule=data.get("codebleu_rule", "native"),
-        device=data.get("device"), idf=data.get("idf"), live=bool(data.get("live", False)),
-        backend=data.get("backend"), inputs=data.get("inputs"), unsandboxed=bool(data.get("unsandboxed", False)))
+    """Rebuild a request from ``request_to_dict`` output (settings unchecked: the daemon checks
+    them first, ``service.requests``)."""
+    return ScoreRequest(data["candidate"], tuple(data["references"]), data["language"], data.get("context"),
+                        settings=ScoreSettings.from_flat(data), explain=bool(data.get("explain", True)),
+                        live=bool(data.get("live", False)))

@@ -12,8 +12,8 @@ import logging
 from concurrent.futures import Future
 from typing import Protocol, Sequence
 
-from .parts import ModelDefaults
 from .pipeline import CorpusStatistics, run_stages
+from ..settings_schema import NO_ENCODER_CHOICE, EncoderChoice
 from .report import ScoreReport, ScoreRequest
 
 log = logging.getLogger(__name__)
@@ -40,14 +40,12 @@ class Scorer(Protocol):
 class LocalScorer:
     """Scores in this process: CodeBLEU on the CPU, CodeBERTScore through ``embed.models``.
 
-    ``model``, ``layer``, ``device`` and ``idf`` are defaults for requests that leave them unset
-    (the daemon passes its own start-up settings here)."""
+    ``defaults``: the encoder choice for requests that leave a part of it unset."""
 
     kind = "local"
 
-    def __init__(self, model: str | None = None, layer: int | None = None, device: str | None = None,
-                 idf: str | None = None, backend: str | None = None) -> None:
-        self.defaults = ModelDefaults(model, layer, device, idf, backend)
+    def __init__(self, defaults: EncoderChoice = NO_ENCODER_CHOICE) -> None:
+        self.defaults = defaults
 
     def score(self, request: ScoreRequest) -> ScoreReport:
         return self.score_many([request])[0]

@@ -422,7 +422,7 @@ class Daemon:
             "uptime_s": round(time.time() - self.started, 1),
             "idle_timeout_s": self.config.idle_timeout,
             "idle_for_s": round(time.monotonic() - self.last_activity, 1),
-            "device": ", ".join(devices) if devices else (self.config.engine.device or "auto (no model loaded yet)"),
+            "device": ", ".join(devices) if devices else (self.config.engine.encoder.device or "auto (no model loaded yet)"),
             "connections": len(self.connections),
             "log": str(paths.log_dir() / paths.LOG_NAME),
             **status,

@@ -36,13 +36,14 @@ import threading
 import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from ..scoring.bert import model_error
-from ..scoring.parts import NO_CPU, NO_MODEL, CpuScores, ModelDefaults, ModelScores
+from ..scoring.parts import NO_CPU, NO_MODEL, CpuScores, ModelScores, with_defaults
 from ..scoring.pipeline import cpu_metrics, finish, model_metrics, wants_cpu, wants_model
 from ..scoring.report import ScoreRequest
+from ..settings_schema import NO_ENCODER_CHOICE, EncoderChoice
 from .lanes import DEFAULT_LARGE_CHARS, Cancelled, Job, LargeCodeBleuLane, request_chars
 from .reports import bert_missing, cache_sizes, load_failure, loaded_models
 
@@ -60,9 +61,8 @@ class EngineConfig:
     #: cores // lanes torch threads each (independent model calls use cores better than one call
     #: split across them), on a GPU 1 lane (one big batch at a time).
     lanes: int | None = None
-    model: str | None = None
-    layer: int | None = None
-    device: str | None = None
+    #: the encoder for requests that leave a part of their choice unset (``daemon run --model/--layer/--device``)
+    encoder: EncoderChoice = field(default=NO_ENCODER_CHOICE)
     preload: bool = False
     #: Requests with more characters than this (all texts together) take the large lanes.
     large_chars: int = DEFAULT_LARGE_CHARS
@@ -75,7 +75,7 @@ class Engine:
 
     def __init__(self, config: EngineConfig) -> None:
         self.config = config
-        self.defaults = ModelDefaults(config.model, config.layer, config.device)
+        self.defaults = config.encoder
         self.pool = ThreadPoolExecutor(max(1, config.workers), thread_name_prefix="refscore-codebleu")
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
@@ -292,24 +292,20 @@ class Engine:
             from ..embed import ModelNotAvailableError, resolve_model
         except ImportError as error:
             return bert_missing(error)
-        cfg = self.config
         language = request.language if request is not None else None
-        model = (request.model if request is not None else None) or cfg.model
-        layer = request.layer if request is not None and request.layer is not None else cfg.layer
-        device = (request.device if request is not None else None) or cfg.device
-        idf = request.idf if request is not None else None
-        backend = request.backend if request is not None else None
-        wanted = (language, model, layer, device, idf, backend)
+        choice = with_defaults(request, self.defaults).encoder if request is not None else self.defaults
+        wanted = (language, choice)
         key = self._specs.get(wanted)
         if key is not None and key in self._loaded:
             return None  # the common case, without taking the lock
         with self._model_lock:
             if key is None:
                 try:
-                    spec = resolve_model(language, model, layer)
+                    spec = resolve_model(language, choice.model, choice.layer)
                 except ModelNotAvailableError as error:
-                    return self._remember(("resolve", model), f"{error}. CodeBLEU still works.")
-                key = self._specs[wanted] = (spec.path, spec.layer, spec.model_id, device, idf, backend)
+                    return self._remember(("resolve", choice.model), f"{error}. CodeBLEU still works.")
+                key = self._specs[wanted] = (spec.path, spec.layer, spec.model_id, choice.device, choice.idf,
+                                             choice.backend)
             if key in self._loaded:
                 return None
             if key in self._model_errors:
@@ -318,13 +314,13 @@ class Engine:
             try:
                 from ..embed.models import scorer_for
 
-                encoder = scorer_for(language, model, layer, device, idf, backend).encoder
+                encoder = scorer_for(language, choice).encoder
             except ImportError as error:
                 return self._remember(key, bert_missing(error))
             except BaseException as error:  # noqa: BLE001 - OOM, corrupt files, bad config: all reported
                 if isinstance(error, (KeyboardInterrupt, SystemExit)):
                     raise
-                return self._remember(key, load_failure(key[2], key[0], device, error))
+                return self._remember(key, load_failure(key[2], key[0], choice.device, error))
             elapsed = time.perf_counter() - started
             described = getattr(encoder, "describe", lambda: {})()
             log.info("loaded %s layer %s on %s in %.1f s", key[2], described.get("layer", key[1]),

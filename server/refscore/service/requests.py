@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from .. import languages
-from ..scoring.report import request_from_dict
-from ..settings_schema import (ALL_METRICS, BEHAVIOUR_METRICS, SETTINGS, TEXT_METRICS, SettingError, check_idf,
-                               check_metrics, shown)
+from ..scoring.report import ScoreRequest
+from ..settings_schema import (ALL_METRICS, BEHAVIOUR_METRICS, SETTINGS, TEXT_METRICS, BadSetting, ScoreSettings,
+                               check_setting, shown)
 from . import wire
 
 #: What the daemon scores: every stage but the corpus stage (CrystalBLEU needs a run's corpus).
@@ -46,26 +46,16 @@ def parse_request(data: Any):  # -> ScoreRequest
         raise RpcError(wire.INVALID_PARAMS, str(error)) from None
     if language is None:
         raise RpcError(wire.INVALID_PARAMS, "request.language must be a string")
-    checked: dict[str, Any] = {}
-    for name in SETTINGS:  # every setting that changes a number (settings_schema), checked one way
-        value = data.get(name)
-        if value is None:
-            continue
-        try:
-            if name == "metrics":
-                if not isinstance(value, list):
-                    raise SettingError(f"must be a list drawn from {list(DAEMON_METRICS)}")
-                checked[name] = check_metrics(value, DAEMON_METRICS) if value else ()
-            else:
-                checked[name] = check_idf(value, absolute=True) if name == "idf" else SETTINGS[name].check(value)
-        except SettingError as error:
-            raise RpcError(wire.INVALID_PARAMS, f"request.{name} {shown(value)}: {error}") from None
-    for flag in ("live", "unsandboxed"):
-        if not isinstance(data.get(flag, False), bool):
-            raise RpcError(wire.INVALID_PARAMS, f"request.{flag} must be true or false")
-    if data.get("inputs") is not None and not isinstance(data.get("inputs"), str):
-        raise RpcError(wire.INVALID_PARAMS, "request.inputs must be a string (an inputs file's text) or null")
-    try:
-        return request_from_dict({**{k: v for k, v in data.items() if v is not None}, **checked, "language": language})
-    except (TypeError, ValueError, KeyError) as error:
-        raise RpcError(wire.INVALID_PARAMS, f"bad request: {error}") from None
+    if data.get("metrics") is not None and not isinstance(data["metrics"], list):
+        raise RpcError(wire.INVALID_PARAMS, f"request.metrics {shown(data['metrics'])}: "
+                                            f"must be a list drawn from {list(DAEMON_METRICS)}")
+    try:  # every setting that changes a number (settings_schema), checked one way
+        settings = ScoreSettings.checked({name: data.get(name) for name in SETTINGS}, supported=DAEMON_METRICS,
+                                         absolute_idf=True)
+        context = check_setting("context", data.get("context"))
+    except BadSetting as error:
+        raise RpcError(wire.INVALID_PARAMS, f"request.{error.name} {shown(error.value)}: {error}") from None
+    if not isinstance(data.get("live", False), bool):
+        raise RpcError(wire.INVALID_PARAMS, "request.live must be true or false")
+    return ScoreRequest(candidate, tuple(references), language, context, settings=settings,
+                        explain=bool(data.get("explain", True)), live=bool(data.get("live", False)))
