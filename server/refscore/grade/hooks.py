@@ -84,8 +84,9 @@ class ClassroomRun(Protocol):
     def end(self, done: Assembled, held_back: bool, elapsed: float, say: bool, store: PartStore,
             plan: Plan) -> tuple[Any, bool]:
         """Write the outputs after the reports (only the pseudonym key when ``held_back``: rows
-        that are not grades); (what was written, with ``written`` and ``passed``; whether Ctrl-C
-        came while writing)."""
+        that are not grades); (what was written: its ``written`` files, ``passed`` (the pass mark,
+        None: none), ``pages`` (a folder the summary counts in one line); whether Ctrl-C came
+        while writing)."""
 
 
 class GradeHooks(Protocol):
