@@ -25,3 +25,19 @@ def test_the_same_texts_are_aligned_once(monkeypatch) -> None:  # type: ignore[n
     assert len(calls) == 1 and first.differences and first == second
     edited = find_differences(CANDIDATE.replace("acc -= v", "acc += v"), [REFERENCE], None, "python")
     assert len(calls) == 2 and len(edited.differences) < len(first.differences)
+
+
+def test_a_run_matched_before_is_not_matched_again() -> None:
+    import random
+
+    from refscore.metrics.differences import bounded
+
+    rng = random.Random(3)
+    bounded._KEPT.clear()
+    for _ in range(200):
+        a = [rng.choice("xyz(=)") for _ in range(rng.randrange(0, 30))]
+        b = [rng.choice("xyz(=)") for _ in range(rng.randrange(0, 30))]
+        first = bounded.kept_match(a, b)
+        assert first == bounded.match(a, b)
+        assert bounded.kept_match(list(a), list(b)) is first  # the same elements: kept
+        assert bounded.kept_match(a, b, autojunk=True) == bounded.match(a, b, autojunk=True)

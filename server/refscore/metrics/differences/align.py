@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import Literal, Sequence
 
 from ...analysis.leaves import CodeToken
-from .bounded import match
+from .bounded import kept_match, match
 from .idioms import equivalent_keys, only_filler
 from .moves import refine
 
@@ -136,7 +136,7 @@ def opcodes(reference: Sequence[CodeToken], candidate: Sequence[CodeToken], ref_
             inner: list[Opcode] = [("equal", 0, r2 - r1, 0, c2 - c1)]
         else:
             exact = (r2 - r1) * (c2 - c1) <= EXACT_LIMIT
-            tokens = match(ref_keys[r1:r2], cand_keys[c1:c2], autojunk=not exact)
+            tokens = kept_match(ref_keys[r1:r2], cand_keys[c1:c2], autojunk=not exact)  # most runs seen before
             inner, capped = tokens.opcodes, capped or tokens.capped
         for t, a1, a2, b1, b2 in inner:
             if out and t == "equal" and out[-1][0] == "equal":

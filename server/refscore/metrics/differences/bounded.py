@@ -14,8 +14,9 @@ once the total work passes ``WORK_PER_ELEMENT`` steps per element, is left unmat
 
 from __future__ import annotations
 
+import threading
 from bisect import bisect_left
-from collections import Counter
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Hashable, Sequence
@@ -82,6 +83,29 @@ def match(a: Sequence[Hashable], b: Sequence[Hashable], autojunk: bool = False) 
         return Matched(to_opcodes(blocks, len(a), len(b)))
     blocks, capped = _anchored(a, b, autojunk)
     return Matched(to_opcodes(blocks, len(a), len(b)), capped)
+
+
+#: ``match`` of runs met before, by their elements: an edit leaves most differing runs of lines
+#: as they were, so their token matchings are not made again.
+_KEPT: OrderedDict[tuple, Matched] = OrderedDict()
+_KEPT_LOCK = threading.Lock()
+KEPT_RUNS = 8192
+
+
+def kept_match(a: Sequence[Hashable], b: Sequence[Hashable], autojunk: bool = False) -> Matched:
+    """``match(a, b, autojunk)``, kept by the elements of both (its opcodes are never changed)."""
+    key = (tuple(a), tuple(b), autojunk)
+    with _KEPT_LOCK:
+        found = _KEPT.get(key)
+        if found is not None:
+            _KEPT.move_to_end(key)
+            return found
+    made = match(a, b, autojunk)
+    with _KEPT_LOCK:
+        _KEPT[key] = made
+        while len(_KEPT) > KEPT_RUNS:
+            _KEPT.popitem(last=False)
+    return made
 
 
 def _anchored(a: Sequence[Hashable], b: Sequence[Hashable], autojunk: bool) -> tuple[list[Block], bool]:

@@ -12,6 +12,7 @@ ordinary replaced, missing or extra chunks inside it.
 from __future__ import annotations
 
 from difflib import SequenceMatcher
+from functools import lru_cache
 from typing import Sequence
 
 from ...analysis.leaves import CodeToken
@@ -58,8 +59,7 @@ def refine(reference: Sequence[CodeToken], candidate: Sequence[CodeToken], ref_k
         missing, extra = [], []
     for m, (i1, i2, _) in enumerate(missing):
         for e, (j1, j2, _) in enumerate(extra):
-            matcher = SequenceMatcher(None, ref_keys[i1:i2], cand_keys[j1:j2], autojunk=False)
-            same = sum(block.size for block in matcher.get_matching_blocks())
+            same = _same(tuple(ref_keys[i1:i2]), tuple(cand_keys[j1:j2]))
             ratio = 2 * same / (i2 - i1 + j2 - j1)
             if ratio >= MIN_RATIO and same >= 2:
                 matches.append((ratio, m, e))
@@ -88,6 +88,12 @@ def refine(reference: Sequence[CodeToken], candidate: Sequence[CodeToken], ref_k
         else:
             pieces.append((tag, i1, i2, j1, j2, before, after))
     return pieces
+
+
+@lru_cache(maxsize=65536)
+def _same(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    """How many elements of two lines difflib matches (kept: an edit leaves most lines as they were)."""
+    return sum(block.size for block in SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks())
 
 
 def _merged(runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
