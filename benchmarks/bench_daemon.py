@@ -85,13 +85,14 @@ def worker(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     if args.worker == "inproc":
         from refscore.scoring.scorer import LocalScorer
+        from refscore.settings_schema import EncoderChoice
 
         if args.inproc_threads:
             import torch
 
             torch.set_num_threads(args.inproc_threads)
 
-        scorer = LocalScorer(device=args.device)
+        scorer = LocalScorer(EncoderChoice(device=args.device))
         scorer.score(request(warm[0]))  # loads the model
         info["load_s"] = time.perf_counter() - started
     else:

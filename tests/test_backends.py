@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -204,11 +205,11 @@ def test_export_is_cached_keyed_and_rebuilt_when_damaged(roberta, tmp_path, monk
 
     monkeypatch.setenv("REFSCORE_ONNX_DIR", str(tmp_path / "onnx"))
     spec = resolve_model(None, roberta, 2)
-    path = ensure_exported(spec.model_id, spec.path, 2)
+    path = ensure_exported(replace(spec, layer=2))
     assert path.parent == tmp_path / "onnx" and export_report(path)["relative_difference"] <= 1e-4
     stamp = path.stat().st_mtime_ns
-    assert ensure_exported(spec.model_id, spec.path, 2) == path and path.stat().st_mtime_ns == stamp
-    assert exported_path(spec.model_id, spec.path, 1) != path  # the layer is part of the key
+    assert ensure_exported(replace(spec, layer=2)) == path and path.stat().st_mtime_ns == stamp
+    assert exported_path(replace(spec, layer=1)) != path  # the layer is part of the key
     path.write_bytes(b"not an onnx file")
     enc = Encoder(spec, device="cpu", backend="onnx")  # a damaged file is exported again
     assert enc.backend == "onnx" and path.stat().st_size > 1000
@@ -241,11 +242,11 @@ def test_a_layer_0_failure_remembered_before_the_fix_is_tried_again(roberta, tmp
 
     monkeypatch.setenv("REFSCORE_ONNX_DIR", str(tmp_path / "onnx"))
     spec = resolve_model(None, roberta, 0)
-    failed = exported_path(spec.model_id, spec.path, 0).with_suffix(".failed")
+    failed = exported_path(replace(spec, layer=0)).with_suffix(".failed")
     failed.parent.mkdir(parents=True)
     failed.write_text("the ONNX export does not reproduce torch eager (plain: InvalidArgument: [ONNXRuntimeError]"
                       " : 2 : INVALID_ARGUMENT : Invalid input name: attention_mask)", encoding="utf-8")
-    assert ensure_exported(spec.model_id, spec.path, 0).is_file() and not failed.exists()
+    assert ensure_exported(replace(spec, layer=0)).is_file() and not failed.exists()
 
 
 @needs_onnx
@@ -282,7 +283,7 @@ def test_a_failed_export_is_remembered(roberta, tmp_path, monkeypatch):
     spec = resolve_model(None, roberta, 2)
     for _ in range(2):
         with pytest.raises(onnx_export.ExportError, match="frobnicate.*remembered in"):
-            onnx_export.ensure_exported(spec.model_id, spec.path, 2)
+            onnx_export.ensure_exported(replace(spec, layer=2))
     assert len(calls) == 1  # the second process (or call) does not try again
 
 
@@ -291,15 +292,15 @@ def test_exports_of_deleted_models_are_pruned(roberta, tmp_path, monkeypatch):
     import shutil
 
     from refscore.embed.onnx_export import ensure_exported
-    from refscore.embed.registry import resolve_model
+    from refscore.embed.registry import ModelSpec, resolve_model
 
     monkeypatch.setenv("REFSCORE_ONNX_DIR", str(tmp_path / "onnx"))
     gone = tmp_path / "gone-model"
     shutil.copytree(roberta, gone)
-    old = ensure_exported("gone", str(gone), 1)
+    old = ensure_exported(ModelSpec("gone", str(gone), 1))
     shutil.rmtree(gone)
     spec = resolve_model(None, roberta, 1)
-    kept = ensure_exported(spec.model_id, spec.path, 1)
+    kept = ensure_exported(replace(spec, layer=1))
     assert kept.is_file() and not old.exists() and not old.with_suffix(".json").exists()
 
 

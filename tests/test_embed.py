@@ -21,6 +21,7 @@ from refscore.embed.registry import (
     resolve_model,
 )
 from refscore.embed.windows import plan_windows
+from refscore.settings_schema import EncoderChoice
 
 SERVER = str(Path(__file__).resolve().parents[1] / "server")
 
@@ -121,7 +122,7 @@ def test_encoder_reports_and_reuses_cache():
     pytest.importorskip("torch")
     from refscore.embed.encoder import load_encoder
 
-    enc = load_encoder(prefer_paper=False, device="cpu")
+    enc = load_encoder(EncoderChoice(device="cpu"), prefer_paper=False)
     assert enc.describe()["model"] == EMBEDDED_MODEL_ID and enc.window == 512
     enc.cache.clear()
     first = enc.embed(["def f(): pass", "def f(): pass", "x"])
@@ -137,7 +138,7 @@ def test_token_budget_splits_batches_without_changing_embeddings():
     torch = pytest.importorskip("torch")
     from refscore.embed.encoder import MAX_BATCH_TOKENS, load_encoder
 
-    enc = load_encoder(prefer_paper=False, device="cpu")
+    enc = load_encoder(EncoderChoice(device="cpu"), prefer_paper=False)
     assert enc.max_batch_tokens == MAX_BATCH_TOKENS["cpu"]
     texts = [f"def f{i}(a, b):\n" + "    a = a + b * 2\n" * (20 + 7 * i) for i in range(12)]
     calls = []
@@ -172,7 +173,7 @@ def test_concurrent_embedding_from_threads_matches_sequential():
 
     from refscore.embed.encoder import load_encoder
 
-    enc = load_encoder(prefer_paper=False, device="cpu")
+    enc = load_encoder(EncoderChoice(device="cpu"), prefer_paper=False)
     texts = [f"def g{i}(x):\n    return x * {i} + " + " + ".join(f"y{j}" for j in range(i % 17)) for i in range(48)]
     enc.cache.clear()
     sequential = [enc.embed([t])[0].embeddings for t in texts]

@@ -11,6 +11,7 @@ import pytest
 
 from refscore.cli import main
 from refscore.eval.data import default_data_dir
+from refscore.settings_schema import EncoderChoice
 
 DATA = Path(os.environ.get("REFSCORE_EVAL_DATA", default_data_dir()))
 pytestmark = pytest.mark.skipif(not (DATA / "humaneval").is_dir(), reason="no ../shared/data")
@@ -94,7 +95,7 @@ def test_layer_view_matches_a_scorer_cut_at_that_layer():
     multi = MultiLayerEncoder([2, 6])
     for layer in (2, 6):
         got = BertScorer(multi.view(layer)).score_batch(pairs)
-        want = BertScorer(model=None, layer=layer, language="python").score_batch(pairs)
+        want = BertScorer(choice=EncoderChoice(layer=layer), language="python").score_batch(pairs)
         for g, w in zip(got, want):
             assert (g.precision, g.recall, g.f1, g.f3) == pytest.approx(
                 (w.precision, w.recall, w.f1, w.f3), abs=1e-6)

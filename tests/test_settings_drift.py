@@ -147,7 +147,8 @@ def test_the_editor_servers_requests_carry_the_objects_defaults() -> None:
     settings, _ = lsp_settings.parse_settings({})
     request = request_for(settings, "x = 1", ["x = 2"], "python", None, DEFAULT_SETTINGS.metrics)
     assert request.settings == DEFAULT_SETTINGS
-    chosen, problems = lsp_settings.parse_settings({"layer": 2, "backend": "onnx", "codebleu": {"weights": [1, 1, 1, 1]}})
+    chosen, problems = lsp_settings.parse_settings({"layer": 2, "backend": "onnx",
+                                                    "codebleu": {"weights": [1, 1, 1, 1]}})
     assert not problems
     request = request_for(chosen, "x = 1", ["x = 2"], "python", None, ("codebleu",))
     assert request.settings == DEFAULT_SETTINGS.changed(layer=2, backend="onnx", weights=(1.0, 1.0, 1.0, 1.0),

@@ -15,18 +15,18 @@ from .options import behaviour_inputs, checked, parse_weights
 MAX_IDF_BYTES = 64 * 1024 * 1024
 
 
-def idf_setting(idf: str | None) -> str | None:
+def idf_setting(text: str | None) -> str | None:
     """``--idf`` as requests carry it: ``references`` or an absolute path (the daemon has its own
     working folder). The settings schema checks the text first (blank: none, as in a daemon
     request; a value it refuses is a usage error). A missing, special (FIFO, device), oversized or
     unreadable file (not JSON, not token id -> finite weight) is an input error (exit 3), found
     before anything is scored."""
-    if idf is None:
+    if text is None:
         return None
-    idf = checked("idf", idf)
-    if idf is None or idf == IDF_FROM_REFERENCES:
-        return idf
-    path = user_path(idf)
+    chosen = checked("idf", text)
+    if chosen is None or chosen == IDF_FROM_REFERENCES:
+        return chosen
+    path = user_path(chosen)
     try:
         open_regular(path, MAX_IDF_BYTES).close()
     except InputFileError as error:

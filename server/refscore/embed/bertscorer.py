@@ -26,6 +26,7 @@ from ..metrics.codebertscore import IdfTable, token_weights
 from ..metrics.codebertscore_batch import best_over_references
 from ..metrics.codebertscore_result import BertScore, TokenAlignment
 from ..metrics.signature import build_signature, yes_no
+from ..settings_schema import NO_ENCODER_CHOICE, EncoderChoice
 from .files import load_baseline, load_idf
 from .prepared import (  # noqa: F401 - re-exported: the drop-in API and tests import them from here
     PreparedText,
@@ -125,21 +126,21 @@ IdfSetting = Union[None, str, Path, IdfTable, Mapping[int, float]]
 class BertScorer:
     """Holds a loaded encoder and scores (candidate, references, language, context) pairs.
 
+    ``encoder``: a loaded one, else ``choice``'s for ``language`` (``encoder.load_encoder``).
     ``idf``: None (no IDF), ``"references"`` (IDF from the references of each ``score_batch``
     call, like code-bert-score), an ``IdfTable``, a ``{token_id: weight}`` mapping, or a path to
     an IDF JSON file (``refscore.embed.files.load_idf``). ``baseline``: None, a (P, R, F1, F3) tuple, or a
     code-bert-score baseline CSV (the row of this scorer's layer is used).
     """
 
-    def __init__(self, encoder: "Encoder | None" = None, *, model: str | None = None,
-                 layer: int | None = None, language: str | None = None,
-                 device: str | None = None, half: bool | None = None, idf: IdfSetting = None,
+    def __init__(self, encoder: "Encoder | None" = None, *, choice: EncoderChoice = NO_ENCODER_CHOICE,
+                 language: str | None = None, half: bool | None = None, idf: IdfSetting = None,
                  baseline: Union[None, str, Path, Sequence[float]] = None,
                  batch_size: int = 64, max_chars: int = DEFAULT_MAX_CHARS) -> None:
         if encoder is None:
             from .encoder import load_encoder
 
-            encoder = load_encoder(model, layer, language=language, device=device, half=half)
+            encoder = load_encoder(choice, language=language, half=half)
         self.encoder = encoder
         self.batch_size = batch_size
         self.max_chars = max_chars

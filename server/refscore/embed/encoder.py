@@ -21,7 +21,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
-from ..settings_schema import SettingError, check_layer_range
+from ..settings_schema import NO_ENCODER_CHOICE, EncoderChoice, SettingError, check_layer_range
 from .backends import APPROXIMATE, choose_backend, requested_backend
 from .cache import EmbeddingCache, text_key
 from .device import HALF_DTYPES, select_device, select_dtype
@@ -148,13 +148,13 @@ class Encoder:
             from .onnx_runner import OnnxRunner
 
             try:
-                path = ensure_exported(self.spec.model_id, self.spec.path, self.layer, choice == "onnx-int8")
+                cut = ModelSpec(self.spec.model_id, self.spec.path, self.layer)  # the layer checked above
+                path = ensure_exported(cut, choice == "onnx-int8")
                 try:
                     self.runner = OnnxRunner(path)
                 except Exception:  # noqa: BLE001 - a damaged file on disk: export it again, once
                     path.unlink(missing_ok=True)
-                    self.runner = OnnxRunner(ensure_exported(self.spec.model_id, self.spec.path, self.layer,
-                                                             choice == "onnx-int8"))
+                    self.runner = OnnxRunner(ensure_exported(cut, choice == "onnx-int8"))
                 _glue_single_threaded()
                 return choice
             except Exception as error:  # noqa: BLE001
@@ -377,13 +377,12 @@ _LOADED: dict[tuple[Any, ...], Encoder] = {}
 _LOADED_LOCK = threading.Lock()
 
 
-def load_encoder(model: str | None = None, layer: int | None = None, *,
-                 language: str | None = None, device: str | None = None,
-                 half: bool | None = None, prefer_paper: bool = True,
-                 backend: str | None = None) -> Encoder:
-    """A loaded encoder (kept per process): see ``registry.resolve_model`` for the choice."""
-    spec = resolve_model(language, model, layer, prefer_paper=prefer_paper)
-    return encoder_for(spec, device=device, half=half, backend=backend)
+def load_encoder(choice: EncoderChoice = NO_ENCODER_CHOICE, *, language: str | None = None,
+                 half: bool | None = None, prefer_paper: bool = True) -> Encoder:
+    """A loaded encoder (kept per process) of ``choice``'s model, layer, device and backend (its
+    IDF is the scorer's): see ``registry.resolve_model`` for the model."""
+    spec = resolve_model(language, choice.model, choice.layer, prefer_paper=prefer_paper)
+    return encoder_for(spec, device=choice.device, half=half, backend=choice.backend)
 
 
 def encoder_for(spec: ModelSpec, *, device: str | None = None, half: bool | None = None,

@@ -33,6 +33,8 @@ import warnings
 from pathlib import Path
 from typing import Any, Iterator
 
+from .registry import ModelSpec
+
 log = logging.getLogger(__name__)
 
 CACHE_ENV = "REFSCORE_ONNX_DIR"
@@ -75,28 +77,26 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def export_key(model_path: str, layer: int, quant: bool = False) -> str:
-    """Hash of everything an exported file depends on."""
-    folder = Path(model_path).resolve()
+def export_key(spec: ModelSpec, quant: bool = False) -> str:
+    """Hash of everything an export of ``spec`` (its folder, cut at its layer) depends on."""
+    folder = Path(spec.path).resolve()
     files = sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in folder.iterdir()
                    if p.is_file() and _WEIGHT_FILES.fullmatch(p.name))
-    facts = {"path": str(folder), "files": files, "layer": layer, "quant": quant,
+    facts = {"path": str(folder), "files": files, "layer": spec.layer, "quant": quant,
              "format": EXPORT_FORMAT, "opset": OPSET, "versions": _versions()}
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
 
 
-def exported_path(model_id: str, model_path: str, layer: int, quant: bool = False,
-                  directory: Path | None = None) -> Path:
+def exported_path(spec: ModelSpec, quant: bool = False, directory: Path | None = None) -> Path:
     """The file an export of this model and layer lives in (whether or not it exists yet)."""
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", model_id).strip("._")[-60:] or "model"
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", spec.model_id).strip("._")[-60:] or "model"
     tag = "-int8" if quant else ""
-    return (directory or cache_dir()) / f"{slug}-L{layer}-{export_key(model_path, layer, quant)[:24]}{tag}.onnx"
+    return (directory or cache_dir()) / f"{slug}-L{spec.layer}-{export_key(spec, quant)[:24]}{tag}.onnx"
 
 
-def ensure_exported(model_id: str, model_path: str, layer: int, quant: bool = False,
-                    directory: Path | None = None) -> Path:
-    """The checked ONNX file of this model and layer, exported now when it is not on disk."""
-    target = exported_path(model_id, model_path, layer, quant, directory)
+def ensure_exported(spec: ModelSpec, quant: bool = False, directory: Path | None = None) -> Path:
+    """The checked ONNX file of ``spec`` (a model cut at its layer), exported now when it is not on disk."""
+    target = exported_path(spec, quant, directory)
     if target.is_file():
         return target
     _raise_if_failed_before(target)
@@ -108,20 +108,20 @@ def ensure_exported(model_id: str, model_path: str, layer: int, quant: bool = Fa
         started = time.perf_counter()
         try:
             if quant:
-                source = ensure_exported(model_id, model_path, layer, False, directory)
-                report = _quantize(source, target, model_path, layer)
+                source = ensure_exported(spec, False, directory)
+                report = _quantize(source, target, spec)
             else:
-                report = _export(model_path, layer, target)
+                report = _export(spec, target)
         except (OSError, MemoryError):
             raise  # the disk or memory of the moment: try again next time
         except Exception as error:  # noqa: BLE001 - the model cannot be exported: remembered
             message = error if isinstance(error, ExportError) else f"{type(error).__name__}: {error}"
             _write_atomic(target.with_suffix(".failed"), str(message).encode("utf-8", "replace"))
             raise ExportError(f"{message} (remembered in {target.with_suffix('.failed')})") from error
-        report.update(seconds=round(time.perf_counter() - started, 2), model_path=str(Path(model_path).resolve()),
-                      layer=layer, quant=quant)
+        report.update({"seconds": round(time.perf_counter() - started, 2),
+                       "model_path": str(Path(spec.path).resolve()), "layer": spec.layer, "quant": quant})
         _write_atomic(target.with_suffix(".json"), json.dumps(report, indent=1).encode())
-        log.info("exported %s layer %s to %s (%s)", model_id, layer, target, report)
+        log.info("exported %s layer %s to %s (%s)", spec.model_id, spec.layer, target, report)
     prune(target.parent, keep=target)
     return target
 
@@ -180,7 +180,7 @@ def export_report(path: Path) -> dict[str, Any]:
 # -- export ---------------------------------------------------------------------------------------
 
 
-def _load_eager(model_path: str, layer: int) -> Any:
+def _load_eager(spec: ModelSpec) -> Any:
     from transformers import AutoModel
     from transformers.utils import logging as hf_logging
 
@@ -189,17 +189,17 @@ def _load_eager(model_path: str, layer: int) -> Any:
     verbosity = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()
     try:
-        model = AutoModel.from_pretrained(model_path, local_files_only=True, attn_implementation="eager")
+        model = AutoModel.from_pretrained(spec.path, local_files_only=True, attn_implementation="eager")
     finally:
         hf_logging.set_verbosity(verbosity)
-    cut_layers(model, layer)
+    cut_layers(model, spec.layer)
     return model.eval()
 
 
-def _export(model_path: str, layer: int, target: Path) -> dict[str, Any]:
+def _export(spec: ModelSpec, target: Path) -> dict[str, Any]:
     import torch
 
-    model = _load_eager(model_path, layer)
+    model = _load_eager(spec)
     config = model.config
     probes = _probes(config)
     with torch.inference_mode():
@@ -310,11 +310,11 @@ def _difference(path: Path, probes: list[tuple[Any, Any]], expected: list[Any]) 
     return worst
 
 
-def _quantize(source: Path, target: Path, model_path: str, layer: int) -> dict[str, Any]:
+def _quantize(source: Path, target: Path, spec: ModelSpec) -> dict[str, Any]:
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    model = _load_eager(model_path, layer)
+    model = _load_eager(spec)
     probes = _probes(model.config)
     with torch.inference_mode():
         expected = [model(input_ids=ids, attention_mask=mask)[0].numpy() for ids, mask in probes]
