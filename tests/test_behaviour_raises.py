@@ -1,13 +1,15 @@
 """Issue 43's own example: "for ``average([])`` this returns ``0``, the reference raises
 ZeroDivisionError". An exception the reference raises in its own code is the expected outcome
 on that input; one that says the made input was nonsense for it (a TypeError of the wrong
-argument type, an AttributeError) drops the input (``behaviour.select``). A candidate that
+argument type, an AttributeError), or one outside what the reference's docstring promises ("a
+non-empty list"), drops the input (``behaviour.select``). A candidate that
 returns a value there differs; one that refuses the made input too (any exception) agrees; on a
 teacher's own input the exception's type is compared."""
 
 from __future__ import annotations
 
 import shutil
+from types import SimpleNamespace
 
 import pytest
 
@@ -15,7 +17,7 @@ from refscore.behaviour import BehaviourSettings, run_behaviour
 from refscore.behaviour.calls import Call
 from refscore.behaviour.result import Disagreement
 from refscore.behaviour.compare import outcomes_agree
-from refscore.behaviour.select import RAISING_SHARE, choose, expected_outcome, expected_raise
+from refscore.behaviour.select import RAISING_SHARE, choose, expected_outcome, expected_raise, promising
 
 AVERAGE = '''def average(xs: list[float]) -> float:
     """The mean of ``xs``.
@@ -59,6 +61,18 @@ def test_selection_keeps_a_meaningful_exception_and_drops_a_type_error() -> None
     records = [_record(None), _record("ZeroDivisionError"), _record("TypeError"), _record(None),
                _record("AttributeError")]
     assert choose(calls, records, 10) == [0, 1, 3]
+
+
+def test_a_docstring_that_narrows_the_inputs_drops_what_the_reference_refuses() -> None:
+    shapes = {"search": SimpleNamespace(docstring="You are given a non-empty list of positive integers."),
+              "rescale": SimpleNamespace(docstring="Given list of numbers (of at least two elements), ..."),
+              "median": SimpleNamespace(docstring="The list is never empty."),
+              "average": SimpleNamespace(docstring="The mean of ``xs``.")}
+    assert promising(shapes) == {"search", "rescale", "median"}
+    calls = [Call("search", "[1]", "example"), Call("search", "[]", "boundary"),
+             Call("average", "[1]", "example"), Call("average", "[]", "boundary"), Call("search", "[]", "file")]
+    records = [_record(None), _record("ValueError"), _record(None), _record("ZeroDivisionError"), _record("ValueError")]
+    assert choose(calls, records, 10, promised=promising(shapes)) == [4, 0, 2, 3]  # a teacher's input stays
 
 
 def test_made_inputs_the_reference_raises_on_are_at_most_a_share() -> None:

@@ -22,6 +22,7 @@ from .js_typescript import TypeScriptError, strip_types
 from .plan import Plan
 from .python_behaviour import function_signature, plan_of_run, result_of
 from .result import BehaviourResult
+from .select import promising
 from .runners import javascript as runner
 from .sandbox import Completed, Sandbox
 from .. import languages
@@ -92,7 +93,7 @@ def plan(sandbox: Sandbox, reference: str, settings: BehaviourSettings, language
         return Plan(skipped="no inputs: the reference shows no example call; give an inputs file")
     load, records = runner.run_calls(sandbox, commonjs(javascript), calls, call_seconds=1.0,
                                      wall_seconds=REFERENCE_WALL)
-    return plan_of_run(calls, load, records, settings)
+    return plan_of_run(calls, load, records, settings, promising(functions))
 
 
 def _javascript_calls(calls: list[Call]) -> list[Call]:

@@ -20,7 +20,7 @@ from .plan import Plan
 from .result import KEPT_DISAGREEMENTS, BehaviourResult, Disagreement, FunctionAgreement
 from .runners import python as runner
 from .sandbox import Sandbox
-from .select import choose, expected_outcome
+from .select import choose, expected_outcome, promising
 from .settings import BehaviourSettings
 from . import program_mode
 
@@ -49,18 +49,19 @@ def plan(sandbox: Sandbox, reference: str, settings: BehaviourSettings) -> Plan:
     if not calls:
         return Plan(skipped="no inputs: the reference shows no example call or type hint; give an inputs file")
     load, records = runner.run_calls(sandbox, reference, calls, call_seconds=1.0, wall_seconds=REFERENCE_WALL)
-    return plan_of_run(calls, load, records, settings)
+    return plan_of_run(calls, load, records, settings, promising(shapes.functions))
 
 
 def plan_of_run(calls: list[Call], load: dict[str, Any] | None, records: list[dict[str, Any]],
-                settings: BehaviourSettings) -> Plan:
+                settings: BehaviourSettings, promised: frozenset[str] = frozenset()) -> Plan:
     """The plan made from the reference's run over ``calls`` (its load line and one record per
     call): why it does not run, or the inputs ``select`` keeps, its outcome on each, the
-    candidate's time per call and a digest of the inputs."""
+    candidate's time per call and a digest of the inputs (``promised``: the functions whose
+    docstring narrows their inputs, ``select.promising``)."""
     if load is None or load.get("load") != "ok":
         why = (load or {}).get("e", "crash")
         return Plan(skipped=f"the reference does not run ({why}: {str((load or {}).get('m', ''))[:80]})")
-    kept = choose(calls, records, settings.per_function, settings.seed)
+    kept = choose(calls, records, settings.per_function, settings.seed, promised)
     if not kept:
         return Plan(skipped="no inputs: the reference failed or ran long on every input made")
     chosen = tuple(calls[i] for i in kept)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any, Mapping, Sequence
 
 from .calls import ORIGINS, Call
@@ -32,9 +33,20 @@ NONSENSE = frozenset({
     "KeyboardInterrupt", "GeneratorExit", "SystemError", "InternalError", "Timeout", "Crash"})
 #: A JavaScript stack overflow is a RangeError with this message (a machine limit, as above).
 _STACK = "call stack"
+#: A docstring sentence that narrows a function's inputs ("You are given a non-empty list", "(of
+#: at least two elements)"): where the reference says so, an input it raises on is taken as
+#: outside its promise and dropped (a candidate need not refuse it the same way).
+PROMISE = re.compile(r"\bnon[- ]?empty\b|\b(?:is|are|be) (?:never|not) empty\b|\bat least (?:one|two|three|1|2|3) "
+                     r"(?:elements?|items?|numbers?|values?|strings?|words?|characters?|entries)\b", re.IGNORECASE)
 #: At most this share of a function's made inputs may be ones the reference raises on: edge cases
 #: count, but a reference that raises on most made inputs is still judged on its values.
 RAISING_SHARE = 0.25
+
+
+def promising(functions: Mapping[str, Any]) -> frozenset[str]:
+    """The functions (name -> shape with a ``docstring``) whose docstring narrows their inputs
+    (``PROMISE``)."""
+    return frozenset(name for name, shape in functions.items() if PROMISE.search(getattr(shape, "docstring", "") or ""))
 
 
 def expected_raise(record: Mapping[str, Any]) -> bool:
@@ -55,24 +67,26 @@ def expected_outcome(call: Call, record: Mapping[str, Any]) -> dict[str, Any]:
     return dict(record)
 
 
-def usable(call: Call, record: Mapping[str, Any]) -> bool:
-    """Whether the reference's outcome makes ``call`` an input worth running the candidate on."""
+def usable(call: Call, record: Mapping[str, Any], promised: frozenset[str] = frozenset()) -> bool:
+    """Whether the reference's outcome makes ``call`` an input worth running the candidate on
+    (``promised``: functions whose docstring narrows their inputs, ``promising``)."""
     fast = float(record.get("s", 0.0)) <= SLOW_SECONDS
     if "v" in record:
         return fast
     if "e" in record:
-        return call.origin == "file" or (fast and expected_raise(record))
+        return call.origin == "file" or (fast and expected_raise(record) and call.function not in promised)
     return False
 
 
 def choose(calls: Sequence[Call], records: Sequence[Mapping[str, Any]], per_function: int,
-           seed: int = 0) -> list[int]:
-    """Indexes of the inputs kept, at most ``per_function`` per function, in a fixed order."""
+           seed: int = 0, promised: frozenset[str] = frozenset()) -> list[int]:
+    """Indexes of the inputs kept, at most ``per_function`` per function, in a fixed order
+    (``promised``: as ``usable`` takes it)."""
     rng = random.Random(seed)
     kept: list[int] = []
     functions = list(dict.fromkeys(c.function for c in calls))
     for function in functions:
-        indexes = [i for i, c in enumerate(calls) if c.function == function and usable(c, records[i])]
+        indexes = [i for i, c in enumerate(calls) if c.function == function and usable(c, records[i], promised)]
         if _never_none(calls, records, indexes):  # a None result off the examples' path: a bad input
             indexes = [i for i in indexes if calls[i].origin in _SHOWN or records[i].get("v") != _NONE]
         chosen: list[int] = []
