@@ -28,7 +28,7 @@ from typing import Any, Callable
 REPO = Path(__file__).resolve().parents[1]
 REPORTS = REPO / "docs" / "reports"
 #: the documents whose figures are claims
-DOCUMENTS = ("README.md", "docs/correlation.md", "docs/benchmarks.md", "docs/behaviour.md")
+DOCUMENTS = ("README.md", "docs/correlation.md", "docs/correlation-paper.md", "docs/benchmarks.md", "docs/behaviour.md")
 MARKER = re.compile(r"<!--claim:([A-Za-z0-9_.\-]+)-->(.*?)<!--/claim-->", re.S)
 
 
@@ -78,6 +78,46 @@ def headline_sentence(values: dict[str, Any]) -> str:
             + "); it stays one number with its explanations, not a better ranker")
 
 
+#: docs/correlation-paper.md's rows by the short names its claims use
+PAPER_ROWS = {
+    "given.bleu": "BLEU (n-gram component), as given",
+    "given.package": "CodeBLEU, package rule (codebleu 0.7.0), as given",
+    "given.codexglue": "CodeBLEU, CodeXGLUE rule (dataflow 0 counts 0), as given",
+    "normalised.codexglue": "CodeBLEU, CodeXGLUE rule (dataflow 0 counts 0), normalised",
+    "files.bleu": "BLEU (n-gram component), the paper's files (newlines to spaces)",
+    "files.codexglue": "CodeBLEU, CodeXGLUE rule (dataflow 0 counts 0), the paper's files (newlines to spaces)",
+    "chrf": "chrF, normalised",
+}
+
+
+def paper_table(values: dict[str, Any]) -> str:
+    """The whole table, as `refscore eval --protocol paper` prints it (``commands.eval_paper.render``)."""
+    sys.path.insert(0, str(REPO / "server"))
+    from refscore.commands.eval_paper import render
+
+    rows = {name: {lang: tuple(pair) for lang, pair in per.items()} for name, per in values["rows"].items()}
+    return "\n" + render(rows, values["languages"]) + "\n"
+
+
+def paper_cell(row: str, lang: str | None, pooled: bool = False, versus_paper: bool = False) -> Callable[[dict[str, Any]], str]:
+    """One figure of the table: a language's paper-folds tau (``pooled``: all problems), or the mean
+    over the languages (``lang`` None); ``versus_paper``: its difference from the paper's number."""
+    def render(values: dict[str, Any]) -> str:
+        per = values["rows"][PAPER_ROWS[row]]
+        index = 1 if pooled else 0
+        value = (sum(per[lang][index] for lang in values["languages"]) / len(values["languages"]) if lang is None
+                 else per[lang][index])
+        if not versus_paper:
+            return f"{value:.3f}"
+        sys.path.insert(0, str(REPO / "server"))
+        from refscore.eval.paper import PAPER_MEAN, PAPER_TAU
+
+        family = "chrf" if row == "chrf" else "bleu" if row.endswith("bleu") else "codebleu"
+        paper = PAPER_MEAN[family] if lang is None else PAPER_TAU[family][lang]
+        return f"{value - paper:+.3f}"
+    return render
+
+
 CLAIMS: dict[str, Claim] = {
     # refscore eval (docs/reports/correlation.json)
     "eval.headline": Claim("correlation.json", headline_sentence),
@@ -105,6 +145,17 @@ CLAIMS: dict[str, Claim] = {
     "codebleu.grade_ratio": Claim("codebleu-grade.json", path("ratio", fmt="{:.1f}x")),
     "codebleu.grade_pairs": Claim("codebleu-grade.json", path("pairs", fmt="{:,}")),
     "codebleu.grade_load": Claim("codebleu-grade.json", path("load_average", fmt="{:.1f}")),
+    # refscore eval --protocol paper (docs/reports/paper-protocol.json), docs/correlation-paper.md
+    "paper.table": Claim("paper-protocol.json", paper_table),
+    **{f"paper.{row}.mean": Claim("paper-protocol.json", paper_cell(row, None)) for row in PAPER_ROWS},
+    **{f"paper.{row}.mean_pooled": Claim("paper-protocol.json", paper_cell(row, None, pooled=True))
+       for row in PAPER_ROWS},
+    **{f"paper.{row}.{lang}": Claim("paper-protocol.json", paper_cell(row, lang))
+       for row in PAPER_ROWS for lang in ("python", "java", "js", "cpp")},
+    **{f"paper.{row}.{lang}.gap": Claim("paper-protocol.json", paper_cell(row, lang, versus_paper=True))
+       for row in ("files.codexglue", "chrf") for lang in ("python", "java", "js", "cpp")},
+    "paper.files.codexglue.mean.gap": Claim("paper-protocol.json", paper_cell("files.codexglue", None, versus_paper=True)),
+    "paper.files.bleu.mean.gap": Claim("paper-protocol.json", paper_cell("files.bleu", None, versus_paper=True)),
 }
 
 

@@ -62,14 +62,14 @@ def test_deep_nesting_and_lone_surrogates_are_error_rows_in_both_engines(tmp_pat
         by_id = {row["id"]: row for row in rows}
         assert len(rows) == len(HOSTILE), name
         for good in ("good-1", "good-2"):
-            assert by_id[good]["codebleu"] is not None and not by_id[good]["errors"], (name, good)
+            assert by_id[good]["codebleu_native"] is not None and not by_id[good]["errors"], (name, good)
         for line in (2, 3):  # nested in the candidate or in a key nobody reads
             assert by_id[f"runs.jsonl:{line}"]["errors"] == [f"runs.jsonl:{line}: JSON nested too deeply to read"]
         for bad, key, point in (("sur-cand", "candidate", "U+DC00"), ("sur-ref", "reference", "U+D800"),
                                 ("sur-ctx", "context", "U+DFFF")):
-            assert by_id[bad]["codebleu"] is None, (name, bad)
+            assert by_id[bad]["codebleu_native"] is None, (name, bad)
             assert f"'{key}' holds a lone surrogate ({point}" in by_id[bad]["errors"][0], (name, bad)
-        assert by_id["\\udc00 id"]["codebleu"] == 1.0  # an id is spelled out, never the end of the reports
+        assert by_id["\\udc00 id"]["codebleu_native"] == 1.0  # an id is spelled out, never the end of the reports
         assert by_id['{"nested": [1, 2]}']["problem"] == "[[3]]"  # JSON, never a Python repr
     (_, memory), (_, blocks) = runs["in-memory"], runs["block-wise"]
     strip = [{k: v for k, v in row.items() if k not in ("cached",)} for row in memory]
@@ -95,7 +95,7 @@ def test_a_file_name_that_is_not_utf8_never_stops_the_reports(tmp_path: Path, ou
         rows = [json.loads(line) for line in report.with_suffix(".jsonl").read_text(encoding="utf-8").splitlines()]
     else:
         rows = json.loads(report.read_text(encoding="utf-8"))["submissions"]
-    scores = {row["id"]: row["codebleu"] for row in rows}
+    scores = {row["id"]: row["codebleu_native"] for row in rows}
     assert scores["subs/\\xff\\xfe.py"] == scores["subs/a.py"] is not None
 
 
@@ -109,7 +109,7 @@ def test_a_folder_name_that_is_not_utf8_is_one_submission_per_folder(tmp_path: P
                       cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     rows = json.loads((tmp_path / "out" / "grade.json").read_text(encoding="utf-8"))["submissions"]
-    assert [row["id"] for row in rows] == ["class/\\xe9l\\xe8ve"] and rows[0]["codebleu"] is not None
+    assert [row["id"] for row in rows] == ["class/\\xe9l\\xe8ve"] and rows[0]["codebleu_native"] is not None
     assert "\\xe9l\\xe8ve" in (tmp_path / "out" / "grade.html").read_text(encoding="utf-8")
 
 
@@ -124,8 +124,8 @@ def test_a_field_nested_hundreds_deep_is_an_error_row_not_an_internal_error(tmp_
     for engine in ((), ("--block-lines", "1")):
         result, rows = _grade(tmp_path, *engine)
         assert result.returncode == 0 and "internal error" not in result.stderr, result.stderr
-        assert rows[0]["codebleu"] is not None
-        assert rows[1]["codebleu"] is None and "nested too deeply" in rows[1]["errors"][0]
+        assert rows[0]["codebleu_native"] is not None
+        assert rows[1]["codebleu_native"] is None and "nested too deeply" in rows[1]["errors"][0]
 
 
 def test_lone_surrogates_in_passed_through_fields_are_spelled_out(tmp_path: Path) -> None:
@@ -141,7 +141,7 @@ def test_lone_surrogates_in_passed_through_fields_are_spelled_out(tmp_path: Path
     for result, got in runs:
         assert result.returncode == 0 and "internal error" not in result.stderr, result.stderr
         by_id = {row["id"]: row for row in got}
-        assert all(row["codebleu"] == 1.0 for row in got)
+        assert all(row["codebleu_native"] == 1.0 for row in got)
         assert by_id["v"]["note"] == "\\udc00" and by_id["k"]["\\ud800k"] == 1
         assert by_id["n"]["meta"] == {"\\udfff": ["\\udc01"]}
     strip = [[{k: v for k, v in r.items() if k != "cached"} for r in got] for _, got in runs]

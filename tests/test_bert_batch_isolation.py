@@ -46,7 +46,7 @@ def test_grade_keeps_the_batch_mates_codebertscore(files: Path, capsys) -> None:
     rows = {Path(r["id"]).name: r for r in json.loads(out.read_text())["submissions"]}
     assert rows["a.py"]["codebertscore_f1"] > 0.5 and rows["b.py"]["codebertscore_f1"] > 0.5
     assert rows["a.py"]["errors"] == [] and rows["b.py"]["errors"] == []
-    assert rows["huge.py"]["codebertscore_f1"] is None and rows["huge.py"]["codebleu"] is not None
+    assert rows["huge.py"]["codebertscore_f1"] is None and rows["huge.py"]["codebleu_native"] is not None
     assert "CodeBERTScore failed" not in capsys.readouterr().err
 
 

@@ -166,7 +166,7 @@ def _expected_points(report: dict) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for row in report["submissions"]:
         if row["student"]:
-            out.setdefault(row["student"], {})[row["problem"]] = _by_hand(row["problem"], row["codebleu"])
+            out.setdefault(row["student"], {})[row["problem"]] = _by_hand(row["problem"], row["codebleu_native"])
     return out
 
 

@@ -47,10 +47,10 @@ def test_moodle_zip_and_canvas_folder_give_the_same_class(tmp_path: Path) -> Non
     other = {(r["student_id"], r["problem"]): r for r in canvas["submissions"]}
     assert set(key) == set(other) and len(key) == 96
     for k, row in key.items():
-        assert row["codebleu"] == pytest.approx(other[k]["codebleu"], abs=1e-12), k
+        assert row["codebleu_native"] == pytest.approx(other[k]["codebleu_native"], abs=1e-12), k
         assert (row["errors"] == []) == (other[k]["errors"] == []), k
     present = [r for r in moodle["submissions"] if r["student_id"] not in {s.id for s in SPEC.absent}]
-    assert all(r["errors"] == [] and r["codebleu"] is not None for r in present)
+    assert all(r["errors"] == [] and r["codebleu_native"] is not None for r in present)
     assert all(r["cells"] for r in present if r["problem"] == "word_count")  # the notebook problem
     late = {s.id for s in SPEC.students if s.late}
     assert {r["student_id"] for r in canvas["submissions"] if r["late"]} == late and late

@@ -58,7 +58,7 @@ def test_hostile_entries_are_error_rows_and_nothing_escapes(tmp_path: Path, caps
     code, report = grade(tmp_path, archive)
     assert code == 0
     rows = {r["id"]: r for r in report["submissions"]}
-    assert rows["alice"]["codebleu"] == pytest.approx(1.0) and rows["alice"]["student"] == "alice"
+    assert rows["alice"]["codebleu_native"] == pytest.approx(1.0) and rows["alice"]["student"] == "alice"
     errors = {r["id"]: r["errors"][0] for r in report["submissions"] if r["student"] is None}
     assert "zip slip" in errors["../../evil.py"] and "absolute path" in errors["/tmp/absolute_evil.py"]
     assert any("zip slip" in e for k, e in errors.items() if "win_evil" in k)
@@ -197,5 +197,5 @@ def test_a_billion_laughs_metadata_and_a_corrupt_stream_are_no_hang_and_no_trace
     archive.write_bytes(bytes(data))
     code, report = grade(tmp_path, archive)
     rows = {r["student_id"]: r for r in report["submissions"]}
-    assert code == 0 and rows["1"]["codebleu"] == pytest.approx(1.0)  # named by folder: the submitters are nonsense
+    assert code == 0 and rows["1"]["codebleu_native"] == pytest.approx(1.0)  # named by folder: the submitters are nonsense
     assert rows["2"]["errors"] and "cannot be read" in rows["2"]["errors"][0]

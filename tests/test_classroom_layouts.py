@@ -70,9 +70,9 @@ def test_moodle_zip_two_problems_matched_by_file_name_with_roster(tmp_path: Path
     rows = by_id(report)
     ada = rows["sum/Ada Lovelace (1001)"]
     assert (ada["student"], ada["student_id"], ada["late"], ada["problem"]) == ("Ada Lovelace", "1001", None, "sum")
-    assert ada["errors"] == [] and 0 < ada["codebleu"] < 1 and ada["source"] == f"{archive.name}!" + \
+    assert ada["errors"] == [] and 0 < ada["codebleu_native"] < 1 and ada["source"] == f"{archive.name}!" + \
         "Ada Lovelace_1001_assignsubmission_file_/sum.py"
-    assert rows["sum/Alan Turing (1002)"]["codebleu"] == pytest.approx(1.0)  # nested folder, the reference itself
+    assert rows["sum/Alan Turing (1002)"]["codebleu_native"] == pytest.approx(1.0)  # nested folder, the reference itself
     assert rows["pal/Grace Hopper (1003)"]["errors"] == []  # pal.java: case ignored
     assert "no file for problem sum" in rows["sum/Grace Hopper (1003)"]["errors"][0]
     assert "handed nothing in" in rows["sum/Edsger Dijkstra (1004)"]["errors"][0]
@@ -96,7 +96,7 @@ def test_canvas_folder_recognised_with_late_marks_and_resubmission_suffix(tmp_pa
     assert code == 0
     rows = by_id(report)
     assert rows["lovelaceada (1001)"]["late"] is True and rows["turingalan (1002)"]["late"] is False
-    assert rows["turingalan (1002)"]["codebleu"] == pytest.approx(1.0)
+    assert rows["turingalan (1002)"]["codebleu_native"] == pytest.approx(1.0)
     grace = rows["hoppergrace (1003)"]
     assert grace["language"] == "java" and "wrong language" in grace["errors"][0]  # the file's language is shown
     info = report["settings"]["classes"][0]
@@ -115,7 +115,7 @@ def test_gradescope_export_reads_names_and_ids_from_the_metadata(tmp_path: Path)
     assert code == 0
     rows = by_id(report)
     assert rows["Ada Lovelace (1001)"]["late"] is True and rows["Ada Lovelace (1001)"]["student_id"] == "1001"
-    assert rows["Alan Turing (1002)"]["codebleu"] == pytest.approx(1.0)
+    assert rows["Alan Turing (1002)"]["codebleu_native"] == pytest.approx(1.0)
     assert report["settings"]["classes"][0]["layout"] == "gradescope"
 
 
@@ -130,7 +130,7 @@ def test_github_classroom_folder_of_repositories(tmp_path: Path) -> None:
     code, report = grade(tmp_path, "-r", str(sum_ref), str(tmp_path / "classroom"))
     assert code == 0
     rows = by_id(report)
-    assert set(rows) == {"octocat", "hubot"} and rows["hubot"]["codebleu"] == pytest.approx(1.0)
+    assert set(rows) == {"octocat", "hubot"} and rows["hubot"]["codebleu_native"] == pytest.approx(1.0)
     info = report["settings"]["classes"][0]
     assert info["layout"] == "github-classroom" and len(info["unmatched_files"]) == 2  # the READMEs
     assert not any(".git" in f for f in info["unmatched_files"])
@@ -151,7 +151,7 @@ def test_plain_layout_folder_per_student_several_files_and_roster(tmp_path: Path
     code, report = grade(tmp_path, "--mapping", str(tmp_path / "m.toml"), "--roster", str(tmp_path / "roster.csv"))
     assert code == 0
     rows = by_id(report)
-    assert rows["palindrome/alice"]["errors"] == [] and rows["sum/bob"]["codebleu"] == pytest.approx(1.0)
+    assert rows["palindrome/alice"]["errors"] == [] and rows["sum/bob"]["codebleu_native"] == pytest.approx(1.0)
     assert "no file for problem palindrome" in rows["palindrome/bob"]["errors"][0]  # never her palindrome
     info = report["settings"]["classes"][0]
     assert info["missing_students"] == ["carol"]
@@ -230,7 +230,7 @@ def test_each_layout_as_zip_and_as_folder_gives_the_same_rows(tmp_path: Path, la
     for source, named in ((archive, None), (folder, layout), (archive, layout)):
         code, report = grade(tmp_path, "-r", str(sum_ref), str(source), *(["--layout", named] if named else []))
         assert code == 0 and report["settings"]["classes"][0]["layout"] == layout
-        seen.append(sorted((r["student"], r["student_id"], r["late"], r["codebleu"]) for r in report["submissions"]))
+        seen.append(sorted((r["student"], r["student_id"], r["late"], r["codebleu_native"]) for r in report["submissions"]))
         assert all(r["errors"] == [] for r in report["submissions"])
     assert seen[0] == seen[1] == seen[2] and len(seen[0]) == 2
     assert max(seen[0], key=lambda r: r[3])[3] == pytest.approx(1.0)
@@ -263,7 +263,7 @@ def test_utf8_names_without_the_flag_and_backslash_separators(tmp_path: Path, mo
     code, report = grade(tmp_path, "-r", str(sum_ref), str(archive))
     row = report["submissions"][0]
     assert code == 0 and row["student"] == "José García" and row["student_id"] == "77"
-    assert row["codebleu"] == pytest.approx(1.0) and row["source"].endswith("src\\sum.py")
+    assert row["codebleu_native"] == pytest.approx(1.0) and row["source"].endswith("src\\sum.py")
 
 
 def test_files_outside_any_submission_are_one_note(tmp_path: Path, capsys) -> None:

@@ -49,9 +49,9 @@ def test_notebooks_are_scored_on_their_code_cells_and_map_back(tmp_path: Path) -
     code, rows = grade("-r", str(ref), str(subs), out=tmp_path / "o.json")
     assert code == 0
     same = rows[str(subs / "same.ipynb")]
-    assert same["language"] == "python" and same["codebleu"] == pytest.approx(1.0)
+    assert same["language"] == "python" and same["codebleu_native"] == pytest.approx(1.0)
     assert same["cells"] == [{"cell": 2, "first_line": 1, "lines": 3}, {"cell": 4, "first_line": 5, "lines": 3}]
-    assert rows[str(subs / "plain.py")]["codebleu"] == pytest.approx(1.0)  # a .py file against a notebook reference
+    assert rows[str(subs / "plain.py")]["codebleu_native"] == pytest.approx(1.0)  # a .py file against a notebook reference
     assert "not a readable Jupyter notebook" in rows[str(subs / "broken.ipynb")]["errors"][0]
 
 
@@ -75,7 +75,7 @@ def test_a_notebook_in_a_moodle_zip(tmp_path: Path) -> None:
     with zipfile.ZipFile(tmp_path / "m.zip", "w") as z:
         z.writestr("Ada Lovelace_7_assignsubmission_file_/second.ipynb", notebook([("code", GOOD)]))
     code, rows = grade("-r", str(tmp_path / "second.py"), str(tmp_path / "m.zip"), out=tmp_path / "o.json")
-    assert code == 0 and rows["Ada Lovelace (7)"]["codebleu"] > 0.5 and rows["Ada Lovelace (7)"]["cells"]
+    assert code == 0 and rows["Ada Lovelace (7)"]["codebleu_native"] > 0.5 and rows["Ada Lovelace (7)"]["cells"]
 
 
 def test_starter_code_earns_no_credit(tmp_path: Path) -> None:
@@ -91,10 +91,10 @@ def test_starter_code_earns_no_credit(tmp_path: Path) -> None:
                           out=tmp_path / "b.json")
     assert code == 0
     wrong = str(subs / "wrong.py")
-    assert starred[wrong]["codebleu"] < plain[wrong]["codebleu"] - 0.1  # the given helper no longer props it up
+    assert starred[wrong]["codebleu_native"] < plain[wrong]["codebleu_native"] - 0.1  # the given helper no longer props it up
     assert "nothing but the starter code" in starred[str(subs / "untouched.py")]["errors"][0]
     assert plain[str(subs / "untouched.py")]["errors"] == []  # without --starter it scores, as before
-    assert starred[str(subs / "good.py")]["codebleu"] > starred[wrong]["codebleu"]
+    assert starred[str(subs / "good.py")]["codebleu_native"] > starred[wrong]["codebleu_native"]
 
 
 def test_starter_per_problem_in_the_mapping_and_for_a_class(tmp_path: Path) -> None:
@@ -110,7 +110,7 @@ def test_starter_per_problem_in_the_mapping_and_for_a_class(tmp_path: Path) -> N
     code, rows = grade("--mapping", str(tmp_path / "m.toml"), out=tmp_path / "o.json")
     assert code == 0
     assert "nothing but the starter code" in rows["second/ann"]["errors"][0]
-    assert rows["second/ben"]["errors"] == [] and rows["second/ben"]["codebleu"] > 0.3
+    assert rows["second/ben"]["errors"] == [] and rows["second/ben"]["codebleu_native"] > 0.3
 
 
 @pytest.mark.parametrize("option", [["--starter", "s.py"], ["--roster", "r.csv"], ["--layout", "moodle"]])
@@ -204,7 +204,7 @@ def test_a_notebook_without_cell_ids_prints_no_python_warning(tmp_path: Path) ->
     assert run.returncode == 0, run.stderr
     assert "Warning" not in run.stderr and "nbformat" not in run.stderr, run.stderr
     row = json.loads((tmp_path / "out.json").read_text())["submissions"][0]
-    assert row["codebleu"] is not None and row["errors"] == []
+    assert row["codebleu_native"] is not None and row["errors"] == []
 
 
 def test_a_cell_of_another_language_is_left_out_not_read_as_python(tmp_path: Path) -> None:
@@ -222,7 +222,7 @@ def test_a_cell_of_another_language_is_left_out_not_read_as_python(tmp_path: Pat
     code, rows = grade("-r", str(tmp_path / "ref.py"), str(subs), "--fail-under", "0.9", out=tmp_path / "o.json")
     row = rows[str(subs / "shell.ipynb")]
     assert code == 0 and row["parse_error"] is None and row["warnings"] == [], row
-    assert row["codebleu"] == pytest.approx(1.0) and [c["cell"] for c in row["cells"]] == [4, 5]
+    assert row["codebleu_native"] == pytest.approx(1.0) and [c["cell"] for c in row["cells"]] == [4, 5]
 
 
 def test_a_reference_that_is_all_starter_code_is_said_to_be_so_not_empty(tmp_path: Path, capsys) -> None:
@@ -239,6 +239,6 @@ def test_a_reference_that_is_all_starter_code_is_said_to_be_so_not_empty(tmp_pat
     err = capsys.readouterr().err
     assert code == 3 and "is empty" not in err and len(rows) == 2, err
     for row in rows.values():
-        assert row["codebleu"] is None and row["errors"] == [
+        assert row["codebleu_native"] is None and row["errors"] == [
             f"the reference {tmp_path / 'ref.py'} is nothing but the starter code ({tmp_path / 'starter.py'}): "
             "there is nothing left to compare with"], row

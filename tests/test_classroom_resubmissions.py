@@ -64,7 +64,7 @@ def _alone(tmp: Path, text: str) -> float:
     out = tmp / "alone.json"
     assert main(["grade", "-r", str(tmp / "word_freq.py"), str(tmp / "alone" / "word_freq.py"), "--starter",
                  str(tmp / "starter.py"), "--metrics", "codebleu", "--no-cache", "-q", "--json", str(out)]) == 0
-    return json.loads(out.read_text())["submissions"][0]["codebleu"]
+    return json.loads(out.read_text())["submissions"][0]["codebleu_native"]
 
 
 def test_the_latest_version_is_graded_alone_with_the_starter_taken_out(tmp_path: Path, capsys) -> None:
@@ -73,7 +73,7 @@ def test_the_latest_version_is_graded_alone_with_the_starter_taken_out(tmp_path:
     assert code == 0
     ada = rows["okaforada (1001)"]
     assert ada["source"] == "class.zip!okaforada_1001_5002_word_freq-1.py"  # one file, not both joined
-    assert ada["codebleu"] == pytest.approx(_alone(tmp_path, WEAK))  # as if it were the only file
+    assert ada["codebleu_native"] == pytest.approx(_alone(tmp_path, WEAK))  # as if it were the only file
     assert [r for r in rows if r.startswith("okaforada")] == ["okaforada (1001)"]
     assert float(points["okaforada"]) == 0.0  # the weak latest version, not the copy of the reference before it
     err = capsys.readouterr().err
@@ -106,7 +106,7 @@ def test_best_scores_every_version_and_the_grade_book_counts_the_best(tmp_path: 
     first, latest = rows["okaforada (1001) [1 of 2: word_freq.py]"], rows["okaforada (1001) [2 of 2: word_freq-1.py]"]
     assert first["source"].endswith("_word_freq.py") and latest["source"].endswith("_word_freq-1.py")
     assert first["resubmission"] == "1 of 2: word_freq.py" and latest["resubmission"].endswith("(the latest)")
-    assert first["codebleu"] > latest["codebleu"]
+    assert first["codebleu_native"] > latest["codebleu_native"]
     assert float(points["okaforada"]) == 10.0  # the earlier, better version counts
     assert "okaforada (1001)" not in str(latest["similar_to"]) and "okaforada (1001)" not in str(first["similar_to"])
     assert "every version is scored and the one that earns the most points counts" in capsys.readouterr().err
@@ -121,7 +121,7 @@ def test_a_name_stored_twice_in_the_archive_is_the_later_entry_with_a_note(tmp_p
     assert main(["grade", "-r", str(tmp_path / "word_freq.py"), str(tmp_path / "class.zip"), "--metrics", "codebleu",
                  "--no-cache", "-q", "--json", str(out)]) == 0
     rows = {row["id"]: row for row in json.loads(out.read_text())["submissions"]}
-    assert rows["okaforada (1001)"]["codebleu"] == pytest.approx(1.0)  # the later entry alone, not both joined
+    assert rows["okaforada (1001)"]["codebleu_native"] == pytest.approx(1.0)  # the later entry alone, not both joined
     assert f"{tmp_path / 'class.zip'}: 1 name(s) stored more than once in the archive; the last entry of each is " \
            "graded: okaforada_1001_5001_word_freq.py" in capsys.readouterr().err
 

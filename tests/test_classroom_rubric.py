@@ -206,7 +206,7 @@ def test_a_score_just_below_a_band_is_never_shown_as_reaching_it(tmp_path):
     (tmp_path / "subs" / "ann.py").write_text("def total(xs):\n    return sum(xs)\n")
     base = ["grade", "-r", str(tmp_path / "ref.py"), str(tmp_path / "subs"), "--metrics", "codebleu", "-q"]
     assert main([*base, "--json", str(tmp_path / "scores.json")]) == 0
-    score = json.loads((tmp_path / "scores.json").read_text())["submissions"][0]["codebleu"]
+    score = json.loads((tmp_path / "scores.json").read_text())["submissions"][0]["codebleu_native"]
     band = round(score, 3)
     assert score < band  # the case: three places round the score up onto the band
     rubric = _rubric(tmp_path, f'metric = "codebleu"\npoints = 10\nbands = {{ ">= {band}" = 10 }}\n')

@@ -66,7 +66,7 @@ def test_a_cpp_class_may_hand_in_headers_and_c_files(tmp_path: Path) -> None:
     assert main(["grade", "-r", str(tmp_path / "ref.cpp"), str(tmp_path / "cls"), "--per-folder", "--metrics",
                  "codebleu", "-q", "--no-cache", "--json", str(out)]) == 0
     rows = {Path(r["id"]).name: r for r in json.loads(out.read_text())["submissions"]}
-    assert rows["alice"]["errors"] == [] and rows["alice"]["codebleu"] > 0.3
+    assert rows["alice"]["errors"] == [] and rows["alice"]["codebleu_native"] > 0.3
     assert "wrong language (python; the reference is cpp)" in rows["bob"]["errors"][0]
     (tmp_path / "ref.c").write_text(CPP_REF)
     # the one row is an error, so no submission could be scored: a failing exit, the reports written

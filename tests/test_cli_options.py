@@ -65,7 +65,7 @@ def test_cuda_on_a_torch_without_cuda() -> None:
 def test_cuda_is_not_checked_when_codebertscore_is_not_wanted() -> None:
     result = score("--device", "cuda", "--metrics", "codebleu", "--json")
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)["codebleu"]["codebleu"] > 0
+    assert json.loads(result.stdout)["codebleu_native"]["codebleu_native"] > 0
 
 
 @pytest.mark.parametrize("layer", ["99", "-1"])
@@ -121,7 +121,7 @@ def test_fail_under_reads_the_first_text_metric_when_neither_codebleu_nor_bert_i
     (("--jsonl", "runs.jsonl", "--context-file", "task.txt"), "--context-file applies to SUBMISSION files"),
     (("-r", "ref.py", "cand.py", "--context", "a", "--context-file", "task.txt"), "give one"),
     (("--jsonl", "runs.jsonl", "--ray-address", "127.0.0.1:1"), "--ray-address is for --engine ray"),
-    (("--jsonl", "runs.jsonl", "--fail-metric", "codebleu"), "--fail-metric codebleu needs --fail-under X"),
+    (("--jsonl", "runs.jsonl", "--fail-metric", "codebleu_native"), "--fail-metric codebleu_native needs --fail-under X"),
     (("--jsonl", "runs.jsonl", "--cache", "parts"), "--cache parts keeps the scored parts and --no-cache none"),
 ])
 def test_options_that_would_be_ignored(tmp_path: Path, extra: tuple[str, ...], says: str) -> None:
@@ -199,14 +199,14 @@ def test_abbreviated_options_are_refused(tmp_path: Path) -> None:
 
 
 def test_score_takes_weights_like_grade(tmp_path: Path) -> None:
-    only_ngram = json.loads(score("--metrics", "codebleu", "--json", "--weights", "1,0,0,0").stdout)["codebleu"]
-    assert only_ngram["codebleu"] == pytest.approx(only_ngram["ngram_match_score"])
+    only_ngram = json.loads(score("--metrics", "codebleu", "--json", "--weights", "1,0,0,0").stdout)["codebleu_native"]
+    assert only_ngram["codebleu_native"] == pytest.approx(only_ngram["ngram_match"])
     usage_error(score("--metrics", "codebleu", "--weights", "nan,1,1,1"), "--weights")
     graded = tmp_path / "g.json"
     assert refscore("grade", "-r", str(REFERENCE), str(CANDIDATE), "--no-cache", "-q", "--metrics", "codebleu",
                     "--weights", "1,0,0,0", "--json", str(graded)).returncode == 0
     row = json.loads(graded.read_text())["submissions"][0]
-    assert row["codebleu"] == pytest.approx(only_ngram["codebleu"])
+    assert row["codebleu_native"] == pytest.approx(only_ngram["codebleu_native"])
 
 
 def test_score_takes_the_task_from_a_file_like_grade(tmp_path: Path) -> None:

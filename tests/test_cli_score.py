@@ -14,6 +14,7 @@ REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
 PACKAGE_KEYS = {"codebleu", "ngram_match_score", "weighted_ngram_match_score", "syntax_match_score",
                 "dataflow_match_score"}
+COMPONENTS = {"ngram_match", "weighted_ngram_match", "syntax_match", "dataflow_match"}
 
 
 def refscore(*args: str, timeout: float = 120, metrics: str = "codebleu") -> subprocess.CompletedProcess[str]:
@@ -49,14 +50,14 @@ def test_json_has_language_and_package_keys() -> None:
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["language"] == "java"
-    assert set(data["codebleu"]) == PACKAGE_KEYS
-    assert all(0.0 <= v <= 1.0 for v in data["codebleu"].values())
+    assert set(data["codebleu_native"]) == {"codebleu_native", *COMPONENTS}  # the package's keys: its rule only
+    assert all(0.0 <= v <= 1.0 for v in data["codebleu_native"].values())
 
 
 def test_identical_files_score_one(tmp_path: Path) -> None:
     result = refscore("score", str(EXAMPLES / "python/reference.py"), str(EXAMPLES / "python/reference.py"), "--json")
     data = json.loads(result.stdout)
-    assert data["codebleu"]["codebleu"] == pytest.approx(1.0)
+    assert data["codebleu_native"]["codebleu_native"] == pytest.approx(1.0)
 
 
 def test_lang_flag_overrides_extension(tmp_path: Path) -> None:
@@ -74,13 +75,13 @@ def test_empty_files_get_a_defined_score(tmp_path: Path) -> None:
     empty.write_text("")
     result = refscore("score", str(EXAMPLES / "python/reference.py"), str(empty), "--json")
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)["codebleu"]["codebleu"] == pytest.approx(0.0)
+    assert json.loads(result.stdout)["codebleu_native"]["codebleu_native"] == pytest.approx(0.0)
     table = refscore("score", str(EXAMPLES / "python/reference.py"), str(empty)).stdout
     ngram_line = next(line for line in table.splitlines() if "n-gram match (BLEU)" in line)
     assert ngram_line.endswith("the candidate has no tokens"), table  # not "no reference data"
     both = refscore("score", str(empty), str(empty), "--json")
     assert both.returncode == 0, both.stderr
-    assert json.loads(both.stdout)["codebleu"]["codebleu"] == 0.0
+    assert json.loads(both.stdout)["codebleu_native"]["codebleu_native"] == 0.0
 
 
 def test_an_empty_reference_scores_zero_with_a_note_and_compat_keeps_the_package(tmp_path: Path) -> None:
@@ -95,7 +96,7 @@ def test_an_empty_reference_scores_zero_with_a_note_and_compat_keeps_the_package
     blank.write_text("\n  \n")
     for reference, candidate in ((empty, empty), (blank, blank), (blank, EXAMPLES / "python/reference.py")):
         data = json.loads(refscore("score", str(reference), str(candidate), "--json").stdout)
-        assert data["codebleu"]["codebleu"] == 0.0, data
+        assert data["codebleu_native"]["codebleu_native"] == 0.0, data
         assert all(c["score"] in (0.0, None) for c in data["codebleu_details"]["components"]), data
         assert any("is empty" in w for w in data["warnings"])
     table = refscore("score", str(empty), str(empty)).stdout
@@ -110,7 +111,7 @@ def test_syntax_errors_still_score(tmp_path: Path) -> None:
     broken.write_text("def f(:\n  return ((( ]]] \n  'unterminated\n" * 20)
     result = refscore("score", str(EXAMPLES / "python/reference.py"), str(broken), "--json")
     assert result.returncode == 0, result.stderr
-    assert 0.0 <= json.loads(result.stdout)["codebleu"]["codebleu"] <= 1.0
+    assert 0.0 <= json.loads(result.stdout)["codebleu_native"]["codebleu_native"] <= 1.0
 
 
 def test_binary_file_is_refused(tmp_path: Path) -> None:
@@ -165,7 +166,7 @@ def test_five_megabyte_file_scores(tmp_path: Path) -> None:
     assert big.stat().st_size >= 5 * 1024 * 1024
     result = refscore("score", str(EXAMPLES / "python/reference.py"), str(big), "--json", timeout=300)
     assert result.returncode == 0, result.stderr
-    assert 0.0 <= json.loads(result.stdout)["codebleu"]["codebleu"] <= 1.0
+    assert 0.0 <= json.loads(result.stdout)["codebleu_native"]["codebleu_native"] <= 1.0
 
 
 def test_both_metrics_by_default_with_model_named() -> None:
@@ -197,7 +198,7 @@ def test_deep_nesting_gets_a_defined_score(tmp_path: Path) -> None:
     for path in (deep_expression, deep_blocks):
         result = refscore("score", str(path), str(path), "--json")
         assert result.returncode == 0, result.stderr
-        assert json.loads(result.stdout)["codebleu"]["syntax_match_score"] == pytest.approx(1.0)
+        assert json.loads(result.stdout)["codebleu_native"]["syntax_match"] == pytest.approx(1.0)
 
 
 def test_codebleu_rule_compat_gives_the_package_numbers(tmp_path: Path) -> None:
@@ -221,7 +222,7 @@ def test_codebleu_rule_compat_gives_the_package_numbers(tmp_path: Path) -> None:
         assert got["codebleu"][key] == pytest.approx(expected[key], abs=1e-12)
         assert got["codebleu"][key] == pytest.approx(package[key], abs=1e-9)
     assert got["codebleu_details"]["rule"] == "compat" and "rule:compat" in got["codebleu_details"]["signature"]
-    assert json.loads(native.stdout)["codebleu"]["codebleu"] != got["codebleu"]["codebleu"]
+    assert json.loads(native.stdout)["codebleu_native"]["codebleu_native"] != got["codebleu"]["codebleu"]
     table = refscore("score", str(reference), str(candidate), "--codebleu-rule", "compat", "--explain")
     assert "rule:compat" in table.stdout and "explanations come with --codebleu-rule native" in table.stdout
     bad = refscore("score", str(reference), str(candidate), "--codebleu-rule", "paper")
@@ -240,7 +241,7 @@ def test_candidate_from_standard_input() -> None:
     from_file = refscore("score", str(reference), str(candidate), "--json")
     data, expected = json.loads(piped.stdout), json.loads(from_file.stdout)
     assert data["candidate"] == "-" and data["language"] == "python"
-    assert data["codebleu"] == expected["codebleu"]
+    assert data["codebleu_native"] == expected["codebleu_native"]
     binary = subprocess.run([*base, "-", "--metrics", "codebleu"], input=b"\x00\x01", capture_output=True,
                             timeout=120, env=env)
     assert binary.returncode == 3 and b"standard input: looks binary" in binary.stderr
@@ -261,7 +262,7 @@ def test_reference_from_standard_input() -> None:
                                capture_output=True, timeout=120, env=env)
         assert piped.returncode == 0, piped.stderr
         data = json.loads(piped.stdout)
-        assert data["language"] == "python" and data["codebleu"] == expected["codebleu"]
+        assert data["language"] == "python" and data["codebleu_native"] == expected["codebleu_native"]
     assert json.loads(subprocess.run([*base, "-", str(candidate), "--json", "--metrics", "codebleu"],
                                      input=reference.read_bytes(), capture_output=True, timeout=120,
                                      env=env).stdout)["reference"] == "-"
@@ -326,7 +327,7 @@ def test_a_file_name_that_is_not_utf8_is_readable_in_json(tmp_path: Path) -> Non
     assert result.returncode == 0, result.stderr
     assert b"\\udc" not in result.stdout
     data = json.loads(result.stdout)
-    assert data["candidate"] == data["reference"] == "\\xff.py" and data["codebleu"]["codebleu"] == 1.0
+    assert data["candidate"] == data["reference"] == "\\xff.py" and data["codebleu_native"]["codebleu_native"] == 1.0
 
 
 def test_per_function_codebleu_follows_the_codebleu_rule(tmp_path: Path) -> None:
@@ -338,8 +339,8 @@ def test_per_function_codebleu_follows_the_codebleu_rule(tmp_path: Path) -> None
         result = refscore("score", str(tmp_path / "ref.py"), str(tmp_path / "cand.py"), "--per-function", "--json",
                           "--codebleu-rule", rule)
         assert result.returncode == 0, result.stderr
-        data = json.loads(result.stdout)
-        assert data["functions"][0]["codebleu"] == pytest.approx(data["codebleu"]["codebleu"], abs=1e-12), rule
+        data, name = json.loads(result.stdout), "codebleu" if rule == "compat" else "codebleu_native"
+        assert data["functions"][0][name] == pytest.approx(data[name][name], abs=1e-12), rule
 
 
 def test_every_reference_is_named_in_the_table_and_the_json() -> None:

@@ -34,7 +34,7 @@ def grade(tmp_path: Path, weights: str, *files: Path) -> subprocess.CompletedPro
 
 def codebleu_of(tmp_path: Path) -> dict[str, float]:
     rows = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["submissions"]
-    return {Path(row["source"]).name if row.get("source") else row["id"]: row["codebleu"] for row in rows}
+    return {Path(row["source"]).name if row.get("source") else row["id"]: row["codebleu_native"] for row in rows}
 
 
 def test_grade_normalises_weights(tmp_path: Path) -> None:

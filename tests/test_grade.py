@@ -52,10 +52,10 @@ def test_csv_has_every_submission_with_scores_or_errors(graded):
         kind = gen.expected[row["id"]]
         if kind.startswith("error:"):
             assert kind[6:].lower() in row["errors"].lower(), row
-            assert row["codebleu"] == ""
+            assert row["codebleu_native"] == ""
         else:
             assert row["errors"] == "", row
-            assert 0.0 <= float(row["codebleu"]) <= 1.0
+            assert 0.0 <= float(row["codebleu_native"]) <= 1.0
             for component in ("ngram_match", "weighted_ngram_match", "syntax_match"):
                 assert 0.0 <= float(row[component]) <= 1.0
             assert row["codebleu_signature"].startswith("codebleu|lang:")
@@ -69,15 +69,15 @@ def test_scores_rank_a_copy_first_and_match_the_pipeline(graded):
     gen, _, rows, _, _ = graded
     by_id = {r["id"]: r for r in rows}
     for problem in ("running_max", "sum_even"):
-        scored = [r for r in rows if r["id"].startswith(problem) and r["codebleu"]]
-        best = max(scored, key=lambda r: float(r["codebleu"]))
+        scored = [r for r in rows if r["id"].startswith(problem) and r["codebleu_native"]]
+        best = max(scored, key=lambda r: float(r["codebleu_native"]))
         assert gen.expected[best["id"]] == "copy"
-        assert float(best["codebleu"]) == pytest.approx(1.0)
+        assert float(best["codebleu_native"]) == pytest.approx(1.0)
     # same numbers as asking the Scorer directly (one pipeline, no second implementation)
     text = (gen.root / "python" / "s05_index.py").read_text()
     report = LocalScorer().score(ScoreRequest(text, (PY_REFERENCE,), "python", metrics=("codebleu",)))
     row = by_id["running_max/python/s05_index.py"]
-    assert float(row["codebleu"]) == pytest.approx(report.codebleu.score, abs=1e-6)
+    assert float(row["codebleu_native"]) == pytest.approx(report.codebleu.score, abs=1e-6)
     assert float(row["syntax_match"]) == pytest.approx(report.codebleu.component("syntax_match").score, abs=1e-6)
 
 
@@ -87,11 +87,11 @@ def test_json_report(graded):
     assert [s["id"] for s in data["submissions"]] == [r["id"] for r in rows]
     assert data["summary"]["submissions"] == len(gen.expected)
     assert data["summary"]["with_errors"] == len(gen.errors)
-    assert data["summary"]["metrics"]["codebleu"]["n"] == len(gen.scored)
+    assert data["summary"]["metrics"]["codebleu_native"]["n"] == len(gen.scored)
     for sub, row in zip(data["submissions"], rows):
         assert isinstance(sub["errors"], list)
-        if row["codebleu"]:
-            assert sub["codebleu"] == pytest.approx(float(row["codebleu"]), abs=1e-6)
+        if row["codebleu_native"]:
+            assert sub["codebleu_native"] == pytest.approx(float(row["codebleu_native"]), abs=1e-6)
 
 
 class _Page(HTMLParser):
@@ -178,7 +178,7 @@ def test_interrupted_run_writes_its_reports_and_resumes_from_the_parts(tmp_path,
     unscorable = len(first["submissions"]) - len(gen.scored)
     assert first["settings"]["interrupted"] is True and first["settings"]["scored_now"] == unscorable + 8
     stopped = [s for s in first["submissions"] if any("interrupted" in e for e in s["errors"])]
-    assert len(stopped) == len(gen.scored) - 8 and all(s["codebleu"] is None for s in stopped)
+    assert len(stopped) == len(gen.scored) - 8 and all(s["codebleu_native"] is None for s in stopped)
     monkeypatch.undo()
 
     assert main(args) == 0
@@ -223,7 +223,7 @@ def test_fail_under_exit_codes(tmp_path, capsys):
     ref = str(gen.root / "refs" / "running_max.py")
     base = ["grade", "-r", ref, *good, "--metrics", "codebleu", "--no-cache", "-q", "--json", str(tmp_path / "g.json")]
     assert main(base) == 0
-    scores = [s["codebleu"] for s in json.loads((tmp_path / "g.json").read_text())["submissions"]]
+    scores = [s["codebleu_native"] for s in json.loads((tmp_path / "g.json").read_text())["submissions"]]
     assert main([*base, "--fail-under", f"{min(scores) - 0.01:.4f}"]) == 0
     assert main([*base, "--fail-under", f"{min(scores) + 0.01:.4f}"]) == 1
     err = capsys.readouterr().err
@@ -300,8 +300,8 @@ def test_jsonl_input_with_bad_lines(tmp_path):
     assert main(["grade", "--jsonl", str(path), "--metrics", "codebleu", "--json", str(out), "-q"]) == 0
     subs = {s["id"]: s for s in json.loads(out.read_text())["submissions"]}
     assert set(subs) == {"ok", "runs.jsonl:2", "nolang", "cobol", "num", "blank", "two"}
-    assert subs["ok"]["codebleu"] is not None and not subs["ok"]["errors"]
-    assert subs["two"]["codebleu"] > subs["ok"]["codebleu"]  # the candidate is one of its references
+    assert subs["ok"]["codebleu_native"] is not None and not subs["ok"]["errors"]
+    assert subs["two"]["codebleu_native"] > subs["ok"]["codebleu_native"]  # the candidate is one of its references
     assert "not valid JSON" in subs["runs.jsonl:2"]["errors"][0]
     assert "language" in subs["nolang"]["errors"][0]
     assert "cobol" in subs["cobol"]["errors"][0]
@@ -333,8 +333,8 @@ def test_daemon_flag_goes_through_open_scorer_and_falls_back(tmp_path, monkeypat
     common = ["--metrics", "codebleu", "--no-cache", "-q"]
     assert main(["grade", "-r", ref, *files, *common, "--daemon", "--json", str(tmp_path / "d.json")]) == 0
     assert main(["grade", "-r", ref, *files, *common, "--json", str(tmp_path / "l.json")]) == 0
-    via_daemon = [s["codebleu"] for s in json.loads((tmp_path / "d.json").read_text())["submissions"]]
-    local = [s["codebleu"] for s in json.loads((tmp_path / "l.json").read_text())["submissions"]]
+    via_daemon = [s["codebleu_native"] for s in json.loads((tmp_path / "d.json").read_text())["submissions"]]
+    local = [s["codebleu_native"] for s in json.loads((tmp_path / "l.json").read_text())["submissions"]]
     assert via_daemon == local and all(v is not None for v in local)
 
 
@@ -361,4 +361,4 @@ def test_codebleu_rule_compat_in_reports_and_cache(tmp_path):
     for row in rows:
         expected = calc_codebleu([row["reference"]], [row["candidate"]], "python")["codebleu"]
         assert by_id[row["id"]]["codebleu"] == pytest.approx(expected, abs=1e-12)
-    assert {s["id"]: s["codebleu"] for s in native["submissions"]} != {k: v["codebleu"] for k, v in by_id.items()}
+    assert {s["id"]: s["codebleu_native"] for s in native["submissions"]} != {k: v["codebleu"] for k, v in by_id.items()}

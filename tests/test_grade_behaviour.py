@@ -231,7 +231,7 @@ def test_without_a_sandbox_one_note_no_behaviour_numbers_and_nothing_runs(tmp_pa
     report = json.loads((tmp_path / "out" / "grade.json").read_text(encoding="utf-8"))
     assert report["settings"]["behaviour_not_run"] == why
     for row in report["submissions"]:
-        assert row["behaviour"] is None and row["behaviour_inputs"] is None and row["codebleu"] is not None
+        assert row["behaviour"] is None and row["behaviour_inputs"] is None and row["codebleu_native"] is not None
         assert row["behaviour_note"] == "not run: no sandbox: bubblewrap (bwrap) is not installed"
     html = (tmp_path / "out" / "grade.html").read_text(encoding="utf-8")
     assert html.count("not run: no sandbox") == 1 and "Behaviour not run: no sandbox" in html  # the header only

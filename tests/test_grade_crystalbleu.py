@@ -72,7 +72,7 @@ def test_a_rerun_with_other_fields_rescores_with_crystalbleu(tmp_path):
     forward = grade("candidate=hyp,reference=ref")
     swapped = grade("candidate=ref,reference=hyp")
     assert not any(r["cached"] for r in swapped)
-    assert [r["codebleu"] for r in swapped] != [r["codebleu"] for r in forward]
+    assert [r["codebleu_native"] for r in swapped] != [r["codebleu_native"] for r in forward]
 
 
 def test_a_crystalbleu_error_neither_hides_why_refscore_is_missing_nor_fails_the_threshold(tmp_path, capsys):

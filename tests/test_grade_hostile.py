@@ -79,7 +79,7 @@ def test_empty_folders_are_error_rows_and_fail_the_threshold(tmp_path: Path, cap
     code, rows = grade_json(tmp_path, "-r", ref, str(tmp_path / "cand.py"), str(tmp_path / "empty"))
     assert code == 0
     assert "empty folder" in rows[str(tmp_path / "empty")]["errors"][0]
-    assert rows[str(tmp_path / "cand.py")]["codebleu"] is not None
+    assert rows[str(tmp_path / "cand.py")]["codebleu_native"] is not None
     assert main(["grade", "-r", ref, str(tmp_path / "cand.py"), str(tmp_path / "empty"), "--metrics", "codebleu",
                  "--no-cache", "-q", "--fail-under", "0"]) == 1
     assert "empty: not scored" in capsys.readouterr().err
@@ -152,7 +152,7 @@ def test_csv_cells_that_look_like_formulas_are_neutralised(tmp_path: Path) -> No
     assert [r["id"] for r in rows] == ["'" + name for name in FORMULAS] + ["plain"]
     assert [r["problem"] for r in rows[:-1]] == ["'" + name for name in FORMULAS]
     assert all(not r[c].startswith(tuple("=+-@\t\r")) for r in rows for c in r)
-    assert float(rows[0]["codebleu"]) > 0  # numbers stay numbers
+    assert float(rows[0]["codebleu_native"]) > 0  # numbers stay numbers
     data = json.loads((out / "grade.json").read_text(encoding="utf-8"))
     assert [s["id"] for s in data["submissions"]] == FORMULAS + ["plain"]  # JSON keeps the exact text
 
@@ -240,7 +240,7 @@ def test_a_link_leading_out_of_the_class_is_an_error_row_never_read(tmp_path: Pa
     assert code == 0
     rows = {Path(r["id"]).name: r for r in json.loads((out / "grade.json").read_text())["submissions"]}
     assert sorted(rows) == ["a.py", "b.py"]
-    assert rows["b.py"]["codebleu"] is None and "a symbolic link to a file outside" in rows["b.py"]["errors"][0]
+    assert rows["b.py"]["codebleu_native"] is None and "a symbolic link to a file outside" in rows["b.py"]["errors"][0]
     assert "do-not-show" not in (out / "grade.html").read_text()
 
 
@@ -262,7 +262,7 @@ def test_an_empty_reference_is_said_once_not_silently_zero(tmp_path: Path, capsy
     code, rows = grade_json(tmp_path, "-r", str(tmp_path / "ref.py"), str(tmp_path / "a.py"), str(tmp_path / "b.py"))
     err = capsys.readouterr().err
     assert code == 0 and err.count("is empty: there is nothing to compare with") == 1
-    assert all(row["codebleu"] == 0 for row in rows.values())
+    assert all(row["codebleu_native"] == 0 for row in rows.values())
     assert main(["score", str(tmp_path / "ref.py"), str(tmp_path / "a.py"), "--metrics", "codebleu", "--no-daemon"]) == 0
     assert "warning: the reference" in capsys.readouterr().err
 
@@ -327,7 +327,7 @@ def test_references_in_two_languages_are_one_line_not_read_as_the_first(tmp_path
     main(["grade", "--mapping", str(tmp_path / "m.toml"), "--metrics", "codebleu", "--no-cache", "-q",
           "--json", str(out)])
     row = json.loads(out.read_text())["submissions"][0]
-    assert row["codebleu"] is None and "Add.java" in row["errors"][0]
+    assert row["codebleu_native"] is None and "Add.java" in row["errors"][0]
 
 
 def test_a_utf16_submission_is_named_as_such_not_binary(tmp_path: Path) -> None:
@@ -344,4 +344,4 @@ def test_a_utf16_submission_is_named_as_such_not_binary(tmp_path: Path) -> None:
     rows = {Path(r["id"]).name: r for r in json.loads(out.read_text())["submissions"]}
     error = rows["win.py"]["errors"][0]
     assert "UTF-16" in error and "UTF-8" in error and "binary" not in error
-    assert rows["plain.py"]["codebleu"] is not None
+    assert rows["plain.py"]["codebleu_native"] is not None

@@ -44,7 +44,7 @@ def test_the_detail_shows_each_functions_scores(tmp_path: Path) -> None:
     cells = [re.findall(r"<td[^>]*>(.*?)</td>", row, re.S) for row in rows]
     assert cells[0][0] == "largest (line 1)" and cells[0][1] == "largest"
     assert cells[1][0] == "total (line 5)" and cells[1][1] == "total"
-    assert cells[1][2] == f"{functions[1]['codebleu']:.3f}"
+    assert cells[1][2] == f"{functions[1]['codebleu_native']:.3f}"
     assert cells[2][0] == "helper (line 12)" and "no reference function" in cells[2][1]
 
 

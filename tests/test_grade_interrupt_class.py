@@ -69,7 +69,7 @@ def test_a_stopped_class_run_writes_no_grade_book_and_says_how_to_resume(tmp_pat
         assert not (out / name).exists(), name
     # the partial reports count honestly: the line's number is the rows that have a score
     rows = json.loads((out / "grade.json").read_text())["submissions"]
-    scored = sum(1 for row in rows if row["codebleu"] is not None)
+    scored = sum(1 for row in rows if row["codebleu_native"] is not None)
     assert 0 < scored < len(rows) == STUDENTS + len(ABSENT)
     assert f"interrupted: {scored:,} of {len(rows):,} submissions scored" in last[0], last[0]
     assert "no grade book or feedback written" in last[0]

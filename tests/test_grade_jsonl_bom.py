@@ -33,7 +33,7 @@ def test_a_byte_order_mark_does_not_cost_the_first_line(tmp_path: Path, name: st
                  "--json", str(out)]) == 0
     rows = json.loads(out.read_text(encoding="utf-8"))["submissions"]
     assert [r["id"] for r in rows] == ["c0", "c1", "c2"]
-    assert all(not r["errors"] and r["codebleu"] == rows[0]["codebleu"] for r in rows)
+    assert all(not r["errors"] and r["codebleu_native"] == rows[0]["codebleu_native"] for r in rows)
 
 
 def test_a_byte_order_mark_inside_the_file_is_still_an_error(tmp_path: Path) -> None:

@@ -93,7 +93,7 @@ def test_block_size_changes_no_report(one_block, tmp_path):
     assert len(rows) == ITEMS and len({r["id"] for r in rows}) == ITEMS
     assert all(isinstance(r["crystalbleu"], float) for r in rows)
     assert all(r["functions"] and r["functions"][0]["function"] == "solution" for r in rows)
-    assert any(r["crystalbleu"] > 0 for r in rows) and any(r["codebleu"] > 0.2 for r in rows)
+    assert any(r["crystalbleu"] > 0 for r in rows) and any(r["codebleu_native"] > 0.2 for r in rows)
     for name in ("grade.csv", "grade.jsonl"):
         assert (first / name).read_bytes() == (blocks / name).read_bytes(), name
     header = next(csv.reader(io.StringIO((first / "grade.csv").read_text(encoding="utf-8"))))

@@ -64,7 +64,7 @@ def test_a_problem_level_error_exits_3_in_one_line_and_writes_no_grade_book(tmp_
     out = tmp_path / "out"
     assert not (out / "canvas.csv").exists() and not (out / "feedback").exists() and not (out / "points.csv").exists()
     rows = {row["id"]: row for row in json.loads((out / "grade.json").read_text())["submissions"]}
-    assert [row["codebleu"] is not None for row_id, row in rows.items() if row_id.startswith("total/")] == [True] * 2
+    assert [row["codebleu_native"] is not None for row_id, row in rows.items() if row_id.startswith("total/")] == [True] * 2
     assert all(row["errors"] for row_id, row in rows.items() if row_id.startswith("biggest/"))
 
 

@@ -42,4 +42,4 @@ def test_ids_the_winning_reference_and_a_summary_per_language(tmp_path: Path) ->
     by_language = summary["by_language"]
     assert set(by_language) == {"python", "javascript"}
     assert by_language["python"]["submissions"] == 2 and by_language["javascript"]["submissions"] == 1
-    assert by_language["python"]["metrics"]["codebleu"]["n"] == 2
+    assert by_language["python"]["metrics"]["codebleu_native"]["n"] == 2

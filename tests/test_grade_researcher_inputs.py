@@ -78,7 +78,7 @@ def test_fields_rename_and_extras_pass_through_with_their_types(tmp_path, capsys
         table_rows = list(csv.DictReader(fh))
     assert "task_id" in table_rows[0] and "tsed" not in table_rows[0]
     for got, want in zip(table_rows, rows):  # not rounded: the JSON's number
-        assert float(got["codebleu"]) == want["codebleu"] and got["id"] == str(want["id"])
+        assert float(got["codebleu_native"]) == want["codebleu_native"] and got["id"] == str(want["id"])
         assert json.loads(got["meta"]) == want["meta"]
 
 
@@ -129,7 +129,7 @@ def test_an_empty_reference_is_named_by_its_line_and_warned_in_its_row(tmp_path,
     assert "reference reference" not in err
     assert "e.jsonl:2" in err and "e.jsonl:3" in err and "e.jsonl:1" not in err
     got = {r["id"]: r for r in json.loads((tmp_path / "out" / "grade.json").read_text())["submissions"]}
-    assert got["blank"]["codebleu"] == 0.0
+    assert got["blank"]["codebleu_native"] == 0.0
     assert any("reference is empty" in w for w in got["blank"]["warnings"])
     assert not any("empty" in w for w in got["ok"]["warnings"] + got["alt"]["warnings"])
 
@@ -146,7 +146,7 @@ def test_a_row_with_both_reference_and_references_is_an_error_whatever_the_key_o
     assert code == 3
     rows = json.loads((tmp_path / "out" / "grade.json").read_text())["submissions"]
     for row in rows:
-        assert row["codebleu"] is None
+        assert row["codebleu_native"] is None
         assert "both 'reference' and 'references'" in row["errors"][0]
     assert [r["id"] for r in rows] == ["ab", "ba"]
 
@@ -184,7 +184,7 @@ def test_nan_and_infinity_in_a_passed_through_field_are_null_not_an_internal_err
         assert code == 0
         rows = json.loads((out / "grade.json").read_text())["submissions"]
         assert [r["score"] for r in rows] == [None, 0.5] and rows[0]["hi"] is None and rows[0]["lo"] is None
-        assert rows[0]["codebleu"] is not None and rows[0]["errors"] == []
+        assert rows[0]["codebleu_native"] is not None and rows[0]["errors"] == []
         assert (out / "grade.csv").exists() and (out / "grade.html").exists()
 
 

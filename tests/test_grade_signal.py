@@ -71,9 +71,9 @@ def test_sigint_stops_cleanly_and_the_rerun_resumes(tmp_path):
     assert data["settings"]["interrupted"] is True
     subs = data["submissions"]
     assert len(subs) == ITEMS
-    done = [s for s in subs if s["codebleu"] is not None]
+    done = [s for s in subs if s["codebleu_native"] is not None]
     assert 0 < len(done) < ITEMS
-    assert all("interrupted" in s["errors"][0] for s in subs if s["codebleu"] is None)
+    assert all("interrupted" in s["errors"][0] for s in subs if s["codebleu_native"] is None)
     kept = sum(len(p.read_text().splitlines()) for p in cache.glob("b*.jsonl"))
     assert kept >= len(done) - 8  # at most the batch in flight is lost
 
@@ -106,6 +106,6 @@ def test_sigint_without_a_cache_does_not_promise_the_scored_items_are_kept(tmp_p
     assert returncode == 130, stderr
     assert "kept" not in stderr.replace("nothing was kept", "") and "scores everything again" in stderr
     subs = json.loads(out.read_text())["submissions"]
-    waiting = [s for s in subs if s["codebleu"] is None]
+    waiting = [s for s in subs if s["codebleu_native"] is None]
     assert waiting and all("interrupted" in s["errors"][0] and "kept" not in s["errors"][0].replace(
         "nothing was kept", "") for s in waiting)

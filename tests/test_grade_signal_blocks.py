@@ -82,9 +82,9 @@ def test_ctrl_c_while_blocks_are_scored_leaves_parts_and_partial_reports(tmp_pat
     assert "Traceback" not in stderr and "rerun the same command" in stderr
     data, _ = _reports(tmp_path)
     assert data["settings"]["interrupted"] is True
-    done = [s for s in data["submissions"] if s["codebleu"] is not None]
+    done = [s for s in data["submissions"] if s["codebleu_native"] is not None]
     assert 0 < len(done) < ITEMS
-    assert all("interrupted" in s["errors"][0] for s in data["submissions"] if s["codebleu"] is None)
+    assert all("interrupted" in s["errors"][0] for s in data["submissions"] if s["codebleu_native"] is None)
     kept = sum(len(p.read_text().splitlines()) for p in _parts(tmp_path))
     assert kept >= len(done)
     rerun = subprocess.run(_command(tmp_path) + ["-q"], capture_output=True, text=True, timeout=200,
@@ -105,8 +105,8 @@ def test_ctrl_c_while_the_reports_are_written_still_writes_them(tmp_path: Path) 
     assert "interrupted while writing the reports" in stderr, stderr
     data, rows = _reports(tmp_path)
     assert data["settings"]["interrupted"] is True
-    assert all(s["codebleu"] is not None for s in data["submissions"])  # every block was scored
-    assert all(row["codebleu"] for row in rows)
+    assert all(s["codebleu_native"] is not None for s in data["submissions"])  # every block was scored
+    assert all(row["codebleu_native"] for row in rows)
     # nothing is left to do: no "rerun to finish", and the page does not count unscored rows
     assert "rerun the same command" not in stderr and "every submission is scored" in stderr, stderr
     assert "The run was interrupted" not in (tmp_path / "out" / "grade.html").read_text()

@@ -55,7 +55,7 @@ def test_jsonl_stream_on_standard_input_is_graded_and_resumed(folder: Path) -> N
     report = json.loads((folder / "out" / "grade.json").read_text())
     rows = report["submissions"]
     assert [r["id"] for r in rows] == ["a", "-:2"] and rows[1]["source"] == "-:2"
-    assert all(r["codebleu"] is not None and not r["errors"] for r in rows), rows
+    assert all(r["codebleu_native"] is not None and not r["errors"] for r in rows), rows
     assert not [p for p in folder.iterdir() if p.name == "-"]  # the stream is not left behind as a file
     again = grade(folder, "--jsonl", "-", "--lang", "python", "-o", "out", "-q", stdin=STREAM)
     assert again.returncode == 0, again.stderr

@@ -105,7 +105,7 @@ def test_rows_read_the_typed_codebertscore_rebuilt_from_its_summary():
     result = GradeResult(_item("a"), ScoreReport("python", codebertscore=bert))
     row = result_row(result)
     assert row["codebertscore_f1"] == 0.6857 and row["codebertscore_model"] == "m"
-    assert row["codebleu"] is None and row["errors"] == []
+    assert row["codebleu_native"] is None and row["errors"] == []
     nan = GradeResult(_item("b"), ScoreReport("python", codebertscore=replace(bert, f1=float("nan"))))
     assert result_row(nan)["codebertscore_f1"] is None
     rows = [row, result_row(nan)]

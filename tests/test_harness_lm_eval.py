@@ -75,7 +75,7 @@ def test_tiny_task_end_to_end_gives_the_cli_numbers(tmp_path: Path) -> None:
     assert numbers["refscore_codebleu,none"] == pytest.approx(corpus, abs=1e-12)
     # the native rule has a name of its own: `refscore score`'s per-sample codebleu (native by default)
     assert numbers["refscore_codebleu_native,none"] == pytest.approx(
-        sum(r["codebleu"]["codebleu"] for r in rows) / len(rows), abs=1e-12)
+        sum(r["codebleu_native"]["codebleu_native"] for r in rows) / len(rows), abs=1e-12)
     assert numbers["refscore_codebertscore,none"] == pytest.approx(
         sum(r["codebertscore"]["f1"] for r in rows) / len(rows), abs=1e-6)
     assert numbers["refscore_combined,none"] == pytest.approx(

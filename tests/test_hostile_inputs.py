@@ -102,9 +102,9 @@ def test_grade_fifo_and_device_submissions_are_error_rows(work: Path) -> None:
     assert [line for line in result.stderr.splitlines() if "nothing can be graded" in line] == [
         next(line for line in result.stderr.splitlines() if "pipe.py: is a named pipe" in line)]
     rows = {row["id"]: row for row in json.loads((work / "out.json").read_text())["submissions"]}
-    assert rows["class/good.py"]["codebleu"] is not None and not rows["class/good.py"]["errors"]
+    assert rows["class/good.py"]["codebleu_native"] is not None and not rows["class/good.py"]["errors"]
     for sub_id in ("pipe.py", "class/stuck.py", "p/cand.py"):
-        assert rows[sub_id]["codebleu"] is None
+        assert rows[sub_id]["codebleu_native"] is None
         assert "named pipe" in rows[sub_id]["errors"][0], rows[sub_id]
 
 
@@ -127,7 +127,7 @@ def test_jsonl_lines_and_total_are_capped(tmp_path: Path, monkeypatch: pytest.Mo
     rows = {row["id"]: row for row in json.loads(out.read_text())["submissions"]}
     assert set(rows) == {"ok", "runs.jsonl.gz:2", "after"}
     assert "over the" in rows["runs.jsonl.gz:2"]["errors"][0]
-    assert rows["after"]["codebleu"] is not None
+    assert rows["after"]["codebleu_native"] is not None
 
     monkeypatch.setattr(jsonl, "MAX_JSONL_BYTES", 50_000)
     bomb = tmp_path / "bomb.jsonl.gz"

@@ -173,7 +173,7 @@ def test_php_templates_with_html_around_them_are_php(tmp_path: Path, capsys: pyt
             "--json", "--no-daemon"]
     assert main(argv) == 0
     row = json.loads(capsys.readouterr().out)
-    assert row["language"] == "php" and row["scores"]["codebleu"] == pytest.approx(1.0)
+    assert row["language"] == "php" and row["scores"]["codebleu_native"] == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize("alias,name", [("jsx", "javascript"), ("cxx", "cpp"), ("tsx", "tsx")])
@@ -204,7 +204,7 @@ def test_score_reads_an_extensionless_script_by_its_shebang(tmp_path) -> None:
                           "--metrics", "codebleu", "--json", "--no-daemon"], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     data = json.loads(run.stdout)
-    assert data["language"] == "python" and data["codebleu"]["codebleu"] == pytest.approx(1.0)
+    assert data["language"] == "python" and data["codebleu_native"]["codebleu_native"] == pytest.approx(1.0)
     (tmp_path / "shell").write_text("#!/bin/sh\necho hi\n", encoding="utf-8")
     refused = subprocess.run([sys.executable, "-m", "refscore", "score", str(tmp_path / "shell"), str(tmp_path / "shell"),
                               "--metrics", "codebleu", "--no-daemon"], capture_output=True, text=True, timeout=120)

@@ -52,8 +52,8 @@ def test_a_submission_outside_the_folder_is_an_error_row_never_read(tmp_path: Pa
     assert code == 0, text
     bad = [r for r in rows.values() if r["errors"]]
     assert len(bad) == 1 and "is outside the mapping's folder" in bad[0]["errors"][0]
-    assert bad[0]["codebleu"] is None
-    assert rows["p/subs/a.py"]["codebleu"] is not None
+    assert bad[0]["codebleu_native"] is None
+    assert rows["p/subs/a.py"]["codebleu_native"] is not None
     assert "hunter2" not in text
 
 
@@ -63,7 +63,7 @@ def test_a_reference_outside_the_folder_is_refused_like_a_submission(tmp_path: P
     named = reference.format(secret=tmp_path / "secret")
     code, rows, text = _grade(course, f'[[problem]]\nname = "p"\nreference = "{named}"\nsubmissions = ["subs/a.py"]\n')
     assert "hunter2" not in text
-    assert rows and all(r["codebleu"] is None and "is outside the mapping's folder" in r["errors"][0]
+    assert rows and all(r["codebleu_native"] is None and "is outside the mapping's folder" in r["errors"][0]
                         for r in rows.values()), rows
 
 
@@ -81,4 +81,4 @@ def test_allow_outside_names_a_folder_that_may_be_read(tmp_path: Path) -> None:
     code, rows, text = _grade(course, '[[problem]]\nname = "p"\nreference = "../secret/ref.py"\n'
                                       'submissions = ["subs/a.py"]\n', "--allow-outside", str(tmp_path / "secret"))
     assert code == 0, text
-    assert rows["p/subs/a.py"]["codebleu"] is not None and not rows["p/subs/a.py"]["errors"]
+    assert rows["p/subs/a.py"]["codebleu_native"] is not None and not rows["p/subs/a.py"]["errors"]

@@ -1,6 +1,6 @@
 """One vocabulary (issue 21 part 4, issue 28 item 7): ``score --json``'s ``scores`` object and
-the grade report's columns use the same names and numbers; only the ``codebleu`` object keeps the
-``codebleu`` package's keys (the drop-in); explanations carry line/character ranges like tokens
+the grade report's columns use the same names and numbers; only the package's rule keeps the
+``codebleu`` package's keys (``--codebleu-rule compat``'s ``codebleu`` object); explanations carry line/character ranges like tokens
 and differences; the heat buckets are the client's."""
 
 from __future__ import annotations
@@ -31,9 +31,10 @@ def _score_json(*extra: str) -> dict:
 def test_score_json_and_grade_share_names_and_numbers(tmp_path, capsys) -> None:
     data = _score_json()
     scores = data["scores"]
-    assert set(scores) <= set(SCORE_NAMES) and {"codebleu", "ngram_match", "chrf"} <= set(scores)
-    assert set(data["codebleu"]) == set(PACKAGE_KEYS.values())  # the package's dict, for drop-in use
-    assert data["codebleu"]["ngram_match_score"] == scores["ngram_match"]
+    assert set(scores) <= set(SCORE_NAMES) and {"codebleu_native", "ngram_match", "chrf"} <= set(scores)
+    # the package's keys hold the package's rule only: the native rule's dict has names of its own
+    assert not set(data["codebleu_native"]) & set(PACKAGE_KEYS.values())
+    assert data["codebleu_native"]["ngram_match"] == scores["ngram_match"]
     out = tmp_path / "out"
     assert main(["grade", "-r", str(REF), str(CAND), "--metrics", "codebleu,chrf", "--json", str(out / "g.json"),
                  "-q", "--no-cache"]) == 0, capsys.readouterr().err

@@ -166,7 +166,7 @@ def test_wheel_with_bert_extra_scores_offline_in_a_clean_venv(dists: dict[str, P
                  timeout=10 * MINUTES, cwd=pair, env=offline)
     assert score.returncode == 0, f"refscore score failed ({score.returncode}):\n{score.stderr[-3000:]}"
     report = json.loads(score.stdout.strip().splitlines()[0])
-    assert 0.0 <= report["codebleu"]["codebleu"] <= 1.0
+    assert 0.0 <= report["codebleu_native"]["codebleu_native"] <= 1.0
     bert = report["codebertscore"]
     assert bert is not None, f"no CodeBERTScore: {score.stderr}"
     assert bert["model"] == "all-MiniLM-L6-v2" and 0.0 < bert["f3"] <= 1.0, bert
@@ -214,7 +214,7 @@ def test_vscode_bundle_runs_codebleu_with_a_bare_python(tmp_path: Path) -> None:
     score = _run([python, "-m", "refscore", "score", "ref.py", "cand.py", "--metrics", "codebleu", "--json", "--no-daemon"],
                  timeout=5 * MINUTES, cwd=pair, env=env)
     assert score.returncode == 0, score.stderr
-    assert 0.0 <= json.loads(score.stdout.splitlines()[0])["codebleu"]["codebleu"] <= 1.0
+    assert 0.0 <= json.loads(score.stdout.splitlines()[0])["codebleu_native"]["codebleu_native"] <= 1.0
     server = _run([python, "-c", "import refscore, refscore.lsp.server, pygls, lsprotocol; print(refscore.__file__)"],
                   timeout=5 * MINUTES, cwd=pair, env=env)
     assert server.returncode == 0 and Path(server.stdout.strip()).is_relative_to(out), server.stderr

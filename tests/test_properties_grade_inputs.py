@@ -98,9 +98,9 @@ def test_hostile_jsonl_rows_in_both_engines(tmp_path_factory: pytest.TempPathFac
         for number, (good, line) in enumerate(rows, 1):
             row = result[f"runs.jsonl:{number}"]
             if good:
-                assert row["codebleu"] is not None and not row["errors"], (line, row)
+                assert row["codebleu_native"] is not None and not row["errors"], (line, row)
             else:
-                assert row["codebleu"] is None and row["errors"], (line, row)
+                assert row["codebleu_native"] is None and row["errors"], (line, row)
     _same_both_ways(runs)
 
 
@@ -120,7 +120,7 @@ def test_hostile_parquet_rows_in_both_engines(tmp_path_factory: pytest.TempPathF
     for result in runs.values():
         for number in range(1, len(candidates) + 1):
             row = result[f"rows.parquet:{number}"]
-            assert (row["codebleu"] is not None) == (number <= len(texts)), row
+            assert (row["codebleu_native"] is not None) == (number <= len(texts)), row
     _same_both_ways(runs)
 
 
@@ -142,5 +142,5 @@ def test_hostile_file_names_in_a_class_folder(tmp_path_factory: pytest.TempPathF
             for name, extra in {"in-memory": (), "block-wise": ("--block-lines", "1")}.items()}
     for result in runs.values():
         assert len(result) == len(names)
-        assert all(row["codebleu"] is not None and not row["errors"] for row in result.values()), result
+        assert all(row["codebleu_native"] is not None and not row["errors"] for row in result.values()), result
     _same_both_ways(runs)

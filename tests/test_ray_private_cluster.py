@@ -173,7 +173,7 @@ def test_grade_on_a_private_cluster_ignores_a_stale_record_and_leaves_nothing(tm
         shutil.rmtree(tmp, ignore_errors=True)
     assert run.returncode == 0, run.stderr[-3000:]
     graded = [json.loads(line) for line in (tmp_path / "out" / "grade.jsonl").read_text().splitlines()]
-    assert [r["id"] for r in graded] == [r["id"] for r in rows] and all(r["codebleu"] is not None for r in graded)
+    assert [r["id"] for r in graded] == [r["id"] for r in rows] and all(r["codebleu_native"] is not None for r in graded)
     found = re.search(r"started a private Ray cluster on this machine at 127\.0\.0\.1:\d+ \(loopback only, "
                       r"no dashboard, files in (/\S+)\)", run.stderr)
     assert found, run.stderr

@@ -47,7 +47,7 @@ def _random(part: Path) -> None:
 def _forge(part: Path) -> None:
     lines = part.read_text().splitlines()
     entry = json.loads(lines[0])
-    entry["row"]["codebleu"] = 0.999
+    entry["row"]["codebleu_native"] = 0.999
     lines[0] = json.dumps(entry)
     part.write_text("\n".join(lines) + "\n")
 
@@ -65,7 +65,7 @@ def test_a_damaged_part_is_dropped_with_a_note_and_scored_again(tmp_path: Path, 
     args = ("grade", *ENGINES[engine], "--metrics", "codebleu", "-q", "-o", "out")
     first = refscore(*args, cwd=tmp_path)
     assert first.returncode == 0, first.stderr
-    clean = {r["id"]: r["codebleu"] for r in json.loads((tmp_path / "out/grade.json").read_text())["submissions"]}
+    clean = {r["id"]: r["codebleu_native"] for r in json.loads((tmp_path / "out/grade.json").read_text())["submissions"]}
     parts = sorted((tmp_path / "out/grade.parts/parts").glob("*.jsonl"))
     assert parts
     damage(parts[0])
@@ -75,7 +75,7 @@ def test_a_damaged_part_is_dropped_with_a_note_and_scored_again(tmp_path: Path, 
         assert "Traceback" not in again.stderr and "internal error" not in again.stderr
         assert ("dropped; scoring them again" in again.stderr) == (run == 0), again.stderr
         rows = json.loads((tmp_path / "out/grade.json").read_text())["submissions"]
-        assert {r["id"]: r["codebleu"] for r in rows} == clean
-        assert 0.999 not in [r["codebleu"] for r in rows]
+        assert {r["id"]: r["codebleu_native"] for r in rows} == clean
+        assert 0.999 not in [r["codebleu_native"] for r in rows]
         if run == 0:
             assert not all(r["cached"] for r in rows)  # what was damaged is not called cached

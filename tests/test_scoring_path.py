@@ -101,7 +101,7 @@ def test_pragma_file_scores_like_plain_file_from_the_cli(tmp_path):
                           "--metrics", "codebleu", "--json", "--no-daemon"], capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr
-    first, second = (json.loads(line)["codebleu"] for line in out.stdout.splitlines())
+    first, second = (json.loads(line)["codebleu_native"] for line in out.stdout.splitlines())
     assert first == pytest.approx(second, abs=1e-9)
 
 
@@ -230,7 +230,7 @@ def test_score_per_function_json_and_table(tmp_path):
     functions = {f["function"]: f for f in json.loads(out.stdout)["functions"]}
     assert functions["neg"]["matched_by"] == "name" and functions["neg"]["reference_function"] == "neg"
     assert functions["plus"]["matched_by"] == "alignment" and functions["plus"]["reference_function"] == "add"
-    assert all(0 <= f["codebleu"] <= 1 for f in functions.values())
+    assert all(0 <= f["codebleu_native"] <= 1 for f in functions.values())
     table = subprocess.run(base, capture_output=True, text=True, timeout=120)
     assert table.returncode == 0 and "per function:" in table.stdout
     assert "plus (line 5) vs add (line 1, alignment)" in table.stdout and "neg (line 1) vs neg (line 5, name)" in table.stdout
@@ -247,7 +247,7 @@ def test_grade_per_function_field(tmp_path):
     assert main(["grade", "-r", str(ref), str(sub), "--metrics", "codebleu", "--per-function",
                  "--json", str(report), "--no-cache", "-q"]) == 0
     row = json.loads(report.read_text())["submissions"][0]
-    assert [f["function"] for f in row["functions"]] == ["add"] and row["functions"][0]["codebleu"] > 0.3
+    assert [f["function"] for f in row["functions"]] == ["add"] and row["functions"][0]["codebleu_native"] > 0.3
     csv_out = tmp_path / "out.csv"
     assert main(["grade", "-r", str(ref), str(sub), "--metrics", "codebleu", "--per-function",
                  "--csv", str(csv_out), "--no-cache", "-q"]) == 0

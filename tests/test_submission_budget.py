@@ -63,7 +63,7 @@ def test_an_over_budget_submission_is_an_error_row_and_the_class_is_graded(tmp_p
                  "--json", str(out)])
     assert code == 0, capsys.readouterr().err
     rows = {Path(r["id"]).stem: r for r in json.loads(out.read_text())["submissions"]}
-    assert rows["alice"]["codebleu"] > 0.5 and not rows["alice"]["errors"]
+    assert rows["alice"]["codebleu_native"] > 0.5 and not rows["alice"]["errors"]
     assert rows["bob"]["errors"] == ["codebleu: over budget: the candidate has 6,000 code tokens; limit 5,000 "
                                      "(not scored)"]
 

@@ -97,7 +97,7 @@ def test_the_class_by_default_threshold(tmp_path: Path) -> None:
         assert erin["parse_error"] and erin["parse_error"].startswith("syntax error near line")
         assert erin["id"] in listed and f"{erin['id']}: does not parse: {erin['parse_error']}" in result.stderr
         copy = by[(problem.name, "frank")]
-        assert copy["codebleu"] == pytest.approx(1.0) and not copy["parse_error"]
+        assert copy["codebleu_native"] == pytest.approx(1.0) and not copy["parse_error"]
         for student in ("alice", "frank", "grace"):  # correct ones parse
             assert by[(problem.name, student)]["parse_error"] is None
     passing = [row for row in rows if row["id"] not in listed]

@@ -14,6 +14,7 @@ export const HEAT_BUCKET_WIDTH = 0.15;
 export const SCORE_LABELS: Readonly<Record<string, string>> = {
   "refscore": "RefScore",
   "codebleu": "CodeBLEU",
+  "codebleu_native": "CodeBLEU",
   "ngram_match": "n-gram",
   "weighted_ngram_match": "weighted n-gram",
   "syntax_match": "syntax",

@@ -20,10 +20,10 @@ import warnings
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
-from .api_types import (AGGREGATIONS, BERT_KEYS, CODEBLEU_KEYS, CorpusScore, SampleScore, codebleu_default,
-                        mean_of)
+from .api_types import AGGREGATIONS, BERT_KEYS, CorpusScore, SampleScore, codebleu_default, mean_of
 from .errors import ScoreInputError, refuse_lone_surrogates, refuse_one_string
 from .safe_read import user_path
+from .vocabulary import codebleu_name
 from .settings_schema import (ALL_METRICS, BEHAVIOUR_METRICS, DEFAULT_METRICS, IDF_FROM_REFERENCES,
                               IDF_ONE_REFERENCE, TEXT_METRICS, BadSetting, EncoderChoice, ScoreSettings, SettingError,
                               idf_lacks_references, shown)
@@ -220,8 +220,8 @@ def sample(request: "ScoreRequest", report: "ScoreReport", singles: list["ScoreR
     signatures: dict[str, str] = {}
     errors = list(report.errors)
     if report.codebleu is not None:
-        values.update(report.codebleu.as_package_dict())
-        signatures["codebleu"] = report.codebleu.signature
+        values.update(report.codebleu.named_values())
+        signatures["codebleu"] = report.codebleu.signature  # the metric; its signature names the rule
     if report.codebertscore is not None:
         bert = report.codebertscore
         values.update({f"codebertscore_{k}": getattr(bert, k) for k in BERT_KEYS})
@@ -247,11 +247,12 @@ def _combined(singles: list["ScoreReport"], chosen: Mapping[str, str]) -> dict[s
     out: dict[str, float | None] = {}
     how = chosen.get("codebleu")
     if how in ("max", "mean") and all(s.codebleu is not None for s in singles):
-        rows = [s.codebleu.as_package_dict() for s in singles]  # type: ignore[union-attr]
+        rows = [s.codebleu.named_values() for s in singles]  # type: ignore[union-attr]
+        name = codebleu_name(singles[0].codebleu.rule)  # type: ignore[union-attr]
         if how == "max":  # the best reference's CodeBLEU, with its components
-            out.update(max(rows, key=lambda row: row["codebleu"]))
+            out.update(max(rows, key=lambda row: row[name]))
         else:
-            out.update({key: sum(row[key] for row in rows) / len(rows) for key in CODEBLEU_KEYS})
+            out.update({key: sum(row[key] for row in rows) / len(rows) for key in rows[0]})
     how = chosen.get("codebertscore")
     if how == "mean" and all(s.codebertscore is not None for s in singles):
         for key in BERT_KEYS:

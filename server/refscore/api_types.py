@@ -44,16 +44,25 @@ BERT_KEYS = BERT_FIELDS
 
 @dataclass(frozen=True)
 class MetricValues:
-    """The numbers every result has (None where the metric was not asked for or failed). CodeBLEU
-    keys are the package's (``codebleu.calc_codebleu``); CodeBERTScore's are prefixed."""
+    """The numbers every result has (None where the metric was not asked for or failed). CodeBLEU's
+    numbers sit under its rule's names: the package's keys (``codebleu.calc_codebleu``) for the
+    package's rule only, ``codebleu_native`` and the components' own names for RefScore's rule
+    (``vocabulary.codebleu_name``); CodeBERTScore's are prefixed."""
 
     language: str
     refscore: float | None = None
+    #: CodeBLEU under the package's rule (``codebleu_rule="compat"``), with the package's keys
     codebleu: float | None = None
     ngram_match_score: float | None = None
     weighted_ngram_match_score: float | None = None
     syntax_match_score: float | None = None
     dataflow_match_score: float | None = None
+    #: CodeBLEU under RefScore's rule (``codebleu_rule="native"``, the default), with its components
+    codebleu_native: float | None = None
+    ngram_match: float | None = None
+    weighted_ngram_match: float | None = None
+    syntax_match: float | None = None
+    dataflow_match: float | None = None
     codebertscore_precision: float | None = None
     codebertscore_recall: float | None = None
     codebertscore_f1: float | None = None

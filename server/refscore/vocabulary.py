@@ -5,9 +5,11 @@ the client's ``src/vocabulary.generated.ts`` is generated from here by
 ``client-vscode/scripts/vocabulary.py``, and a test fails when it differs).
 
 The one vocabulary of score names is ``SCORE_NAMES``: the grade report's columns, ``refscore score
---json``'s ``scores`` object and the editor's labels use it. Only the drop-in APIs keep the
-``codebleu`` package's keys (``PACKAGE_KEYS``: ``ngram_match_score``...), so code written for
-``codebleu.calc_codebleu`` runs unchanged.
+--json``'s ``scores`` object and the editor's labels use it. A CodeBLEU number is named by the rule
+that made it (``codebleu_name``): ``codebleu`` is the ``codebleu`` package's rule only, RefScore's own
+rule is ``codebleu_native``, in every module and column. The package's keys (``PACKAGE_KEYS``:
+``ngram_match_score``...) likewise hold the package rule's numbers only, so code written for
+``codebleu.calc_codebleu`` runs unchanged and never reads another rule's number under its names.
 """
 
 from __future__ import annotations
@@ -27,7 +29,10 @@ CODEBLEU_COMPONENTS = ("ngram_match", "weighted_ngram_match", "syntax_match", "d
 #: CodeBERTScore's numbers.
 BERT_FIELDS = ("precision", "recall", "f1", "f3")
 #: Every score's name: report columns, ``score --json``'s ``scores``, settings such as ``--fail-metric``.
-SCORE_NAMES = ("refscore", "codebleu", *CODEBLEU_COMPONENTS, *(f"codebertscore_{f}" for f in BERT_FIELDS),
+#: A CodeBLEU number's name by its rule: the package's name for the package's rule (``compat``),
+#: a name of its own for RefScore's rule (``native``; docs/codebleu.md says where they differ).
+CODEBLEU_NAMES = {"compat": "codebleu", "native": "codebleu_native"}
+SCORE_NAMES = ("refscore", *CODEBLEU_NAMES.values(), *CODEBLEU_COMPONENTS, *(f"codebertscore_{f}" for f in BERT_FIELDS),
                "chrf", "tsed", "crystalbleu", "behaviour")
 #: The ``codebleu`` package's key for each CodeBLEU number (``calc_codebleu``'s dict).
 PACKAGE_KEYS = {"codebleu": "codebleu", **{c: f"{c}_score" for c in CODEBLEU_COMPONENTS}}
@@ -39,7 +44,7 @@ COMPONENT_LABELS_LONG = {"ngram_match": "n-gram match (BLEU)", "weighted_ngram_m
                          "syntax_match": "syntax match (AST)", "dataflow_match": "dataflow match"}
 #: Each score's short label (report headers, terminal lines, the editor's score list).
 SCORE_LABELS = {
-    "refscore": "RefScore", "codebleu": "CodeBLEU", **COMPONENT_LABELS, "codebertscore_precision": "BERT P",
+    "refscore": "RefScore", "codebleu": "CodeBLEU", "codebleu_native": "CodeBLEU", **COMPONENT_LABELS, "codebertscore_precision": "BERT P",
     "codebertscore_recall": "BERT R", "codebertscore_f1": "BERT F1", "codebertscore_f3": "BERT F3",
     "chrf": "chrF", "tsed": "TSED", "crystalbleu": "CrystalBLEU", "behaviour": "Behaviour",
 }
@@ -63,3 +68,22 @@ def heat_bucket(similarity: float, threshold: float = WEAK_TOKEN_THRESHOLD) -> s
     if similarity < round(threshold + HEAT_BUCKET_WIDTH, 6):
         return "fair"
     return None
+
+
+def codebleu_name(rule: str) -> str:
+    """The name of a CodeBLEU number made by ``rule`` (``codebleu`` for the package's rule only)."""
+    return CODEBLEU_NAMES.get(rule, CODEBLEU_NAMES["native"])
+
+
+def metric_column(row: dict, name: str) -> str:
+    """The column of ``row`` that holds the score ``name`` names as a rubric does (``metric =
+    "codebleu"``, like ``--metrics codebleu``): for CodeBLEU the column of the rule the run used
+    (``codebleu`` or ``codebleu_native``); every other name is its own column."""
+    if name in CODEBLEU_NAMES.values():
+        return next((n for n in CODEBLEU_NAMES.values() if row.get(n) is not None), name)
+    return name
+
+
+def metric_value(row: dict, name: str) -> object:
+    """``row``'s value of the score ``name`` (``metric_column``)."""
+    return row.get(metric_column(row, name))

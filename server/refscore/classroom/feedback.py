@@ -22,7 +22,7 @@ from .feedback_words import Part, behaviour_words, counter_example
 from .hints import Remark, remarks
 
 #: The scores a feedback page shows, when computed (labels from ``rows.LABELS``).
-SHOWN_SCORES = ("refscore", "codebleu", "codebertscore_f1")
+SHOWN_SCORES = ("refscore", "codebleu", "codebleu_native", "codebertscore_f1")
 
 
 @dataclass

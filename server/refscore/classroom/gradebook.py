@@ -23,6 +23,7 @@ from typing import Any, Iterable, Sequence
 
 from ..grade.behaviour_cells import not_run_reason
 from ..grade.rows import LABELS
+from ..vocabulary import metric_column, metric_value
 from .adjustments import Adjustment
 from .book_roster import apply_roster, by_real_name
 from .cases import case_of
@@ -213,7 +214,7 @@ def build_gradebook(rows: Sequence[dict[str, Any]], rubric: Rubric, adjustments:
     for problem in problems:
         scheme = rubric.scheme(problem)
         own = [r for r in rows if str(r.get("problem") or "") == problem]
-        ran = any(_finite(r.get(scheme.metric)) for r in own)
+        ran = any(_finite(metric_value(r, scheme.metric)) for r in own)
         behaved = any(_finite(r.get(BEHAVIOUR)) for r in own)
         which = f"problem {problem!r}: " if problem else ""
         if not ran and scheme.fallback and scheme.parts(behaved)[1]:  # one note for the problem, not one per student
@@ -286,15 +287,15 @@ def _row_grade(problem: str, row: dict[str, Any], scheme: Scheme, ran: bool, beh
         else:
             why = not_run_reason(row) or "no behaviour score"
             candidate.notes.append(f"behaviour not run ({why}): 0 of its {behaviour_max:g} points")
-    metric, value = scheme.metric, row.get(scheme.metric)
-    if not _finite(value) and scheme.fallback and _finite(row.get(scheme.fallback)):
+    metric, value = scheme.metric, metric_value(row, scheme.metric)
+    if not _finite(value) and scheme.fallback and _finite(metric_value(row, scheme.fallback)):
         if ran:
             candidate.notes.append(f"{LABELS.get(metric, metric)} not computed; points from "
                                    f"{LABELS.get(scheme.fallback, scheme.fallback)}")
-        metric, value = scheme.fallback, row.get(scheme.fallback)
+        metric, value = scheme.fallback, metric_value(row, scheme.fallback)
     style = 0.0
     if _finite(value):
-        candidate.score, candidate.metric = float(value), metric
+        candidate.score, candidate.metric = float(value), metric_column(row, metric)
         style, candidate.rule = scheme.style_points(float(value), style_max)
         candidate.thresholds = scheme.thresholds
     elif style_max:

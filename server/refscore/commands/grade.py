@@ -257,7 +257,7 @@ def job_from_args(args: argparse.Namespace) -> GradeJob:
     options.make_model_portable(args)
     options.parse_weights(args.weights)  # a bad value is a usage error even where CodeBLEU is not computed
     options.check_fail_under(args.fail_under)
-    options.check_fail_metric(args.fail_metric, metrics)
+    options.check_fail_metric(args.fail_metric, metrics, args.codebleu_rule)
     options.check_device(args.device, metrics)
     check_applicable(args)
     if args.lang:  # the fallback of JSONL rows and mapping problems too: a typo stops the run (exit 4)

@@ -13,7 +13,7 @@ from typing import Any, Iterable, Sequence
 from ..errors import InputFileError, UsageError  # noqa: F401 - UsageError: re-exported for the commands
 from ..metrics.codebleu import DEFAULT_WEIGHTS
 from ..metrics.weights import Weights
-from ..vocabulary import METRIC_LABELS
+from ..vocabulary import CODEBLEU_NAMES, METRIC_LABELS, codebleu_name
 from ..settings_schema import DEVICE_PATTERN, DEVICES, SETTINGS, EncoderChoice, SettingError, check_layer_range  # noqa: F401
 
 
@@ -66,7 +66,7 @@ def default_fail_metric(metrics: Sequence[str], codebleu_rule: str = "native") -
         if headline_model() is not None:
             return "refscore"
     if "codebleu" in metrics:
-        return "codebleu"
+        return codebleu_name(codebleu_rule)
     if "codebertscore" in metrics:
         return "codebertscore_f1"
     return next(m for m in metrics if m in _OWN_COLUMN)
@@ -75,7 +75,7 @@ def default_fail_metric(metrics: Sequence[str], codebleu_rule: str = "native") -
 #: What a RefScore threshold reads where the combined number does not apply to a scored submission
 #: (a context, another model): CodeBERTScore F3 (the best single score at ranking HumanEval
 #: completions and the one the fit starts from; docs/correlation.md), else CodeBLEU.
-REFSCORE_FALLBACKS = ("codebertscore_f3", "codebleu")
+REFSCORE_FALLBACKS = ("codebertscore_f3", codebleu_name("native"))
 
 
 def fail_fallback(column: str, metrics: Sequence[str]) -> str | None:
@@ -85,9 +85,14 @@ def fail_fallback(column: str, metrics: Sequence[str]) -> str | None:
     return next((c for c in REFSCORE_FALLBACKS if metric_of(c) in metrics), None)
 
 
-def check_fail_metric(column: str | None, metrics: Sequence[str]) -> None:
+def check_fail_metric(column: str | None, metrics: Sequence[str], codebleu_rule: str = "native") -> None:
     """``--fail-metric`` must be a column the chosen metrics compute (``refscore``: only when this
-    version ships the combined number, from CodeBLEU and CodeBERTScore)."""
+    version ships the combined number, from CodeBLEU and CodeBERTScore; CodeBLEU: the column of
+    the run's rule, ``codebleu`` for the package's, ``codebleu_native`` for RefScore's)."""
+    rule_of_column = next((rule for rule, name in CODEBLEU_NAMES.items() if name == column), codebleu_rule)
+    if rule_of_column != codebleu_rule:
+        raise UsageError(f"--fail-metric {column} is CodeBLEU under the {rule_of_column} rule; this run's is "
+                         f"{codebleu_name(codebleu_rule)} (or add --codebleu-rule {rule_of_column})")
     if column == "refscore":
         from ..scoring.headline import headline_model
 

@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
             data["differences"] = difference_records(found)
             _place_explanations(data, found, request.candidate, references)
             if functions:
-                data["functions"] = [pair_record(p) for p in functions[index]]
+                data["functions"] = [pair_record(p, request.codebleu_rule) for p in functions[index]]
             print(json.dumps(data))
             continue
         print(render_table(printable(path), ", ".join(printable(p) for p in reference_paths), report,

@@ -37,8 +37,11 @@ PAPER_MEAN = {"bleu": 0.308, "codebleu": 0.325, "chrf": 0.387, "codebertscore": 
 def paper_files_text(code: str) -> str:
     """The text the paper's ``humaneval_hyps.txt`` / ``humaneval_refs.txt`` hold: its
     ``process_data.py`` turns each newline into a space and nothing else (runs of spaces and
-    quotes stay); only its CodeBERTScore script (``run_score.py``) normalises further."""
-    return code.replace("\n", " ").strip()
+    quotes stay, and so do leading and trailing spaces: a reference's first line keeps its
+    indentation); only its CodeBERTScore script (``run_score.py``) normalises further. Checked
+    against the paper's own files: every line of ``humaneval_refs.txt`` and ``humaneval_hyps.txt``
+    (Python, JavaScript) is this of its row's ``ref`` and ``hyp``; stripping changed every reference."""
+    return code.replace("\n", " ")
 
 
 class FoldsError(ValueError):

@@ -94,7 +94,8 @@ def assemble(blocks: Sequence[PlannedBlock], store: PartStore, outputs: dict[str
     from the parts); ``panes``: the detailed page shows each submission's code; ``students(rows,
     details)``: the HTML page's table of students and points (a run with a rubric)."""
     namer, totals, width, behaviour = IdNamer(), RowStats(keep=0), 0, RunBehaviour()
-    columns = RunColumns(info.get("metrics", ()), similarity="similarity" in info)
+    columns = RunColumns(info.get("metrics", ()), similarity="similarity" in info,
+                         codebleu_rule=info.get("codebleu_rule", "native"))
     kept: dict[int, list[tuple[int, dict[str, Any]]]] = {}  # a run with details is small: read once
     for block in blocks:
         pairs = block_entries(store, block, fill)

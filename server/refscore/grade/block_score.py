@@ -122,7 +122,7 @@ def _functions(s: Staged, work: BlockWork, scorer: Scorer) -> list[dict[str, Any
     except Exception as error:  # noqa: BLE001 - the submission's own scores still stand
         s.warnings.append(f"per-function scores failed: {type(error).__name__}: {error}")
         return []
-    return [pair_record(p) for p in pairs]
+    return [pair_record(p, work.settings.codebleu_rule) for p in pairs]
 
 
 def score_batches(items: Sequence[tuple[int, GradeItem]], work: BlockWork,

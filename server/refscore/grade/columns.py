@@ -17,14 +17,18 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Sequence
 
+from ..vocabulary import CODEBLEU_NAMES, codebleu_name
 from .rows import COLUMNS, JSON_ONLY_COLUMNS, OPTIONAL_METRIC_COLUMNS, SCORE_COLUMNS, SIMILARITY_COLUMN
 
 
-def report_columns(metrics: Iterable[str], extra: Sequence[str] = (), similarity: bool = False) -> tuple[str, ...]:
+def report_columns(metrics: Iterable[str], extra: Sequence[str] = (), similarity: bool = False,
+                   codebleu_rule: str = "native") -> tuple[str, ...]:
     """The report's columns for a run computing ``metrics`` (and comparing students, ``similarity``),
-    then the passed-through fields."""
+    then the passed-through fields. CodeBLEU's column is its rule's (``codebleu`` for the package's
+    rule only, ``codebleu_native`` for RefScore's), never both."""
     wanted = set(metrics)
     dropped = {c for metric, cols in OPTIONAL_METRIC_COLUMNS.items() if metric not in wanted for c in cols}
+    dropped.update(name for name in CODEBLEU_NAMES.values() if name != codebleu_name(codebleu_rule))
     if not similarity:
         dropped.add(SIMILARITY_COLUMN)
     return (*(c for c in COLUMNS if c not in dropped), *extra)
@@ -51,9 +55,10 @@ def _kind(value: Any) -> str:
 class RunColumns:
     """Pass one's record of the rows' columns and the types of their passed-through fields."""
 
-    def __init__(self, metrics: Iterable[str], similarity: bool = False) -> None:
+    def __init__(self, metrics: Iterable[str], similarity: bool = False, codebleu_rule: str = "native") -> None:
         self.metrics = tuple(metrics)
         self.similarity = similarity
+        self.codebleu_rule = codebleu_rule
         self.kinds: dict[str, set[str]] = {}  # extra column -> kinds of its non-null values
         self.int_ids = True
 
@@ -68,7 +73,7 @@ class RunColumns:
 
     @property
     def columns(self) -> tuple[str, ...]:
-        return report_columns(self.metrics, tuple(self.kinds), self.similarity)
+        return report_columns(self.metrics, tuple(self.kinds), self.similarity, self.codebleu_rule)
 
     def parquet_kind(self, column: str) -> str:
         """``int``, ``float``, ``bool``, ``str`` or ``json`` (written as JSON text) for an extra column."""

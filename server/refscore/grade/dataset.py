@@ -11,14 +11,15 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..settings_schema import BadSetting, ScoreSettings, shown
+from ..vocabulary import codebleu_name
 from .blocks import DEFAULT_BLOCK_LINES
 from .job import DEFAULT_TITLE, Cache, Engine, GradeJob, Inputs, Reports
 from .run import Outcome, execute
 from .settings import GradeSettings, scorer_tag
 
-
 #: What ``grade_dataset`` computes unless told: CodeBLEU (a cluster of CPUs needs no model).
 DATASET_SETTINGS = ScoreSettings(metrics=("codebleu",))
+
 
 def grade_dataset(inputs: Sequence[str | Path], out_dir: str | Path, *, language: str | None = None,
                   address: str | None = None, work: str | Path | None = None, block_lines: int = DEFAULT_BLOCK_LINES,
@@ -50,6 +51,6 @@ def grade_dataset(inputs: Sequence[str | Path], out_dir: str | Path, *, language
     job = GradeJob(Inputs(jsonl=tuple(str(p) for p in inputs), language=language), grade,
                    Engine("ray", address, block_lines, "none", actors, actors_per_gpu),
                    Reports(tuple((kind, out / f"grade.{kind}") for kind in ("csv", "json", "html")), title=title,
-                           rank_by="codebleu" if "codebleu" in chosen.metrics else "codebertscore_f1", parquet=True),
+                           rank_by=codebleu_name(chosen.codebleu_rule) if "codebleu" in chosen.metrics else "codebertscore_f1", parquet=True),
                    Cache(Path(work).resolve() if work else None))
     return execute(job)

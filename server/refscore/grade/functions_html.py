@@ -13,6 +13,7 @@ from typing import Any, Sequence
 
 from .heatmap import heat_color, safe_text
 from .rows import LABELS
+from ..vocabulary import CODEBLEU_NAMES
 
 #: The most functions listed in one submission's table.
 MAX_FUNCTION_ROWS = 50
@@ -50,12 +51,13 @@ def functions_table(functions: Sequence[dict[str, Any]] | None, reference_names:
     if not functions:
         return '<div class="legend">Per function: no top-level function in this submission.</div>'
     bert = any(r.get("codebertscore_f1") is not None for r in functions)
-    head = ["Function", "Reference function", LABELS["codebleu"], *([LABELS["codebertscore_f1"]] if bert else [])]
+    name = next((n for n in CODEBLEU_NAMES.values() if any(n in r for r in functions)), "codebleu_native")
+    head = ["Function", "Reference function", LABELS[name], *([LABELS["codebertscore_f1"]] if bert else [])]
     out = ['<h4 class="legend">Per function</h4><div class="tablewrap"><table class="functions"><thead><tr>',
            *(f"<th>{safe_text(h)}</th>" for h in head), "</tr></thead><tbody>"]
     for record in functions[:MAX_FUNCTION_ROWS]:
         out.append(f"<tr><td>{safe_text(str(record.get('function') or '(unnamed)'))} (line {record.get('line')})</td>"
-                   f"<td>{_reference(record, reference_names)}</td>{_score(record.get('codebleu'))}"
+                   f"<td>{_reference(record, reference_names)}</td>{_score(record.get(name))}"
                    + (_score(record.get("codebertscore_f1")) if bert else "") + "</tr>")
     out.append("</tbody></table></div>")
     rest = len(functions) - MAX_FUNCTION_ROWS

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .job import Threshold
 
 #: The score columns a terminal line and the summary show, when computed.
-SHOWN = ("refscore", "codebleu", "codebertscore_f1", "chrf", "tsed", "crystalbleu", "behaviour")
+SHOWN = ("refscore", "codebleu", "codebleu_native", "codebertscore_f1", "chrf", "tsed", "crystalbleu", "behaviour")
 
 
 def summary_stream(outputs: Mapping[str, Path]) -> TextIO:

@@ -82,7 +82,7 @@ def codebleu_values(predictions: Sequence[str], references: References, lang: st
                                                     "syntax_match_score", "dataflow_match_score")}
     values["codebleu_per_sample"] = [s.codebleu for s in corpus.samples]
     values["signature"] = dict(corpus.signatures).get("codebleu", "")
-    values[NATIVE_KEY] = [s.codebleu for s in native]
+    values[NATIVE_KEY] = [s.codebleu_native for s in native]
     values["native_signature"] = next((dict(s.signatures)["codebleu"] for s in native
                                        if "codebleu" in dict(s.signatures)), "")
     return values
@@ -93,7 +93,7 @@ def codebleu_native_values(predictions: Sequence[str], references: References, l
     """RefScore's native rule per sample (lm-eval's ``refscore_codebleu_native``)."""
     rows = score(list(predictions), list(references), lang, ("codebleu",), codebleu_rule="native",
                  **_without_rule(options))
-    return [r.codebleu for r in rows]
+    return [r.codebleu_native for r in rows]
 
 
 def codebertscore_values(predictions: Sequence[str], references: References, lang: str = "python",

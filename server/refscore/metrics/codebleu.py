@@ -15,7 +15,7 @@ from typing import Literal, Sequence
 
 from .ngram import NgramStats, score_from_stats
 from .signature import build_signature
-from ..vocabulary import CODEBLEU_COMPONENTS, PACKAGE_KEYS
+from ..vocabulary import CODEBLEU_COMPONENTS, PACKAGE_KEYS, codebleu_name
 from .weights import normalise
 
 Rule = Literal["compat", "native"]
@@ -91,6 +91,15 @@ class CodeBleuResult:
         """The five keys of ``codebleu.calc_codebleu`` (not applicable reported as 0.0)."""
         values = {PACKAGE_KEYS[c.name]: (c.score if c.score is not None else 0.0) for c in self.components}
         return {"codebleu": self.score, **values}
+
+    def named_values(self) -> dict[str, float]:
+        """The five numbers under the names of this result's rule: the package's keys for the
+        package's rule; ``codebleu_native`` and the components' own names (``ngram_match``...) for
+        RefScore's, so a package key never holds another rule's number."""
+        if self.rule == "compat":
+            return self.as_package_dict()
+        return {codebleu_name(self.rule): self.score,
+                **{c.name: (c.score if c.score is not None else 0.0) for c in self.components}}
 
 
 def component_scores(stats: PairStats, rule: Rule = "compat") -> tuple[float, float, float, float | None]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..vocabulary import BERT_FIELDS, SCORE_NAMES
+from ..vocabulary import BERT_FIELDS, SCORE_NAMES, codebleu_name
 from .report import ScoreReport
 
 #: Scores that are one number with a signature each (``report.<name>.score``).
@@ -28,7 +28,7 @@ def flat_scores(report: ScoreReport | None) -> dict[str, float | None]:
     if report is None:
         return out
     if report.codebleu is not None:
-        out["codebleu"] = finite(report.codebleu.score)
+        out[codebleu_name(report.codebleu.rule)] = finite(report.codebleu.score)
         for component in report.codebleu.components:
             out[component.name] = finite(component.score)
     if report.codebertscore is not None:

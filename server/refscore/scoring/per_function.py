@@ -11,6 +11,7 @@ from .. import languages
 from .pairing import FunctionPair, pair_functions, pair_texts
 from .report import ScoreReport, ScoreRequest
 from .scorer import Scorer
+from ..vocabulary import codebleu_name
 
 
 def codebleu_pairs(request: ScoreRequest, scorer: Scorer) -> list[FunctionPair]:
@@ -53,11 +54,12 @@ def score_functions(request: ScoreRequest, scorer: Scorer) -> list[FunctionPair]
     return pairs
 
 
-def pair_record(pair: FunctionPair) -> dict[str, Any]:
-    """JSON form of one function's scores (spans are code points into the candidate)."""
+def pair_record(pair: FunctionPair, codebleu_rule: str = "native") -> dict[str, Any]:
+    """JSON form of one function's scores (spans are code points into the candidate; CodeBLEU
+    under its rule's name, ``vocabulary.codebleu_name``)."""
     region = pair.region
     return {"function": pair.function.name, "line": pair.function.line + 1,
             "start": pair.function.start, "end": pair.function.end, "matched_by": pair.matched_by,
             "reference_index": region.reference_index if region else None,
             "reference_function": region.name if region else None,
-            "codebleu": pair.codebleu, "codebertscore_f1": pair.f1, "codebertscore_f3": pair.f3}
+            codebleu_name(codebleu_rule): pair.codebleu, "codebertscore_f1": pair.f1, "codebertscore_f3": pair.f3}

@@ -13,6 +13,7 @@ from ..metrics.codebleu import CodeBleuResult, ComponentScore, Explanation
 from ..metrics.crystalbleu import CrystalScore
 from ..metrics.tsed import TsedScore
 from .checks import Checks
+from ..vocabulary import codebleu_name
 
 # The metric and rule names are the settings schema's (declared once, with their checks).
 from ..settings_schema import (ALL_METRICS, BEHAVIOUR_METRICS, CODEBLEU_RULES, CORPUS_METRICS,  # noqa: F401
@@ -123,12 +124,14 @@ class ScoreReport:
             object.__setattr__(self, "errors", tuple(self.errors))
 
     def to_dict(self, explain: bool = False) -> dict[str, Any]:
-        """Plain JSON-ready data (``codebleu`` keeps the package's five keys plus details)."""
+        """Plain JSON-ready data. CodeBLEU's five numbers sit under its rule's name
+        (``vocabulary.codebleu_name``): ``codebleu`` with the package's keys for the package's rule,
+        ``codebleu_native`` for RefScore's; ``codebleu_details`` says how either was made."""
         out: dict[str, Any] = {"language": self.language}
         if self.refscore is not None:
             out["refscore"] = self.refscore.to_dict()
         if self.codebleu is not None:
-            out["codebleu"] = self.codebleu.as_package_dict()
+            out[codebleu_name(self.codebleu.rule)] = self.codebleu.named_values()
             out["codebleu_details"] = {
                 "rule": self.codebleu.rule,
                 "signature": self.codebleu.signature,
@@ -154,8 +157,9 @@ class ScoreReport:
     def from_dict(cls, data: dict[str, Any]) -> "ScoreReport":
         """Rebuild a report from ``to_dict(explain=True)`` output (e.g. received from the daemon)."""
         details = data.get("codebleu_details")
+        name = None if details is None else codebleu_name(details["rule"])
         codebleu = None if details is None else CodeBleuResult(
-            score=data["codebleu"]["codebleu"],
+            score=data[name][name] if name in data else data["codebleu"]["codebleu"],  # the latter: before the names
             components=tuple(ComponentScore(**c) for c in details["components"]),
             rule=details["rule"],
             language=data["language"],
