@@ -6,7 +6,7 @@ the editor and the grader use), so the numbers are ``refscore score --json``'s::
     import refscore
     rows = refscore.score(["def f(a):\\n    return a + 1"], ["def f(x):\\n    return x + 1"],
                           language="python", metrics=("codebleu", "codebertscore"))
-    rows[0].codebleu, rows[0].codebertscore_f1, rows[0].refscore
+    rows[0].codebleu_native, rows[0].codebertscore_f1, rows[0].refscore
     refscore.score_corpus(candidates, references, language="python").codebleu
 
 Several references per candidate: give a list of references in place of one. How each metric
