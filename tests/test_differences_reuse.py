@@ -5,20 +5,14 @@ from __future__ import annotations
 
 from refscore.metrics import differences as ranking
 from refscore.scoring.differences import find_differences
+from tests.support.calls import counted
 
 REFERENCE = "def total(values):\n    result = 0\n    for v in values:\n        result += v\n    return result\n"
 CANDIDATE = "def total(items):\n    acc = 1\n    for v in items:\n        acc -= v\n    return acc\n"
 
 
 def test_the_same_texts_are_aligned_once(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    calls: list[int] = []
-    original = ranking.align
-
-    def counting(reference, candidate):  # type: ignore[no-untyped-def]
-        calls.append(len(candidate))
-        return original(reference, candidate)
-
-    monkeypatch.setattr(ranking, "align", counting)
+    calls = counted(monkeypatch, ranking, "align", lambda reference, candidate: len(candidate))
     ranking._ALIGNED.clear()
     first = find_differences(CANDIDATE, [REFERENCE], None, "python")
     second = find_differences(CANDIDATE, [REFERENCE], None, "python")

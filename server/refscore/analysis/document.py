@@ -30,6 +30,7 @@ from .cache import sized_cache
 from ..parsing.gc_pause import gc_paused
 from .text import TextToken, normalize_line_breaks, whitespace_tokens
 from ..parsing.flat import flatten
+from ..parsing.parsed import parse
 from ..parsing.trees import Subtree, sexp_keys
 
 Mode = Literal["compat", "native"]
@@ -173,7 +174,7 @@ def _analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysi
     spec = languages.get(language)
     if mode == "native":  # compat parses as the package does, lone CRs and all
         text = normalize_line_breaks(text)
-    root = spec.parse(text.encode("utf-8")).root_node
+    root = parse(spec, text.encode("utf-8")).root_node
     flat = flatten(root, spec.name, dropped_types(spec.name, mode), mode)
     if mode == "compat":
         # shape hashes, or S-expressions if the tree has errors (or an anonymous node has children)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from .text import OffsetMap, normalize_line_breaks
 from ..languages import LanguageSpec
+from ..parsing.parsed import parse
 
 MAX_DEPTH = 8
 MAX_FUNCTIONS = 500
@@ -48,7 +49,7 @@ def _name(node, source: bytes, spec: LanguageSpec) -> str | None:
 def top_level_functions(text: str, spec: LanguageSpec) -> list[Function]:
     """Functions and methods not nested in another function, in document order."""
     source = normalize_line_breaks(text).encode("utf-8")  # lone CRs as LF; offsets unchanged
-    root = spec.parse(source).root_node
+    root = parse(spec, source).root_node
     offsets = OffsetMap(text)
     functions, values, classes = spec.function_types, spec.function_values, spec.class_types
     bindings, wrappers = spec.function_binding_types, spec.function_wrapper_types

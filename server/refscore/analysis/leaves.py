@@ -16,6 +16,7 @@ from tree_sitter import Node
 from .. import languages
 from .cache import sized_cache
 from ..parsing.memo import TextMemo
+from ..parsing.parsed import parse
 from .text import OffsetMap
 from ..parsing.trees import is_docstring
 
@@ -108,7 +109,7 @@ _LAST_READ: list = [None]  # (text, language, what ``_read`` gave), one entry
 
 
 def _read_tree(text: str, spec: languages.LanguageSpec) -> tuple[Node, OffsetMap, list[tuple["_Part", int, int]] | None]:
-    root = spec.parse(text.encode("utf-8")).root_node
+    root = parse(spec, text.encode("utf-8")).root_node
     offsets = OffsetMap(text)
     if root.has_error or root.child_count == 0 or root.type in _WHOLE:
         return root, offsets, None

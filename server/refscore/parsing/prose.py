@@ -10,6 +10,7 @@ from tree_sitter import Node
 
 from ..languages import LanguageSpec
 from .memo import TextMemo
+from .parsed import parse
 from .trees import is_docstring
 
 _BODIES = frozenset({"module", "block"})
@@ -22,7 +23,7 @@ def prose_spans(text: str, spec: LanguageSpec) -> list[tuple[int, int]]:
     (``_PARTS``): an edit reads again only the parts it changed."""
     data = text.encode("utf-8")
     try:
-        root = spec.parse(data).root_node
+        root = parse(spec, data).root_node
     except Exception:  # noqa: BLE001 - no grammar here: no prose known
         return []
     if root.has_error or not root.child_count or root.type in spec.comment_node_types:
