@@ -23,19 +23,18 @@ from __future__ import annotations
 
 import numbers
 import os
-from typing import Any, Iterable, Mapping, Sequence, Union
+import sys
+from typing import Any, Mapping, Sequence, Union
 
-from ..errors import MissingIdfWeightError, ScoreInputError, refuse_lone_surrogates, refuse_one_string
+from ..errors import ScoreInputError, refuse_lone_surrogates, refuse_one_string
 from ..embed import torch_module
+from ..embed.bertscorer import BertScorer, IdfSetting, ScorePair
 from ..embed.encoder import LayerRangeError, encoder_for
+from ..embed.files import load_baseline
 from ..embed.registry import (EMBEDDED_MODEL_ID, ModelNotAvailableError, ModelSpec, known_layer, local_model_path,
                               paper_model, resolve_model)
-from ..metrics.codebertscore import IdfTable, model_input
-from ..metrics.codebertscore_batch import best_over_references
-from ..embed.files import load_baseline
-from .sources import with_package_sources
-from ..embed.prepared import (PreparedText, idf_from_references, match_device, match_prepared, prepare_texts,
-                             unweighted_ids)
+from ..metrics.codebertscore import IdfTable
+from .package_rule import PackageRule
 
 __all__ = ["EMBEDDED_MODEL", "PackageModelNotCachedError", "score"]
 
@@ -77,53 +76,6 @@ def _baseline(path: str | None, layer: int) -> tuple[float, ...]:
     if path is None or not os.path.isfile(path):
         return (0.5, 0.5, 0.5, 0.5)
     return load_baseline(path, layer)
-
-
-def _package_window_plans(encoder: Any, cands: Sequence[str], groups: Sequence[Sequence[str]],
-                          contexts: Sequence[str | None], with_sources: bool,
-                          batch_size: int) -> dict[str, int]:
-    """Window-plan lengths that reproduce code-bert-score's long-input handling: it plans the
-    windows of every text in a padded embedding batch on the batch's longest text, so a text
-    longer than 3/4 of the window gets different vectors when a batch-mate exceeds the window.
-    Batches: references then candidates in order with ``sources``; otherwise the distinct texts
-    sorted by word count (longest first). Empty when no text can exceed the window."""
-    refs = [model_input(r, ctx).text for group, ctx in zip(groups, contexts) for r in group]
-    hyps = [model_input(c, ctx).text for c, group, ctx in zip(cands, groups, contexts) for _ in group]
-    every = refs + hyps
-    if not every:
-        return {}
-    limit = encoder.window
-    size_of = {t: len(t.encode("utf-8", "surrogatepass")) + 2 for t in dict.fromkeys(every)}  # >= tokens
-    if max(size_of.values()) <= limit:
-        return {}
-    if with_sources:
-        order = every
-    else:
-        order = sorted(size_of, key=lambda t: len(t.split(" ")), reverse=True)
-    size = max(1, batch_size)
-    chunks = [order[start:start + size] for start in range(0, len(order), size)]
-    chunks = [c for c in chunks if max(size_of[t] for t in c) > limit]  # others cannot pass the window
-    distinct = list(dict.fromkeys(t for c in chunks for t in c))
-    lengths = {enc.text: len(enc.ids) for enc in encoder.tokenize(distinct, keep=True)}  # embed reuses it
-    plans: dict[str, int] = {}
-    for chunk in chunks:
-        longest = max(lengths[t] for t in chunk)
-        for t in chunk:
-            plans[t] = longest
-    return plans
-
-
-def _padding_floors(flat: Sequence[tuple[Any, Any]], batch_size: int) -> list[tuple[bool, bool]]:
-    """Where the package's padded batches (``batch_size`` pairs in order) make a padding
-    similarity of 0 take part in the maximum: (precision side, recall side) per pair."""
-    out: list[tuple[bool, bool]] = []
-    size = max(1, batch_size)
-    for start in range(0, len(flat), size):
-        chunk = flat[start:start + size]
-        longest_c = max(len(c.rows) for c, _ in chunk)
-        longest_r = max(len(r.rows) for _, r in chunk)
-        out.extend((len(r.rows) < longest_r, len(c.rows) < longest_c) for c, r in chunk)
-    return out
 
 
 def score(cands: Sequence[str], refs: Sequence[Union[str, Sequence[str]]], lang: str | None = None,
@@ -186,21 +138,9 @@ def _check_texts(cands: Sequence[str], groups: Sequence[Sequence[str]], sources:
     named += [(f"a reference of candidate {i}", t) for i, group in enumerate(groups) for t in group]
     named += [(f"source {i}", t) for i, t in enumerate(sources or ())]
     for what, text in named:
-        if isinstance(text, str):  # other types fail as in the package
-            refuse_lone_surrogates(text, what)
-
-
-def _refuse_missing_weights(idf: Mapping[Any, float], table: IdfTable, texts: Iterable[PreparedText]) -> None:
-    """A plain dict weighs every token of the texts (the package looks each one up: KeyError);
-    a ``defaultdict`` weighs the others with its default."""
-    if getattr(idf, "default_factory", None) is not None:
-        return
-    missing = sorted({i for text in texts for i in text.row_ids()} - table.weights.keys())
-    if missing:
-        shown = ", ".join(map(str, missing[:5])) + (", ..." if len(missing) > 5 else "")
-        raise MissingIdfWeightError(f"idf: the dict has no weight for token id {shown} ({len(missing)} of the "
-                                    "texts' tokens); weigh every token, or give a defaultdict whose default "
-                                    "weighs the others (code_bert_score raises KeyError too)")
+        if not isinstance(text, str):  # a TypeError, as in the package
+            raise TypeError(f"{what}: expected a string, got {type(text).__name__}")
+        refuse_lone_surrogates(text, what)
 
 
 def package_hash(model: str, layer: int, idf: Any, rescaled: bool, custom_baseline: bool) -> str:
@@ -234,31 +174,16 @@ def _score(cands: Sequence[str], refs: Sequence[Union[str, Sequence[str]]], lang
     except LayerRangeError as error:
         raise ScoreInputError(f"Invalid num_layers: {error}") from None
 
+    if idf and isinstance(idf, Mapping):  # an empty dict is no IDF (the package tests ``not idf`` first)
+        table: IdfSetting = IdfTable.from_mapping(idf)
+        rule = PackageRule(batch_size, sources is not None, idf)
+    else:
+        table, rule = ("references" if idf else None), PackageRule(batch_size, sources is not None)
+    baseline = _baseline(baseline_path, encoder.layer) if rescale_with_baseline else None
+    scorer = BertScorer(encoder, idf=table, baseline=baseline, batch_size=batch_size, max_chars=sys.maxsize,
+                        rule=rule)
     contexts = list(sources) if sources is not None else [None] * len(cands)
-    items: list[tuple[str, str | None]] = []
-    for cand, group, ctx in zip(cands, groups, contexts):
-        items.append((cand, ctx))
-        items.extend((r, ctx) for r in group)
-    plans = _package_window_plans(encoder, cands, groups, contexts, sources is not None, batch_size)
-    prepared = prepare_texts(encoder, items, batch_size, plans)
-    if sources is not None:  # the context's end as the package finds it (compat.sources)
-        prepared = with_package_sources(prepared, encoder)
-
-    table: IdfTable | None = None  # no IDF, for an empty dict too (the package tests ``not idf`` first)
-    if idf and isinstance(idf, Mapping):
-        table = IdfTable.from_mapping(idf)
-        _refuse_missing_weights(idf, table, prepared.values())
-    elif idf:
-        table = idf_from_references(encoder, [r for group in groups for r in group])
-    zero_ids = unweighted_ids(encoder)
-
-    flat = [(prepared[(cand, ctx or None)], prepared[(r, ctx or None)])
-            for cand, group, ctx in zip(cands, groups, contexts) for r in group]
-    floors = _padding_floors(flat, batch_size)
-    scores = match_prepared(flat, table, zero_ids, floors, device=match_device(encoder)).scores
-    rows, _ = best_over_references(scores, [len(group) for group in groups])
-    if rescale_with_baseline:
-        base = torch.tensor(_baseline(baseline_path, encoder.layer), dtype=torch.float64)
-        rows = (rows - base) / (1 - base)
-    out = rows.to(torch.float32).reshape(len(groups), 4)
+    pairs = [ScorePair(cand, group, None, ctx, alignments=False) for cand, group, ctx in zip(cands, groups, contexts)]
+    rows = [(r.precision, r.recall, r.f1, r.f3) for r in scorer.score_batch(pairs)]
+    out = torch.tensor(rows, dtype=torch.float64).to(torch.float32).reshape(len(groups), 4)
     return out[:, 0], out[:, 1], out[:, 2], out[:, 3]

@@ -4,6 +4,10 @@ The math (which tokens count, greedy matching, weights, F-scores) is in
 ``refscore.metrics.codebertscore``; the result type in ``refscore.metrics.codebertscore_result``.
 Scorers are shared per process through ``refscore.embed.models.scorer_for``.
 
+This is RefScore's one CodeBERTScore path: the pipeline's model stage (``scoring.bert``), the
+drop-in ``refscore.compat.score`` (a ``BatchRule`` that reproduces code-bert-score's batch
+effects) and the evaluation's layer sweep all score through ``BertScorer.score_batch``.
+
 Typical use::
 
     from refscore.embed.models import scorer_for
@@ -20,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Mapping, Protocol, Sequence, Union
 
 from ..metrics.codebertscore import IdfTable, token_weights
 from ..metrics.codebertscore_batch import best_over_references
@@ -121,6 +125,25 @@ class ScorePair:
 
 PairLike = Union[ScorePair, tuple]
 IdfSetting = Union[None, str, Path, IdfTable, Mapping[int, float]]
+Prepared = Mapping[tuple[str, Union[str, None]], PreparedText]
+
+
+class BatchRule(Protocol):
+    """Batch effects another scorer has and RefScore does not (``BertScorer(rule=...)``; None is
+    RefScore's rule). ``refscore.compat.package_rule`` reproduces code-bert-score 0.4.1's.
+    ``raw``: the numbers as matched (NaN kept, F1/F3 of an empty side kept, nothing clamped)."""
+
+    raw: bool
+
+    def plan_lengths(self, encoder: "Encoder", pairs: Sequence[ScorePair]) -> Mapping[str, int]:
+        """Window-plan length per model text (``Encoder.embed``'s ``plan_lengths``)."""
+
+    def rows(self, prepared: Prepared, encoder: "Encoder") -> Prepared:
+        """The prepared texts with the matching rows this rule keeps."""
+
+    def floors(self, flat: Sequence[tuple[PreparedText, PreparedText]]) -> Sequence[tuple[bool, bool]] | None:
+        """Per (candidate, reference) pair: whether a padding similarity of 0 takes part in the
+        maximum (precision side, recall side), as ``greedy_match``'s ``floor``."""
 
 
 class BertScorer:
@@ -130,13 +153,15 @@ class BertScorer:
     ``idf``: None (no IDF), ``"references"`` (IDF from the references of each ``score_batch``
     call, like code-bert-score), an ``IdfTable``, a ``{token_id: weight}`` mapping, or a path to
     an IDF JSON file (``refscore.embed.files.load_idf``). ``baseline``: None, a (P, R, F1, F3) tuple, or a
-    code-bert-score baseline CSV (the row of this scorer's layer is used).
+    code-bert-score baseline CSV (the row of this scorer's layer is used). ``rule``: another
+    scorer's batch effects (``BatchRule``), None for RefScore's.
     """
 
     def __init__(self, encoder: "Encoder | None" = None, *, choice: EncoderChoice = NO_ENCODER_CHOICE,
                  language: str | None = None, half: bool | None = None, idf: IdfSetting = None,
                  baseline: Union[None, str, Path, Sequence[float]] = None,
-                 batch_size: int = 64, max_chars: int = DEFAULT_MAX_CHARS) -> None:
+                 batch_size: int = 64, max_chars: int = DEFAULT_MAX_CHARS,
+                 rule: BatchRule | None = None) -> None:
         if encoder is None:
             from .encoder import load_encoder
 
@@ -144,6 +169,7 @@ class BertScorer:
         self.encoder = encoder
         self.batch_size = batch_size
         self.max_chars = max_chars
+        self.rule = rule
         self._zero_ids = unweighted_ids(encoder)
         self._idf_mode = idf
         self.idf_table: IdfTable | None = None
@@ -205,7 +231,10 @@ class BertScorer:
                 live.update(((_as_text(t), p.context or None), p.language) for t in (p.candidate, *refs))
         exact_texts = [t for p, refs in zip(items, refs_of) if not p.live
                        for t in [(_as_text(p.candidate), p.context), *((_as_text(r), p.context) for r in refs)]]
-        exact = prepare_texts(self.encoder, exact_texts, self.batch_size)  # never the live encoding
+        plans = self.rule.plan_lengths(self.encoder, items) if self.rule is not None else None
+        exact = prepare_texts(self.encoder, exact_texts, self.batch_size, plans)  # never the live encoding
+        if self.rule is not None:
+            exact = self.rule.rows(exact, self.encoder)
         split = prepare_texts(self.encoder, list(live), self.batch_size, parts=live) if live else {}
         idf = self.idf_table
         if self._idf_mode is not None and idf is None:
@@ -228,18 +257,20 @@ class BertScorer:
             if p.alignments if alignments is None else alignments:
                 keep.extend(range(len(flat), len(flat) + len(refs)))
             flat.extend((cand, prepared[(_as_text(r), ctx)]) for r in refs)
-        match = match_prepared(flat, idf, self._zero_ids, keep=keep, device=match_device(self.encoder))
+        floors = self.rule.floors(flat) if self.rule is not None else None
+        match = match_prepared(flat, idf, self._zero_ids, floors, keep=keep, device=match_device(self.encoder))
+        raw = self.rule is not None and self.rule.raw
         scores = match.scores
-        if flat:
+        if flat and not raw:
             empty = torch.tensor([c.empty or r.empty for c, r in flat], dtype=torch.bool)
             scores[:, 2:] = torch.where(empty[:, None], 0.0, scores[:, 2:])
-        per_ref = _clean(scores)
+        per_ref = scores if raw else _clean(scores)
         groups = [len(refs) for refs in refs_of]
         best, best_index = best_over_references(per_ref, groups)
         if self.baseline is not None:
             base = torch.tensor(self.baseline, dtype=torch.float64)
             best = (best - base) / (1 - base)
-        final, rows, order = _clean(best).tolist(), per_ref.tolist(), best_index.tolist()
+        final, rows, order = (best if raw else _clean(best)).tolist(), per_ref.tolist(), best_index.tolist()
         out, at = [], 0
         signatures: dict[tuple[bool, bool], str] = {}
         wanted = set(keep)
