@@ -30,11 +30,12 @@ if TYPE_CHECKING:  # pragma: no cover
 @dataclass(frozen=True)
 class PackageRule:
     """code-bert-score's batches of ``batch_size``; ``sources``: the call gave contexts (they
-    change the package's batch order); ``idf``: a plain ``{token_id: weight}`` dict to check."""
+    change the package's batch order); ``idf_dict``: the call's plain ``{token_id: weight}`` IDF
+    dict, to check."""
 
     batch_size: int = 64
     sources: bool = False
-    idf: Mapping[Any, float] | None = field(default=None, compare=False)
+    idf_dict: Mapping[Any, float] | None = field(default=None, compare=False)
     raw: bool = True
 
     def plan_lengths(self, encoder: "Encoder", pairs: Sequence["ScorePair"]) -> dict[str, int]:
@@ -70,8 +71,8 @@ class PackageRule:
         """The package's rows of a text with context (``compat.sources``); a plain IDF dict is
         checked against the rows' tokens."""
         out = with_package_sources(prepared, encoder) if self.sources else prepared
-        if self.idf is not None:
-            _refuse_missing_weights(self.idf, out.values())
+        if self.idf_dict is not None:
+            _refuse_missing_weights(self.idf_dict, out.values())
         return out
 
     def floors(self, flat: Sequence[tuple["PreparedText", "PreparedText"]]) -> list[tuple[bool, bool]]:
@@ -87,12 +88,12 @@ class PackageRule:
         return out
 
 
-def _refuse_missing_weights(idf: Mapping[Any, float], texts: Any) -> None:
+def _refuse_missing_weights(weights: Mapping[Any, float], texts: Any) -> None:
     """A plain dict weighs every token of the texts (the package looks each one up: KeyError);
     a ``defaultdict`` weighs the others with its default."""
-    if getattr(idf, "default_factory", None) is not None:
+    if getattr(weights, "default_factory", None) is not None:
         return
-    weighed = IdfTable.from_mapping(idf).weights.keys()
+    weighed = IdfTable.from_mapping(weights).weights.keys()
     missing = sorted({i for text in texts for i in text.row_ids()} - weighed)
     if missing:
         shown = ", ".join(map(str, missing[:5])) + (", ..." if len(missing) > 5 else "")
