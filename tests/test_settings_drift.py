@@ -112,6 +112,22 @@ def test_grade_dataset_takes_every_setting_through_the_object(name: str) -> None
     assert dataset.DATASET_SETTINGS.changed(metrics=DEFAULT_SETTINGS.metrics) == DEFAULT_SETTINGS
 
 
+#: encoder settings a daemon is not started with, and why
+NOT_AT_START = {"idf": "IDF weights belong to a request's references, not to the daemon's model"}
+
+
+@pytest.mark.parametrize("command", ["start", "run"])
+def test_the_daemon_starts_with_every_encoder_setting(command: str) -> None:
+    """``daemon start/run --model/--layer/--device/--backend``: the engine's defaults (an
+    ``EncoderChoice``) for requests that leave one unset."""
+    parser = build_parser()
+    daemon = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices["daemon"]
+    sub = next(a for a in daemon._actions if isinstance(a, argparse._SubParsersAction)).choices[command]
+    flags = {flag for action in sub._actions for flag in action.option_strings}
+    wanted = [SETTINGS[name].flag for name in ENCODER_NAMES if name not in NOT_AT_START]
+    assert [flag for flag in wanted if flag not in flags] == []
+
+
 @pytest.mark.parametrize("name", sorted(SETTINGS))
 def test_the_daemon_checks_every_setting_with_the_schemas_rule(name: str) -> None:
     request = {"candidate": "x = 1\n", "references": ["x = 2\n"], "language": "python", name: {"not": "valid"}}

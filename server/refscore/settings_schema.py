@@ -293,10 +293,12 @@ class ScoreSettings:
         if not flat:
             return self
         encoder = {k: flat.pop(k) for k in ENCODER_NAMES if k in flat}
-        unknown = set(flat) - {f.name for f in fields(self)} | ({"encoder"} & set(flat))
+        unknown = flat.keys() - _OWN_NAMES
         if unknown:
             raise TypeError(f"not a setting: {', '.join(sorted(unknown))}")
-        return replace(self, **flat, encoder=replace(self.encoder, **encoder) if encoder else self.encoder)
+        if encoder:
+            flat["encoder"] = replace(self.encoder, **encoder)
+        return replace(self, **flat)
 
     @classmethod
     def from_flat(cls, values: Mapping[str, Any]) -> "ScoreSettings":
@@ -317,6 +319,8 @@ class ScoreSettings:
 
 
 DEFAULT_SETTINGS = ScoreSettings()
+#: the names ``ScoreSettings.changed`` takes besides the encoder's (``encoder`` itself is not one)
+_OWN_NAMES = frozenset(f.name for f in fields(ScoreSettings)) - {"encoder"}
 
 
 class CarriesSettings:
