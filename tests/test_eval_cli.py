@@ -87,12 +87,12 @@ def test_from_scores_that_is_no_scores_file_is_one_line(tmp_path, capsys, conten
 
 
 def test_layer_view_matches_a_scorer_cut_at_that_layer():
-    from refscore.eval.layers import MultiLayerEncoder
+    from refscore.embed.layer_stack import LayerStack
     from refscore.embed.bertscorer import BertScorer, ScorePair
 
     pairs = [ScorePair("return a + b", ["return b + a"], "python", "add two numbers"),
              ScorePair("x = [i for i in y]", ["x = list(y)"], "python", None)]
-    multi = MultiLayerEncoder([2, 6])
+    multi = LayerStack([2, 6])
     for layer in (2, 6):
         got = BertScorer(multi.view(layer)).score_batch(pairs)
         want = BertScorer(choice=EncoderChoice(layer=layer), language="python").score_batch(pairs)

@@ -99,7 +99,7 @@ def paper_model_columns(items: list, lang: str) -> dict[str, list[float]]:
     for ``lang``, the intent as context, on the normalised text; none, and one line on stderr, when
     that model is not in the local Hugging Face cache (nothing is downloaded)."""
     from ..embed.registry import local_model_path, paper_model
-    from ..eval.layers import MultiLayerEncoder
+    from ..embed.layer_stack import LayerStack
     from ..eval.metrics import bert_name, bert_scores
 
     model, layer = paper_model(lang)
@@ -108,7 +108,7 @@ def paper_model_columns(items: list, lang: str) -> dict[str, list[float]]:
               f"in the local Hugging Face cache, and nothing is downloaded (`huggingface-cli download {model}` "
               "once, then run again)", file=sys.stderr)
         return {}
-    encoder = MultiLayerEncoder([layer], model=model)
+    encoder = LayerStack([layer], model=model)
     scores = bert_scores(items, [layer], [True], normalise=True, encoder=encoder)
     return {f"CodeBERTScore {part.upper()} ({model}, layer {layer}, context, no idf), normalised":
             scores[bert_name(part, layer, True)] for part in ("f1", "f3")}

@@ -132,12 +132,12 @@ def _chunks(items: Sequence[Item], size: int) -> Iterable[list[int]]:
 def bert_scores(items: Sequence[Item], layers: Sequence[int], contexts: Sequence[bool],
                 normalise: bool = False, chunk: int = 256, progress: Progress | None = _stderr,
                 encoder: object | None = None) -> Scores:
-    """CodeBERTScore P/R/F1/F3 per layer and context setting, one forward pass for all layers."""
-    from ..embed.bertscorer import BertScorer, ScorePair
-    from .layers import MultiLayerEncoder
+    """CodeBERTScore P/R/F1/F3 per layer and context setting, one forward pass for all layers
+    (the one path's layer list, ``embed.layer_stack.LayerStack``; ``encoder``: a stack to reuse)."""
+    from ..embed.bertscorer import ScorePair
+    from ..embed.layer_stack import LayerStack
 
-    multi = encoder if isinstance(encoder, MultiLayerEncoder) else MultiLayerEncoder(layers)
-    scorers = {layer: BertScorer(multi.view(layer)) for layer in layers}
+    multi = encoder if isinstance(encoder, LayerStack) else LayerStack(layers)
     out: Scores = {bert_name(p, l, c): [] for c in contexts for l in layers
                    for p in (*BERT_PARTS, *BERT_STATS)}
     order = sorted(range(len(items)), key=lambda i: items[i].problem)
@@ -150,8 +150,8 @@ def bert_scores(items: Sequence[Item], layers: Sequence[int], contexts: Sequence
                 paper_normalise(ordered[i].candidate) if normalise else ordered[i].candidate,
                 _maybe_normalise(ordered[i].references, normalise), ordered[i].language,
                 ordered[i].context if context else None) for i in block]
-            for layer, scorer in scorers.items():
-                for i, res in zip(block, scorer.score_batch(pairs)):
+            for layer, results in multi.score_layers(pairs, layers).items():
+                for i, res in zip(block, results):
                     for part in BERT_PARTS:
                         values[bert_name(part, layer, context)][order[i]] = getattr(res, _RESULT_FIELD[part])
                     for stat, value in bert_token_stats(res).items():

@@ -113,10 +113,10 @@ def chunks(group: str, items: Sequence[Item], size: int | None = None) -> list[l
 def _encoder(layers: Sequence[int]) -> Any:
     key = tuple(layers)
     if key not in _ENCODERS:
-        from .layers import MultiLayerEncoder
+        from ..embed.layer_stack import LayerStack
 
         _ENCODERS.clear()
-        _ENCODERS[key] = MultiLayerEncoder(list(layers))
+        _ENCODERS[key] = LayerStack(list(layers))
     return _ENCODERS[key]
 
 
