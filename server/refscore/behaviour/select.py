@@ -1,11 +1,13 @@
 """A small, diverse set of inputs, chosen after the reference ran on every candidate input:
 inputs it runs long on are dropped, and so are those on which it fails in a way that says the
-input was nonsense for it (``expected_raise``; a teacher's own are kept whatever it raises), and
-made inputs on which it returns None when none of the inputs it shows does; the trusted ones are
-kept first, then boundaries, then one of each distinct reference output in turn.
+input was nonsense for it (``expected_raise``) or lies outside its docstring's promise
+(``promising``; a teacher's own are kept whatever it raises), and made inputs on which it returns
+None when none of the inputs it shows does; the trusted ones are kept first, then boundaries,
+then one of each distinct reference output in turn.
 
 Where the reference raises a meaningful exception (``average([])``: ZeroDivisionError), that
-exception is the expected outcome: a candidate agrees when it raises the same type."""
+exception is the expected outcome (``expected_outcome``): a candidate that returns a value
+differs; one that raises agrees (the same type on a teacher's input)."""
 
 from __future__ import annotations
 
