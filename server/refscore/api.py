@@ -24,7 +24,7 @@ from .api_types import AGGREGATIONS, BERT_KEYS, CorpusScore, SampleScore, codebl
 from .errors import ScoreInputError, refuse_lone_surrogates, refuse_one_string
 from .safe_read import user_path
 from .vocabulary import codebleu_name
-from .settings_schema import (ALL_METRICS, BEHAVIOUR_METRICS, DEFAULT_METRICS, IDF_FROM_REFERENCES,
+from .settings_schema import (ALL_METRICS, BEHAVIOUR_METRICS, DEFAULT_METRICS, DEFAULT_SETTINGS, IDF_FROM_REFERENCES,
                               IDF_ONE_REFERENCE, TEXT_METRICS, BadSetting, EncoderChoice, ScoreSettings, SettingError,
                               idf_lacks_references, shown)
 
@@ -39,9 +39,9 @@ API_METRICS = (*ALL_METRICS, *TEXT_METRICS, *BEHAVIOUR_METRICS)
 
 def score(candidates: Sequence[str], references: References, language: str,
           metrics: Sequence[str] = DEFAULT_METRICS, context: str | Sequence[str | None] | None = None, *,
-          aggregation: str | Mapping[str, str] | None = None, codebleu_rule: str = "native",
-          weights: Sequence[float] = (0.25, 0.25, 0.25, 0.25), model: str | None = None,
-          layer: int | None = None, device: str | None = None, idf: str | None = None,
+          aggregation: str | Mapping[str, str] | None = None,
+          codebleu_rule: str = DEFAULT_SETTINGS.codebleu_rule, weights: Sequence[float] = DEFAULT_SETTINGS.weights,
+          model: str | None = None, layer: int | None = None, device: str | None = None, idf: str | None = None,
           backend: str | None = None, scorer: Union[str, "Scorer"] = "local", inputs: str | None = None,
           unsandboxed: bool = False) -> list[SampleScore]:
     """Per-sample scores: one ``SampleScore`` per candidate, in order.
@@ -67,7 +67,7 @@ def score(candidates: Sequence[str], references: References, language: str,
 
 def score_corpus(candidates: Sequence[str], references: References, language: str,
                  metrics: Sequence[str] = DEFAULT_METRICS, context: str | Sequence[str | None] | None = None,
-                 *, weights: Sequence[float] = (0.25, 0.25, 0.25, 0.25), **options: Any) -> CorpusScore:
+                 *, weights: Sequence[float] = DEFAULT_SETTINGS.weights, **options: Any) -> CorpusScore:
     """Corpus scores: CodeBLEU as corpus statistics (``codebleu.calc_codebleu``'s one number for
     the corpus, the package's rule), the other metrics as means of the per-sample scores, which
     are kept under ``samples``. ``options`` are ``score``'s."""

@@ -14,8 +14,8 @@ import logging
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping
 
-from ..settings_schema import (ALL_METRICS, ENCODER_NAMES, NO_ENCODER_CHOICE, SETTINGS, EncoderChoice, ScoreSettings,
-                               check_metrics, finite_number, shown)
+from ..settings_schema import (ALL_METRICS, DEFAULT_SETTINGS, ENCODER_NAMES, NO_ENCODER_CHOICE, SETTINGS, EncoderChoice,
+                               ScoreSettings, check_metrics, finite_number, shown)
 from ..vocabulary import WEAK_TOKEN_THRESHOLD
 
 log = logging.getLogger(__name__)
@@ -31,7 +31,7 @@ class Settings:
     """Every server setting with its default."""
 
     metrics: tuple[str, ...] = METRICS
-    codebleu_weights: tuple[float, float, float, float] = (0.25, 0.25, 0.25, 0.25)
+    codebleu_weights: tuple[float, float, float, float] = DEFAULT_SETTINGS.weights
     weak_threshold: float = WEAK_TOKEN_THRESHOLD  # CodeBERTScore similarity below which a token is "weak"
     weak_max_count: int = 5  # at most this many weak-token diagnostics per document
     differences_max_count: int = 3  # at most this many ranked differences as diagnostics
