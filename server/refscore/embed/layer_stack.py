@@ -31,7 +31,7 @@ class _StackedLayers:
         import torch
 
         out = self.model(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True)
-        return (torch.cat([out.hidden_states[layer] for layer in self.layers], dim=-1),)
+        return (torch.cat([out.hidden_states[hidden] for hidden in self.layers], dim=-1),)
 
 
 class LayerStack(Encoder):
@@ -42,8 +42,8 @@ class LayerStack(Encoder):
         from .cache import EmbeddingCache
         from .registry import resolve_model
 
-        self.layers = sorted(set(int(layer) for layer in layers))
-        full = resolve_model(None, model, layer=-1, prefer_paper=False)
+        self.layers = sorted(set(int(hidden) for hidden in layers))
+        full = resolve_model(None, model, -1, prefer_paper=False)  # -1: the top layer
         super().__init__(full, device=device, backend="torch", cache=EmbeddingCache(200_000, cache_bytes))
         top = self.layer
         if not self.layers or self.layers[0] < 0 or self.layers[-1] > top:
@@ -57,24 +57,25 @@ class LayerStack(Encoder):
         """The whole model (cut after the top layer: nothing), wrapped to return the layers."""
         return _StackedLayers(super()._load_torch(half), self.layers)
 
-    def view(self, layer: int) -> "LayerView":
-        """An encoder-like object producing only hidden layer ``layer``."""
-        return LayerView(self, layer)
+    def view(self, hidden: int) -> "LayerView":
+        """An encoder-like object producing only hidden layer ``hidden``."""
+        return LayerView(self, hidden)
 
-    def scorer(self, layer: int) -> "BertScorer":
-        """The one path's scorer of ``layer`` (kept: its embeddings share this stack's cache)."""
-        found = self._scorers.get(layer)
+    def scorer(self, hidden: int) -> "BertScorer":
+        """The one path's scorer of hidden layer ``hidden`` (kept: its embeddings share this
+        stack's cache)."""
+        found = self._scorers.get(hidden)
         if found is None:
             from .bertscorer import BertScorer
 
-            found = self._scorers[layer] = BertScorer(self.view(layer))
+            found = self._scorers[hidden] = BertScorer(self.view(hidden))
         return found
 
     def score_layers(self, pairs: Sequence["PairLike"], layers: Sequence[int] | None = None
                      ) -> dict[int, list["BertScore"]]:
         """CodeBERTScore of ``pairs`` at each of ``layers`` (all of the stack's by default);
         each text goes through the model once for every layer."""
-        return {layer: self.scorer(layer).score_batch(pairs) for layer in (layers or self.layers)}
+        return {hidden: self.scorer(hidden).score_batch(pairs) for hidden in (layers or self.layers)}
 
     def clear(self) -> None:
         """Drop cached embeddings (call between problems to bound memory)."""
@@ -84,12 +85,12 @@ class LayerStack(Encoder):
 class LayerView:
     """Duck-typed ``Encoder`` for ``BertScorer``: one layer of a ``LayerStack``."""
 
-    def __init__(self, owner: LayerStack, layer: int) -> None:
-        if layer not in owner.layers:
-            raise ValueError(f"layer {layer} was not requested ({owner.layers})")
+    def __init__(self, owner: LayerStack, hidden: int) -> None:
+        if hidden not in owner.layers:
+            raise ValueError(f"layer {hidden} was not requested ({owner.layers})")
         self._owner = owner
-        self._block = owner.layers.index(layer)
-        self.layer = layer
+        self._block = owner.layers.index(hidden)
+        self.layer = hidden
         self.tokenizer = owner.tokenizer
         self.model_id = owner.model_id
         self.device = owner.device
