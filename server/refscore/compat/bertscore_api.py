@@ -12,6 +12,10 @@ Same arguments, same ``(P, R, F1, F3)`` float32 tensors, same numbers (within 1e
   may be combined with several references per candidate;
 * the loaded model and the embeddings are kept between calls (same model, layer, device).
 
+The numbers come from RefScore's one CodeBERTScore path (``embed.bertscorer.BertScorer``), with
+the package's batch effects (windows planned per batch, padding in each maximum, where the context
+ends) as its ``BatchRule``, ``compat.package_rule.PackageRule``.
+
 Kept from the package: IDF over the given references, per-component maximum over several
 references, baseline rescaling (a missing baseline file means baseline 0.5 for every
 component), NaN where the package gives NaN (a zero IDF weight sum), 0 for empty texts, an

@@ -34,7 +34,7 @@ from ..metrics.codebertscore_result import BertScore, TokenAlignment
 from ..metrics.signature import build_signature, yes_no
 from ..settings_schema import NO_ENCODER_CHOICE, EncoderChoice
 from .files import load_baseline, load_idf
-from .prepared import (  # noqa: F401 - re-exported: the drop-in API and tests import them from here
+from .prepared import (  # noqa: F401 - re-exported: tests import them from here
     PreparedText,
     idf_from_references,
     match_device,

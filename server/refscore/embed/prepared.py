@@ -4,8 +4,8 @@
 vectors); ``text_weights`` gives every prepared text its token weights in one tensor operation;
 ``match_prepared`` scores many (candidate, reference) pairs with the batched matching of
 ``metrics.codebertscore_batch`` on the encoder's device. ``match_pair`` is the one-pair form
-(the reference the batched path is tested against). Shared by ``embed.bertscorer`` and the
-drop-in ``compat.bertscore_api``.
+(the reference the batched path is tested against). Called by ``embed.bertscorer`` alone, the
+one CodeBERTScore path (the drop-in ``compat.score`` reaches it through a ``BatchRule``).
 """
 
 from __future__ import annotations
