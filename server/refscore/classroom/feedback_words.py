@@ -17,7 +17,8 @@ Part = tuple[str, bool]
 #: The longest value a counter-example shows (the grade report's JSON has the whole one).
 MAX_VALUE = 200
 #: Reasons that say no more than the values do.
-_PLAIN_REASONS = frozenset({"different result", "different output", "raised", "timeout", "missing function"})
+_PLAIN_REASONS = frozenset({"different result", "different output", "raised", "did not raise", "timeout",
+                            "missing function"})
 _BAND = re.compile(r"^(>=|>)\s*(\S+)$")
 _LINEAR = re.compile(r"^linear (\S+)\.\.(\S+)$")
 
