@@ -126,7 +126,7 @@ def test_score_table_and_grade_row_show_it_first(shipped, tmp_path, capsys):
     page = (out / "grade.html").read_text()
     assert "RefScore combines signals from CodeBERTScore, chrF, TSED, parse errors, length and CodeBLEU into one" in page
     header = (out / "grade.csv").read_text().splitlines()[0].split(",")
-    assert header.index("refscore") < header.index("codebleu")
+    assert header.index("refscore") < header.index("codebleu_native")
 
 
 def test_editor_summary_leads_with_the_combined_number(shipped):
