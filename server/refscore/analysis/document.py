@@ -30,6 +30,7 @@ from .cache import sized_cache
 from ..parsing.gc_pause import gc_paused
 from .text import TextToken, normalize_line_breaks, whitespace_tokens
 from ..parsing.flat import flatten
+from ..parsing.flat_parts import assemble
 from ..parsing.parsed import parse
 from ..parsing.trees import Subtree, sexp_keys
 
@@ -174,8 +175,12 @@ def _analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysi
     spec = languages.get(language)
     if mode == "native":  # compat parses as the package does, lone CRs and all
         text = normalize_line_breaks(text)
-    root = parse(spec, text.encode("utf-8")).root_node
-    flat = flatten(root, spec.name, dropped_types(spec.name, mode), mode)
+    source = text.encode("utf-8")
+    root = parse(spec, source).root_node
+    drop = dropped_types(spec.name, mode)
+    # native: assembled from the top-level parts kept from earlier versions, where it can be
+    flat = (assemble(root, source, spec.name, drop, spec.docstrings) if mode == "native" else None) \
+        or flatten(root, spec.name, drop, mode)
     if mode == "compat":
         # shape hashes, or S-expressions if the tree has errors (or an anonymous node has children)
         keys = count(flat.compat_keys if flat.compat_keys is not None else sexp_keys(root))
