@@ -35,3 +35,21 @@ def test_kept_trees_are_bounded() -> None:
     huge = b"z = 0\n" * (parsed.KEPT_BYTES // 6 + 1)
     assert parsed.parse(spec, huge) is not parsed.parse(spec, huge)  # over the bound: never kept
     assert len(parsed._kept) <= parsed.KEPT_TREES and parsed._bytes <= parsed.KEPT_BYTES
+
+
+def test_part_memos_follow_the_servers_character_bound(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from refscore.analysis import cache
+    from refscore.parsing import memo as memos
+
+    kept = memos.TextMemo(entries=100, chars=1000)
+    for k in range(5):
+        kept(f"text {k} " * 10, "t", lambda: k)
+    monkeypatch.setattr(memos, "_ALL", [kept])
+    monkeypatch.setattr(memos, "_LIMIT", [])
+    monkeypatch.setattr(cache, "_ALL", [])
+    monkeypatch.setattr(cache, "_LIMIT", [])
+    cache.limit_caches(48, 150)  # the language server's call: entries stay, characters drop
+    assert kept.entries == 100 and kept.chars == 150 and len(kept._kept) == 2
+    assert kept("x" * 200, "t", lambda: "big") == "big" and len(kept._kept) == 2  # over the bound: not kept
+    later = memos.TextMemo(entries=100, chars=1000)
+    assert later.chars == 150

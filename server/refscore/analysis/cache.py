@@ -19,6 +19,8 @@ from collections import OrderedDict
 from functools import update_wrapper
 from typing import Any, Callable, Generic, NamedTuple, TypeVar
 
+from ..parsing.memo import limit_memos
+
 T = TypeVar("T")
 _MISSING = object()
 _ALL: "list[SizedCache[Any]]" = []  # every cache made by ``sized_cache`` (they live as long as the process)
@@ -110,6 +112,7 @@ def limit_caches(max_entries: int, max_chars: int) -> None:
     _LIMIT.append((max_entries, max_chars))
     for cache in list(_ALL):
         cache.limit(max_entries, max_chars)
+    limit_memos(max_chars)  # the per-part memos: by characters only (a file has hundreds of parts)
 
 
 def sized_cache(max_entries: int, max_chars: int) -> Callable[[Callable[..., T]], SizedCache[T]]:

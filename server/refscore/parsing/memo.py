@@ -9,6 +9,8 @@ from typing import Callable, Generic, TypeVar
 
 T = TypeVar("T")
 _MISSING = object()
+_ALL: "list[TextMemo]" = []  # every memo of the process (``limit_memos``)
+_LIMIT: list[int] = []  # characters set by ``limit_memos``, for memos made later
 
 
 class TextMemo(Generic[T]):
@@ -21,6 +23,20 @@ class TextMemo(Generic[T]):
         self._kept: OrderedDict[tuple[str | bytes, str], T] = OrderedDict()
         self._chars = 0
         self._lock = threading.Lock()
+        _ALL.append(self)
+        for chars in _LIMIT:
+            self.limit(chars)
+
+    def limit(self, chars: int) -> None:
+        """Hold at most ``chars`` characters from now on (never raises the bound)."""
+        with self._lock:
+            self.chars = min(self.chars, chars)
+            self._trim()
+
+    def _trim(self) -> None:
+        while self._kept and (len(self._kept) > self.entries or self._chars > self.chars):
+            (old, _), _ = self._kept.popitem(last=False)
+            self._chars -= len(old)
 
     def __call__(self, text: str | bytes, tag: str, make: Callable[[], T]) -> T:
         """The value kept for ``(text, tag)``, else ``make()`` (kept when the text fits)."""
@@ -36,7 +52,13 @@ class TextMemo(Generic[T]):
                 if key not in self._kept:
                     self._kept[key] = value
                     self._chars += len(text)
-                    while len(self._kept) > self.entries or self._chars > self.chars:
-                        (old, _), _ = self._kept.popitem(last=False)
-                        self._chars -= len(old)
+                    self._trim()
         return value
+
+
+def limit_memos(chars: int) -> None:
+    """Lower the character bound of every memo of this process, those made later included (the
+    language server's, as its text caches: ``analysis.cache.limit_caches``)."""
+    _LIMIT.append(chars)
+    for memo in list(_ALL):
+        memo.limit(chars)
