@@ -73,7 +73,7 @@ def test_idf_file_and_bad_inputs(tmp_path: Path) -> None:
     big = refscore(str(REFERENCE), str(huge), "--json")
     assert big.returncode == 0, big.stderr
     data = json.loads(big.stdout)
-    assert "codebleu" in data
+    assert "codebleu_native" in data
     assert any("codebertscore" in e.lower() for e in data.get("errors", [])), data.get("errors")
     empty = tmp_path / "empty.py"
     empty.write_text("   \n")
