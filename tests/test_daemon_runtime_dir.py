@@ -108,7 +108,7 @@ def test_a_killed_daemon_gives_one_fallback_note(xdg: Path) -> None:
     assert in_flight, "the request never reached the daemon"
     assert run.returncode == 0, err
     assert err.count("scoring in this process") == 1, err
-    assert '"codebleu"' in out
+    assert '"codebleu_native"' in out
 
 
 def _in_flight(client: DaemonClient) -> bool:
