@@ -11,7 +11,7 @@ one is scored). Prints the server's RSS (``VmRSS`` of ``/proc/PID/status``) ever
 seconds and at the end the growth over the second half: a server whose memory plateaus grows
 little there; one that keeps something per version grows linearly.
 
-``tests/test_lsp_memory.py`` uses ``soak`` for a short run of the same driver.
+``tests/lsp/test_lsp_memory.py`` uses ``soak`` for a short run of the same driver.
 """
 
 from __future__ import annotations

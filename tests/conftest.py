@@ -28,7 +28,7 @@ def _stop_suite_daemon():
     shutil.rmtree(_ROOT, ignore_errors=True)
 
 
-_E2E = "tests/test_vscode_e2e.py::"
+_E2E = "tests/lsp/test_vscode_e2e.py::"
 _OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
 
 

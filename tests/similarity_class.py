@@ -6,7 +6,7 @@ own names for every variable and function, in their own order. The students of a
 most two ways of writing a function with any other student (``distinct_choices``), so no two of
 them are the same program; the planted copies are: ``copy_renamed`` (another student's program,
 every name changed and the functions reordered) and ``copy_commented`` (the same program with
-comments and docstrings added). Used by tests/test_similarity*.py and benchmarks/bench_similarity.py.
+comments and docstrings added). Used by tests/grade/test_similarity*.py and benchmarks/bench_similarity.py.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-;;; eglot_refscore.el --- Emacs eglot drives `refscore serve' (tests/test_lsp_eglot.py)  -*- lexical-binding: t -*-
+;;; eglot_refscore.el --- Emacs eglot drives `refscore serve' (tests/lsp/test_lsp_eglot.py)  -*- lexical-binding: t -*-
 ;; Opens REFSCORE_FILE in REFSCORE_ROOT with eglot and the server command REFSCORE_CMD (JSON),
 ;; waits for the summary diagnostic, asks for a hover on line 1, shuts the server down and writes
 ;; what it saw as JSON to REFSCORE_OUT.

@@ -1,7 +1,7 @@
 """A small Python class for behaviour in ``refscore grade``: the reference, a correct submission in
 another style, a partial one (``<`` for ``<=``), a wrong one, one that does not parse and one
 that never returns; as files (``write_files``) and as JSONL rows (``write_jsonl``), so every
-engine grades the same pairs (tests/test_grade_behaviour.py, tests/test_ray_grade.py)."""
+engine grades the same pairs (tests/grade/test_grade_behaviour.py, tests/scale/test_ray_grade.py)."""
 
 from __future__ import annotations
 

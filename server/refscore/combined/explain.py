@@ -6,7 +6,7 @@ person knows: a CodeBERTScore precision, a token count), the value the formula r
 product with the reference's length: ``transform`` says which), the training mean, the weight
 per unit of that value and its share of the logit. Shares are measured from the training mean,
 so the intercept is the logit of a candidate whose every input sits at that mean, and the
-intercept plus the shares is the logit (``tests/test_trust_class.py`` checks the sum).
+intercept plus the shares is the logit (``tests/classroom/test_trust_class.py`` checks the sum).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ Every input is on a 0..1 scale or a log count, computed for one candidate and it
   judged by the same mix.
 
 The eval's score table (``eval/features.py``) and the served report (``scoring/headline.py``)
-both compute these through the functions here; ``tests/test_combined_inputs.py`` requires the
+both compute these through the functions here; ``tests/scoring/test_combined_inputs.py`` requires the
 two paths to give the same values.
 """
 

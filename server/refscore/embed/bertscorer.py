@@ -7,7 +7,7 @@ Scorers are shared per process through ``refscore.embed.models.scorer_for``.
 This is RefScore's one CodeBERTScore path: the pipeline's model stage (``scoring.bert``), the
 drop-in ``refscore.compat.score`` (a ``BatchRule`` that reproduces code-bert-score's batch
 effects) and the evaluation's layer sweep (``embed.layer_stack``: one forward pass, a scorer per
-layer) all score through ``BertScorer.score_batch``; ``tests/test_one_codebertscore_path.py``
+layer) all score through ``BertScorer.score_batch``; ``tests/embed/test_one_codebertscore_path.py``
 fails if another module embeds or matches texts itself.
 
 Typical use::

@@ -10,7 +10,7 @@ reference, the best similarity and its index per candidate row (precision) and p
 (recall, over the block's rows) are kept by the bytes of both. The pair's bests are the blocks'
 row bests in order and, per reference row, the best over the blocks (the first block on a tie, as
 ``max`` over the whole matrix gives the first row). Each cell is the same dot product as in the
-whole matrix (``tests/test_codebertscore_blocks.py`` checks the bests are equal to it).
+whole matrix (``tests/embed/test_codebertscore_blocks.py`` checks the bests are equal to it).
 """
 
 from __future__ import annotations

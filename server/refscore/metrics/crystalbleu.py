@@ -5,7 +5,7 @@ the run) are ignored when counting matches, so the boilerplate every program of 
 shares (``) ;``, ``for ( int``) earns nothing. Tokens are the tree-sitter leaves of the code
 (comments dropped). The sentence score is the ``crystalbleu`` package's ``sentence_bleu`` with
 NLTK's smoothing method 1 (0.1 added to orders without a match), computed here with the same
-numbers (tests/test_metric_crystalbleu.py compares them):
+numbers (tests/metrics/test_metric_crystalbleu.py compares them):
 
 * modified precision per order: clipped counts of the candidate's n-grams that are not ignored,
   over their number (at least 1);

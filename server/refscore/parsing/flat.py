@@ -16,7 +16,7 @@ The same walk builds the subtree keys (see ``refscore.parsing.trees`` for what t
 
 Field lookups (``FlatTree.field``) read the field names the cursor reported: the first child
 under that field is what ``child_by_field_name`` returns, except under an ERROR node, where
-tree-sitter has no field map and returns nothing (tests/test_flat_tree.py checks this against
+tree-sitter has no field map and returns nothing (tests/analysis/test_flat_tree.py checks this against
 tree-sitter). Only ``analysis`` touches tree-sitter objects.
 """
 

@@ -7,7 +7,7 @@ with byte offsets from the part's start, then numbered after the nodes before it
 adds is made here as ``flatten`` makes it: node 0, its children (the parts' first nodes), its
 subtree slot and key (from the parts' keys, in order), the count and depth. Only an error-free
 root all of whose kept children have children of their own is assembled (``assemble`` gives None
-otherwise: the caller flattens the whole tree); ``tests/test_flat_parts.py`` checks every field
+otherwise: the caller flattens the whole tree); ``tests/analysis/test_flat_parts.py`` checks every field
 against ``flatten`` of the whole tree on edited documents in several languages.
 """
 

@@ -1,0 +1,1 @@
+"""Tests of the api part of RefScore."""

@@ -1,0 +1,1 @@
+"""Tests of the behaviour part of RefScore."""

@@ -1,0 +1,1 @@
+"""Tests of the classroom part of RefScore."""

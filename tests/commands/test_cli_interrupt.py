@@ -1,0 +1,78 @@
+"""Ctrl-C is `refscore: interrupted` and exit 130 whenever it comes: while the subcommands'
+modules are imported (it was a Python traceback and death by SIGINT), and when a library
+swallows the KeyboardInterrupt (``import torch`` does, if it lands in its C part's numpy import:
+the command then ran to the end and exited 0)."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from refscore import cli
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples" / "python"
+
+
+def catches_sigint(pid: int) -> bool:
+    """Whether process ``pid`` has a handler of its own for SIGINT now (``SigCgt`` in /proc)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    except OSError:
+        return False
+    caught = re.search(r"^SigCgt:\s*([0-9a-fA-F]+)$", status, re.MULTILINE)
+    return caught is not None and bool(int(caught.group(1), 16) >> (signal.SIGINT - 1) & 1)
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("delay", [0.15, 0.3, 0.5, 0.8, 1.2])
+def test_ctrl_c_at_any_moment_is_one_line_and_130(delay: float) -> None:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1",
+           "PYTHONPATH": os.pathsep.join(p for p in (str(REPO / "server"), os.environ.get("PYTHONPATH")) if p)}
+    command = [sys.executable, "-m", "refscore", "score", str(EXAMPLES / "reference.py"),
+               *[str(EXAMPLES / "candidate_close.py")] * 50, "--no-daemon"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+                               stdin=subprocess.DEVNULL)
+    time.sleep(delay)
+    caught = catches_sigint(process.pid)  # the interpreter had its handler (not a clock: a busy machine starts slowly)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=240)
+    assert "Traceback" not in err, err
+    # a shell reads death by SIGINT as status 130 too (before the interpreter has its handler,
+    # or at the very end): either way at most the one line, and never a finished run (exit 0)
+    assert process.returncode in (130, -signal.SIGINT), (process.returncode, err)
+    assert err.strip().splitlines() in ([], ["refscore: interrupted"]), err
+    if not err.strip():
+        assert process.returncode == -signal.SIGINT and not caught, "a silent death after the handler was set"
+
+
+def test_an_interrupt_a_library_swallows_still_exits_130(monkeypatch, capsys) -> None:
+    """A stand-in for the library: it catches the KeyboardInterrupt and the command goes on."""
+    def swallowing_handler(args) -> int:
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)  # the handler runs here
+        except BaseException:  # noqa: BLE001 - what torch's C init does with it
+            pass
+        return 0
+
+    parser = cli.build_parser
+    monkeypatch.setattr(cli, "build_parser", lambda: _with_handler(parser(), swallowing_handler))
+    before = signal.getsignal(signal.SIGINT)
+    assert cli.main(["score", "a.py", "b.py"]) == 130
+    assert capsys.readouterr().err.strip() == "refscore: interrupted"
+    assert signal.getsignal(signal.SIGINT) is before  # restored for whoever called main()
+
+
+def _with_handler(parser, handler):
+    for action in parser._actions:
+        if hasattr(action, "choices") and isinstance(action.choices, dict) and "score" in action.choices:
+            action.choices["score"].set_defaults(handler=handler)
+    return parser

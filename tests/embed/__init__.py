@@ -1,0 +1,1 @@
+"""Tests of the embed part of RefScore."""

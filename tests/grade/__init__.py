@@ -1,0 +1,1 @@
+"""Tests of the grade part of RefScore."""

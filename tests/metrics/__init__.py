@@ -1,0 +1,1 @@
+"""Tests of the metrics part of RefScore."""
