@@ -193,7 +193,7 @@ def test_ray_engine_gives_the_local_numbers_item_by_item(cluster, inputs, local_
 
     table = pq.read_table(tmp_path / "grade.parquet")
     assert table.column("id").to_pylist() == [r["id"] for r in rows]
-    assert table.column("codebleu").to_pylist() == [r["codebleu_native"] for r in rows]
+    assert table.column("codebleu_native").to_pylist() == [r["codebleu_native"] for r in rows]
     html = (tmp_path / "grade.html").read_text(encoding="utf-8")  # a small run: every submission's detail
     assert 'id="results"' in html and html.count("<details") == len(rows) and "<svg" in html
     csv_lines = (tmp_path / "grade.csv").read_text(encoding="utf-8").splitlines()
