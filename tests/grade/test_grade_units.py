@@ -19,6 +19,7 @@ from refscore.grade.heatmap import (
 )
 from refscore.grade.histogram import bin_counts, histogram_svg
 from refscore.grade.items import GradeItem
+from refscore.grade.settings import GradeSettings
 from refscore.grade.parts import PartStore
 from refscore.grade.plan import part_key
 from refscore.grade.progress import Progress, format_duration
@@ -48,7 +49,6 @@ def test_block_keys_depend_on_content_and_settings():
 
 
 def test_a_new_fit_of_the_combined_number_is_a_new_cache_key(monkeypatch):
-    from refscore.grade.settings import GradeSettings
     from refscore.scoring import headline
 
     both = GradeSettings(metrics=("codebleu", "codebertscore"))
@@ -215,3 +215,13 @@ def test_terminal_lines_mark_warnings_as_the_html_notes_do():
     broken = row_line({"id": "bin.py", "errors": ["bin.py: looks binary"], "warnings": []}, 6)
     assert broken.endswith("[Error: bin.py: looks binary]"), broken
     assert row_line({"id": "a.py", "codebleu": 1.0, "errors": [], "warnings": []}, 4).endswith("1.000")
+
+
+def test_native_rows_kept_under_the_old_codebleu_name_are_not_read_back() -> None:
+    """Rows kept before the native rule's CodeBLEU was named ``codebleu_native`` hold it as
+    ``codebleu``: a native run's parts get a key of their own, the package rule's keep theirs."""
+    native = GradeSettings(metrics=("codebleu",)).cache_tag()
+    compat = GradeSettings(metrics=("codebleu",), codebleu_rule="compat").cache_tag()
+    assert '"codebleu_column": "codebleu_native"' in native
+    assert "codebleu_column" not in compat and '"codebleu_rule": "compat"' in compat
+    assert "codebleu_column" not in GradeSettings(metrics=("codebertscore",)).cache_tag()

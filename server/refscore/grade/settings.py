@@ -10,6 +10,7 @@ from typing import Any
 from .. import __version__
 from ..scoring.report import KNOWN_METRICS, ScoreRequest
 from ..settings_schema import DEFAULT_SETTINGS, CarriesSettings, EncoderChoice, ScoreSettings
+from ..vocabulary import codebleu_name
 from .items import GradeItem
 
 
@@ -68,9 +69,13 @@ class GradeSettings(CarriesSettings):
         metrics = [m for m in KNOWN_METRICS if m in self.metrics]
         tag: dict[str, Any] = {"v": __version__, "metrics": metrics, "weights": list(self.weights),
                                "scorer": self.scorer_tag}
-        if self.codebleu_rule != "native":  # native runs keep the keys they always had
+        if self.codebleu_rule != "native":  # the package's rule: its rows kept ``codebleu`` all along
             tag["codebleu_rule"] = self.codebleu_rule
-        elif {"codebleu", "codebertscore"} <= set(self.metrics):
+        elif "codebleu" in self.metrics:
+            # a kept row names its CodeBLEU by the rule (``codebleu_native``); native rows kept
+            # before that name was given filed the number as ``codebleu`` and are not read back
+            tag["codebleu_column"] = codebleu_name(self.codebleu_rule)
+        if self.codebleu_rule == "native" and {"codebleu", "codebertscore"} <= set(self.metrics):
             from ..scoring.headline import headline_model
 
             model = headline_model()
