@@ -89,8 +89,7 @@ class CodeBleuResult:
 
     def as_package_dict(self) -> dict[str, float]:
         """The five keys of ``codebleu.calc_codebleu`` (not applicable reported as 0.0)."""
-        values = {PACKAGE_KEYS[c.name]: (c.score if c.score is not None else 0.0) for c in self.components}
-        return {"codebleu": self.score, **values}
+        return {"codebleu": self.score, **{PACKAGE_KEYS[name]: v for name, v in self._component_values().items()}}
 
     def named_values(self) -> dict[str, float]:
         """The five numbers under the names of this result's rule: the package's keys for the
@@ -98,8 +97,11 @@ class CodeBleuResult:
         RefScore's, so a package key never holds another rule's number."""
         if self.rule == "compat":
             return self.as_package_dict()
-        return {codebleu_name(self.rule): self.score,
-                **{c.name: (c.score if c.score is not None else 0.0) for c in self.components}}
+        return {codebleu_name(self.rule): self.score, **self._component_values()}
+
+    def _component_values(self) -> dict[str, float]:
+        """Each component's number by its own name (not applicable as 0.0, as the package reports it)."""
+        return {c.name: (c.score if c.score is not None else 0.0) for c in self.components}
 
 
 def component_scores(stats: PairStats, rule: Rule = "compat") -> tuple[float, float, float, float | None]:
