@@ -4,6 +4,7 @@ incremental. Timings live in benchmarks/bench_codebertscore.py, never here."""
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
@@ -258,7 +259,13 @@ def test_auto_falls_back_to_torch_when_the_export_fails(roberta, tmp_path, monke
     def broken(*args, **kwargs):
         raise onnx_export.ExportError("the ONNX export does not reproduce torch eager (test)")
 
+    from refscore.embed import encoder as encoder_module
+
     monkeypatch.setattr(onnx_export, "ensure_exported", broken)
+    # the warning reaches caplog whatever an earlier test in this worker left behind (a root level
+    # raised by an in-process daemon's log set-up, a library's logging config disabling loggers)
+    monkeypatch.setattr(encoder_module.log, "disabled", False)
+    caplog.set_level(logging.WARNING, logger=encoder_module.log.name)
     spec = resolve_model(None, roberta, 2)
     enc = Encoder(spec, device="cpu", backend="auto")
     assert enc.backend == "torch" and enc.model is not None
