@@ -22,7 +22,8 @@ from refscore.cli import build_parser
 from refscore.grade import dataset
 from refscore.grade.settings import GradeSettings
 from refscore.lsp import settings as lsp_settings
-from refscore.scoring.report import ScoreRequest, request_from_dict, request_to_dict
+from refscore.scoring.report import ScoreRequest, request_to_dict
+from refscore.scoring.requests import request_from_dict
 from refscore.service.requests import RpcError, parse_request
 from refscore.settings_schema import (BACKENDS, DEFAULT_METRICS, DEFAULT_SETTINGS, ENCODER_NAMES, SETTINGS,
                                       EncoderChoice, ScoreSettings)

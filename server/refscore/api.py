@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 from .api_types import AGGREGATIONS, BERT_KEYS, CorpusScore, SampleScore, codebleu_default, mean_of
-from .errors import ScoreInputError, refuse_lone_surrogates, refuse_one_string
+from .errors import ScoreInputError, refuse_one_string
 from .safe_read import user_path
 from .vocabulary import codebleu_name
 from .settings_schema import (ALL_METRICS, BEHAVIOUR_METRICS, DEFAULT_METRICS, DEFAULT_SETTINGS, IDF_FROM_REFERENCES,
@@ -80,7 +80,7 @@ def score_corpus(candidates: Sequence[str], references: References, language: st
     if "codebleu" in metrics and samples:
         from .scoring.corpus import corpus_codebleu_compat
 
-        refs = [_references(r) for r in references]
+        refs = [(r,) if isinstance(r, str) else tuple(r) for r in references]  # checked by ``score``
         result = corpus_codebleu_compat(refs, list(candidates), spec_name, _corpus_weights(weights, options))
         values.update(result.as_package_dict())
         how["codebleu"] = "corpus statistics (codebleu.calc_codebleu, package rule)"
@@ -102,28 +102,38 @@ def build_requests(candidates: Sequence[str], references: References, language: 
                    context: str | Sequence[str | None] | None, given: Mapping[str, Any]) -> list["ScoreRequest"]:
     """One pipeline request per candidate, every argument checked (``ScoreInputError``): the
     settings that change a number (``given``, by their ``SETTINGS`` names) by the settings schema,
-    as the CLI, editor and daemon check them."""
-    from .scoring.report import ScoreRequest
+    the texts and the language by the one request builder (``scoring.requests``), as the CLI,
+    editor and daemon check them."""
+    from .scoring.requests import build_request
 
+    language = _language(language)
     refuse_one_string("candidate", candidates=candidates, references=references)
     candidates, references = list(candidates), list(references)
     if len(candidates) != len(references):
         raise ScoreInputError(f"{len(candidates)} candidates but {len(references)} references; "
                               "give one reference (or a list of references) per candidate")
-    for index, text in enumerate(candidates):
-        if not isinstance(text, str):
-            raise ScoreInputError(f"candidate {index} is {type(text).__name__}, not str")
-        refuse_lone_surrogates(text, f"candidate {index}")
     settings = _settings(given)
     contexts = _contexts(context, len(candidates))
-    spec_name = _language(language)
+    requests = [build_request(text, refs, language, ctx, settings=settings, explain=False,
+                              names=lambda field, index=index: _named(field, index))
+                for index, (text, refs, ctx) in enumerate(zip(candidates, references, contexts))]
     if "codebertscore" in settings.metrics:
-        _check_encoder(settings.encoder, spec_name)
-    groups = [_references(refs, index) for index, refs in enumerate(references)]
-    if idf_lacks_references(settings, len({t for g in groups for t in g})):
+        _check_encoder(settings.encoder, language)
+    if idf_lacks_references(settings, len({t for r in requests for t in r.references})):
         raise ScoreInputError(f"idf='references' {IDF_ONE_REFERENCE}: give an IDF file or more references")
-    return [ScoreRequest(text, refs, spec_name, ctx, settings=settings, explain=False)
-            for text, refs, ctx in zip(candidates, groups, contexts)]
+    return requests
+
+
+def _language(language: Any) -> str:
+    """The registry's name for ``language`` (``ScoreInputError`` when it is none)."""
+    from .scoring.requests import checked_language
+
+    return checked_language(language, "language")
+
+
+def _named(field: str, index: int) -> str:
+    """How the API's messages name a field of candidate ``index``."""
+    return f"candidate {index}" if field == "candidate" else f"the {field} of candidate {index}"
 
 
 def _settings(given: Mapping[str, Any]) -> ScoreSettings:
@@ -315,22 +325,10 @@ def _metrics(metrics: Sequence[str]) -> tuple[str, ...]:
     return names
 
 
-def _references(refs: str | Sequence[str], index: int = 0) -> tuple[str, ...]:
-    texts = (refs,) if isinstance(refs, str) else tuple(refs) if isinstance(refs, (list, tuple)) else None
-    if not texts or not all(isinstance(t, str) for t in texts):
-        raise ScoreInputError(f"references of candidate {index}: a string or a non-empty list of strings")
-    for text in texts:
-        refuse_lone_surrogates(text, f"a reference of candidate {index}")
-    return texts
-
-
 def _contexts(context: str | Sequence[str | None] | None, count: int) -> list[str | None]:
     contexts = [context] * count if context is None or isinstance(context, str) else list(context)
     if len(contexts) != count or not all(c is None or isinstance(c, str) for c in contexts):
         raise ScoreInputError(f"context: one string for all candidates or one (or None) per candidate ({count})")
-    for index, text in enumerate(contexts):
-        if text is not None:
-            refuse_lone_surrogates(text, f"the context of candidate {index}")
     return contexts
 
 
@@ -342,17 +340,6 @@ def _corpus_weights(weights: Sequence[float], options: Mapping[str, Any]) -> tup
     from .metrics.weights import normalise
 
     return normalise(weights)
-
-
-def _language(language: str) -> str:
-    from . import languages
-
-    if not isinstance(language, str):
-        raise ScoreInputError(f"language is {type(language).__name__}, not str")
-    try:
-        return languages.get(language).name
-    except languages.UnknownLanguageError as error:
-        raise ScoreInputError(str(error)) from None
 
 
 def _choices() -> str:

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from refscore.scoring.report import ScoreRequest, request_from_dict, request_to_dict
+from refscore.scoring.report import ScoreRequest, request_to_dict
+from refscore.scoring.requests import request_from_dict
 
 
 def function(i: int) -> str:

@@ -178,7 +178,8 @@ def test_open_scorer_policies(monkeypatch):
 
 
 def test_request_carries_every_setting_that_changes_a_number():
-    from refscore.scoring.report import request_from_dict, request_to_dict
+    from refscore.scoring.report import request_to_dict
+    from refscore.scoring.requests import request_from_dict
 
     request = ScoreRequest("a", ("b",), "python", context="c", model="m", layer=3, device="cpu",
                            idf="/tmp/idf.json", codebleu_rule="compat", weights=(0.1, 0.2, 0.3, 0.4))

@@ -23,6 +23,7 @@ from ..files.sources import STDIN, empty_reference, read_source, read_stdin_sour
 from ..scoring.per_function import pair_record, score_functions
 from ..terminal.render import render_functions, render_table
 from ..scoring.report import CODEBLEU_RULES, DEFAULT_METRICS, ScoreReport, ScoreRequest
+from ..scoring.requests import build_request
 from ..settings_schema import IDF_ONE_REFERENCE, ScoreSettings, idf_lacks_references
 from . import options
 from .bert_options import settings_from_args
@@ -126,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     for path in args.candidates:
         spec = resolve_language(args.lang, args.reference, path)
         mismatches.append(None if args.lang or path == STDIN else language_mismatch(spec.name, path, reference_paths))
-        requests.append(ScoreRequest(_read(path), references, spec.name, context, settings=settings))
+        requests.append(build_request(_read(path), references, spec.name, context, settings=settings))
     options.check_encoder(settings.encoder, [r.language for r in requests], metrics)
     needs_model = "codebertscore" in metrics
     scorer = open_scorer("local" if args.no_daemon else "daemon_or_local", autostart=needs_model)

@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import __version__
 from ..scoring.report import KNOWN_METRICS, ScoreRequest
+from ..scoring.requests import build_request
 from ..settings_schema import DEFAULT_SETTINGS, CarriesSettings, EncoderChoice, ScoreSettings
 from ..vocabulary import codebleu_name
 from .items import GradeItem
@@ -124,5 +125,5 @@ def request_for(item: GradeItem, settings: GradeSettings) -> ScoreRequest:
     inputs: the item's own, a mapping problem's or a JSONL row's, else the run's)."""
     assert item.candidate is not None and item.language is not None
     chosen = settings.settings if item.inputs is None else replace(settings.settings, inputs=item.inputs)
-    return ScoreRequest(item.candidate, item.references, item.language, item.context, settings=chosen,
-                        explain=settings.explain)
+    return build_request(item.candidate, item.references, item.language, item.context, settings=chosen,
+                         explain=settings.explain)

@@ -16,7 +16,8 @@ from ..metrics.differences import Difference
 from .differences import find_differences
 from .function_behaviour import BehaviourMemo
 from .pairing import Region, ScoreMany, best_region
-from .report import ScoreRequest
+from .requests import build_request
+from ..settings_schema import DEFAULT_SETTINGS
 
 #: Kinds of difference that say nothing about what the code does.
 NOT_COUNTED = ("name",)
@@ -69,8 +70,8 @@ def examine(text: str, region: Region, references: Sequence[str], spec: Language
     """``text`` against ``region``: its differences, CodeBLEU and, with ``memo``, its behaviour
     (of ``function``, a span of ``owner``, when given; else of the one function ``text`` defines)."""
     reference = references[region.reference_index][region.start:region.end]
-    report = score_many([ScoreRequest(text, (reference,), spec.name, metrics=("codebleu",), weights=weights,
-                                      explain=True)])[0]
+    settings = DEFAULT_SETTINGS.changed(metrics=("codebleu",), weights=weights)
+    report = score_many([build_request(text, reference, spec.name, settings=settings)])[0]
     differences = find_differences(text, [reference], report, spec.name).differences
     if function is None:
         defined = top_level_functions(text, spec)

@@ -22,6 +22,8 @@ from ..analysis.functions import Function, top_level_functions
 from ..languages import LanguageSpec
 from .pairing_index import ReferenceIndex
 from .report import ScoreReport, ScoreRequest
+from .requests import build_request
+from ..settings_schema import DEFAULT_SETTINGS
 from .signature import name_words, parameter_count
 
 #: At most this many (candidate, reference) function pairs are scored to align unnamed matches.
@@ -203,5 +205,5 @@ def _region(index: int, function: Function) -> Region:
 
 def _request(candidate: str, reference: str, spec: LanguageSpec,
              weights: tuple[float, float, float, float], rule: str = "native") -> ScoreRequest:
-    return ScoreRequest(candidate=candidate, references=(reference,), language=spec.name,
-                        metrics=("codebleu",), weights=weights, explain=False, codebleu_rule=rule)
+    return build_request(candidate, reference, spec.name, explain=False,
+                         settings=DEFAULT_SETTINGS.changed(metrics=("codebleu",), weights=weights, codebleu_rule=rule))

@@ -207,10 +207,3 @@ def plain(value: Any) -> Any:
         names = _FIELD_NAMES[kind] = tuple(f.name for f in fields(value))
     return {name: plain(getattr(value, name)) for name in names}
 
-
-def request_from_dict(data: dict[str, Any]) -> ScoreRequest:
-    """Rebuild a request from ``request_to_dict`` output (settings unchecked: the daemon checks
-    them first, ``service.requests``)."""
-    return ScoreRequest(data["candidate"], tuple(data["references"]), data["language"], data.get("context"),
-                        settings=ScoreSettings.from_flat(data), explain=bool(data.get("explain", True)),
-                        live=bool(data.get("live", False)))

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import languages
-from ..scoring.report import ScoreRequest
+from ..errors import ScoreInputError
+from ..scoring.requests import build_request
 from ..settings_schema import (ALL_METRICS, BEHAVIOUR_METRICS, SETTINGS, TEXT_METRICS, BadSetting, ScoreSettings,
                                check_setting, shown)
 from . import wire
@@ -31,31 +31,24 @@ def valid_id(msg_id: Any) -> Any:
 
 
 def parse_request(data: Any):  # -> ScoreRequest
-    """A ScoreRequest from JSON, or RpcError(INVALID_PARAMS) saying what is wrong."""
+    """A ScoreRequest from JSON, or RpcError(INVALID_PARAMS) saying what is wrong: the settings by
+    the settings schema, the texts and the language by the one request builder (``scoring.requests``)."""
     if not isinstance(data, dict):
         raise RpcError(wire.INVALID_PARAMS, "params.request must be an object")
-    candidate, references = data.get("candidate"), data.get("references")
-    if not isinstance(candidate, str):
-        raise RpcError(wire.INVALID_PARAMS, "request.candidate must be a string")
-    if not isinstance(references, list) or not references or not all(isinstance(r, str) for r in references):
-        raise RpcError(wire.INVALID_PARAMS, "request.references must be a non-empty list of strings")
-    language = data.get("language")
-    try:
-        language = languages.get(language).name if isinstance(language, str) else None
-    except languages.UnknownLanguageError as error:
-        raise RpcError(wire.INVALID_PARAMS, str(error)) from None
-    if language is None:
-        raise RpcError(wire.INVALID_PARAMS, "request.language must be a string")
     if data.get("metrics") is not None and not isinstance(data["metrics"], list):
         raise RpcError(wire.INVALID_PARAMS, f"request.metrics {shown(data['metrics'])}: "
                                             f"must be a list drawn from {list(DAEMON_METRICS)}")
+    if not isinstance(data.get("live", False), bool):
+        raise RpcError(wire.INVALID_PARAMS, "request.live must be true or false")
     try:  # every setting that changes a number (settings_schema), checked one way
         settings = ScoreSettings.checked({name: data.get(name) for name in SETTINGS}, supported=DAEMON_METRICS,
                                          absolute_idf=True)
         context = check_setting("context", data.get("context"))
     except BadSetting as error:
         raise RpcError(wire.INVALID_PARAMS, f"request.{error.name} {shown(error.value)}: {error}") from None
-    if not isinstance(data.get("live", False), bool):
-        raise RpcError(wire.INVALID_PARAMS, "request.live must be true or false")
-    return ScoreRequest(candidate, tuple(references), language, context, settings=settings,
-                        explain=bool(data.get("explain", True)), live=bool(data.get("live", False)))
+    try:
+        return build_request(data.get("candidate"), data.get("references"), data.get("language"), context,
+                             settings=settings, explain=bool(data.get("explain", True)),
+                             live=data.get("live", False), names=lambda field: f"request.{field}")
+    except ScoreInputError as error:
+        raise RpcError(wire.INVALID_PARAMS, str(error)) from None
