@@ -14,8 +14,7 @@ from refscore import languages
 from refscore.analysis import document
 from refscore.analysis.document import _analyse_structure, analyse_structure
 from refscore.dataflow import dropped_types
-from refscore.parsing.flat import FlatTree, flatten
-from refscore.parsing.flat_parts import assemble
+from refscore.parsing.flat import FlatTree, assemble, flatten
 from refscore.scoring.codebleu import score_codebleu
 from tests.analysis.test_code_tokens_parts import CORPORA, _edit
 

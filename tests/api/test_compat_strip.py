@@ -6,8 +6,7 @@ import gzip
 import json
 
 import pytest
-from refscore.analysis.comments import strip_compat
-from refscore.analysis.python_strip import strip_python_fast
+from refscore.analysis.comments import strip_compat, strip_python_fast
 from refscore.eval.data import default_data_dir
 
 from tests.support import codebleu_oracle as oracle

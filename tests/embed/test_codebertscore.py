@@ -18,7 +18,7 @@ from refscore.analysis.positions import LinePositions as LineIndex  # noqa: E402
 from refscore.embed.bertscorer import BertScorer, InputTooLargeError, ScorePair  # noqa: E402
 from refscore.embed.files import load_idf, save_idf  # noqa: E402
 from refscore.embed.models import get_default_scorer  # noqa: E402
-from refscore.metrics.codebertscore_align import merge_pieces  # noqa: E402
+from refscore.metrics.codebertscore_result import merge_pieces  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -1,12 +1,11 @@
 """The span index the differences ranking reads explanations and token similarities through
-(metrics/differences/near.py): it finds every span that may overlap, in order, and no other."""
+(metrics/differences/rank.py): it finds every span that may overlap, in order, and no other."""
 
 from __future__ import annotations
 
 import random
 
-from refscore.metrics.differences.near import SHORT, SpanIndex, union
-from refscore.metrics.differences.rank import _overlaps
+from refscore.metrics.differences.rank import SHORT, SpanIndex, _overlaps, union
 
 
 def test_near_is_exactly_the_spans_that_reach_the_range() -> None:

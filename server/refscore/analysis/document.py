@@ -29,8 +29,7 @@ from ..dataflow import dropped_types, extract_raw_edges, normalized_keys
 from .cache import sized_cache
 from ..parsing.gc_pause import gc_paused
 from .text import TextToken, normalize_line_breaks, whitespace_tokens
-from ..parsing.flat import flatten
-from ..parsing.flat_parts import assemble
+from ..parsing.flat import assemble, flatten
 from ..parsing.parsed import parse
 from ..parsing.trees import Subtree, sexp_keys
 

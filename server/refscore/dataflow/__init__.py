@@ -4,7 +4,7 @@
 mode: same edges, same order, same quirks, as the ``codebleu`` 0.7.0 package patched for
 deterministic order) or our native analysis (``mode="native"``: comments ignored, a working Rust
 extractor, TypeScript/TSX). One generic walker (`_walker`) runs per-language rule tables
-(``rules_*`` modules) over the flat tree ``refscore.parsing.flat`` reads in one pass; `_tree`
+(``rules``) over the flat tree ``refscore.parsing.flat`` reads in one pass; `_tree`
 numbers its tokens.
 """
 
@@ -23,13 +23,7 @@ from ..parsing.flat import FlatTree, flatten
 from ._reach import Reach
 from ._tree import Points, build
 from ._walker import Edge, Rules, Walker
-from .rules_go import GO
-from .rules_java import CSHARP, JAVA
-from .rules_js import JAVASCRIPT, TYPESCRIPT
-from .rules_php import PHP
-from .rules_python import PYTHON
-from .rules_ruby import RUBY
-from .rules_rust import RUST_COMPAT, RUST_NATIVE
+from .rules import CSHARP, GO, JAVA, JAVASCRIPT, PHP, PYTHON, RUBY, RUST_COMPAT, RUST_NATIVE, TYPESCRIPT
 
 __all__ = ["FlowEdge", "RawEdge", "extract_dataflow", "extract_dataflow_flat", "extract_raw_edges",
            "dropped_types", "edge_points", "normalize_dataflow", "normalized_keys", "MODES", "MAX_DEPTH"]

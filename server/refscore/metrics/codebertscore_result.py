@@ -2,12 +2,13 @@
 
 ``BertScore.to_dict(explain=...)`` is its JSON form and ``BertScore.from_dict`` rebuilds it from
 either form (the summary form has no token alignments), so every reader sees one shape.
+``merge_pieces`` gives the alignments as a reader sees them, subword pieces merged into words.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 #: The four scores, in report order.
 SCORE_FIELDS = ("precision", "recall", "f1", "f3")
@@ -90,3 +91,54 @@ def _token_dict(token: TokenAlignment) -> dict[str, Any]:
     return {"text": token.text, "start": token.start, "end": token.end, "similarity": token.similarity,
             "weight": token.weight, "match_text": token.match_text, "match_start": token.match_start,
             "match_end": token.match_end}
+
+
+# Token alignments as a reader sees them: subword pieces merged into words (``merge_pieces``);
+# ``start``/``end`` are code-point indices into the original text, as ``TokenAlignment``'s are
+# (``refscore.analysis.positions`` turns them into line/column positions).
+
+def _is_word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+@dataclass(frozen=True)
+class WordAlignment:
+    """A reader-level token: adjacent word pieces merged (``foo_bar`` from ``foo``, ``_``, ``bar``).
+
+    ``similarity`` is the weight-averaged similarity of its pieces (plain mean when all weights
+    are 0); the match is that of its best-matching piece.
+    """
+
+    text: str
+    start: int
+    end: int
+    similarity: float
+    match_text: str | None
+    match_start: int | None
+    match_end: int | None
+    pieces: int
+
+
+def merge_pieces(tokens: Sequence[TokenAlignment], text: str) -> list[WordAlignment]:
+    """Merge touching pieces whose junction lies inside a word (letters, digits, underscore)."""
+    groups: list[list[TokenAlignment]] = []
+    for tok in sorted(tokens, key=lambda t: (t.start, t.end)):
+        if groups:
+            prev = groups[-1][-1]
+            if (prev.end == tok.start and 0 < tok.start < len(text)
+                    and _is_word_char(text[tok.start - 1]) and _is_word_char(text[tok.start])):
+                groups[-1].append(tok)
+                continue
+        groups.append([tok])
+    out = []
+    for group in groups:
+        total = sum(t.weight for t in group)
+        if total > 0:
+            sim = sum(t.similarity * t.weight for t in group) / total
+        else:
+            sim = sum(t.similarity for t in group) / len(group)
+        best = max(group, key=lambda t: t.similarity)
+        start, end = group[0].start, group[-1].end
+        out.append(WordAlignment(text[start:end], start, end, sim, best.match_text,
+                                 best.match_start, best.match_end, len(group)))
+    return out

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from .. import languages
 from ..analysis.cache import sized_cache
 from ..bidi import BidiControl, find_bidi
-from ..languages.native_syntax import UNKNOWN, native_error_line
+from ..languages import UNKNOWN, native_error_line
 from .budget import over_budget
 
 if TYPE_CHECKING:  # the report holds a Checks: report.py imports this module
@@ -107,7 +107,7 @@ def _checked_line(text: str, language: str) -> int | None:
 @sized_cache(max_entries=1024, max_chars=2_000_000)
 def syntax_error_line(text: str, language: str) -> int | None:
     """The 1-based line of the first syntax error tree-sitter recovered from, else None; where the
-    language's own parser runs in process (``languages.native_syntax``), its line (the one the
+    language's own parser runs in process (``languages.native_error_line``), its line (the one the
     student's error message names), and None when it accepts what tree-sitter did not.
     Remembered per text: a reference is checked once per submission, a report may be finished twice."""
     try:

@@ -11,8 +11,7 @@ from typing import Any
 
 from ..analysis.positions import LinePositions
 from ..bidi import printable
-from ..metrics.codebertscore_align import WordAlignment, merge_pieces
-from ..metrics.codebertscore_result import BertScore
+from ..metrics.codebertscore_result import BertScore, WordAlignment, merge_pieces
 from ..vocabulary import WEAK_TOKEN_THRESHOLD as DEFAULT_WEAK_THRESHOLD
 from ..vocabulary import heat_bucket
 

@@ -3,8 +3,9 @@
 Pure over analysed documents (``analysis.similarity_tokens``: comments dropped, variables renamed
 in first-use order, one unit per function): k-grams of those tokens minus the starter code's
 (``fingerprints``), candidate pairs by MinHash/LSH over winnowed fingerprints for a large class
-or every pair for a small one (``candidates``), then the exact score of each candidate pair and
-the clusters of pairs at or above the threshold (``pairs``).
+or every pair for a small one (``minhash_pairs``, ``all_pairs``), then the exact score of each
+candidate pair (``pair_score``), the regions it shares (``matched_regions``) and the clusters of
+pairs at or above the threshold (``clusters``).
 """
 
 from __future__ import annotations
@@ -12,13 +13,10 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Iterator, Literal, Sequence
+from typing import Iterable, Iterator, Literal, Sequence
 
 from ...analysis.similarity_tokens import StructuralTokens
-from .candidates import ALL_PAIRS_UP_TO, all_pairs, minhash_pairs
 from .fingerprints import K, Fingerprint, fingerprint, starter_kgrams
-from .pairs import PairScore, clusters, pair_score, shared_lines
-from .regions import Region, matched_regions
 
 #: The score at or above which a pair is flagged when the teacher names no threshold.
 DEFAULT_THRESHOLD = 0.8
@@ -59,7 +57,7 @@ class SimilarPair:
     shared_kgrams: int
     first_lines: tuple[int, ...] = ()
     second_lines: tuple[int, ...] = ()
-    regions: tuple[Region, ...] = ()  # each shared run, longest first (``regions``)
+    regions: tuple[Region, ...] = ()  # each shared run, longest first (``matched_regions``)
 
 
 @dataclass(frozen=True)
@@ -179,6 +177,167 @@ def _every_pair(same: dict[int, list[int]], identical: list[PairScore],
         for x in same[a]:
             for y in same[b]:
                 yield (score, x, y, found) if x < y else (score, y, x, found)
+
+
+# Candidate pairs: MinHash signatures of the winnowed fingerprints, banded by LSH (``datasketch``),
+# so a class of n submissions is not compared n(n-1)/2 times; or every pair, for small classes and
+# for the benchmark's baseline.
+
+NUM_PERM = 128
+SEED = 1
+#: Below this many submissions every pair is compared exactly (cheaper than building signatures).
+ALL_PAIRS_UP_TO = 60
+_MASK32 = 0xFFFFFFFF
+
+
+def all_pairs(count: int) -> list[tuple[int, int]]:
+    """Every pair (i, j), i < j."""
+    return list(combinations(range(count), 2))
+
+
+def lsh_threshold(score_threshold: float) -> float:
+    """The LSH's Jaccard threshold for a flagging threshold on the Dice-like score: the Jaccard
+    that score means (d / (2 - d)), with a wide margin, so that pairs near the threshold are
+    still compared exactly (MinHash estimates, the exact score decides)."""
+    jaccard = score_threshold / (2 - score_threshold) if score_threshold < 2 else 1.0
+    return min(0.9, max(0.1, jaccard * 0.55))
+
+
+def _identity(value: int) -> int:
+    return value
+
+
+def minhash_pairs(prints: Sequence[Fingerprint], score_threshold: float, num_perm: int = NUM_PERM,
+                  seed: int = SEED) -> list[tuple[int, int]]:
+    """Pairs (i, j), i < j, whose winnowed fingerprints LSH puts in a common band, sorted."""
+    from datasketch import MinHash, MinHashLSH
+
+    lsh = MinHashLSH(threshold=lsh_threshold(score_threshold), num_perm=num_perm)
+    signatures = []
+    for index, found in enumerate(prints):
+        signature = MinHash(num_perm=num_perm, seed=seed, hashfunc=_identity)
+        signature.update_batch(sorted(h & _MASK32 for h in found.winnowed))
+        signatures.append(signature)
+        if found.winnowed:
+            lsh.insert(index, signature)
+    pairs: set[tuple[int, int]] = set()
+    for index, found in enumerate(prints):
+        if found.winnowed:
+            pairs.update((index, other) for other in lsh.query(signatures[index]) if other > index)
+    return sorted(pairs)
+
+
+# The exact score of a candidate pair, the lines it shares, and clusters of flagged pairs.
+
+@dataclass(frozen=True)
+class PairScore:
+    """How much two submissions share: ``score`` (Dice over their k-gram multisets, 0..1: 1 is the
+    same program up to names, comments and the order of functions) and ``containment`` (the
+    shared part of the smaller one: high when one is a copy with code added)."""
+
+    score: float
+    containment: float
+    shared: int
+
+
+def pair_score(first: Fingerprint, second: Fingerprint) -> PairScore:
+    """The exact score of two fingerprints (0 when either has no k-gram)."""
+    if not first.kgrams or not second.kgrams:
+        return PairScore(0.0, 0.0, 0)
+    a, b = first.kgrams, second.kgrams
+    common = first.keys & second.keys  # in C; most k-grams occur once, so few counts to compare
+    shared = sum(min(a[h], b[h]) for h in common) if common else 0
+    sizes = first.size, second.size
+    return PairScore(round(2 * shared / (sizes[0] + sizes[1]), 6), round(shared / min(sizes), 6), shared)
+
+
+def shared_lines(document: StructuralTokens, prints: Fingerprint, other: Fingerprint, k: int = K) -> tuple[int, ...]:
+    """The 0-based lines of ``document`` covered by a k-gram the ``other`` submission has too."""
+    lines: set[int] = set()
+    for unit, hashes in zip(document.units, prints.unit_hashes):
+        for start, h in enumerate(hashes):
+            if h is not None and h in other.kgrams:
+                lines.update(unit.lines[start:start + k])
+    return tuple(sorted(lines))
+
+
+def clusters(members: Sequence[str], edges: Iterable[tuple[str, str]]) -> list[tuple[str, ...]]:
+    """Connected groups (two or more) of ``members`` joined by ``edges``, each in ``members``'
+    order, the groups in the order of their first member."""
+    parent = {m: m for m in members}
+    order = {m: i for i, m in enumerate(members)}
+
+    def root(node: str) -> str:
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    for a, b in edges:
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[max(ra, rb, key=order.__getitem__)] = min(ra, rb, key=order.__getitem__)
+    groups: dict[str, list[str]] = {}
+    for member in members:
+        groups.setdefault(root(member), []).append(member)
+    return [tuple(g) for g in groups.values() if len(g) > 1]
+
+
+# Matched regions of a pair (the JPlag/Dolos view): each run of k-grams the two submissions share
+# in the same order, as the lines it covers on each side, so that each region can be shown in its
+# own colour on both sides. Greedy, longest run first at each place of the first submission; a run
+# of the second is matched once (a region is one place on each side).
+
+#: The most regions kept per pair (a long copy is a handful of regions; the rest are shared lines).
+MAX_REGIONS = 40
+
+
+@dataclass(frozen=True)
+class Region:
+    """One shared run: the 0-based lines it covers in the first and in the second submission, and
+    its length in k-grams (the regions of a pair come longest first)."""
+
+    first_lines: tuple[int, ...]
+    second_lines: tuple[int, ...]
+    kgrams: int
+
+
+def matched_regions(first: StructuralTokens, first_prints: Fingerprint, second: StructuralTokens,
+                    second_prints: Fingerprint, k: int = K) -> tuple[Region, ...]:
+    """The regions the two share, longest first (at most ``MAX_REGIONS``)."""
+    where: dict[int, list[tuple[int, int]]] = {}
+    for unit, hashes in enumerate(second_prints.unit_hashes):
+        for position, h in enumerate(hashes):
+            if h is not None:
+                where.setdefault(h, []).append((unit, position))
+    used: set[tuple[int, int]] = set()
+    found: list[Region] = []
+    for unit, hashes in enumerate(first_prints.unit_hashes):
+        position = 0
+        while position < len(hashes):
+            h = hashes[position]
+            best, at = 0, None
+            for other, start in where.get(h, ()) if h is not None else ():
+                if (other, start) in used:
+                    continue
+                theirs = second_prints.unit_hashes[other]
+                length = 0
+                while position + length < len(hashes) and start + length < len(theirs) and \
+                        hashes[position + length] is not None and hashes[position + length] == theirs[start + length] \
+                        and (other, start + length) not in used:
+                    length += 1
+                if length > best:
+                    best, at = length, (other, start)
+            if at is None:
+                position += 1
+                continue
+            used.update((at[0], at[1] + n) for n in range(best))
+            mine = first.units[unit].lines[position:position + best + k - 1]
+            theirs_lines = second.units[at[0]].lines[at[1]:at[1] + best + k - 1]
+            found.append(Region(tuple(sorted(set(mine))), tuple(sorted(set(theirs_lines))), best))
+            position += best
+    found.sort(key=lambda region: (-region.kgrams, region.first_lines[:1]))
+    return tuple(found[:MAX_REGIONS])
 
 
 __all__ = ["DEFAULT_THRESHOLD", "SimilarPair", "SimilarityResult", "Submission", "compare", "pair_score",
