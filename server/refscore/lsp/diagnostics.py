@@ -2,7 +2,7 @@
 differences from the reference, an inserted block.
 
 Every diagnostic has severity Information (Warning for a reference that cannot be read and for a
-bidi control character, see ``trojan``), source ``refscore`` and one of the stable codes below;
+bidi control character, see ``bidi_diagnostics``), source ``refscore`` and one of the stable codes below;
 ``data`` carries the numbers (and code as it is). Messages show control and bidi characters of
 the code as ``<U+001B>`` markers: a client shows them, and ESC, NUL, BEL or CR would act there.
 """
@@ -21,7 +21,6 @@ from .positions import Positions
 from .render import (behaviour_line, bert_data, bert_line, bert_state_line, codebleu_data, codebleu_line, num,
                      plain_quotes, refscore_data, refscore_line, withheld_line, word_around)
 from .results import Result
-from .trojan import bidi_diagnostics
 from .uris import file_name
 from .words import CodeToken
 
@@ -31,6 +30,9 @@ WEAK_TOKEN = "refscore.weak-token"
 INSERTED_BLOCK = "refscore.inserted-block"
 DIFFERENCE = "refscore.difference"
 PROBLEM = "refscore.problem"
+BIDI_CONTROL = "refscore.bidi-control"
+#: At most this many bidi diagnostics per document (the first ones); the message says how many.
+MAX_BIDI_DIAGNOSTICS = 20
 
 
 def summary_range(result: Result, positions: Positions | None = None) -> types.Range:
@@ -194,3 +196,19 @@ def _all(result: Result, settings: Any, ran: BehaviourResult | None) -> list[typ
         out.append(_inserted(result))
     out.extend(bidi_diagnostics(result))
     return out
+
+
+def bidi_diagnostics(result: Result) -> list[types.Diagnostic]:
+    """Diagnostics for bidirectional control characters ("Trojan Source"): code that may display
+    differently from how it runs gets a Warning at each of the first controls, naming it. The
+    controls are the report's (``scoring.checks`` found them once, ``Result.bidi``); this only
+    renders them."""
+    found = result.bidi
+    total = f" ({len(found)} in this file)" if len(found) > 1 else ""
+    return [types.Diagnostic(
+        range=result.positions.range(c.offset, c.offset + 1),
+        message=f"bidirectional control character {c.code} ({c.name}): the code may display differently "
+                f"from how it runs (Trojan Source){total}",
+        severity=types.DiagnosticSeverity.Warning, source=SOURCE, code=BIDI_CONTROL,
+        data={"version": result.version, "char": c.code})
+        for c in found[:MAX_BIDI_DIAGNOSTICS]]

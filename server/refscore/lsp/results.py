@@ -99,7 +99,7 @@ class Result:
 
     @cached_property
     def bidi(self) -> list[BidiControl]:
-        """The bidi controls in the text (``trojan``), as the report's checks stage found them
+        """The bidi controls in the text (``diagnostics.bidi_diagnostics``), as the report's checks stage found them
         (``scoring.checks``); only a document without a report (its problem shown instead) is
         scanned here."""
         checks = self.report.checks if self.report is not None else None
