@@ -147,7 +147,7 @@ def register(server: "RefScoreServer") -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: "RefScoreServer", params: types.DidSaveTextDocumentParams) -> None:
-        # the text saved is the text scored: nothing to redo for it (lsp/stable.py)
+        # the text saved is the text scored: nothing to redo for it (lsp/current.py: same_inputs)
         ls.behaviour.saved(params.text_document.uri)  # every function runs again (lsp/behaviour.py)
         _rescore_dependents(ls, params.text_document.uri)
         for uri in ls.open_uris():  # the file written may be the reference they lacked (no watcher needed)
