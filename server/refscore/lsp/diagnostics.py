@@ -13,7 +13,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from ..behaviour.result import BehaviourResult
+from ..behaviour.result import BehaviourResult, FunctionAgreement
 from ..bidi import printable
 from ..metrics.differences import Difference
 from ..parsing.prose import inside
@@ -43,6 +43,24 @@ def summary_range(result: Result, positions: Positions | None = None) -> types.R
     line = next((n for n in range(min(positions.line_count, 50)) if positions.line_text(n).strip()), 0)
     end = positions.line_range(line).end
     return types.Range(start=end, end=end)
+
+
+def document_behaviour(runs: Any, result: Result | None) -> BehaviourResult | None:
+    """The kept behaviour of ``result``'s paired functions as one result (``runs``: the server's
+    ``lsp.behaviour.Behaviour``, which has ``found(result, pair)``); None where none ran. Added
+    up so that where behaviour ran it leads the summary and its hover ("behaves like the
+    reference on 37 of 40 inputs (average 17/20, median 20/20)")."""
+    if result is None or runs is None or result.problem is not None:
+        return None
+    functions = []
+    for pair in result.functions:
+        found = runs.found(result, pair)
+        if found is not None and found.ran and found.inputs:
+            functions.append(FunctionAgreement(pair.function.name, found.inputs, found.agreed))
+    if not functions:
+        return None
+    inputs, agreed = sum(f.inputs for f in functions), sum(f.agreed for f in functions)
+    return BehaviourResult(agreed / inputs, inputs, agreed, functions=tuple(functions))
 
 
 def headline_parts(result: Result, ran: BehaviourResult | None = None) -> list[str]:
