@@ -118,7 +118,7 @@ def weak_tokens(result: Result, threshold: float, limit: int) -> list[CodeToken]
     ``threshold``, the ``limit`` weakest, in text order."""
     if limit <= 0:
         return []
-    tokens = result.carried if result.bert_state == "pending" else result.code_tokens  # ``stable``
+    tokens = result.carried if result.bert_state == "pending" else result.code_tokens  # ``current.carried_tokens``
     weak = [t for t in tokens if t.similarity < threshold]
     weak.sort(key=lambda t: (t.similarity, t.start))
     return sorted(weak[:limit], key=lambda t: t.start)

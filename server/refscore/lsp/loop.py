@@ -77,7 +77,7 @@ class ScoringLoop:
         self.daemon = ThreadPoolExecutor(max_workers=1, thread_name_prefix="refscore-daemon")
         self.reader = snapshot.ReferenceReader()
         self.last_schedule: dict[str, float] = {}
-        #: uri -> the settings its stored result was scored with (``stable``: same inputs, no rescoring)
+        #: uri -> the settings its stored result was scored with (``current.same_inputs``: same inputs, no rescoring)
         self.scored_with: dict[str, Any] = {}
         #: CodeBERTScore reports by request (used from the daemon thread only): an edit asks the
         #: daemon only for what it changed (the document, the function it touched)

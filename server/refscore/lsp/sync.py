@@ -2,7 +2,7 @@
 
 * open/change of a document schedules it (debounced); a change of a document that is some
   open candidate's reference reschedules those candidates too; a save rescores nothing it already
-  scored (``stable``), but reschedules the open documents that have no reference yet (the file
+  scored (``current.same_inputs``), but reschedules the open documents that have no reference yet (the file
   written may be theirs);
 * ``workspace/didChangeWatchedFiles`` (registered dynamically when the client allows): a file
   created or deleted rescores every open document (it may be, or have been, someone's
