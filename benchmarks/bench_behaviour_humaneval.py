@@ -115,7 +115,7 @@ def sample(rows: list[dict[str, Any]], count: int | None, seed: int) -> list[dic
 
 def _problem(job: tuple[str, str, list[str], int]) -> list[dict[str, Any]]:
     """Every completion of one problem against its reference (in a worker)."""
-    from refscore.behaviour.run import run_behaviour
+    from refscore.behaviour import run_behaviour
     from refscore.behaviour.settings import BehaviourSettings
 
     reference, entry, candidates, per_function = job

@@ -27,17 +27,17 @@ def _same(a: dict, b: dict) -> None:
 
 
 def test_two_workers_equal_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    from refscore.scoring import parallel
+    from refscore.scoring import corpus
 
     pools = []
-    real = parallel.ProcessPoolExecutor
+    real = corpus.ProcessPoolExecutor
 
     def counted(*args, **kwargs):
         pools.append(kwargs.get("max_workers"))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(parallel, "ProcessPoolExecutor", counted)
-    monkeypatch.setattr(parallel.os, "cpu_count", lambda: 2)  # whatever the machine has
+    monkeypatch.setattr(corpus, "ProcessPoolExecutor", counted)
+    monkeypatch.setattr(corpus.os, "cpu_count", lambda: 2)  # whatever the machine has
     refs, hyps = _pairs(240)
     _same(calc_codebleu(refs, hyps, "java", workers=2), calc_codebleu(refs, hyps, "java"))
     assert pools == [2]  # the corpus really went to two processes
@@ -72,14 +72,14 @@ def test_spawned_workers_when_threads_run(monkeypatch: pytest.MonkeyPatch) -> No
     """With other threads alive, forking is unsafe: the workers are spawned, with the same result."""
     import threading
 
-    from refscore.scoring import parallel
+    from refscore.scoring import corpus
 
-    monkeypatch.setattr(parallel.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(corpus.os, "cpu_count", lambda: 2)
     stop = threading.Event()
     waiter = threading.Thread(target=stop.wait, daemon=True)
     waiter.start()
     try:
-        assert parallel._context().get_start_method() == "spawn"
+        assert corpus._context().get_start_method() == "spawn"
         refs, hyps = _pairs(200)
         _same(calc_codebleu(refs, hyps, "java", workers=2), calc_codebleu(refs, hyps, "java"))
     finally:

@@ -7,9 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from refscore import languages
-from refscore.scoring.pairing import best_region, pair_functions
+from refscore.scoring.pairing import best_region, name_words, pair_functions, parameter_count
 from refscore.scoring.scorer import LocalScorer
-from refscore.scoring.signature import name_words, parameter_count
 
 REFERENCE = (Path(__file__).parent.parent / "data" / "pairing" / "stats.ref.py").read_text(encoding="utf-8")
 PYTHON = languages.get("python")

@@ -11,10 +11,8 @@ import pytest
 
 from refscore import languages
 from refscore.languages.spec import LanguageSpec
-from refscore.scoring.pairing import MAX_ALIGNMENT_PAIRS, pair_functions
-from refscore.scoring.pairing_index import ReferenceIndex
+from refscore.scoring.pairing import MAX_ALIGNMENT_PAIRS, ReferenceIndex, name_words, pair_functions
 from refscore.scoring.scorer import LocalScorer
-from refscore.scoring.signature import name_words
 
 PYTHON = languages.get("python")
 WEIGHTS = (0.25, 0.25, 0.25, 0.25)

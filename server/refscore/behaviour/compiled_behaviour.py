@@ -14,7 +14,7 @@ from .result import BehaviourResult
 from .runners import compiled as runner
 from .sandbox import Completed, Sandbox
 from .. import languages
-from .plan import Plan
+from .calls import Plan
 from .settings import BehaviourSettings
 
 #: The runners of the registry (``LanguageSpec.runner``) this module runs.

@@ -8,9 +8,8 @@ import hashlib
 import json
 from typing import Any, Callable, Sequence
 
-from .calls import Call
+from .calls import Call, Plan
 from .compare import shown
-from .plan import Plan
 from .result import KEPT_DISAGREEMENTS, BehaviourResult, Disagreement, FunctionAgreement
 from .runners import python as python_runner
 from .sandbox import Completed, Sandbox

@@ -10,13 +10,12 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Callable
 
-from .calls import Call
+from .calls import Call, Plan
 from .compare import outcomes_agree, shown
 from .inputs.guess import guessed_annotation
 from .inputs.python_examples import Shapes, read_shapes
 from .inputs.python_inputs import candidate_calls
 from .inputs.teacher_file import InputsFileError, read_calls, read_stdins
-from .plan import Plan
 from .result import KEPT_DISAGREEMENTS, BehaviourResult, Disagreement, FunctionAgreement
 from .runners import python as runner
 from .sandbox import Sandbox

@@ -8,13 +8,13 @@ fits it and writes its file through this package (the product never imports ``ev
   through these functions.
 * ``model``: the fitted file's schema (``combined.json``: format version, inputs, weights,
   provenance), reading and writing it.
-* ``formula``: the number itself (pure Python, no numpy, no model) and each input's share.
+* ``explain``: the number itself (pure Python, no numpy, no model) and each input's term and share.
 * ``labels``: what each input means for a reader.
 """
 
 from __future__ import annotations
 
-from .formula import combined_score, contributions, linear_part
+from .explain import combined_score, contributions, linear_part
 from .model import DEFAULT_PATH, FORMAT_VERSION, load_model, required_inputs
 
 __all__ = ["DEFAULT_PATH", "FORMAT_VERSION", "combined_score", "contributions", "linear_part",

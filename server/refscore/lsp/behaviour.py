@@ -29,7 +29,7 @@ from ..bidi import printable
 from ..behaviour import BehaviourResult, Disagreement, supported_languages
 from ..scoring.function_behaviour import BehaviourMemo, function_behaviour
 from ..scoring.pairing import BEHAVES_ALIKE, MAX_BEHAVIOUR_RUNS, FunctionPair, rank_references
-from .headline import document_behaviour
+from .diagnostics import document_behaviour
 from .pairings import Pairings
 from .render import behaviour_line
 from .results import Result

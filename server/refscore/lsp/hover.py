@@ -13,8 +13,7 @@ from ..behaviour.result import BehaviourResult
 from ..parsing.prose import inside
 from ..vocabulary import MISSING_LABELS
 from .current import view
-from .headline import document_behaviour
-from .diagnostics import headline_parts, summary_range
+from .diagnostics import document_behaviour, headline_parts, summary_range
 from .missing import link, missing_items
 from .markup import escape, hover_content
 from .render import num, word_around

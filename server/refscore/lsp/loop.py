@@ -23,13 +23,13 @@ from ..scoring.per_function import bert_requests, with_bert
 from ..scoring.report import ScoreReport, ScoreRequest
 from ..service.worker import ProcessWorker, WorkerDied, WorkerStopped
 from . import phases, snapshot
+from .current import carried_tokens, kept_message, renumber, same_inputs
 from .lazy_lenses import lazy_functions
 from .memo import ReportMemo
 from .open_files import OpenFiles, Results
 from .requests import request_for
 from .results import Result
 from .scorers import ScorerUnavailable, Superseded, size_verdict
-from .stable import carried_tokens, kept_message, renumber, same_inputs
 from .status import LOADING, daemon_gone_message, died, no_reference, report_status, tick_progress
 from .uris import fs_path
 
@@ -77,7 +77,7 @@ class ScoringLoop:
         self.daemon = ThreadPoolExecutor(max_workers=1, thread_name_prefix="refscore-daemon")
         self.reader = snapshot.ReferenceReader()
         self.last_schedule: dict[str, float] = {}
-        #: uri -> the settings its stored result was scored with (``stable``: same inputs, no rescoring)
+        #: uri -> the settings its stored result was scored with (``current.same_inputs``: same inputs, no rescoring)
         self.scored_with: dict[str, Any] = {}
         #: CodeBERTScore reports by request (used from the daemon thread only): an edit asks the
         #: daemon only for what it changed (the document, the function it touched)

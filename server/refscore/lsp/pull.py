@@ -6,7 +6,7 @@ pushes nothing (two copies would show). Any other client (eglot 1.9, a client wi
 gets ``textDocument/publishDiagnostics`` as before, and the server does not offer the provider.
 
 What a pull answers is the last set published (``RefScoreServer.publish``: one stable update
-per edit, lsp/stable.py), so a save or a pull between two results never withdraws what is shown.
+per edit, lsp/current.py), so a save or a pull between two results never withdraws what is shown.
 A pull that comes while the document's text is newer than the scored one (a client pulls at
 each change) gets that set seen from the current text (``current.View``): the diagnostics before
 the edit keep their place, those after it move with it, those the edit touched wait for the new

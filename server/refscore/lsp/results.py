@@ -67,7 +67,7 @@ class Result:
     codec: Any = None  # the session's pygls PositionCodec (pickled with the result: the worker
     # process builds the position tables in the session's encoding; the server puts its own back)
     #: while CodeBERTScore is pending: the last result's code tokens the edit did not touch, at
-    #: their offsets in this text (``stable.carried_tokens``): its weak tokens stay until replaced
+    #: their offsets in this text (``current.carried_tokens``): its weak tokens stay until replaced
     carried: tuple[CodeToken, ...] = ()
 
     def derive(self, **changes: Any) -> Result:
@@ -99,7 +99,7 @@ class Result:
 
     @cached_property
     def bidi(self) -> list[BidiControl]:
-        """The bidi controls in the text (``trojan``), as the report's checks stage found them
+        """The bidi controls in the text (``diagnostics.bidi_diagnostics``), as the report's checks stage found them
         (``scoring.checks``); only a document without a report (its problem shown instead) is
         scanned here."""
         checks = self.report.checks if self.report is not None else None

@@ -19,7 +19,6 @@ from ..bidi import printable
 from . import diagnostics
 from .tokens import token_scores_json
 from .behaviour import EditorBehaviour
-from .headline import document_behaviour
 from .loop import ScoringLoop
 from .protocol import RefScoreProtocol, first_line
 from .pull import PulledDiagnostics
@@ -132,7 +131,7 @@ class RefScoreServer(LanguageServer):
     def publish(self, uri: str, version: int, result: Result | None) -> None:
         """Send the document's diagnostics, or keep them for a client that pulls them (and token
         scores, lens and hint refreshes)."""
-        found = diagnostics.build(result, self.settings, document_behaviour(self.behaviour, result)) \
+        found = diagnostics.build(result, self.settings, diagnostics.document_behaviour(self.behaviour, result)) \
             if result is not None else []
         if result is not None and result.problem is None:
             found += self.behaviour.diagnostics(result)

@@ -2,7 +2,7 @@
 
 * open/change of a document schedules it (debounced); a change of a document that is some
   open candidate's reference reschedules those candidates too; a save rescores nothing it already
-  scored (``stable``), but reschedules the open documents that have no reference yet (the file
+  scored (``current.same_inputs``), but reschedules the open documents that have no reference yet (the file
   written may be theirs);
 * ``workspace/didChangeWatchedFiles`` (registered dynamically when the client allows): a file
   created or deleted rescores every open document (it may be, or have been, someone's
@@ -147,7 +147,7 @@ def register(server: "RefScoreServer") -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: "RefScoreServer", params: types.DidSaveTextDocumentParams) -> None:
-        # the text saved is the text scored: nothing to redo for it (lsp/stable.py)
+        # the text saved is the text scored: nothing to redo for it (lsp/current.py: same_inputs)
         ls.behaviour.saved(params.text_document.uri)  # every function runs again (lsp/behaviour.py)
         _rescore_dependents(ls, params.text_document.uri)
         for uri in ls.open_uris():  # the file written may be the reference they lacked (no watcher needed)

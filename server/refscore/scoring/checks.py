@@ -6,7 +6,7 @@ process, else tree-sitter's), the bidirectional control characters of each ("Tro
 each metric asked for that gave no number with the line that says why, and why the combined
 RefScore number that applies to the request is missing. The front ends only render it: the
 grader's warnings and ``parse_error`` column (``grade/checks.py``), the editor's bidi
-diagnostics (``lsp/trojan.py``), ``score``'s warnings and notes.
+diagnostics (``lsp/diagnostics.py``), ``score``'s warnings and notes.
 """
 
 from __future__ import annotations

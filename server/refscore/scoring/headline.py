@@ -21,8 +21,7 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import InputFileError
 from ..combined import inputs
-from ..combined.explain import terms
-from ..combined.formula import combined_score, contributions
+from ..combined.explain import combined_score, contributions, terms
 from ..combined.model import FORMAT_VERSION, digest, load_model
 from ..metrics.signature import build_signature
 from .report import RefScore, ScoreReport, ScoreRequest

@@ -17,8 +17,7 @@ from typing import Any, Mapping
 
 from ..behaviour.result import BehaviourResult
 from ..errors import InputFileError
-from ..combined.explain import terms
-from ..combined.formula import combined_score
+from ..combined.explain import combined_score, terms
 from ..combined.model import check_model, digest, load_model
 from ..metrics.signature import build_signature, parse_signature
 from .report import RefScore

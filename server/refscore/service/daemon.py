@@ -37,10 +37,8 @@ from ..provision.runtime import bert_runtime
 from ..vocabulary import EXIT_INTERRUPTED
 from . import paths, wire
 from .engine import Cancelled, Engine, EngineConfig
-from .daemon_log import setup_logging
-from .listener import SHED_AFTER, Listener, Tally, listening_socket
+from .listener import SHED_AFTER, Listener, Tally, listening_socket, watch_info, watch_socket
 from .requests import RpcError, parse_request, valid_id
-from .socket_watch import watch_info, watch_socket
 
 log = logging.getLogger("refscore.daemon")
 
@@ -246,7 +244,7 @@ class Daemon:
 
     async def _socket_watch(self) -> None:
         """Stop when the Unix socket file (over TCP: ``daemon.json``) is removed or replaced
-        (``socket_watch``)."""
+        (``listener.watch_socket``)."""
         if self.transport == "unix" and self._socket_inode is not None:
             await watch_socket(paths.socket_path(), self._socket_inode, self.request_stop)
         elif self.transport == "tcp":
@@ -453,7 +451,7 @@ def run_daemon(config: DaemonConfig) -> int:
     # Before torch is imported: OpenMP threads that spin after each model call (the default)
     # steal the cores the event loop, the other lanes and the clients need between calls.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    setup_logging()
+    paths.setup_logging()
     try:
         directory = paths.ensure_runtime_dir()
     except paths.RuntimeDirError as error:

@@ -14,12 +14,14 @@ be found by ``daemon status`` once the cause was fixed.
 * ``start.lock``   held by a client while it starts a daemon, so racing clients start one;
 * ``daemon.json``  pid, version, transport and address (and, for TCP, the access token), 0600.
 
-Logs go to ``platformdirs.user_log_dir("refscore")`` (``$REFSCORE_LOG_DIR`` overrides it).
+Logs go to ``platformdirs.user_log_dir("refscore")`` (``$REFSCORE_LOG_DIR`` overrides it): a rotating
+``daemon.log`` (``setup_logging``), one line for an input's fault.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import stat
 import sys
@@ -38,6 +40,10 @@ LOCK_NAME = "daemon.lock"
 START_LOCK_NAME = "start.lock"
 INFO_NAME = "daemon.json"
 LOG_NAME = "daemon.log"
+LOG_MAX_BYTES = 5 * 1024 * 1024
+LOG_BACKUPS = 3
+#: Errors that are the input's, not the daemon's: logged as one line, never with a traceback.
+_EXPECTED_ERRORS = frozenset({"InputTooLargeError"})
 #: sun_path holds 108 bytes on Linux, 104 on macOS; longer socket paths fall back to TCP.
 MAX_SOCKET_PATH = 100
 
@@ -107,6 +113,33 @@ def ensure_log_dir() -> Path:
         raise LogDirError(f"the daemon's log folder {directory} cannot be made: {why}; move it away or set "
                           f"{LOG_DIR_ENV} to a folder") from None
     return directory
+
+
+class _OneLineForInputErrors(logging.Filter):
+    """A failure caused by the input (a text over the CodeBERTScore limit) is the user's to fix
+    and happens on every such request: one line with the reason, not a traceback each time."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if error is not None and type(error).__name__ in _EXPECTED_ERRORS:
+            record.msg, record.args = f"{record.getMessage()}: {error}", None
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+def setup_logging() -> Path:
+    """Log to the user log dir with rotation; level from $REFSCORE_LOG_LEVEL (default INFO)."""
+    import logging.handlers
+
+    path = ensure_log_dir() / LOG_NAME
+    handler = logging.handlers.RotatingFileHandler(path, maxBytes=LOG_MAX_BYTES, backupCount=LOG_BACKUPS,
+                                                   encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(_OneLineForInputErrors())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(os.environ.get("REFSCORE_LOG_LEVEL", "INFO").upper())
+    return path
 
 
 _HINT = f"set {RUNTIME_DIR_ENV} to a private directory"
