@@ -18,6 +18,7 @@ from .. import __version__
 from ..errors import InputFileError, UsageError
 from ..files.sources import STDIN
 from .assemble import Assembled, IncompleteRun, assemble
+from .block_score import Staged
 from .claim import Place
 from .hooks import ClassroomRun
 from .inputs import read_submissions, spool_stdin
@@ -25,8 +26,7 @@ from .items import ItemSet
 from .job import DETAIL_LIMIT, PANES_LIMIT, GradeJob
 from .local_engine import EngineRun
 from .parts import PartStore
-from .placeholders import placeholders
-from .plan import BlockWork, Plan, Sources, plan_run
+from .plan import BlockWork, Plan, PlannedBlock, Sources, plan_run
 from .progress import Progress
 from .rows import INTERRUPTED, INTERRUPTED_NOT_KEPT
 from .terminal import echo_row, note
@@ -129,6 +129,31 @@ def run_info(job: GradeJob, got: Read, planned: Planned, run: EngineRun, start: 
     if got.items.classes:  # classes read: students, missing ones, unmatched files (the plug-in's)
         info["classes"] = got.items.classes
     return info
+
+
+def placeholders(sources: Sources, why: str) -> Callable[[PlannedBlock, set[int]], dict[int, dict[str, Any]]]:
+    """``assemble``'s fill for an interrupted run: for each item no scored part holds, a row saying
+    the run was interrupted (``why``: whether a rerun resumes), so the reports list every
+    submission (the inputs are read again, in order, once per assembly pass)."""
+    state: dict[str, Any] = {"scan": None, "last": -1}
+
+    def fill(block: PlannedBlock, held: set[int]) -> dict[int, dict[str, Any]]:
+        if state["scan"] is None or block.index <= state["last"]:
+            state["scan"] = sources.scan()
+        state["last"] = block.index
+        for spec, items in state["scan"]:
+            if spec.index == block.index:
+                out = {}
+                for offset, item in items:
+                    if offset not in held:
+                        staged = Staged(offset, item)
+                        _, row, detail, _ = staged.entry(True)
+                        row["errors"] = [*row["errors"], why] if item.scorable else row["errors"]
+                        out[offset] = {"row": row, "detail": detail}
+                return out
+        return {}
+
+    return fill
 
 
 def reports(job: GradeJob, got: Read, planned: Planned, run: EngineRun, place: Place, info: dict[str, Any],
