@@ -109,7 +109,7 @@ def students_table(book: Gradebook, feedback: dict[str, str] | None, similarity_
                    wrong: dict[str, tuple[tuple[str, str], ...]] | None = None) -> str:
     """The section: the book's notes, then one sortable row per student, then the students who
     failed in the same way (``wrong``: row id -> its counter-examples, where the details have them)."""
-    from ..grade.similarity_submissions import submission_anchor
+    from ..grade.similarity_report import submission_anchor
 
     problems = book.problems
     head = "".join(f"<th>{safe_text(p or 'points')} (of {book.rubric.scheme(p).points:g})</th>" for p in problems)

@@ -5,11 +5,14 @@ written beside the grade report. Every file says it is a hint for the teacher, n
 Beside the flagged pairs the page has views as JPlag and Dolos do: the histogram of every compared
 pair's score with the threshold drawn on it (``distribution``), the pairs just below the threshold
 (``near_pairs``), and the code of a pair with each matched region in its own colour, the same
-colour on both sides (``region_line``)."""
+colour on both sides (``region_line``), and each flagged submission of a problem at its own
+anchor (``submission_anchor``: the grade page's teacher table links there), with each of its
+pairs and a link to the pair side by side (``TARGET_CSS`` marks the one a link points at)."""
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 from pathlib import Path
@@ -18,7 +21,6 @@ from typing import Any, Sequence
 from .heatmap import safe_attr, safe_text
 from .histogram import counts_svg
 from .similarity import NOTHING_TO_COMPARE, ProblemSimilarity
-from .similarity_submissions import TARGET_CSS, submissions_list
 from .writers import neutralise, replace_report
 
 HINT = ("A hint for the teacher, never a verdict: a high score means two submissions have the same "
@@ -31,6 +33,7 @@ SIDE_BY_SIDE_LIMIT = 200
 TABLE_LIMIT = 2000
 CSV_COLUMNS = ("problem", "first", "second", "score", "containment", "shared_kgrams", "cluster",
                "first_source", "second_source")
+TARGET_CSS = "tr:target td{background:#fff2b3}"
 #: Regions get these hues in turn (then again, lighter): far apart, readable under dark text.
 HUES = (28, 200, 120, 280, 55, 330, 170, 240, 0, 90, 305, 145)
 VIEWS_CSS = (".ht{font-size:11px;font-weight:600;fill:#1d2330}.hc,.hx{font-size:9px;fill:#555;text-anchor:middle}"
@@ -276,3 +279,35 @@ def region_line(body: str, number: int | None, first_of_region: bool) -> str:
     mark = f'<sup class="rn">{number + 1}</sup>' if first_of_region else ""
     return (f'<span class="region r{number}" style="background:{region_colour(number)}" '
             f'title="matched region {number + 1}"><span class="shared">{body}</span></span>{mark}')
+
+
+# --- Each flagged submission and its pairs
+
+def submission_anchor(problem: str | None, name: str) -> str:
+    """The id of a submission's entry on the similarity page (the same from the grade page)."""
+    digest = hashlib.sha1(f"{problem or ''}\0{name}".encode("utf-8")).hexdigest()[:12]
+    return f"sub-{digest}"
+
+
+def submissions_list(index: int, problem: ProblemSimilarity, room: int) -> str:
+    """The flagged submissions of ``problem`` (its ``index`` on the page), each with its pairs;
+    ``room``: the first pairs of this problem shown side by side (linked)."""
+    pairs: dict[str, list[tuple[str, float, int]]] = {}
+    for n, pair in enumerate(problem.result.pairs):
+        pairs.setdefault(pair.first, []).append((pair.second, pair.score, n))
+        pairs.setdefault(pair.second, []).append((pair.first, pair.score, n))
+    if not pairs:
+        return ""
+    out = [f'<h3>Each flagged submission and its pairs ({len(pairs):,})</h3>'
+           '<table class="pairs by-submission"><thead><tr><th>Submission</th><th>Flagged pairs</th></tr></thead><tbody>']
+    for name in problem.result.status:
+        if name not in pairs:
+            continue
+        cells = []
+        for other, score, n in sorted(pairs[name], key=lambda entry: (-entry[1], entry[0])):
+            text = f"{safe_text(other)} ({score:.3f})"
+            cells.append(f'<a href="#p{index}-{n}">{text}</a>' if n < room else text)
+        out.append(f'<tr id="{safe_attr(submission_anchor(problem.problem, name))}"><td>{safe_text(name)}</td>'
+                   f"<td>{'; '.join(cells)}</td></tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
