@@ -68,7 +68,7 @@ class ProblemGrade:
     behaviour_points: float = 0.0  # of ``behaviour_max``
     behaviour_max: float = 0.0
     style_max: float = 0.0  # the resemblance part (``max_points`` without behaviour's part)
-    case: str | None = None  # a rubric case (``cases``): its points replaced both parts
+    case: str | None = None  # a rubric case (``case_of``): its points replaced both parts
     late_days: float = 0.0
     late_points: float = 0.0  # taken off by the rubric's late policy
 

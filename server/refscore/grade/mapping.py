@@ -1,4 +1,4 @@
-"""Many problems at once: a TOML or CSV mapping file (JSONL of ready-made pairs: ``jsonl``).
+"""Many problems at once: a TOML or CSV mapping file (JSONL of ready-made pairs: ``blocks.load_jsonl``).
 
 TOML (paths relative to the mapping file)::
 
