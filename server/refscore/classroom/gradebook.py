@@ -11,7 +11,7 @@ with the reason beside it. Nothing here scores anything: the gradebook is rebuil
 A row's points: a rubric case's (``case_of``: code that does not parse or run), else behaviour's
 part (its agreement times the part, ``Scheme.parts``) plus resemblance's (the bands or linear
 scale on the rubric's metric); then the late policy (``late``), then the adjustments. The
-roster, where given, names the students (``book_roster``).
+roster, where given, names the students (``roster.apply_roster``).
 
 A rubric's cases of their own, read from a row: ``not_parsing``, the parser found a syntax error
 (the row's ``parse_error``, the language's own parser's line where RefScore has one), or behaviour
@@ -34,10 +34,9 @@ from ..grade.behaviour_cells import not_run_reason
 from ..grade.rows import LABELS, NOT_PARSING
 from ..vocabulary import metric_column, metric_value
 from .adjustments import Adjustment
-from .book_roster import apply_roster, by_real_name
 from .feedback_words import rule_words
 from .late import days_late
-from .roster import RosterEntry
+from .roster import RosterEntry, apply_roster, by_real_name
 from .rubric import BEHAVIOUR, Rubric, Scheme, shown_score
 
 #: Before the first error of a submission that earned 0 because it could not be scored.
@@ -116,7 +115,7 @@ class StudentGrade:
     total_adjustments: list[Adjustment] = field(default_factory=list)
     rows: list[dict[str, Any]] = field(default_factory=list)
     lms_name: str | None = None  # the layout's name where the roster's differs (``okaforada``)
-    sis_user_id: str | None = None  # the roster's (``book_roster``)
+    sis_user_id: str | None = None  # the roster's (``roster.apply_roster``)
     sis_login_id: str | None = None
     section: str | None = None
 
@@ -192,7 +191,7 @@ def _finite(value: Any) -> bool:
 def build_gradebook(rows: Sequence[dict[str, Any]], rubric: Rubric, adjustments: Iterable[Adjustment] = (),
                     roster: Sequence[RosterEntry] = (), anonymised: bool = False) -> Gradebook:
     """The grade book of a run's ``rows`` (in input order) under ``rubric``; ``roster``: the
-    names, SIS ids and sections the students get (``book_roster``); ``anonymised``: the notes
+    names, SIS ids and sections the students get (``roster.apply_roster``); ``anonymised``: the notes
     never repeat a name the adjustments file gives (the graders read them)."""
     problems: list[str] = []
     for row in rows:

@@ -31,9 +31,8 @@ from .adjustments import read_adjustments
 from .anonymise import PseudonymKey, earlier_names_note, read_key, reveal_students, write_key
 from .autograders import classroom_summary, gradescope_results
 from .feedback import details_by_id, student_feedback
-from .book_roster import apply_roster
 from .gradebook import Gradebook, build_gradebook, student_keys
-from .roster import RosterEntry
+from .roster import RosterEntry, apply_roster
 from .rubric import Rubric, load_rubric  # noqa: F401 - load_rubric: the command line's, with ClassroomOutputs
 
 if TYPE_CHECKING:
