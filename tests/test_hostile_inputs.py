@@ -113,9 +113,9 @@ def test_jsonl_lines_and_total_are_capped(tmp_path: Path, monkeypatch: pytest.Mo
     total cap (a gzip bomb) the file is refused with one line."""
     from refscore.cli import main
     from refscore.errors import InputFileError
-    from refscore.grade import jsonl, records
+    from refscore.grade import blocks, records
 
-    monkeypatch.setattr(jsonl, "MAX_INPUT_BYTES", 2000)
+    monkeypatch.setattr(blocks, "MAX_INPUT_BYTES", 2000)
     monkeypatch.setattr(records, "MAX_INPUT_BYTES", 2000)  # the line's item says why
     good = {"id": "ok", "candidate": CAND, "reference": REF, "language": "python"}
     long_line = json.dumps({**good, "id": "long", "candidate": "x = 1\n" * 1000})
@@ -129,9 +129,9 @@ def test_jsonl_lines_and_total_are_capped(tmp_path: Path, monkeypatch: pytest.Mo
     assert "over the" in rows["runs.jsonl.gz:2"]["errors"][0]
     assert rows["after"]["codebleu_native"] is not None
 
-    monkeypatch.setattr(jsonl, "MAX_JSONL_BYTES", 50_000)
+    monkeypatch.setattr(blocks, "MAX_JSONL_BYTES", 50_000)
     bomb = tmp_path / "bomb.jsonl.gz"
     bomb.write_bytes(gzip.compress((json.dumps(good) + "\n").encode() * 1000 + b"\n" * 10_000_000))
     assert bomb.stat().st_size < 100_000
     with pytest.raises(InputFileError, match="over the limit"):
-        jsonl.load_jsonl(bomb)
+        blocks.load_jsonl(bomb)

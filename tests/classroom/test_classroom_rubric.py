@@ -175,7 +175,7 @@ def test_points_for_code_that_does_not_parse_say_so(tmp_path):
     rubric's ``not_parsing`` case (0 unless the rubric says), never points for resemblance. The
     grade book's notes (points.csv, the Moodle comment) say so, and the student's page says it
     once."""
-    from refscore.grade.checks import not_parsing_warning
+    from refscore.grade.block_score import not_parsing_warning
     from refscore.classroom.feedback import student_feedback
 
     rubric = rubric_from_data({"bands": {">= 0.8": 10, ">= 0.5": 6}}, tmp_path / "r.toml")

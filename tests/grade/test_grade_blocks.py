@@ -14,7 +14,7 @@ from refscore.grade.assemble import parquet_schema
 from refscore.grade.blocks import items_of, read_block, scan_blocks
 from refscore.grade.html_report import build_html
 from refscore.grade.ids import IdNamer
-from refscore.grade.jsonl import load_jsonl
+from refscore.grade.blocks import load_jsonl
 from refscore.grade.parts import PartStore
 from refscore.grade.stream_stats import RowStats
 

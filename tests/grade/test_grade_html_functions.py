@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from refscore.cli import main
-from refscore.grade.functions_html import MAX_FUNCTION_ROWS
+from refscore.grade.html_detail import MAX_FUNCTION_ROWS
 from refscore.grade.html_report import build_html
 from refscore.grade.items import GradeItem
 from refscore.grade.rows import GradeResult

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from refscore.grade.items import GradeItem
-from refscore.grade.problem_errors import problem_error
+from refscore.grade.mapping import problem_error
 
 pytestmark = pytest.mark.timeout(300)
 SUM = "def total(nums):\n    result = 0\n    for n in nums:\n        result += n\n    return result\n"

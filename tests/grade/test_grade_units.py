@@ -204,7 +204,7 @@ def test_terminal_lines_mark_warnings_as_the_html_notes_do():
     """A row line says each note's kind as the HTML Notes column does (``Error: ``, ``Warning: ``):
     a Trojan Source warning is shown, short (up to its first colon), beside the parse error."""
     from refscore.bidi import bidi_warning, find_bidi
-    from refscore.grade.checks import not_parsing_warning
+    from refscore.grade.block_score import not_parsing_warning
     from refscore.grade.terminal import row_line
 
     bidi = bidi_warning(find_bidi("x = 1  # \u202e\n"))

@@ -87,7 +87,7 @@ def test_students_failing_in_the_same_way_are_noted(run):
 
 
 def test_the_same_failure_needs_every_counter_example_alike():
-    from refscore.classroom.behaviour_twins import same_failures
+    from refscore.classroom.teacher_html import same_failures
 
     note = "differs on f(1): expected 2, got 3"
     rows = [{"id": n, "problem": "p", "behaviour": 0.5, "behaviour_note": note, "behaviour_agreed": 2,

@@ -12,7 +12,7 @@ import pytest
 
 from refscore import languages
 from refscore.bidi import bidi_warning, find_bidi
-from refscore.grade.checks import submission_warnings
+from refscore.grade.block_score import submission_warnings
 from refscore.lsp.references import ReferenceChoice
 from refscore.lsp.results import Result
 from refscore.scoring.checks import Checks

@@ -8,28 +8,35 @@ gets every problem of the run: no submission, or one that could not be scored, e
 with the reason beside it. Nothing here scores anything: the gradebook is rebuilt from the rows
 (and so from the cache) whenever the rubric or the adjustments change.
 
-A row's points: a rubric case's (``cases``: code that does not parse or run), else behaviour's
+A row's points: a rubric case's (``case_of``: code that does not parse or run), else behaviour's
 part (its agreement times the part, ``Scheme.parts``) plus resemblance's (the bands or linear
 scale on the rubric's metric); then the late policy (``late``), then the adjustments. The
-roster, where given, names the students (``book_roster``).
+roster, where given, names the students (``roster.apply_roster``).
+
+A rubric's cases of their own, read from a row: ``not_parsing``, the parser found a syntax error
+(the row's ``parse_error``, the language's own parser's line where RefScore has one), or behaviour
+ran and the candidate did not parse on any input (an ``IndentationError`` tree-sitter recovers
+from); ``not_running``, behaviour ran and the candidate did not load or compile on any input (an
+import of a module that is not there, a Java class that does not compile). Such a submission earns
+the rubric's points for the case (default 0), never points for resembling the reference: code that
+cannot run is not a solution however it looks.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Iterable, Sequence
 
 from ..grade.behaviour_cells import not_run_reason
-from ..grade.rows import LABELS
+from ..grade.rows import LABELS, NOT_PARSING
 from ..vocabulary import metric_column, metric_value
 from .adjustments import Adjustment
-from .book_roster import apply_roster, by_real_name
-from .cases import case_of
 from .feedback_words import rule_words
 from .late import days_late
-from .roster import RosterEntry
+from .roster import RosterEntry, apply_roster, by_real_name
 from .rubric import BEHAVIOUR, Rubric, Scheme, shown_score
 
 #: Before the first error of a submission that earned 0 because it could not be scored.
@@ -60,7 +67,7 @@ class ProblemGrade:
     behaviour_points: float = 0.0  # of ``behaviour_max``
     behaviour_max: float = 0.0
     style_max: float = 0.0  # the resemblance part (``max_points`` without behaviour's part)
-    case: str | None = None  # a rubric case (``cases``): its points replaced both parts
+    case: str | None = None  # a rubric case (``case_of``): its points replaced both parts
     late_days: float = 0.0
     late_points: float = 0.0  # taken off by the rubric's late policy
 
@@ -108,7 +115,7 @@ class StudentGrade:
     total_adjustments: list[Adjustment] = field(default_factory=list)
     rows: list[dict[str, Any]] = field(default_factory=list)
     lms_name: str | None = None  # the layout's name where the roster's differs (``okaforada``)
-    sis_user_id: str | None = None  # the roster's (``book_roster``)
+    sis_user_id: str | None = None  # the roster's (``roster.apply_roster``)
     sis_login_id: str | None = None
     section: str | None = None
 
@@ -184,7 +191,7 @@ def _finite(value: Any) -> bool:
 def build_gradebook(rows: Sequence[dict[str, Any]], rubric: Rubric, adjustments: Iterable[Adjustment] = (),
                     roster: Sequence[RosterEntry] = (), anonymised: bool = False) -> Gradebook:
     """The grade book of a run's ``rows`` (in input order) under ``rubric``; ``roster``: the
-    names, SIS ids and sections the students get (``book_roster``); ``anonymised``: the notes
+    names, SIS ids and sections the students get (``roster.apply_roster``); ``anonymised``: the notes
     never repeat a name the adjustments file gives (the graders read them)."""
     problems: list[str] = []
     for row in rows:
@@ -263,6 +270,25 @@ def _grade(problem: str, rows: list[dict[str, Any]], rubric: Rubric, ran: bool =
     if len(rows) > 1:
         best.notes.append(f"best of {len(rows)} submissions")
     return best
+
+
+NOT_PARSING_CASE, NOT_RUNNING_CASE = "not_parsing", "not_running"
+#: How behaviour says a candidate could not run at all (``behaviour_cells``' note, its last value).
+_CANNOT_RUN = re.compile(r", got (does not (parse|load|compile)\b.*)$")
+
+
+def case_of(row: dict[str, Any]) -> tuple[str, str] | None:
+    """(case, why in words) of a scored row, None when it parses and runs (or nothing says)."""
+    if row.get("parse_error"):
+        return NOT_PARSING_CASE, f"{NOT_PARSING}{row['parse_error']}"
+    note, agreement = row.get("behaviour_note"), row.get("behaviour")
+    if not isinstance(note, str) or agreement != 0 or isinstance(agreement, bool):
+        return None
+    found = _CANNOT_RUN.search(note)
+    if found is None:
+        return None
+    why = found[1]
+    return (NOT_PARSING_CASE if found[2] == "parse" else NOT_RUNNING_CASE), why
 
 
 def _row_grade(problem: str, row: dict[str, Any], scheme: Scheme, ran: bool, behaved: bool) -> ProblemGrade:

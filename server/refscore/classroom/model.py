@@ -1,6 +1,6 @@
 """The classroom data model: who handed in what, read from an LMS export.
 
-Every layout reader (``moodle``, ``canvas``, ``gradescope``, ``github_classroom``, ``plain``)
+Every layout reader (Moodle, Canvas, GitHub Classroom, plain in ``layouts``; ``gradescope``)
 turns a zip archive or a folder into ``Submission`` objects; the grader turns each into one
 ``GradeItem`` (its ``student``, ``student_id`` and ``late`` fields become report columns of the
 same names). Rubrics, grade-book exports, feedback pages and similarity read these fields, never

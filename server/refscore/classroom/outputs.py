@@ -4,6 +4,12 @@ them from the assembled rows (``write_classroom``), after scoring and from the c
 From the rows and the rubric: the points table, the Canvas and Moodle uploads, one feedback page
 (HTML and Markdown) per student, Gradescope's ``results.json`` and GitHub Classroom's summary.
 Nothing here scores: a changed rubric or adjustments file re-grades from the cached parts.
+
+At the end of a run (``write_outputs``), rows that are not grades (an interrupted run, a problem
+nothing could be graded for, no row with a score) get no grade book or feedback page, which would
+hold zeros that look like points; the pseudonym key alone is kept, so that a rerun gives the same
+pseudonyms. Ctrl-C while they are written writes them again whole (a second Ctrl-C stops), as
+the reports are: a folder never holds one run's feedback pages beside an earlier run's.
 """
 
 from __future__ import annotations
@@ -12,22 +18,27 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from ..errors import UsageError
 from ..safe_write import replace_file
 from ..grade.targets import OutputFileError, is_stream
 from ..grade.rows import GradeResult
 from ..grade.classroom_choices import DEFAULT_REVEAL
+from ..grade.terminal import note
 from ..grade.writers import replace_report
 from .adjustments import read_adjustments
-from .anonymise import PseudonymKey, read_key, reveal_students, write_key
+from .anonymise import PseudonymKey, earlier_names_note, read_key, reveal_students, write_key
 from .autograders import classroom_summary, gradescope_results
 from .feedback import details_by_id, student_feedback
-from .book_roster import apply_roster
 from .gradebook import Gradebook, build_gradebook, student_keys
-from .roster import RosterEntry
+from .roster import RosterEntry, apply_roster
 from .rubric import Rubric, load_rubric  # noqa: F401 - load_rubric: the command line's, with ClassroomOutputs
+
+if TYPE_CHECKING:
+    from ..grade.assemble import Assembled
+    from ..grade.parts import PartStore
+    from ..grade.plan import Plan
 
 
 
@@ -200,3 +211,43 @@ def gradescope_rows(rows: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
 def load_key(out: ClassroomOutputs) -> PseudonymKey | None:
     """The run's pseudonym key (``--anonymise``), else None."""
     return read_key(out.anonymise_key) if out.anonymise_key is not None else None
+
+
+def write_outputs(classroom: ClassroomOutputs, done: Assembled, key: Any, elapsed: float, say: bool,
+                  store: PartStore, plan: Plan, held_back: bool) -> tuple[Any, bool]:
+    """Write what ``classroom`` asks for at the end of a run, or the key alone when
+    ``held_back``; (the ``ClassroomResult``, whether Ctrl-C came while writing)."""
+    if held_back:
+        return key_only(classroom, key), False
+    stopped = False
+    try:
+        written = write_classroom(classroom, done.rows or [], done.details, key, elapsed)
+    except KeyboardInterrupt:
+        if say:
+            note("interrupted while writing the grade books and feedback pages: writing them whole "
+                 "(Ctrl-C again to stop)")
+        stopped = True
+        written = write_classroom(classroom, done.rows or [], done.details, key, elapsed)
+    if say:
+        for line in written.notes:
+            note(line)
+        if key is not None:
+            _note_earlier_names(classroom, key, written.written, store, plan)
+    return written, stopped
+
+
+def key_only(classroom: ClassroomOutputs, key: Any) -> ClassroomResult:
+    """The classroom outputs of a run whose rows are not grades: the pseudonym key alone."""
+    if key is None or classroom.anonymise_key is None:
+        return ClassroomResult(None, [], [])
+    write_key(classroom.anonymise_key, key)
+    return ClassroomResult(None, [classroom.anonymise_key], [])
+
+
+def _note_earlier_names(classroom: ClassroomOutputs, key: Any, written: list[Any], store: PartStore,
+                        plan: Plan) -> None:
+    """``--anonymise``: name the files an earlier run left in the graders' folder with real names."""
+    stale = store.other_parts((block.index, block.key) for block in plan.blocks)
+    line = earlier_names_note(key, classroom.graders, classroom.feedback, written, stale, store.folder)
+    if line:
+        note(line)

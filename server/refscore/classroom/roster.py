@@ -13,6 +13,13 @@ SIS Login ID, Section``; its ``Points Possible`` row and the test student are no
 Moodle's grading worksheet (``Identifier`` = ``Participant 12345``, the id of Moodle's download
 folder names). A roster's name (``Okafor, Ada``), SIS ids and section are what every grade book
 and feedback page shows (``gradebook``), and adjustments may name the student by it.
+
+In a grade book (``apply_roster``, issue 42 item 4): an LMS download names a student its own way
+(Canvas: ``okaforada``); the roster the teacher gives (``--roster``, e.g. Canvas's gradebook
+export) names them as the LMS's grade book does (``Okafor, Ada``) and holds the ``SIS User ID``,
+``SIS Login ID`` and ``Section`` that Canvas's import reads. Every grade book, feedback page and
+autograder result takes the roster's name; the download's name is kept (``lms_name``) and, like
+the real name in either order, names the student in the adjustments file (``by_real_name``).
 """
 
 from __future__ import annotations
@@ -24,11 +31,14 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from ..errors import InputFileError
 from ..files.sources import read_source
 from .model import Student
+
+if TYPE_CHECKING:
+    from .gradebook import Gradebook, StudentGrade
 
 _NAME_COLUMNS = ("name", "student", "full name", "student name", "fullname")
 _ID_COLUMNS = ("id", "identifier", "student_id", "student id", "sis user id", "user id", "sid", "login", "username",
@@ -165,3 +175,27 @@ def match_roster(roster: Sequence[RosterEntry], students: Sequence[Student]) -> 
         else:
             missing.append(entry)
     return missing, [s for i, s in enumerate(students) if i not in owned]
+
+
+def apply_roster(book: "Gradebook", roster: Sequence[RosterEntry]) -> "Gradebook":
+    """``book`` with each student the roster has named as the roster names them (in place)."""
+    find = roster_index(roster)
+    for student in book.students:
+        entry = find(Student(student.name, student.student_id)) if roster else None
+        if entry is None:
+            continue
+        if entry.name != student.name:
+            student.lms_name, student.name = student.name, entry.name
+        student.sis_user_id = entry.sis_user_id or student.sis_user_id
+        student.sis_login_id = entry.sis_login_id or student.sis_login_id
+        student.section = entry.section or student.section
+    return book
+
+
+def by_real_name(students: Sequence["StudentGrade"], written: str) -> "StudentGrade | None":
+    """The one student whose name or download name is ``written`` in some order of its words
+    (``Ada Okafor`` for ``Okafor, Ada``), case, accents and punctuation aside; None when no
+    student or more than one is."""
+    wanted = name_keys(written)
+    found = [s for s in students if wanted & (name_keys(s.name) | (name_keys(s.lms_name) if s.lms_name else set()))]
+    return found[0] if len(found) == 1 else None

@@ -33,7 +33,7 @@ resemblance, as the notes say. Behaviour's points are its agreement times its pa
 linear scale pay the resemblance part; their points are written in ``style`` where the rubric
 names it, else in the problem's points (then scaled to the part). ``metric = "behaviour"`` puts
 every point on the bands read on behaviour's agreement. ``not_parsing`` and ``not_running`` are
-cases of their own (``cases.case_of``): their points (default 0) replace both parts.
+cases of their own (``gradebook.case_of``): their points (default 0) replace both parts.
 """
 
 from __future__ import annotations

@@ -1,22 +1,52 @@
-"""The teacher's table on the grade report (``grade.html``): one row per student with the total,
+"""The classroom's sections of the grade report (``grade.html``): the Class section (each class
+read, its students, the roster's missing students and the files that matched no problem: ``run``
+puts them in ``settings["classes"]``), and the teacher's table: one row per student with the total,
 each problem's points (how the rubric gave them in the tooltip), what behaviour found, whether the
 hand-in was late, one click to the student's feedback page and to each of their similarity pairs.
 
 Built from the same rows, rubric and adjustments as the grade books (``gradebook``), so the page
 and the uploads never disagree. An interrupted run shows no points (its rows are not grades).
+Below it, the students who fail in the same way (``same_failures``): in one problem, the same
+wrong answers (the same inputs, the same wrong outputs: every counter-example behaviour kept, or
+the first where only the rows are at hand) and the same number of inputs agreed on. A signal beside
+the similarity (two students whose code looks different but breaks identically), never a verdict:
+a common mistake is common.
 """
 
 from __future__ import annotations
 
 import math
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..grade.heatmap import heat_color, safe_attr, safe_text
+from .assign import headcount
 
 if TYPE_CHECKING:  # the grade books load only for a run with a rubric
     from .gradebook import Gradebook, StudentGrade
+
+#: How a row's ``behaviour_note`` starts when the code got an input wrong (``Disagreement.line``).
+DIFFERS = "differs on "
+
+
+def class_section(classes: Sequence[dict[str, Any]]) -> str:
+    """One short section per class; '' when the run read none."""
+    out = []
+    for info in classes:
+        out.append(f'<section class="class"><h2>Class: {safe_text(str(info.get("source", "")))}</h2><p>'
+                   f'layout {safe_text(str(info.get("layout", "")))} &middot; {safe_text(headcount(info))}'
+                   f' &middot; {int(info.get("refused_entries", 0))} entries refused</p>')
+        for key, label in (("missing_students", "On the roster, handed nothing in"),
+                           ("not_on_roster", "Not on the roster (graded)"),
+                           ("unmatched_files", "Files that matched no problem (not graded)")):
+            names = info.get(key) or []
+            if names:
+                items = "".join(f"<li>{safe_text(str(n))}</li>" for n in names)
+                out.append(f'<h3>{label} ({len(names)})</h3><ul class="{key}">{items}</ul>')
+        out.append("</section>")
+    return "".join(out)
 
 
 def teacher_table(out: Any, html: Path | None,
@@ -79,7 +109,7 @@ def students_table(book: Gradebook, feedback: dict[str, str] | None, similarity_
                    wrong: dict[str, tuple[tuple[str, str], ...]] | None = None) -> str:
     """The section: the book's notes, then one sortable row per student, then the students who
     failed in the same way (``wrong``: row id -> its counter-examples, where the details have them)."""
-    from ..grade.similarity_submissions import submission_anchor
+    from ..grade.similarity_report import submission_anchor
 
     problems = book.problems
     head = "".join(f"<th>{safe_text(p or 'points')} (of {book.rubric.scheme(p).points:g})</th>" for p in problems)
@@ -99,10 +129,40 @@ def students_table(book: Gradebook, feedback: dict[str, str] | None, similarity_
     return "".join(out)
 
 
-def _same_failures(book: Gradebook, wrong: dict[str, tuple[tuple[str, str], ...]]) -> str:
-    """The students who failed a problem in the same way (``behaviour_twins``), as a signal."""
-    from .behaviour_twins import same_failures
+@dataclass(frozen=True)
+class SameFailure:
+    """Two or more students of ``problem`` whose behaviour failed the same way."""
 
+    problem: str
+    note: str  # the first counter-example, as the grade report writes it
+    agreed: int
+    inputs: int
+    students: tuple[str, ...]
+
+
+def same_failures(rows: Sequence[dict[str, Any]], names: dict[str, str],
+                  wrong: dict[str, tuple[tuple[str, str], ...]] | None = None) -> list[SameFailure]:
+    """The groups in ``rows`` (``names``: row id -> the student's name; ``wrong``: row id -> every
+    kept counter-example as (input, output)), largest first."""
+    wrong = wrong or {}
+    groups: dict[tuple[str, Any, int, int], list[str]] = {}
+    notes: dict[tuple[str, Any, int, int], str] = {}
+    for row in rows:
+        note, share = row.get("behaviour_note"), row.get("behaviour")
+        if not isinstance(note, str) or not note.startswith(DIFFERS) or not isinstance(share, (int, float)):
+            continue
+        key = (str(row.get("problem") or ""), wrong.get(str(row.get("id")), note),
+               int(row.get("behaviour_agreed") or 0), int(row.get("behaviour_inputs") or 0))
+        notes.setdefault(key, note)
+        who = names.get(str(row.get("id")), str(row.get("id")))
+        if who not in groups.setdefault(key, []):
+            groups[key].append(who)
+    found = [SameFailure(key[0], notes[key], key[2], key[3], tuple(who)) for key, who in groups.items() if len(who) > 1]
+    return sorted(found, key=lambda group: (-len(group.students), group.problem, group.note))
+
+
+def _same_failures(book: Gradebook, wrong: dict[str, tuple[tuple[str, str], ...]]) -> str:
+    """The students who failed a problem in the same way (``same_failures``), as a signal."""
     names = {str(row.get("id")): student.name for student in book.students for row in student.rows}
     groups = same_failures([row for student in book.students for row in student.rows], names, wrong)
     if not groups:

@@ -16,7 +16,7 @@ from typing import Iterable
 
 from ..errors import InputFileError
 from ..safe_read import read_capped
-from ..grade.archives import is_archive, other_archive
+from ..grade.discover import is_archive, other_archive
 from .safe_zip import MAX_ENTRIES, MAX_ENTRY_BYTES, Entry, name_problem, read_zip, shown
 
 

@@ -18,6 +18,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterator, Sequence
 
+from ..bidi import bidi_warning
+from ..scoring.checks import Checks
 from ..scoring.pairing import FunctionPair
 from ..scoring.parts import CpuScores
 from ..scoring.per_function import pair_record, score_functions
@@ -25,10 +27,9 @@ from ..scoring.pipeline import CorpusStatistics, checks_of, cpu_stage as pipelin
 from ..scoring.report import ScoreReport
 from ..scoring.scorer import LocalScorer, Scorer
 from .blocks import item_from_json
-from .checks import EMPTY_REFERENCE, submission_warnings
 from .items import GradeItem
 from .plan import BlockWork
-from .rows import NO_REFSCORE, GradeResult, result_row
+from .rows import NO_REFSCORE, NOT_PARSING, GradeResult, result_row
 from .settings import request_for
 
 
@@ -93,6 +94,36 @@ def _batches(staged: Sequence[Staged], size: int) -> list[list[Staged]]:
 def statistics_of(work: BlockWork) -> CorpusStatistics | None:
     """The run's corpus statistics (with CrystalBLEU), in the pipeline's terms."""
     return CorpusStatistics(work.corpus) if work.corpus is not None else None
+
+
+#: The warning of a row whose every reference is empty (its scores are 0 for want of a reference).
+EMPTY_REFERENCE = "the reference is empty: there is nothing to compare with, so it scores 0"
+
+
+def syntax_warning(checks: Checks) -> str | None:
+    """``syntax error near line N`` when the parser had to recover, else None."""
+    line = checks.syntax_error
+    return None if line is None else f"syntax error near line {line} (scored with the parser's error recovery)"
+
+
+def not_parsing_warning(error: str, combined: bool = True) -> str:
+    """The warning of a submission that does not parse although a reference does
+    (``Checks.parse_error``): its numbers are kept (the combined number's fit reads parse errors
+    as one input among many, so a missing colon barely lowers it) and said to be for code that
+    cannot run as written; ``combined``: it has the combined RefScore number, named then.
+    Such a submission never passes ``--fail-under`` unless ``--allow-syntax-errors``."""
+    return (f"{NOT_PARSING}{error}; its scores{', the combined RefScore too,' if combined else ''} are for the "
+            "code the parser recovered, not a sign that it runs")
+
+
+def submission_warnings(checks: Checks, combined: bool = True) -> list[str]:
+    """Every warning about a scored submission, rendered from its report's checks: bidi controls
+    (Trojan Source: the code may display differently from how it runs), syntax errors
+    (tree-sitter recovers; said as ``not_parsing_warning`` when a reference parses;
+    ``combined``: it has the combined number)."""
+    error = checks.parse_error
+    syntax = not_parsing_warning(error, combined) if error else syntax_warning(checks)
+    return [w for w in (bidi_warning(checks.bidi), syntax) if w]
 
 
 def annotate(staged: Sequence[Staged], work: BlockWork, scorer: Scorer) -> None:

@@ -13,6 +13,10 @@ A folder that yields nothing to grade (empty, nothing matching ``pattern``, no s
 
 Every submission becomes a ``GradeItem``; unreadable, binary, empty or wrong-language files get
 an ``error`` instead of stopping the run.
+
+Archives among the files a run names: a ``.zip`` is read as a class (``refscore.classroom``
+plugs that in: ``is_archive``), any other archive is refused in one line rather than graded as
+code (``other_archive``).
 """
 
 from __future__ import annotations
@@ -26,10 +30,30 @@ from typing import Iterable, NamedTuple, Sequence
 from .. import languages
 from ..errors import InputFileError, LanguageError
 from ..files.sources import read_source
-from .archives import other_archive
 from .notebook import Cells, code_of, is_notebook
 from .globs import glob_paths, has_magic
 from .items import GradeItem, ItemSet, with_readable_names
+
+
+def is_archive(path: str | Path) -> bool:
+    """True for a file named ``*.zip``."""
+    return str(path).lower().endswith(".zip") and not Path(path).is_dir()
+
+
+#: Archives and compressed files a class may come in that grade does not read (only ``.zip``).
+OTHER_ARCHIVES = (".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz", ".tar.zst", ".tar", ".gz", ".bz2",
+                  ".xz", ".zst", ".7z", ".rar")
+
+
+def other_archive(path: str | Path) -> str | None:
+    """Why a file named as another kind of archive (``class.tar.gz``) is not read as a class or
+    as code, else None."""
+    name = str(path).lower()
+    kind = next((suffix for suffix in OTHER_ARCHIVES if name.endswith(suffix)), None)
+    if kind is None or Path(path).is_dir():
+        return None
+    return (f"{path}: a {kind} archive; only .zip archives are read as a class: unpack it into a folder (or "
+            "make a .zip of it) and grade that")
 
 
 @dataclass

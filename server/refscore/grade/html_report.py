@@ -13,11 +13,8 @@ import math
 from typing import Any, Sequence
 
 from .heatmap import NOTE_CSS, heat_color, note_span, safe_attr, safe_text
-from .behaviour_html import BEHAVIOUR_CSS, header_note
-from .functions_html import FUNCTIONS_CSS
-from .html_detail import detail
 from .histogram import counts_svg
-from .html_legends import legend, trust_note
+from .html_detail import BEHAVIOUR_CSS, FUNCTIONS_CSS, detail, header_note, legend
 from .job import DEFAULT_TITLE, PANES_LIMIT
 from .rows import LABELS, SCORE_COLUMNS, GradeResult
 from .stream_stats import RowStats, counted
@@ -175,6 +172,26 @@ def build_html(stats: RowStats, settings: dict[str, Any], title: str = DEFAULT_T
         out.append(detail(index, result, row, columns, panes and index == first, files, panes, run_note))
     out.append(f"</main><script>{JS}</script></body></html>")
     return "\n".join(out)
+
+
+def trust_note() -> str:
+    """What the combined RefScore number is and how far it was found to agree (held out)."""
+    from ..combined.labels import input_families
+    from ..scoring.headline import headline_model
+
+    model = headline_model() or {}
+    held = (model.get("verdict") or {}).get("combined") or {}
+    families = input_families(model.get("features", []))
+    kinds = ", ".join(families[:-1]) + f" and {families[-1]}" if len(families) > 1 else "".join(families)
+    measured = ""
+    if held.get("humaneval_tau") is not None and held.get("conala_tau") is not None:
+        measured = (f" On problems it was not fitted on it ordered candidates as the tests did with Kendall tau "
+                    f"{held['humaneval_tau']:.2f} (HumanEval) and agreed with human graders at tau "
+                    f"{held['conala_tau']:.2f} (CoNaLa), better than any single metric.")
+    return (f'<p class="legend">RefScore combines signals from {safe_text(kinds or "several metrics")} into '
+            "one number in 0..1: how likely the code is correct, judging by its similarity to the reference."
+            f"{safe_text(measured)} Use it to rank submissions and to find the ones worth reading; a correct "
+            "solution written differently from the reference can still score low.</p>")
 
 
 def _summaries(stats: RowStats, columns: Sequence[str]) -> str:

@@ -1,4 +1,4 @@
-"""Many problems at once: a TOML or CSV mapping file (JSONL of ready-made pairs: ``jsonl``).
+"""Many problems at once: a TOML or CSV mapping file (JSONL of ready-made pairs: ``blocks.load_jsonl``).
 
 TOML (paths relative to the mapping file)::
 
@@ -14,6 +14,19 @@ TOML (paths relative to the mapping file)::
 
 CSV: one problem per row with the same column names; list cells (``reference``,
 ``submissions``) separate entries with ``;``.
+
+A value of the wrong type (``reference = 3``, ``per_folder = "maybe"``) is one clear error that
+names the file, the problem and the key, before anything is read or scored; an unknown key is a
+note (it is ignored), so that a typo such as ``submission =`` does not go unnoticed (``KEYS``).
+
+Problem-level errors (``problem_error``): a problem nothing can be graded for. Its reference
+cannot be read (a typo in the path, a file outside the mapping's folder), or no submission of it
+was read at all (no file matched it, a glob matched nothing, every student's file is in another
+language). Every row of such a problem is an error, and a grade book would give each student zero
+points for it as if they had been graded: the run still writes its score reports (their rows say
+why), but no grade book or feedback page, and it exits 3 with one line per problem naming it and
+the path at fault. A run of one student's submission (Gradescope's autograder) is graded whatever
+they handed in: a problem they have no file for earns 0 with the reason.
 """
 
 from __future__ import annotations
@@ -23,7 +36,7 @@ import io
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 try:
     import tomllib
@@ -35,9 +48,7 @@ from .classroom_choices import RESUBMISSION_POLICIES
 from .containment import Containment
 from .discover import Submission, expand, items_for, load_problem
 from .hooks import NO_CLASSES, ClassProblem, ClassReader
-from .items import ItemSet
-from .mapping_schema import check_problem, csv_flag, problem_where
-from .problem_errors import problem_error
+from .items import GradeItem, ItemSet
 from .starter import starter_for, strip_starter
 
 TRUE_WORDS = frozenset({"1", "true", "yes", "y", "on"})
@@ -78,6 +89,27 @@ def load_mapping(path: str | Path, default_language: str | None = None,
     return result
 
 
+#: How a problem's items say its reference could not be read (``discover.items_for``, ``classroom.assign``).
+REFERENCE_PREFIX = "reference: "
+
+
+def problem_error(where: str, items: Sequence[GradeItem]) -> str | None:
+    """The one line for the problem at ``where`` (``class.toml: problem 2 ('word_freq')``) whose
+    items are ``items``, or None when some submission of it was read: one that is empty or nothing
+    but the starter code is that student's error (zero points are theirs), not the problem's."""
+    if any(item.scorable or item.candidate is not None for item in items):
+        return None
+    reference = next((item.error for item in items if item.error and item.error.startswith(REFERENCE_PREFIX)), None)
+    if reference is not None:
+        return f"{where}: {reference}: nothing can be graded for it"
+    if not items:
+        return f"{where}: no submissions found: nothing to grade for it"
+    if len(items) == 1 and items[0].student:  # one student's submission (a Gradescope autograder run):
+        return None  # their missing or empty file is their 0 points, not the teacher's error
+    first = next((item.error for item in items if item.error), None) or "no candidate text"
+    return f"{where}: none of its {len(items):,} submission(s) could be read (first: {first})"
+
+
 def _problem_name(entry: dict[str, Any], index: int) -> str:
     """The problem's name: its ``name``, else its first reference's file name."""
     references = _as_list(entry.get("reference", entry.get("references")))
@@ -101,6 +133,77 @@ class _Defaults:
     containment: Containment
     resubmissions: str
     classes: ClassReader
+
+
+# --- The keys a mapping file's problem may have, and their types
+
+TEXT = "a string"
+PATHS = "a path or a list of paths"
+FLAG = "true or false"
+
+#: Every key a problem may have -> what its value must be.
+KEYS: dict[str, str] = {
+    "name": TEXT, "reference": PATHS, "references": PATHS, "context": TEXT, "context_file": TEXT,
+    "language": TEXT, "submissions": PATHS, "pattern": TEXT, "per_folder": FLAG,
+    # classroom inputs (``classroom``): the class's layout, which of a student's files are this
+    # problem's, the starter code handed out for it
+    "layout": TEXT, "files": PATHS, "starter": PATHS,
+    # a Canvas file handed in again (``name-1.py``): the latest version is graded, or the best
+    "resubmissions": TEXT,
+    # behaviour: the problem's inputs file (calls, or program-mode standard inputs), instead of --inputs
+    "inputs": TEXT,
+}
+LAYOUT_CHOICES = ("auto", "moodle", "canvas", "gradescope", "github-classroom", "plain")
+RESUBMISSION_CHOICES = RESUBMISSION_POLICIES
+
+
+def _fits(value: Any, kind: str) -> bool:
+    if kind == TEXT:
+        return isinstance(value, str)
+    if kind == FLAG:
+        return isinstance(value, bool)
+    if isinstance(value, str):
+        return bool(value.strip())
+    return isinstance(value, list) and all(isinstance(v, str) and v.strip() for v in value)
+
+
+def problem_where(mapping: Path, index: int, entry: Mapping[str, Any]) -> str:
+    """``class.toml: problem 2 ('sum')``: where an error in a problem is."""
+    name = entry.get("name")
+    return f"{mapping}: problem {index}" + (f" ({name!r})" if isinstance(name, str) and name else "")
+
+
+def check_problem(entry: Mapping[str, Any], mapping: Path, index: int) -> list[str]:
+    """Raise InputFileError for a value of the wrong type; return notes about unknown keys."""
+    notes = []
+    for key, value in entry.items():
+        kind = KEYS.get(key)
+        if kind is None:
+            notes.append(f"{problem_where(mapping, index, entry)}: unknown key {key!r} ignored "
+                         f"(known: {', '.join(KEYS)})")
+        elif not _fits(value, kind):
+            raise InputFileError(f"{problem_where(mapping, index, entry)}: {key!r} must be {kind}, not {value!r}")
+    if entry.get("layout") is not None and entry["layout"] not in LAYOUT_CHOICES:
+        raise InputFileError(f"{problem_where(mapping, index, entry)}: 'layout' must be one of "
+                             f"{', '.join(LAYOUT_CHOICES)}, not {entry['layout']!r}")
+    if entry.get("resubmissions") is not None and entry["resubmissions"] not in RESUBMISSION_CHOICES:
+        raise InputFileError(f"{problem_where(mapping, index, entry)}: 'resubmissions' must be one of "
+                             f"{', '.join(RESUBMISSION_CHOICES)}, not {entry['resubmissions']!r}")
+    if not entry.get("reference") and not entry.get("references"):
+        raise InputFileError(f"{problem_where(mapping, index, entry)}: no 'reference' (every problem needs the "
+                             "path of its reference solution)")
+    return notes
+
+
+def csv_flag(value: str, key: str, mapping: Path, index: int, true_words: frozenset[str],
+             false_words: frozenset[str]) -> bool:
+    """A CSV cell read as a flag (``yes``/``no``, ``true``/``false``, ``1``/``0``, empty = false)."""
+    word = value.strip().lower()
+    if word in true_words:
+        return True
+    if word in false_words:
+        return False
+    raise InputFileError(f"{mapping}: problem {index}: {key!r} must be yes or no (true/false, 1/0), not {value!r}")
 
 
 def _toml_problems(path: Path) -> list[dict[str, Any]]:

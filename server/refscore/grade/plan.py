@@ -3,10 +3,17 @@
 Every ``grade`` run reads its inputs as blocks (``Sources.scan``): the submissions read into
 memory first, then each JSONL/Parquet file. Pass one (``plan_run``) walks every block once,
 holding one at a time: it counts the items, notes empty references and reference files that do
-not parse, counts the CrystalBLEU corpus (``crystal.RunCorpus``) and then keys each block by
+not parse, counts the CrystalBLEU corpus (``RunCorpus``) and then keys each block by
 its content and everything that decides its rows (``BlockWork.tag``), so the parts of earlier
 runs tell which items need no scoring. An engine then scores the pending items (pass two) and
 ``assemble`` writes the reports from the parts.
+
+CrystalBLEU's ignored n-grams come from the run's own texts: the corpus of a language is every
+distinct submission and reference of the run's scorable items in that language, counted item by
+item (the candidate, then its references) before any block is scored, so every engine and every
+block size gives each submission the same ``report.crystalbleu`` (scored by the pipeline's corpus
+stage against ``CorpusStatistics(corpus)``). A language with fewer texts than CrystalBLEU needs
+gets one error line per submission instead. The corpus travels to workers as plain data.
 """
 
 from __future__ import annotations
@@ -20,14 +27,17 @@ from typing import Any, Iterator, Sequence
 
 from ..errors import InputFileError, UsageError
 from ..files.sources import empty_reference
+from ..metrics.crystalbleu import IgnoredNgrams, NgramCounts, code_tokens
 from ..settings_schema import IDF_ONE_REFERENCE, idf_lacks_references
 from ..scoring.checks import syntax_error_line
 from .blocks import BlockSpec, count_lines, item_blocks, items_of, scan_blocks
 from .records import FieldNames
-from .crystal import Corpus, RunCorpus, corpus_from_data, corpus_tag, corpus_to_data
 from .items import GradeItem
 from .parts import PartStore
 from .settings import GradeSettings
+
+#: language -> its ignored n-grams, or the one-line reason there are none.
+Corpus = dict[str, "IgnoredNgrams | str"]
 
 
 @dataclass(frozen=True)
@@ -228,6 +238,56 @@ class EmptyReferences:
             notes.append(f"{len(self.rows)} empty reference(s): {shown}: there is nothing to compare with, "
                          "so a row graded against only an empty reference scores 0")
         return notes
+
+
+class RunCorpus:
+    """Pass one: the distinct texts of every scorable item, counted per language."""
+
+    def __init__(self) -> None:
+        self._counts: dict[str, NgramCounts] = {}
+        self._seen: dict[str, set[bytes]] = {}
+
+    def add(self, item: GradeItem) -> None:
+        """Count the item's candidate and references (each distinct text once per language)."""
+        if not item.scorable:
+            return
+        language = item.language or ""
+        counts = self._counts.setdefault(language, NgramCounts())
+        seen = self._seen.setdefault(language, set())
+        for text in (item.candidate or "", *item.references):
+            digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+            if digest not in seen:
+                seen.add(digest)
+                counts.add(code_tokens(text, language))
+
+    def finish(self) -> Corpus:
+        """Each language's ignored n-grams (or why it has none)."""
+        out: Corpus = {}
+        for language, counts in self._counts.items():
+            try:
+                out[language] = counts.ignored()
+            except ValueError as error:
+                out[language] = str(error)
+        return out
+
+
+def corpus_tag(corpus: Corpus) -> str:
+    """What names the corpus in block keys: a new corpus is a new score."""
+    return json.dumps({lang: v if isinstance(v, str) else v.digest for lang, v in sorted(corpus.items())})
+
+
+def corpus_to_data(corpus: Corpus) -> dict[str, Any]:
+    """Plain JSON-ready data (sent to Ray workers)."""
+    return {lang: v if isinstance(v, str) else {"ngrams": sorted(list(g) for g in v.ngrams), "k": v.k,
+                                                "documents": v.documents}
+            for lang, v in corpus.items()}
+
+
+def corpus_from_data(data: dict[str, Any]) -> Corpus:
+    """The inverse of ``corpus_to_data``."""
+    return {lang: v if isinstance(v, str) else IgnoredNgrams(frozenset(tuple(g) for g in v["ngrams"]),
+                                                             int(v["k"]), int(v["documents"]))
+            for lang, v in data.items()}
 
 
 def part_key(spec: BlockSpec, tag: str) -> str:

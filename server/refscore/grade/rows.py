@@ -16,7 +16,7 @@ from .records import extra_columns
 #: How a row's warning says why it lacks the combined number (``block_score.annotate`` writes it).
 NO_REFSCORE = "no RefScore: "
 #: How the warning of a submission that does not parse, though a reference does, starts
-#: (``checks.not_parsing_warning``; the grade book's note starts so too).
+#: (``block_score.not_parsing_warning``; the grade book's note starts so too).
 NOT_PARSING = "does not parse: "
 #: The note of a row an interrupted run did not get to (``INTERRUPTED_PREFIX`` starts both kinds).
 INTERRUPTED_PREFIX = "not scored: the run was interrupted"
@@ -59,7 +59,7 @@ class GradeResult:
     cached: bool = False
     warnings: list[str] = field(default_factory=list)
     status_note: str | None = None  # e.g. interrupted before scoring
-    parse_error: str | None = None  # ``syntax error near line N``: it does not parse (``checks.parse_error``)
+    parse_error: str | None = None  # ``syntax error near line N``: it does not parse (``Checks.parse_error``)
 
     @property
     def errors(self) -> list[str]:

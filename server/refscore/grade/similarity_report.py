@@ -1,19 +1,26 @@
 """The similarity report: ``similarity.html`` (flagged pairs and clusters, each pair side by side
 with the lines they share marked), ``similarity.json`` and ``similarity.csv`` (one row per pair),
-written beside the grade report. Every file says it is a hint for the teacher, never a verdict."""
+written beside the grade report. Every file says it is a hint for the teacher, never a verdict.
+
+Beside the flagged pairs the page has views as JPlag and Dolos do: the histogram of every compared
+pair's score with the threshold drawn on it (``distribution``), the pairs just below the threshold
+(``near_pairs``), and the code of a pair with each matched region in its own colour, the same
+colour on both sides (``region_line``), and each flagged submission of a problem at its own
+anchor (``submission_anchor``: the grade page's teacher table links there), with each of its
+pairs and a link to the pair side by side (``TARGET_CSS`` marks the one a link points at)."""
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 from pathlib import Path
 from typing import Any, Sequence
 
 from .heatmap import safe_attr, safe_text
+from .histogram import counts_svg
 from .similarity import NOTHING_TO_COMPARE, ProblemSimilarity
-from .similarity_submissions import TARGET_CSS, submissions_list
-from .similarity_views import VIEWS_CSS, distribution, line_regions, near_pairs, region_line
 from .writers import neutralise, replace_report
 
 HINT = ("A hint for the teacher, never a verdict: a high score means two submissions have the same "
@@ -26,6 +33,13 @@ SIDE_BY_SIDE_LIMIT = 200
 TABLE_LIMIT = 2000
 CSV_COLUMNS = ("problem", "first", "second", "score", "containment", "shared_kgrams", "cluster",
                "first_source", "second_source")
+TARGET_CSS = "tr:target td{background:#fff2b3}"
+#: Regions get these hues in turn (then again, lighter): far apart, readable under dark text.
+HUES = (28, 200, 120, 280, 55, 330, 170, 240, 0, 90, 305, 145)
+VIEWS_CSS = (".ht{font-size:11px;font-weight:600;fill:#1d2330}.hc,.hx{font-size:9px;fill:#555;text-anchor:middle}"
+             ".ax{stroke:#999}.thr{font-size:10px;fill:#c0392b;text-anchor:end}.dist{display:flex;gap:14px;"
+             "align-items:flex-start;flex-wrap:wrap}.dist svg{background:#fff;border:1px solid #dde1e8;border-radius:6px}"
+             "pre.code span.region{border-radius:2px}pre.code span.region span.shared{background:transparent}pre.code sup.rn{font-size:9px;color:#555;margin-left:4px}")
 
 CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
@@ -212,3 +226,88 @@ def _code(text: str, shared: set[int], regions: dict[int, int] | None = None) ->
         out.append(f'<span class="ln">{number + 1:4d} </span>{body}')
         number += 1
     return "\n".join(out)
+
+
+# --- The views beside the flagged pairs
+
+def region_colour(number: int) -> str:
+    """The background of region ``number`` (0-based)."""
+    hue = HUES[number % len(HUES)]
+    light = 82 if number < len(HUES) else 90
+    return f"hsl({hue},85%,{light}%)"
+
+
+def distribution(problem: ProblemSimilarity) -> str:
+    """The histogram of every compared pair's score with the threshold, and what it counts."""
+    result = problem.result
+    if not result.histogram or not result.possible:
+        return ""
+    counted = sum(result.histogram)
+    how = (f"all {counted:,} pairs" if result.method == "all" else
+           f"the {counted:,} candidate pairs MinHash/LSH found (of {result.possible:,}; the others share little)")
+    svg = counts_svg("Score of every pair", result.histogram, counted, None, result.threshold, width=520)
+    return (f'<div class="dist">{svg}<p class="muted">The scores of {how}; the red line is the threshold '
+            f"({result.threshold:.2f}). A class's own work sits to the left; pairs far to the right of the rest "
+            "stand out whatever the threshold.</p></div>")
+
+
+def near_pairs(problem: ProblemSimilarity) -> str:
+    """The highest pairs just below the threshold (not flagged, worth a look when close)."""
+    near = problem.result.near
+    if not near:
+        return ""
+    rows = "".join(f'<tr><td>{safe_text(p.first)}</td><td>{safe_text(p.second)}</td><td class="num">{p.score:.3f}</td>'
+                   f'<td class="num">{p.containment:.3f}</td></tr>' for p in near)
+    return (f'<h3>Just below the threshold (the highest {len(near)})</h3><table class="pairs near"><thead><tr>'
+            "<th>First</th><th>Second</th><th>Score</th><th>Containment</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table>")
+
+
+def line_regions(regions: Sequence[Any], side: int) -> dict[int, int]:
+    """0-based line -> the number of the longest region covering it on ``side`` (0: first, 1: second)."""
+    out: dict[int, int] = {}
+    for number, region in enumerate(regions):
+        for line in (region.first_lines if side == 0 else region.second_lines):
+            out.setdefault(line, number)
+    return out
+
+
+def region_line(body: str, number: int | None, first_of_region: bool) -> str:
+    """One line's text in its region's colour, the region's number at its first line."""
+    if number is None:
+        return body
+    mark = f'<sup class="rn">{number + 1}</sup>' if first_of_region else ""
+    return (f'<span class="region r{number}" style="background:{region_colour(number)}" '
+            f'title="matched region {number + 1}"><span class="shared">{body}</span></span>{mark}')
+
+
+# --- Each flagged submission and its pairs
+
+def submission_anchor(problem: str | None, name: str) -> str:
+    """The id of a submission's entry on the similarity page (the same from the grade page)."""
+    digest = hashlib.sha1(f"{problem or ''}\0{name}".encode("utf-8")).hexdigest()[:12]
+    return f"sub-{digest}"
+
+
+def submissions_list(index: int, problem: ProblemSimilarity, room: int) -> str:
+    """The flagged submissions of ``problem`` (its ``index`` on the page), each with its pairs;
+    ``room``: the first pairs of this problem shown side by side (linked)."""
+    pairs: dict[str, list[tuple[str, float, int]]] = {}
+    for n, pair in enumerate(problem.result.pairs):
+        pairs.setdefault(pair.first, []).append((pair.second, pair.score, n))
+        pairs.setdefault(pair.second, []).append((pair.first, pair.score, n))
+    if not pairs:
+        return ""
+    out = [f'<h3>Each flagged submission and its pairs ({len(pairs):,})</h3>'
+           '<table class="pairs by-submission"><thead><tr><th>Submission</th><th>Flagged pairs</th></tr></thead><tbody>']
+    for name in problem.result.status:
+        if name not in pairs:
+            continue
+        cells = []
+        for other, score, n in sorted(pairs[name], key=lambda entry: (-entry[1], entry[0])):
+            text = f"{safe_text(other)} ({score:.3f})"
+            cells.append(f'<a href="#p{index}-{n}">{text}</a>' if n < room else text)
+        out.append(f'<tr id="{safe_attr(submission_anchor(problem.problem, name))}"><td>{safe_text(name)}</td>'
+                   f"<td>{'; '.join(cells)}</td></tr>")
+    out.append("</tbody></table>")
+    return "".join(out)

@@ -7,6 +7,7 @@ read (the submissions; the plug-in's ``start``) -> plan (blocks and parts: pass 
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 import time
@@ -18,17 +19,19 @@ from .. import __version__
 from ..errors import InputFileError, UsageError
 from ..files.sources import STDIN
 from .assemble import Assembled, IncompleteRun, assemble
+from .block_score import Staged
 from .claim import Place
 from .hooks import ClassroomRun
 from .inputs import read_submissions, spool_stdin
-from .items import ItemSet
+from .items import GradeItem, ItemSet, earlier_version
 from .job import DETAIL_LIMIT, PANES_LIMIT, GradeJob
 from .local_engine import EngineRun
 from .parts import PartStore
-from .placeholders import placeholders
-from .plan import BlockWork, Plan, Sources, plan_run
+from .plan import BlockWork, Plan, PlannedBlock, Sources, plan_run
 from .progress import Progress
 from .rows import INTERRUPTED, INTERRUPTED_NOT_KEPT
+from .starter import starter_for
+from .targets import is_stream
 from .terminal import echo_row, note
 
 
@@ -129,6 +132,83 @@ def run_info(job: GradeJob, got: Read, planned: Planned, run: EngineRun, start: 
     if got.items.classes:  # classes read: students, missing ones, unmatched files (the plug-in's)
         info["classes"] = got.items.classes
     return info
+
+
+def similarity(job: GradeJob, items: list[GradeItem], outputs: dict[str, Path], info: dict[str, Any],
+               say: bool, starters: dict[str | None, tuple[str, ...]]) -> dict[tuple[str, str | None], list[str]] | None:
+    """Step 4 (``--similarity``): compare the students of each problem, write the similarity
+    report; the grade report's ``similar_to`` cells (None without ``--similarity``).
+    ``starters``: the mapping problems' own starter code (``ItemSet.starters``), before
+    ``--starter``'s."""
+    threshold = job.reports.similarity
+    if threshold is None:
+        return None
+    from .similarity import NOTHING_TO_COMPARE, comparable_pairs, empty_problems, flagged_pairs, flags, nothing_in, \
+        similarity_of
+    from .similarity_report import write_similarity
+
+    items = [item for item in items if not earlier_version(item)]  # never a student and their own earlier work
+    problems = similarity_of(items, threshold, {**_starters(job, items), **starters})
+    write_similarity(outputs["similarity_html"].parent, problems, threshold)
+    count = flagged_pairs(problems)
+    possible = comparable_pairs(problems)
+    empty = empty_problems(problems) if possible else []
+    info["similarity"] = {"threshold": threshold, "flagged_pairs": count, "possible_pairs": possible,
+                          "nothing_to_compare": empty, "page": _page_link(outputs)}
+    if say:
+        found = (NOTHING_TO_COMPARE if not possible else
+                 f"{count} pair(s) of submissions at or above {threshold:g}{nothing_in(empty)} "
+                 "(a hint, not a verdict)")
+        note(f"similarity: {found}: {outputs['similarity_html']}")
+        if job.inputs.jsonl:
+            note("similarity: --jsonl lines are not compared (only submission files and mapping problems)")
+    return flags(problems)
+
+
+def _page_link(outputs: dict[str, Path]) -> str:
+    """The similarity page as the grade page links it: its path from the grade page's folder
+    (``--csv a/grade.csv --html b/grade.html`` puts it in ``a/``), else its name."""
+    page, html = outputs["similarity_html"], outputs.get("html")
+    if html is None or is_stream(html):
+        return page.name
+    return Path(os.path.relpath(os.path.abspath(page), os.path.abspath(html.parent))).as_posix()
+
+
+def _starters(job: GradeJob, items: list[GradeItem]) -> dict[str | None, tuple[str, ...]]:
+    """``--starter``'s texts for each problem's language: their k-grams count for no one (on top of
+    the starter rule the items were read with, which left the block headers a student filled in)."""
+    if not job.inputs.starter:
+        return {}
+    out: dict[str | None, tuple[str, ...]] = {}
+    for problem, language in dict.fromkeys((i.problem, i.language) for i in items if i.language):
+        found = starter_for(job.inputs.starter, language)
+        out[problem] = found.texts if found is not None else ()
+    return out
+
+
+def placeholders(sources: Sources, why: str) -> Callable[[PlannedBlock, set[int]], dict[int, dict[str, Any]]]:
+    """``assemble``'s fill for an interrupted run: for each item no scored part holds, a row saying
+    the run was interrupted (``why``: whether a rerun resumes), so the reports list every
+    submission (the inputs are read again, in order, once per assembly pass)."""
+    state: dict[str, Any] = {"scan": None, "last": -1}
+
+    def fill(block: PlannedBlock, held: set[int]) -> dict[int, dict[str, Any]]:
+        if state["scan"] is None or block.index <= state["last"]:
+            state["scan"] = sources.scan()
+        state["last"] = block.index
+        for spec, items in state["scan"]:
+            if spec.index == block.index:
+                out = {}
+                for offset, item in items:
+                    if offset not in held:
+                        staged = Staged(offset, item)
+                        _, row, detail, _ = staged.entry(True)
+                        row["errors"] = [*row["errors"], why] if item.scorable else row["errors"]
+                        out[offset] = {"row": row, "detail": detail}
+                return out
+        return {}
+
+    return fill
 
 
 def reports(job: GradeJob, got: Read, planned: Planned, run: EngineRun, place: Place, info: dict[str, Any],

@@ -5,7 +5,7 @@ of the candidate and of each reference (the language's own parser's line where i
 process, else tree-sitter's), the bidirectional control characters of each ("Trojan Source"),
 each metric asked for that gave no number with the line that says why, and why the combined
 RefScore number that applies to the request is missing. The front ends only render it: the
-grader's warnings and ``parse_error`` column (``grade/checks.py``), the editor's bidi
+grader's warnings and ``parse_error`` column (``grade/block_score.py``), the editor's bidi
 diagnostics (``lsp/diagnostics.py``), ``score``'s warnings and notes.
 """
 
