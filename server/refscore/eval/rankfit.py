@@ -28,6 +28,7 @@ from .cv import Table, problem_folds
 from .data import CONALA
 from .features import available, matrix
 from .logistic import fit_logistic
+from .metrics import BertColumns
 
 LAMBDAS = (0.001, 0.01, 0.1, 1.0, 10.0)
 SELECTION_LAMBDA = 0.01
@@ -74,16 +75,17 @@ class PairStats:
                          [k for k, flag in zip(self.keys, keep) if flag])
 
 
-def build_rows(tables: Sequence[Table], pool: Sequence[str], layer: int) -> Rows:
-    """Stack the tables; ``pool`` is cut to the inputs every table has."""
+def build_rows(tables: Sequence[Table], pool: Sequence[str], bert: BertColumns) -> Rows:
+    """Stack the tables; ``pool`` is cut to the inputs every table has (CodeBERTScore inputs read
+    ``bert``'s columns)."""
     usable = list(pool)
     for table in tables:
-        usable = available(table, usable, layer)
-    calib = tuple(c for c in CALIBRATION if all(available(t, [c], layer) for t in tables))
+        usable = available(table, usable, bert)
+    calib = tuple(c for c in CALIBRATION if all(available(t, [c], bert) for t in tables))
     xs, cs, ys, raw, ds, ps = [], [], [], [], [], []
     for index, table in enumerate(tables):
-        xs.append(matrix(table, usable, layer))
-        cs.append(matrix(table, list(calib), layer))
+        xs.append(matrix(table, usable, bert))
+        cs.append(matrix(table, list(calib), bert))
         ys.append(table.target / 4.0 if table.dataset == CONALA else table.target)
         raw.append(table.target)
         ds.append(np.full(len(table.target), index))

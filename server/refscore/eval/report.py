@@ -10,6 +10,7 @@ from typing import Any, Iterable, Sequence
 
 from ..vocabulary import COMPONENT_LABELS, METRIC_LABELS, SCORE_LABELS
 from .data import CONALA, HUMANEVAL_LANGUAGES
+from .metrics import BertColumns
 from .report_cv import cv_section, signals_section, verdict_lines
 
 #: Paper Kendall tau on HumanEval (their CodeBERT models for CodeBERTScore).
@@ -108,10 +109,10 @@ def headline_metrics(result: dict[str, Any]) -> list[str]:
     settings = result["settings"]
     any_table = next(iter(result["agreement"].values()), {})
     names = [m for m in LABELS if m in any_table]
-    layer = chosen_layer(result) or max(settings["layers"])
-    for ctx in ("", "_ctx"):
+    bert = BertColumns(chosen_layer(result) or max(settings["layers"]))
+    for context in (False, True):
         for part in ("f1", "f3"):
-            name = f"cbs_{part}_L{layer}{ctx}"
+            name = bert.name(part, context)
             if any(name in table for table in result["agreement"].values()):
                 names.append(name)
     return names
@@ -201,12 +202,12 @@ def layer_section(result: dict[str, Any]) -> list[str]:
     settings = result["settings"]
     means, conala = result["humaneval_mean"], result["agreement"].get(CONALA, {})
     rows = []
-    for ctx in ("", "_ctx"):
-        for layer in settings["layers"]:
-            cells = [f"{layer}{' + intent' if ctx else ''}"]
+    for context in (False, True):
+        for bert in BertColumns.sweep(settings["layers"]):
+            cells = [f"{bert.layer}{' + intent' if context else ''}"]
             found = False
             for part in ("p", "r", "f1", "f3"):
-                name = f"cbs_{part}_L{layer}{ctx}"
+                name = bert.name(part, context)
                 he = means.get(name, {}).get("tau")
                 co = conala.get(name, {}).get("tau")
                 found = found or he is not None or co is not None

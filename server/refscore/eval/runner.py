@@ -18,7 +18,7 @@ from ..errors import InputFileError
 from .correlation import agreement
 from .cv import Table, problem_folds
 from .data import CONALA, HUMANEVAL_LANGUAGES, Item, load
-from .metrics import bert_name, length_features
+from .metrics import BertColumns, length_features
 from .tasks import GROUPS as METRIC_GROUPS
 from .tasks import set_threads
 
@@ -225,7 +225,7 @@ def analyse(config: EvalConfig, tables: dict[str, Table], notes: dict[str, Any],
     if exact:
         result["tsed_exact_share"] = float(np.mean(np.concatenate(exact)))
     bert_tables = [t for t in tables.values()
-                   if bert_name("f3", config.layers[0], False) in t.columns]
+                   if BertColumns(config.layers[0]).name("f3") in t.columns]
     if combined_fit_problem(config) is None and len(bert_tables) == len(tables):
         from .fit import cross_validate, fit_final
 
