@@ -40,7 +40,7 @@ class EvalConfig:
     folds: int = 5
     threads: int | None = 1
     jobs: int = 1  # worker processes (chunks of every dataset are scored in parallel)
-    engine: str = "local"  # "ray": the scoring tasks run on a Ray cluster (eval/ray_tasks.py)
+    engine: str = "local"  # "ray": the scoring tasks run on a Ray cluster (eval/execute.py)
     ray_address: str | None = None
 
 
