@@ -344,7 +344,7 @@ def handle(args: argparse.Namespace) -> int:
         if args.report:
             replace_file(args.report, render(result, command))
         if args.table:
-            from ..eval.paper_table import render_table
+            from ..eval.report import render_table
 
             replace_file(args.table, render_table(result, args.table.suffix))
     except RefScoreError as error:  # swapped for a device or a link while scoring
