@@ -12,7 +12,7 @@ negative gets 0), and it plans the windows of a long text on the batch's longest
   call): a pair's score never depends on what else is scored beside it.
 
 Where the package's context rule stops early (a character split across tokens decodes to U+FFFD,
-``compat/sources.py``) it scores part of the context as code: the drop-in does the same, and
+``compat/package_rule.py``) it scores part of the context as code: the drop-in does the same, and
 ``refscore.score`` keeps only the code.
 """
 
@@ -151,11 +151,11 @@ def test_api_with_context_and_long_texts_equals_the_package_pair_by_pair(oracle,
 
 
 def test_the_context_rule_shortcut_gives_the_packages_loop(pairs, roberta):
-    """``compat.sources``: the two-decode shortcut for plain contexts gives the package's loop's
+    """``compat.package_rule``: the two-decode shortcut for plain contexts gives the package's loop's
     answer on every text of the 500 pairs (the loop itself runs where the shortcut does not apply)."""
     from transformers import AutoTokenizer
 
-    from refscore.compat.sources import _plain, package_source_length
+    from refscore.compat.package_rule import _plain, package_source_length
     from refscore.metrics.codebertscore import CONTEXT_SEPARATOR, model_input
 
     tokenizer = AutoTokenizer.from_pretrained(roberta)

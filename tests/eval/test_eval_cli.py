@@ -149,7 +149,7 @@ def test_tables_carry_bootstrap_intervals_and_a_paper_ready_table(tmp_path, caps
     latex = tex.read_text()
     assert "\\begin{tabular}" in latex and "\\toprule" in latex and "Mean [95\\% CI]" in latex
     assert f"{mean:.3f} {{\\scriptsize[{low:.3f}, {high:.3f}]}}" in latex
-    from refscore.eval.paper_table import render_table
+    from refscore.eval.report import render_table
 
     md.write_text(render_table(result, ".md"))
     assert "| Metric | Python | Java | JavaScript | C++ | Mean [95% CI] | CoNaLa [95% CI] |" in md.read_text()

@@ -10,6 +10,7 @@ from refscore.eval import fit as fit_module
 from refscore.eval import rankfit
 from refscore.eval.cv import Table, problem_folds
 from refscore.eval.fit import cross_validate, fit_final
+from refscore.eval.metrics import BertColumns
 from refscore.eval.rankfit import build_rows, problem_stats
 
 
@@ -40,7 +41,7 @@ def _folds(tables, k=4):
 
 def test_pair_statistics_equal_the_listed_pairs():
     tables = _tables()
-    rows = build_rows(tables, ["chrfpp", "ngram_match", "cbs_f3"], 6)
+    rows = build_rows(tables, ["chrfpp", "ngram_match", "cbs_f3"], BertColumns(6))
     stats = problem_stats(rows)
     for index, key in enumerate(stats.keys[:20]):
         mask = np.array([k == key for k in rows.keys()])
@@ -126,7 +127,7 @@ def test_final_model_is_what_combined_score_reads():
     tables = _tables()
     model = fit_final(tables, [5, 6], {"note": "test"}, seed=3)
     assert model["version"] == FORMAT_VERSION and "chrfpp" in model["features"] and model["features"][-1] == "ref_len"
-    rows = build_rows(tables, model["fitted"]["pool"], model["bert"]["layer"])
+    rows = build_rows(tables, model["fitted"]["pool"], BertColumns(model["bert"]["layer"]))
     mean = dict(zip(model["features"], model["mean"]))
     good = dict(mean) | {"chrfpp": mean["chrfpp"] + 0.3}
     bad = dict(mean) | {"chrfpp": mean["chrfpp"] - 0.3}
@@ -136,7 +137,7 @@ def test_final_model_is_what_combined_score_reads():
 
 def test_selection_stops_without_gain():
     tables = _tables()
-    rows = build_rows(tables, ["chrfpp", "ngram_match"], 6)
+    rows = build_rows(tables, ["chrfpp", "ngram_match"], BertColumns(6))
     stats = problem_stats(rows)
     cols, lam, log = rankfit.select(rows, stats, np.ones(len(rows.target), dtype=bool), seed=1,
                                     max_inputs=2)
@@ -147,7 +148,7 @@ def test_selection_stops_without_gain():
 @pytest.mark.parametrize("lam", [0.001, 10.0])
 def test_calibration_keeps_each_problems_order(lam):
     tables = _tables()
-    rows = build_rows(tables, ["chrfpp", "ngram_match"], 6)
+    rows = build_rows(tables, ["chrfpp", "ngram_match"], BertColumns(6))
     stats = problem_stats(rows)
     every = np.ones(len(rows.target), dtype=bool)
     model = rankfit.fit(rows, stats, every, [0, 1], lam)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from refscore.eval.eta import Remaining, describe
+from refscore.eval.execute import Remaining, describe
 
 
 @dataclass

@@ -13,7 +13,7 @@ from refscore.combined import combined_score, linear_part
 from refscore.eval.correlation import (average_ranks, grouped_kendall_tau, pearson, spearman)
 from refscore.eval.cv import Table, problem_folds, select_column, split
 from refscore.eval.data import Item, paper_normalise, sample_problems
-from refscore.eval.logistic import fit_logistic
+from refscore.eval.rankfit import fit_logistic
 
 
 # -- Kendall tau (paper protocol) -----------------------------------------------------------------

@@ -41,7 +41,7 @@ SAMPLES = [  # (dataset, candidate, references): a close one, a broken one, a sh
 def _eval_inputs() -> list[dict[str, float]]:
     from refscore.eval.data import Item
     from refscore.eval.features import column
-    from refscore.eval.metrics import length_features
+    from refscore.eval.metrics import BertColumns, length_features
     from refscore.eval.runner import EvalConfig, build_table
     from refscore.eval.tasks import run_task, Task
 
@@ -57,19 +57,19 @@ def _eval_inputs() -> list[dict[str, float]]:
                 columns.update(values)
         columns = _table_names(columns)
         table = build_table(dataset, chosen, columns)
-        by_dataset[dataset] = [{name: float(column(table, name, LAYER)[row]) for name in ALL_INPUTS}
+        by_dataset[dataset] = [{name: float(column(table, name, BertColumns(LAYER))[row]) for name in ALL_INPUTS}
                                for row in range(len(chosen))]
     return [row for dataset in dict.fromkeys(i.dataset for i in items) for row in by_dataset[dataset]]
 
 
 def _table_names(columns: dict[str, list[float]]) -> dict[str, list[float]]:
     """The stored unit columns under their score-table names (as ``eval.runner.columns_for``)."""
-    from refscore.eval.metrics import BERT_PARTS, BERT_STATS, bert_name
+    from refscore.eval.metrics import BERT_PARTS, BERT_STATS, BertColumns
 
     out = dict(columns)
     for part in (*BERT_PARTS, *BERT_STATS):
         if part in out:
-            out[bert_name(part, LAYER, False)] = out.pop(part)
+            out[BertColumns(LAYER).name(part)] = out.pop(part)
     return out
 
 

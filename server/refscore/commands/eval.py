@@ -184,7 +184,7 @@ def _layers_problem(layers: list[int]) -> str | None:
         total = hidden_layers(embedded_model_path())
     except ModelNotAvailableError:
         total = None  # no model here: CodeBERTScore says so when it is scored
-    if layers and all(layer >= 0 and (total is None or layer <= total) for layer in layers):
+    if layers and min(layers) >= 0 and (total is None or max(layers) <= total):
         return None
     return (f"--layers {','.join(map(str, layers)) or '(nothing)'}: {EMBEDDED_MODEL_ID} has hidden layers "
             f"0 to {total if total is not None else 'N'}")
@@ -344,7 +344,7 @@ def handle(args: argparse.Namespace) -> int:
         if args.report:
             replace_file(args.report, render(result, command))
         if args.table:
-            from ..eval.paper_table import render_table
+            from ..eval.report import render_table
 
             replace_file(args.table, render_table(result, args.table.suffix))
     except RefScoreError as error:  # swapped for a device or a link while scoring

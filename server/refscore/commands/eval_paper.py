@@ -100,18 +100,19 @@ def paper_model_columns(items: list, lang: str) -> dict[str, list[float]]:
     that model is not in the local Hugging Face cache (nothing is downloaded)."""
     from ..embed.registry import local_model_path, paper_model
     from ..embed.layer_stack import LayerStack
-    from ..eval.metrics import bert_name, bert_scores
+    from ..eval.metrics import BertColumns, bert_scores
 
-    model, layer = paper_model(lang)
+    model, paper_layer = paper_model(lang)
+    bert = BertColumns(paper_layer)
     if local_model_path(model) is None:
-        print(f"refscore eval: no CodeBERTScore row for {lang}: the paper's model {model} (layer {layer}) is not "
+        print(f"refscore eval: no CodeBERTScore row for {lang}: the paper's model {model} (layer {bert.layer}) is not "
               f"in the local Hugging Face cache, and nothing is downloaded (`huggingface-cli download {model}` "
               "once, then run again)", file=sys.stderr)
         return {}
-    encoder = LayerStack([layer], model=model)
-    scores = bert_scores(items, [layer], [True], normalise=True, encoder=encoder)
-    return {f"CodeBERTScore {part.upper()} ({model}, layer {layer}, context, no idf), normalised":
-            scores[bert_name(part, layer, True)] for part in ("f1", "f3")}
+    encoder = LayerStack([bert.layer], model=model)
+    scores = bert_scores(items, [bert.layer], [True], normalise=True, encoder=encoder)
+    return {f"CodeBERTScore {part.upper()} ({model}, layer {bert.layer}, context, no idf), normalised":
+            scores[bert.name(part, True)] for part in ("f1", "f3")}
 
 
 def render(rows: dict[str, dict[str, tuple[float | None, float | None]]], languages: list[str]) -> str:

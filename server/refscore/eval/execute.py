@@ -1,20 +1,23 @@
 """Planning and running the scoring work of an evaluation: what is missing from the store, in
-which chunks, in how many processes, with checkpoints into the scores file."""
+which chunks, in how many processes (or as Ray tasks), with checkpoints into the scores file and
+an estimate of the time left."""
 
 from __future__ import annotations
 
 import sys
 import time
+from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 from .data import Item
-from .eta import Remaining, describe
 from .store import ScoreStore, item_key
 from .tasks import Task, chunks, run_task, units
 
 #: Groups scored first (cheap ones give early, checkpointed results).
 ORDER = ("chrf", "crystalbleu", "codebleu", "canon", "errors", "tsed", "cbs")
+#: ``--engine ray``: at most this many tasks per cluster CPU are submitted at once.
+IN_FLIGHT_PER_CPU = 2
 
 
 @dataclass
@@ -74,6 +77,81 @@ def plan(config: Any, data: Mapping[str, Sequence[Item]], store: ScoreStore) -> 
     return out
 
 
+# -- the time left: each group's own measured cost per item -----------------------------------------
+# The groups differ by orders of magnitude (chrF in microseconds an item, CodeBERTScore a
+# transformer pass) and the cheap ones run first, so one rate over all items promised a minute
+# when ten were left. Each (group, context) is timed from its own finished tasks (once a second one
+# is in, without the first: it carries the model's load); a group not timed yet borrows its other
+# context's rate, else its items are named as not counted.
+
+
+class TaskLike(Protocol):
+    group: str
+    context: bool
+
+    @property
+    def items(self) -> list: ...
+
+
+class Remaining:
+    """Items left per (group, context) and the measured seconds per item of each."""
+
+    def __init__(self, tasks: Iterable[TaskLike]) -> None:
+        self.left: dict[tuple[str, bool], int] = defaultdict(int)
+        for task in tasks:
+            self.left[(task.group, task.context)] += len(task.items)
+        self.spent: dict[tuple[str, bool], float] = defaultdict(float)
+        self.timed: dict[tuple[str, bool], int] = defaultdict(int)
+        self.first: dict[tuple[str, bool], tuple[float, int]] = {}  # the first task's seconds, items
+
+    def finished(self, task: TaskLike, seconds: float) -> None:
+        """``task`` is done; it took ``seconds`` of work (in its process)."""
+        key = (task.group, task.context)
+        self.left[key] -= len(task.items)
+        self.spent[key] += max(0.0, seconds)
+        self.timed[key] += len(task.items)
+        self.first.setdefault(key, (max(0.0, seconds), len(task.items)))
+
+    def _rate(self, key: tuple[str, bool]) -> float | None:
+        for k in (key, (key[0], not key[1])):
+            if self.timed.get(k):
+                seconds, items = self.spent[k], self.timed[k]
+                first_seconds, first_items = self.first[k]
+                if items > first_items:
+                    seconds, items = seconds - first_seconds, items - first_items
+                return seconds / items
+        return None
+
+    def estimate(self, elapsed: float) -> tuple[float, dict[str, int]]:
+        """Wall seconds left for the timed groups (their work scaled by this run's wall per work
+        second: parallel processes and overheads), and the items of groups not timed yet."""
+        work_left, untimed = 0.0, defaultdict(int)
+        for key, count in self.left.items():
+            if count <= 0:
+                continue
+            rate = self._rate(key)
+            if rate is None:
+                untimed[key[0]] += count
+            else:
+                work_left += rate * count
+        busy = sum(self.spent.values())
+        return (work_left * elapsed / busy if busy > 0 else 0.0), dict(untimed)
+
+
+#: How a group is named in the progress line.
+GROUP_NAMES = {"cbs": "CodeBERTScore", "codebleu": "CodeBLEU", "crystalbleu": "CrystalBLEU", "chrf": "chrF",
+               "tsed": "TSED", "canon": "canonical n-gram", "errors": "parse-error"}
+
+
+def describe(seconds: float, untimed: dict[str, int]) -> str:
+    """``about 38s left`` and, while some groups are not timed, which items that leaves out."""
+    text = f"about {seconds:.0f}s left"
+    if untimed:
+        parts = ", ".join(f"{count:,} {GROUP_NAMES.get(group, group)}" for group, count in sorted(untimed.items()))
+        text += f" for the groups timed so far; {parts} item-groups not timed yet"
+    return text
+
+
 def _store_result(store: ScoreStore, task: Task, config: Any,
                   result: Mapping[str, Mapping[str, Sequence[float]]]) -> None:
     for spec in units(task.group, config, task.params, task.context):
@@ -112,9 +190,7 @@ def execute(work: Plan, config: Any, store: ScoreStore, checkpoint_s: float,
 
     try:
         if getattr(config, "engine", "local") == "ray":
-            from .ray_tasks import run_tasks_on_ray
-
-            run_tasks_on_ray(work.tasks, config, finished)
+            _run_on_ray(work.tasks, config, finished)
         elif config.jobs > 1 and len(work.tasks) > 1:
             _run_pool(work.tasks, config, finished)
         else:
@@ -165,3 +241,37 @@ def _run_pool(tasks: Sequence[Task], config: Any, finished: Callable[..., None])
             for process in list((getattr(pool, "_processes", None) or {}).values()):
                 process.terminate()
             raise
+
+
+def _run_on_ray(tasks: Sequence[Task], config: Any, finished: Callable[..., None]) -> None:
+    """``--engine ray``: each task is a Ray task running ``run_task`` (the code one machine runs,
+    so the tables and the analysis are the same) on the cluster at ``config.ray_address``;
+    ``finished(task, result, notes)`` as each completes (at most ``IN_FLIGHT_PER_CPU`` per cluster
+    CPU in flight). CodeBERTScore tasks take one GPU each when the cluster has GPUs; a task whose
+    worker dies is retried by Ray. An interrupt cancels what is still running."""
+    import ray
+
+    from ..scale.cluster import connect
+
+    cluster = connect(getattr(config, "ray_address", None))
+    cpus = max(1, int(config.threads or 1))
+    plain = ray.remote(num_cpus=cpus)(run_task)
+    on_gpu = ray.remote(num_cpus=cpus, num_gpus=1)(run_task) if cluster.gpus >= 1 else plain
+    limit = max(2, IN_FLIGHT_PER_CPU * int(cluster.cpus))
+    queue = list(tasks)
+    pending: dict[Any, Any] = {}
+    try:
+        while queue or pending:
+            while queue and len(pending) < limit:
+                task = queue.pop(0)
+                remote = on_gpu if task.group == "cbs" else plain
+                pending[remote.remote(task, config)] = task
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                task = pending.pop(ref)
+                result, notes = ray.get(ref)
+                finished(task, result, notes)
+    except BaseException:
+        for ref in pending:
+            ray.cancel(ref, force=True)
+        raise

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..combined.inputs import abs_len_ratio, by_ref_len, extra_errors, interaction_base
 from .cv import Table
+from .metrics import BertColumns
 
 _COLUMN = {
     "chrf": "chrf", "chrfpp": "chrfpp", "ngram_match": "ngram_match_native",
@@ -25,58 +26,60 @@ _COLUMN = {
 }
 
 
-def _derived(name: str) -> Callable[[Table, int], np.ndarray] | None:
+def _derived(name: str) -> Callable[[Table, BertColumns], np.ndarray] | None:
     base = interaction_base(name)
     if base is not None:  # the base input's weight varies with the reference's length
-        return lambda t, layer: by_ref_len(column(t, base, layer), t.columns["ref_len"])
+        return lambda t, bert: by_ref_len(column(t, base, bert), t.columns["ref_len"])
     if name == "abs_len_ratio":
-        return lambda t, layer: abs_len_ratio(t.columns["len_ratio"])
+        return lambda t, bert: abs_len_ratio(t.columns["len_ratio"])
     if name == "extra_errors":  # parse errors the candidate has beyond the reference's
-        return lambda t, layer: np.array([extra_errors(c, r) for c, r in
+        return lambda t, bert: np.array([extra_errors(c, r) for c, r in
                                           zip(t.columns["cand_errors"].tolist(), t.columns["ref_errors"].tolist())],
                                          dtype=float)
     return None
 
 
-def source_column(name: str, layer: int) -> str:
-    """Score-table column behind a (non-derived) input."""
+def source_column(name: str, bert: BertColumns) -> str:
+    """Score-table column behind a (non-derived) input (``cbs_f3``: ``bert``'s F3 column)."""
     if name.startswith("cbs_"):
-        return f"cbs_{name[4:]}_L{layer}"
+        return bert.name(name[4:])
     return _COLUMN[name]
 
 
-def available(table: Table, names: tuple[str, ...] | list[str], layer: int) -> list[str]:
+def available(table: Table, names: tuple[str, ...] | list[str], bert: BertColumns) -> list[str]:
     """The inputs of ``names`` that ``table`` has the columns for."""
     out = []
     for name in names:
         base = interaction_base(name)
         if base is not None:
-            ok = "ref_len" in table.columns and bool(available(table, [base], layer))
+            ok = "ref_len" in table.columns and bool(available(table, [base], bert))
         elif name == "abs_len_ratio":
             ok = "len_ratio" in table.columns
         elif name == "extra_errors":
             ok = "cand_errors" in table.columns and "ref_errors" in table.columns
         else:
-            ok = source_column(name, layer) in table.columns
+            ok = source_column(name, bert) in table.columns
         if ok:
             out.append(name)
     return out
 
 
-def column(table: Table, name: str, layer: int) -> np.ndarray:
+def column(table: Table, name: str, bert: BertColumns) -> np.ndarray:
     """Values of one input over ``table`` (not-applicable NaN counts 0, as in the correlations)."""
     derived = _derived(name)
-    values = derived(table, layer) if derived else table.columns[source_column(name, layer)]
+    values = derived(table, bert) if derived else table.columns[source_column(name, bert)]
     return np.nan_to_num(np.asarray(values, dtype=float))
 
 
-def matrix(table: Table, names: tuple[str, ...] | list[str], layer: int) -> np.ndarray:
+def matrix(table: Table, names: tuple[str, ...] | list[str], bert: BertColumns) -> np.ndarray:
     """(rows, inputs) matrix of ``names`` over ``table``."""
     if not len(names):
         return np.zeros((len(table.target), 0))
-    return np.column_stack([column(table, n, layer) for n in names])
+    return np.column_stack([column(table, n, bert) for n in names])
 
 
 def derived_columns(table: Table) -> dict[str, np.ndarray]:
     """The derived inputs ``table`` can have, as columns (for the agreement tables)."""
-    return {name: column(table, name, 0) for name in available(table, ["abs_len_ratio", "extra_errors"], 0)}
+    any_layer = BertColumns(0)  # neither reads a CodeBERTScore column
+    return {name: column(table, name, any_layer)
+            for name in available(table, ["abs_len_ratio", "extra_errors"], any_layer)}

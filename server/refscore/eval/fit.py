@@ -21,6 +21,7 @@ from ..combined.inputs import RANKING_POOL
 from ..combined.model import FORMAT_VERSION
 from .cv import ProblemKey, Table, held_out_agreement, mean_tau, split
 from .data import HUMANEVAL_LANGUAGES
+from .metrics import BertColumns
 from .rankfit import build_rows, fit, model_input, problem_stats, select
 
 #: Single metrics the combination is compared with (the best is chosen on training problems).
@@ -29,13 +30,13 @@ SINGLE_CANDIDATES = ("chrf", "chrfpp", "bleu", "weighted_ngram_match", "syntax_m
 
 
 def choose_bert(tables: Sequence[Table], layers: Sequence[int], parts: Sequence[str],
-                context: bool = False) -> tuple[int, str, float]:
-    """(layer, part, mean tau) with the best mean tau over ``tables``."""
-    suffix = "_ctx" if context else ""
-    best = max(((layer, part) for layer in layers for part in parts),
-               key=lambda lp: (mean_tau(tables, lambda t: t.columns[f"cbs_{lp[1]}_L{lp[0]}{suffix}"]),
-                               -lp[0], lp[1]))
-    tau = mean_tau(tables, lambda t: t.columns[f"cbs_{best[1]}_L{best[0]}{suffix}"])
+                context: bool = False) -> tuple[BertColumns, str, float]:
+    """(the chosen layer's columns, part, mean tau) with the best mean tau over ``tables`` (ties:
+    the lower layer)."""
+    best = max(((bert, part) for bert in BertColumns.sweep(layers) for part in parts),
+               key=lambda bp: (mean_tau(tables, lambda t: t.columns[bp[0].name(bp[1], context)]),
+                               -bp[0].layer, bp[1]))
+    tau = mean_tau(tables, lambda t: t.columns[best[0].name(best[1], context)])
     return best[0], best[1], tau
 
 
@@ -47,8 +48,8 @@ def choose_single(tables: Sequence[Table], layers: Sequence[int]) -> str:
     """The single column with the best HumanEval mean tau on ``tables`` (CodeBERTScore at every
     layer and part included)."""
     names = [c for c in SINGLE_CANDIDATES if all(c in t.columns for t in tables)]
-    names += [f"cbs_{p}_L{layer}" for layer in layers for p in ("f1", "f3", "r")
-              if all(f"cbs_{p}_L{layer}" in t.columns for t in tables)]
+    names += [bert.name(p) for bert in BertColumns.sweep(layers) for p in ("f1", "f3", "r")
+              if all(bert.name(p) in t.columns for t in tables)]
     he = _humaneval(tables)
     return max(names, key=lambda c: (mean_tau(he, lambda t: t.columns[c]), c))
 
@@ -69,11 +70,11 @@ class _Cache:
     def __init__(self, tables: Sequence[Table], pool: Sequence[str]) -> None:
         self.tables, self.pool, self.by_layer = list(tables), list(pool), {}
 
-    def get(self, layer: int) -> tuple[Any, Any]:
-        if layer not in self.by_layer:
-            rows = build_rows(self.tables, self.pool, layer)
-            self.by_layer[layer] = (rows, problem_stats(rows))
-        return self.by_layer[layer]
+    def get(self, bert: BertColumns) -> tuple[Any, Any]:
+        if bert not in self.by_layer:
+            rows = build_rows(self.tables, self.pool, bert)
+            self.by_layer[bert] = (rows, problem_stats(rows))
+        return self.by_layer[bert]
 
 
 def _fold_mask(rows: Any, folds: Mapping[ProblemKey, int], fold: int) -> np.ndarray:
@@ -91,9 +92,9 @@ def cross_validate(tables: Sequence[Table], folds: Mapping[ProblemKey, int], k: 
     fold_log = []
     for fold in range(k):
         train_tables, test_tables = split(tables, folds, fold)
-        layer, part, train_tau = choose_bert(train_tables, layers, ("f1", "f3"))
+        bert, part, train_tau = choose_bert(train_tables, layers, ("f1", "f3"))
         single = choose_single(train_tables, layers)
-        rows, stats = cache.get(layer)
+        rows, stats = cache.get(bert)
         test = _fold_mask(rows, folds, fold)
         train_stats = stats.subset(np.array([folds[key] != fold for key in stats.keys]))
         cols, lam, log = select(rows, train_stats, ~test, seed + 1)
@@ -106,7 +107,7 @@ def cross_validate(tables: Sequence[Table], folds: Mapping[ProblemKey, int], k: 
             n = int(mask.sum())
             row_mask = test[rows.dataset == rows.names.index(table.dataset)]
             assert row_mask.sum() == n  # rows keep table order
-            values = {"bert": table.columns[f"cbs_{part}_L{layer}"][mask],
+            values = {"bert": table.columns[bert.name(part)][mask],
                       "single": table.columns[single][mask],
                       "combined": predicted[offset:offset + n]}
             offset += n
@@ -115,7 +116,7 @@ def cross_validate(tables: Sequence[Table], folds: Mapping[ProblemKey, int], k: 
                 fold_held[name][table.dataset] = vals
         per_fold = {name: _summary(held_out_agreement(test_tables, fold_held[name]))
                     for name in fold_held}
-        fold_log.append({"fold": fold, "layer": layer, "part": part, "train_mean_tau": train_tau,
+        fold_log.append({"fold": fold, "layer": bert.layer, "part": part, "train_mean_tau": train_tau,
                          "single": single, "inputs": model.inputs, "lambda": lam,
                          "selection": log, "coef": dict(zip(model.inputs, model.coef.tolist())),
                          "held_out": per_fold})
@@ -128,15 +129,15 @@ def cross_validate(tables: Sequence[Table], folds: Mapping[ProblemKey, int], k: 
             "bert_held_out": held_out_agreement(tables, held["bert"]),
             "single_held_out": held_out_agreement(tables, held["single"]),
             "combined_held_out": held_out_agreement(tables, held["combined"]),
-            "pool": list(cache.get(fold_log[0]["layer"])[0].pool)}
+            "pool": list(cache.get(BertColumns(fold_log[0]["layer"]))[0].pool)}
 
 
 def fit_final(tables: Sequence[Table], layers: Sequence[int], settings: Mapping, seed: int = 8,
               pool: Sequence[str] = RANKING_POOL) -> dict[str, Any]:
     """The shipped combination: layer, inputs and ridge strength chosen and weights fitted on
     every problem (what ``combined.json`` stores)."""
-    layer, part, tau = choose_bert(tables, layers, ("f1", "f3"))
-    rows = build_rows(tables, pool, layer)
+    bert, part, tau = choose_bert(tables, layers, ("f1", "f3"))
+    rows = build_rows(tables, pool, bert)
     stats = problem_stats(rows)
     everything = np.ones(len(rows.target), dtype=bool)
     cols, lam, log = select(rows, stats, everything, seed + 1)
@@ -146,7 +147,7 @@ def fit_final(tables: Sequence[Table], layers: Sequence[int], settings: Mapping,
         "features": model.inputs, "mean": model.mean.tolist(), "scale": model.scale.tolist(),
         "coef": model.coef.tolist(), "intercept": model.intercept,
         "method": "pairwise ridge ranking + logistic calibration",
-        "bert": {"model": "all-MiniLM-L6-v2", "layer": layer, "context": False,
+        "bert": {"model": "all-MiniLM-L6-v2", "layer": bert.layer, "context": False,
                  "default_part": part},
         "fitted": {"lambda": lam, "selection": log, "pool": list(rows.pool),
                    "targets": "HumanEval passed (0/1); CoNaLa mean grade / 4 (calibration)",
@@ -173,11 +174,11 @@ def fit_leaving_out(tables: Sequence[Table], layers: Sequence[int], settings: Ma
     if not kept:
         raise ValueError("nothing left to fit on")
     model = fit_final(kept, layers, settings, seed, pool)
-    layer = model["bert"]["layer"]
+    bert = BertColumns(model["bert"]["layer"])
     mean, scale, coef = (np.asarray(model[k], dtype=float) for k in ("mean", "scale", "coef"))
     scores = {}
     for table in left:
-        x = matrix(table, model["features"], layer)
+        x = matrix(table, model["features"], bert)
         scores[table.dataset] = 1.0 / (1.0 + np.exp(-(model["intercept"] + ((x - mean) / scale) @ coef)))
     model["fitted"]["left_out"] = list(leave_out)
     model["fitted"]["left_out_agreement"] = held_out_agreement(left, scores) if left else {}

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Sequence
 
 from .. import languages
@@ -40,9 +40,22 @@ Scores = dict[str, list[float]]
 Progress = Callable[[str], None]
 
 
-def bert_name(part: str, layer: int, context: bool) -> str:
-    """Column name of one CodeBERTScore variant."""
-    return f"cbs_{part}_L{layer}" + ("_ctx" if context else "")
+@dataclass(frozen=True)
+class BertColumns:
+    """One hidden layer of the encoder the research tables sweep, and how its score-table columns
+    are named (``cbs_<part>_L<layer>``, ``..._ctx`` with the intent as context). The layer travels
+    through the tables, the fits and the reports as this value, read as ``.layer``."""
+
+    layer: int
+
+    def name(self, part: str, context: bool = False) -> str:
+        """Column name of one CodeBERTScore variant (``f1``, ``pq25``...) at this layer."""
+        return f"cbs_{part}_L{self.layer}" + ("_ctx" if context else "")
+
+    @classmethod
+    def sweep(cls, layers: Iterable[int]) -> list["BertColumns"]:
+        """One value per swept layer, in the sweep's order."""
+        return [cls(hidden) for hidden in layers]
 
 
 def _package_language(language: str) -> str:
@@ -138,7 +151,8 @@ def bert_scores(items: Sequence[Item], layers: Sequence[int], contexts: Sequence
     from ..embed.layer_stack import LayerStack
 
     multi = encoder if isinstance(encoder, LayerStack) else LayerStack(layers)
-    out: Scores = {bert_name(p, l, c): [] for c in contexts for l in layers
+    sweep = BertColumns.sweep(layers)
+    out: Scores = {bert.name(p, c): [] for c in contexts for bert in sweep
                    for p in (*BERT_PARTS, *BERT_STATS)}
     order = sorted(range(len(items)), key=lambda i: items[i].problem)
     ordered = [items[i] for i in order]
@@ -150,12 +164,13 @@ def bert_scores(items: Sequence[Item], layers: Sequence[int], contexts: Sequence
                 paper_normalise(ordered[i].candidate) if normalise else ordered[i].candidate,
                 _maybe_normalise(ordered[i].references, normalise), ordered[i].language,
                 ordered[i].context if context else None) for i in block]
-            for layer, results in multi.score_layers(pairs, layers).items():
-                for i, res in zip(block, results):
+            by_layer = multi.score_layers(pairs, layers)
+            for bert in sweep:
+                for i, res in zip(block, by_layer[bert.layer]):
                     for part in BERT_PARTS:
-                        values[bert_name(part, layer, context)][order[i]] = getattr(res, _RESULT_FIELD[part])
+                        values[bert.name(part, context)][order[i]] = getattr(res, _RESULT_FIELD[part])
                     for stat, value in bert_token_stats(res).items():
-                        values[bert_name(stat, layer, context)][order[i]] = value
+                        values[bert.name(stat, context)][order[i]] = value
         multi.clear()
         done += len(block)
         if progress:

@@ -27,7 +27,7 @@ from .correlation import TIE_THRESHOLD, grouped_kendall_tau, spearman
 from .cv import Table, problem_folds
 from .data import CONALA
 from .features import available, matrix
-from .logistic import fit_logistic
+from .metrics import BertColumns
 
 LAMBDAS = (0.001, 0.01, 0.1, 1.0, 10.0)
 SELECTION_LAMBDA = 0.01
@@ -74,16 +74,17 @@ class PairStats:
                          [k for k, flag in zip(self.keys, keep) if flag])
 
 
-def build_rows(tables: Sequence[Table], pool: Sequence[str], layer: int) -> Rows:
-    """Stack the tables; ``pool`` is cut to the inputs every table has."""
+def build_rows(tables: Sequence[Table], pool: Sequence[str], bert: BertColumns) -> Rows:
+    """Stack the tables; ``pool`` is cut to the inputs every table has (CodeBERTScore inputs read
+    ``bert``'s columns)."""
     usable = list(pool)
     for table in tables:
-        usable = available(table, usable, layer)
-    calib = tuple(c for c in CALIBRATION if all(available(t, [c], layer) for t in tables))
+        usable = available(table, usable, bert)
+    calib = tuple(c for c in CALIBRATION if all(available(t, [c], bert) for t in tables))
     xs, cs, ys, raw, ds, ps = [], [], [], [], [], []
     for index, table in enumerate(tables):
-        xs.append(matrix(table, usable, layer))
-        cs.append(matrix(table, list(calib), layer))
+        xs.append(matrix(table, usable, bert))
+        cs.append(matrix(table, list(calib), bert))
         ys.append(table.target / 4.0 if table.dataset == CONALA else table.target)
         raw.append(table.target)
         ds.append(np.full(len(table.target), index))
@@ -164,6 +165,27 @@ def _pair_system(stats: PairStats, cols: Sequence[int], scale: np.ndarray,
     vec = weight @ stats.vec[:, sel]
     inv = 1.0 / scale[sel]
     return gram * np.outer(inv, inv), vec * inv
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float = 1.0,
+                 iterations: int = 50) -> tuple[float, np.ndarray]:
+    """Weighted L2 logistic regression with soft labels by Newton's method: (intercept, coef).
+
+    ``l2`` is relative to the total weight (the intercept is not penalised)."""
+    n, d = x.shape
+    a = np.column_stack([np.ones(n), x])
+    beta = np.zeros(d + 1)
+    penalty = np.full(d + 1, l2 * w.sum() / max(n, 1))
+    penalty[0] = 0.0
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-(a @ beta)))
+        grad = a.T @ (w * (p - y)) + penalty * beta
+        hess = (a * (w * p * (1 - p))[:, None]).T @ a + np.diag(penalty) + 1e-12 * np.eye(d + 1)
+        step = np.linalg.solve(hess, grad)
+        beta -= step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    return float(beta[0]), beta[1:]
 
 
 def fit(rows: Rows, stats: PairStats, train: np.ndarray, cols: Sequence[int], lam: float) -> Model:

@@ -1,7 +1,10 @@
-"""Markdown report (docs/correlation.md) from a ``runner.run`` result.
+"""Markdown report (docs/correlation.md) from a ``runner.run`` result, and its paper-ready table.
 
 Every number in the tables comes from the result dict; the paper's numbers (arXiv 2302.05527, as
-listed in ../shared/data/README.md) are printed beside ours for reference only.
+listed in ../shared/data/README.md) are printed beside ours for reference only. ``refscore eval
+--table results.tex`` (or ``.md``, ``render_table``) writes one row per metric, Kendall tau per
+HumanEval language, the mean and CoNaLa tau with their 95% bootstrap intervals, in LaTeX or Markdown:
+the report's figures, so a table in a paper and docs/correlation.md cannot disagree.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from typing import Any, Iterable, Sequence
 
 from ..vocabulary import COMPONENT_LABELS, METRIC_LABELS, SCORE_LABELS
 from .data import CONALA, HUMANEVAL_LANGUAGES
+from .metrics import BertColumns
 from .report_cv import cv_section, signals_section, verdict_lines
 
 #: Paper Kendall tau on HumanEval (their CodeBERT models for CodeBERTScore).
@@ -108,10 +112,10 @@ def headline_metrics(result: dict[str, Any]) -> list[str]:
     settings = result["settings"]
     any_table = next(iter(result["agreement"].values()), {})
     names = [m for m in LABELS if m in any_table]
-    layer = chosen_layer(result) or max(settings["layers"])
-    for ctx in ("", "_ctx"):
+    bert = BertColumns(chosen_layer(result) or max(settings["layers"]))
+    for context in (False, True):
         for part in ("f1", "f3"):
-            name = f"cbs_{part}_L{layer}{ctx}"
+            name = bert.name(part, context)
             if any(name in table for table in result["agreement"].values()):
                 names.append(name)
     return names
@@ -201,12 +205,12 @@ def layer_section(result: dict[str, Any]) -> list[str]:
     settings = result["settings"]
     means, conala = result["humaneval_mean"], result["agreement"].get(CONALA, {})
     rows = []
-    for ctx in ("", "_ctx"):
-        for layer in settings["layers"]:
-            cells = [f"{layer}{' + intent' if ctx else ''}"]
+    for context in (False, True):
+        for bert in BertColumns.sweep(settings["layers"]):
+            cells = [f"{bert.layer}{' + intent' if context else ''}"]
             found = False
             for part in ("p", "r", "f1", "f3"):
-                name = f"cbs_{part}_L{layer}{ctx}"
+                name = bert.name(part, context)
                 he = means.get(name, {}).get("tau")
                 co = conala.get(name, {}).get("tau")
                 found = found or he is not None or co is not None
@@ -320,3 +324,75 @@ def render(result: dict[str, Any], command: str, extra: Sequence[str] = ()) -> s
     lines += cv_section(result)
     lines += list(extra)
     return "\n".join(lines).rstrip() + "\n"
+
+
+#: the languages' column heads
+HEADS = {"python": "Python", "java": "Java", "js": "JavaScript", "cpp": "C++"}
+
+
+def _cell(value: float | None, interval: Sequence[float] | None = None, latex: bool = False) -> str:
+    """A figure with its interval: the report's own form (``_with_ci``), or LaTeX's."""
+    if not latex:
+        return _with_ci(value, interval)
+    if value is None:
+        return "--"
+    return f"{value:.3f}" + (f" {{\\scriptsize[{interval[0]:.3f}, {interval[1]:.3f}]}}" if interval else "")
+
+
+def table_rows(result: dict[str, Any], latex: bool = False) -> tuple[list[str], list[list[str]]]:
+    """The header and the rows (metric label first), combined number last when it was cross-validated."""
+    agree, means = result["agreement"], result.get("humaneval_mean", {})
+    langs = [lang for lang in HUMANEVAL_LANGUAGES if lang in agree]
+    header = ["Metric"] + [HEADS[lang] for lang in langs]
+    if len(langs) == len(HUMANEVAL_LANGUAGES):
+        header.append("Mean [95% CI]")
+    if CONALA in agree:
+        header.append("CoNaLa [95% CI]")
+    rows = []
+    for metric in headline_metrics(result):
+        row = [_label(metric)] + [_cell(agree[lang].get(metric, {}).get("tau"), latex=latex) for lang in langs]
+        if len(langs) == len(HUMANEVAL_LANGUAGES):
+            row.append(_cell(means.get(metric, {}).get("tau"), _interval(result, metric, "humaneval_tau"), latex))
+        if CONALA in agree:
+            row.append(_cell(agree[CONALA].get(metric, {}).get("tau"), _interval(result, metric, "conala_tau"), latex))
+        rows.append(row)
+    held = result.get("cross_validation", {}).get("combined_held_out")
+    if held:
+        row = ["RefScore combined (held out)"] + [_cell(held.get(lang, {}).get("tau"), latex=latex) for lang in langs]
+        if len(langs) == len(HUMANEVAL_LANGUAGES):
+            taus = [held.get(lang, {}).get("tau") for lang in langs]
+            row.append(_cell(sum(taus) / len(taus) if None not in taus else None, latex=latex))
+        if CONALA in agree:
+            row.append(_cell(held.get(CONALA, {}).get("tau"), latex=latex))
+        rows.append(row)
+    return header, rows
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """The table as Markdown, with the command under it."""
+    lines = _table(*table_rows(result))
+    lines += ["", f"Kendall tau (the CodeBERTScore paper's pair rule); `{result.get('command', 'refscore eval')}`."]
+    return "\n".join(lines) + "\n"
+
+
+def _latex_text(text: str) -> str:
+    for char, escaped in (("\\", "\\textbackslash{}"), ("&", "\\&"), ("%", "\\%"), ("_", "\\_"), ("#", "\\#")):
+        text = text.replace(char, escaped)
+    return text
+
+
+def latex(result: dict[str, Any]) -> str:
+    """The table as a LaTeX ``tabular`` (booktabs rules), ready for ``\\input``."""
+    header, rows = table_rows(result, latex=True)
+    spec = "l" + "r" * (len(header) - 1)
+    lines = [f"% {_latex_text(result.get('command', 'refscore eval'))}",
+             f"\\begin{{tabular}}{{{spec}}}", "\\toprule",
+             " & ".join(_latex_text(h) for h in header) + " \\\\", "\\midrule"]
+    lines += [" & ".join([_latex_text(row[0])] + row[1:]) + " \\\\" for row in rows]
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def render_table(result: dict[str, Any], suffix: str) -> str:
+    """LaTeX for a ``.tex`` file, Markdown otherwise."""
+    return latex(result) if suffix.lower() == ".tex" else markdown(result)

@@ -10,6 +10,7 @@ from typing import Any, Iterable, Sequence
 
 from ..combined.inputs import INTERACTION_SUFFIX, REF_LEN_CENTRE
 from .data import CONALA, HUMANEVAL_LANGUAGES
+from .metrics import BertColumns
 
 #: Columns that are inputs or diagnostics, not metrics a user would read alone.
 NOT_METRICS = ("len_ratio", "ref_len", "cand_errors", "ref_errors", "tsed_exact", "extra_errors",
@@ -96,9 +97,9 @@ def verdict(result: dict[str, Any]) -> dict[str, Any] | None:
 def signals_section(result: dict[str, Any], label: Any) -> list[str]:
     """The new candidate signals, each alone."""
     cv = result.get("cross_validation", {})
-    layer = cv["folds"][0]["layer"] if cv.get("folds") else max(result["settings"]["layers"])
+    bert = BertColumns(cv["folds"][0]["layer"] if cv.get("folds") else max(result["settings"]["layers"]))
     names = ["tsed", "crystalbleu", "canon_ngram_match", "canon_exact", "extra_errors", "abs_len_ratio", "len_ratio",
-             *(f"cbs_{s}_L{layer}" for s in _STATS)]
+             *(bert.name(s) for s in _STATS)]
     conala = result["agreement"].get(CONALA, {})
     rows = []
     for name in names:
@@ -113,7 +114,7 @@ def signals_section(result: dict[str, Any], label: Any) -> list[str]:
     out = ["## New signals, each alone", "",
            "HumanEval mean tau and mean pooled Spearman, CoNaLa tau, on all problems. "
            "CodeBERTScore alignment statistics are the lowest (min) and lower-quartile (q25) token "
-           f"similarity of the candidate (P side) and of the reference (R side) at layer {layer}."
+           f"similarity of the candidate (P side) and of the reference (R side) at layer {bert.layer}."
            + (f" TSED was exact (both trees within 200 named nodes) for {share:.1%} of the items; "
               "the rest got the linear-time label bound." if share is not None else ""), ""]
     return out + _table(["signal", "HumanEval tau", "HumanEval Spearman", "CoNaLa tau"], rows) + [""]

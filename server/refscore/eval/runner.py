@@ -18,7 +18,7 @@ from ..errors import InputFileError
 from .correlation import agreement
 from .cv import Table, problem_folds
 from .data import CONALA, HUMANEVAL_LANGUAGES, Item, load
-from .metrics import bert_name, length_features
+from .metrics import BertColumns, length_features
 from .tasks import GROUPS as METRIC_GROUPS
 from .tasks import set_threads
 
@@ -40,7 +40,7 @@ class EvalConfig:
     folds: int = 5
     threads: int | None = 1
     jobs: int = 1  # worker processes (chunks of every dataset are scored in parallel)
-    engine: str = "local"  # "ray": the scoring tasks run on a Ray cluster (eval/ray_tasks.py)
+    engine: str = "local"  # "ray": the scoring tasks run on a Ray cluster (eval/execute.py)
     ray_address: str | None = None
 
 
@@ -225,7 +225,7 @@ def analyse(config: EvalConfig, tables: dict[str, Table], notes: dict[str, Any],
     if exact:
         result["tsed_exact_share"] = float(np.mean(np.concatenate(exact)))
     bert_tables = [t for t in tables.values()
-                   if bert_name("f3", config.layers[0], False) in t.columns]
+                   if BertColumns(config.layers[0]).name("f3") in t.columns]
     if combined_fit_problem(config) is None and len(bert_tables) == len(tables):
         from .fit import cross_validate, fit_final
 

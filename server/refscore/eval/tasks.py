@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from .data import Item
-from .metrics import (BERT_PARTS, BERT_STATS, CODEBLEU_METRICS, bert_name, bert_scores,
+from .metrics import (BERT_PARTS, BERT_STATS, CODEBLEU_METRICS, BertColumns, bert_scores,
                       chrf_scores, codebleu_scores)
 
 #: Metric groups ``refscore eval --metrics`` accepts.
@@ -86,9 +86,9 @@ def units(group: str, config: Any, params: dict[str, Any] | None = None,
     if group == "cbs":
         cols = (*BERT_PARTS, *BERT_STATS)
         contexts = config.contexts if context is None else [context]
-        return [UnitSpec(f"cbs:minilm:L{layer}:ctx={'yes' if ctx else 'no'}:norm={norm}", cols,
-                         tuple(bert_name(c, layer, ctx) for c in cols))
-                for ctx in contexts for layer in config.layers]
+        return [UnitSpec(f"cbs:minilm:L{bert.layer}:ctx={'yes' if ctx else 'no'}:norm={norm}", cols,
+                         tuple(bert.name(c, ctx) for c in cols))
+                for ctx in contexts for bert in BertColumns.sweep(config.layers)]
     raise ValueError(f"unknown metric group {group!r}")
 
 
