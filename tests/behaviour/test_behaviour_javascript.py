@@ -123,7 +123,7 @@ def test_an_endless_loop_is_a_timeout_and_the_run_ends_soon() -> None:
     started = time.monotonic()
     result = behaviour(RANGE_SUM, candidate)
     elapsed = time.monotonic() - started
-    assert elapsed < runs + 7, (elapsed, runs)  # the calls' own limits, not the run's wall
+    assert elapsed < 2 * runs + 7, (elapsed, runs)  # the calls' own limits, not the run's wall (slack: the pace)
     timeouts = [d for d in result.disagreements if d.function == "rangeSum"]
     assert timeouts and {d.reason for d in timeouts} == {"timeout"} and timeouts[0].actual == "timeout"
     counts = {f.name: (f.inputs, f.agreed) for f in result.functions}

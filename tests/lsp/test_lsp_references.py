@@ -175,7 +175,7 @@ async def test_a_reference_rewritten_with_its_size_and_mtime_kept_is_read_again(
         expected = score_codebleu([same_size], samples.CANDIDATE, "python").score
         assert expected != pytest.approx(before.data["codebleu"]["score"])
         await s.wait_for(lambda: (d := s.summary(doc)) and d.data["codebleu"]["score"] == pytest.approx(expected),
-                         timeout=10, what="rescored from the rewritten reference")
+                         what="rescored from the rewritten reference")
 
 
 async def test_watched_file_events_for_a_symbolic_link_loop_are_no_error(tmp_path: Path) -> None:

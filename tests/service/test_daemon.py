@@ -223,7 +223,7 @@ def test_daemons_racing_for_the_lock_leave_one(place: Place) -> None:
     """Without the clients' start lock: daemons started at once agree through daemon.lock."""
     procs = [subprocess.Popen([sys.executable, "-m", "refscore", "daemon", "run"], env=place.env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(5)]
-    assert wait_until(lambda: sum(p.poll() is not None for p in procs) == 4, timeout=60)
+    assert wait_until(lambda: sum(p.poll() is not None for p in procs) == 4)
     losers = [p.returncode for p in procs if p.poll() is not None]
     assert losers == [wire.EXIT_ALREADY_RUNNING] * 4
     winner = next(p for p in procs if p.poll() is None)

@@ -123,7 +123,7 @@ def test_a_request_in_flight_fails_when_the_daemon_stops(place: Place) -> None:
     pid = start_daemon(place)
     with DaemonClient(autostart=False) as client:
         slow = client.submit(large_request())
-        assert wait_until(lambda: client.status()["queue"]["in_flight"] == 1, timeout=30)
+        assert wait_until(lambda: client.status()["queue"]["in_flight"] == 1)
         with stopped(pid):
             with pytest.raises(DaemonNotResponding) as error:
                 slow.result(timeout=120)
@@ -146,7 +146,7 @@ def test_stop_ends_a_stopped_daemon(place: Place) -> None:
         result = refscore("daemon", "stop", env=place.env, timeout=120)
     assert result.returncode == 0, result.stderr
     assert f"stopped (pid {pid}" in result.stdout and "not responding" in result.stdout
-    assert wait_until(lambda: not alive(pid), timeout=30)
+    assert wait_until(lambda: not alive(pid))
     assert refscore("daemon", "status", env=place.env).stdout.strip() == "refscore daemon: not running"
 
 
@@ -157,7 +157,7 @@ def test_a_small_request_does_not_wait_for_a_large_one(place: Place) -> None:
     start_daemon(place, "--workers", "1")  # one CodeBLEU thread: before lanes, the large one held it
     with DaemonClient(autostart=False) as client:
         large = client.submit(large_request())
-        assert wait_until(lambda: client.status()["queue"]["in_flight"] == 1, timeout=30)
+        assert wait_until(lambda: client.status()["queue"]["in_flight"] == 1)
         small = client.score(codebleu_request())
         assert small.codebleu is not None and not small.errors
         assert not large.done()  # the small pair was answered while the large one still ran
@@ -169,15 +169,15 @@ def test_two_large_requests_run_at_once_and_stop_apart(place: Place) -> None:
     with DaemonClient(autostart=False) as client:
         first = client.submit(large_request(1), document="file:///one.py")
         second = client.submit(large_request(3), document="file:///two.py")
-        assert wait_until(lambda: client.status()["queue"]["large_running"] == 2, timeout=60)
-        assert wait_until(lambda: len(worker_pids_in(place.run)) == 2, timeout=60)
+        assert wait_until(lambda: client.status()["queue"]["large_running"] == 2)
+        assert wait_until(lambda: len(worker_pids_in(place.run)) == 2)
         assert client.status()["large_workers"] == 2
         before = set(worker_pids_in(place.run))
         newer = client.submit(codebleu_request(CANDIDATE + "\n# edited\n"), document="file:///one.py")
         with pytest.raises(RequestCancelled):
             first.result(timeout=60)
         assert newer.result(timeout=60).codebleu is not None
-        assert wait_until(lambda: len(set(worker_pids_in(place.run)) & before) == 1, timeout=30)  # only its process ended
+        assert wait_until(lambda: len(set(worker_pids_in(place.run)) & before) == 1)  # only its process ended
         assert second.result(timeout=600).codebleu is not None
         status = client.status()
     assert status["requests"]["stopped"] == 1 and status["queue"]["large_running"] == 0
@@ -198,13 +198,13 @@ def test_abandoned_large_work_stops(place: Place) -> None:
                                  env=place.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         with DaemonClient(autostart=False) as watcher:
-            assert wait_until(lambda: watcher.status()["queue"]["large_running"] == 1, timeout=60)
-            assert wait_until(lambda: len(worker_pids_in(place.run)) == 1, timeout=60)
+            assert wait_until(lambda: watcher.status()["queue"]["large_running"] == 1)
+            assert wait_until(lambda: len(worker_pids_in(place.run)) == 1)
             workers = worker_pids_in(place.run)
             abandoner.kill()  # its caller gave up: the daemon must stop the work, not finish it
             abandoner.wait(30)
-            assert wait_until(lambda: watcher.status()["queue"]["in_flight"] == 0, timeout=60)
-            assert wait_until(lambda: not alive(workers[0]), timeout=30)  # the process doing it was ended
+            assert wait_until(lambda: watcher.status()["queue"]["in_flight"] == 0)
+            assert wait_until(lambda: not alive(workers[0]))  # the process doing it was ended
             status = watcher.status()
             assert watcher.score(codebleu_request()).codebleu is not None
     finally:
@@ -218,12 +218,12 @@ def test_superseded_large_work_stops(place: Place) -> None:
     start_daemon(place)
     with DaemonClient(autostart=False) as client:
         old = client.submit(large_request(), document="file:///big.py")
-        assert wait_until(lambda: client.status()["queue"]["large_running"] == 1, timeout=60)
+        assert wait_until(lambda: client.status()["queue"]["large_running"] == 1)
         new = client.submit(codebleu_request(CANDIDATE + "\n# edited\n"), document="file:///big.py")
         with pytest.raises(RequestCancelled):
             old.result(timeout=60)
         assert new.result(timeout=60).codebleu is not None
-        assert wait_until(lambda: client.status()["queue"]["in_flight"] == 0, timeout=60)
+        assert wait_until(lambda: client.status()["queue"]["in_flight"] == 0)
         status = client.status()
     assert status["requests"]["superseded"] == 1 and status["requests"]["stopped"] == 1
 
@@ -232,8 +232,8 @@ def test_stop_works_while_busy(place: Place) -> None:
     pid = start_daemon(place)
     with DaemonClient(autostart=False) as client:
         busy = [client.submit(large_request(seed)) for seed in (1, 3)]
-        assert wait_until(lambda: client.status()["queue"]["in_flight"] == 2, timeout=30)
-        assert wait_until(lambda: worker_pids_in(place.run) != [], timeout=60)
+        assert wait_until(lambda: client.status()["queue"]["in_flight"] == 2)
+        assert wait_until(lambda: worker_pids_in(place.run) != [])
         result = refscore("daemon", "stop", env=place.env, timeout=120)
         assert result.returncode == 0, result.stderr
         assert result.stdout.strip() == f"refscore daemon: stopped (pid {pid})"
@@ -241,7 +241,7 @@ def test_stop_works_while_busy(place: Place) -> None:
             with pytest.raises(Exception):
                 future.result(timeout=30)
     assert not alive(pid)
-    assert wait_until(lambda: worker_pids_in(place.run) == [], timeout=30)  # its worker went with it
+    assert wait_until(lambda: worker_pids_in(place.run) == [])  # its worker went with it
 
 
 # -- 14: unsafe runtime directory, texts over the CodeBERTScore limit -----------------------------------

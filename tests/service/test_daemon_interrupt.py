@@ -31,7 +31,7 @@ def _refscore(spot: Place, *args: str) -> subprocess.Popen[str]:
 def test_ctrl_c_on_daemon_run_is_130_one_line_and_a_clean_stop(place: Place) -> None:  # noqa: F811
     process = _refscore(place, "daemon", "run", "--idle-timeout", "120")
     try:
-        assert wait_until(lambda: (place.run / "daemon.json").exists() and place.socket.exists(), timeout=60)
+        assert wait_until(lambda: (place.run / "daemon.json").exists() and place.socket.exists())
         time.sleep(0.2)
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=60)
