@@ -13,8 +13,9 @@ import pytest
 
 from refscore.behaviour import BehaviourSettings, run_behaviour
 from refscore.behaviour.calls import Call
-from refscore.behaviour.inputs.javascript_examples import (commonjs, js_arguments, read_calls, read_shapes,
-                                                           reads_stdin)
+from refscore.behaviour.inputs.javascript_examples import read_calls, read_shapes
+from refscore.behaviour.inputs.js_literals import js_arguments
+from refscore.behaviour.js_script import commonjs, reads_stdin
 from refscore.behaviour.inputs.teacher_file import InputsFileError
 from refscore.behaviour.js_typescript import TypeScriptError, strip_types
 

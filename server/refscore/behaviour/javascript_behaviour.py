@@ -15,9 +15,11 @@ from typing import Any, Callable, Mapping
 from . import program_mode
 from .calls import Call, Plan
 from .compare import shown
-from .inputs.javascript_examples import commonjs, js_arguments, parse, read_calls, read_shapes, reads_stdin
+from .inputs.javascript_examples import parse, read_calls, read_shapes
+from .inputs.js_literals import js_arguments
 from .inputs.python_inputs import candidate_calls
 from .inputs.teacher_file import InputsFileError, read_stdins
+from .js_script import commonjs, reads_stdin
 from .js_typescript import TypeScriptError, strip_types
 from .python_behaviour import function_signature, plan_of_run, result_of
 from .result import BehaviourResult
