@@ -3,8 +3,8 @@
 * ``client.DaemonClient``: the ``Scorer`` interface answered by the daemon (auto-started);
   ``connection``: one socket with every wait bounded, and the errors a client sees;
   ``processes``: starting the daemon detached, watching it exit, ending one that does not answer.
-* ``daemon.run_daemon``: the daemon process (``refscore daemon run``); ``requests``: checking
-  what clients send it.
+* ``daemon.run_daemon``: the daemon process (``refscore daemon run``); ``daemon_rpc``: its
+  connections and the methods clients call; ``requests``: checking what clients send it.
 * ``engine.Engine``: the daemon's work (CodeBLEU thread pool, CodeBERTScore batcher, caches);
   ``lanes`` and ``worker``: large requests in lanes of their own, CodeBLEU in a killable process;
   ``reports``: its model-failure messages and status of models and caches.
