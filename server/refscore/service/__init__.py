@@ -7,7 +7,7 @@
   connections and the methods clients call; ``requests``: checking what clients send it.
 * ``engine.Engine``: the daemon's work (CodeBLEU thread pool, CodeBERTScore batcher, caches);
   ``lanes`` and ``worker``: large requests in lanes of their own, CodeBLEU in a killable process;
-  ``reports``: its model-failure messages and status of models and caches.
+  ``model_loads``: its models loaded once, failures remembered, the status of models and caches.
 * ``connect_daemon``: a connected client (``refscore.engines.open_scorer`` is what front ends call).
 
 Importing this package is cheap (no torch, no asyncio server).

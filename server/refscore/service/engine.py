@@ -23,9 +23,9 @@ client asked, or disconnected) fails with ``Cancelled`` at once; stages not yet 
 and a large CodeBLEU stage already running is stopped (its worker process is killed).
 
 Model loading happens in the batcher thread, so requests that arrive while the model loads simply
-wait in the queue. A model that fails to load is remembered (per model and layer) and reported in
-each CodeBERTScore result with what to do, once per request, without retrying the load; CodeBLEU is
-unaffected.
+wait in the queue. A model that fails to load is remembered (per model and layer, ``model_loads``)
+and reported in each CodeBERTScore result with what to do, once per request, without retrying the
+load; CodeBLEU is unaffected.
 """
 
 from __future__ import annotations
@@ -40,12 +40,12 @@ from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from ..scoring.bert import model_error
-from ..scoring.parts import NO_CPU, NO_MODEL, CpuScores, ModelScores, with_defaults
+from ..scoring.parts import NO_CPU, NO_MODEL, CpuScores, ModelScores
 from ..scoring.pipeline import cpu_metrics, finish, model_metrics, wants_cpu, wants_model
 from ..scoring.report import ScoreRequest
 from ..settings_schema import NO_ENCODER_CHOICE, EncoderChoice
 from .lanes import DEFAULT_LARGE_CHARS, Cancelled, Job, LargeCodeBleuLane, request_chars
-from .reports import bert_missing, cache_sizes, load_failure, loaded_models
+from .model_loads import ModelLoads, cache_sizes, loaded_models
 
 log = logging.getLogger(__name__)
 
@@ -87,10 +87,7 @@ class Engine:
         self._unfinished = 0
         self._codebleu_waiting = 0
         self._closing = False
-        self._model_errors: dict[Hashable, str] = {}
-        self._loaded: dict[Hashable, float] = {}
-        self._specs: dict[Hashable, Any] = {}
-        self._model_lock = threading.Lock()
+        self.models = ModelLoads(config.encoder, self._configure)
         self._batch_wait = config.batch_wait or 0.0
         self.lanes = 1
         self.torch_threads: int | None = None
@@ -180,7 +177,7 @@ class Engine:
         """A CodeBERTScore lane: small jobs in shared batches, or (``large``) one large job at a time."""
         queue = self._bert_large if large else self._bert_queue
         if preload:
-            self._model_ready(None)
+            self.models.ready(None)
         while True:
             with self._lock:
                 while not queue and not self._closing:
@@ -208,7 +205,7 @@ class Engine:
     def _run_bert(self, jobs: list[Job]) -> None:
         ready: list[Job] = []
         for job in jobs:
-            problem = self._model_ready(job.request)
+            problem = self.models.ready(job.request)
             if problem:
                 job.model = ModelScores(errors=(f"codebertscore unavailable: {problem}",))
             else:
@@ -282,52 +279,7 @@ class Engine:
                 self.stats["served"] += 1  # counted first: a client reading status after its answer sees it
             job.future.set_result(report)
 
-    # -- the model ------------------------------------------------------------------------------
-
-    def _model_ready(self, request: ScoreRequest | None) -> str | None:
-        """Load the model ``request`` needs (its own model and layer, else the daemon's, else the
-        language default) once; None when ready, else what went wrong and what to do. Runs in the
-        batcher thread only."""
-        try:
-            from ..embed import ModelNotAvailableError, resolve_model
-        except ImportError as error:
-            return bert_missing(error)
-        language = request.language if request is not None else None
-        choice = with_defaults(request, self.defaults).encoder if request is not None else self.defaults
-        wanted = (language, choice)
-        key = self._specs.get(wanted)
-        if key is not None and key in self._loaded:
-            return None  # the common case, without taking the lock
-        with self._model_lock:
-            if key is None:
-                try:
-                    spec = resolve_model(language, choice.model, choice.layer)
-                except ModelNotAvailableError as error:
-                    return self._remember(("resolve", choice.model), f"{error}. CodeBLEU still works.")
-                key = self._specs[wanted] = (spec.path, spec.layer, spec.model_id, choice.device, choice.idf,
-                                             choice.backend)
-            if key in self._loaded:
-                return None
-            if key in self._model_errors:
-                return self._model_errors[key]
-            started = time.perf_counter()
-            try:
-                from ..embed.models import scorer_for
-
-                encoder = scorer_for(language, choice).encoder
-            except ImportError as error:
-                return self._remember(key, bert_missing(error))
-            except BaseException as error:  # noqa: BLE001 - OOM, corrupt files, bad config: all reported
-                if isinstance(error, (KeyboardInterrupt, SystemExit)):
-                    raise
-                return self._remember(key, load_failure(key[2], key[0], choice.device, error))
-            elapsed = time.perf_counter() - started
-            described = getattr(encoder, "describe", lambda: {})()
-            log.info("loaded %s layer %s on %s in %.1f s", key[2], described.get("layer", key[1]),
-                     described.get("device", "?"), elapsed)
-            self._configure(str(described.get("device", "cpu")))
-            self._loaded[key] = elapsed
-        return None
+    # -- the model's lanes ----------------------------------------------------------------------
 
     def _configure(self, device: str) -> None:
         """Once the first model is loaded (and the device known): lanes, torch threads, waits."""
@@ -354,12 +306,6 @@ class Engine:
         log.info("CodeBERTScore on %s: %d lane(s)%s, batch wait %.1f ms", device, self.lanes,
                  f" of {self.torch_threads} torch thread(s)" if self.torch_threads else "", self._batch_wait * 1000)
 
-    def _remember(self, key: Hashable, message: str) -> str:
-        if key not in self._model_errors:
-            self._model_errors[key] = message
-            log.error("CodeBERTScore model problem (not retried until the daemon restarts): %s", message)
-        return self._model_errors[key]
-
     # -- state ----------------------------------------------------------------------------------
 
     def in_flight(self) -> int:
@@ -384,7 +330,7 @@ class Engine:
             "mean_batch_size": round(batched / batches, 2) if batches else None,
             "batch_seconds": round(batch_seconds, 2),
             "models": loaded_models(),
-            "model_errors": sorted(set(self._model_errors.values())),
+            "model_errors": sorted(set(self.models.errors.values())),
             "caches": cache_sizes(),
             "workers": self.config.workers,
             "lanes": self.lanes,
