@@ -1,7 +1,8 @@
 """The scoring service: one daemon per user holds the model; every front end asks it.
 
 * ``client.DaemonClient``: the ``Scorer`` interface answered by the daemon (auto-started);
-  ``connection``: one socket with every wait bounded, and the errors a client sees;
+  ``reach``: finding, starting or replacing the daemon and its handshake; ``connection``: one
+  socket with every wait bounded, and the errors a client sees;
   ``processes``: starting the daemon detached, watching it exit, ending one that does not answer.
 * ``daemon.run_daemon``: the daemon process (``refscore daemon run``); ``daemon_rpc``: its
   connections and the methods clients call; ``requests``: checking what clients send it.

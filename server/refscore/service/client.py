@@ -1,19 +1,16 @@
 """The daemon's client: the same ``Scorer`` interface as ``LocalScorer``, answered by the daemon.
 
-``DaemonClient`` connects lazily. When no daemon answers and ``autostart`` is on, it starts one in
-the background (``refscore daemon run`` in a new session, stdio detached) while holding
-``start.lock``, so clients racing to start one end up sharing it. It handshakes versions: a daemon
-older than the client is asked to shut down and replaced.
+``DaemonClient`` connects lazily, through ``reach.Reach``: the daemon that runs, else (with
+``autostart``) one it starts, a daemon older than the client replaced.
 
 Requests are multiplexed over one connection (``connection.Connection``), so a client may have
 many requests in flight; ``submit(request, document=...)`` lets a newer request for the same
 document supersede an older one.
 
-Every wait is bounded (docs/daemon.md, "Deadlines"): connecting ``CONNECT_TIMEOUT``; the handshake,
-``status``, ``shutdown`` and each liveness ping ``deadline`` (``$REFSCORE_DAEMON_DEADLINE``, default
-10 s). A daemon that holds the lock but does not answer in time (stopped by SIGSTOP, hung) gives
-``DaemonNotResponding`` ("not responding (pid N)") at once instead of a new daemon or a hang; a
-stopped daemon process is recognised without waiting.
+Every wait is bounded (docs/daemon.md, "Deadlines"): connecting ``reach.CONNECT_TIMEOUT``; the
+handshake, ``status``, ``shutdown`` and each liveness ping ``deadline`` (``$REFSCORE_DAEMON_DEADLINE``,
+default 10 s); a daemon that does not answer in time gives ``DaemonNotResponding`` ("not
+responding (pid N)").
 
 When the connection drops (the daemon was killed, crashed or stopped), the requests in flight fail
 with ``DaemonConnectionLost`` and the next call reconnects, starting a fresh daemon if needed.
@@ -22,37 +19,20 @@ with ``DaemonConnectionLost`` and the next call reconnects, starting a fresh dae
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
-import sys
 import threading
-import time
 import uuid
 from concurrent.futures import Future
 from typing import Any, Sequence
 
-from .. import __version__
-from ..errors import EXIT_INPUT
-from ..provision.runtime import bert_runtime
 from ..scoring.pipeline import CorpusStatistics, with_corpus, without_corpus
 from ..scoring.report import ScoreReport, ScoreRequest, request_to_dict
-from . import paths, wire
-from .connection import (
-    Connection,
-    DaemonConnectionLost,
-    DaemonError,
-    DaemonNotResponding,
-    DaemonNotRunning,
-    DaemonUnavailable,
-    RemoteError,
-    not_responding,
-)
-from .processes import (log_tail, pid_alive, process_stopped, reap_in_background, spawn_daemon, startup_log,
-                        startup_log_size, wait_for_exit)
+from . import wire
+from .connection import (Connection, DaemonConnectionLost, DaemonError, DaemonNotResponding, RemoteError,
+                         not_responding)
+from .processes import wait_for_exit
+from .reach import START_TIMEOUT, Reach
 
-START_TIMEOUT = 60.0
-#: Seconds to connect to the socket (a full listen backlog, a firewalled port).
-CONNECT_TIMEOUT = 5.0
 #: Seconds the daemon has to answer the handshake, status, shutdown and each liveness ping.
 DEFAULT_DEADLINE = 10.0
 DEADLINE_ENV = "REFSCORE_DAEMON_DEADLINE"
@@ -75,23 +55,6 @@ class DaemonDidNotExit(DaemonError):
         self.pid = pid
 
 
-class _NotRunning(Exception):
-    pass
-
-
-class _Replaced(_NotRunning):
-    """An older daemon was stopped; a new one must be started (whatever ``autostart`` says)."""
-
-
-def _lacks_the_bert_runtime_this_has(info: dict[str, Any]) -> bool:
-    """Whether the daemon's interpreter lacks CodeBERTScore's runtime (``bert_missing`` in its
-    handshake) and this one has it: a daemon started by another installation (a CodeBLEU-only
-    ``pip install refscore``, the VS Code bundle) answered every CodeBERTScore request with "not
-    installed" to a user who had installed it. Such a daemon is replaced by one of this interpreter."""
-    missing = info.get("bert_missing")
-    return isinstance(missing, list) and bool(missing) and bert_runtime().ready
-
-
 class DaemonClient:
     """A ``Scorer`` whose work is done by the shared daemon (started on demand).
 
@@ -104,16 +67,13 @@ class DaemonClient:
     def __init__(self, *, autostart: bool = True, start_timeout: float = START_TIMEOUT,
                  daemon_args: Sequence[str] = (), timeout: float | None = None,
                  client_id: str | None = None, deadline: float | None = None) -> None:
-        self.autostart = autostart
-        self.start_timeout = start_timeout
-        self.daemon_args = list(daemon_args)
         self.timeout = timeout
         self.deadline = deadline if deadline is not None else default_deadline()
         self.client_id = client_id or f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self.reach = Reach(autostart=autostart, start_timeout=start_timeout, daemon_args=daemon_args,
+                           deadline=self.deadline, client_id=self.client_id)
         self._conn: Connection | None = None
         self._lock = threading.Lock()
-        self.started_daemon = False  # whether this client started the daemon it talks to
-        self.spawned: subprocess.Popen[bytes] | None = None  # the daemon process it spawned last, if any
 
     # -- connection -----------------------------------------------------------------------------
 
@@ -122,150 +82,24 @@ class DaemonClient:
         return self._connection().info
 
     @property
+    def started_daemon(self) -> bool:
+        """Whether this client started the daemon it talks to."""
+        return self.reach.started_daemon
+
+    @property
+    def spawned(self) -> subprocess.Popen[bytes] | None:
+        """The daemon process this client spawned last, if any."""
+        return self.reach.spawned
+
+    @property
     def daemon_pid(self) -> int | None:
         return self._conn.info.get("pid") if self._conn is not None and not self._conn.closed else None
 
     def _connection(self) -> Connection:
         with self._lock:
             if self._conn is None or self._conn.closed:
-                self._conn = self._open()
+                self._conn = self.reach.open()
             return self._conn
-
-    def _open(self) -> Connection:
-        try:
-            if paths.existing_runtime_dir() is None:
-                raise _NotRunning()
-            self._refuse_stopped_daemon()
-            return self._connect_and_handshake()
-        except _NotRunning as missing:
-            if not self.autostart and not isinstance(missing, _Replaced):
-                raise DaemonNotRunning("no scoring daemon is running (start one with `refscore daemon start`)") from None
-        return self._start_and_connect()
-
-    def _live_daemon_pid(self) -> Any:
-        """The pid in ``daemon.json`` when a daemon holds the lock (alive, answering or not)."""
-        if not paths.lock_is_held(paths.runtime_dir() / paths.LOCK_NAME):
-            return None
-        pid = (paths.read_info() or {}).get("pid")
-        return pid if isinstance(pid, int) and pid_alive(pid) else "unknown"
-
-    def _refuse_stopped_daemon(self) -> None:
-        """``DaemonNotResponding`` at once for a daemon process stopped by a signal."""
-        pid = (paths.read_info() or {}).get("pid")
-        if process_stopped(pid) and self._live_daemon_pid() == pid:
-            raise not_responding(pid, self.deadline)
-
-    def _connect_and_handshake(self) -> Connection:
-        conn = Connection(self._dial(), self.deadline, pid=(paths.read_info() or {}).get("pid"))
-        try:
-            conn.info = self._initialize(conn)
-        except DaemonNotResponding:
-            conn.close()
-            raise
-        except TimeoutError:
-            conn.close()
-            pid = self._live_daemon_pid()
-            if pid is not None:  # the lock holder lives but does not answer: never start a second one
-                raise not_responding(pid, self.deadline) from None
-            raise _NotRunning() from None
-        except (DaemonConnectionLost, OSError):
-            conn.close()
-            raise _NotRunning() from None  # accepted, then dropped: the daemon is exiting
-        except RemoteError as error:
-            conn.close()
-            raise DaemonUnavailable(f"the scoring daemon refused this client: {error}") from None
-        if wire.version_tuple(str(conn.info.get("version", "0"))) < wire.version_tuple(__version__):
-            self._replace(conn)
-            raise _Replaced()
-        if conn.info.get("protocol") != wire.PROTOCOL_VERSION:
-            conn.close()
-            raise DaemonUnavailable(
-                f"the running scoring daemon ({conn.info.get('version')}) speaks protocol {conn.info.get('protocol')}, "
-                f"this client {wire.PROTOCOL_VERSION}; stop it with `refscore daemon stop`")
-        if self.autostart and _lacks_the_bert_runtime_this_has(conn.info):  # not for status or stop
-            self._replace(conn, f"replaced: it runs without CodeBERTScore's runtime "
-                                f"({', '.join(conn.info['bert_missing'])}), {sys.executable} has it")
-            raise _Replaced()
-        return conn
-
-    def _initialize(self, conn: Connection) -> dict[str, Any]:
-        params: dict[str, Any] = {"version": __version__, "protocol": wire.PROTOCOL_VERSION,
-                                  "client": self.client_id}
-        info = paths.read_info()
-        if info and info.get("token"):
-            params["token"] = info["token"]
-        _, future = conn.request("initialize", params)
-        result = future.result(timeout=self.deadline)
-        return result if isinstance(result, dict) else {}
-
-    def _dial(self) -> socket.socket:
-        info = paths.read_info() or {}
-        if info.get("transport") == "tcp" or not paths.unix_sockets_usable():
-            address = str(info.get("address", ""))
-            host, _, port = address.rpartition(":")
-            if info.get("transport") != "tcp" or not port.isdigit():
-                raise _NotRunning()
-            family, target = socket.AF_INET, (host, int(port))
-        else:
-            family, target = socket.AF_UNIX, str(paths.socket_path())
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.settimeout(min(CONNECT_TIMEOUT, self.deadline))
-        try:
-            sock.connect(target)
-        except OSError:
-            sock.close()
-            raise _NotRunning() from None
-        sock.settimeout(None)
-        return sock
-
-    def _replace(self, conn: Connection, reason: str = f"replaced by a client of version {__version__}") -> None:
-        """Ask an older (or less able) daemon to shut down and wait until it has released its lock."""
-        old = conn.info
-        try:
-            conn.request("shutdown", {"reason": reason})[1].result(timeout=self.deadline)
-        except Exception:  # noqa: BLE001 - an old daemon may not understand; it is stopped below
-            pass
-        conn.close()
-        if not wait_for_exit(old.get("pid"), timeout=10):
-            raise DaemonUnavailable(f"an older scoring daemon (pid {old.get('pid')}, version {old.get('version')}) "
-                                    "does not stop; stop it with `refscore daemon stop`")
-
-    def _start_and_connect(self) -> Connection:
-        directory = paths.ensure_runtime_dir()
-        deadline = time.monotonic() + self.start_timeout
-        with paths.FileLock(directory / paths.START_LOCK_NAME) as start_lock:
-            start_lock.acquire(timeout=self.start_timeout)  # best effort: the daemon lock decides anyway
-            try:
-                return self._connect_and_handshake()  # another client started it meanwhile
-            except _NotRunning:
-                pass
-            log_start = startup_log_size()  # what this start writes to daemon.stderr begins here
-            process = self.spawned = spawn_daemon(self.daemon_args)
-            while True:
-                try:
-                    conn = self._connect_and_handshake()
-                    self.started_daemon = conn.info.get("pid") == process.pid
-                    reap_in_background(process)
-                    return conn
-                except _NotRunning:
-                    pass
-                code = process.poll()
-                if code is not None:
-                    if code != wire.EXIT_ALREADY_RUNNING:
-                        failed = DaemonUnavailable(f"the scoring daemon exited with status {code} at start-up; "
-                                                   f"see {startup_log()}{log_tail(since=log_start)}")
-                        if code == EXIT_INPUT:  # a file in the way of its socket: the user's to move
-                            failed.exit_code = code
-                        raise failed
-                    if not paths.lock_is_held(directory / paths.LOCK_NAME):
-                        log_start = startup_log_size()
-                        process = self.spawned = spawn_daemon(self.daemon_args)  # the lock holder has exited since
-                self._refuse_stopped_daemon()
-                if time.monotonic() > deadline:
-                    reap_in_background(process)
-                    raise DaemonUnavailable(f"the scoring daemon did not answer within {self.start_timeout:.0f} s; "
-                                            f"see {startup_log()}{log_tail(since=log_start)}")
-                time.sleep(0.03)
 
     def close(self) -> None:
         """Close the connection (the daemon keeps running)."""
@@ -377,11 +211,11 @@ class DaemonClient:
         """Stop the daemon (never starting one to do so); its pid. With ``wait``, return once it
         has exited (``DaemonError`` after ``timeout`` seconds). ``DaemonNotResponding`` when it
         does not answer (``processes.terminate`` ends such a one)."""
-        autostart, self.autostart = self.autostart, False
+        autostart, self.reach.autostart = self.reach.autostart, False
         try:
             pid = self._connection().info.get("pid")
         finally:
-            self.autostart = autostart
+            self.reach.autostart = autostart
         try:
             self._prompt("shutdown", {})
         except DaemonNotResponding:
