@@ -4,8 +4,12 @@ edited versions of documents in Python, JavaScript and Java."""
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Iterator
 
 import pytest
@@ -14,12 +18,44 @@ from refscore import languages
 from refscore.analysis import document
 from refscore.analysis.document import _analyse_structure, analyse_structure
 from refscore.dataflow import dropped_types
-from refscore.parsing.flat import FlatTree, assemble, flatten
+from refscore.parsing import flat as flat_module
+from refscore.parsing.flat import FlatTree, assemble, flatten, keep_parts
 from refscore.scoring.codebleu import score_codebleu
 from tests.analysis.test_code_tokens_parts import CORPORA, _edit
+from tests.support.timing import hang_guard
+
+ROOT = Path(__file__).resolve().parents[2]
 
 REFERENCES = {"python": CORPORA["python"][3] + CORPORA["python"][4], "javascript": CORPORA["javascript"][1],
               "java": CORPORA["java"][2]}
+
+
+@pytest.fixture(autouse=True)
+def parts_kept() -> Iterator[None]:
+    """An editing session's process: parts kept (``keep_parts``), as the language server sets it."""
+    before = flat_module._ASSEMBLE[0]
+    keep_parts()
+    yield
+    keep_parts(before)
+
+
+def test_batch_scoring_flattens_the_whole_tree_and_the_editor_keeps_parts() -> None:
+    """A batch (grading, ``score``, the API) never repeats a part: assembling would only cost
+    (docs/benchmarks.md, issue 44); the language server and its worker process keep them."""
+    spec = languages.get("python")
+    source = CORPORA["python"][3].encode("utf-8")
+    root = spec.parse(source).root_node
+    drop = dropped_types(spec.name, "native")
+    assert assemble(root, source, spec.name, drop, spec.docstrings) is not None
+    keep_parts(False)
+    assert assemble(root, source, spec.name, drop, spec.docstrings) is None
+    # the server and its worker process turn it on (in child processes: it is the process's)
+    for start in ("from refscore.lsp.app import build_server; build_server(allow_daemon=False)",
+                  "from refscore.lsp.phases import own_scorers; own_scorers()"):
+        check = f"from refscore.parsing import flat; assert not flat._ASSEMBLE[0]; {start}; print(flat._ASSEMBLE[0])"
+        done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=hang_guard(),
+                              env={**os.environ, "PYTHONPATH": str(ROOT / "server")})
+        assert done.stdout.strip() == "True", done.stderr
 
 
 def _fields(flat: FlatTree) -> dict:

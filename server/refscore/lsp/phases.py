@@ -31,8 +31,10 @@ def own_scorers() -> Scorers:
     """This process's scorers (a worker process has no server's): CodeBLEU only, its text caches
     bounded as the server's are."""
     from ..analysis.cache import limit_caches
+    from ..parsing.flat import keep_parts
 
     limit_caches(CACHE_ENTRIES, CACHE_CHARS)
+    keep_parts()
     return Scorers(allow_daemon=False)
 
 

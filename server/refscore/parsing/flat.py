@@ -266,13 +266,24 @@ _BODIES = frozenset({"module", "block"})
 #: A part's flat tree (offsets from its start), by its bytes, language, dropped types and whether
 #: it is keyed (a module docstring is not).
 _PARTS: TextMemo[FlatTree] = TextMemo(entries=8192, chars=8_000_000)
+#: Whether ``assemble`` runs at all: on in an editing session (``keep_parts``: each new version of
+#: a file repeats most of its parts), off in batch scoring, where no part ever repeats and keeping
+#: them only costs (15 to 21% of native CodeBLEU's CPU time when grading, docs/benchmarks.md).
+_ASSEMBLE: list[bool] = [False]
+
+
+def keep_parts(on: bool = True) -> None:
+    """Make the native flat tree from kept top-level parts in this process (the language server
+    and its large lane's worker call it); the result is the same either way."""
+    _ASSEMBLE[0] = on
 
 
 def assemble(root: tree_sitter.Node, source: bytes, language: str, drop: frozenset[str],
              docstrings: bool) -> Optional[FlatTree]:
     """``flatten(root, language, drop, "native")`` from per-part flat trees, or None when the
-    tree is not one this assembles (errors, a part without children)."""
-    if root.has_error or root.type in drop:
+    tree is not one this assembles (errors, a part without children) or parts are not kept here
+    (``keep_parts``)."""
+    if not _ASSEMBLE[0] or root.has_error or root.type in drop:
         return None
     children = [c for c in root.children if c.type not in drop]
     if not children or any(c.child_count == 0 for c in children):
