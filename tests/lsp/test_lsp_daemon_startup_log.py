@@ -33,7 +33,7 @@ async def test_the_unavailable_message_quotes_only_this_start(tmp_path: Path) ->
         async with session(tmp_path, settings={"metrics": ["codebleu", "codebertscore"]}, daemon=True, env=env) as s:
             doc = s.open(cand)
             await s.wait_for(lambda: (d := s.summary(doc)) and d.data["codebertscoreState"] == "unavailable",
-                             timeout=60, what="CodeBERTScore unavailable")
+                             what="CodeBERTScore unavailable")
             shown = [m.message for m in s.client.messages if "CodeBERTScore is unavailable" in m.message]
             assert len(shown) == 1, s.client.messages
             assert "an old failure" not in shown[0], shown[0]
