@@ -31,6 +31,12 @@ pytest.importorskip("pyarrow")
 
 from refscore.cli import main  # noqa: E402
 from tests.support.ray_namespace import RayNamespace, loopback, unavailable  # noqa: E402
+from tests.support.timing import hang_guard  # noqa: E402
+
+#: How long a grade run on the test cluster, or the cluster's start, may take before it is a hang:
+#: a minute or two on an idle machine, far longer beside stress-ng (scaled like every guard)
+RUN_GUARD = hang_guard(900)
+START_GUARD = hang_guard(600)
 
 ROOT = Path(__file__).resolve().parents[2]
 RAY = Path(sys.executable).with_name("ray")
@@ -72,9 +78,9 @@ def cluster():
     try:
         with RayNamespace() as ns:
             subprocess.run(ns.command([str(RAY), "start", "--head", "--port", str(port), "--include-dashboard=false",
-                                       *common]), env=env, check=True, capture_output=True, timeout=120)
+                                       *common]), env=env, check=True, capture_output=True, timeout=START_GUARD)
             subprocess.run(ns.command([str(RAY), "start", "--address", f"127.0.0.1:{port}", *common]),
-                           env=env, check=True, capture_output=True, timeout=120)
+                           env=env, check=True, capture_output=True, timeout=START_GUARD)
             yield RayCluster(f"127.0.0.1:{port}", env, ns)
     finally:  # closing the namespace stopped every process of the cluster, and only those
         shutil.rmtree(tmp, ignore_errors=True)
@@ -151,7 +157,7 @@ def _ray_grade(cluster, out: Path, *extra: str, wait: bool = True) -> subprocess
     command = ns.command([sys.executable, "-m", "refscore", "grade", "--engine", "ray", "--ray-address", address,
                           "-o", str(out), "-q", "--parquet", *extra])
     if wait:
-        return subprocess.run(command, env=env, capture_output=True, text=True, timeout=200)
+        return subprocess.run(command, env=env, capture_output=True, text=True, timeout=RUN_GUARD)
     return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -217,7 +223,7 @@ def _parts(out: Path) -> list[Path]:
     return sorted(folder.glob("b*.jsonl")) if folder.is_dir() else []
 
 
-def _wait_for_parts(process: subprocess.Popen, out: Path, count: int, timeout: float = 150) -> None:
+def _wait_for_parts(process: subprocess.Popen, out: Path, count: int, timeout: float = RUN_GUARD) -> None:
     deadline = time.monotonic() + timeout
     while len(_parts(out)) < count:
         assert process.poll() is None, process.communicate()[1]
@@ -247,7 +253,7 @@ def test_a_worker_killed_mid_job_loses_and_doubles_nothing(cluster, inputs, loca
         assert victims, "the model's actors run while parts are written"
         assert len(_parts(tmp_path)) < -(-inputs["items"] // 6), "killed mid-job"
         os.kill(victims[0], signal.SIGKILL)
-        _, err = process.communicate(timeout=200)
+        _, err = process.communicate(timeout=RUN_GUARD)
     finally:
         process.kill()
     assert process.returncode == 0, err
@@ -351,12 +357,12 @@ def test_standard_input_on_ray_is_the_local_run(cluster, inputs, tmp_path):
     args = ["--jsonl", "-", "--metrics", "codebleu", "-q", "--parquet"]
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     local = subprocess.run([sys.executable, "-m", "refscore", "grade", *args, "-o", str(tmp_path / "local"),
-                            "--no-cache"], input=stream, env=env, capture_output=True, timeout=200)
+                            "--no-cache"], input=stream, env=env, capture_output=True, timeout=RUN_GUARD)
     assert local.returncode == 0, local.stderr
     address, ray_env, ns = cluster
     done = subprocess.run(ns.command([sys.executable, "-m", "refscore", "grade", "--engine", "ray", "--ray-address",
                                       address, *args, "-o", str(tmp_path / "ray"), "--block-lines", "16"]),
-                          input=stream, env=ray_env, capture_output=True, timeout=200)
+                          input=stream, env=ray_env, capture_output=True, timeout=RUN_GUARD)
     assert done.returncode == 0, done.stderr.decode(errors="replace")
     _same(_rows(tmp_path / "local" / "grade.jsonl"), _rows(tmp_path / "ray" / "grade.jsonl"))
     spooled = tmp_path / "ray" / "grade.parts" / "input"
@@ -399,7 +405,7 @@ def test_grade_dataset_from_python(cluster, inputs, tmp_path):
               "done = grade_dataset([sys.argv[1]], sys.argv[2], metrics=('codebleu',), address=sys.argv[3], "
               "block_lines=8); print(json.dumps(done.stats.summary()))")
     done = subprocess.run(ns.command([sys.executable, "-c", script, str(inputs["parquet"]), str(tmp_path), address]),
-                          env=env, capture_output=True, text=True, timeout=200)
+                          env=env, capture_output=True, text=True, timeout=RUN_GUARD)
     assert done.returncode == 0, _failed(cluster, done)
     assert json.loads(done.stdout.strip().splitlines()[-1])["submissions"] == 40
     assert main(["grade", "--jsonl", str(inputs["parquet"]), "--metrics", "codebleu", "-o", str(tmp_path / "local"),
@@ -420,7 +426,7 @@ def test_eval_on_ray_gives_the_local_tables(cluster, tmp_path):
     assert main([*args, "--out", str(tmp_path / "local.json")]) == 0
     address, env, ns = cluster
     done = subprocess.run(ns.command([sys.executable, "-m", "refscore", *args, "--engine", "ray", "--ray-address",
-                                      address, "--out", str(tmp_path / "ray.json")]), env=env, capture_output=True, text=True, timeout=200)
+                                      address, "--out", str(tmp_path / "ray.json")]), env=env, capture_output=True, text=True, timeout=RUN_GUARD)
     assert done.returncode == 0, _failed(cluster, done)
     local, ray = (json.loads((tmp_path / f"{n}.json").read_text(encoding="utf-8")) for n in ("local", "ray"))
     assert ray["settings"]["engine"] == "ray" and ray["counts"] == local["counts"]
@@ -439,7 +445,7 @@ def test_no_ray_process_of_the_suite_listens_beyond_loopback(cluster, inputs, tm
         _wait_for_parts(process, tmp_path, 1)
         listening = cluster.ns.listeners()
         interfaces = cluster.ns.interfaces()
-        _, err = process.communicate(timeout=200)
+        _, err = process.communicate(timeout=RUN_GUARD)
     finally:
         process.kill()
     assert process.returncode == 0, err

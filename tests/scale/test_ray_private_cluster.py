@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.ray_namespace import loopback
+from tests.support.timing import hang_guard
 
 pytest.importorskip("ray")
 pytestmark = pytest.mark.timeout(300)
@@ -102,7 +103,7 @@ def test_a_private_cluster_listens_on_loopback_only_and_says_where(tmp_path: Pat
     (Path(tmp) / "ray").mkdir()
     (Path(tmp) / "ray" / "ray_current_cluster").write_text(f"127.0.0.1:{_closed_port()}")
     try:
-        run = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=240,
+        run = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=hang_guard(900),
                              stdin=subprocess.DEVNULL)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -168,7 +169,7 @@ def test_grade_on_a_private_cluster_ignores_a_stale_record_and_leaves_nothing(tm
     try:
         run = subprocess.run([sys.executable, "-m", "refscore", "grade", "--engine", "ray", "--jsonl", str(source),
                               "--metrics", "codebleu", "-o", str(tmp_path / "out"), "-q", "--no-cache"],
-                             env=env, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL)
+                             env=env, capture_output=True, text=True, timeout=hang_guard(900), stdin=subprocess.DEVNULL)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     assert run.returncode == 0, run.stderr[-3000:]
