@@ -8,7 +8,9 @@
 #
 # Each run's output goes to .refscore-out/under-load/runN.log and one line per run (exit status,
 # seconds, load average at its start and end) to .refscore-out/under-load/summary.txt. On a 2-core
-# machine a run takes about three times as long as an idle one. Exit status: the first failed run's.
+# machine a run takes about three times as long as an idle one, so the hang guards (and
+# pytest-timeout's per-test limits) are scaled by REFSCORE_TEST_SLOWDOWN, 3 unless it is set: a guard
+# only catches a hang, and no test may depend on one. Exit status: the first failed run's.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-2}
@@ -17,6 +19,7 @@ if ! command -v stress-ng >/dev/null 2>&1; then
   echo "test-under-load: stress-ng is not installed (apt-get install stress-ng)" >&2
   exit 2
 fi
+export REFSCORE_TEST_SLOWDOWN=${REFSCORE_TEST_SLOWDOWN:-3}
 out=.refscore-out/under-load
 mkdir -p "$out"
 : >"$out/summary.txt"

@@ -70,3 +70,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         item.add_marker(pytest.mark.xdist_group("cluster" if name in _CLUSTER_FILES else name))
     rank = {name: index for index, name in enumerate(_SLOW_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+    scale_time_limits(config, items)
+
+
+def scale_time_limits(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """pytest-timeout's per-test limit (a test's own ``timeout`` mark, else pyproject's ``timeout``)
+    is a hang guard like the others: ``REFSCORE_TEST_SLOWDOWN`` scales it too."""
+    from tests.support.timing import slowdown
+
+    factor = slowdown()
+    if factor == 1:
+        return
+    default = config.getini("timeout") or 0
+    for item in items:
+        marker = item.get_closest_marker("timeout")
+        seconds = marker.args[0] if marker is not None and marker.args else \
+            marker.kwargs.get("timeout", default) if marker is not None else default
+        if float(seconds or 0) > 0:
+            item.add_marker(pytest.mark.timeout(float(seconds) * factor), append=False)

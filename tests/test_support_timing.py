@@ -20,3 +20,27 @@ def test_a_bad_slowdown_is_one_clear_error(monkeypatch: pytest.MonkeyPatch, valu
     monkeypatch.setenv("REFSCORE_TEST_SLOWDOWN", value)
     with pytest.raises(ValueError, match="REFSCORE_TEST_SLOWDOWN must be a positive number"):
         hang_guard()
+
+
+
+def test_the_per_test_time_limit_scales_with_the_slowdown(request: pytest.FixtureRequest,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """pytest-timeout's limit from pyproject (``timeout = 600``) is a guard too."""
+    from tests.conftest import scale_time_limits
+
+    marker = request.node.get_closest_marker("timeout")  # none, unless a slowdown scaled it already
+    before = marker.args[0] if marker is not None else float(request.config.getini("timeout"))
+    monkeypatch.setenv("REFSCORE_TEST_SLOWDOWN", "3")
+    scale_time_limits(request.config, [request.node])
+    assert request.node.get_closest_marker("timeout").args[0] == 3 * before
+
+
+@pytest.mark.timeout(90)
+def test_a_tests_own_time_limit_scales_with_the_slowdown(request: pytest.FixtureRequest,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.conftest import scale_time_limits
+
+    before = request.node.get_closest_marker("timeout").args[0]  # 90, or already scaled by a slowdown
+    monkeypatch.setenv("REFSCORE_TEST_SLOWDOWN", "2")
+    scale_time_limits(request.config, [request.node])
+    assert request.node.get_closest_marker("timeout").args[0] == 2 * before
