@@ -34,7 +34,7 @@ PIP_FLAGS = ["--disable-pip-version-check", "--no-input", "--progress-bar", "off
 MINUTES = 60
 #: A hang guard above the sum of a test's steps' own (a build, a venv, pip, a score: minutes each
 #: on a loaded machine): the suite's 10 minutes a test are less than the clean-venv test's steps.
-pytestmark = pytest.mark.timeout(hang_guard(60 * MINUTES))
+pytestmark = pytest.mark.timeout(60 * MINUTES)
 
 
 def _run(args: list[str], timeout: float, **kwargs: object) -> subprocess.CompletedProcess[str]:

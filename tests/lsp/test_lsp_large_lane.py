@@ -24,7 +24,7 @@ from tests.service.test_daemon import big_python
 
 #: Hang guards for scoring a large document (minutes on a loaded 2-core machine) and for a test.
 LARGE_WAIT = hang_guard(600)
-pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(hang_guard(1800))]
+pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(1800)]
 
 #: Seconds a hover may take while the large document is scored: with the scoring in threads of
 #: the server (holding its GIL) eight and more hovers in a hundred took 0.2-0.7 s on the 2-core

@@ -17,7 +17,7 @@ import pytest
 from tests.support.timing import hang_guard
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_lsp_memory.py"
-pytestmark = pytest.mark.timeout(hang_guard(900))
+pytestmark = pytest.mark.timeout(900)
 
 
 def _bench():
