@@ -62,7 +62,11 @@ LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def lone_surrogate(text: str) -> str | None:
-    """``U+DC00 at character 12`` for the first lone surrogate in ``text``, or None."""
+    """``U+DC00 at character 12`` for the first lone surrogate in ``text``, or None (at once for
+    ASCII text, which every request of an edited file is checked again for: ``str.isascii`` reads
+    the string's own flag)."""
+    if text.isascii():
+        return None
     match = LONE_SURROGATE.search(text)
     return None if match is None else f"U+{ord(match[0]):04X} at character {match.start()}"
 
