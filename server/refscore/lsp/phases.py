@@ -26,15 +26,22 @@ CACHE_CHARS = 1_500_000
 log = logging.getLogger(__name__)
 
 
-@lru_cache(maxsize=1)
-def own_scorers() -> Scorers:
-    """This process's scorers (a worker process has no server's): CodeBLEU only, its text caches
-    bounded as the server's are."""
+def serve_edits() -> None:
+    """Set this process up to score an editor's documents (the server's and its large lane's
+    worker): its text caches bounded (``CACHE_CHARS``), the top-level parts of edited documents
+    kept (``parsing.flat.keep_parts``)."""
     from ..analysis.cache import limit_caches
     from ..parsing.flat import keep_parts
 
     limit_caches(CACHE_ENTRIES, CACHE_CHARS)
     keep_parts()
+
+
+@lru_cache(maxsize=1)
+def own_scorers() -> Scorers:
+    """This process's scorers (a worker process has no server's): CodeBLEU only, the process set
+    up as the server's is (``serve_edits``)."""
+    serve_edits()
     return Scorers(allow_daemon=False)
 
 
