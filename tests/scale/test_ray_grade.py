@@ -70,7 +70,10 @@ def cluster():
            "HF_HUB_OFFLINE": "1", "RAY_USAGE_STATS_ENABLED": "0",
            # the suite runs on two busy cores (pytest -n 2, a VS Code e2e beside): give a node a
            # minute of missed health checks before the head marks it dead (default 5 x 3 s)
-           "RAY_health_check_failure_threshold": "20"}
+           "RAY_health_check_failure_threshold": "20",
+           # Ray's workers run at niceness 15 unless told: beside stress-ng they got next to no CPU
+           # (a worker's start took over 5 minutes); the private cluster does the same
+           "RAY_worker_niceness": "0"}
     env.pop("RAY_ADDRESS", None)
     port = 6379
     common = ["--node-ip-address", "127.0.0.1", "--num-cpus", "1", "--object-store-memory", "200000000",

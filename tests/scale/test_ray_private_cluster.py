@@ -69,7 +69,8 @@ for table in ("tcp", "tcp6"):
             listening.append(fields[1])
 import ray
 folder = ray._private.worker.global_worker.node.get_temp_dir_path()
-print(json.dumps({"address": cluster.address, "listening": listening, "folder": folder,
+worker_nice = ray.get(ray.remote(lambda: os.nice(0)).remote())
+print(json.dumps({"address": cluster.address, "listening": listening, "folder": folder, "worker_nice": worker_nice,
                   "pids": sorted(descendants(os.getpid()) - {os.getpid()})}))
 # no ray.shutdown() here: the cluster must stop when this process exits
 '''
@@ -115,6 +116,7 @@ def test_a_private_cluster_listens_on_loopback_only_and_says_where(tmp_path: Pat
     assert result["listening"], result  # the GCS and the raylet at least
     assert all(loopback(a) for a in result["listening"]), result["listening"]
     assert result["address"].startswith("127.0.0.1:"), result
+    assert result["worker_nice"] == 0, "the workers are the job: not at Ray's niceness 15"
     assert f"started a private Ray cluster on this machine at {result['address']}" in run.stderr
     assert "no dashboard" in run.stderr
     assert not any(a.endswith(":2049") for a in result["listening"])  # 8265, the dashboard's port

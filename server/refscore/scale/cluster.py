@@ -23,6 +23,8 @@ from ..errors import RefScoreError
 WORKER_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 #: Settings of this process that change numbers, passed on to the workers.
 FORWARDED_ENV = ("REFSCORE_ENCODER_BACKEND", "REFSCORE_DEVICE", "HF_HOME", "HF_HUB_CACHE")
+#: Ray's setting for its workers' niceness (read by the raylet from its environment).
+WORKER_NICENESS = "RAY_worker_niceness"
 #: The only address a private cluster (no ``--ray-address``) listens on.
 LOOPBACK = "127.0.0.1"
 _CLUSTER_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
@@ -92,6 +94,10 @@ def _private_options() -> dict:
     record); a temporary folder of its own (short: Ray's socket paths must fit 107 bytes), removed
     with the cluster when this process exits."""
     _loopback_only()
+    # Ray starts its workers at niceness 15 so that its own daemons stay responsive; here the
+    # workers are the job, and at 15 they get next to no CPU beside any other busy process (a
+    # grade run beside a build, or stress-ng, stalled for minutes). Ray's job manager does the same.
+    os.environ.setdefault(WORKER_NICENESS, "0")
     folder = tempfile.mkdtemp(prefix="refscore-ray-", dir="/tmp" if os.path.isdir("/tmp") else None)
     atexit.register(_stop_private, folder)  # runs before Ray's own exit hook (registered later runs first)
     return {"address": "local", "_temp_dir": folder, "include_dashboard": False, "_node_ip_address": LOOPBACK}
