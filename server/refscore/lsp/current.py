@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from ..parsing.shared_ends import shared_prefix, shared_suffix
 from .positions import Positions
 from .results import Result
 from .uris import file_name
@@ -34,30 +35,6 @@ if TYPE_CHECKING:
 SETTLED = frozenset({"done", "off", "skipped"})
 
 
-def _common_prefix(a: str, b: str) -> int:
-    """Length of the longest common prefix (binary search over C-speed slice comparisons)."""
-    low, high = 0, min(len(a), len(b))
-    while low < high:
-        middle = (low + high + 1) // 2
-        if a[:middle] == b[:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    """Length of the longest common suffix, at most ``limit``."""
-    low, high = 0, limit
-    while low < high:
-        middle = (low + high + 1) // 2
-        if a[len(a) - middle:] == b[len(b) - middle:]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
 class View:
     """Maps a result's offsets to the current text and back; ``positions`` are the current text's."""
 
@@ -66,9 +43,9 @@ class View:
         self.same = text == result.text
         self.positions = result.positions if self.same else Positions(text, result.codec)
         old = result.text
-        self.prefix = len(old) if self.same else _common_prefix(old, text)
+        self.prefix = len(old) if self.same else shared_prefix(old, text)
         limit = min(len(old), len(text)) - self.prefix
-        self.suffix = 0 if self.same else _common_suffix(old, text, limit)
+        self.suffix = 0 if self.same else shared_suffix(old, text, limit)
         self.delta = len(text) - len(old)
         self._old_tail = len(old) - self.suffix  # where the unchanged suffix starts in the old text
 

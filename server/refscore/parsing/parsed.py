@@ -18,6 +18,8 @@ import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Optional
 
+from .shared_ends import shared_prefix, shared_suffix
+
 if TYPE_CHECKING:  # pragma: no cover
     import tree_sitter
 
@@ -79,9 +81,9 @@ def _closest(language: str, source: bytes) -> Optional[tuple[bytes, "tree_sitter
     for (name, old), tree in _kept.items():
         if name != language:
             continue
-        prefix = _shared_prefix(old, source)
+        prefix = shared_prefix(old, source)
         limit = min(len(old), len(source)) - prefix
-        suffix = _shared_suffix(old, source, limit)
+        suffix = shared_suffix(old, source, limit)
         if prefix + suffix >= most:
             most, best = prefix + suffix, (old, tree, prefix, suffix)
     if best is None:
@@ -109,26 +111,3 @@ def _point(source: bytes, offset: int) -> tuple[int, int]:
     """The (row, byte column) of a byte offset."""
     return source.count(b"\n", 0, offset), offset - (source.rfind(b"\n", 0, offset) + 1)
 
-
-def _shared_prefix(a: bytes, b: bytes) -> int:
-    """The length of the longest common prefix (bisection over slice comparisons, in C)."""
-    low, high = 0, min(len(a), len(b))
-    while low < high:
-        middle = (low + high + 1) // 2
-        if a[:middle] == b[:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
-def _shared_suffix(a: bytes, b: bytes, limit: int) -> int:
-    """The length of the longest common suffix, at most ``limit``."""
-    low, high = 0, limit
-    while low < high:
-        middle = (low + high + 1) // 2
-        if a[len(a) - middle:] == b[len(b) - middle:]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
