@@ -20,13 +20,14 @@ from typing import Any, Iterator, Sequence
 from .. import languages
 from ..parsing.gc_pause import gc_paused
 from ..parsing.flat import FlatTree, flatten
+from ._parts import keep_walks, walk_root
 from ._reach import Reach
 from ._tree import Points, build
 from ._walker import Edge, Rules, Walker
 from .rules import CSHARP, GO, JAVA, JAVASCRIPT, PHP, PYTHON, RUBY, RUST_COMPAT, RUST_NATIVE, TYPESCRIPT
 
 __all__ = ["FlowEdge", "RawEdge", "extract_dataflow", "extract_dataflow_flat", "extract_raw_edges",
-           "dropped_types", "edge_points", "normalize_dataflow", "normalized_keys", "MODES", "MAX_DEPTH"]
+           "dropped_types", "edge_points", "keep_walks", "normalize_dataflow", "normalized_keys", "MODES", "MAX_DEPTH"]
 
 MODES = ("compat", "native")
 
@@ -109,12 +110,14 @@ def extract_raw_edges(flat: FlatTree, text: str, language: str, *, mode: str = "
     if depth > MAX_DEPTH:
         return []
     budget = 64 * flat.count + 100_000
+    part_text = text if text.isascii() else text.encode("utf-8")  # parts are sliced by byte offsets
+    tag = f"{language}|{mode}"
     if depth <= _SHALLOW:
         # room enough under any sane limit: walk directly, and only on a RecursionError (a caller
         # deep in its own stack) walk again with the limit raised; a walk is pure, so this is exact
         try:
             walker = Walker(rules, tree, max_steps=budget)
-            walker.walk(0, {})
+            walk_root(walker, tree, part_text, tag)
             edges = _assemble(walker.out, tree.spans)
             return edge_points(edges, text) if points else edges
         except RecursionError:
@@ -124,7 +127,7 @@ def extract_raw_edges(flat: FlatTree, text: str, language: str, *, mode: str = "
     walker = Walker(rules, tree, max_steps=budget)
     try:
         with _recursion_room(4 * depth + 200):
-            walker.walk(0, {})
+            walk_root(walker, tree, part_text, tag)
     except Exception:  # the package's inner try: any failure gives no dataflow
         return []
     edges = _assemble(walker.out, tree.spans)

@@ -29,14 +29,16 @@ log = logging.getLogger(__name__)
 def serve_edits() -> None:
     """Set this process up to score an editor's documents (the server's and its large lane's
     worker): its text caches bounded (``CACHE_CHARS``), the top-level parts of edited documents
-    kept (``parsing.flat.keep_parts``), each new version parsed from the last
-    (``parsing.parsed.reparse_edits``)."""
+    kept (``parsing.flat.keep_parts``) with their data-flow walks (``dataflow.keep_walks``), each
+    new version parsed from the last (``parsing.parsed.reparse_edits``)."""
     from ..analysis.cache import limit_caches
+    from ..dataflow import keep_walks
     from ..parsing.flat import keep_parts
     from ..parsing.parsed import reparse_edits
 
     limit_caches(CACHE_ENTRIES, CACHE_CHARS)
     keep_parts()
+    keep_walks()
     reparse_edits()
 
 
