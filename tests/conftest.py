@@ -9,10 +9,18 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 from pathlib import Path
 
 import pytest
+
+# A suite started in the background by a non-interactive shell (``bash scripts/test.sh &``) inherits
+# SIGINT ignored, and an ignored signal stays ignored across exec: every CLI, daemon and server a
+# test starts would ignore Ctrl-C, and the tests that press it would fail. Python's own handler here
+# means each child starts with the default again.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 _ROOT = Path(tempfile.mkdtemp(prefix="refscore-tests-"))
 os.environ["REFSCORE_RUNTIME_DIR"] = str(_ROOT / "run")

@@ -20,6 +20,7 @@ from functools import update_wrapper
 from typing import Any, Callable, Generic, NamedTuple, TypeVar
 
 from ..parsing.memo import limit_memos
+from ..parsing.reaper import evicted
 
 T = TypeVar("T")
 _MISSING = object()
@@ -85,8 +86,9 @@ class SizedCache(Generic[T]):
     def _trim(self) -> None:
         """Drop the least recently used entries beyond the bounds (the lock is held)."""
         while self._entries and (len(self._entries) > self._max_entries or self._chars > self._max_chars):
-            _, (_, dropped) = self._entries.popitem(last=False)
+            _, (value, dropped) = self._entries.popitem(last=False)
             self._chars -= dropped
+            evicted(value)
 
     def limit(self, max_entries: int, max_chars: int) -> None:
         """Lower the bounds to at most these (never raises them); drops what no longer fits."""

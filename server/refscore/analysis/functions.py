@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from .text import OffsetMap, normalize_line_breaks
 from ..languages import LanguageSpec
+from ..parsing.memo import TextMemo
 from ..parsing.parsed import parse
 
 MAX_DEPTH = 8
@@ -46,8 +47,17 @@ def _name(node, source: bytes, spec: LanguageSpec) -> str | None:
     return None
 
 
+#: Each text's functions, by its text and language: a reference's are asked for at every edit of
+#: its candidate (the pairing, the lenses, the live encoding), and each version's by several features.
+_FOUND: TextMemo[tuple[Function, ...]] = TextMemo(entries=64, chars=4_000_000)
+
+
 def top_level_functions(text: str, spec: LanguageSpec) -> list[Function]:
     """Functions and methods not nested in another function, in document order."""
+    return list(_FOUND(text, spec.name, lambda: tuple(_find(text, spec))))
+
+
+def _find(text: str, spec: LanguageSpec) -> list[Function]:
     source = normalize_line_breaks(text).encode("utf-8")  # lone CRs as LF; offsets unchanged
     root = parse(spec, source).root_node
     offsets = OffsetMap(text)

@@ -8,6 +8,7 @@ import logging
 from functools import lru_cache
 from typing import Any
 
+from ..parsing.reaper import busy
 from ..scoring.pairing import FunctionPair, best_region, pair_functions
 from ..scoring.parts import CpuScores, ModelScores
 from ..scoring.pipeline import finish, prepare
@@ -30,16 +31,19 @@ def serve_edits() -> None:
     """Set this process up to score an editor's documents (the server's and its large lane's
     worker): its text caches bounded (``CACHE_CHARS``), the top-level parts of edited documents
     kept (``parsing.flat.keep_parts``) with their data-flow walks (``dataflow.keep_walks``), each
-    new version parsed from the last (``parsing.parsed.reparse_edits``)."""
+    new version parsed from the last (``parsing.parsed.reparse_edits``), and what the caches evict
+    freed after the update (``parsing.reaper.defer_frees``)."""
     from ..analysis.cache import limit_caches
     from ..dataflow import keep_walks
     from ..parsing.flat import keep_parts
     from ..parsing.parsed import reparse_edits
+    from ..parsing.reaper import defer_frees
 
     limit_caches(CACHE_ENTRIES, CACHE_CHARS)
     keep_parts()
     keep_walks()
     reparse_edits()
+    defer_frees()
 
 
 @lru_cache(maxsize=1)
@@ -55,7 +59,8 @@ def codebleu_phase(result: Result, settings: Any, insertion: tuple[int, int, int
     """CodeBLEU of the whole document, of each function, of a large insertion, and the ranked
     differences, filled into ``result`` (returned ready to publish). ``scorers``: the server's
     (else this process's)."""
-    return ready_to_publish(_codebleu(result, settings, insertion, scorers or own_scorers()))
+    with busy():
+        return ready_to_publish(_codebleu(result, settings, insertion, scorers or own_scorers()))
 
 
 def _codebleu(result: Result, settings: Any, insertion: tuple[int, int, int] | None, scorers: Scorers) -> Result:
@@ -92,11 +97,12 @@ def finish_phase(result: Result, both: ScoreRequest, cpu: CpuScores, model: Mode
                  note: str | None, insertion: Insertion | None, functions: list[FunctionPair]) -> Result:
     """The finish stage on both halves (this process's CPU stage, the daemon's model stage), then
     the ranked differences, which read the token similarities: a new result, ready to publish."""
-    report = finish(prepare(both), cpu, model)
-    updated = result.derive(bert_state=state, bert_note=note, insertion=insertion, report=report,
-                            functions=functions, carried=())
-    rank_differences(updated)
-    return ready_to_publish(updated)
+    with busy():
+        report = finish(prepare(both), cpu, model)
+        updated = result.derive(bert_state=state, bert_note=note, insertion=insertion, report=report,
+                                functions=functions, carried=())
+        rank_differences(updated)
+        return ready_to_publish(updated)
 
 
 def rank_differences(result: Result) -> None:

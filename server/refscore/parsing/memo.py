@@ -7,6 +7,8 @@ import threading
 from collections import OrderedDict
 from typing import Callable, Generic, TypeVar
 
+from .reaper import evicted
+
 T = TypeVar("T")
 _MISSING = object()
 _ALL: "list[TextMemo]" = []  # every memo of the process (``limit_memos``)
@@ -35,8 +37,9 @@ class TextMemo(Generic[T]):
 
     def _trim(self) -> None:
         while self._kept and (len(self._kept) > self.entries or self._chars > self.chars):
-            (old, _), _ = self._kept.popitem(last=False)
+            (old, _), value = self._kept.popitem(last=False)
             self._chars -= len(old)
+            evicted(value)
 
     def __call__(self, text: str | bytes, tag: str, make: Callable[[], T]) -> T:
         """The value kept for ``(text, tag)``, else ``make()`` (kept when the text fits)."""

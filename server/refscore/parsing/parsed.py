@@ -18,6 +18,7 @@ import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Optional
 
+from .reaper import evicted
 from .shared_ends import shared_prefix, shared_suffix
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -67,8 +68,9 @@ def parse(spec: "LanguageSpec", source: bytes) -> "tree_sitter.Tree":
                 _kept[key] = tree
                 _bytes += len(source)
                 while len(_kept) > KEPT_TREES or _bytes > KEPT_BYTES:
-                    (_, old), _ = _kept.popitem(last=False)
+                    (_, old), dropped = _kept.popitem(last=False)
                     _bytes -= len(old)
+                    evicted(dropped)
     return tree
 
 
