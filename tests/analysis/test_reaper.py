@@ -27,10 +27,9 @@ def deferred(monkeypatch):
 
 def _evict_one(memo: TextMemo) -> weakref.ref:
     """Put one value in ``memo`` (one entry at most), evict it with another: its weak reference."""
-    value = Analysis()
-    watch = weakref.ref(value)
-    memo("first", "tag", lambda: value)
-    del value
+    made = [Analysis()]
+    watch = weakref.ref(made[0])
+    memo("first", "tag", made.pop)  # the memo holds the only reference
     memo("second", "tag", Analysis)
     return watch
 
@@ -66,10 +65,9 @@ def test_at_most_max_held_values_wait(deferred, monkeypatch) -> None:
     with reaper.busy():
         watches = []
         for number in range(6):
-            value = Analysis()
-            watches.append(weakref.ref(value))
-            memo(f"text {number}", "tag", lambda: value)
-            del value
+            made = [Analysis()]
+            watches.append(weakref.ref(made[0]))
+            memo(f"text {number}", "tag", made.pop)
         assert reaper.held() <= 3
         assert [w() is None for w in watches[:2]] == [True, True]  # the oldest, freed at once
     assert all(_freed(w) for w in watches[:-1])  # the last is still in the memo
