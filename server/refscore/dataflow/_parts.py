@@ -40,15 +40,17 @@ def keep_walks(on: bool = True) -> None:
 
 class _Kept:
     """One part text's names (in the order its tokens first name them) and its walks by incoming
-    definitions: ``(edges, outgoing, steps)`` in relative numbers, and the last use's absolute
-    form (edges, outgoing, steps) with the first token and incoming definitions it was made for."""
+    definitions: ``(edges, outgoing, steps)`` in relative numbers, and the last walk as it was
+    used, ``(first, end, incoming, edges, outgoing, steps)`` in the document's numbers (put in
+    relative numbers only when another use needs it renumbered: most edits leave a part's numbers)."""
 
-    __slots__ = ("names", "walks", "last")
+    __slots__ = ("names", "walks", "last", "filed")
 
     def __init__(self, names: tuple[str, ...]) -> None:
         self.names = names
         self.walks: dict[tuple, tuple[list, tuple, int]] = {}
-        self.last: Optional[tuple[int, tuple, list, tuple, int]] = None
+        self.last: Optional[tuple[int, int, tuple, list, tuple, int]] = None
+        self.filed = False  # whether ``last`` is among ``walks``
 
 
 def walk_root(walker: Walker, tree: DataTree, text: str | bytes, tag: str) -> None:
@@ -74,39 +76,45 @@ def walk_root(walker: Walker, tree: DataTree, text: str | bytes, tag: str) -> No
 
 
 def _walk_part(walker: Walker, part: int, st: State, kept: _Kept, first: int, end: int) -> State:
-    """Walk one part with ``st``: from its kept walk when it has one for these incoming
-    definitions, else for real (kept afterwards when it renumbers cleanly)."""
+    """Walk one part with ``st``: as its last walk when its numbers and incoming definitions are
+    the same, else from a kept walk renumbered, else for real (kept afterwards)."""
     names = kept.names
     incoming = tuple([st.get(v) for v in names])
     last = kept.last
-    if last is not None and last[0] == first and last[1] == incoming:  # as last time: no renumbering
-        return _apply(walker, st, names, *last[2:])
-    ranks, key = _symbolic_key(incoming)
-    found = kept.walks.get(key) if ranks is not None else None
-    if found is not None:
-        relative, outgoing_relative, steps = found
-        order = sorted(ranks)
-        edges = [(e[0], e[1] + first, e[2], e[3], tuple([first + p if p >= 0 else order[p] for p in e[4]]))
-                 for e in relative]
-        outgoing = tuple([None if v is None else tuple([first + p if p >= 0 else order[p] for p in v])
-                          for v in outgoing_relative])
-        kept.last = (first, incoming, edges, outgoing, steps)
-        return _apply(walker, st, names, edges, outgoing, steps)
+    if last is not None and last[0] == first and last[2] == incoming:  # as last time: no renumbering
+        return _apply(walker, st, names, *last[3:])
+    ranks, key = _symbolic_key(incoming) if last is not None else (None, ())  # a new part: nothing to renumber
+    if ranks is not None:
+        if not kept.filed:
+            _file(kept, last)
+        found = kept.walks.get(key)
+        if found is not None:
+            relative, outgoing_relative, steps = found
+            order = sorted(ranks)
+            edges = [(e[0], e[1] + first, e[2], e[3], tuple([first + p if p >= 0 else order[p] for p in e[4]]))
+                     for e in relative]
+            outgoing = tuple([None if v is None else tuple([first + p if p >= 0 else order[p] for p in v])
+                              for v in outgoing_relative])
+            kept.last, kept.filed = (first, end, incoming, edges, outgoing, steps), True
+            return _apply(walker, st, names, edges, outgoing, steps)
     out = walker.out
     start, steps_before = len(out), walker.steps
     st = walker.walk(part, st)
-    if ranks is None:
-        return st
-    edges = out[start:]
-    outgoing = tuple([st.get(v) for v in names])
-    relative = _relative(edges, outgoing, ranks, first, end)
+    kept.last = (first, end, incoming, out[start:], tuple([st.get(v) for v in names]), walker.steps - steps_before)
+    kept.filed = False
+    return st
+
+
+def _file(kept: _Kept, last: tuple) -> None:
+    """Keep the last walk in relative numbers too (when it renumbers cleanly)."""
+    first, end, incoming, edges, outgoing, steps = last
+    kept.filed = True
+    ranks, key = _symbolic_key(incoming)
+    relative = _relative(edges, outgoing, ranks, first, end) if ranks is not None else None
     if relative is not None:
         if len(kept.walks) >= WALKS_PER_PART:
             kept.walks.pop(next(iter(kept.walks)))
-        steps = walker.steps - steps_before
         kept.walks[key] = (*relative, steps)
-        kept.last = (first, incoming, edges, outgoing, steps)
-    return st
 
 
 def _apply(walker: Walker, st: State, names: tuple[str, ...], edges: list, outgoing: tuple, steps: int) -> State:
