@@ -86,3 +86,23 @@ def test_empty_texts_and_signature():
     assert score_tsed("x = 1\n", [], "python").score == 0.0
     metric, fields = parse_signature(result.signature)
     assert metric == "tsed" and fields["max-nodes"] == "200" and fields["tree"] == "named"
+
+
+def test_parse_errors_without_a_walk_equal_the_walks_count() -> None:
+    """A tree without errors is answered from ``has_error``; with them, by the walk: the count is
+    the label tree's either way, on code with and without syntax errors in three languages."""
+    import random
+
+    from refscore.metrics.tsed import label_tree, parse_errors
+    from tests.analysis.test_code_tokens_parts import CORPORA, _edit
+
+    rng = random.Random(3)
+    seen = {True: 0, False: 0}
+    for language, parts in CORPORA.items():
+        text = "".join(parts)
+        for _ in range(40):
+            text = _edit(text, rng)
+            count = label_tree(text, language).errors
+            assert parse_errors(text, language) == count, (language, text)
+            seen[count == 0] += 1
+    assert seen[True] and seen[False]  # both paths taken

@@ -68,8 +68,8 @@ def label_tree(code: str, language: str) -> LabelTree:
     """The named-node tree of ``code`` (comments dropped), built without recursion."""
     from .. import languages
 
+    root = _tree(code, language).root_node
     spec = languages.get(language)
-    root = spec.parse(code.encode("utf-8", errors="surrogatepass")).root_node
     comments = spec.comment_node_types
     labels: Counter = Counter()
     errors = 0
@@ -91,8 +91,19 @@ def label_tree(code: str, language: str) -> LabelTree:
 
 
 def parse_errors(code: str, language: str) -> int:
-    """ERROR and MISSING nodes in the parse of ``code`` (what ``TsedScore`` counts), in linear time."""
+    """ERROR and MISSING nodes in the parse of ``code`` (what ``TsedScore`` counts), in linear time:
+    none without a walk when the tree says it has neither (``has_error``)."""
+    if not _tree(code, language).root_node.has_error:
+        return 0
     return label_tree(code, language).errors
+
+
+def _tree(code: str, language: str) -> Any:
+    """The parse of ``code``: the one the other analyses of the same text read (``parsing.parsed``)."""
+    from .. import languages
+    from ..parsing.parsed import parse
+
+    return parse(languages.get(language), code.encode("utf-8", errors="surrogatepass"))
 
 
 def bound_distance(a: LabelTree, b: LabelTree) -> float:
