@@ -492,3 +492,26 @@ def test_a_model_that_fails_to_load_is_reported_once_and_codebleu_goes_on(place:
     with DaemonClient(autostart=False) as client:
         report = client.score(both)
     assert report.codebleu is not None and "never downloads" in report.errors[0]
+
+
+def test_a_request_whose_send_fails_is_resent(place: Place) -> None:
+    """The idle-exit race: the daemon went before the client's reader saw it, so the send fails
+    (a broken pipe). That request reached no daemon: it is resent on a new connection, and the
+    caller gets its report, not ``DaemonConnectionLost``."""
+    client = DaemonClient()
+    client.connect()
+    connection = client._connection()
+    real_send = connection.send
+    failures = []
+
+    def broken_once(data: bytes) -> None:
+        if not failures:
+            failures.append(data)
+            raise BrokenPipeError(32, "Broken pipe")
+        real_send(data)
+
+    connection.send = broken_once
+    report = client.score(codebleu_request())
+    assert failures and report.codebleu is not None
+    assert client._connection() is not connection  # a new connection carried it
+    client.close()

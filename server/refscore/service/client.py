@@ -162,7 +162,8 @@ class DaemonClient:
         runs every stage but the corpus stage, which runs here against ``statistics``.
 
         A daemon that stops in an orderly way (idle exit, replaced) with some of them unanswered
-        gets them resent once to a fresh daemon; one that dies raises ``DaemonConnectionLost``."""
+        gets them resent once to a fresh daemon, as does a request whose send failed (it reached
+        no daemon); one that dies with a request raises ``DaemonConnectionLost``."""
         results: list[ScoreReport | None] = [None] * len(requests)
         todo = list(range(len(requests)))
         for attempt in (1, 2):
@@ -172,7 +173,7 @@ class DaemonClient:
                 try:
                     futures.append((i, self.submit(without_corpus(requests[i]))))
                 except DaemonConnectionLost as error:
-                    if not error.orderly or attempt == 2:
+                    if attempt == 2 or not _resendable(error):
                         raise
                     retry.append(i)
             try:
@@ -229,7 +230,8 @@ class DaemonClient:
 
 
 def _resendable(error: DaemonError) -> bool:
-    """Unanswered because the daemon was exiting in an orderly way (not because it died)."""
+    """Unanswered because the daemon was exiting in an orderly way (not because it died), or never
+    sent (the daemon had gone before it: an idle exit the reader had not seen yet)."""
     if isinstance(error, DaemonConnectionLost):
-        return error.orderly
+        return error.orderly or error.unsent
     return isinstance(error, RemoteError) and error.code == wire.SHUTTING_DOWN

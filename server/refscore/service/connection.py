@@ -47,11 +47,14 @@ class DaemonNotRunning(DaemonUnavailable):
 
 
 class DaemonConnectionLost(DaemonError):
-    """The connection dropped with requests in flight (the daemon died or stopped)."""
+    """The connection dropped with requests in flight (the daemon died or stopped). ``orderly``:
+    the daemon said it was exiting; ``unsent``: this request never reached it (its send failed),
+    so no daemon can have acted on it."""
 
-    def __init__(self, message: str, orderly: bool = False) -> None:
+    def __init__(self, message: str, orderly: bool = False, unsent: bool = False) -> None:
         super().__init__(message)
         self.orderly = orderly
+        self.unsent = unsent
 
 
 class DaemonNotResponding(DaemonUnavailable, DaemonConnectionLost):
@@ -60,7 +63,7 @@ class DaemonNotResponding(DaemonUnavailable, DaemonConnectionLost):
     def __init__(self, pid: Any, detail: str = "") -> None:
         DaemonError.__init__(self, f"the scoring daemon is not responding (pid {pid})"
                              + (f": {detail}" if detail else ""))
-        self.orderly = False
+        self.orderly = self.unsent = False
         self.pid = pid
 
 
@@ -120,7 +123,7 @@ class Connection:
         with self.lock:
             if self.closed:
                 raise DaemonConnectionLost("the connection to the scoring daemon is closed",
-                                           orderly=self.exit_reason is not None)
+                                           orderly=self.exit_reason is not None, unsent=True)
             msg_id = next(self.ids)
             self.pending[msg_id] = future
         try:
@@ -129,7 +132,11 @@ class Connection:
             if isinstance(error, (BlockingIOError, TimeoutError)):  # SO_SNDTIMEO: the daemon reads nothing
                 self._give_up(not_responding(self.pid, self.deadline))
             else:
-                self._give_up(DaemonConnectionLost(f"cannot send to the scoring daemon ({error})"))
+                reason = f"cannot send to the scoring daemon ({error})"
+                with self.lock:
+                    self.pending.pop(msg_id, None)
+                future.set_exception(DaemonConnectionLost(reason, unsent=True))
+                self._give_up(DaemonConnectionLost(reason))
         return msg_id, future
 
     def notify(self, method: str, params: Any = None) -> None:
