@@ -163,7 +163,10 @@ async function breakAndRecover(uri, api, deadline, result) {
   const good = settings.get("interpreter");
   await settings.update("interpreter", "/nonexistent/python", vscode.ConfigurationTarget.Workspace);
   result.stoppedWithBadInterpreter = await waitFor(() => !api.isRunning(), Math.min(deadline, Date.now() + 30_000));
-  await sleep(2000); // the failed start finishes (and shows its message)
+  // the failed start finishes: its probe of the interpreters found none (then the message shows);
+  // an event, not a clock: on a loaded machine the probe takes longer than any fixed pause
+  result.badInterpreterProbed = await waitFor(() => api.interpreter() === undefined, Math.min(deadline, Date.now() + 120_000));
+  await sleep(500);
   result.runningWithBadInterpreter = api.isRunning();
   result.statusWithBadInterpreter = { text: api.statusText(), heat: api.heatOn(uri.toString()) || null };
   await settings.update("interpreter", good, vscode.ConfigurationTarget.Workspace);
