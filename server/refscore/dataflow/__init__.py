@@ -110,14 +110,12 @@ def extract_raw_edges(flat: FlatTree, text: str, language: str, *, mode: str = "
     if depth > MAX_DEPTH:
         return []
     budget = 64 * flat.count + 100_000
-    part_text = text if text.isascii() else text.encode("utf-8")  # parts are sliced by byte offsets
-    tag = f"{language}|{mode}"
     if depth <= _SHALLOW:
         # room enough under any sane limit: walk directly, and only on a RecursionError (a caller
         # deep in its own stack) walk again with the limit raised; a walk is pure, so this is exact
         try:
             walker = Walker(rules, tree, max_steps=budget)
-            walk_root(walker, tree, part_text, tag)
+            walk_root(walker, tree, text, f"{language}|{mode}")
             edges = _assemble(walker.out, tree.spans)
             return edge_points(edges, text) if points else edges
         except RecursionError:
@@ -127,7 +125,7 @@ def extract_raw_edges(flat: FlatTree, text: str, language: str, *, mode: str = "
     walker = Walker(rules, tree, max_steps=budget)
     try:
         with _recursion_room(4 * depth + 200):
-            walk_root(walker, tree, part_text, tag)
+            walk_root(walker, tree, text, f"{language}|{mode}")
     except Exception:  # the package's inner try: any failure gives no dataflow
         return []
     edges = _assemble(walker.out, tree.spans)

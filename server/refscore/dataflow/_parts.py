@@ -53,24 +53,25 @@ class _Kept:
         self.filed = False  # whether ``last`` is among ``walks``
 
 
-def walk_root(walker: Walker, tree: DataTree, text: str | bytes, tag: str) -> None:
+def walk_root(walker: Walker, tree: DataTree, text: str, tag: str) -> None:
     """``walker.walk(0, {})``, top-level part by part where the root allows (no rule of its own,
-    no child walked first), each part's walk kept by its text (``text`` is the document's, sliced
-    by the tokens' byte offsets: bytes unless it is ASCII) and the rule set ``tag``."""
+    no child walked first), each part's walk kept by its text (``text``, the document's) and the
+    rule set ``tag``."""
     if not _ON[0] or tree.flat.has_error or tree.info[0] is not None or tree.types[0] in walker.handlers or 0 in walker.reordered \
             or 0 in tree.inside or not tree.kids[0]:
         walker.walk(0, {})
         return
+    source = text if text.isascii() else text.encode("utf-8")  # parts are sliced by byte offsets
     flat = tree.flat
     tokens, spans = flat.tokens, tree.spans
     st: State = {}
-    for part in tree.kids[0]:
+    for part in tree.kids[0]:  # (none is inside a token: the root is not one)
         first = bisect_left(tokens, part)
         end = bisect_right(tokens, tree.last[part], first)
-        if first == end or part in tree.inside:
+        if first == end:
             st = walker.walk(part, st)
             continue
-        key = text[spans[first][0]:spans[end - 1][1]]
+        key = source[spans[first][0]:spans[end - 1][1]]
         kept = _PARTS(key, tag, lambda: _Kept(mentioned(tree, part)))
         st = _walk_part(walker, part, st, kept, first, end)
 

@@ -112,4 +112,3 @@ def _incremental(spec: "LanguageSpec", source: bytes, old: bytes, tree: "tree_si
 def _point(source: bytes, offset: int) -> tuple[int, int]:
     """The (row, byte column) of a byte offset."""
     return source.count(b"\n", 0, offset), offset - (source.rfind(b"\n", 0, offset) + 1)
-
