@@ -95,7 +95,3 @@ def test_shared_reaching_sets_are_walked_not_kept(walks_kept) -> None:
     code = "function f(e,t){if(e){t+=e}return t}\n" * 40
     assert _edges(code, "javascript", "native") == _whole(code, "javascript", "native")
     assert _edges(code + "\n", "javascript", "native") == _whole(code + "\n", "javascript", "native")
-
-
-def test_off_by_default_outside_an_editing_process() -> None:
-    assert _parts._ON == [False]

@@ -102,7 +102,3 @@ def test_a_version_with_a_syntax_error_is_parsed_from_scratch(incremental, monke
     assert tree.root_node.has_error
     assert parsed.incremental_parses == before  # not counted: the fresh parse's tree is used
     assert list(_nodes(tree)) == list(_nodes(spec.parse(broken)))
-
-
-def test_off_by_default_outside_an_editing_process() -> None:
-    assert parsed._INCREMENTAL == [False]

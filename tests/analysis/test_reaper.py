@@ -21,8 +21,6 @@ class Analysis:
 @pytest.fixture
 def deferred(monkeypatch):
     monkeypatch.setitem(reaper._state, "on", True)
-    yield
-    reaper._state["on"] = False
 
 
 def _evict_one(memo: TextMemo) -> weakref.ref:
@@ -42,7 +40,8 @@ def _freed(watch: weakref.ref) -> bool:
     return True
 
 
-def test_batch_scoring_frees_an_evicted_value_at_once() -> None:
+def test_batch_scoring_frees_an_evicted_value_at_once(monkeypatch) -> None:
+    monkeypatch.setitem(reaper._state, "on", False)  # as in batch scoring (an editing process turns it on)
     memo: TextMemo[Analysis] = TextMemo(entries=1, chars=100)
     watch = _evict_one(memo)
     gc.collect()
