@@ -27,7 +27,7 @@ def test_a_run_matched_before_is_not_matched_again() -> None:
     from refscore.metrics.differences import bounded
 
     rng = random.Random(3)
-    bounded._KEPT.clear()
+    bounded.kept_match.clear()
     for _ in range(200):
         a = [rng.choice("xyz(=)") for _ in range(rng.randrange(0, 30))]
         b = [rng.choice("xyz(=)") for _ in range(rng.randrange(0, 30))]
@@ -35,3 +35,24 @@ def test_a_run_matched_before_is_not_matched_again() -> None:
         assert first == bounded.match(a, b)
         assert bounded.kept_match(list(a), list(b)) is first  # the same elements: kept
         assert bounded.kept_match(a, b, autojunk=True) == bounded.match(a, b, autojunk=True)
+
+
+def test_an_edit_inside_a_name_reuses_the_first_pass_line_matching(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The first pass reads every name as one word: renaming ``acc`` leaves its lines as they were,
+    so only the second pass matches lines again, and the differences are those of a fresh run."""
+    from refscore.metrics.differences import bounded
+
+    made = counted(monkeypatch, bounded, "match", lambda *args: args)
+    bounded.kept_lines_match.clear()
+    ranking._ALIGNED.clear()
+    find_differences(CANDIDATE, [REFERENCE], None, "python")
+    before = len(made)
+    edited = CANDIDATE.replace("acc", "total_so_far")
+    found = find_differences(edited, [REFERENCE], None, "python")
+    line_matchings = len(made) - before
+    bounded.kept_lines_match.clear()
+    bounded.kept_match.clear()
+    ranking._ALIGNED.clear()
+    fresh = find_differences(edited, [REFERENCE], None, "python")
+    assert found == fresh and found.differences
+    assert line_matchings < len(made) - before - line_matchings  # the fresh run matched more

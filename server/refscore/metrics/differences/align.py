@@ -18,7 +18,7 @@ from functools import cached_property
 from typing import Literal, Sequence
 
 from ...analysis.leaves import CodeToken
-from .bounded import kept_match, match
+from .bounded import kept_lines_match, kept_match
 from .moves import refine
 
 ChunkKind = Literal["replace", "delete", "insert", "moved"]
@@ -127,7 +127,7 @@ def opcodes(reference: Sequence[CodeToken], candidate: Sequence[CodeToken], ref_
     ref_lines = ["\x1f".join(ref_keys[a:b]) for a, b in ref_runs]
     cand_lines = ["\x1f".join(cand_keys[a:b]) for a, b in cand_runs]
     out: list[Opcode] = []
-    lines = match(ref_lines, cand_lines)
+    lines = kept_lines_match(ref_lines, cand_lines)  # the first pass's, after an edit inside names
     capped = lines.capped
     for tag, i1, i2, j1, j2 in lines.opcodes:
         r1, r2 = _at(ref_runs, i1, i2, len(reference))

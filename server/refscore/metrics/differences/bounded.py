@@ -85,27 +85,42 @@ def match(a: Sequence[Hashable], b: Sequence[Hashable], autojunk: bool = False) 
     return Matched(to_opcodes(blocks, len(a), len(b)), capped)
 
 
-#: ``match`` of runs met before, by their elements: an edit leaves most differing runs of lines
-#: as they were, so their token matchings are not made again.
-_KEPT: OrderedDict[tuple, Matched] = OrderedDict()
-_KEPT_LOCK = threading.Lock()
+class KeptMatches:
+    """``match`` of sequences met before, by their elements (at most ``entries`` kept, the least
+    recently used dropped first); a kept matching's opcodes are never changed."""
+
+    def __init__(self, entries: int) -> None:
+        self.entries = entries
+        self._kept: OrderedDict[tuple, Matched] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, a: Sequence[Hashable], b: Sequence[Hashable], autojunk: bool = False) -> Matched:
+        key = (tuple(a), tuple(b), autojunk)
+        with self._lock:
+            found = self._kept.get(key)
+            if found is not None:
+                self._kept.move_to_end(key)
+                return found
+        made = match(a, b, autojunk)
+        with self._lock:
+            self._kept[key] = made
+            while len(self._kept) > self.entries:
+                self._kept.popitem(last=False)
+        return made
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
+
+
+#: Runs of tokens met before: an edit leaves most differing runs of lines as they were, so their
+#: token matchings are not made again.
 KEPT_RUNS = 8192
-
-
-def kept_match(a: Sequence[Hashable], b: Sequence[Hashable], autojunk: bool = False) -> Matched:
-    """``match(a, b, autojunk)``, kept by the elements of both (its opcodes are never changed)."""
-    key = (tuple(a), tuple(b), autojunk)
-    with _KEPT_LOCK:
-        found = _KEPT.get(key)
-        if found is not None:
-            _KEPT.move_to_end(key)
-            return found
-    made = match(a, b, autojunk)
-    with _KEPT_LOCK:
-        _KEPT[key] = made
-        while len(_KEPT) > KEPT_RUNS:
-            _KEPT.popitem(last=False)
-    return made
+kept_match = KeptMatches(KEPT_RUNS)
+#: Whole documents' lines met before (a few: each holds its lines): an edit inside names leaves
+#: the alignment's first pass, which reads every name as the same word, as it was.
+KEPT_DOCUMENTS = 4
+kept_lines_match = KeptMatches(KEPT_DOCUMENTS)
 
 
 def _anchored(a: Sequence[Hashable], b: Sequence[Hashable], autojunk: bool) -> tuple[list[Block], bool]:
