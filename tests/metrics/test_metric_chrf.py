@@ -44,6 +44,28 @@ def test_chrf_plus_plus_is_sacrebleus_word_order_two(cand, refs):
     assert parse_signature(result.signature)[1]["nw"] == "2"
 
 
+def test_edits_scored_against_one_reference_count_its_ngrams_once(monkeypatch):
+    """The editor's case: every edit of a candidate against the same reference. The reference's
+    n-grams are counted once per word order, and each number is still sacrebleu's sentence chrF,
+    bit for bit."""
+    from sacrebleu.metrics import CHRF
+
+    from refscore.metrics import chrf
+
+    reference = ["def total(values):\n    return sum(values)\n", "def total(v): return sum(v)"]
+    edits = ["def total(items):\n    return sum(items)\n"[:cut] for cut in range(8, 40, 4)]
+    normalised = [paper_normalise(r) for r in reference]
+    want = [[CHRF(word_order=order).sentence_score(paper_normalise(edit), normalised).score / 100
+             for order in (0, 2)] for edit in edits]
+    chrf._chrf_against.cache_clear()
+    counted = []
+    original = CHRF._cache_references
+    monkeypatch.setattr(CHRF, "_cache_references", lambda self, refs: counted.append(refs) or original(self, refs))
+    got = [[score_chrf(edit, reference, word_order=order).score for order in (0, 2)] for edit in edits]
+    assert got == want
+    assert len(counted) == 2
+
+
 def test_normaliser_and_signature():
     assert paper_normalise("a\n  b\t'c'") == 'a b "c"'
     result = score_chrf("x", "x")

@@ -37,21 +37,20 @@ class CodeToken:
 def code_tokens(text: str, spec: LanguageSpec | None, pieces: Sequence[Any]) -> list[CodeToken]:
     """The whole code tokens of ``text`` the model's ``pieces`` (``start``, ``end``,
     ``similarity``, ``match_*``) fall in, in order, those in comments and docstrings left out."""
-    spans = [(m.start(), m.end()) for m in _CODE_TOKEN.finditer(text)]
+    spans = [m.span() for m in _CODE_TOKEN.finditer(text)]
     starts = [start for start, _ in spans]
-    prose = prose_spans(text, spec) if spec is not None else []
     groups: dict[tuple[int, int], list[Any]] = {}
     for piece in pieces:
         if not text[piece.start:piece.end].strip():
             continue
         at = bisect.bisect_right(starts, piece.start) - 1
         span = spans[at] if at >= 0 and piece.start < spans[at][1] else (piece.start, piece.end)
-        span = (span[0], max(span[1], piece.end))
-        if prose and inside(prose, *span):
-            continue
-        groups.setdefault(span, []).append(piece)
+        groups.setdefault((span[0], max(span[1], piece.end)), []).append(piece)
+    prose = prose_spans(text, spec) if spec is not None else []
     out = []
     for (start, end), members in sorted(groups.items()):
+        if prose and inside(prose, start, end):  # a token of a comment or docstring: never marked
+            continue
         weakest = min(members, key=lambda p: p.similarity)
         out.append(CodeToken(start, end, text[start:end], sum(p.similarity for p in members) / len(members),
                              weakest.match_start, weakest.match_end, weakest.match_text))

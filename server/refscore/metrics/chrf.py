@@ -24,6 +24,8 @@ WORD_ORDER = 0
 CHRF_PLUS_WORD_ORDER = 2
 BETA = 2
 _SPACES = re.compile(r"\s+")
+#: Reference sets whose n-grams are kept (``_chrf_against``).
+REFERENCES_KEPT = 4
 
 
 def paper_normalise(code: str) -> str:
@@ -51,13 +53,22 @@ class ChrfScore:
                    str(data.get("signature", "")))
 
 
-@lru_cache(maxsize=4)
-def _chrf(word_order: int = WORD_ORDER) -> Any:
+def _chrf_class() -> Any:
     try:
         from sacrebleu.metrics import CHRF
     except ImportError as error:  # one clear line for the report's errors
         raise ImportError("chrF needs sacrebleu (pip install 'refscore[eval]')") from error
-    return CHRF(char_order=CHAR_ORDER, word_order=word_order, beta=BETA)
+    return CHRF
+
+
+@lru_cache(maxsize=REFERENCES_KEPT)
+def _chrf_against(word_order: int, references: tuple[str, ...]) -> Any:
+    """sacrebleu's chrF with ``references``' n-grams counted once (``references=`` caches them):
+    the editor scores each edit of a candidate against the same reference, whose n-grams were
+    most of a sentence score's work. ``corpus_score([candidate], None)`` on it is
+    ``sentence_score(candidate, references)``: the same statistics, aggregated the same way."""
+    return _chrf_class()(char_order=CHAR_ORDER, word_order=word_order, beta=BETA,
+                         references=[[reference] for reference in references])
 
 
 def _sacrebleu_version() -> str:
@@ -80,10 +91,9 @@ def score_chrf(candidate: str, references: Sequence[str] | str, normalise: bool 
 
     An empty candidate or no reference scores 0.0."""
     refs = [references] if isinstance(references, str) else list(references)
-    chrf = _chrf(word_order)
     if normalise:
         candidate = paper_normalise(candidate)
         refs = [paper_normalise(r) for r in refs]
-    value = chrf.sentence_score(candidate, refs).score / 100.0 if refs else 0.0
+    value = _chrf_against(word_order, tuple(refs)).corpus_score([candidate], None).score / 100.0 if refs else 0.0
     return ChrfScore(float(value), normalise, signature(normalise, word_order))
 
