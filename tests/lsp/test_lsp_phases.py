@@ -32,7 +32,7 @@ SETTINGS = Settings(metrics=("codebleu", "codebertscore"))
 def _result(codec: PositionCodec) -> Result:
     return Result("file:///w/c.py", 3, TEXT, languages.for_lsp_id("python"),
                   ReferenceChoice((Path("/w/c.ref.py"),), "convention"), (samples.REFERENCE,),
-                  ("file:///w/c.ref.py",), codec=codec)
+                  ("file:///w/c.ref.py",), codec=codec, sends_token_scores=True)
 
 
 def _tokens(text: str) -> tuple[TokenAlignment, ...]:
@@ -66,6 +66,26 @@ def test_the_finish_phase_returns_the_token_scores_notification_as_json() -> Non
                                          None, None, scored.functions))
     sent = finished.__dict__.get("token_scores_json")
     assert sent is not None, sorted(finished.__dict__)
+    # a client that did not ask for the notification (Neovim, Emacs): its JSON is not written
+    quiet = phases.finish_phase(replace(scored, sends_token_scores=False), both, CpuScores.of(scored.report),
+                                ModelScores(bert), "done", None, None, scored.functions)
+    assert "token_scores_json" not in quiet.__dict__ and quiet.code_tokens
     assert json.loads(sent) == token_scores(replace(finished, codec=codec))
     assert json.loads(sent)["tokens"][0] == {"range": {"start": {"line": 0, "character": 0},
                                                        "end": {"line": 0, "character": 1}}, "similarity": 0.5}
+
+
+def test_the_token_scores_json_is_json_dumps_of_the_payload_byte_for_byte() -> None:
+    """The notification's text is written directly (a large file's tokens, no dict per range):
+    it must be exactly what ``json.dumps`` makes of the payload, whatever the similarities are."""
+    codec = PositionCodec()
+    scored = phases.codebleu_phase(_result(codec), SETTINGS, None, None)
+    values = iter([0.5, 1e-05, 0.123456789, 1.0, 0.0, -0.25, 0.99995] * 100)
+    tokens = tuple(TokenAlignment(m.group(), m.start(), m.end(), next(values)) for m in re.finditer(r"\w+", TEXT))
+    bert = BertScore(0.8, 0.7, 0.75, 0.71, "m", 6, "cpu", False, False, False, "sig", tokens, _tokens(samples.REFERENCE))
+    both = request_for(SETTINGS, TEXT, (samples.REFERENCE,), "python", None, ("codebleu", "codebertscore"))
+    finished = phases.finish_phase(scored, both, CpuScores.of(scored.report), ModelScores(bert), "done",
+                                   None, None, scored.functions)
+    payload = token_scores(finished)
+    assert payload is not None and len(payload["tokens"]) > 5 and payload["differences"]
+    assert finished.__dict__["token_scores_json"] == json.dumps(payload)

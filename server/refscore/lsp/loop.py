@@ -244,7 +244,8 @@ class ScoringLoop:
                     type=types.MessageType.Log, message=kept_message(uri, version)))
                 return
             result = Result(uri, version, text, prepared.spec, prepared.choice, prepared.texts,
-                            prepared.uris, problem=prepared.problem, codec=self.server.workspace.position_codec)
+                            prepared.uris, problem=prepared.problem, codec=self.server.workspace.position_codec,
+                            sends_token_scores=self.server.token_scores)
             insertion = self.insertions.get(uri)  # kept: a rescoring of this version shows it too
             if result.problem is None:
                 large = _large(result)

@@ -112,8 +112,8 @@ def rank_differences(result: Result) -> None:
 
 def ready_to_publish(result: Result) -> Result:
     """Make, where this runs, what publishing ``result`` reads that depends on nothing else: the
-    position tables of its texts (in its codec's encoding), the bidi scan and the token scores'
-    JSON. In the large lane's process they come back with the result (a pickled list of line
+    position tables of its texts (in its codec's encoding), the bidi scan and, for a client that
+    asked for them, the token scores' JSON. In the large lane's process they come back with the result (a pickled list of line
     starts and a string); built on the event loop they held it for 0.05 s to over a second."""
     result.positions  # noqa: B018 - cached properties: computing them is the point
     tokens = result.code_tokens  # with token alignments: a parse of the text (its comments and docstrings)
@@ -122,5 +122,6 @@ def ready_to_publish(result: Result) -> Result:
         if tokens:  # the weak tokens' closest reference code is never a word of its prose
             result.reference_prose(index)
     result.bidi  # noqa: B018
-    token_scores_json(result)  # kept on the result: a large one would take the event loop for a second
+    if result.sends_token_scores:
+        token_scores_json(result)  # kept on the result: a large one would take the event loop for a second
     return result

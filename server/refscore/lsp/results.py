@@ -69,6 +69,9 @@ class Result:
     #: while CodeBERTScore is pending: the last result's code tokens the edit did not touch, at
     #: their offsets in this text (``current.carried_tokens``): its weak tokens stay until replaced
     carried: tuple[CodeToken, ...] = ()
+    #: the client asked for the ``refscore/tokenScores`` notification (``initializationOptions``):
+    #: only then do the phases write its JSON (a large file's takes tens of ms)
+    sends_token_scores: bool = False
 
     def derive(self, **changes: Any) -> Result:
         """``replace(self, **changes)`` that keeps what was made from the texts (position tables,
