@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from refscore.metrics.differences.rank import SHORT, SpanIndex, _overlaps, union
+from refscore.metrics.differences.spans import SHORT, SpanIndex, overlaps, union
 
 
 def test_near_is_exactly_the_spans_that_reach_the_range() -> None:
@@ -23,7 +23,7 @@ def test_near_is_exactly_the_spans_that_reach_the_range() -> None:
         expected = [p for p, span in enumerate(spans) if span is not None and span[0] <= end and span[1] >= start]
         assert found == expected  # ascending positions: a caller's sum keeps its order
         for p, span in enumerate(spans):  # what the ranking's exact rule keeps, either way round
-            if span is not None and (_overlaps(*span, start, end) or _overlaps(start, end, *span)):
+            if span is not None and (overlaps(*span, start, end) or overlaps(start, end, *span)):
                 assert p in found
 
 

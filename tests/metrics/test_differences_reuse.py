@@ -56,3 +56,29 @@ def test_an_edit_inside_a_name_reuses_the_first_pass_line_matching(monkeypatch) 
     fresh = find_differences(edited, [REFERENCE], None, "python")
     assert found == fresh and found.differences
     assert line_matchings < len(made) - before - line_matchings  # the fresh run matched more
+
+
+def test_the_finish_stage_ranking_reuses_the_first_stage_and_equals_a_fresh_one(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The editor ranks a version twice: with CodeBLEU's explanations, then with CodeBERTScore's
+    similarities too. The second ranking places the explanations and weighs the alignment once
+    (``rank.bases``, kept), and its differences are those of a ranking made from nothing."""
+    import re
+    from dataclasses import replace
+
+    from refscore.metrics.codebertscore_result import BertScore, TokenAlignment
+    from refscore.scoring.report import ScoreRequest
+    from refscore.scoring.scorer import LocalScorer
+
+    report = LocalScorer().score(ScoreRequest(CANDIDATE, (REFERENCE,), "python", metrics=("codebleu",)))
+    similarities = iter([0.9, 0.2, 0.75, 0.4, 0.95] * 40)
+    tokens = tuple(TokenAlignment(m.group(), m.start(), m.end(), next(similarities)) for m in re.finditer(r"\w+|\S", CANDIDATE))
+    bert = BertScore(0.8, 0.7, 0.75, 0.71, "m", 6, "cpu", False, False, False, "sig", tokens, ())
+    both = replace(report, codebertscore=bert)
+    ranking._FIRST.clear()
+    made = counted(monkeypatch, ranking, "bases", lambda *args: 1)
+    first = find_differences(CANDIDATE, [REFERENCE], report, "python")
+    second = find_differences(CANDIDATE, [REFERENCE], both, "python")
+    assert len(made) == 1 and first.differences != second.differences  # the similarities moved the weights
+    ranking._FIRST.clear()
+    ranking._ALIGNED.clear()
+    assert find_differences(CANDIDATE, [REFERENCE], both, "python") == second and len(made) == 2

@@ -21,7 +21,7 @@ from ..codebleu import CodeBleuResult
 from .align import Alignment, align
 from .model import Difference, Differences, PlacedExplanation, range_dict
 from .placing import NodeSpan, place
-from .rank import Evidence, RawDifference, rank
+from .rank import Bases, Evidence, RawDifference, bases, rank
 
 #: What a ranking says when the alignment was cut short to bound its work (``bounded``).
 CAPPED_NOTE = "repetitive code: part of it was compared as whole runs of lines, to bound the work"
@@ -48,9 +48,9 @@ def rank_differences(candidate: str, references: Sequence[str], candidate_tokens
     index = _choose(alignments, bert)
     alignment = alignments[index]
     explanations = codebleu.explanations if codebleu is not None else ()
-    placed = place(alignment, explanations, candidate_nodes, index)
+    placed, made = _first_stage(alignment, explanations, candidate_nodes, index, references[index], candidate)
     evidence = Evidence(placed, *_similarities(bert, index))
-    raw = rank(alignment, references[index], candidate, evidence)
+    raw = rank(alignment, references[index], candidate, evidence, made)
     cand_lines, ref_lines = LinePositions(candidate), LinePositions(references[index])
     note = CAPPED_NOTE if alignment.capped else None
     return Differences(tuple(_finish(d, index, cand_lines, ref_lines) for d in raw), placed, note)
@@ -78,6 +78,33 @@ def _aligned(reference: Sequence[CodeToken], candidate: Sequence[CodeToken]) -> 
         while len(_ALIGNED) > ALIGNED_KEPT:
             _ALIGNED.popitem(last=False)
     return made
+
+
+#: The last rankings' first stages (the explanations placed, ``rank.bases``), by the alignment's and
+#: the explanations' identities (each entry holds both): the editor's finish stage ranks the same
+#: alignment and explanations again, with CodeBERTScore's similarities, and only those change.
+_FIRST: "OrderedDict[tuple[int, int, int], tuple[Alignment, Sequence, str, str, tuple[PlacedExplanation, ...], Bases]]" = OrderedDict()
+_FIRST_LOCK = threading.Lock()
+FIRST_KEPT = 8
+
+
+def _first_stage(alignment: Alignment, explanations: Sequence, nodes: Sequence[NodeSpan], index: int,
+                 reference: str, candidate: str) -> tuple[tuple[PlacedExplanation, ...], Bases]:
+    """The explanations placed on the candidate and the ranking's first stage, kept."""
+    key = (id(alignment), id(explanations), index)
+    with _FIRST_LOCK:
+        found = _FIRST.get(key)
+        if (found is not None and found[0] is alignment and found[1] is explanations
+                and found[2] == reference and found[3] == candidate):
+            _FIRST.move_to_end(key)
+            return found[4], found[5]
+    placed = place(alignment, explanations, nodes, index)
+    made = bases(alignment, reference, candidate, placed)
+    with _FIRST_LOCK:
+        _FIRST[key] = (alignment, explanations, reference, candidate, placed, made)
+        while len(_FIRST) > FIRST_KEPT:
+            _FIRST.popitem(last=False)
+    return placed, made
 
 
 def _similarities(bert: BertScore | None, index: int) -> tuple[list[tuple[int, int, float]], list[tuple[int, int, float]]]:

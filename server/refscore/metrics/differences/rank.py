@@ -19,15 +19,16 @@ from __future__ import annotations
 
 import math
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from dataclasses import dataclass, replace
 from statistics import median
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from ...analysis.leaves import CodeToken
 from . import reasons
 from .align import Alignment, Chunk
 from .model import DifferenceKind, PlacedExplanation
+from .spans import SpanIndex, overlaps, pick, union
 
 _KIND_WEIGHT = {"operator": 1.0, "number": 1.0, "name": 0.9, "literal": 0.9, "keyword": 0.8, "string": 0.6,
                 "punct": 0.25}
@@ -88,18 +89,14 @@ def _whole_lines(tokens: Sequence[CodeToken], lo: int, hi: int) -> bool:
     return first_alone and last_alone
 
 
-def _overlaps(a0: int, a1: int, b0: int, b1: int) -> bool:
-    return a0 < b1 and b0 < a1 if a1 > a0 else b0 <= a0 < b1
-
-
 def codebleu_weight(placed: Sequence[PlacedExplanation], start: int, end: int,
                     ref_start: int, ref_end: int) -> float:
     """Explanations on the span (candidate side) or on the code it lacks (reference side), the
     smaller ones counting more."""
     total = 0.0
     for item in placed:
-        on_candidate = item.start is not None and item.end is not None and _overlaps(item.start, item.end, start, end)
-        on_reference = ref_end > ref_start and _overlaps(item.explanation.start, item.explanation.end, ref_start, ref_end)
+        on_candidate = item.start is not None and item.end is not None and overlaps(item.start, item.end, start, end)
+        on_reference = ref_end > ref_start and overlaps(item.explanation.start, item.explanation.end, ref_start, ref_end)
         if on_candidate or on_reference:
             size = item.explanation.end - item.explanation.start
             total += _COMPONENT_WEIGHT.get(item.explanation.component, 0.3) / (1 + size / 40)
@@ -108,7 +105,7 @@ def codebleu_weight(placed: Sequence[PlacedExplanation], start: int, end: int,
 
 def similarity_weight(similarities: Sequence[Similarity], start: int, end: int, typical: float) -> float:
     """How far below ``typical`` the weakest token in ``start:end`` is (0..1)."""
-    inside = [s for a, b, s in similarities if _overlaps(a, b, start, end)]
+    inside = [s for a, b, s in similarities if overlaps(a, b, start, end)]
     if not inside or typical <= 0:
         return 0.0
     return max(0.0, min(1.0, 1 - min(inside) / typical))
@@ -193,126 +190,128 @@ class RawDifference:
     evidence: tuple[tuple[str, float], ...]
 
 
-def rank(alignment: Alignment, reference: str, candidate: str, evidence: Evidence) -> list[RawDifference]:
-    """The differences of an alignment, strongest first (one per candidate line)."""
-    cand_typical = _typical(evidence.candidate_similarity)
-    ref_typical = _typical(evidence.reference_similarity)
-    near = _Near(evidence)  # each difference reads the explanations and tokens near it only
-    found: list[RawDifference] = []
-    covered: list[tuple[int, int]] = []
+@dataclass(frozen=True)
+class _ChunkBasis:
+    """What a chunk's difference is before the token similarities: its place, kind and words, its
+    alignment and CodeBLEU shares and their scale (``rank`` adds the CodeBERTScore share)."""
+
+    #: the difference's kind, candidate start and end, reference start and end, and reason
+    where: tuple[DifferenceKind, int, int, int, int, str]
+    alignment: float
+    codebleu: float
+    scale: float
+
+
+@dataclass(frozen=True)
+class _ExplainedBasis:
+    """An explanation no chunk covers, its CodeBLEU share and words (``_explained``)."""
+
+    item: PlacedExplanation
+    codebleu: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class Bases:
+    """The ranking's first stage, which reads the alignment and the placed CodeBLEU explanations
+    but no token similarity: the editor's finish stage ranks the same alignment and explanations
+    again with CodeBERTScore's similarities, from these (``differences.rank_differences``)."""
+
+    chunks: tuple[_ChunkBasis, ...]
+    explained: tuple[_ExplainedBasis, ...]
+
+
+def bases(alignment: Alignment, reference: str, candidate: str, placed: Sequence[PlacedExplanation]) -> Bases:
+    """The first stage of ``rank``: each chunk's and each uncovered explanation's basis."""
+    near = _NearPlaced(placed)  # each difference reads the explanations near it only
+    chunks: list[_ChunkBasis] = []
     for chunk in alignment.chunks:
         spans = _chunk_spans(chunk, alignment, reference, candidate)
         if spans is None:
             continue
         (start, end), (ref_start, ref_end), kind = spans
+        chunks.append(_ChunkBasis(
+            (kind, start, end, ref_start, ref_end, _reason(_shown(chunk, alignment, end), alignment, reference, candidate)),
+            alignment_weight(chunk, alignment),
+            codebleu_weight(near(start, end, ref_start, ref_end), start, end, ref_start, ref_end),
+            1.0 if chunk.kind == "moved" else compactness(chunk)))
+    return Bases(tuple(chunks), tuple(_explained(placed, [c.where[1:3] for c in chunks], candidate)))
+
+
+def rank(alignment: Alignment, reference: str, candidate: str, evidence: Evidence,
+         made: Bases | None = None) -> list[RawDifference]:
+    """The differences of an alignment, strongest first (one per candidate line). ``made``: the
+    first stage (``bases``) of the same alignment, texts and ``evidence.placed``, when kept."""
+    if made is None:
+        made = bases(alignment, reference, candidate, evidence.placed)
+    cand_typical = _typical(evidence.candidate_similarity)
+    ref_typical = _typical(evidence.reference_similarity)
+    on_candidate = _NearSimilar(evidence.candidate_similarity)
+    on_reference = _NearSimilar(evidence.reference_similarity)
+    found: list[RawDifference] = []
+    for basis in made.chunks:
+        kind, start, end, ref_start, ref_end, _ = basis.where
         shares = {
-            "alignment": alignment_weight(chunk, alignment),
-            "codebleu": codebleu_weight(near.placed(start, end, ref_start, ref_end), start, end, ref_start, ref_end),
-            "codebertscore": max(similarity_weight(near.candidate(start, end), start, end, cand_typical)
+            "alignment": basis.alignment,
+            "codebleu": basis.codebleu,
+            "codebertscore": max(similarity_weight(on_candidate(start, end), start, end, cand_typical)
                                  if kind != "missing" else 0.0,
-                                 similarity_weight(near.reference(ref_start, ref_end), ref_start, ref_end, ref_typical)),
+                                 similarity_weight(on_reference(ref_start, ref_end), ref_start, ref_end, ref_typical)),
         }
-        scale = 1.0 if chunk.kind == "moved" else compactness(chunk)
-        parts = tuple((k, scale * SHARES[k] * v) for k, v in shares.items())
-        found.append(RawDifference(kind, start, end, ref_start, ref_end,
-                                   _reason(_shown(chunk, alignment, end), alignment, reference, candidate),
-                                   sum(v for _, v in parts), parts))
-        covered.append((start, end))
-    found.extend(_explained(evidence, covered, candidate, cand_typical, near))
+        parts = tuple((k, basis.scale * SHARES[k] * v) for k, v in shares.items())
+        found.append(RawDifference(*basis.where, sum(v for _, v in parts), parts))
+    for explained in made.explained:
+        item = explained.item
+        shares = {"codebleu": explained.codebleu,
+                  "codebertscore": similarity_weight(on_candidate(item.start, item.end), item.start, item.end,
+                                                     cand_typical)}
+        weight = 0.5 * sum(SHARES[k] * v for k, v in shares.items())
+        found.append(RawDifference("structure", item.start, item.end, item.explanation.start, item.explanation.end,
+                                   explained.reason, weight, tuple((k, 0.5 * SHARES[k] * v) for k, v in shares.items())))
     return _merge_lines(found, candidate)
 
 
-# Which spans may overlap a range, without reading them all: the ranking asks this once per
-# difference, of every CodeBLEU explanation and every token similarity, which made it quadratic in
-# the file's size (a 2,000-line near-copy: 2 million overlap tests, 3.7 of its 5.3 s).
-# ``SpanIndex.near`` returns the positions (ascending: callers that sum keep their order, so their
-# floating-point totals stay bit for bit) of the spans that can overlap ``[start, end]`` by
-# ``_overlaps``'s rule in either direction (an empty span counts where it sits); callers still
-# apply the exact rule to what it returns.
+class _NearPlaced:
+    """The placed explanations near a span, on either side (``SpanIndex``), in their order."""
 
-#: Spans longer than this are few (whole functions, a module's subtree): checked one by one.
-SHORT = 400
-
-
-class SpanIndex:
-    """Spans ``(start, end)`` given in order (None: never near anything), indexed by start."""
-
-    def __init__(self, spans: Iterable[tuple[int, int] | None]) -> None:
-        short: list[tuple[int, int, int]] = []
-        self._long: list[tuple[int, int, int]] = []
-        for position, span in enumerate(spans):
-            if span is None:
-                continue
-            start, end = span
-            (short if end - start <= SHORT else self._long).append((start, end, position))
-        short.sort()
-        self._short = short
-        self._starts = [s for s, _, _ in short]
-
-    def near(self, start: int, end: int) -> list[int]:
-        """Positions of the spans with ``span.start <= end`` and ``span.end >= start``, ascending."""
-        lo = bisect_left(self._starts, start - SHORT)
-        hi = bisect_right(self._starts, end)
-        found = [p for s, e, p in self._short[lo:hi] if e >= start]
-        found.extend(p for s, e, p in self._long if s <= end and e >= start)
-        found.sort()
-        return found
-
-
-def pick(items: Sequence, positions: Iterable[int]) -> list:
-    """``items`` at ``positions`` (ascending, no repeats: as ``near`` gives them)."""
-    return [items[p] for p in positions]
-
-
-def union(*groups: list[int]) -> list[int]:
-    """The positions of several ``near`` answers, ascending, each once."""
-    return sorted(set().union(*groups)) if len(groups) > 1 else groups[0]
-
-
-class _Near:
-    """The explanations and token similarities near a span (``SpanIndex``), in their order."""
-
-    def __init__(self, evidence: Evidence) -> None:
-        self.evidence = evidence
-        placed = evidence.placed
+    def __init__(self, placed: Sequence[PlacedExplanation]) -> None:
+        self.placed = placed
         self._on_candidate = SpanIndex((p.start, p.end) if p.start is not None and p.end is not None else None
                                        for p in placed)
         self._on_reference = SpanIndex((p.explanation.start, p.explanation.end) for p in placed)
-        self._candidate = SpanIndex((a, b) for a, b, _ in evidence.candidate_similarity)
-        self._reference = SpanIndex((a, b) for a, b, _ in evidence.reference_similarity)
 
-    def placed(self, start: int, end: int, ref_start: int, ref_end: int) -> list[PlacedExplanation]:
+    def __call__(self, start: int, end: int, ref_start: int, ref_end: int) -> list[PlacedExplanation]:
         groups = [self._on_candidate.near(start, end)]
         if ref_end > ref_start:
             groups.append(self._on_reference.near(ref_start, ref_end))
-        return pick(self.evidence.placed, union(*groups))
-
-    def candidate(self, start: int, end: int) -> list[Similarity]:
-        return pick(self.evidence.candidate_similarity, self._candidate.near(start, end))
-
-    def reference(self, start: int, end: int) -> list[Similarity]:
-        return pick(self.evidence.reference_similarity, self._reference.near(start, end))
+        return pick(self.placed, union(*groups))
 
 
-def _explained(evidence: Evidence, covered: Sequence[tuple[int, int]], candidate: str,
-               typical: float, near: _Near) -> list[RawDifference]:
+class _NearSimilar:
+    """The token similarities near a span (``SpanIndex``), in their order."""
+
+    def __init__(self, similarities: Sequence[Similarity]) -> None:
+        self.similarities = similarities
+        self._index = SpanIndex((a, b) for a, b, _ in similarities)
+
+    def __call__(self, start: int, end: int) -> list[Similarity]:
+        return pick(self.similarities, self._index.near(start, end))
+
+
+def _explained(placed: Sequence[PlacedExplanation], covered: Sequence[tuple[int, int]],
+               candidate: str) -> list[_ExplainedBasis]:
     """Syntax and dataflow explanations placed on one candidate line that no chunk covers."""
     found = []
     covering = SpanIndex(covered)
-    for item in evidence.placed:
+    for item in placed:
         if item.start is None or item.end is None or item.explanation.component == "ngram_match":
             continue
         if "\n" in candidate[item.start:item.end] or any(
-                _overlaps(item.start, item.end, *covered[k]) for k in covering.near(item.start, item.end)):
+                overlaps(item.start, item.end, *covered[k]) for k in covering.near(item.start, item.end)):
             continue
-        shares = {"codebleu": codebleu_weight([item], item.start, item.end, 0, 0),
-                  "codebertscore": similarity_weight(near.candidate(item.start, item.end), item.start, item.end,
-                                                     typical)}
-        weight = 0.5 * sum(SHARES[k] * v for k, v in shares.items())
         explanation = item.explanation
-        found.append(RawDifference("structure", item.start, item.end, explanation.start, explanation.end,
-                                   reasons.explained(explanation.component, explanation.text), weight,
-                                   tuple((k, 0.5 * SHARES[k] * v) for k, v in shares.items())))
+        found.append(_ExplainedBasis(item, codebleu_weight([item], item.start, item.end, 0, 0),
+                                     reasons.explained(explanation.component, explanation.text)))
     return found
 
 
