@@ -111,10 +111,31 @@ def test_a_kept_part_is_reused_not_read_again() -> None:
     assert calls == ["function_definition"]  # the decorated function and the class were kept
 
 
-def test_the_count_is_the_number_of_tokens_without_placing_them() -> None:
+def test_over_the_limit_is_the_number_of_tokens_compared_without_placing_them() -> None:
     text = "".join(PYTHON_PARTS) * 3
     broken = text + "def (:\n"
-    assert leaves.code_token_count(text, "python") == len(whole_code_tokens(text, "python")) > 100
-    assert leaves.code_token_count(broken, "python") == len(whole_code_tokens(broken, "python"))
+    total = len(whole_code_tokens(text, "python"))
+    assert total > 100
+    for limit in (0, 1, total // 2, total - 1, total, total + 1):
+        assert leaves.code_tokens_over(text, "python", limit) is (total > limit)
+        assert leaves.code_tokens_over(broken, "python", limit) is (len(whole_code_tokens(broken, "python")) > limit)
     assert leaves.code_tokens.peek(text, "python") is None  # counted, never built
-    assert leaves.code_token_count("x = 1\n", "no-such-language") == 0
+    assert not leaves.code_tokens_over("x = 1\n", "no-such-language", 0)
+
+
+def test_a_count_past_the_limit_stops_reading_parts() -> None:
+    """A text far over the limit is not read to its end: its last parts are never tokenized."""
+    text = "".join(f"def stop_probe_{i}(x):\n    return x + {i}\n\n" for i in range(400))  # parts no test keeps
+    calls: list[str] = []
+    original = leaves._relative
+
+    def counting(part, *args):  # type: ignore[no-untyped-def]
+        calls.append(part.text.decode().split("(")[0])
+        return original(part, *args)
+
+    leaves._relative = counting
+    try:
+        assert leaves.code_tokens_over(text, "python", 100)
+    finally:
+        leaves._relative = original
+    assert 0 < len(calls) < 50 and "def stop_probe_399" not in calls

@@ -74,26 +74,34 @@ def code_tokens(text: str, language: str) -> tuple[CodeToken, ...]:
     if parts is None:
         return _whole(root, text, offsets, spec)
     found: list[CodeToken] = []
-    for part, start, line in parts:
-        found.extend(part.placed(start, line))
+    for part in parts:
+        found.extend(part.tokens().placed(part.start, part.line))
     return tuple(found)
 
 
-def code_token_count(text: str, language: str) -> int:
-    """``len(code_tokens(text, language))``, without placing the tokens when they are not cached
-    (a caller that only asks whether a text is over a limit: a 20,000-line file's 100,000)."""
+def code_tokens_over(text: str, language: str, limit: int = MAX_TOKENS) -> bool:
+    """Whether ``text`` has more than ``limit`` code tokens (``len(code_tokens(...)) > limit``),
+    read part by part only until the count passes the limit: a 20,000-line file's 100,000 tokens
+    are never built to learn that they are too many (an unknown language has none)."""
     found = code_tokens.peek(text, language)
     if found is not None:
-        return len(found)
+        return len(found) > limit
     try:
         spec = languages.get(language)
     except languages.UnknownLanguageError:
-        return 0
+        return False
     parts = _read(text, spec)[2]
-    return len(code_tokens(text, language)) if parts is None else sum(len(p.relative) for p, _, _ in parts)
+    if parts is None:
+        return len(code_tokens(text, language)) > limit
+    count = 0
+    for part in parts:
+        count += len(part.tokens().relative)
+        if count > limit:
+            return True
+    return False
 
 
-def _read(text: str, spec: languages.LanguageSpec) -> tuple[Node, OffsetMap, list[tuple["_Part", int, int]] | None]:
+def _read(text: str, spec: languages.LanguageSpec) -> tuple[Node, OffsetMap, list["_PartAt"] | None]:
     """The tree's root, the offset map and, for an error-free tree, its parts (kept ones reused)
     with the offset and line each starts at (None: read the tree whole). The last text read is
     kept: a count, then the tokens of the same text, parse it once."""
@@ -108,19 +116,28 @@ def _read(text: str, spec: languages.LanguageSpec) -> tuple[Node, OffsetMap, lis
 _LAST_READ: list = [None]  # (text, language, what ``_read`` gave), one entry
 
 
-def _read_tree(text: str, spec: languages.LanguageSpec) -> tuple[Node, OffsetMap, list[tuple["_Part", int, int]] | None]:
+def _read_tree(text: str, spec: languages.LanguageSpec) -> tuple[Node, OffsetMap, list["_PartAt"] | None]:
     root = parse(spec, text.encode("utf-8")).root_node
     offsets = OffsetMap(text)
     if root.has_error or root.child_count == 0 or root.type in _WHOLE:
         return root, offsets, None
-    parts = []
-    for node in _parts(root, spec):
-        start, end = offsets.from_byte(node.start_byte), offsets.from_byte(node.end_byte)
-        line = node.start_point[0]
-        kept = _PARTS(text[start:end], spec.name,
-                      lambda: _Part(_relative(node, text, offsets, spec, start, line)))  # noqa: B023 - called at once
-        parts.append((kept, start, line))
-    return root, offsets, parts
+    return root, offsets, [_PartAt(node, text, offsets, spec) for node in _parts(root, spec)]
+
+
+class _PartAt:
+    """A top-level part of a text where it stands: its offset and first line, and its tokens
+    (``tokens``: the part kept by its text, read on first use)."""
+
+    __slots__ = ("node", "text", "offsets", "spec", "start", "end", "line")
+
+    def __init__(self, node: Node, text: str, offsets: OffsetMap, spec: languages.LanguageSpec) -> None:
+        self.node, self.text, self.offsets, self.spec = node, text, offsets, spec
+        self.start, self.end = offsets.from_byte(node.start_byte), offsets.from_byte(node.end_byte)
+        self.line = node.start_point[0]
+
+    def tokens(self) -> "_Part":
+        return _PARTS(self.text[self.start:self.end], self.spec.name,
+                      lambda: _Part(_relative(self.node, self.text, self.offsets, self.spec, self.start, self.line)))
 
 
 class _Part:

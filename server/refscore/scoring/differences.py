@@ -7,7 +7,7 @@ import re
 from typing import Sequence
 
 from ..analysis.document import analyse_structure
-from ..analysis.leaves import MAX_TOKENS, code_token_count, code_tokens
+from ..analysis.leaves import MAX_TOKENS, code_tokens, code_tokens_over
 from ..analysis.positions import LinePositions
 from ..analysis.text import OffsetMap
 from ..bidi import printable
@@ -23,7 +23,7 @@ def find_differences(candidate: str, references: Sequence[str], report: ScoreRep
     language = language or (report.language if report is not None else "")
     if not references:
         return Differences(note="no reference")
-    if any(code_token_count(t, language) > MAX_TOKENS for t in (candidate, *references)):  # counted, not built
+    if any(code_tokens_over(t, language) for t in (candidate, *references)):  # counted as far as the limit, not built
         return Differences(note=f"over {MAX_TOKENS} code tokens: differences are not ranked")
     cand_tokens = code_tokens(candidate, language)
     ref_tokens = [code_tokens(r, language) for r in references]
