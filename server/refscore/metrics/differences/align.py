@@ -71,7 +71,20 @@ class Alignment:
 
     def candidate_name(self, reference_name: str) -> str | None:
         """What the candidate calls the reference's ``reference_name`` (None: no aligned use)."""
-        return dict(self.renames).get(reference_name)
+        return self._renamed.get(reference_name)
+
+    @cached_property
+    def _renamed(self) -> dict[str, str]:
+        return dict(self.renames)
+
+    @cached_property
+    def candidate_uses(self) -> dict[str, list[CodeToken]]:
+        """Each name's tokens in the candidate, in order (a placing reads a variable's uses)."""
+        uses: dict[str, list[CodeToken]] = {}
+        for token in self.candidate:
+            if token.kind == "name":
+                uses.setdefault(token.text, []).append(token)
+        return uses
 
 
 def _keys(tokens: Sequence[CodeToken]) -> list[str]:
@@ -100,16 +113,9 @@ def _renaming(reference: Sequence[CodeToken], candidate: Sequence[CodeToken],
 
 def _line_runs(tokens: Sequence[CodeToken]) -> list[tuple[int, int]]:
     """Token index ranges, one per line that has tokens."""
-    runs: list[tuple[int, int]] = []
-    start, current = 0, None
-    for index, line in enumerate([t.line for t in tokens]):
-        if line != current:
-            if index:
-                runs.append((start, index))
-            start, current = index, line
-    if tokens:
-        runs.append((start, len(tokens)))
-    return runs
+    lines = [t.line for t in tokens]
+    starts = [0, *(i for i, (before, here) in enumerate(zip(lines, lines[1:]), 1) if here != before)] if lines else []
+    return list(zip(starts, [*starts[1:], len(lines)]))
 
 
 def _at(runs: Sequence[tuple[int, int]], lo: int, hi: int, total: int) -> tuple[int, int]:
@@ -119,11 +125,12 @@ def _at(runs: Sequence[tuple[int, int]], lo: int, hi: int, total: int) -> tuple[
 
 
 def opcodes(reference: Sequence[CodeToken], candidate: Sequence[CodeToken], ref_keys: Sequence[str],
-            cand_keys: Sequence[str]) -> tuple[list[Opcode], bool]:
+            cand_keys: Sequence[str], runs: tuple[list[tuple[int, int]], list[tuple[int, int]]] | None = None
+            ) -> tuple[list[Opcode], bool]:
     """Token opcodes in two levels: whole lines first (few elements, so the exact matcher stays
     fast), then tokens inside each run of lines that differ (a run too large to compare exactly
     uses difflib's popular-element heuristic); and whether the work was capped (``bounded``)."""
-    ref_runs, cand_runs = _line_runs(reference), _line_runs(candidate)
+    ref_runs, cand_runs = runs if runs is not None else (_line_runs(reference), _line_runs(candidate))
     ref_lines = ["\x1f".join(ref_keys[a:b]) for a, b in ref_runs]
     cand_lines = ["\x1f".join(cand_keys[a:b]) for a, b in cand_runs]
     out: list[Opcode] = []
@@ -205,7 +212,8 @@ def only_filler(keys: Sequence[str], lo: int, hi: int) -> bool:
 def align(reference: Sequence[CodeToken], candidate: Sequence[CodeToken]) -> Alignment:
     """The alignment of ``candidate`` with ``reference`` (both from ``analysis.leaves``)."""
     ref_abstract, cand_abstract = _keys(reference), _keys(candidate)
-    first_opcodes, capped = opcodes(reference, candidate, ref_abstract, cand_abstract)
+    runs = (_line_runs(reference), _line_runs(candidate))  # both passes read the same lines
+    first_opcodes, capped = opcodes(reference, candidate, ref_abstract, cand_abstract, runs)
     first = [(i1, j1, i2 - i1) for tag, i1, i2, j1, _ in first_opcodes if tag == "equal"]
     renames = _renaming(reference, candidate, first)
     # candidate keys: the reference name a candidate name stands for; reference keys: their own
@@ -217,7 +225,7 @@ def align(reference: Sequence[CodeToken], candidate: Sequence[CodeToken]) -> Ali
     ref_keys = ["\x01" + t.text if t.kind == "name" and t.text not in renames else t.text for t in reference]
     pairs = [-1] * len(reference)
     ref_keys, cand_keys = equivalent_keys(reference, ref_keys), equivalent_keys(candidate, cand_keys)
-    second_opcodes, second_capped = opcodes(reference, candidate, ref_keys, cand_keys)
+    second_opcodes, second_capped = opcodes(reference, candidate, ref_keys, cand_keys, runs)
     found = [op for op in second_opcodes
              if not (op[0] == "insert" and only_filler(cand_keys, op[3], op[4]))
              and not (op[0] == "delete" and only_filler(ref_keys, op[1], op[2]))]

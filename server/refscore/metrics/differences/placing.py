@@ -11,6 +11,7 @@ alignment:
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from itertools import chain
 from typing import Sequence
 
 from ..codebleu import Explanation
@@ -46,7 +47,7 @@ def nearest_aligned(alignment: Alignment, start: int) -> tuple[int, int] | None:
     """The candidate token aligned with the reference token nearest before ``start`` (else after)."""
     at = bisect_left(alignment.reference_starts, start)
     pairs, cand = alignment.pairs, alignment.candidate
-    for index in [*range(at - 1, -1, -1), *range(at, len(pairs))]:
+    for index in chain(range(at - 1, -1, -1), range(at, len(pairs))):
         if pairs[index] >= 0:
             return cand[pairs[index]].start, cand[pairs[index]].end
     return None
@@ -82,7 +83,7 @@ def _variable(alignment: Alignment, item: Explanation) -> PlacedExplanation:
     if name is not None:
         near = nearest_aligned(alignment, item.start)
         where = near[0] if near else 0
-        uses = [t for t in cand if t.kind == "name" and t.text == name]
+        uses = alignment.candidate_uses.get(name)
         if uses:
             token = min(uses, key=lambda t: abs(t.start - where))
             return PlacedExplanation(item, token.start, token.end, "variable")

@@ -295,6 +295,8 @@ class _NearSimilar:
         self._index = SpanIndex((a, b) for a, b, _ in similarities)
 
     def __call__(self, start: int, end: int) -> list[Similarity]:
+        if not self.similarities:  # CodeBLEU's ranking: no similarity is near anything
+            return []
         return pick(self.similarities, self._index.near(start, end))
 
 
