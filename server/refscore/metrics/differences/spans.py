@@ -21,13 +21,9 @@ class SpanIndex:
     """Spans ``(start, end)`` given in order (None: never near anything), indexed by start."""
 
     def __init__(self, spans: Iterable[tuple[int, int] | None]) -> None:
-        short: list[tuple[int, int, int]] = []
-        self._long: list[tuple[int, int, int]] = []
-        for position, span in enumerate(spans):
-            if span is None:
-                continue
-            start, end = span
-            (short if end - start <= SHORT else self._long).append((start, end, position))
+        items = [(span[0], span[1], position) for position, span in enumerate(spans) if span is not None]
+        self._long = [item for item in items if item[1] - item[0] > SHORT]
+        short = [item for item in items if item[1] - item[0] <= SHORT] if self._long else items
         short.sort()
         self._short = short
         self._starts = [s for s, _, _ in short]
