@@ -8,10 +8,12 @@ exit code. Exit codes are documented in README.md (0 ok, 1 threshold not met, 2 
 
 from __future__ import annotations
 
+import _thread
 import argparse
 import errno
 import importlib
 import sys
+import threading
 from types import FrameType
 from typing import Sequence
 
@@ -120,10 +122,7 @@ class _Interrupt:
     @classmethod
     def handler(cls, signum: int, frame: FrameType | None) -> None:
         cls.seen = True
-        if _importing(frame):
-            import _thread
-            import threading
-
+        if _importing(frame):  # threading was imported with this module: never a partial one here
             retry = threading.Timer(_RETRY_AFTER, _thread.interrupt_main, args=(signum,))
             retry.daemon = True
             cls.retries.append(retry)

@@ -102,3 +102,18 @@ def test_only_the_interpreters_own_start_up_report_is_excused() -> None:
     assert interpreter_starting(startup)
     assert not interpreter_starting(ours) and not interpreter_starting("refscore: interrupted\n")
     assert not interpreter_starting(startup.replace("KeyboardInterrupt", "ValueError: boom"))
+
+
+def test_ctrl_c_while_threading_itself_is_imported_is_retried(monkeypatch) -> None:
+    """The load run's case: a command's module imported ``threading`` for the first time when
+    Ctrl-C came, so the handler's own ``import threading`` got the half-made module (no
+    ``Timer``) and the user saw its AttributeError's traceback. The handler holds the module it
+    was imported with."""
+    import types
+
+    monkeypatch.setitem(sys.modules, "threading", types.ModuleType("threading"))  # partly initialised
+    monkeypatch.setattr(cli._Interrupt, "retries", [])
+    monkeypatch.setattr(cli, "_importing", lambda frame: True)
+    cli._Interrupt.handler(signal.SIGINT, None)  # no AttributeError
+    assert cli._Interrupt.seen and len(cli._Interrupt.retries) == 1
+    cli._Interrupt.retries[0].cancel()
