@@ -120,8 +120,9 @@ def rank_differences(result: Result) -> None:
 def ready_to_publish(result: Result) -> Result:
     """Make, where this runs, what publishing ``result`` reads that depends on nothing else: the
     position tables of its texts (in its codec's encoding), the bidi scan and, for a client that
-    asked for them, the token scores' JSON. In the large lane's process they come back with the result (a pickled list of line
-    starts and a string); built on the event loop they held it for 0.05 s to over a second."""
+    asked for them, the token scores' JSON. In the large lane's process they come back with the
+    result (a pickled list of line starts and a string); built on the event loop they held it for
+    0.05 s to over a second."""
     result.positions  # noqa: B018 - cached properties: computing them is the point
     tokens = result.code_tokens  # with token alignments: a parse of the text (its comments and docstrings)
     for index in range(len(result.reference_texts)):

@@ -10,15 +10,14 @@ caller passes the analyses: ``scoring.differences``).
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from typing import Sequence
+from typing import Any, Callable, Hashable, Sequence, TypeVar
 
 from ...analysis.leaves import CodeToken
 from ...analysis.positions import LinePositions
 from ..codebertscore_result import BertScore
 from ..codebleu import CodeBleuResult
 from .align import Alignment, align
+from .bounded import Kept
 from .model import Difference, Differences, PlacedExplanation, range_dict
 from .placing import NodeSpan, place
 from .rank import Bases, Evidence, RawDifference, bases, rank
@@ -27,6 +26,8 @@ from .rank import Bases, Evidence, RawDifference, bases, rank
 CAPPED_NOTE = "repetitive code: part of it was compared as whole runs of lines, to bound the work"
 
 __all__ = ["CAPPED_NOTE", "Difference", "Differences", "PlacedExplanation", "rank_differences", "range_dict"]
+T = TypeVar("T")
+
 
 
 def _choose(alignments: Sequence[Alignment], bert: BertScore | None) -> int:
@@ -56,55 +57,47 @@ def rank_differences(candidate: str, references: Sequence[str], candidate_tokens
     return Differences(tuple(_finish(d, index, cand_lines, ref_lines) for d in raw), placed, note)
 
 
-#: The last alignments made, by the token sequences' identities (each entry holds its sequences,
-#: so an identity is never reused meanwhile): the ranking again with CodeBERTScore's similarities
-#: (the editor's finish stage) aligns the same two token sequences (cached by text) again.
-_ALIGNED: "OrderedDict[tuple[int, int], tuple[Sequence[CodeToken], Sequence[CodeToken], Alignment]]" = OrderedDict()
-_ALIGNED_LOCK = threading.Lock()
+class _KeptByIdentity:
+    """The last ``entries`` values made from some objects, found by those objects' identities
+    (each entry holds its objects, so an identity is never reused while it is kept)."""
+
+    def __init__(self, entries: int) -> None:
+        self._kept: Kept[tuple[tuple, Any]] = Kept(entries)
+
+    def __call__(self, objects: tuple, make: Callable[[], T], extra: Hashable = None) -> T:
+        """What ``make()`` gave for these very ``objects`` (and ``extra``), else ``make()`` now."""
+        return self._kept.get((*map(id, objects), extra), lambda: (objects, make()),
+                              lambda found: all(kept is given for kept, given in zip(found[0], objects)))[1]
+
+    def clear(self) -> None:
+        self._kept.clear()
+
+
+#: The last alignments made, by the token sequences' identities: the ranking again with
+#: CodeBERTScore's similarities (the editor's finish stage) aligns the same two token sequences
+#: (cached by text) again.
 ALIGNED_KEPT = 8
+_ALIGNED = _KeptByIdentity(ALIGNED_KEPT)
+#: The last rankings' first stages (the explanations placed, ``rank.bases``), by the alignment's,
+#: the explanations' and the texts' identities: the editor's finish stage ranks the same alignment
+#: and explanations again, with CodeBERTScore's similarities, and only those change.
+FIRST_KEPT = 8
+_FIRST = _KeptByIdentity(FIRST_KEPT)
 
 
 def _aligned(reference: Sequence[CodeToken], candidate: Sequence[CodeToken]) -> Alignment:
     """``align(reference, candidate)``, the same sequence objects' alignment reused."""
-    key = (id(reference), id(candidate))
-    with _ALIGNED_LOCK:
-        found = _ALIGNED.get(key)
-        if found is not None and found[0] is reference and found[1] is candidate:
-            _ALIGNED.move_to_end(key)
-            return found[2]
-    made = align(reference, candidate)
-    with _ALIGNED_LOCK:
-        _ALIGNED[key] = (reference, candidate, made)
-        while len(_ALIGNED) > ALIGNED_KEPT:
-            _ALIGNED.popitem(last=False)
-    return made
-
-
-#: The last rankings' first stages (the explanations placed, ``rank.bases``), by the alignment's and
-#: the explanations' identities (each entry holds both): the editor's finish stage ranks the same
-#: alignment and explanations again, with CodeBERTScore's similarities, and only those change.
-_FIRST: "OrderedDict[tuple[int, int, int], tuple[Alignment, Sequence, str, str, tuple[PlacedExplanation, ...], Bases]]" = OrderedDict()
-_FIRST_LOCK = threading.Lock()
-FIRST_KEPT = 8
+    return _ALIGNED((reference, candidate), lambda: align(reference, candidate))
 
 
 def _first_stage(alignment: Alignment, explanations: Sequence, nodes: Sequence[NodeSpan], index: int,
                  reference: str, candidate: str) -> tuple[tuple[PlacedExplanation, ...], Bases]:
     """The explanations placed on the candidate and the ranking's first stage, kept."""
-    key = (id(alignment), id(explanations), index)
-    with _FIRST_LOCK:
-        found = _FIRST.get(key)
-        if (found is not None and found[0] is alignment and found[1] is explanations
-                and found[2] == reference and found[3] == candidate):
-            _FIRST.move_to_end(key)
-            return found[4], found[5]
-    placed = place(alignment, explanations, nodes, index)
-    made = bases(alignment, reference, candidate, placed)
-    with _FIRST_LOCK:
-        _FIRST[key] = (alignment, explanations, reference, candidate, placed, made)
-        while len(_FIRST) > FIRST_KEPT:
-            _FIRST.popitem(last=False)
-    return placed, made
+    def make() -> tuple[tuple[PlacedExplanation, ...], Bases]:
+        placed = place(alignment, explanations, nodes, index)
+        return placed, bases(alignment, reference, candidate, placed)
+
+    return _FIRST((alignment, explanations, reference, candidate), make, index)
 
 
 def _similarities(bert: BertScore | None, index: int) -> tuple[list[tuple[int, int, float]], list[tuple[int, int, float]]]:

@@ -19,9 +19,10 @@ from bisect import bisect_left
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from typing import Hashable, Sequence
+from typing import Callable, Generic, Hashable, Sequence, TypeVar
 
 Opcode = tuple[str, int, int, int, int]
+V = TypeVar("V")
 Block = tuple[int, int, int]
 #: difflib's steps (elements its longest-match search visits) before it is stopped.
 BUDGET = 100_000
@@ -85,23 +86,22 @@ def match(a: Sequence[Hashable], b: Sequence[Hashable], autojunk: bool = False) 
     return Matched(to_opcodes(blocks, len(a), len(b)), capped)
 
 
-class KeptMatches:
-    """``match`` of sequences met before, by their elements (at most ``entries`` kept, the least
-    recently used dropped first); a kept matching's opcodes are never changed."""
+class Kept(Generic[V]):
+    """The last ``entries`` values made, by key (the least recently used dropped first)."""
 
     def __init__(self, entries: int) -> None:
         self.entries = entries
-        self._kept: OrderedDict[tuple, Matched] = OrderedDict()
+        self._kept: OrderedDict[Hashable, V] = OrderedDict()
         self._lock = threading.Lock()
 
-    def __call__(self, a: Sequence[Hashable], b: Sequence[Hashable], autojunk: bool = False) -> Matched:
-        key = (tuple(a), tuple(b), autojunk)
+    def get(self, key: Hashable, make: Callable[[], V], valid: Callable[[V], bool] = lambda _: True) -> V:
+        """The value kept under ``key`` when ``valid`` says it still applies, else ``make()``, kept."""
         with self._lock:
             found = self._kept.get(key)
-            if found is not None:
+            if found is not None and valid(found):
                 self._kept.move_to_end(key)
                 return found
-        made = match(a, b, autojunk)
+        made = make()
         with self._lock:
             self._kept[key] = made
             while len(self._kept) > self.entries:
@@ -111,6 +111,14 @@ class KeptMatches:
     def clear(self) -> None:
         with self._lock:
             self._kept.clear()
+
+
+class KeptMatches(Kept[Matched]):
+    """``match`` of sequences met before, by their elements; a kept matching's opcodes are never
+    changed."""
+
+    def __call__(self, a: Sequence[Hashable], b: Sequence[Hashable], autojunk: bool = False) -> Matched:
+        return self.get((tuple(a), tuple(b), autojunk), lambda: match(a, b, autojunk))
 
 
 #: Runs of tokens met before: an edit leaves most differing runs of lines as they were, so their
