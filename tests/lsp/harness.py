@@ -105,10 +105,12 @@ class Session:
 
     async def wait_summary(self, doc: str, version: int | None = None, contains: str = "",
                            timeout: float = WAIT) -> types.Diagnostic:
-        """Wait for the summary diagnostic (of ``version`` when given) whose message has ``contains``."""
+        """Wait for the summary diagnostic (of ``version`` when given) whose message has
+        ``contains``, its differences ranked (the summary is published first, with the last
+        version's differences the edit did not touch: ``differencesState`` pending)."""
         def ready() -> types.Diagnostic | None:
             found = self.summary(doc)
-            if found is None or contains not in found.message:
+            if found is None or contains not in found.message or found.data.get("differencesState") == "pending":
                 return None
             if version is not None and found.data.get("version") != version:
                 return None

@@ -59,6 +59,12 @@ def _summary(items: list[types.Diagnostic]) -> types.Diagnostic | None:
     return next((d for d in items if d.code == "refscore.summary"), None)
 
 
+def _ranked(items: list[types.Diagnostic]) -> types.Diagnostic | None:
+    """The summary once its version's differences are ranked (it is published before them)."""
+    found = _summary(items)
+    return found if found is not None and found.data["differencesState"] == "done" else None
+
+
 async def test_a_pulling_client_pulls_refreshes_and_is_never_pushed_to(tmp_path: Path) -> None:
     cand = samples.write_pair(tmp_path, "task")
     async with session(tmp_path, settings={"behaviour": {"enabled": False}}, capabilities=pulling()) as s:
@@ -66,7 +72,7 @@ async def test_a_pulling_client_pulls_refreshes_and_is_never_pushed_to(tmp_path:
         assert provider is not None and provider.identifier == "refscore" and not provider.workspace_diagnostics
         puller = Puller(s)
         doc = s.open(cand)
-        first = await puller.until(doc, lambda items: _summary(items) is not None, "the first result")
+        first = await puller.until(doc, lambda items: _ranked(items) is not None, "the first result")
         summary = _summary(first.items)
         assert "CodeBLEU" in summary.message and summary.data["version"] == 1
         assert first.result_id
@@ -79,9 +85,10 @@ async def test_a_pulling_client_pulls_refreshes_and_is_never_pushed_to(tmp_path:
         refreshes = puller.refreshes
 
         version = s.replace_all(doc, samples.CANDIDATE.replace("n % 3 == 0", "n % 4 == 0"))
-        edited = await puller.until(doc, lambda items: (d := _summary(items)) and d.data["version"] == version,
+        edited = await puller.until(doc, lambda items: (d := _ranked(items)) and d.data["version"] == version,
                                     "the edit's result")
-        assert edited.result_id != first.result_id and puller.refreshes == refreshes + 1  # one update per edit
+        # one update per edit: its summary, then its ranked differences (``lsp.phases.ranking_phase``)
+        assert edited.result_id != first.result_id and puller.refreshes == refreshes + 2
         assert _summary(edited.items).data["codebleu"] != summary.data["codebleu"]  # the new numbers
         assert not s.published  # nothing pushed: VS Code would show both copies
 
@@ -92,7 +99,7 @@ async def test_a_pull_between_an_edit_and_its_result_keeps_what_the_edit_did_not
     async with session(tmp_path, settings={"debounceMs": 10_000}, capabilities=pulling()) as s:
         puller = Puller(s)
         doc = s.open(cand)
-        first = await puller.until(doc, lambda items: _summary(items) is not None, "the first result")
+        first = await puller.until(doc, lambda items: _ranked(items) is not None, "the first result")
         before = sorted((d.range.start.line, d.range.start.character, d.message) for d in first.items
                         if d.code == "refscore.difference")
         assert before

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from ..analysis.positions import LinePositions
+from ..metrics.differences import Differences
 from ..parsing.shared_ends import shared_prefix, shared_suffix
 from .positions import Positions
 from .results import Result
@@ -86,7 +88,8 @@ def view(server: "RefScoreServer", uri: str) -> View | None:
 def same_inputs(shown: Result | None, text: str, prepared: Any, settings: Any, scored_with: Any) -> bool:
     """Whether ``shown`` (the document's last result, made with the settings ``scored_with``) is
     already the finished answer for ``text`` with ``prepared``'s references and ``settings``."""
-    if shown is None or shown.bert_state not in SETTLED or shown.problem is not None:
+    if shown is None or shown.bert_state not in SETTLED or shown.problem is not None \
+            or shown.carried_differences is not None:  # its differences not ranked yet
         return False
     return (shown.text == text and prepared.problem is None and shown.reference_texts == prepared.texts
             and shown.reference_uris == prepared.uris and shown.choice == prepared.choice
@@ -120,3 +123,28 @@ def carried_tokens(shown: Result | None, result: Result) -> tuple[Any, ...]:
     view = View(shown, result.text)
     moved = ((token, view.span(token.start, token.end)) for token in shown.code_tokens)
     return tuple(replace(token, start=span[0], end=span[1]) for token, span in moved if span is not None)
+
+
+def carried_differences(shown: Result | None, result: Result) -> Differences:
+    """The ranked differences of ``shown`` (the document's last result) that the edit to
+    ``result``'s text did not touch, moved to their offsets and ranges there, in their order;
+    none when the references changed. Shown with ``result``'s summary, which is published before
+    its own differences are ranked: an edit never withdraws the differences it did not touch."""
+    if shown is None or shown.problem is not None or shown.reference_texts != result.reference_texts:
+        return Differences()
+    found = shown.differences
+    if not found.differences:
+        return Differences(note=found.note)
+    seen = View(shown, result.text)
+    lines: LinePositions | None = None
+    moved = []
+    for item in found.differences:
+        span = seen.span(item.start, item.end)
+        if span is None:
+            continue
+        if not seen.same and item.end > seen.prefix:  # after the edit: its lines and columns move too
+            lines = lines or LinePositions(result.text)
+            (a, b), (c, d) = lines.range(*span)
+            item = replace(item, start=span[0], end=span[1], range=(a, b, c, d))
+        moved.append(item)
+    return Differences(tuple(moved), note=found.note)

@@ -97,7 +97,8 @@ def summary_message(result: Result, ran: BehaviourResult | None = None) -> str:
 def _summary(result: Result, ran: BehaviourResult | None) -> types.Diagnostic:
     report = result.report
     data: dict[str, Any] = {"version": result.version, "references": list(result.reference_uris),
-                            "referenceSource": result.choice.source, "codebertscoreState": result.bert_state}
+                            "referenceSource": result.choice.source, "codebertscoreState": result.bert_state,
+                            "differencesState": result.differences_state}
     if report is not None and report.codebleu is not None:
         data["codebleu"] = codebleu_data(report.codebleu)
     if result.bert is not None:

@@ -247,12 +247,16 @@ class ScoringLoop:
                             prepared.uris, problem=prepared.problem, codec=self.server.workspace.position_codec,
                             sends_token_scores=self.server.token_scores)
             insertion = self.insertions.get(uri)  # kept: a rescoring of this version shows it too
-            if result.problem is None:
-                large = _large(result)
+            ranked_later = result.problem is None and not _large(result)
+            if ranked_later:  # the summary first, its differences ranked next (``_ranked``)
+                result = await self.in_cpu(
+                    uri, phases.summary_phase, result, settings,
+                    insertion if insertion and insertion[0] == version else None,
+                    self.server.scorers, self.results.get(uri))
+            elif result.problem is None:  # the large lane: one phase, one hop to its process
                 result = self._with_codec(await self.in_cpu(
                     uri, phases.codebleu_phase, result, settings,
-                    insertion if insertion and insertion[0] == version else None,
-                    None if large else self.server.scorers, large=large))
+                    insertion if insertion and insertion[0] == version else None, None, large=True))
             else:  # its position tables and bidi scan off the loop too (a text over the live limit)
                 result = await self.in_cpu(uri, phases.ready_to_publish, result)
             if self._stale(uri, version):
@@ -273,8 +277,10 @@ class ScoringLoop:
             if wants_bert:  # the weak tokens the edit did not touch stay until CodeBERTScore replaces them
                 result.carried = carried_tokens(self.results.get(uri), result)
             self._store(result, settings)
-            if wants_bert:
-                await self._bert_phase(result, settings)
+            if wants_bert:  # the daemon encodes while this process ranks the differences
+                await self._bert_phase(result, settings, ranked_later)
+            elif ranked_later:
+                await self._ranked(result, settings)
         except asyncio.CancelledError:
             raise
         except WorkerDied as error:  # killed (out of memory, by hand): one line, no traceback
@@ -295,14 +301,27 @@ class ScoringLoop:
         if task is not None:
             self._release(result.uri, task)
 
+    async def _ranked(self, result: Result, settings: Any) -> Result | None:
+        """``result`` (its summary published) with its own ranked differences, published; None
+        when a newer version superseded it meanwhile."""
+        ranked = await self.in_cpu(result.uri, phases.ranking_phase, result)
+        if self._stale(result.uri, result.version):
+            return None
+        shown = self.results.get(result.uri)
+        if shown is None or shown.version != result.version or shown.bert_state == result.bert_state:
+            self._store(ranked, settings)  # never over this version's CodeBERTScore result
+        return ranked
+
     def _bert_reports(self, requests: list[ScoreRequest], uri: str) -> list[ScoreReport]:
         """The daemon's reports for ``requests``, those asked before (the same texts and settings)
         from ``bert_memo``; runs in the daemon thread."""
         return self.bert_memo.answer(requests, lambda missing: self.server.scorers.codebertscore(missing, uri))
 
-    async def _bert_phase(self, result: Result, settings: Any) -> None:
+    async def _bert_phase(self, result: Result, settings: Any, ranked_later: bool = False) -> None:
         """Ask the daemon for CodeBERTScore of the document, its functions and insertion, then
-        publish a new result (the published one is never changed)."""
+        publish a new result (the published one is never changed). ``ranked_later``: ``result``'s
+        differences are ranked (and published) while the daemon works (``_ranked``), and the
+        answer is added to that result."""
         scorers = self.server.scorers
         spec = result.spec
         assert spec is not None and result.report is not None
@@ -324,8 +343,14 @@ class ScoringLoop:
             "RefScore", LOADING)
         ticker = tick_progress(self.server, progress)
         try:
-            reports = await asyncio.get_running_loop().run_in_executor(
-                self.daemon, self._bert_reports, requests, result.uri)
+            asked = asyncio.get_running_loop().run_in_executor(self.daemon, self._bert_reports, requests, result.uri)
+            if ranked_later:
+                asked.add_done_callback(_retrieved)  # left unawaited when a newer version supersedes this one
+                ranked = await self._ranked(result, settings)
+                if ranked is None:
+                    return
+                result = ranked
+            reports = await asked
         except Superseded:
             return  # a newer version of this document is on its way
         except ScorerUnavailable as error:
@@ -368,6 +393,12 @@ class ScoringLoop:
         if self._stale(result.uri, result.version):
             return
         self._store(updated, settings)
+
+
+def _retrieved(future: "asyncio.Future[Any]") -> None:
+    """Mark a future's outcome as seen (asyncio logs an exception nobody retrieved)."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _large(result: Result) -> bool:

@@ -14,6 +14,7 @@ from ..scoring.pairing import FunctionPair, best_region, pair_functions
 from ..scoring.parts import CpuScores, ModelScores
 from ..scoring.pipeline import finish, prepare
 from ..scoring.report import ScoreRequest
+from .current import carried_differences
 from .requests import request_for
 from .results import Insertion, Result
 from .scorers import Scorers, ScorerUnavailable
@@ -65,9 +66,30 @@ def codebleu_phase(result: Result, settings: Any, insertion: tuple[int, int, int
                    scorers: Scorers | None = None) -> Result:
     """CodeBLEU of the whole document, of each function, of a large insertion, and the ranked
     differences, filled into ``result`` (returned ready to publish). ``scorers``: the server's
-    (else this process's)."""
+    (else this process's). The large lane's one phase; the CPU pool runs it in two
+    (``summary_phase``, then ``ranking_phase``)."""
     with busy():
-        return ready_to_publish(_codebleu(result, settings, insertion, scorers or own_scorers()))
+        scored = _codebleu(result, settings, insertion, scorers or own_scorers())
+        rank_differences(scored)
+        return ready_to_publish(scored)
+
+
+def summary_phase(result: Result, settings: Any, insertion: tuple[int, int, int] | None,
+                  scorers: Scorers, shown: Result | None) -> Result:
+    """``codebleu_phase`` without the ranked differences: ``result`` carries those of ``shown``
+    (the document's last result) that the edit did not touch (``current.carried_differences``).
+    What the summary and the lenses show, published at once; ``ranking_phase`` follows."""
+    with busy():
+        result.carried_differences = carried_differences(shown, result)
+        return ready_to_publish(_codebleu(result, settings, insertion, scorers))
+
+
+def ranking_phase(result: Result) -> Result:
+    """``result`` (a summary phase's) with its own ranked differences, ready to publish."""
+    with busy():
+        ranked = result.derive(carried_differences=None)
+        rank_differences(ranked)
+        return ready_to_publish(ranked)
 
 
 def _codebleu(result: Result, settings: Any, insertion: tuple[int, int, int] | None, scorers: Scorers) -> Result:
@@ -88,7 +110,6 @@ def _codebleu(result: Result, settings: Any, insertion: tuple[int, int, int] | N
                                           settings.codebleu_weights)
     except Exception:  # noqa: BLE001 - lenses are optional; the summary still shows
         log.exception("function pairing failed")
-    rank_differences(result)  # here, off the event loop: publishing only reads them
     if insertion is not None:
         _, start, end = insertion
         found = best_region(result.text[start:end], result.reference_texts, spec, scorers.codebleu_many,
@@ -107,7 +128,7 @@ def finish_phase(result: Result, both: ScoreRequest, cpu: CpuScores, model: Mode
     with busy():
         report = finish(prepare(both), cpu, model)
         updated = result.derive(bert_state=state, bert_note=note, insertion=insertion, report=report,
-                                functions=functions, carried=())
+                                functions=functions, carried=(), carried_differences=None)
         rank_differences(updated)
         return ready_to_publish(updated)
 

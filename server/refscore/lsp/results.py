@@ -72,6 +72,10 @@ class Result:
     #: the client asked for the ``refscore/tokenScores`` notification (``initializationOptions``):
     #: only then do the phases write its JSON (a large file's takes tens of ms)
     sends_token_scores: bool = False
+    #: until this version's differences are ranked (``phases.ranking_phase``, right after its
+    #: summary is published): the last result's differences the edit did not touch, at their
+    #: offsets in this text (``current.carried_differences``); None once ranked
+    carried_differences: Differences | None = None
 
     def derive(self, **changes: Any) -> Result:
         """``replace(self, **changes)`` that keeps what was made from the texts (position tables,
@@ -119,7 +123,10 @@ class Result:
 
     @cached_property
     def differences(self) -> Differences:
-        """Where the text departs from its reference, ranked (computed once per result)."""
+        """Where the text departs from its reference, ranked (computed once per result; while
+        the ranking is pending, the carried ones)."""
+        if self.carried_differences is not None:
+            return self.carried_differences
         if self.report is None or not self.reference_texts or self.spec is None:
             return Differences()
         try:
@@ -127,6 +134,11 @@ class Result:
         except Exception as error:  # noqa: BLE001 - the differences are optional; the scores still show
             log.exception("ranking the differences failed")
             return Differences(note=f"differences failed: {type(error).__name__}")
+
+    @property
+    def differences_state(self) -> str:
+        """``pending`` while the differences shown are carried from the last result, else ``done``."""
+        return "pending" if self.carried_differences is not None else "done"
 
     @property
     def bert(self) -> BertScore | None:

@@ -1,0 +1,86 @@
+"""The summary first, then the ranked differences (issue 43, item 2): an edit's new CodeBLEU is
+published as soon as it is scored, with the last version's differences that the edit did not
+touch where they now are (``differencesState: pending``); the version's own ranking follows in a
+second publish (``done``). Nothing the edit left alone disappears between the two."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+
+from refscore import languages
+from refscore.lsp.current import carried_differences
+from refscore.lsp.references import ReferenceChoice
+from refscore.lsp.results import Result
+from refscore.metrics.differences import Difference, Differences
+from tests.lsp.harness import REPO, session
+
+SAMPLE = REPO / "client-vscode" / "e2e" / "workspace"
+DIFFERENCE = "refscore.difference"
+
+
+def _differences(diagnostics: list[types.Diagnostic]) -> list[tuple[int, int, str]]:
+    return sorted((d.range.start.line, d.range.start.character, d.message) for d in diagnostics
+                  if d.code == DIFFERENCE)
+
+
+def _state(diagnostics: list[types.Diagnostic]) -> str | None:
+    summary = next((d for d in diagnostics if d.code == "refscore.summary"), None)
+    return None if summary is None else summary.data["differencesState"]
+
+
+@pytest.mark.asyncio
+async def test_an_edit_publishes_its_summary_with_the_untouched_differences_then_its_own(tmp_path: Path) -> None:
+    for name in ("totals.py", "totals.ref.py"):
+        shutil.copy(SAMPLE / name, tmp_path / name)
+    async with session(tmp_path, settings={"behaviour": {"enabled": False}}) as s:
+        doc = s.open(tmp_path / "totals.py")
+        await s.wait_summary(doc)  # ranked
+        opened = [(v, diags) for uri, v, diags in s.published if uri == doc]
+        assert [_state(d) for _, d in opened] == ["pending", "done"]  # the first open too: summary, then ranking
+        assert _differences(opened[0][1]) == []  # nothing to carry yet
+        before = _differences(s.diagnostics(doc))
+        assert before
+        mark = len(s.published)
+        version = s.insert(doc, 0, 0, "# one\n# two\n")  # every difference moves down two lines
+        await s.wait_summary(doc, version)
+    mine = [diags for uri, v, diags in s.published[mark:] if uri == doc and v == version]
+    assert [_state(d) for d in mine] == ["pending", "done"]
+    moved = [(line + 2, character, message) for line, character, message in before]
+    assert _differences(mine[0]) == moved  # carried: where they now are
+    assert _differences(mine[1]) == moved  # ranked again: a comment changes none of them
+
+
+def _result(text: str, reference: str = "r = 1\n") -> Result:
+    return Result("file:///c.py", 1, text, languages.get("python"), ReferenceChoice((Path("/r.py"),), "settings"),
+                  (reference,), ("file:///r.py",))
+
+
+def _difference(start: int, end: int, range_: tuple[int, int, int, int]) -> Difference:
+    return Difference("changed", start, end, range_, 0, 0, 1, (0, 0, 0, 1), "differs", 0.5)
+
+
+def test_carried_differences_keep_those_before_the_edit_move_those_after_and_drop_those_it_touched() -> None:
+    old = "a = 1\nb = 2\nc = 3\n"
+    shown = _result(old)
+    shown.__dict__["differences"] = Differences((
+        _difference(0, 1, (0, 0, 0, 1)),      # 'a': before the edit
+        _difference(6, 7, (1, 0, 1, 1)),      # 'b': the edit replaces it
+        _difference(12, 13, (2, 0, 2, 1)),    # 'c': after it
+    ), note="kept note")
+    new = "a = 1\nzz\nzz = 2\nc = 3\n"        # 'b' became 'zz\nzz': 'c' moves down a line and on 4 characters
+    carried = carried_differences(shown, _result(new))
+    assert [(d.start, d.end, d.range) for d in carried.differences] == [(0, 1, (0, 0, 0, 1)), (16, 17, (3, 0, 3, 1))]
+    assert new[16:17] == "c" and carried.note == "kept note"
+    assert carried_differences(shown, _result(new, reference="r = 2\n")) == Differences()  # another reference
+    assert carried_differences(None, _result(new)) == Differences()
+
+
+def test_a_result_carrying_differences_says_pending_until_ranked() -> None:
+    result = _result("a = 1\n")
+    result.carried_differences = Differences((_difference(0, 1, (0, 0, 0, 1)),))
+    assert result.differences_state == "pending" and result.differences is result.carried_differences
+    assert result.derive(carried_differences=None).differences_state == "done"
