@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from ..scoring.per_function import bert_requests, with_bert
+from ..scoring.report import ScoreRequest
 from .requests import request_for
 from .results import Result
 from .scorers import ScorerUnavailable, Superseded
@@ -35,6 +37,25 @@ EAGER_FUNCTIONS = 50
 def lazy_functions(result: Result) -> bool:
     """Whether ``result``'s functions get their CodeBERTScore when their lenses are resolved."""
     return sum(1 for pair in result.functions if pair.region is not None) > EAGER_FUNCTIONS
+
+
+def model_requests(result: Result, settings: Any, live: bool) -> tuple[ScoreRequest, list[ScoreRequest], list[ScoreRequest]]:
+    """The daemon's CodeBERTScore requests for ``result``: the whole document (``live``: its
+    definitions encoded one by one, by the text alone, so a save changes no number), each paired
+    function's unless there are many (their F3 is asked for when a lens is resolved), and that
+    of a large insertion, also as one list in that order."""
+    spec = result.spec
+    assert spec is not None and result.report is not None
+    whole = request_for(settings, result.text, result.reference_texts, spec.name, result.choice.context,
+                        ("codebertscore",))
+    per_function = [] if lazy_functions(result) else bert_requests(result.functions, whole)
+    whole = replace(whole, live=live)
+    requests = [whole, *per_function]
+    if result.insertion is not None:
+        region = result.insertion.region
+        requests.append(replace(whole, candidate=result.text[result.insertion.start:result.insertion.end],
+                                references=(result.reference_texts[region.reference_index][region.start:region.end],)))
+    return whole, per_function, requests
 
 
 def wants_resolve(server: "RefScoreServer", result: Result, pair: Any) -> bool:

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from lsprotocol import types
 
 from ..scoring.parts import CpuScores, ModelScores
-from ..scoring.per_function import bert_requests, with_bert
+from ..scoring.per_function import with_bert
 from ..scoring.report import ScoreReport, ScoreRequest
 from ..service.worker import ProcessWorker, WorkerDied, WorkerStopped
 from . import phases, snapshot
 from .current import carried_tokens, kept_message, renumber, same_inputs
-from .lazy_lenses import lazy_functions
+from .lazy_lenses import model_requests
 from .memo import ReportMemo
 from .open_files import OpenFiles, Results
 from .requests import request_for
@@ -323,18 +323,7 @@ class ScoringLoop:
         differences are ranked (and published) while the daemon works (``_ranked``), and the
         answer is added to that result."""
         scorers = self.server.scorers
-        spec = result.spec
-        assert spec is not None and result.report is not None
-        whole = request_for(settings, result.text, result.reference_texts, spec.name, result.choice.context,
-                            ("codebertscore",))
-        # many functions: each one's F3 is asked for when its lens is shown (lazy_lenses)
-        per_function = [] if lazy_functions(result) else bert_requests(result.functions, whole)
-        whole = replace(whole, live=live_updates())  # by the text alone: a save changes no number
-        requests = [whole, *per_function]
-        if result.insertion is not None:
-            region = result.insertion.region
-            requests.append(replace(whole, candidate=result.text[result.insertion.start:result.insertion.end],
-                                    references=(result.reference_texts[region.reference_index][region.start:region.end],)))
+        whole, per_function, requests = model_requests(result, settings, live_updates())
         gone = self.daemon_seen if died(self.daemon_seen) else None
         if gone is not None:  # killed or crashed since its last answer: the next call starts a new one
             self.daemon_seen = None
