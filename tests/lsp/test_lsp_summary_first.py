@@ -5,6 +5,7 @@ second publish (``done``). Nothing the edit left alone disappears between the tw
 
 from __future__ import annotations
 
+import random
 import shutil
 from pathlib import Path
 
@@ -12,10 +13,15 @@ import pytest
 from lsprotocol import types
 
 from refscore import languages
+from refscore.analysis.positions import LinePositions
 from refscore.lsp.current import carried_differences
 from refscore.lsp.references import ReferenceChoice
+from refscore.lsp.requests import request_for
 from refscore.lsp.results import Result
+from refscore.lsp.scorers import Scorers
+from refscore.lsp.settings import Settings
 from refscore.metrics.differences import Difference, Differences
+from refscore.scoring.differences import find_differences
 from tests.lsp.harness import REPO, session
 
 SAMPLE = REPO / "client-vscode" / "e2e" / "workspace"
@@ -84,3 +90,47 @@ def test_a_result_carrying_differences_says_pending_until_ranked() -> None:
     result.carried_differences = Differences((_difference(0, 1, (0, 0, 0, 1)),))
     assert result.differences_state == "pending" and result.differences is result.carried_differences
     assert result.derive(carried_differences=None).differences_state == "done"
+
+
+_FUNCTION = '''def running_max_{i}(values):
+    """Return the running maximum of a list of numbers."""
+    result = []
+    best = None
+    for value in values:
+        if best is None or value > best:
+            best = value
+        result.append(best)
+    return result
+
+'''
+
+
+@pytest.mark.parametrize("line_break", ["\n", "\r\n"])
+def test_carried_differences_are_where_an_exact_count_puts_them_after_any_edit(line_break: str) -> None:
+    """Spans after the edit move by whole lines where the edit ends on an earlier line, and are
+    counted again on the edit's own last line: either way, the code each one covers and its range
+    (UTF-16 columns, here with characters outside the BMP) are those of the new text."""
+
+    candidate = "".join(_FUNCTION.format(i=i) for i in range(12))
+    reference = candidate.replace("best", "current").replace("value > current", "current < value")
+    candidate = candidate.replace("\n", line_break).replace("result = []", "result = []  # 𝛴 ok", 2)
+    shown = _result(candidate, reference)
+    shown.report = Scorers(allow_daemon=False).codebleu(request_for(Settings(), candidate, (reference,), "python",
+                                                                    None, ("codebleu",)))
+    found = find_differences(candidate, (reference,), shown.report, "python").differences
+    assert len(found) >= 10
+    shown.__dict__["differences"] = Differences(found)
+    rng = random.Random(7)
+    for _ in range(200):
+        at = rng.randrange(len(candidate) + 1)
+        cut = rng.choice([0, 0, 1, 3, 12])
+        typed = rng.choice(["", "x", line_break, f"# 𝛴{line_break}", f"a{line_break}b{line_break}", "  "])
+        new = candidate[:at] + typed + candidate[at + cut:]
+        carried = carried_differences(shown, _result(new, reference)).differences
+        exact = LinePositions(new)
+        for item in carried:
+            original = next(d for d in found if d.reason == item.reason and d.end - d.start == item.end - item.start
+                            and new[item.start:item.end] == candidate[d.start:d.end])
+            (a, b), (c, d) = exact.range(item.start, item.end)
+            assert item.range == (a, b, c, d), (at, cut, typed, item, original)
+        assert len(carried) <= len(found)

@@ -17,17 +17,17 @@ rescoring.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from ..analysis.positions import LinePositions
-from ..metrics.differences import Differences
+from ..metrics.differences import Difference, Differences
 from ..parsing.shared_ends import shared_prefix, shared_suffix
 from .positions import Positions
 from .results import Result
 from .uris import file_name
+from .words import CodeToken
 
 if TYPE_CHECKING:
     from .server import RefScoreServer
@@ -49,20 +49,20 @@ class View:
         limit = min(len(old), len(text)) - self.prefix
         self.suffix = 0 if self.same else shared_suffix(old, text, limit)
         self.delta = len(text) - len(old)
-        self._old_tail = len(old) - self.suffix  # where the unchanged suffix starts in the old text
+        self.tail = len(old) - self.suffix  # where the unchanged suffix starts in the old text
 
     def to_result(self, offset: int) -> int | None:
         """The result's offset of a current offset; None inside the edit."""
         if self.same or offset < self.prefix:
             return offset
         old = offset - self.delta
-        return old if old >= self._old_tail else None
+        return old if old >= self.tail else None
 
     def span(self, start: int, end: int) -> tuple[int, int] | None:
         """The current offsets of a result's span; None when the edit touched it."""
         if self.same or end <= self.prefix:
             return start, end
-        if start >= self._old_tail:
+        if start >= self.tail:
             return start + self.delta, end + self.delta
         return None
 
@@ -120,9 +120,14 @@ def carried_tokens(shown: Result | None, result: Result) -> tuple[Any, ...]:
     the weak tokens it did not touch (they come back, or go, with the new result)."""
     if shown is None or not shown.code_tokens or shown.reference_texts != result.reference_texts:
         return ()
-    view = View(shown, result.text)
-    moved = ((token, view.span(token.start, token.end)) for token in shown.code_tokens)
-    return tuple(replace(token, start=span[0], end=span[1]) for token, span in moved if span is not None)
+    seen = View(shown, result.text)
+    if seen.same:
+        return tuple(shown.code_tokens)
+    tail, delta = seen.tail, seen.delta
+    kept = [t for t in shown.code_tokens if t.end <= seen.prefix]
+    kept.extend(CodeToken(t.start + delta, t.end + delta, t.text, t.similarity, t.match_start, t.match_end,
+                          t.match_text) for t in shown.code_tokens if t.start >= tail)
+    return tuple(kept)
 
 
 def carried_differences(shown: Result | None, result: Result) -> Differences:
@@ -133,18 +138,31 @@ def carried_differences(shown: Result | None, result: Result) -> Differences:
     if shown is None or shown.problem is not None or shown.reference_texts != result.reference_texts:
         return Differences()
     found = shown.differences
-    if not found.differences:
-        return Differences(note=found.note)
+    if not found.differences or result.text == shown.text:
+        return Differences(found.differences, note=found.note)
     seen = View(shown, result.text)
-    lines: LinePositions | None = None
+    old_lines, new_lines = shown.positions.lines, result.positions.lines  # line numbers only: any codec
+    tail, delta = seen.tail, seen.delta
+    # the lines after the edit's last one are the same text: a span there moves by whole lines
+    first = old_lines.position(tail)[0] + 1
+    whole_lines = old_lines.starts[first] if first < old_lines.line_count else len(shown.text) + 1
+    shift = new_lines.position(tail + delta)[0] + 1 - first
+    exact: LinePositions | None = None  # a span on the edit's last line: its columns move too (UTF-16)
     moved = []
     for item in found.differences:
-        span = seen.span(item.start, item.end)
-        if span is None:
+        if item.end <= seen.prefix:
+            moved.append(item)
             continue
-        if not seen.same and item.end > seen.prefix:  # after the edit: its lines and columns move too
-            lines = lines or LinePositions(result.text)
-            (a, b), (c, d) = lines.range(*span)
-            item = replace(item, start=span[0], end=span[1], range=(a, b, c, d))
-        moved.append(item)
+        if item.start < tail:
+            continue  # the edit touched it
+        if item.start >= whole_lines:
+            a, b, c, d = item.range
+            span = (a + shift, b, c + shift, d)
+        else:
+            exact = exact or LinePositions(result.text)
+            (a, b), (c, d) = exact.range(item.start + delta, item.end + delta)
+            span = (a, b, c, d)
+        moved.append(Difference(item.kind, item.start + delta, item.end + delta, span, item.reference_index,
+                                item.reference_start, item.reference_end, item.reference_range, item.reason,
+                                item.weight, item.evidence))
     return Differences(tuple(moved), note=found.note)

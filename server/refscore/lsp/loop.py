@@ -274,8 +274,11 @@ class ScoringLoop:
                 # no model work follows (the functions' lenses show CodeBLEU): a finish stage would
                 # rank a huge file's differences again for nothing the summary shows
                 result.bert_state, result.bert_note, wants_bert = "skipped", verdict, False
-            if wants_bert:  # the weak tokens the edit did not touch stay until CodeBERTScore replaces them
+            if not ranked_later and wants_bert:  # the weak tokens the edit did not touch stay until
+                # CodeBERTScore replaces them (the summary phase carried them in the CPU pool)
                 result.carried = carried_tokens(self.results.get(uri), result)
+            elif not wants_bert:
+                result.carried = ()
             self._store(result, settings)
             if wants_bert:  # the daemon encodes while this process ranks the differences
                 await self._bert_phase(result, settings, ranked_later)

@@ -14,7 +14,7 @@ from ..scoring.pairing import FunctionPair, best_region, pair_functions
 from ..scoring.parts import CpuScores, ModelScores
 from ..scoring.pipeline import finish, prepare
 from ..scoring.report import ScoreRequest
-from .current import carried_differences
+from .current import carried_differences, carried_tokens
 from .requests import request_for
 from .results import Insertion, Result
 from .scorers import Scorers, ScorerUnavailable
@@ -77,10 +77,13 @@ def codebleu_phase(result: Result, settings: Any, insertion: tuple[int, int, int
 def summary_phase(result: Result, settings: Any, insertion: tuple[int, int, int] | None,
                   scorers: Scorers, shown: Result | None) -> Result:
     """``codebleu_phase`` without the ranked differences: ``result`` carries those of ``shown``
-    (the document's last result) that the edit did not touch (``current.carried_differences``).
-    What the summary and the lenses show, published at once; ``ranking_phase`` follows."""
+    (the document's last result) that the edit did not touch (``current.carried_differences``),
+    and, with CodeBERTScore on, its weak tokens likewise (``current.carried_tokens``). What the
+    summary and the lenses show, published at once; ``ranking_phase`` follows."""
     with busy():
         result.carried_differences = carried_differences(shown, result)
+        if settings.codebertscore_on:  # while it is pending (``loop`` drops them when it is not asked for)
+            result.carried = carried_tokens(shown, result)
         return ready_to_publish(_codebleu(result, settings, insertion, scorers))
 
 
