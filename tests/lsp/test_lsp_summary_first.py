@@ -92,26 +92,14 @@ def test_a_result_carrying_differences_says_pending_until_ranked() -> None:
     assert result.derive(carried_differences=None).differences_state == "done"
 
 
-_FUNCTION = '''def running_max_{i}(values):
-    """Return the running maximum of a list of numbers."""
-    result = []
-    best = None
-    for value in values:
-        if best is None or value > best:
-            best = value
-        result.append(best)
-    return result
-
-'''
-
-
 @pytest.mark.parametrize("line_break", ["\n", "\r\n"])
 def test_carried_differences_are_where_an_exact_count_puts_them_after_any_edit(line_break: str) -> None:
     """Spans after the edit move by whole lines where the edit ends on an earlier line, and are
     counted again on the edit's own last line: either way, the code each one covers and its range
     (UTF-16 columns, here with characters outside the BMP) are those of the new text."""
 
-    candidate = "".join(_FUNCTION.format(i=i) for i in range(12))
+    function = (REPO / "examples" / "python" / "reference.py").read_text(encoding="utf-8")  # running_max
+    candidate = "\n".join(function.replace("running_max", f"running_max_{i}") for i in range(12))
     reference = candidate.replace("best", "current").replace("value > current", "current < value")
     candidate = candidate.replace("\n", line_break).replace("result = []", "result = []  # 𝛴 ok", 2)
     shown = _result(candidate, reference)
