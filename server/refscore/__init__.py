@@ -8,7 +8,9 @@ stays cheap (no torch, no tree-sitter). Which entry point is for what: docs/api.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # nothing is imported here at run time: ``python -m refscore`` runs this module
+if TYPE_CHECKING:  # before ``__main__``'s Ctrl-C handling, and ``typing`` would hold the signal for ~20 ms
+    from typing import Any
 
 __version__ = "0.1.0"
 

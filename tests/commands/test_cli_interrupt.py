@@ -34,13 +34,16 @@ def catches_sigint(pid: int) -> bool:
 def interpreter_starting(err: str) -> bool:
     """Whether ``err`` is the interpreter's own report of a Ctrl-C during its start-up, before the
     first line of ``refscore/__main__.py`` ran (importing ``runpy`` or ``encodings``: "Could not
-    import runpy module" and a KeyboardInterrupt traceback of frozen and standard-library frames).
-    Like a Ctrl-C before the interpreter has its handler, no code of RefScore's can answer it (on
-    a busy machine that start-up takes long enough for a 0.15 s Ctrl-C to land in it)."""
+    import runpy module" and a KeyboardInterrupt traceback of frozen and standard-library frames;
+    or runpy importing the package itself, whose ``__init__`` imports nothing and must not take
+    SIGINT from a library user). Like a Ctrl-C before the interpreter has its handler, no code of
+    RefScore's can answer it (on a busy machine that start-up takes long enough for a 0.15 s
+    Ctrl-C to land in it)."""
     frames = re.findall(r'^\s*File "([^"]+)"', err, re.MULTILINE)
     ours = str(REPO / "server" / "refscore")
+    package = str(REPO / "server" / "refscore" / "__init__.py")
     return ("Traceback" in err and err.rstrip().endswith("KeyboardInterrupt")
-            and not any(frame.startswith(ours) for frame in frames))
+            and not any(frame.startswith(ours) and frame != package for frame in frames))
 
 
 @pytest.mark.timeout(300)
@@ -102,6 +105,10 @@ def test_only_the_interpreters_own_start_up_report_is_excused() -> None:
     assert interpreter_starting(startup)
     assert not interpreter_starting(ours) and not interpreter_starting("refscore: interrupted\n")
     assert not interpreter_starting(startup.replace("KeyboardInterrupt", "ValueError: boom"))
+    package = startup.replace("/usr/lib/python3.11/functools.py", str(REPO / "server" / "refscore" / "__init__.py"))
+    assert interpreter_starting(package)  # runpy importing the package, before __main__ runs
+    assert not interpreter_starting(package.replace("KeyboardInterrupt", f'  File "{REPO / "server" / "refscore" / "cli.py"}"'
+                                                                      ', line 1, in <module>\nKeyboardInterrupt'))
 
 
 def test_ctrl_c_while_threading_itself_is_imported_is_retried(monkeypatch) -> None:
