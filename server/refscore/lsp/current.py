@@ -17,6 +17,7 @@ rescoring.
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -42,14 +43,20 @@ class View:
 
     def __init__(self, result: Result, text: str) -> None:
         self.result = result
+        self.text = text
         self.same = text == result.text
-        self.positions = result.positions if self.same else Positions(text, result.codec)
         old = result.text
         self.prefix = len(old) if self.same else shared_prefix(old, text)
         limit = min(len(old), len(text)) - self.prefix
         self.suffix = 0 if self.same else shared_suffix(old, text, limit)
         self.delta = len(text) - len(old)
         self.tail = len(old) - self.suffix  # where the unchanged suffix starts in the old text
+
+    @cached_property
+    def positions(self) -> Positions:
+        """The current text's position tables (made when first asked for: carrying tokens or
+        differences reads only offsets)."""
+        return self.result.positions if self.same else Positions(self.text, self.result.codec)
 
     def to_result(self, offset: int) -> int | None:
         """The result's offset of a current offset; None inside the edit."""

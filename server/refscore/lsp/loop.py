@@ -310,9 +310,7 @@ class ScoringLoop:
         ranked = await self.in_cpu(result.uri, phases.ranking_phase, result)
         if self._stale(result.uri, result.version):
             return None
-        shown = self.results.get(result.uri)
-        if shown is None or shown.version != result.version or shown.bert_state == result.bert_state:
-            self._store(ranked, settings)  # never over this version's CodeBERTScore result
+        self._store(ranked, settings)  # this version's CodeBERTScore result is stored after it (``_bert_phase``)
         return ranked
 
     def _bert_reports(self, requests: list[ScoreRequest], uri: str) -> list[ScoreReport]:

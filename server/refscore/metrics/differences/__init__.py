@@ -29,7 +29,6 @@ __all__ = ["CAPPED_NOTE", "Difference", "Differences", "PlacedExplanation", "ran
 T = TypeVar("T")
 
 
-
 def _choose(alignments: Sequence[Alignment], bert: BertScore | None) -> int:
     """The reference to explain against: CodeBERTScore's choice, else the best aligned one."""
     if bert is not None and 0 <= bert.reference_index < len(alignments):
