@@ -50,18 +50,19 @@ def test_batch_scoring_flattens_the_whole_tree_and_the_editor_keeps_parts() -> N
     keep_parts(False)
     assert assemble(root, source, spec.name, drop, spec.docstrings) is None
     # the server and its worker process turn it on, with the other editing-only switches (parts'
-    # data-flow walks kept, incremental parses, evictions freed later), all off before: in child
-    # processes, as each switch is the process's
-    switches = ("[flat._ASSEMBLE[0], _parts._ON[0], parsed._INCREMENTAL[0], reaper._state['on'], "
+    # data-flow walks kept, incremental parses, tokens recounted, evictions freed later), all off
+    # before: in child processes, as each switch is the process's
+    switches = ("[flat._ASSEMBLE[0], _parts._ON[0], parsed._INCREMENTAL[0], token_edits._ON[0], reaper._state['on'], "
                 "__import__('gc').get_threshold()[0] > 700]")
     for start in ("from refscore.lsp.app import build_server; build_server(allow_daemon=False)",
                   "from refscore.lsp.phases import own_scorers; own_scorers()"):
         check = ("from refscore.parsing import flat, parsed, reaper; from refscore.dataflow import _parts; "
+                 "from refscore.analysis import token_edits; "
                  f"print({switches}); {start}; print({switches})")
         done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=hang_guard(),
                               env={**os.environ, "PYTHONPATH": str(ROOT / "server")})
-        assert done.stdout.split() == ["[False,", "False,", "False,", "False,", "False]",
-                                       "[True,", "True,", "True,", "True,", "True]"], done.stderr
+        assert done.stdout.split() == ["[False,", "False,", "False,", "False,", "False,", "False]",
+                                       "[True,", "True,", "True,", "True,", "True,", "True]"], done.stderr
 
 
 def _fields(flat: FlatTree) -> dict:

@@ -89,3 +89,36 @@ def test_the_token_scores_json_is_json_dumps_of_the_payload_byte_for_byte() -> N
     payload = token_scores(finished)
     assert payload is not None and len(payload["tokens"]) > 5 and payload["differences"]
     assert finished.__dict__["token_scores_json"] == json.dumps(payload)
+
+
+def _many_explanations(settings: Settings) -> tuple[Result, Result]:
+    """A large-lane phase's result (as the server receives it) for a candidate that lacks most of
+    a long reference, and the same document scored in the CPU pool's phases (nothing shed)."""
+    reference = "".join(f"def step_{i}(value):\n    total = value + {i}\n    return total * {i}\n\n" for i in range(150))
+    candidate = "def step_0(value):\n    return value\n"
+    def result() -> Result:
+        return Result("file:///w/c.py", 3, candidate, languages.for_lsp_id("python"),
+                      ReferenceChoice((Path("/w/c.ref.py"),), "convention"), (reference,), ("file:///w/c.ref.py",),
+                      codec=PositionCodec())
+    shed = _back(phases.codebleu_phase(result(), settings, None, None))
+    kept = phases.ranking_phase(phases.summary_phase(result(), settings, None, phases.own_scorers(), None))
+    return shed, kept
+
+
+def test_the_large_lane_sends_back_only_the_explanations_the_server_reads() -> None:
+    from refscore.lsp.missing import MAX_ITEMS, missing_items
+
+    shed, kept = _many_explanations(Settings(metrics=("codebleu",)))
+    assert kept.report is not None and kept.report.codebleu is not None
+    assert len(kept.report.codebleu.explanations) > MAX_ITEMS  # else this shows nothing
+    assert shed.report is not None and shed.report.codebleu is not None
+    assert shed.report.codebleu.explanations == kept.report.codebleu.explanations[:MAX_ITEMS]
+    assert shed.report.codebleu.score == kept.report.codebleu.score  # the numbers are the same
+    assert missing_items(shed, 0.5) == missing_items(kept, 0.5)  # the hover and the command read these
+    assert shed.differences == kept.differences  # ranked before the explanations were shed
+
+
+def test_the_large_lane_keeps_every_explanation_when_codebertscore_ranks_them_again() -> None:
+    shed, kept = _many_explanations(Settings(metrics=("codebleu", "codebertscore")))
+    assert shed.report is not None and kept.report is not None
+    assert shed.report.codebleu == kept.report.codebleu

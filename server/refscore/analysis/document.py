@@ -26,6 +26,7 @@ except ImportError:  # pragma: no cover - other Pythons
 
 from .. import languages
 from ..dataflow import dropped_types, extract_raw_edges, normalized_keys
+from . import token_edits
 from .cache import sized_cache
 from ..parsing.gc_pause import gc_paused
 from .text import TextToken, normalize_line_breaks, whitespace_tokens
@@ -112,8 +113,12 @@ def _token_analysis(words: Sequence[str], text: str | None = None) -> TokenAnaly
 
 @sized_cache(max_entries=CACHE_ENTRIES, max_chars=TOKEN_CACHE_CHARS)
 def analyse_tokens(text: str) -> TokenAnalysis:
-    """Token analysis with the default whitespace tokenizer (cached by content)."""
-    return _token_analysis(text.split(), text)
+    """Token analysis with the default whitespace tokenizer (cached by content; in an editing
+    process a long text's is derived from its last version's, ``token_edits``)."""
+    found = token_edits.recount(text)
+    analysis = TokenAnalysis(*found, text) if found is not None else _token_analysis(text.split(), text)
+    token_edits.keep(analysis)
+    return analysis
 
 
 def analyse_tokens_with(text: str, tokenizer: Callable[[str], Sequence[str]] | None) -> TokenAnalysis:

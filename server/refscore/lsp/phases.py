@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import logging
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -15,9 +16,10 @@ from ..scoring.parts import CpuScores, ModelScores
 from ..scoring.pipeline import finish, prepare
 from ..scoring.report import ScoreRequest
 from .current import carried_differences, carried_tokens
+from .missing import MAX_ITEMS
 from .requests import request_for
 from .results import Insertion, Result
-from .scorers import Scorers, ScorerUnavailable
+from .scorers import Scorers, ScorerUnavailable, size_verdict
 from .tokens import token_scores_json
 
 #: The text caches' bounds (entries, characters held) in the language server: every version of
@@ -37,10 +39,12 @@ def serve_edits() -> None:
     """Set this process up to score an editor's documents (the server's and its large lane's
     worker): its text caches bounded (``CACHE_CHARS``), the top-level parts of edited documents
     kept (``parsing.flat.keep_parts``) with their data-flow walks (``dataflow.keep_walks``), each
-    new version parsed from the last (``parsing.parsed.reparse_edits``), and what the caches evict
+    new version parsed from the last (``parsing.parsed.reparse_edits``) and its tokens counted from
+    the last's (``analysis.token_edits.recount_edits``), and what the caches evict
     freed after the update (``parsing.reaper.defer_frees``), its young collections less frequent
     (``EDITING_GC_THRESHOLD``)."""
     from ..analysis.cache import limit_caches
+    from ..analysis.token_edits import recount_edits
     from ..dataflow import keep_walks
     from ..parsing.flat import keep_parts
     from ..parsing.parsed import reparse_edits
@@ -50,6 +54,7 @@ def serve_edits() -> None:
     keep_parts()
     keep_walks()
     reparse_edits()
+    recount_edits()
     defer_frees()
     gc.set_threshold(EDITING_GC_THRESHOLD, *gc.get_threshold()[1:])
 
@@ -71,7 +76,25 @@ def codebleu_phase(result: Result, settings: Any, insertion: tuple[int, int, int
     with busy():
         scored = _codebleu(result, settings, insertion, scorers or own_scorers())
         rank_differences(scored)
+        if not _finished_later(scored, settings):
+            scored.report = _read_explanations(scored.report)
         return ready_to_publish(scored)
+
+
+def _finished_later(result: Result, settings: Any) -> bool:
+    """Whether a CodeBERTScore finish stage may follow (it ranks the explanations again)."""
+    return settings.codebertscore_on and result.report is not None and size_verdict(request_for(
+        settings, result.text, result.reference_texts, result.spec.name, result.choice.context, ())) is None
+
+
+def _read_explanations(report: Any) -> Any:
+    """``report`` with only the CodeBLEU explanations the server reads once the differences are
+    ranked (``missing.MAX_ITEMS``: the hover's and the command's). A 20,000-line file has some
+    16,000; sending them all back from the large lane took a fifth of an edit."""
+    codebleu = report.codebleu if report is not None else None
+    if codebleu is None or len(codebleu.explanations) <= MAX_ITEMS:
+        return report
+    return replace(report, codebleu=replace(codebleu, explanations=codebleu.explanations[:MAX_ITEMS]))
 
 
 def summary_phase(result: Result, settings: Any, insertion: tuple[int, int, int] | None,
