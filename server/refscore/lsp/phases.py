@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gc
 import logging
-from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -76,8 +75,10 @@ def codebleu_phase(result: Result, settings: Any, insertion: tuple[int, int, int
     with busy():
         scored = _codebleu(result, settings, insertion, scorers or own_scorers())
         rank_differences(scored)
-        if not _finished_later(scored, settings):
-            scored.report = _read_explanations(scored.report)
+        if scored.report is not None and not _finished_later(scored, settings):
+            # the explanations the server reads (hover, command) once the differences are ranked:
+            # sending all of a 20,000-line file's 16,000 back from the large lane took a fifth of an edit
+            scored.report = scored.report.first_explanations(MAX_ITEMS)
         return ready_to_publish(scored)
 
 
@@ -85,16 +86,6 @@ def _finished_later(result: Result, settings: Any) -> bool:
     """Whether a CodeBERTScore finish stage may follow (it ranks the explanations again)."""
     return settings.codebertscore_on and result.report is not None and size_verdict(request_for(
         settings, result.text, result.reference_texts, result.spec.name, result.choice.context, ())) is None
-
-
-def _read_explanations(report: Any) -> Any:
-    """``report`` with only the CodeBLEU explanations the server reads once the differences are
-    ranked (``missing.MAX_ITEMS``: the hover's and the command's). A 20,000-line file has some
-    16,000; sending them all back from the large lane took a fifth of an edit."""
-    codebleu = report.codebleu if report is not None else None
-    if codebleu is None or len(codebleu.explanations) <= MAX_ITEMS:
-        return report
-    return replace(report, codebleu=replace(codebleu, explanations=codebleu.explanations[:MAX_ITEMS]))
 
 
 def summary_phase(result: Result, settings: Any, insertion: tuple[int, int, int] | None,

@@ -180,4 +180,4 @@ def _lost(error: Exception) -> str:
 
 
 def _only(request: ScoreRequest, metric: str) -> ScoreRequest:
-    return replace(request, metrics=(metric,))
+    return request if request.metrics == (metric,) else replace(request, metrics=(metric,))

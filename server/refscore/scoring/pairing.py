@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from itertools import chain, islice
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -30,7 +31,7 @@ from ..analysis.functions import Function, top_level_functions
 from ..languages import LanguageSpec
 from .report import ScoreReport, ScoreRequest
 from .requests import build_request
-from ..settings_schema import DEFAULT_SETTINGS
+from ..settings_schema import DEFAULT_SETTINGS, ScoreSettings
 
 #: At most this many (candidate, reference) function pairs are scored to align unnamed matches.
 MAX_ALIGNMENT_PAIRS = 120
@@ -309,5 +310,10 @@ def _region(index: int, function: Function) -> Region:
 
 def _request(candidate: str, reference: str, spec: LanguageSpec,
              weights: tuple[float, float, float, float], rule: str = "native") -> ScoreRequest:
-    return build_request(candidate, reference, spec.name, explain=False,
-                         settings=DEFAULT_SETTINGS.changed(metrics=("codebleu",), weights=weights, codebleu_rule=rule))
+    return build_request(candidate, reference, spec.name, explain=False, settings=_settings(tuple(weights), rule))
+
+
+@lru_cache(maxsize=16)
+def _settings(weights: tuple[float, float, float, float], rule: str) -> ScoreSettings:
+    """A function pair's settings (made once: an edit's pairing asks for them per function)."""
+    return DEFAULT_SETTINGS.changed(metrics=("codebleu",), weights=weights, codebleu_rule=rule)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import dataclass, fields, is_dataclass, replace
 from typing import Any, Sequence
 
 from ..behaviour.result import BehaviourResult
@@ -122,6 +122,14 @@ class ScoreReport:
         """Errors given as a list become a tuple (the report is immutable all the way down)."""
         if not isinstance(self.errors, tuple):
             object.__setattr__(self, "errors", tuple(self.errors))
+
+    def first_explanations(self, count: int) -> "ScoreReport":
+        """This report with at most its first ``count`` CodeBLEU explanations (for a reader that
+        shows no more: a 20,000-line file has some 16,000)."""
+        codebleu = self.codebleu
+        if codebleu is None or len(codebleu.explanations) <= count:
+            return self
+        return replace(self, codebleu=replace(codebleu, explanations=codebleu.explanations[:count]))
 
     def to_dict(self, explain: bool = False) -> dict[str, Any]:
         """Plain JSON-ready data. CodeBLEU's five numbers sit under its rule's name
