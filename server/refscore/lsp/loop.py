@@ -305,8 +305,7 @@ class ScoringLoop:
             self._release(result.uri, task)
 
     async def _ranked(self, result: Result, settings: Any) -> Result | None:
-        """``result`` (its summary published) with its own ranked differences, published; None
-        when a newer version superseded it meanwhile."""
+        """``result`` (its summary published) with its own differences, published (None: superseded)."""
         ranked = await self.in_cpu(result.uri, phases.ranking_phase, result)
         if self._stale(result.uri, result.version):
             return None
@@ -314,8 +313,7 @@ class ScoringLoop:
         return ranked
 
     def _bert_reports(self, requests: list[ScoreRequest], uri: str) -> list[ScoreReport]:
-        """The daemon's reports for ``requests``, those asked before (the same texts and settings)
-        from ``bert_memo``; runs in the daemon thread."""
+        """The daemon's reports for ``requests`` (those asked before from ``bert_memo``), in its thread."""
         return self.bert_memo.answer(requests, lambda missing: self.server.scorers.codebertscore(missing, uri))
 
     async def _bert_phase(self, result: Result, settings: Any, ranked_later: bool = False) -> None:
@@ -367,16 +365,14 @@ class ScoringLoop:
         # unavailable (a layer outside the model, a model not on disk)
         state, note = ("done", None) if bert is not None or not errors else (
             "skipped" if errors[0].startswith("CodeBERTScore skipped") else "unavailable", errors[0])
-        # the finish stage on both halves (this process's CPU stage, the daemon's model stage: the
-        # combined number's inputs), then the ranked differences, which read the token
-        # similarities: in the CPU pool, not on the event loop
+        # the finish stage on both halves (the combined number's inputs), then the ranked differences,
+        # which read the token similarities: in the CPU pool, not on the event loop
         both = replace(whole, metrics=("codebleu", "codebertscore") if settings.codebleu_on else ("codebertscore",),
                        live=False)
         cpu, model = CpuScores.of(result.report), ModelScores.of(reports[0])
         functions = with_bert(result.functions, reports[1:1 + len(per_function)]) if per_function else result.functions
         # ``derive``: without the CodeBLEU ranking's differences and weak tokens, which the finish
         # stage makes again (in the large lane they would be pickled to its process for nothing)
-
         updated = self._with_codec(await self.in_cpu(
             result.uri, phases.finish_phase, result.derive(), both, cpu, model, state, note, insertion, functions,
             large=_large(result)))
