@@ -42,7 +42,7 @@ class CacheInfo(NamedTuple):
 class SizedCache(Generic[T]):
     """The cached function: call it as the function; ``cache_info()`` and ``cache_clear()``."""
 
-    def __init__(self, function: Callable[..., T], max_entries: int, max_chars: int) -> None:
+    def __init__(self, function: Callable[..., T], max_entries: int, max_chars: int, own_bounds: bool = False) -> None:
         self._function = function
         self._max_entries = max_entries
         self._max_chars = max_chars
@@ -50,6 +50,7 @@ class SizedCache(Generic[T]):
         self._text = next(iter(inspect.signature(function).parameters))  # the text's parameter name
         self._chars = self._hits = self._misses = 0
         self._lock = threading.Lock()
+        self.own_bounds = own_bounds  # ``limit_caches`` leaves its bounds as made
         update_wrapper(self, function)
         _ALL.append(self)
         for entries, chars in _LIMIT:
@@ -91,7 +92,10 @@ class SizedCache(Generic[T]):
             evicted(value)
 
     def limit(self, max_entries: int, max_chars: int) -> None:
-        """Lower the bounds to at most these (never raises them); drops what no longer fits."""
+        """Lower the bounds to at most these (never raises them; none of a cache with its own
+        bounds); drops what no longer fits."""
+        if self.own_bounds:
+            return
         with self._lock:
             self._max_entries = min(self._max_entries, max_entries)
             self._max_chars = min(self._max_chars, max_chars)
@@ -117,9 +121,11 @@ def limit_caches(max_entries: int, max_chars: int) -> None:
     limit_memos(max_chars)  # the per-part memos: by characters only (a file has hundreds of parts)
 
 
-def sized_cache(max_entries: int, max_chars: int) -> Callable[[Callable[..., T]], SizedCache[T]]:
-    """Decorator: cache a function of (text, ...) by its arguments within both bounds."""
+def sized_cache(max_entries: int, max_chars: int,
+                own_bounds: bool = False) -> Callable[[Callable[..., T]], SizedCache[T]]:
+    """Decorator: cache a function of (text, ...) by its arguments within both bounds
+    (``own_bounds``: bounds that ``limit_caches`` does not lower)."""
     def decorate(function: Callable[..., T]) -> SizedCache[T]:
-        return SizedCache(function, max_entries, max_chars)
+        return SizedCache(function, max_entries, max_chars, own_bounds)
     return decorate
 

@@ -43,6 +43,11 @@ MAX_NGRAM = 4
 CACHE_ENTRIES = 8192
 TOKEN_CACHE_CHARS = 4_000_000
 STRUCTURE_CACHE_CHARS = 4_000_000
+#: The references' analyses are cached apart too (``reference_tokens``, ``reference_structure``),
+#: within bounds of their own that ``cache.limit_caches`` leaves: an edited document's versions
+#: never evict its references (its reference functions are scored with each version's functions).
+REFERENCE_CACHE_ENTRIES = 1024
+REFERENCE_CACHE_CHARS = 1_000_000
 
 
 def count(items: Iterable[Hashable]) -> dict:
@@ -119,6 +124,13 @@ def analyse_tokens(text: str) -> TokenAnalysis:
     analysis = TokenAnalysis(*found, text) if found is not None else _token_analysis(text.split(), text)
     token_edits.keep(analysis)
     return analysis
+
+
+@sized_cache(max_entries=REFERENCE_CACHE_ENTRIES, max_chars=REFERENCE_CACHE_CHARS, own_bounds=True)
+def reference_tokens(text: str) -> TokenAnalysis:
+    """``analyse_tokens`` of a reference text (the same analysis, kept in the references' cache)."""
+    found = analyse_tokens.peek(text)
+    return found if found is not None else _token_analysis(text.split(), text)
 
 
 def analyse_tokens_with(text: str, tokenizer: Callable[[str], Sequence[str]] | None) -> TokenAnalysis:
@@ -210,6 +222,16 @@ def _analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysi
         has_syntax_errors=root.has_error,
         dataflow_error=error,
     )
+
+
+@sized_cache(max_entries=REFERENCE_CACHE_ENTRIES, max_chars=REFERENCE_CACHE_CHARS, own_bounds=True)
+def reference_structure(text: str, language: str, mode: Mode) -> StructureAnalysis:
+    """``analyse_structure`` of a reference text (the same analysis, kept in the references' cache)."""
+    found = analyse_structure.peek(text, language, mode)
+    if found is not None:
+        return found
+    with gc_paused():
+        return _analyse_structure(text, language, mode)
 
 
 @sized_cache(max_entries=256, max_chars=2_000_000)

@@ -76,11 +76,11 @@ GENERIC = frozenset({"expression_statement", "block", "argument_list", "paramete
 def construct_at(reference: str, language: str, start: int, end: int) -> str | None:
     """The words for the construct of the reference at ``start:end``: the smallest specific node
     holding the whole span, else the largest specific one inside it, else a general one."""
-    from ..analysis.document import analyse_structure
+    from ..analysis.document import reference_structure
     from ..analysis.text import OffsetMap
 
     try:
-        subtrees = analyse_structure(reference, language, "native").subtrees
+        subtrees = reference_structure(reference, language, "native").subtrees
     except Exception:  # noqa: BLE001 - an unknown language or a parse failure: no construct name
         return None
     offsets = OffsetMap(reference)

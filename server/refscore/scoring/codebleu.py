@@ -15,7 +15,8 @@ from typing import Callable, Sequence
 from .. import languages
 from ..analysis.comments import strip_compat, strip_compat_times
 from ..analysis.document import (StructureAnalysis, TokenAnalysis, analyse_structure, analyse_tokens,
-                                 analyse_tokens_with, comparable_keys, gc_paused)
+                                 analyse_tokens_with, comparable_keys, gc_paused, reference_structure,
+                                 reference_tokens)
 from ..analysis.text import OffsetMap
 from ..metrics.codebleu import DEFAULT_WEIGHTS, CodeBleuResult, Explanation, PairStats, combine
 from ..metrics.dataflow import unmatched_indices
@@ -110,10 +111,10 @@ def _score_codebleu(references: Sequence[str], candidate: str, language: str,
     spec = languages.get(language)
     if not references:
         raise ValueError("at least one reference is needed")
-    ref_tokens = [analyse_tokens(r) for r in references]
+    ref_tokens = [reference_tokens(r) for r in references]
     cand_tokens = analyse_tokens(candidate)
     cand_structure = analyse_structure(candidate, spec.name, "native")
-    ref_structures = [analyse_structure(r, spec.name, "native") for r in references]
+    ref_structures = [reference_structure(r, spec.name, "native") for r in references]
     grammar = grammar_signature(spec)
     best: tuple[CodeBleuResult, int, list[list[int]]] | None = None
     for index, (tokens, structure) in enumerate(zip(ref_tokens, ref_structures)):

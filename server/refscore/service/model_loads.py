@@ -64,7 +64,9 @@ def cache_sizes() -> dict[str, Any]:
 
     out: dict[str, Any] = {}
     for name, function in (("token_analyses", document.analyse_tokens),
-                           ("structure_analyses", document.analyse_structure)):
+                           ("structure_analyses", document.analyse_structure),
+                           ("reference_token_analyses", document.reference_tokens),
+                           ("reference_structure_analyses", document.reference_structure)):
         info = function.cache_info()
         out[name] = {"entries": info.currsize, "max_entries": info.maxsize, "hits": info.hits,
                      "misses": info.misses, "chars": info.chars, "max_chars": info.max_chars}
