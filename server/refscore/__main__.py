@@ -7,11 +7,16 @@ import sys
 
 
 def run() -> int:
-    """Import the command line and run it; Ctrl-C anywhere in that is one line and 130."""
+    """Import the command line and run it; Ctrl-C anywhere in that is one line and 130, and
+    once it returned (the process exits with its code) Ctrl-C is ignored."""
     try:
         from .cli import main
 
-        return main()
+        code = main()
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # done: a Ctrl-C while exiting is no silent death
+        return code
     except KeyboardInterrupt:
         import signal
 

@@ -124,3 +124,14 @@ def test_ctrl_c_while_threading_itself_is_imported_is_retried(monkeypatch) -> No
     cli._Interrupt.handler(signal.SIGINT, None)  # no AttributeError
     assert cli._Interrupt.seen and len(cli._Interrupt.retries) == 1
     cli._Interrupt.retries[0].cancel()
+
+
+def test_a_ctrl_c_once_the_command_is_done_changes_nothing() -> None:
+    """After the command returned, the entry point ignores Ctrl-C: one pressed while the process
+    exits is no silent death by SIGINT (a ``daemon start`` whose daemon got ready just before the
+    key press died so, after printing "started")."""
+    check = ("import signal, sys; sys.argv = ['refscore']; from refscore.__main__ import run; "
+             "code = run(); print(code, signal.getsignal(signal.SIGINT) is signal.SIG_IGN)")
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(REPO / "server")})
+    assert done.stdout.splitlines()[-1] == "2 True", (done.stdout, done.stderr)  # the usage: a command's own code

@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _refscore(spot: Place, *args: str) -> subprocess.Popen[str]:
-    env = {**spot.env, "PYTHONPATH": os.pathsep.join(p for p in (str(REPO / "server"), os.environ.get("PYTHONPATH"))
+    env = {**spot.env, "PYTHONPATH": os.pathsep.join(p for p in (str(REPO / "server"), spot.env.get("PYTHONPATH"))
                                                        if p)}
     return subprocess.Popen([sys.executable, "-m", "refscore", *args], stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -44,12 +44,29 @@ def test_ctrl_c_on_daemon_run_is_130_one_line_and_a_clean_stop(place: Place) -> 
     assert "stopping (signal SIGINT)" in place.log_text()
 
 
-def test_ctrl_c_during_daemon_start_stops_the_daemon_it_spawned(place: Place) -> None:  # noqa: F811
+#: A ``sitecustomize`` that holds a ``daemon run`` process at its start (opening a FIFO nobody
+#: writes to): ``daemon start`` is then surely still waiting for it when the test presses Ctrl-C
+#: (a daemon that got ready first, on a busy machine, made this test race the clock).
+HOLD_DAEMON = """
+import os
+with open("/proc/self/cmdline", "rb") as own:
+    words = own.read().split(b"\\0")
+if b"daemon" in words and b"run" in words:
+    open(os.environ["REFSCORE_TEST_HOLD"], "rb")
+"""
+
+
+def test_ctrl_c_during_daemon_start_stops_the_daemon_it_spawned(place: Place, tmp_path: Path) -> None:  # noqa: F811
+    (tmp_path / "sitecustomize.py").write_text(HOLD_DAEMON, encoding="utf-8")
+    os.mkfifo(tmp_path / "hold")
+    place.env.update(REFSCORE_TEST_HOLD=str(tmp_path / "hold"),
+                     PYTHONPATH=os.pathsep.join(p for p in (str(tmp_path), place.env.get("PYTHONPATH")) if p))
     process = _refscore(place, "daemon", "start", "--no-preload", "--idle-timeout", "120")
     try:
         assert wait_until(lambda: daemon_pids_in(place.run) != [], timeout=60, interval=0.01)
         [pid] = daemon_pids_in(place.run)
-        process.send_signal(signal.SIGINT)  # the daemon is still importing: start waits for it
+        assert not place.socket.exists()  # held at its start: ``daemon start`` is waiting for it
+        process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
