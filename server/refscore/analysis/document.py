@@ -228,10 +228,13 @@ def _analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysi
 def reference_structure(text: str, language: str, mode: Mode) -> StructureAnalysis:
     """``analyse_structure`` of a reference text (the same analysis, kept in the references' cache)."""
     found = analyse_structure.peek(text, language, mode)
-    if found is not None:
-        return found
-    with gc_paused():
-        return _analyse_structure(text, language, mode)
+    return found if found is not None else analyse_structure.__wrapped__(text, language, mode)
+
+
+def known_structure(text: str, language: str, mode: Mode) -> StructureAnalysis | None:
+    """The analysis of ``text`` either cache holds (a candidate's or a reference's); None when
+    neither does (it is never made here)."""
+    return analyse_structure.peek(text, language, mode) or reference_structure.peek(text, language, mode)
 
 
 @sized_cache(max_entries=256, max_chars=2_000_000)

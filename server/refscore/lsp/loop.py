@@ -27,9 +27,8 @@ from .current import carried_tokens, kept_message, renumber, same_inputs
 from .lazy_lenses import model_requests
 from .memo import ReportMemo
 from .open_files import OpenFiles, Results
-from .requests import request_for
 from .results import Result
-from .scorers import ScorerUnavailable, Superseded, size_verdict
+from .scorers import ScorerUnavailable, Superseded
 from .status import LOADING, daemon_gone_message, died, no_reference, report_status, tick_progress
 from .uris import fs_path
 
@@ -268,8 +267,7 @@ class ScoringLoop:
                 wants_bert, result.bert_state, result.bert_note = False, "setup", runtime.reason
             else:
                 result.bert_state = "pending" if wants_bert else "off"
-            verdict = size_verdict(request_for(settings, text, result.reference_texts, result.spec.name,
-                                               result.choice.context, ())) if wants_bert else None
+            verdict = phases.bert_size_verdict(result, settings) if wants_bert else None
             if verdict is not None:  # over CodeBERTScore's limit: said with the first summary, and
                 # no model work follows (the functions' lenses show CodeBLEU): a finish stage would
                 # rank a huge file's differences again for nothing the summary shows

@@ -84,8 +84,15 @@ def codebleu_phase(result: Result, settings: Any, insertion: tuple[int, int, int
 
 def _finished_later(result: Result, settings: Any) -> bool:
     """Whether a CodeBERTScore finish stage may follow (it ranks the explanations again)."""
-    return settings.codebertscore_on and result.report is not None and size_verdict(request_for(
-        settings, result.text, result.reference_texts, result.spec.name, result.choice.context, ())) is None
+    return settings.codebertscore_on and result.report is not None and bert_size_verdict(result, settings) is None
+
+
+def bert_size_verdict(result: Result, settings: Any) -> str | None:
+    """Why CodeBERTScore skips ``result``'s texts, known from their lengths (``scorers.size_verdict``);
+    None when they are within its limit."""
+    assert result.spec is not None
+    return size_verdict(request_for(settings, result.text, result.reference_texts, result.spec.name,
+                                    result.choice.context, ()))
 
 
 def summary_phase(result: Result, settings: Any, insertion: tuple[int, int, int] | None,

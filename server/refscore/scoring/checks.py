@@ -136,9 +136,7 @@ def _parsed_clean(text: str, language: str) -> bool:
     """Whether CodeBLEU parsed ``text`` in this process already and found no error (its cached
     analysis says so): the common case needs no second parse. Texts with a CR are parsed here
     (CodeBLEU's analysis reads their line breaks normalised)."""
-    from ..analysis.document import analyse_structure, reference_structure
+    from ..analysis.document import known_structure
 
-    if "\r" in text:
-        return False
-    known = analyse_structure.peek(text, language, "native") or reference_structure.peek(text, language, "native")
+    known = known_structure(text, language, "native") if "\r" not in text else None
     return known is not None and not known.has_syntax_errors
