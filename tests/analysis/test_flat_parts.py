@@ -19,6 +19,7 @@ from refscore.analysis import document
 from refscore.analysis.document import _analyse_structure, analyse_structure
 from refscore.dataflow import dropped_types
 from refscore.parsing import flat as flat_module
+from refscore.parsing import flat_edits
 from refscore.parsing.flat import FlatTree, assemble, flatten, keep_parts
 from refscore.scoring.codebleu import score_codebleu
 from tests.analysis.test_code_tokens_parts import CORPORA, _edit
@@ -85,15 +86,66 @@ def test_assembled_flat_trees_equal_the_whole_trees(language: str) -> None:
             if made is not None:
                 assembled += 1
                 assert _fields(made) == _fields(flatten(root, spec.name, drop, "native")), text
-            kept_analysis = analyse_structure(text, language, "native")
-            kept = score_codebleu([REFERENCES[language]], text, language)
-            with _whole_flatten():
-                whole_analysis = _analyse_structure(text, language, "native")
-                whole = score_codebleu([REFERENCES[language]], text, language)
-            assert kept_analysis == whole_analysis and kept_analysis.subtree_parts == whole_analysis.subtree_parts
-            assert kept.score == whole.score and kept.components == whole.components
-            assert kept.explanations == whole.explanations
+            _assert_scored_as_a_whole_parse(text, language)
     assert assembled > 40
+
+
+@pytest.mark.parametrize("language", sorted(CORPORA))
+def test_flat_trees_derived_from_the_last_version_equal_the_whole_trees(language: str, monkeypatch) -> None:
+    """A long document's flat tree copied from its last version's where the edit left its parts
+    (``flat_edits``): every field is ``flatten``'s, after chains of random edits (typed, deleted,
+    copied lines, blank lines: parts added, removed, merged and moved), the analysis and CodeBLEU
+    those of a whole parse."""
+    monkeypatch.setattr(flat_edits, "MIN_BYTES", 0)  # short documents too: more edits per second
+    flat_edits.forget()
+    spec = languages.get(language)
+    drop = dropped_types(spec.name, "native")
+    rng = random.Random(46)
+    before, compared = flat_edits.derived[0], 0
+    for _ in range(10):
+        text = "".join(rng.choice(CORPORA[language]) for _ in range(rng.randrange(2, 12)))
+        for _ in range(14):  # each version is edited from the last that parsed: the path an editor takes
+            edited = _edit(text, rng)
+            source = edited.encode("utf-8")
+            root = spec.parse(source).root_node
+            made = assemble(root, source, spec.name, drop, spec.docstrings)
+            if made is None:  # a syntax error: not assembled; the next edit starts from the last text
+                continue
+            compared += 1
+            text = edited
+            assert _fields(made) == _fields(flatten(root, spec.name, drop, "native")), text
+    assert compared > 60 and flat_edits.derived[0] - before > compared // 2
+
+
+def test_a_long_document_edited_in_the_editor_derives_its_tree_and_scores_as_a_whole_parse() -> None:
+    """At the real threshold: a long file typed into, line by line, as the language server sees it."""
+    flat_edits.forget()
+    language, rng = "python", random.Random(47)
+    spec = languages.get(language)
+    text = "".join(c for c in CORPORA[language] if ";" not in c) * 10  # a top-level ";" is not assembled
+    assert len(text.encode("utf-8")) >= flat_edits.MIN_BYTES
+    analyse_structure(text, language, "native")
+    before, edited = flat_edits.derived[0], 0
+    for _ in range(40):
+        at = rng.randrange(len(text))
+        typed = text[:at] + rng.choice("ab_ 1") + text[at:]
+        if spec.parse(typed.encode("utf-8")).root_node.has_error:
+            continue  # a tree with errors is never assembled: the next key fixes it
+        text, edited = typed, edited + 1
+        _assert_scored_as_a_whole_parse(text, language)
+    assert edited >= 8 and flat_edits.derived[0] - before >= edited // 2
+
+
+def _assert_scored_as_a_whole_parse(text: str, language: str) -> None:
+    """The analysis and CodeBLEU of ``text`` as this process makes them (parts kept) are those of
+    a whole parse flattened from scratch."""
+    kept_analysis = analyse_structure(text, language, "native")
+    kept = score_codebleu([REFERENCES[language]], text, language)
+    with _whole_flatten():
+        whole_analysis = _analyse_structure(text, language, "native")
+        whole = score_codebleu([REFERENCES[language]], text, language)
+    assert kept_analysis == whole_analysis and kept_analysis.subtree_parts == whole_analysis.subtree_parts
+    assert (kept.score, kept.components, kept.explanations) == (whole.score, whole.components, whole.explanations)
 
 
 @contextmanager

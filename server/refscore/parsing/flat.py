@@ -28,6 +28,7 @@ from typing import Any, Literal, Optional
 import tree_sitter
 
 from .. import languages
+from . import flat_edits
 from .memo import TextMemo
 from .trees import Subtree, anonymous_key, hides_missing, is_docstring, missing_key
 
@@ -276,50 +277,69 @@ def keep_parts(on: bool = True) -> None:
     """Make the native flat tree from kept top-level parts in this process (the language server
     and its large lane's worker call it); the result is the same either way."""
     _ASSEMBLE[0] = on
+    if not on:
+        flat_edits.forget()
 
 
 def assemble(root: tree_sitter.Node, source: bytes, language: str, drop: frozenset[str],
              docstrings: bool) -> Optional[FlatTree]:
     """``flatten(root, language, drop, "native")`` from per-part flat trees, or None when the
     tree is not one this assembles (errors, a part without children) or parts are not kept here
-    (``keep_parts``)."""
+    (``keep_parts``). A long source's lists are copied from its last version's where the edit left
+    the parts as they were (``flat_edits``)."""
     if not _ASSEMBLE[0] or root.has_error or root.type in drop:
         return None
     children = [c for c in root.children if c.type not in drop]
     if not children or any(c.child_count == 0 for c in children):
         return None
+    keyed = [True] * len(children)
+    if docstrings and root.type in _BODIES:  # the first named child may be a docstring
+        first = next((k for k, c in enumerate(children) if c.is_named), None)
+        if first is not None:
+            keyed[first] = not is_docstring(children[first])
+    tag = f"{language}|{','.join(sorted(drop))}"
+
+    def middle(flat: FlatTree, layout: flat_edits.Layout, index: int) -> None:
+        child = children[index]
+        start = child.start_byte
+        part = _PARTS(source[start:child.end_byte], f"{tag}|{keyed[index]}",
+                      lambda: _relative(child, language, drop, keyed[index]))
+        _append(flat, part, len(flat.types), start)
+        layout.counts.append(part.count)
+        layout.depths.append(part.depth)
+
+    spans = [(c.start_byte, c.end_byte) for c in children]
+    layout = flat_edits.derive(source, tag, root.type, spans, keyed, middle, lambda: _rooted(root))
+    if layout is None:
+        layout = flat_edits.Layout(source, tag, root.type, _rooted(root), spans, keyed)
+        for index in range(len(children)):
+            layout.mark(layout.flat)
+            middle(layout.flat, layout, index)
+        layout.mark(layout.flat)
+    flat = layout.flat
+    flat.kids[0] = layout.nodes[:-1]
+    flat.last[0] = len(flat.types) - 1
+    keys = flat.subtree_keys
+    flat.subtree_keys[0] = hash((root.type, tuple([(None, keys[at]) for at, kept in
+                                                   zip(layout.subtrees, keyed) if kept])))
+    flat.count = 1 + sum(layout.counts)
+    flat.depth = max(layout.depths) + 1
+    flat.has_error = False
+    flat_edits.keep(layout)
+    return flat
+
+
+def _rooted(root: tree_sitter.Node) -> FlatTree:
+    """A flat tree holding only ``root`` (node 0, its subtree slot), its parts to follow."""
     flat = FlatTree()
     flat.types.append(root.type)
     flat.fields.append(None)
-    kids: list[int] = []
-    flat.kids.append(kids)
+    flat.kids.append([])
     flat.last.append(0)
     flat.subtree_keys.append(0)
     flat.subtree_types.append(root.type)
     flat.subtree_starts.append(root.start_byte)
     flat.subtree_ends.append(root.end_byte)
-    entries = []
-    seen = not (docstrings and root.type in _BODIES)  # the first named child may be a docstring
-    count, depth = 1, 0
-    tag = f"{language}|{','.join(sorted(drop))}"
-    for child in children:
-        keyed = True
-        if not seen and child.is_named:
-            seen = True
-            keyed = not is_docstring(child)
-        start = child.start_byte
-        part = _PARTS(source[start:child.end_byte], f"{tag}|{keyed}",
-                      lambda: _relative(child, language, drop, keyed))  # noqa: B023 - called at once
-        at = len(flat.types)
-        kids.append(at)
-        _append(flat, part, at, start)
-        count += part.count
-        depth = max(depth, part.depth + 1)
-        if keyed:
-            entries.append((None, part.subtree_keys[0]))
-    flat.last[0] = len(flat.types) - 1
-    flat.subtree_keys[0] = hash((root.type, tuple(entries)))
-    flat.count, flat.depth, flat.has_error = count, depth, False
     return flat
 
 
