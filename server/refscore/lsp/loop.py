@@ -330,12 +330,16 @@ class ScoringLoop:
         ticker = tick_progress(self.server, progress)
         try:
             asked = asyncio.get_running_loop().run_in_executor(self.daemon, self._bert_reports, requests, result.uri)
+            both = replace(whole, metrics=("codebleu", "codebertscore") if settings.codebleu_on else ("codebertscore",),
+                           live=False)
             if ranked_later:
                 asked.add_done_callback(_retrieved)  # left unawaited when a newer version supersedes this one
                 ranked = await self._ranked(result, settings)
                 if ranked is None:
                     return
                 result = ranked
+                if not asked.done():  # what the finish stage reads of the texts, made while the daemon encodes
+                    await self.in_cpu(result.uri, phases.warm_finish, result, both)
             reports = await asked
         except Superseded:
             return  # a newer version of this document is on its way
@@ -365,8 +369,6 @@ class ScoringLoop:
             "skipped" if errors[0].startswith("CodeBERTScore skipped") else "unavailable", errors[0])
         # the finish stage on both halves (the combined number's inputs), then the ranked differences,
         # which read the token similarities: in the CPU pool, not on the event loop
-        both = replace(whole, metrics=("codebleu", "codebertscore") if settings.codebleu_on else ("codebertscore",),
-                       live=False)
         cpu, model = CpuScores.of(result.report), ModelScores.of(reports[0])
         functions = with_bert(result.functions, reports[1:1 + len(per_function)]) if per_function else result.functions
         # ``derive``: without the CodeBLEU ranking's differences and weak tokens, which the finish

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import bisect
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -19,6 +21,31 @@ from ..parsing.prose import inside, prose_spans
 
 #: One code token: a name or number, a common multi-character operator, else one character.
 _CODE_TOKEN = re.compile(r"\w+|\*\*=?|//=?|<<=?|>>=?|->|=>|::|&&|\|\||[-+*/%&|^!<>=]=|\S")
+
+
+#: Texts whose layout (``text_layout``) is kept: the last versions scored.
+KEPT_LAYOUTS = 4
+_layouts: OrderedDict[tuple[str, str | None], tuple[list, list, list]] = OrderedDict()
+_lock = threading.Lock()
+
+
+def text_layout(text: str, spec: LanguageSpec | None) -> tuple[list[tuple[int, int]], list[int], list[tuple[int, int]]]:
+    """The spans of ``text``'s code tokens, their starts, and its comments' and docstrings' spans:
+    what ``code_tokens`` reads besides the model's pieces. Kept for the last texts, so that the
+    editor makes them while the daemon encodes (``phases.warm_finish``) and the finish stage only reads them."""
+    key = (text, spec.name if spec is not None else None)
+    with _lock:
+        found = _layouts.get(key)
+        if found is not None:
+            _layouts.move_to_end(key)
+            return found
+    spans = [m.span() for m in _CODE_TOKEN.finditer(text)]
+    made = (spans, [start for start, _ in spans], prose_spans(text, spec) if spec is not None else [])
+    with _lock:
+        _layouts[key] = made
+        while len(_layouts) > KEPT_LAYOUTS:
+            _layouts.popitem(last=False)
+    return made
 
 
 @dataclass(frozen=True)
@@ -37,8 +64,7 @@ class CodeToken:
 def code_tokens(text: str, spec: LanguageSpec | None, pieces: Sequence[Any]) -> list[CodeToken]:
     """The whole code tokens of ``text`` the model's ``pieces`` (``start``, ``end``,
     ``similarity``, ``match_*``) fall in, in order, those in comments and docstrings left out."""
-    spans = [m.span() for m in _CODE_TOKEN.finditer(text)]
-    starts = [start for start, _ in spans]
+    spans, starts, prose = text_layout(text, spec)
     groups: dict[tuple[int, int], list[Any]] = {}
     for piece in pieces:
         if not text[piece.start:piece.end].strip():
@@ -46,7 +72,6 @@ def code_tokens(text: str, spec: LanguageSpec | None, pieces: Sequence[Any]) -> 
         at = bisect.bisect_right(starts, piece.start) - 1
         span = spans[at] if at >= 0 and piece.start < spans[at][1] else (piece.start, piece.end)
         groups.setdefault((span[0], max(span[1], piece.end)), []).append(piece)
-    prose = prose_spans(text, spec) if spec is not None else []
     out = []
     for (start, end), members in sorted(groups.items()):
         if prose and inside(prose, start, end):  # a token of a comment or docstring: never marked

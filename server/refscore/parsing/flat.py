@@ -260,7 +260,8 @@ def flatten(root: tree_sitter.Node, language: str, drop: frozenset[str] = frozen
 # subtree slot and key (from the parts' keys, in order), the count and depth. Only an error-free
 # root all of whose kept children have children of their own is assembled (``assemble`` gives None
 # otherwise: the caller flattens the whole tree); ``tests/analysis/test_flat_parts.py`` checks every
-# field against ``flatten`` of the whole tree on edited documents in several languages.
+# field against ``flatten`` of the whole tree on edited documents in several languages. A long
+# document's runs of parts the edit left are copied from its last version's lists (``flat_edits``).
 
 _BODIES = frozenset({"module", "block"})
 

@@ -133,53 +133,92 @@ def missing_line(lacking: int, pairs: int, reason: str) -> str:
     return f"no combined RefScore number for {lacking} of {pairs} pair(s): {reason}"
 
 
+def model_inputs(model: Mapping[str, Any]) -> set[str]:
+    """The inputs ``model`` reads: its features and the bases of its interaction terms."""
+    return set(model["features"]) | {base for base in map(inputs.interaction_base, model["features"]) if base}
+
+
 def components(request: ScoreRequest, report: Any, model: Mapping[str, Any]) -> tuple[dict[str, float], str | None]:
     """The model's input values for one scored pair, or the reason they cannot all be had."""
-    from .pragma import without_pragmas
-
-    needed = set(model["features"])
-    needed |= {base for base in map(inputs.interaction_base, model["features"]) if base}
+    needed = model_inputs(model)
     if report.codebleu is None or report.codebleu.rule != "native":
         return {}, "needs CodeBLEU with the native rule"
     values, reason = _bert_inputs(report, model, needed)
     if reason:
         return {}, reason
     values.update({c.name: (c.score or 0.0) for c in report.codebleu.components})
-    candidate = without_pragmas(request.candidate, request.language).text
-    try:
-        if "chrf" in needed:
-            from ..metrics.chrf import score_chrf
-
-            values["chrf"] = (report.chrf or score_chrf(candidate, request.references)).score
-        if "chrfpp" in needed:
-            from ..metrics.chrf import CHRF_PLUS_WORD_ORDER, score_chrf
-
-            values["chrfpp"] = score_chrf(candidate, request.references, word_order=CHRF_PLUS_WORD_ORDER).score
-        if "tsed" in needed or ("extra_errors" in needed and report.tsed is not None):
-            from ..metrics.tsed import score_tsed
-
-            tsed = report.tsed or score_tsed(candidate, request.references, request.language)
-            values["tsed"] = tsed.score
-            values["extra_errors"] = inputs.extra_errors(tsed.candidate_errors, tsed.reference_errors)
-        elif "extra_errors" in needed:  # parse errors only: no tree edit distance (APTED) needed
-            from ..metrics.tsed import parse_errors
-
-            fewest = min((parse_errors(r, request.language) for r in request.references), default=0)
-            values["extra_errors"] = inputs.extra_errors(parse_errors(candidate, request.language), fewest)
-    except (ImportError, ValueError, RecursionError) as error:
-        return {}, str(error)
-    if needed & {"canon_ngram_match", "canon_exact"}:
-        from ..metrics.canonical import score_canonical
-
-        canonical = score_canonical(candidate, request.references, request.language)
-        values.update(canon_ngram_match=canonical.ngram_match, canon_exact=canonical.exact)
-    lengths = inputs.length_inputs(candidate, request.references)
-    values.update(lengths, abs_len_ratio=inputs.abs_len_ratio(lengths["len_ratio"]))
+    found, reason = text_inputs(request.candidate, tuple(request.references), request.language,
+                                frozenset(needed & TEXT_INPUTS))
+    if reason:
+        return {}, reason
+    values.update(found)
+    if "chrf" in needed and report.chrf is not None:  # the report's own, where the request asked for them
+        values["chrf"] = report.chrf.score
+    if report.tsed is not None and needed & {"tsed", "extra_errors"}:
+        values["tsed"] = report.tsed.score
+        values["extra_errors"] = inputs.extra_errors(report.tsed.candidate_errors, report.tsed.reference_errors)
     values.update(inputs.interaction_inputs(values, model["features"]))
     missing = needed - set(values)
     if missing:
         return {}, f"cannot compute {', '.join(sorted(missing))}"
     return {name: float(values[name]) for name in model["features"]}, None
+
+
+#: The model inputs made from the texts alone (besides the lengths, always made).
+TEXT_INPUTS = frozenset({"chrf", "chrfpp", "tsed", "extra_errors", "canon_ngram_match", "canon_exact"})
+
+
+@lru_cache(maxsize=8)
+def text_inputs(candidate: str, references: tuple[str, ...], language: str,
+                needed: frozenset[str]) -> tuple[dict[str, float], str | None]:
+    """The model inputs that depend on the texts alone (chrF, chrF++, TSED, parse errors, the
+    canonical tokens' matches, lengths), or why they cannot be had. Kept for the last texts: the
+    editor makes them while the daemon encodes (``warm_text_inputs``), so the finish stage that
+    follows its answer only reads them."""
+    from .pragma import without_pragmas
+
+    candidate = without_pragmas(candidate, language).text
+    values: dict[str, float] = {}
+    try:
+        if "chrf" in needed:
+            from ..metrics.chrf import score_chrf
+
+            values["chrf"] = score_chrf(candidate, references).score
+        if "chrfpp" in needed:
+            from ..metrics.chrf import CHRF_PLUS_WORD_ORDER, score_chrf
+
+            values["chrfpp"] = score_chrf(candidate, references, word_order=CHRF_PLUS_WORD_ORDER).score
+        if "tsed" in needed:
+            from ..metrics.tsed import score_tsed
+
+            tsed = score_tsed(candidate, references, language)
+            values["tsed"] = tsed.score
+            values["extra_errors"] = inputs.extra_errors(tsed.candidate_errors, tsed.reference_errors)
+        elif "extra_errors" in needed:  # parse errors only: no tree edit distance (APTED) needed
+            from ..metrics.tsed import parse_errors
+
+            fewest = min((parse_errors(r, language) for r in references), default=0)
+            values["extra_errors"] = inputs.extra_errors(parse_errors(candidate, language), fewest)
+    except (ImportError, ValueError, RecursionError) as error:
+        return {}, str(error)
+    if needed & {"canon_ngram_match", "canon_exact"}:
+        from ..metrics.canonical import score_canonical
+
+        canonical = score_canonical(candidate, references, language)
+        values.update(canon_ngram_match=canonical.ngram_match, canon_exact=canonical.exact)
+    lengths = inputs.length_inputs(candidate, references)
+    values.update(lengths, abs_len_ratio=inputs.abs_len_ratio(lengths["len_ratio"]))
+    return values, None
+
+
+def warm_text_inputs(request: ScoreRequest) -> None:
+    """Make ``request``'s text-only model inputs now (kept by ``text_inputs``), where the combined
+    number will be asked for: while the daemon encodes, not after its answer."""
+    model = headline_model()
+    if model is None or "codebertscore" not in request.metrics or "codebleu" not in request.metrics:
+        return
+    text_inputs(request.candidate, tuple(request.references), request.language,
+                frozenset(model_inputs(model) & TEXT_INPUTS))
 
 
 def combined_for(request: ScoreRequest, scores: Any) -> tuple[RefScore | None, str | None]:
