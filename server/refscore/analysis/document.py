@@ -31,6 +31,7 @@ from .cache import sized_cache
 from ..parsing.gc_pause import gc_paused
 from .text import TextToken, normalize_line_breaks, whitespace_tokens
 from ..parsing.flat import assemble, flatten
+from ..parsing.flat_edits import keep as keep_layout
 from ..parsing.parsed import parse
 from ..parsing.trees import Subtree, sexp_keys
 
@@ -211,6 +212,8 @@ def _analyse_structure(text: str, language: str, mode: Mode) -> StructureAnalysi
         flow = extract_raw_edges(flat, text, spec.name, mode=mode, points=False)
     except RecursionError:
         flow, error = [], "too deeply nested for data-flow analysis"
+    if flat.layout is not None:  # the next version's tree is made from this one's
+        keep_layout(flat.layout)
     return StructureAnalysis(
         language=spec.name,
         mode=mode,

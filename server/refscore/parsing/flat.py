@@ -50,7 +50,7 @@ class FlatTree:
 
     __slots__ = ("types", "fields", "kids", "last", "tokens", "token_spans", "hidden", "hidden_spans", "depth",
                  "count", "has_error", "compat_keys", "subtree_keys", "subtree_types", "subtree_starts",
-                 "subtree_ends")
+                 "subtree_ends", "layout")
 
     def __init__(self) -> None:
         self.types: list[str] = []
@@ -69,6 +69,8 @@ class FlatTree:
         self.subtree_types: list[str] = []
         self.subtree_starts: list[int] = []
         self.subtree_ends: list[int] = []
+        #: an assembled tree: where its parts lie (``flat_edits.keep`` it once the tree is read)
+        self.layout: Optional[flat_edits.Layout] = None
 
     def __len__(self) -> int:
         return len(self.types)
@@ -286,8 +288,8 @@ def assemble(root: tree_sitter.Node, source: bytes, language: str, drop: frozens
              docstrings: bool) -> Optional[FlatTree]:
     """``flatten(root, language, drop, "native")`` from per-part flat trees, or None when the
     tree is not one this assembles (errors, a part without children) or parts are not kept here
-    (``keep_parts``). A long source's lists are copied from its last version's where the edit left
-    the parts as they were (``flat_edits``)."""
+    (``keep_parts``). A long source's tree is its last version's changed where the edit changed
+    parts (``flat_edits``): the caller keeps its ``layout`` once it is done with the tree."""
     if not _ASSEMBLE[0] or root.has_error or root.type in drop:
         return None
     children = [c for c in root.children if c.type not in drop]
@@ -300,17 +302,17 @@ def assemble(root: tree_sitter.Node, source: bytes, language: str, drop: frozens
             keyed[first] = not is_docstring(children[first])
     tag = f"{language}|{','.join(sorted(drop))}"
 
-    def middle(flat: FlatTree, layout: flat_edits.Layout, index: int) -> None:
+    def middle(flat: FlatTree, layout: flat_edits.Layout, index: int, base: int = 0) -> None:
         child = children[index]
         start = child.start_byte
         part = _PARTS(source[start:child.end_byte], f"{tag}|{keyed[index]}",
                       lambda: _relative(child, language, drop, keyed[index]))
-        _append(flat, part, len(flat.types), start)
+        _append(flat, part, base + len(flat.types), start)
         layout.counts.append(part.count)
         layout.depths.append(part.depth)
 
     spans = [(c.start_byte, c.end_byte) for c in children]
-    layout = flat_edits.derive(source, tag, root.type, spans, keyed, middle, lambda: _rooted(root))
+    layout = flat_edits.derive(source, tag, root.type, spans, keyed, middle)
     if layout is None:
         layout = flat_edits.Layout(source, tag, root.type, _rooted(root), spans, keyed)
         for index in range(len(children)):
@@ -318,7 +320,9 @@ def assemble(root: tree_sitter.Node, source: bytes, language: str, drop: frozens
             middle(layout.flat, layout, index)
         layout.mark(layout.flat)
     flat = layout.flat
+    flat.layout = layout
     flat.kids[0] = layout.nodes[:-1]
+    flat.subtree_starts[0], flat.subtree_ends[0] = root.start_byte, root.end_byte
     flat.last[0] = len(flat.types) - 1
     keys = flat.subtree_keys
     flat.subtree_keys[0] = hash((root.type, tuple([(None, keys[at]) for at, kept in
@@ -326,7 +330,6 @@ def assemble(root: tree_sitter.Node, source: bytes, language: str, drop: frozens
     flat.count = 1 + sum(layout.counts)
     flat.depth = max(layout.depths) + 1
     flat.has_error = False
-    flat_edits.keep(layout)
     return flat
 
 

@@ -1,12 +1,17 @@
 """An edited document's assembled flat tree made from its last version's (``parsing.flat.assemble``
-in an editing process): the parts before and after the edit are copied from the last version's
-lists, shifted by the nodes, tokens and bytes the edit added; only the parts in between are
-appended one by one.
+in an editing process): the last version's lists are changed into the new version's in place. The
+parts before the edit stay as they are, the parts the edit changed are replaced by ones appended
+afresh, and the parts after it are moved by the nodes, tokens and bytes the edit added.
 
 A 20,000-line file has 2,000 parts, and appending each (its node numbers and byte offsets shifted
-in small lists) took a third of a one-character edit's structure analysis; copying whole runs of
-the lists is a slice, and a run that must shift is one pass. The result is every field of
-``flatten`` of the whole tree (``tests/analysis/test_flat_parts.py`` checks it after random edits).
+in small lists) took a third of a one-character edit's structure analysis; replacing a slice is a
+move in C, and a run that must shift is one pass. The last version's lists are taken, not copied:
+an editing process never holds two versions' trees (a 20,000-line file's is about 50 MB). The
+result is every field of ``flatten`` of the whole tree (``tests/analysis/test_flat_parts.py``
+checks it after random edits).
+
+A layout is kept (``keep``) once the analysis that made its tree has finished with it: the next
+derivation changes its lists.
 """
 
 from __future__ import annotations
@@ -63,7 +68,8 @@ class Layout:
 
 
 def keep(layout: Layout) -> None:
-    """Keep ``layout`` (complete: its lists marked after the last part) to derive later versions from."""
+    """Keep ``layout`` (complete: its lists marked after the last part; its tree no longer read by
+    the analysis that made it) to derive later versions from."""
     if len(layout.source) >= MIN_BYTES:
         with _lock:
             oldest = _kept.popleft() if len(_kept) == KEPT else None
@@ -79,11 +85,13 @@ def forget() -> None:
 
 
 def derive(source: bytes, tag: str, root_type: str, spans: list[tuple[int, int]], keyed: list[bool],
-           middle: Callable[["FlatTree", Layout, int], None], new_flat: Callable[[], "FlatTree"]) -> Layout | None:
-    """The layout of ``source``'s flat tree made from the kept layout it differs least from, its
-    root not filled in yet (the caller does, as for a tree assembled part by part); None when no
-    kept layout is close enough. ``middle(flat, layout, index)`` appends part ``index`` afresh."""
-    found = _closest(source, tag, root_type)
+           middle: Callable[["FlatTree", Layout, int, int], None]) -> Layout | None:
+    """The layout of ``source``'s flat tree, made from the kept layout it differs least from (taken:
+    its flat tree's lists are changed into this source's, so two versions' lists are never held at
+    once), its root not filled in yet (the caller does, as for a tree assembled part by part); None
+    when no kept layout is close enough. ``middle(flat, layout, index, base)`` appends part
+    ``index`` afresh to ``flat``, its nodes numbered from ``base + len(flat.types)``."""
+    found = _take(source, tag, root_type)
     if found is None:
         return None
     old, prefix, suffix = found
@@ -105,85 +113,87 @@ def derive(source: bytes, tag: str, root_type: str, spans: list[tuple[int, int]]
     if same + after == 0:
         return None
     derived[0] += 1
-    flat = new_flat()
-    layout = Layout(source, tag, root_type, flat, list(spans), list(keyed))
-    _copy(flat, old, 0, same, 0, 0, 0, 0, 0)
-    layout.nodes.extend(old.nodes[:same])
-    layout.tokens.extend(old.tokens[:same])
-    layout.hidden.extend(old.hidden[:same])
-    layout.subtrees.extend(old.subtrees[:same])
-    layout.counts.extend(old.counts[:same])
-    layout.depths.extend(old.depths[:same])
-    for index in range(same, new_parts - after):
-        layout.mark(flat)
-        middle(flat, layout, index)
-    first = old_parts - after
-    shifts = (len(flat.types) - old.nodes[first], len(flat.tokens) - old.tokens[first],
-              len(flat.hidden) - old.hidden[first], len(flat.subtree_keys) - old.subtrees[first])
-    _copy(flat, old, first, old_parts, *shifts, delta)
-    nodes, tokens, hidden, subtrees = shifts
-    layout.nodes.extend([n + nodes for n in old.nodes[first:old_parts]])
-    layout.tokens.extend([n + tokens for n in old.tokens[first:old_parts]])
-    layout.hidden.extend([n + hidden for n in old.hidden[first:old_parts]])
-    layout.subtrees.extend([n + subtrees for n in old.subtrees[first:old_parts]])
+    first = old_parts - after  # the old parts from here on are kept, moved
+    starts = (old.nodes[same], old.tokens[same], old.hidden[same], old.subtrees[same])
+    ends = (old.nodes[first], old.tokens[first], old.hidden[first], old.subtrees[first])
+    layout = Layout(source, tag, root_type, old.flat, list(spans), list(keyed))
+    for mine, theirs in ((layout.nodes, old.nodes), (layout.tokens, old.tokens), (layout.hidden, old.hidden),
+                         (layout.subtrees, old.subtrees), (layout.counts, old.counts), (layout.depths, old.depths)):
+        mine.extend(theirs[:same])
+    return _splice(layout, old, same, first, new_parts - after, starts, ends, delta, middle)
+
+
+def _splice(layout: Layout, old: Layout, same: int, first: int, new_end: int, starts: tuple[int, int, int, int],
+            ends: tuple[int, int, int, int], delta: int, middle: Callable[["FlatTree", Layout, int, int], None]) -> Layout:
+    """Replace the old parts ``same`` to ``first`` of ``layout``'s flat tree (``old``'s) by the new
+    parts ``same`` to ``new_end``, made afresh, and move the parts after them by the nodes, tokens
+    and bytes that changed."""
+    from .flat import FlatTree
+
+    flat, added = layout.flat, FlatTree()
+    nodes, tokens, hidden, subtrees = starts
+    for index in range(same, new_end):
+        layout.nodes.append(nodes + len(added.types))
+        layout.tokens.append(tokens + len(added.tokens))
+        layout.hidden.append(hidden + len(added.hidden))
+        layout.subtrees.append(subtrees + len(added.subtree_keys))
+        middle(added, layout, index, nodes)
+    moved = (nodes + len(added.types) - ends[0], tokens + len(added.tokens) - ends[1],
+             hidden + len(added.hidden) - ends[2], subtrees + len(added.subtree_keys) - ends[3])
+    dn = moved[0]
+    _replace(flat.types, added.types, nodes, ends[0])
+    _replace(flat.fields, added.fields, nodes, ends[0])
+    _replace(flat.kids, added.kids, nodes, ends[0],
+             (lambda kids: [[k + dn for k in ks] if ks else ks for ks in kids]) if dn else None)
+    _replace(flat.last, added.last, nodes, ends[0], _plus(dn))
+    _replace(flat.tokens, added.tokens, tokens, ends[1], _plus(dn))
+    _replace(flat.token_spans, added.token_spans, tokens, ends[1], _pairs_plus(delta))
+    _replace(flat.hidden, added.hidden, hidden, ends[2], _plus(dn))
+    _replace(flat.hidden_spans, added.hidden_spans, hidden, ends[2], _pairs_plus(delta))
+    _replace(flat.subtree_keys, added.subtree_keys, subtrees, ends[3])
+    _replace(flat.subtree_types, added.subtree_types, subtrees, ends[3])
+    _replace(flat.subtree_starts, added.subtree_starts, subtrees, ends[3], _plus(delta))
+    _replace(flat.subtree_ends, added.subtree_ends, subtrees, ends[3], _plus(delta))
+    for mine, theirs, by in ((layout.nodes, old.nodes, moved[0]), (layout.tokens, old.tokens, moved[1]),
+                             (layout.hidden, old.hidden, moved[2]), (layout.subtrees, old.subtrees, moved[3])):
+        mine.extend([n + by for n in theirs[first:-1]] if by else theirs[first:-1])
     layout.counts.extend(old.counts[first:])
     layout.depths.extend(old.depths[first:])
     layout.mark(flat)
     return layout
 
 
-def _closest(source: bytes, tag: str, root_type: str) -> tuple[Layout, int, int] | None:
+def _replace(items: list, added: list, start: int, end: int, shift: Callable[[list], list] | None = None) -> None:
+    """``items[start:end] = added``, the items after ``end`` changed by ``shift`` (None: as they are)."""
+    if shift is None or end == len(items):
+        items[start:end] = added
+    else:
+        items[start:] = added + shift(items[end:])
+
+
+def _plus(by: int) -> Callable[[list], list] | None:
+    return (lambda values: [v + by for v in values]) if by else None
+
+
+def _pairs_plus(by: int) -> Callable[[list], list] | None:
+    return (lambda pairs: [(a + by, b + by) for a, b in pairs]) if by else None
+
+
+def _take(source: bytes, tag: str, root_type: str) -> tuple[Layout, int, int] | None:
     """The kept layout of the same kind sharing the most bytes at its ends with ``source`` (at
-    least ``1 - MAX_CHANGED`` of it), with the lengths of the shared prefix and suffix."""
+    least ``1 - MAX_CHANGED`` of it), no longer kept, with the lengths of the shared prefix and suffix."""
     if len(source) < MIN_BYTES:
         return None
     with _lock:
-        kept = list(_kept)
-    best, most = None, len(source) * (1 - MAX_CHANGED)
-    for layout in reversed(kept):
-        if layout.tag != tag or layout.root_type != root_type:
-            continue
-        old = layout.source
-        prefix = shared_prefix(old, source)
-        suffix = shared_suffix(old, source, min(len(old), len(source)) - prefix)
-        if prefix + suffix >= most:
-            best, most = (layout, prefix, suffix), prefix + suffix
+        best, most = None, len(source) * (1 - MAX_CHANGED)
+        for layout in reversed(_kept):
+            if layout.tag != tag or layout.root_type != root_type:
+                continue
+            old = layout.source
+            prefix = shared_prefix(old, source)
+            suffix = shared_suffix(old, source, min(len(old), len(source)) - prefix)
+            if prefix + suffix >= most:
+                best, most = (layout, prefix, suffix), prefix + suffix
+        if best is not None:
+            _kept.remove(best[0])
     return best
-
-
-def _copy(flat: "FlatTree", old: Layout, first: int, end: int, nodes: int, tokens: int, hidden: int,
-          subtrees: int, delta: int) -> None:
-    """Append old parts ``first`` to ``end`` (exclusive) to ``flat``: node numbers moved by
-    ``nodes``, byte offsets by ``delta`` (the token, hidden and subtree shifts only check that the
-    run lands where the layout says)."""
-    if first == end:
-        return
-    source = old.flat
-    a, b = old.nodes[first], old.nodes[end]
-    assert len(flat.types) == a + nodes and len(flat.tokens) == old.tokens[first] + tokens
-    assert len(flat.hidden) == old.hidden[first] + hidden and len(flat.subtree_keys) == old.subtrees[first] + subtrees
-    flat.types.extend(source.types[a:b])
-    flat.fields.extend(source.fields[a:b])
-    if nodes:
-        flat.kids.extend([[k + nodes for k in kids] if kids else kids for kids in source.kids[a:b]])
-        flat.last.extend([n + nodes for n in source.last[a:b]])
-    else:  # the children's lists are shared: no flat tree's lists are changed once made
-        flat.kids.extend(source.kids[a:b])
-        flat.last.extend(source.last[a:b])
-    t0, t1 = old.tokens[first], old.tokens[end]
-    h0, h1 = old.hidden[first], old.hidden[end]
-    s0, s1 = old.subtrees[first], old.subtrees[end]
-    flat.tokens.extend([n + nodes for n in source.tokens[t0:t1]] if nodes else source.tokens[t0:t1])
-    flat.hidden.extend([n + nodes for n in source.hidden[h0:h1]] if nodes else source.hidden[h0:h1])
-    if delta:
-        flat.token_spans.extend([(x + delta, y + delta) for x, y in source.token_spans[t0:t1]])
-        flat.hidden_spans.extend([(x + delta, y + delta) for x, y in source.hidden_spans[h0:h1]])
-        flat.subtree_starts.extend([x + delta for x in source.subtree_starts[s0:s1]])
-        flat.subtree_ends.extend([x + delta for x in source.subtree_ends[s0:s1]])
-    else:
-        flat.token_spans.extend(source.token_spans[t0:t1])
-        flat.hidden_spans.extend(source.hidden_spans[h0:h1])
-        flat.subtree_starts.extend(source.subtree_starts[s0:s1])
-        flat.subtree_ends.extend(source.subtree_ends[s0:s1])
-    flat.subtree_keys.extend(source.subtree_keys[s0:s1])
-    flat.subtree_types.extend(source.subtree_types[s0:s1])
