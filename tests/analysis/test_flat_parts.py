@@ -17,7 +17,9 @@ import pytest
 from refscore import languages
 from refscore.analysis import document
 from refscore.analysis.document import _analyse_structure, analyse_structure
-from refscore.dataflow import dropped_types
+from refscore.dataflow import _tree_edits, dropped_types
+from refscore.dataflow._tree import DataTree, build
+from refscore.dataflow._tree_edits import token_table
 from refscore.parsing import flat as flat_module
 from refscore.parsing import flat_edits
 from refscore.parsing.flat import FlatTree, assemble, flatten, keep_parts
@@ -101,7 +103,7 @@ def test_flat_trees_derived_from_the_last_version_equal_the_whole_trees(language
     spec = languages.get(language)
     drop = dropped_types(spec.name, "native")
     rng = random.Random(46)
-    before, compared = flat_edits.derived[0], 0
+    before, compared, tables = flat_edits.derived[0], 0, tables_changed()
     for _ in range(10):
         text = "".join(rng.choice(CORPORA[language]) for _ in range(rng.randrange(2, 12)))
         for _ in range(14):  # each version is edited from the last that parsed: the path an editor takes
@@ -113,9 +115,22 @@ def test_flat_trees_derived_from_the_last_version_equal_the_whole_trees(language
                 continue
             compared += 1
             text = edited
-            assert _fields(made) == _fields(flatten(root, spec.name, drop, "native")), text
+            whole = flatten(root, spec.name, drop, "native")
+            assert _fields(made) == _fields(whole), text
+            # the data flow's token table, changed from the last version's where the tree was
+            assert _table(token_table(made, text)) == _table(build(whole, text)), text
             flat_edits.keep(made.layout)  # as the analysis does once it has read the tree
     assert compared > 60 and flat_edits.derived[0] - before > compared // 2
+    assert tables_changed() - tables > compared // 2
+
+
+def _table(tree: DataTree) -> dict:
+    return {name: getattr(tree, name) for name in DataTree.__slots__ if name not in ("flat", "types", "kids", "last")}
+
+
+def tables_changed() -> int:
+    """How many token tables were changed from the last version's, not built afresh."""
+    return _tree_edits.changed[0]
 
 
 def test_a_long_document_edited_in_the_editor_derives_its_tree_and_scores_as_a_whole_parse() -> None:

@@ -76,7 +76,10 @@ async def test_an_editor_that_leaves_before_the_reply_gets_one_log_line(tmp_path
         s.client.protocol.send_request(types.TEXT_DOCUMENT_HOVER, types.HoverParams(
             types.TextDocumentIdentifier(uri=doc), types.Position(0, 1)))
         s.client.protocol.send_request(types.SHUTDOWN, None)
-        await asyncio.sleep(1.0)
+        # the answers fail to go out (an event, not a wait of so many seconds: a busy machine may
+        # take longer), then the editor's ``exit``
+        await s.wait_for(lambda: log.exists() and "closed the connection" in log.read_text(encoding="utf-8"),
+                         what="the server's log line about the client leaving")
         s.client.protocol.notify(types.EXIT, None)
         await asyncio.wait_for(process.wait(), hang_guard())
     lines = [line for line in log.read_text(encoding="utf-8").splitlines() if "Broken pipe" in line

@@ -22,7 +22,8 @@ from ..parsing.gc_pause import gc_paused
 from ..parsing.flat import FlatTree, flatten
 from ._parts import keep_walks, walk_root
 from ._reach import Reach
-from ._tree import Points, build
+from ._tree import Points
+from ._tree_edits import token_table
 from ._walker import Edge, Rules, Walker
 from .rules import CSHARP, GO, JAVA, JAVASCRIPT, PHP, PYTHON, RUBY, RUST_COMPAT, RUST_NATIVE, TYPESCRIPT
 
@@ -103,7 +104,7 @@ def extract_raw_edges(flat: FlatTree, text: str, language: str, *, mode: str = "
     if not flat.types:
         return []
     try:
-        tree = build(flat, text, rules.not_values)
+        tree = token_table(flat, text, rules.not_values)
     except Exception:  # the package's inner try: e.g. a token row past the text
         return []
     depth = flat.depth

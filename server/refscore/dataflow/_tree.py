@@ -38,7 +38,7 @@ class DataTree:
     """A flat tree with token facts: what the walker reads (nodes are ints, the root is 0)."""
 
     __slots__ = ("flat", "types", "kids", "last", "info", "spans", "hidden_vars", "var_nodes", "var_facts",
-                 "var_pairs", "token_ranges", "inside")
+                 "var_pairs", "token_ranges", "inside", "not_values", "by_span")
 
     def __init__(self, flat: FlatTree, info: list[Optional[TokenInfo]],
                  spans: list[tuple[Any, Any]]) -> None:
@@ -59,6 +59,9 @@ class DataTree:
         self.token_ranges: list[tuple[int, int]] = []
         #: the nodes strictly inside those tokens (the parts; few)
         self.inside: set[int] = set()
+        #: the keyword-only node types it was built with; whether tokens were numbered by span
+        self.not_values: frozenset[str] = frozenset()
+        self.by_span = False
 
 
 def token_text(lines: list[str], start: Any, end: Any) -> str:
@@ -117,6 +120,7 @@ def build(flat: FlatTree, text: str, not_values: frozenset[str] = frozenset()) -
             numbers = [by_span[span] for span in spans]
     info: list[Optional[TokenInfo]] = [None] * len(types)
     tree = DataTree(flat, info, spans)
+    tree.not_values, tree.by_span = not_values, numbers.__class__ is not range
     var_nodes, var_facts, var_pairs = tree.var_nodes, tree.var_facts, tree.var_pairs
     kids = flat.kids
     codes = texts if numbers.__class__ is range else [texts[number] for number in numbers]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from . import reaper
 from .shared_ends import shared_prefix, shared_suffix
@@ -58,6 +58,13 @@ class Layout:
     subtrees: list[int] = field(default_factory=list)
     counts: list[int] = field(default_factory=list)
     depths: list[int] = field(default_factory=list)
+    #: a derived tree: the (node, token, hidden token, subtree) index where the parts made afresh
+    #: start, where the replaced ones ended in the last version, and how far the rest moved
+    edit: tuple | None = None
+    #: what the data flow built from the last version's tree (taken: ``dataflow._tree_edits``
+    #: changes it into this one's), and what it built from this one (kept for the next)
+    previous: Any = None
+    tree: Any = None
 
     def mark(self, flat: "FlatTree") -> None:
         """Note where the next part starts (or, after the last, where the lists end)."""
@@ -128,9 +135,8 @@ def _splice(layout: Layout, old: Layout, same: int, first: int, new_end: int, st
     """Replace the old parts ``same`` to ``first`` of ``layout``'s flat tree (``old``'s) by the new
     parts ``same`` to ``new_end``, made afresh, and move the parts after them by the nodes, tokens
     and bytes that changed."""
-    from .flat import FlatTree
-
-    flat, added = layout.flat, FlatTree()
+    flat = layout.flat
+    added = type(flat)()  # (``flat.FlatTree``, which imports this module)
     nodes, tokens, hidden, subtrees = starts
     for index in range(same, new_end):
         layout.nodes.append(nodes + len(added.types))
@@ -141,6 +147,7 @@ def _splice(layout: Layout, old: Layout, same: int, first: int, new_end: int, st
     moved = (nodes + len(added.types) - ends[0], tokens + len(added.tokens) - ends[1],
              hidden + len(added.hidden) - ends[2], subtrees + len(added.subtree_keys) - ends[3])
     dn = moved[0]
+    layout.edit, layout.previous = (starts, ends, moved), old.tree
     _replace(flat.types, added.types, nodes, ends[0])
     _replace(flat.fields, added.fields, nodes, ends[0])
     _replace(flat.kids, added.kids, nodes, ends[0],
