@@ -16,6 +16,7 @@ from): columns past a line's end stop at its end, never inside a ``\\r\\n`` or a
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import json
 import logging
@@ -68,6 +69,24 @@ class RefScoreProtocol(LanguageServerProtocol):
                 data = None
             error = ResponseError(code=error.code, message=first_line(error.message), data=data)
         super()._send_response(msg_id, result=result, error=error)
+
+    def handle_message(self, message: Any) -> None:
+        """pygls's dispatch of a request or a notification, without its tests against the
+        runtime-checkable ``RPCRequest``/``RPCNotification`` protocols (each looks the protocol's
+        members up again: a sixth of a millisecond per message, on every keystroke's path). A
+        message with a method and an id is a request, one with a method only a notification; a
+        response, another version or what comes after ``shutdown`` goes through pygls as before."""
+        method = getattr(message, "method", None)
+        if method is None or getattr(message, "jsonrpc", None) != self.VERSION \
+                or (self._shutdown and method != types.EXIT):
+            super().handle_message(message)
+            return
+        context = contextvars.copy_context()  # each handler in its own context, as pygls runs it
+        request_id = getattr(message, "id", None)
+        if request_id is not None:
+            context.run(self._handle_request, request_id, method, message.params)
+        else:
+            context.run(self._handle_notification, method, message.params)
 
     def notify_json(self, method: str, params: str) -> None:
         """A notification whose params are JSON text already (made off the event loop): written
