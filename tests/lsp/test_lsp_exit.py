@@ -72,7 +72,11 @@ async def test_an_editor_that_leaves_before_the_reply_gets_one_log_line(tmp_path
         doc = s.open(cand)
         await s.wait_summary(doc)
         process = s.client._server
-        process._transport.get_pipe_transport(1).close()  # the editor stops reading
+        output = process._transport.get_pipe_transport(1)
+        end = output.get_extra_info("pipe")
+        output.close()  # the editor stops reading: its end of the server's output is closed at the
+        # loop's next turn; a request sent before that could be answered into the pipe's buffer
+        await s.wait_for(lambda: end.closed, what="the editor's end of the server's output closed")
         s.client.protocol.send_request(types.TEXT_DOCUMENT_HOVER, types.HoverParams(
             types.TextDocumentIdentifier(uri=doc), types.Position(0, 1)))
         s.client.protocol.send_request(types.SHUTDOWN, None)
