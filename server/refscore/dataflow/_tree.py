@@ -16,7 +16,7 @@ its tokens are numbered the way the ``codebleu`` package numbers them:
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from typing import Any, Optional
+from typing import Any, Container, Iterable, Mapping, Optional, Sequence
 
 from ..parsing.flat import FlatTree
 
@@ -121,45 +121,63 @@ def build(flat: FlatTree, text: str, not_values: frozenset[str] = frozenset()) -
     info: list[Optional[TokenInfo]] = [None] * len(types)
     tree = DataTree(flat, info, spans)
     tree.not_values, tree.by_span = not_values, numbers.__class__ is not range
-    var_nodes, var_facts, var_pairs = tree.var_nodes, tree.var_facts, tree.var_pairs
-    kids = flat.kids
     codes = texts if numbers.__class__ is range else [texts[number] for number in numbers]
     muted = _muted_nodes(flat, not_values) if not_values else ()
+    read_tokens(tree, flat, 0, numbers, tokens, codes, muted)
+    read_hidden(tree, flat, 0, flat.hidden, flat.hidden_spans, by_span, texts, 0, muted)
+    return tree
+
+
+def read_tokens(into: Any, flat: FlatTree, first_node: int, numbers: Iterable[int], tokens: Iterable[int],
+                codes: Iterable[str], muted: Container[int]) -> None:
+    """The facts of ``tokens`` (numbered ``numbers``, their texts ``codes``) into ``into``: a
+    ``DataTree``, or the facts of a run of its nodes (``_tree_edits``), whose ``info`` starts at
+    node ``first_node``."""
+    types, kids, last = flat.types, flat.kids, flat.last
+    info, var_nodes, var_facts, var_pairs = into.info, into.var_nodes, into.var_facts, into.var_pairs
     for number, i, code in zip(numbers, tokens, codes):
         t = types[i]
         if t == code or i in muted:
-            info[i] = _KEYWORD_INFO  # a keyword's number and text are never read
+            info[i - first_node] = _KEYWORD_INFO  # a keyword's number and text are never read
         else:
             ident = t == "identifier"
-            info[i] = (VARIABLE, number, code, ident)
+            info[i - first_node] = (VARIABLE, number, code, ident)
             var_nodes.append(i)
             var_facts.append((code, number, ident))
             var_pairs.append((number, code))
         if kids[i]:
-            last = flat.last[i]
-            tree.token_ranges.append((i, last))
-            tree.inside.update(range(i + 1, last + 1))
-    hidden_vars = tree.hidden_vars
-    for i, span in zip(flat.hidden, flat.hidden_spans):
+            end = last[i]
+            into.token_ranges.append((i, end))
+            into.inside.update(range(i + 1, end + 1))
+
+
+def read_hidden(into: Any, flat: FlatTree, first_node: int, hidden: Iterable[int],
+                hidden_spans: Iterable[tuple[int, int]], by_span: Mapping[tuple[int, int], int],
+                texts: Sequence[str], first_token: int, muted: Container[int]) -> None:
+    """The facts of the token-like nodes ``hidden`` inside tokens, found by their spans among the
+    tokens' (``by_span``; ``texts`` starts at token ``first_token``), into ``into`` as ``read_tokens``."""
+    types, info, hidden_vars = flat.types, into.info, into.hidden_vars
+    for i, span in zip(hidden, hidden_spans):
         number = by_span.get(span)
         if number is None:
-            info[i] = (UNINDEXED, -1, "", False)
+            info[i - first_node] = (UNINDEXED, -1, "", False)
             continue
-        code = texts[number]
+        code = texts[number - first_token]
         t = types[i]
         keyword = t == code or i in muted
-        info[i] = (KEYWORD if keyword else VARIABLE, number, code, t == "identifier")
+        info[i - first_node] = (KEYWORD if keyword else VARIABLE, number, code, t == "identifier")
         if not keyword:
             hidden_vars.append(i)
     hidden_vars.sort()
-    return tree
 
 
-def _muted_nodes(flat: FlatTree, not_values: frozenset[str]) -> set[int]:
-    """The nodes at or under a node whose type is in ``not_values``."""
+def _muted_nodes(flat: FlatTree, not_values: frozenset[str], start: int = 0, stop: Optional[int] = None) -> set[int]:
+    """The nodes at or under a node whose type is in ``not_values``, of the nodes ``start`` to
+    ``stop`` (whole subtrees: the tree's, or a run of its top-level parts)."""
     muted: set[int] = set()
     last = flat.last
-    for i, t in enumerate(flat.types):
+    types = flat.types if start == 0 and stop is None else flat.types[start:stop]
+    for i, t in enumerate(types, start):
         if t in not_values and i not in muted:
             muted.update(range(i, last[i] + 1))
     return muted

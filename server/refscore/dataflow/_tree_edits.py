@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import logging
 from bisect import bisect_left
-from typing import Any, Optional
+from typing import Optional
 
 from ..parsing.flat import FlatTree
-from ._tree import _KEYWORD_INFO, KEYWORD, UNINDEXED, VARIABLE, DataTree, TokenInfo, _token_texts, build
+from ..parsing.flat_edits import pairs_plus, plus, splice
+from ._tree import DataTree, TokenInfo, _muted_nodes, _token_texts, build, read_hidden, read_tokens
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,7 @@ def derived_tree(flat: FlatTree, text: str, not_values: frozenset[str]) -> DataT
         return None
     old: DataTree = layout.previous
     layout.previous = None  # taken: its lists become this version's
-    if old.flat is not flat or getattr(old, "by_span", True) or old.not_values != not_values \
+    if old.flat is not flat or old.by_span or old.not_values != not_values \
             or (not_values and flat.types[0] in not_values):
         return None
     (a, ta, ha, _), (b, tb, hb, _), (dn, dt, dh, _) = layout.edit
@@ -82,70 +83,29 @@ def _facts(flat: FlatTree, text: str, not_values: frozenset[str], a: int, end: i
            spans: list[tuple[int, int]], ha: int, hidden_spans: list[tuple[int, int]]) -> _Facts:
     """``build``'s reading of the nodes ``a`` to ``end`` (their tokens from number ``ta``, their
     hidden ones from ``ha``), info indexed from ``a``."""
-    types, kids, last = flat.types, flat.kids, flat.last
     out = _Facts(end - a)
-    info = out.info
-    muted = _muted(flat, not_values, a, end) if not_values else ()
+    muted = _muted_nodes(flat, not_values, a, end) if not_values else ()
     texts = _token_texts(text, spans)
-    for number, i, code in zip(range(ta, ta + len(spans)), flat.tokens[ta:ta + len(spans)], texts):
-        if types[i] == code or i in muted:
-            info[i - a] = _KEYWORD_INFO
-        else:
-            ident = types[i] == "identifier"
-            info[i - a] = (VARIABLE, number, code, ident)
-            out.var_nodes.append(i)
-            out.var_facts.append((code, number, ident))
-            out.var_pairs.append((number, code))
-        if kids[i]:
-            out.token_ranges.append((i, last[i]))
-            out.inside.update(range(i + 1, last[i] + 1))
+    read_tokens(out, flat, a, range(ta, ta + len(spans)), flat.tokens[ta:ta + len(spans)], texts, muted)
     by_span = {span: number for number, span in enumerate(spans, ta)}
-    for i, span in zip(flat.hidden[ha:ha + len(hidden_spans)], hidden_spans):
-        number = by_span.get(span)
-        if number is None:
-            info[i - a] = (UNINDEXED, -1, "", False)
-            continue
-        code = texts[number - ta]
-        keyword = types[i] == code or i in muted
-        info[i - a] = (KEYWORD if keyword else VARIABLE, number, code, types[i] == "identifier")
-        if not keyword:
-            out.hidden_vars.append(i)
-    out.hidden_vars.sort()
+    read_hidden(out, flat, a, flat.hidden[ha:ha + len(hidden_spans)], hidden_spans, by_span, texts, ta, muted)
     return out
-
-
-def _muted(flat: FlatTree, not_values: frozenset[str], a: int, end: int) -> set[int]:
-    """``_tree._muted_nodes`` of the nodes ``a`` to ``end`` (a part's subtrees end inside it)."""
-    muted: set[int] = set()
-    types, last = flat.types, flat.last
-    for i in range(a, end):
-        if types[i] in not_values and i not in muted:
-            muted.update(range(i, last[i] + 1))
-    return muted
 
 
 def _splice(tree: DataTree, added: _Facts, a: int, b: int, dn: int, dt: int) -> None:
     """Replace ``tree``'s facts of the old nodes ``a`` to ``b`` by ``added`` and move those after
     them by ``dn`` nodes and ``dt`` token numbers."""
-    tail = tree.info[b:]
-    if dt:
-        tail = [facts if facts is None or facts[1] < 0 else (facts[0], facts[1] + dt, facts[2], facts[3])
-                for facts in tail]
-    tree.info[a:] = added.info + tail
+    splice(tree.info, added.info, a, b, (lambda tail: [
+        facts if facts is None or facts[1] < 0 else (facts[0], facts[1] + dt, facts[2], facts[3])
+        for facts in tail]) if dt else None)
     start, stop = bisect_left(tree.var_nodes, a), bisect_left(tree.var_nodes, b)
-    _put(tree.var_nodes, added.var_nodes, start, stop, (lambda n: n + dn) if dn else None)
-    _put(tree.var_facts, added.var_facts, start, stop, (lambda f: (f[0], f[1] + dt, f[2])) if dt else None)
-    _put(tree.var_pairs, added.var_pairs, start, stop, (lambda p: (p[0] + dt, p[1])) if dt else None)
+    splice(tree.var_nodes, added.var_nodes, start, stop, plus(dn))
+    splice(tree.var_facts, added.var_facts, start, stop,
+           (lambda facts: [(code, n + dt, ident) for code, n, ident in facts]) if dt else None)
+    splice(tree.var_pairs, added.var_pairs, start, stop,
+           (lambda pairs: [(n + dt, code) for n, code in pairs]) if dt else None)
     start, stop = bisect_left(tree.token_ranges, (a, -1)), bisect_left(tree.token_ranges, (b, -1))
-    _put(tree.token_ranges, added.token_ranges, start, stop, (lambda r: (r[0] + dn, r[1] + dn)) if dn else None)
+    splice(tree.token_ranges, added.token_ranges, start, stop, pairs_plus(dn))
     start, stop = bisect_left(tree.hidden_vars, a), bisect_left(tree.hidden_vars, b)
-    _put(tree.hidden_vars, added.hidden_vars, start, stop, (lambda n: n + dn) if dn else None)
+    splice(tree.hidden_vars, added.hidden_vars, start, stop, plus(dn))
     tree.inside = {n for n in tree.inside if n < a} | added.inside | {n + dn for n in tree.inside if n >= b}
-
-
-def _put(items: list, added: list, start: int, stop: int, move: Any) -> None:
-    """``items[start:stop] = added``, each item after ``stop`` changed by ``move`` (None: as it is)."""
-    if move is None:
-        items[start:stop] = added
-    else:
-        items[start:] = added + [move(item) for item in items[stop:]]

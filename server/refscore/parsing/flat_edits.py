@@ -66,12 +66,14 @@ class Layout:
     previous: Any = None
     tree: Any = None
 
-    def mark(self, flat: "FlatTree") -> None:
-        """Note where the next part starts (or, after the last, where the lists end)."""
-        self.nodes.append(len(flat.types))
-        self.tokens.append(len(flat.tokens))
-        self.hidden.append(len(flat.hidden))
-        self.subtrees.append(len(flat.subtree_keys))
+    def mark(self, flat: "FlatTree", at: tuple[int, int, int, int] = (0, 0, 0, 0)) -> None:
+        """Note where the next part starts (or, after the last, where the lists end): ``flat``'s
+        lengths, after ``at`` (node, token, hidden token, subtree) when ``flat`` holds a run that
+        is placed there."""
+        self.nodes.append(at[0] + len(flat.types))
+        self.tokens.append(at[1] + len(flat.tokens))
+        self.hidden.append(at[2] + len(flat.hidden))
+        self.subtrees.append(at[3] + len(flat.subtree_keys))
 
 
 def keep(layout: Layout) -> None:
@@ -127,10 +129,10 @@ def derive(source: bytes, tag: str, root_type: str, spans: list[tuple[int, int]]
     for mine, theirs in ((layout.nodes, old.nodes), (layout.tokens, old.tokens), (layout.hidden, old.hidden),
                          (layout.subtrees, old.subtrees), (layout.counts, old.counts), (layout.depths, old.depths)):
         mine.extend(theirs[:same])
-    return _splice(layout, old, same, first, new_parts - after, starts, ends, delta, middle)
+    return _changed(layout, old, same, first, new_parts - after, starts, ends, delta, middle)
 
 
-def _splice(layout: Layout, old: Layout, same: int, first: int, new_end: int, starts: tuple[int, int, int, int],
+def _changed(layout: Layout, old: Layout, same: int, first: int, new_end: int, starts: tuple[int, int, int, int],
             ends: tuple[int, int, int, int], delta: int, middle: Callable[["FlatTree", Layout, int, int], None]) -> Layout:
     """Replace the old parts ``same`` to ``first`` of ``layout``'s flat tree (``old``'s) by the new
     parts ``same`` to ``new_end``, made afresh, and move the parts after them by the nodes, tokens
@@ -139,28 +141,25 @@ def _splice(layout: Layout, old: Layout, same: int, first: int, new_end: int, st
     added = type(flat)()  # (``flat.FlatTree``, which imports this module)
     nodes, tokens, hidden, subtrees = starts
     for index in range(same, new_end):
-        layout.nodes.append(nodes + len(added.types))
-        layout.tokens.append(tokens + len(added.tokens))
-        layout.hidden.append(hidden + len(added.hidden))
-        layout.subtrees.append(subtrees + len(added.subtree_keys))
+        layout.mark(added, starts)
         middle(added, layout, index, nodes)
     moved = (nodes + len(added.types) - ends[0], tokens + len(added.tokens) - ends[1],
              hidden + len(added.hidden) - ends[2], subtrees + len(added.subtree_keys) - ends[3])
     dn = moved[0]
     layout.edit, layout.previous = (starts, ends, moved), old.tree
-    _replace(flat.types, added.types, nodes, ends[0])
-    _replace(flat.fields, added.fields, nodes, ends[0])
-    _replace(flat.kids, added.kids, nodes, ends[0],
+    splice(flat.types, added.types, nodes, ends[0])
+    splice(flat.fields, added.fields, nodes, ends[0])
+    splice(flat.kids, added.kids, nodes, ends[0],
              (lambda kids: [[k + dn for k in ks] if ks else ks for ks in kids]) if dn else None)
-    _replace(flat.last, added.last, nodes, ends[0], _plus(dn))
-    _replace(flat.tokens, added.tokens, tokens, ends[1], _plus(dn))
-    _replace(flat.token_spans, added.token_spans, tokens, ends[1], _pairs_plus(delta))
-    _replace(flat.hidden, added.hidden, hidden, ends[2], _plus(dn))
-    _replace(flat.hidden_spans, added.hidden_spans, hidden, ends[2], _pairs_plus(delta))
-    _replace(flat.subtree_keys, added.subtree_keys, subtrees, ends[3])
-    _replace(flat.subtree_types, added.subtree_types, subtrees, ends[3])
-    _replace(flat.subtree_starts, added.subtree_starts, subtrees, ends[3], _plus(delta))
-    _replace(flat.subtree_ends, added.subtree_ends, subtrees, ends[3], _plus(delta))
+    splice(flat.last, added.last, nodes, ends[0], plus(dn))
+    splice(flat.tokens, added.tokens, tokens, ends[1], plus(dn))
+    splice(flat.token_spans, added.token_spans, tokens, ends[1], pairs_plus(delta))
+    splice(flat.hidden, added.hidden, hidden, ends[2], plus(dn))
+    splice(flat.hidden_spans, added.hidden_spans, hidden, ends[2], pairs_plus(delta))
+    splice(flat.subtree_keys, added.subtree_keys, subtrees, ends[3])
+    splice(flat.subtree_types, added.subtree_types, subtrees, ends[3])
+    splice(flat.subtree_starts, added.subtree_starts, subtrees, ends[3], plus(delta))
+    splice(flat.subtree_ends, added.subtree_ends, subtrees, ends[3], plus(delta))
     for mine, theirs, by in ((layout.nodes, old.nodes, moved[0]), (layout.tokens, old.tokens, moved[1]),
                              (layout.hidden, old.hidden, moved[2]), (layout.subtrees, old.subtrees, moved[3])):
         mine.extend([n + by for n in theirs[first:-1]] if by else theirs[first:-1])
@@ -170,19 +169,22 @@ def _splice(layout: Layout, old: Layout, same: int, first: int, new_end: int, st
     return layout
 
 
-def _replace(items: list, added: list, start: int, end: int, shift: Callable[[list], list] | None = None) -> None:
-    """``items[start:end] = added``, the items after ``end`` changed by ``shift`` (None: as they are)."""
+def splice(items: list, added: list, start: int, end: int, shift: Callable[[list], list] | None = None) -> None:
+    """``items[start:end] = added``, the items after ``end`` changed by ``shift`` (None: as they
+    are), in place (the token table's lists are changed as the tree's: ``dataflow._tree_edits``)."""
     if shift is None or end == len(items):
         items[start:end] = added
     else:
         items[start:] = added + shift(items[end:])
 
 
-def _plus(by: int) -> Callable[[list], list] | None:
+def plus(by: int) -> Callable[[list], list] | None:
+    """``splice``'s shift of numbers by ``by`` (None: none)."""
     return (lambda values: [v + by for v in values]) if by else None
 
 
-def _pairs_plus(by: int) -> Callable[[list], list] | None:
+def pairs_plus(by: int) -> Callable[[list], list] | None:
+    """``splice``'s shift of both numbers of pairs by ``by`` (None: none)."""
     return (lambda pairs: [(a + by, b + by) for a, b in pairs]) if by else None
 
 
