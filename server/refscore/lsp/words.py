@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import bisect
 import re
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Sequence
 
+from .. import languages
 from ..languages import LanguageSpec
 from ..parsing.prose import inside, prose_spans
 
@@ -23,29 +23,17 @@ from ..parsing.prose import inside, prose_spans
 _CODE_TOKEN = re.compile(r"\w+|\*\*=?|//=?|<<=?|>>=?|->|=>|::|&&|\|\||[-+*/%&|^!<>=]=|\S")
 
 
-#: Texts whose layout (``text_layout``) is kept: the last versions scored.
-KEPT_LAYOUTS = 4
-_layouts: OrderedDict[tuple[str, str | None], tuple[list, list, list]] = OrderedDict()
-_lock = threading.Lock()
-
-
 def text_layout(text: str, spec: LanguageSpec | None) -> tuple[list[tuple[int, int]], list[int], list[tuple[int, int]]]:
     """The spans of ``text``'s code tokens, their starts, and its comments' and docstrings' spans:
     what ``code_tokens`` reads besides the model's pieces. Kept for the last texts, so that the
     editor makes them while the daemon encodes (``phases.warm_finish``) and the finish stage only reads them."""
-    key = (text, spec.name if spec is not None else None)
-    with _lock:
-        found = _layouts.get(key)
-        if found is not None:
-            _layouts.move_to_end(key)
-            return found
+    return _layout(text, spec.name if spec is not None else None)
+
+
+@lru_cache(maxsize=4)
+def _layout(text: str, language: str | None) -> tuple[list[tuple[int, int]], list[int], list[tuple[int, int]]]:
     spans = [m.span() for m in _CODE_TOKEN.finditer(text)]
-    made = (spans, [start for start, _ in spans], prose_spans(text, spec) if spec is not None else [])
-    with _lock:
-        _layouts[key] = made
-        while len(_layouts) > KEPT_LAYOUTS:
-            _layouts.popitem(last=False)
-    return made
+    return spans, [start for start, _ in spans], prose_spans(text, languages.get(language)) if language else []
 
 
 @dataclass(frozen=True)

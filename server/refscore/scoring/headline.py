@@ -147,8 +147,7 @@ def components(request: ScoreRequest, report: Any, model: Mapping[str, Any]) -> 
     if reason:
         return {}, reason
     values.update({c.name: (c.score or 0.0) for c in report.codebleu.components})
-    found, reason = text_inputs(request.candidate, tuple(request.references), request.language,
-                                frozenset(needed & TEXT_INPUTS))
+    found, reason = request_text_inputs(request, model)
     if reason:
         return {}, reason
     values.update(found)
@@ -211,14 +210,20 @@ def text_inputs(candidate: str, references: tuple[str, ...], language: str,
     return values, None
 
 
+def request_text_inputs(request: ScoreRequest, model: Mapping[str, Any]) -> tuple[dict[str, float], str | None]:
+    """``text_inputs`` of ``request`` for ``model``: the one key ``components`` and
+    ``warm_text_inputs`` both ask with, so the finish stage finds what was made while it waited."""
+    return text_inputs(request.candidate, tuple(request.references), request.language,
+                       frozenset(model_inputs(model) & TEXT_INPUTS))
+
+
 def warm_text_inputs(request: ScoreRequest) -> None:
     """Make ``request``'s text-only model inputs now (kept by ``text_inputs``), where the combined
     number will be asked for: while the daemon encodes, not after its answer."""
     model = headline_model()
     if model is None or "codebertscore" not in request.metrics or "codebleu" not in request.metrics:
         return
-    text_inputs(request.candidate, tuple(request.references), request.language,
-                frozenset(model_inputs(model) & TEXT_INPUTS))
+    request_text_inputs(request, model)
 
 
 def combined_for(request: ScoreRequest, scores: Any) -> tuple[RefScore | None, str | None]:
