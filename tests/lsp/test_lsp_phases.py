@@ -101,7 +101,8 @@ def _many_explanations(settings: Settings) -> tuple[Result, Result]:
                       ReferenceChoice((Path("/w/c.ref.py"),), "convention"), (reference,), ("file:///w/c.ref.py",),
                       codec=PositionCodec())
     shed = _back(phases.codebleu_phase(result(), settings, None, None))
-    kept = phases.ranking_phase(phases.summary_phase(result(), settings, None, phases.own_scorers(), None))
+    kept = phases.ranking_phase(phases.summary_phase(result(), settings, None, phases.own_scorers(), None),
+                                settings, phases.own_scorers())
     return shed, kept
 
 

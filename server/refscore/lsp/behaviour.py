@@ -80,8 +80,9 @@ class EditorBehaviour:
 
     def found(self, result: Result, pair: FunctionPair) -> BehaviourResult | None:
         """The kept behaviour of ``pair`` in ``result`` (None: not run for this text)."""
-        key = pair_key(result, pair)
-        return self.kept.get(result.uri, {}).get(key) if key is not None and self.enabled else None
+        kept = self.kept.get(result.uri) if self.enabled else None
+        key = pair_key(result, pair) if kept else None  # none kept (typing): no key made per function
+        return kept.get(key) if kept and key is not None else None
 
     def _wanted(self, result: Result) -> list[FunctionPair]:
         if not self.enabled or result.problem is not None or result.spec is None \

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 def lens_title(pair: Any) -> str:
     if pair.region is None:
         return "RefScore: no matching reference function"
+    if pair.pending:
+        return printable(f"RefScore: scoring vs {pair.region.name}...")
     how = {"name": "same name", "behaviour": "behaves alike", "chosen": "your choice"}.get(pair.matched_by,
                                                                                         "best aligned")
     f3 = f" · F3 {num(pair.f3)}" if pair.f3 is not None else ""
@@ -28,7 +30,8 @@ def lens_title(pair: Any) -> str:
 
 def register(server: "RefScoreServer") -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=True))
-    def code_lens(ls: "RefScoreServer", params: types.CodeLensParams) -> list[types.CodeLens]:
+    async def code_lens(ls: "RefScoreServer", params: types.CodeLensParams) -> list[types.CodeLens]:
+        await ls.loop.scored_functions(params.text_document.uri)
         seen = view(ls, params.text_document.uri)
         if seen is None or seen.result.problem is not None:
             return []

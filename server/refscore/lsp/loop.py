@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -23,7 +24,7 @@ from ..scoring.per_function import with_bert
 from ..scoring.report import ScoreReport, ScoreRequest
 from ..service.worker import ProcessWorker, WorkerDied, WorkerStopped
 from . import phases, snapshot
-from .current import carried_tokens, kept_message, renumber, same_inputs
+from .current import carried_tokens, kept_message, renumber
 from .lazy_lenses import model_requests
 from .memo import ReportMemo
 from .open_files import OpenFiles, Results
@@ -47,12 +48,8 @@ BERT_MEMO_CHARS = 3_000_000
 #: (typing every 50 ms, a reference rewritten on disk every 100 ms) gets a scoring run that later
 #: changes no longer cancel; what changed meanwhile is scored right after it.
 MAX_WAIT_S = 3.0
-#: A document whose text and references hold more characters than this is scored in the large
-#: lane (one worker process of its own, as the daemon's large lanes), so it never takes the
-#: workers the small documents' edits need, nor this process's GIL from the event loop. A
-#: 2,000-line file and its reference (about 120,000 characters, a phase of under 0.1 s) stay here:
-#: the hop to the worker and back (its result pickled) cost them a third of an edit's update.
-LARGE_CHARS = 250_000
+#: How long a lens request waits for the functions a summary left to its ranking (seconds).
+FUNCTIONS_WAIT_S = 2.0
 
 
 def live_updates() -> bool:
@@ -93,6 +90,8 @@ class ScoringLoop:
         self.daemon_seen: int | None = None
         #: uri -> its job in the CPU pool (``in_cpu``: at most one per document)
         self.cpu_jobs: dict[str, Future[Any]] = {}
+        #: uri -> who waits for its functions' scores (``scored_functions``)
+        self.function_waiters: dict[str, list[asyncio.Future[None]]] = {}
 
     def schedule(self, uri: str, immediate: bool = False) -> None:
         """(Re)start the document's scoring task; a running one for an older version is cancelled.
@@ -132,6 +131,7 @@ class ScoringLoop:
     def forget(self, uri: str) -> None:
         """The document was closed: stop its work and drop its result."""
         self.open_files.closed(uri)
+        self._functions_scored(uri)
         task = self.tasks.pop(uri, None)
         if task is not None:
             task.cancel()
@@ -142,6 +142,25 @@ class ScoringLoop:
         self.results.pop(uri, None)
         self.scored_with.pop(uri, None)
         self.insertions.pop(uri, None)
+
+    async def scored_functions(self, uri: str, timeout: float = FUNCTIONS_WAIT_S) -> None:
+        """Wait, at most ``timeout`` seconds, until the document's result has its functions'
+        scores: a summary leaves those its edit touched to the ranking that follows it within
+        milliseconds, and a lens never shows a function without its score."""
+        result = self.results.get(uri)
+        if result is None or not result.functions_pending:
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.function_waiters.setdefault(uri, []).append(waiter)
+        try:
+            await asyncio.wait_for(waiter, timeout)
+        except asyncio.TimeoutError:
+            pass  # typing without a pause: the pending functions are shown as pending
+
+    def _functions_scored(self, uri: str) -> None:
+        for waiter in self.function_waiters.pop(uri, ()):
+            if not waiter.done():
+                waiter.set_result(None)
 
     def dependents(self, path: str) -> list[str]:
         """Open candidates whose references include ``path``."""
@@ -162,7 +181,7 @@ class ScoringLoop:
         run's job still runs in its thread (a thread cannot be cancelled): the next one waits
         for it instead of taking a second worker, which would leave none to other documents. A
         job not started yet when its run is cancelled is dropped (``wrap_future`` cancels it).
-        ``large``: in the large lane (``LARGE_CHARS``): ``fn`` and ``args`` are pickled to its
+        ``large``: in the large lane (``phases.LARGE_CHARS``): ``fn`` and ``args`` are pickled to its
         worker process, which is killed when the run is cancelled (the next one waits no longer)."""
         busy = self.cpu_jobs.get(uri)
         if busy is not None and not busy.done():
@@ -218,21 +237,27 @@ class ScoringLoop:
             if document is None:
                 return
             version, text = document.version, document.source
-            open_texts = self.open_files.texts(self._current)
-            prepared = await self.in_cpu(
-                uri, snapshot.prepare, uri, text, document.language_id, settings,
-                self.server.explicit_references.get(uri), self.server.folders(), open_texts, self.reader)
+            insertion = self.insertions.get(uri)  # kept: a rescoring of this version shows it too
+            inserted = insertion if insertion and insertion[0] == version else None
+            # one job finds the references and, for a document of the CPU pool, scores its summary
+            find = partial(snapshot.prepare, uri, text, document.language_id, settings,
+                           self.server.explicit_references.get(uri), self.server.folders(),
+                           self.open_files.texts(self._current), self.reader)
+            start = partial(Result, uri, version, text, codec=self.server.workspace.position_codec,
+                            sends_token_scores=self.server.token_scores)
+            opened = await self.in_cpu(
+                uri, phases.open_phase, text, find, start, settings, self.results.get(uri), self.scored_with.get(uri),
+                inserted, self.server.scorers)
             if self._stale(uri, version):
                 return
-            if prepared is None:  # no reference: no diagnostics, no noise
+            if opened.prepared is None:  # no reference: no diagnostics, no noise
                 self.waiting.pop(uri, None)
                 self.results.pop(uri, None)
                 self.server.publish(uri, version, None)
                 no_reference(self.server, uri, version)
                 return
-            shown = self.results.get(uri)
-            if same_inputs(shown, text, prepared, settings, self.scored_with.get(uri)):
-                assert shown is not None
+            if opened.kept is not None:  # the shown result answers these inputs already
+                shown = opened.kept
                 if shown.version != version:  # the same text under a newer version: one publish
                     renumbered = await self.in_cpu(uri, phases.ready_to_publish, renumber(shown, version))
                     if not self._stale(uri, version):
@@ -242,24 +267,13 @@ class ScoringLoop:
                 self.server.window_log_message(types.LogMessageParams(
                     type=types.MessageType.Log, message=kept_message(uri, version)))
                 return
-            result = Result(uri, version, text, prepared.spec, prepared.choice, prepared.texts,
-                            prepared.uris, problem=prepared.problem, codec=self.server.workspace.position_codec,
-                            sends_token_scores=self.server.token_scores)
-            insertion = self.insertions.get(uri)  # kept: a rescoring of this version shows it too
-            ranked_later = result.problem is None and not _large(result)
-            if ranked_later:  # the summary first, its differences ranked next (``_ranked``)
-                result = await self.in_cpu(
-                    uri, phases.summary_phase, result, settings,
-                    insertion if insertion and insertion[0] == version else None,
-                    self.server.scorers, self.results.get(uri))
-            elif result.problem is None:  # the large lane: one phase, one hop to its process
+            result, ranked_later = opened.result, opened.summarised
+            assert result is not None
+            if result.problem is None and not ranked_later:  # the large lane: one phase, one hop to its process
                 result = self._with_codec(await self.in_cpu(
-                    uri, phases.codebleu_phase, result, settings,
-                    insertion if insertion and insertion[0] == version else None, None, large=True))
-            else:  # its position tables and bidi scan off the loop too (a text over the live limit)
-                result = await self.in_cpu(uri, phases.ready_to_publish, result)
-            if self._stale(uri, version):
-                return
+                    uri, phases.codebleu_phase, result, settings, inserted, None, large=True))
+                if self._stale(uri, version):
+                    return
             wants_bert = settings.codebertscore_on and result.problem is None and result.report is not None
             runtime = self.server.scorers.runtime
             if wants_bert and self.server.scorers.allow_daemon and not runtime.ready:
@@ -298,13 +312,15 @@ class ScoringLoop:
         self.results[result.uri] = result
         self.scored_with[result.uri] = settings
         self.server.publish(result.uri, result.version, result)
+        if not result.functions_pending:
+            self._functions_scored(result.uri)
         task = asyncio.current_task()
         if task is not None:
             self._release(result.uri, task)
 
     async def _ranked(self, result: Result, settings: Any) -> Result | None:
         """``result`` (its summary published) with its own differences, published (None: superseded)."""
-        ranked = await self.in_cpu(result.uri, phases.ranking_phase, result)
+        ranked = await self.in_cpu(result.uri, phases.ranking_phase, result, settings, self.server.scorers)
         if self._stale(result.uri, result.version):
             return None
         self._store(ranked, settings)  # this version's CodeBERTScore result is stored after it (``_bert_phase``)
@@ -375,7 +391,7 @@ class ScoringLoop:
         # stage makes again (in the large lane they would be pickled to its process for nothing)
         updated = self._with_codec(await self.in_cpu(
             result.uri, phases.finish_phase, result.derive(), both, cpu, model, state, note, insertion, functions,
-            large=_large(result)))
+            large=phases.large(result)))
         if self._stale(result.uri, result.version):
             return
         self._store(updated, settings)
@@ -385,11 +401,6 @@ def _retrieved(future: "asyncio.Future[Any]") -> None:
     """Mark a future's outcome as seen (asyncio logs an exception nobody retrieved)."""
     if not future.cancelled():
         future.exception()
-
-
-def _large(result: Result) -> bool:
-    """Whether the result's document is scored in the large lane."""
-    return len(result.text) + sum(len(t) for t in result.reference_texts) > LARGE_CHARS
 
 
 def _call_soon(loop: asyncio.AbstractEventLoop, fn: Callable[..., Any], *args: Any) -> None:

@@ -6,20 +6,23 @@ from __future__ import annotations
 
 import gc
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from ..parsing.reaper import busy
-from ..scoring.pairing import FunctionPair, best_region, pair_functions
+from ..scoring.pairing import FunctionPair, best_region, pair_functions, score_pending
 from ..scoring.parts import CpuScores, ModelScores
 from ..scoring.pipeline import finish, prepare
 from ..scoring.headline import warm_text_inputs
 from ..scoring.report import ScoreRequest
-from .current import carried_differences, carried_tokens
+from .current import carried_differences, carried_tokens, same_inputs
 from .missing import MAX_ITEMS
 from .requests import request_for
 from .results import Insertion, Result
 from .scorers import Scorers, ScorerUnavailable, size_verdict
+from .snapshot import Prepared
 from .tokens import token_scores_json
 from .words import text_layout
 
@@ -32,6 +35,12 @@ CACHE_CHARS = 1_500_000
 #: edit of a large file allocates hundreds of thousands of short-lived objects, and each young
 #: collection only scans them; at this one a 20,000-line edit spends about 40 % less in the collector.
 EDITING_GC_THRESHOLD = 20_000
+#: A document whose text and references hold more characters than this is scored in the large
+#: lane (one worker process of its own, as the daemon's large lanes), so it never takes the
+#: workers the small documents' edits need, nor the server's GIL from the event loop. A
+#: 2,000-line file and its reference (about 120,000 characters, a phase of under 0.1 s) stay in
+#: the CPU pool: the hop to the worker and back (its result pickled) cost them a third of an edit's update.
+LARGE_CHARS = 250_000
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +106,45 @@ def bert_size_verdict(result: Result, settings: Any) -> str | None:
                                     result.choice.context, ()))
 
 
+@dataclass(frozen=True)
+class Opened:
+    """What a scoring run's first CPU job found (``open_phase``): no reference (``prepared`` None);
+    the shown result that answers these inputs already (``kept``); or ``result``, a summary to
+    publish (``summarised``: its ranking follows), a problem's result to publish, or a large
+    document's to score in the large lane."""
+
+    prepared: Prepared | None
+    kept: Result | None = None
+    result: Result | None = None
+    summarised: bool = False
+
+
+def open_phase(text: str, find: Callable[[], Prepared | None], start: Callable[..., Result], settings: Any,
+               shown: Result | None, scored_with: Any, insertion: tuple[int, int, int] | None,
+               scorers: Scorers) -> Opened:
+    """The first CPU job of scoring a document version, in one hop to the CPU pool: its
+    references found (``find``: ``snapshot.prepare`` of ``text``), its result started
+    (``start(spec, choice, reference texts, reference uris, problem=)``) and, when it is scored
+    here rather than in the large lane, its summary (``summary_phase``; ``shown``: the document's
+    last result, made with the settings ``scored_with``)."""
+    prepared = find()
+    if prepared is None:
+        return Opened(None)
+    if same_inputs(shown, text, prepared, settings, scored_with):
+        return Opened(prepared, kept=shown)
+    result = start(prepared.spec, prepared.choice, prepared.texts, prepared.uris, problem=prepared.problem)
+    if result.problem is not None:  # its position tables and bidi scan off the loop too
+        return Opened(prepared, result=ready_to_publish(result))
+    if large(result):
+        return Opened(prepared, result=result)
+    return Opened(prepared, result=summary_phase(result, settings, insertion, scorers, shown), summarised=True)
+
+
+def large(result: Result) -> bool:
+    """Whether the result's document is scored in the large lane (``LARGE_CHARS``)."""
+    return len(result.text) + sum(len(t) for t in result.reference_texts) > LARGE_CHARS
+
+
 def summary_phase(result: Result, settings: Any, insertion: tuple[int, int, int] | None,
                   scorers: Scorers, shown: Result | None) -> Result:
     """``codebleu_phase`` without the ranked differences: ``result`` carries those of ``shown``
@@ -107,18 +155,24 @@ def summary_phase(result: Result, settings: Any, insertion: tuple[int, int, int]
         result.carried_differences = carried_differences(shown, result)
         if settings.codebertscore_on:  # while it is pending (``loop`` drops them when it is not asked for)
             result.carried = carried_tokens(shown, result)
-        return ready_to_publish(_codebleu(result, settings, insertion, scorers))
+        return ready_to_publish(_codebleu(result, settings, insertion, scorers, summary=True))
 
 
-def ranking_phase(result: Result) -> Result:
-    """``result`` (a summary phase's) with its own ranked differences, ready to publish."""
+def ranking_phase(result: Result, settings: Any, scorers: Scorers) -> Result:
+    """``result`` (a summary phase's) with its functions' pending CodeBLEU scored and its own
+    ranked differences, ready to publish."""
     with busy():
         ranked = result.derive(carried_differences=None)
+        if any(pair.pending for pair in ranked.functions):
+            assert ranked.spec is not None
+            ranked.functions = score_pending(ranked.functions, ranked.text, ranked.reference_texts, ranked.spec,
+                                             scorers.codebleu_many, settings.codebleu_weights)
         rank_differences(ranked)
         return ready_to_publish(ranked)
 
 
-def _codebleu(result: Result, settings: Any, insertion: tuple[int, int, int] | None, scorers: Scorers) -> Result:
+def _codebleu(result: Result, settings: Any, insertion: tuple[int, int, int] | None, scorers: Scorers,
+              summary: bool = False) -> Result:
     spec = result.spec
     assert spec is not None
     request = request_for(settings, result.text, result.reference_texts, spec.name, result.choice.context,
@@ -132,8 +186,9 @@ def _codebleu(result: Result, settings: Any, insertion: tuple[int, int, int] | N
         result.problem = str(error)
         return result
     try:
+        # a summary's functions that the edit touched are scored with its differences (``ranking_phase``)
         result.functions = pair_functions(result.text, result.reference_texts, spec, scorers.codebleu_many,
-                                          settings.codebleu_weights)
+                                          settings.codebleu_weights, later=scorers.codebleu_new if summary else None)
     except Exception:  # noqa: BLE001 - lenses are optional; the summary still shows
         log.exception("function pairing failed")
     if insertion is not None:

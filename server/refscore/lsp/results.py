@@ -141,6 +141,12 @@ class Result:
         return "pending" if self.carried_differences is not None else "done"
 
     @property
+    def functions_pending(self) -> bool:
+        """Whether some paired function's CodeBLEU is scored with the differences (a summary's:
+        the functions its edit touched; ``phases.ranking_phase``)."""
+        return any(pair.pending for pair in self.functions)
+
+    @property
     def bert(self) -> BertScore | None:
         """The CodeBERTScore result, None until it exists."""
         return self.report.codebertscore if self.report is not None else None

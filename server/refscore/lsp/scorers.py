@@ -124,6 +124,10 @@ class Scorers:
         edit did not touch) answered from ``function_memo``."""
         return self.function_memo.answer([_only(r, "codebleu") for r in requests], self._local_scorer().score_many)
 
+    def codebleu_new(self, request: ScoreRequest) -> bool:
+        """Whether ``codebleu_many`` would score ``request`` afresh (not answered from its memo)."""
+        return _only(request, "codebleu") not in self.function_memo
+
     def codebertscore(self, requests: list[ScoreRequest], document: str | None = None) -> list[ScoreReport]:
         """CodeBERTScore only, through the daemon; raises ScorerUnavailable when it cannot, and
         Superseded when the daemon dropped the work for a newer request of the same ``document``."""

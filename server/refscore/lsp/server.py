@@ -140,7 +140,8 @@ class RefScoreServer(LanguageServer):
                 types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=found))
         if self.token_scores:
             self._send_token_scores(uri, version, result)
-        if self._supports("workspace", "code_lens", "refresh_support"):
+        if self._supports("workspace", "code_lens", "refresh_support") \
+                and not (result is not None and result.functions_pending):  # its ranking's publish asks
             self.workspace_code_lens_refresh(None)
         if self.settings.inlay_hints and self._supports("workspace", "inlay_hint", "refresh_support"):
             self.workspace_inlay_hint_refresh(None)

@@ -163,6 +163,7 @@ class FunctionPair:
     codebleu: float | None = None
     f3: float | None = None
     f1: float | None = None
+    pending: bool = False  # its CodeBLEU is scored later (``score_pending``): an edit's first publish
 
 
 #: How often a candidate function agrees with a reference function, run in a sandbox (None: not
@@ -224,11 +225,14 @@ def rank_references(function: Function, text: str, references: Sequence[str], sp
 def pair_functions(text: str, references: Sequence[str], spec: LanguageSpec, score_many: ScoreMany,
                    weights: tuple[float, float, float, float], rule: str = "native",
                    agreement: Agreement | None = None,
-                   chosen: Mapping[str, tuple[str, str]] | None = None) -> list[FunctionPair]:
+                   chosen: Mapping[str, tuple[str, str]] | None = None,
+                   later: Callable[[ScoreRequest], bool] | None = None) -> list[FunctionPair]:
     """Pair each top-level candidate function with a reference function and score the pair
     (CodeBLEU under ``rule``, the request's: the functions score as the whole file does).
     ``agreement``: behaviour; ``chosen``: candidate function name -> (reference function name,
-    how: ``chosen`` by the user, ``behaviour`` found by running it), before any other rule."""
+    how: ``chosen`` by the user, ``behaviour`` found by running it), before any other rule.
+    ``later``: the pairs whose final request it says yes to are left ``pending`` (not scored:
+    ``score_pending`` scores them); which function pairs with which is decided all the same."""
     ours = top_level_functions(text, spec)
     if not ours or not references:
         return []
@@ -263,10 +267,30 @@ def pair_functions(text: str, references: Sequence[str], spec: LanguageSpec, sco
             if ranked and ranked[0][1].resemblance >= 0:
                 how = "behaviour" if ranked[0][1].behaves_alike else "alignment"
                 pairs[k] = replace(pairs[k], region=ranked[0][0], matched_by=how)
-    scored = [k for k, p in enumerate(pairs) if p.region is not None]
-    reports = score_many([_request(*pair_texts(pairs[k], text, references), spec, weights, rule) for k in scored])
-    for k, report in zip(scored, reports):
-        pairs[k] = replace(pairs[k], codebleu=report.codebleu.score if report.codebleu is not None else None)
+    requests = {k: _request(*pair_texts(p, text, references), spec, weights, rule)
+                for k, p in enumerate(pairs) if p.region is not None}
+    for k in [k for k, r in requests.items() if later is not None and later(r)]:
+        pairs[k] = replace(pairs[k], pending=True)
+        del requests[k]
+    return _scored(pairs, requests, score_many)
+
+
+def score_pending(pairs: Sequence[FunctionPair], text: str, references: Sequence[str], spec: LanguageSpec,
+                  score_many: ScoreMany, weights: tuple[float, float, float, float],
+                  rule: str = "native") -> list[FunctionPair]:
+    """``pairs`` with the CodeBLEU of those left pending (``pair_functions``' ``later``) scored."""
+    requests = {k: _request(*pair_texts(p, text, references), spec, weights, rule)
+                for k, p in enumerate(pairs) if p.pending}
+    return _scored(list(pairs), requests, score_many)
+
+
+def _scored(pairs: list[FunctionPair], requests: dict[int, ScoreRequest],
+            score_many: ScoreMany) -> list[FunctionPair]:
+    """``pairs`` with the CodeBLEU of those at ``requests``' positions (their requests, asked in
+    one ``score_many`` call), no longer pending."""
+    for k, report in zip(requests, score_many(list(requests.values()))):
+        pairs[k] = replace(pairs[k], codebleu=report.codebleu.score if report.codebleu is not None else None,
+                           pending=False)
     return pairs
 
 
