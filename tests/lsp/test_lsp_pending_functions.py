@@ -110,3 +110,20 @@ async def test_lenses_asked_right_after_an_edits_summary_show_its_final_scores(t
     assert [lens.data["codebleu"] for lens in early] == [lens.data["codebleu"] for lens in final]
     assert all(isinstance(lens.data["codebleu"], float) for lens in early)
     assert s.lens_refreshes == refreshes + 1  # the ranking's publish only (the summary's came before it)
+
+
+@pytest.mark.asyncio
+async def test_a_large_lane_documents_pairs_are_scored_after_its_first_summary(tmp_path: Path) -> None:
+    # over LARGE_CHARS with its reference: scored in the large lane, its 1,200 pairs in a second call
+    candidate = "".join(FUNCTION.format(i=i) for i in range(1200))
+    assert 2 * len(candidate) > phases.LARGE_CHARS
+    (tmp_path / "steps.ref.py").write_text(candidate.replace("best", "top"), encoding="utf-8")
+    path = tmp_path / "steps.py"
+    path.write_text(candidate, encoding="utf-8")
+    async with session(tmp_path, settings={"behaviour": {"enabled": False}, "metrics": ["codebleu"]}) as s:
+        doc = s.open(path)
+        await s.wait_for(lambda: s.summary(doc) is not None, timeout=300, what="the first summary")
+        lenses = await s.lenses(doc)  # answered once the pairs are scored
+        await s.wait_for(lambda: s.lens_refreshes >= 1, what="the scored pairs' lens refresh")
+    assert len(lenses) >= 100  # (at most 500 are sent)
+    assert all(isinstance(lens.data["codebleu"], float) and "scoring" not in lens.command.title for lens in lenses)

@@ -109,9 +109,16 @@ def _name(spec: Any) -> str | None:
 
 def renumber(shown: Result, version: int) -> Result:
     """``shown`` as the result of ``version`` (the same text): what it computed is kept."""
-    made = shown.derive(version=version)
-    if "differences" in shown.__dict__:
-        made.__dict__["differences"] = shown.__dict__["differences"]
+    return keeping_ranked(shown, version=version)
+
+
+def keeping_ranked(shown: Result, **changes: Any) -> Result:
+    """``shown.derive(**changes)`` with the differences and code tokens ``shown`` made kept: for
+    changes that are none of their inputs (the version of the same text, the functions' scores)."""
+    made = shown.derive(**changes)
+    for key in ("differences", "code_tokens"):
+        if key in shown.__dict__:
+            made.__dict__[key] = shown.__dict__[key]
     return made
 
 

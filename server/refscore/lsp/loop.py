@@ -25,7 +25,7 @@ from ..scoring.per_function import with_bert
 from ..scoring.report import ScoreReport, ScoreRequest
 from ..service.worker import ProcessWorker, WorkerDied, WorkerStopped
 from . import phases, snapshot
-from .current import carried_tokens, kept_message, renumber
+from .current import carried_tokens, keeping_ranked, kept_message, renumber
 from .lazy_lenses import model_requests
 from .memo import ReportMemo
 from .open_files import OpenFiles, Results
@@ -281,9 +281,10 @@ class ScoringLoop:
                 return
             result, ranked_later = opened.result, opened.summarised
             assert result is not None
-            if result.problem is None and not ranked_later:  # the large lane: one phase, one hop to its process
+            large = result.problem is None and not ranked_later
+            if large:  # the large lane: its summary and ranking in one hop to its process, its pairs' scores in a second
                 result = self._with_codec(await self.in_cpu(
-                    uri, phases.codebleu_phase, result, settings, inserted, None, large=True))
+                    uri, phases.codebleu_phase, result, settings, inserted, None, True, large=True))
                 if self._stale(uri, version):
                     return
             wants_bert = settings.codebertscore_on and result.problem is None and result.report is not None
@@ -304,6 +305,10 @@ class ScoringLoop:
             elif not wants_bert:
                 result.carried = ()
             self._store(result, settings)
+            if large and result.functions_pending:
+                result = await self._pairs_scored(result, settings)
+                if result is None:
+                    return
             if wants_bert:  # the daemon encodes while this process ranks the differences
                 await self._bert_phase(result, settings, ranked_later)
             elif ranked_later:
@@ -329,6 +334,18 @@ class ScoringLoop:
         task = asyncio.current_task()
         if task is not None:
             self._release(result.uri, task)
+
+    async def _pairs_scored(self, result: Result, settings: Any) -> Result | None:
+        """``result`` (the large lane's summary, published) with its pending pairs scored there,
+        published (None: superseded)."""
+        assert result.spec is not None
+        pairs = await self.in_cpu(result.uri, phases.scored_pairs, result.functions, result.text,
+                                  result.reference_texts, result.spec, settings, large=True)
+        if pairs is None or self._stale(result.uri, result.version):
+            return None
+        scored = keeping_ranked(result, functions=pairs)
+        self._store(scored, settings)
+        return scored
 
     async def _ranked(self, result: Result, settings: Any) -> Result | None:
         """``result`` (its summary published) with its own differences, published (None: superseded)."""

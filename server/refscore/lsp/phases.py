@@ -78,19 +78,29 @@ def own_scorers() -> Scorers:
 
 
 def codebleu_phase(result: Result, settings: Any, insertion: tuple[int, int, int] | None,
-                   scorers: Scorers | None = None) -> Result:
+                   scorers: Scorers | None = None, summary: bool = False) -> Result:
     """CodeBLEU of the whole document, of each function, of a large insertion, and the ranked
     differences, filled into ``result`` (returned ready to publish). ``scorers``: the server's
-    (else this process's). The large lane's one phase; the CPU pool runs it in two
-    (``summary_phase``, then ``ranking_phase``)."""
+    (else this process's). The large lane's phase (``summary``: the functions not scored before
+    are left pending, for ``scored_pairs``); the CPU pool runs it in two (``summary_phase``, then
+    ``ranking_phase``)."""
     with busy():
-        scored = _codebleu(result, settings, insertion, scorers or own_scorers())
+        scored = _codebleu(result, settings, insertion, scorers or own_scorers(), summary=summary)
         rank_differences(scored)
         if scored.report is not None and not _finished_later(scored, settings):
             # the explanations the server reads (hover, command) once the differences are ranked:
             # sending all of a 20,000-line file's 16,000 back from the large lane took a fifth of an edit
             scored.report = scored.report.first_explanations(MAX_ITEMS)
         return ready_to_publish(scored)
+
+
+def scored_pairs(pairs: list[FunctionPair], text: str, references: tuple[str, ...], spec: Any,
+                 settings: Any) -> list[FunctionPair]:
+    """``pairs`` of ``text`` with those left pending scored, by this process's scorers: the large
+    lane's second phase (a 20,000-line file's first summary no longer waits for its 2,000
+    functions' CodeBLEU, nor an edit's for its pairs' memo)."""
+    with busy():
+        return score_pending(pairs, text, references, spec, own_scorers().codebleu_many, settings.codebleu_weights)
 
 
 def _finished_later(result: Result, settings: Any) -> bool:
@@ -149,8 +159,9 @@ def summary_phase(result: Result, settings: Any, insertion: tuple[int, int, int]
                   scorers: Scorers, shown: Result | None) -> Result:
     """``codebleu_phase`` without the ranked differences: ``result`` carries those of ``shown``
     (the document's last result) that the edit did not touch (``current.carried_differences``),
-    and, with CodeBERTScore on, its weak tokens likewise (``current.carried_tokens``). What the
-    summary and the lenses show, published at once; ``ranking_phase`` follows."""
+    and, with CodeBERTScore on, its weak tokens likewise (``current.carried_tokens``); the
+    functions whose pairs were not scored before (those the edit touched) are left ``pending``.
+    What the summary shows, published at once; ``ranking_phase`` follows."""
     with busy():
         result.carried_differences = carried_differences(shown, result)
         if settings.codebertscore_on:  # while it is pending (``loop`` drops them when it is not asked for)
@@ -163,7 +174,7 @@ def ranking_phase(result: Result, settings: Any, scorers: Scorers) -> Result:
     ranked differences, ready to publish."""
     with busy():
         ranked = result.derive(carried_differences=None)
-        if any(pair.pending for pair in ranked.functions):
+        if ranked.functions_pending:
             assert ranked.spec is not None
             ranked.functions = score_pending(ranked.functions, ranked.text, ranked.reference_texts, ranked.spec,
                                              scorers.codebleu_many, settings.codebleu_weights)
