@@ -209,3 +209,29 @@ def test_the_editor_asks_the_daemon_only_for_what_changed():
         assert len(answers) == 4 and all(isinstance(a, ScoreReport) for a in answers)
     finally:
         loop.shutdown()
+
+
+def test_an_edited_documents_reference_is_prepared_once_and_scores_as_before(scorer, monkeypatch):
+    """``embed.prepared.LiveMemo``: the reference of an edited document, the same text edit after
+    edit, is prepared (tokens, definitions, rows) once; the scores equal a fresh scorer's."""
+    from refscore.embed import incremental, prepared
+    from refscore.embed.bertscorer import BertScorer, prepare_texts
+
+    edits = [CANDIDATE.replace("def scale_3(", f"def scale_3{'x' * k}(") for k in range(1, 4)]
+    expected = [_score(BertScorer(scorer.encoder), edited, REFERENCE, live=True) for edited in edits]
+    prepared_texts: list[str] = []
+    real = incremental.embed_in_parts
+
+    def counting(encoder, source, language):
+        prepared_texts.append(source.text.strip())
+        return real(encoder, source, language)
+
+    monkeypatch.setattr(incremental, "embed_in_parts", counting)
+    editor = BertScorer(scorer.encoder)
+    assert [_score(editor, edited, REFERENCE, live=True) for edited in edits] == expected
+    assert prepared_texts.count(REFERENCE.strip()) == 1  # the first edit's; the others took it from the memo
+    assert [t for t in prepared_texts if t != REFERENCE.strip()] == [e.strip() for e in edits]
+    memo = prepared.LiveMemo(entries=2)
+    keys = {(text, None): "python" for text in (edits[0], edits[1], REFERENCE)}
+    assert len(memo.prepare(keys, lambda missing: prepare_texts(scorer.encoder, list(missing), parts=missing))) == 3
+    assert len(memo._kept) == 2  # bounded

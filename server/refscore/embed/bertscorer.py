@@ -35,6 +35,7 @@ from ..metrics.signature import build_signature, yes_no
 from ..settings_schema import NO_ENCODER_CHOICE, EncoderChoice
 from .files import load_baseline, load_idf
 from .prepared import (  # noqa: F401 - re-exported: tests import them from here
+    LiveMemo,
     PreparedText,
     idf_from_references,
     match_device,
@@ -173,6 +174,7 @@ class BertScorer:
         self.max_chars = max_chars
         self.rule = rule
         self._zero_ids = unweighted_ids(encoder)
+        self._live = LiveMemo()  # an edited document's reference, prepared once
         self._idf_mode = idf
         self.idf_table: IdfTable | None = None
         if isinstance(idf, IdfTable):
@@ -237,7 +239,8 @@ class BertScorer:
         exact = prepare_texts(self.encoder, exact_texts, self.batch_size, plans)  # never the live encoding
         if self.rule is not None:
             exact = self.rule.rows(exact, self.encoder)
-        split = prepare_texts(self.encoder, list(live), self.batch_size, parts=live) if live else {}
+        split = self._live.prepare(live, lambda missing: prepare_texts(
+            self.encoder, list(missing), self.batch_size, parts=missing)) if live else {}
         idf = self.idf_table
         if self._idf_mode is not None and idf is None:
             idf = idf_from_references(self.encoder, [_as_text(r) for refs in refs_of for r in refs])
