@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import transport
+from ..parsing.gc_pause import hold
 from ..provision.runtime import bert_runtime
 from . import paths, wire
 from .engine import Cancelled
@@ -174,6 +175,9 @@ class Dispatcher:
         task.add_done_callback(self.tasks.discard)
 
     async def _call(self, conn: Connection, method: str, msg_id: Any, notify: bool, params: Any) -> None:
+        # a score request's allocations (a 2,000-line file's 24,000 token alignments and their
+        # JSON) are collected after its answer is written, not while the client waits for it
+        release = hold() if method == "score" else None
         try:
             if not isinstance(params, dict):
                 raise RpcError(wire.INVALID_PARAMS, "params must be an object")
@@ -200,6 +204,8 @@ class Dispatcher:
             if not notify:
                 await conn.send(wire.error(msg_id, wire.INTERNAL_ERROR, f"{type(error).__name__}: {error}"))
         finally:
+            if release is not None:
+                release()
             if method not in _PASSIVE:
                 self.last_activity = time.monotonic()
         if method == "shutdown":
