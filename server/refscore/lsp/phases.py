@@ -95,12 +95,14 @@ def codebleu_phase(result: Result, settings: Any, insertion: tuple[int, int, int
 
 
 def scored_pairs(pairs: list[FunctionPair], text: str, references: tuple[str, ...], spec: Any,
-                 settings: Any) -> list[FunctionPair]:
-    """``pairs`` of ``text`` with those left pending scored, by this process's scorers: the large
-    lane's second phase (a 20,000-line file's first summary no longer waits for its 2,000
-    functions' CodeBLEU, nor an edit's for its pairs' memo)."""
+                 settings: Any, scorers: Scorers | None = None) -> list[FunctionPair]:
+    """``pairs`` of ``text`` with those left pending scored (``scorers``: the server's, else this
+    process's): ``ranking_phase``'s first step, and the large lane's second phase (a 20,000-line
+    file's first summary no longer waits for its 2,000 functions' CodeBLEU, nor an edit's for its
+    pairs' memo)."""
     with busy():
-        return score_pending(pairs, text, references, spec, own_scorers().codebleu_many, settings.codebleu_weights)
+        return score_pending(pairs, text, references, spec, (scorers or own_scorers()).codebleu_many,
+                             settings.codebleu_weights)
 
 
 def _finished_later(result: Result, settings: Any) -> bool:
@@ -175,9 +177,8 @@ def ranking_phase(result: Result, settings: Any, scorers: Scorers) -> Result:
     with busy():
         ranked = result.derive(carried_differences=None)
         if ranked.functions_pending:
-            assert ranked.spec is not None
-            ranked.functions = score_pending(ranked.functions, ranked.text, ranked.reference_texts, ranked.spec,
-                                             scorers.codebleu_many, settings.codebleu_weights)
+            ranked.functions = scored_pairs(ranked.functions, ranked.text, ranked.reference_texts, ranked.spec,
+                                            settings, scorers)
         rank_differences(ranked)
         return ready_to_publish(ranked)
 

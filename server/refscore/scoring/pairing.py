@@ -267,8 +267,7 @@ def pair_functions(text: str, references: Sequence[str], spec: LanguageSpec, sco
             if ranked and ranked[0][1].resemblance >= 0:
                 how = "behaviour" if ranked[0][1].behaves_alike else "alignment"
                 pairs[k] = replace(pairs[k], region=ranked[0][0], matched_by=how)
-    requests = {k: _request(*pair_texts(p, text, references), spec, weights, rule)
-                for k, p in enumerate(pairs) if p.region is not None}
+    requests = _requests(pairs, text, references, spec, weights, rule, lambda p: p.region is not None)
     for k in [k for k, r in requests.items() if later is not None and later(r)]:
         pairs[k] = replace(pairs[k], pending=True)
         del requests[k]
@@ -279,9 +278,16 @@ def score_pending(pairs: Sequence[FunctionPair], text: str, references: Sequence
                   score_many: ScoreMany, weights: tuple[float, float, float, float],
                   rule: str = "native") -> list[FunctionPair]:
     """``pairs`` with the CodeBLEU of those left pending (``pair_functions``' ``later``) scored."""
-    requests = {k: _request(*pair_texts(p, text, references), spec, weights, rule)
-                for k, p in enumerate(pairs) if p.pending}
-    return _scored(list(pairs), requests, score_many)
+    return _scored(list(pairs), _requests(pairs, text, references, spec, weights, rule, lambda p: p.pending),
+                   score_many)
+
+
+def _requests(pairs: Sequence[FunctionPair], text: str, references: Sequence[str], spec: LanguageSpec,
+              weights: tuple[float, float, float, float], rule: str,
+              which: Callable[[FunctionPair], bool]) -> dict[int, ScoreRequest]:
+    """The scoring request of each pair ``which`` says yes to (it has a region), by position."""
+    return {k: _request(*pair_texts(p, text, references), spec, weights, rule)
+            for k, p in enumerate(pairs) if which(p)}
 
 
 def _scored(pairs: list[FunctionPair], requests: dict[int, ScoreRequest],
